@@ -1,0 +1,60 @@
+import type * as nodeFs from 'node:fs';
+
+/**
+ * The file-system surface shadow uses: the synchronous half of `node:fs`.
+ *
+ * The store is synchronous on purpose: every call it makes is small and
+ * bounded by the paths a batch touches, and a synchronous `fsync` costs about
+ * half of one dispatched to libuv's thread pool (measured in bench/batch).
+ * memfs volumes and node's `fs` both satisfy this type.
+ */
+export type FileSystem = Pick<
+  typeof nodeFs,
+  | 'openSync'
+  | 'closeSync'
+  | 'readSync'
+  | 'writeSync'
+  | 'fsyncSync'
+  | 'fstatSync'
+  | 'readFileSync'
+  | 'writeFileSync'
+  | 'appendFileSync'
+  | 'statSync'
+  | 'lstatSync'
+  | 'readdirSync'
+  | 'mkdirSync'
+  | 'renameSync'
+  | 'unlinkSync'
+  | 'rmdirSync'
+  | 'readlinkSync'
+  | 'existsSync'
+>;
+
+/** Wall-clock time and waiting, injectable so tests and the core never read the real clock. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** The local time zone's offset from UTC in minutes (east positive) at `ms`. */
+  tzOffsetMinutes(ms: number): number;
+  /** Resolve after `ms` milliseconds (lock back-off). */
+  sleep(ms: number): Promise<void>;
+}
+
+/** Sources of unique names. */
+export interface Ids {
+  /** A short random token for temporary file names. */
+  token(): string;
+  /** A random UUID v4. */
+  uuid(): string;
+}
+
+/** Environment variables as read by shadow (`SHADOW_*`, `HOME`, `GIT_*`). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Every side effect shadow has comes through this object. */
+export interface Context {
+  fs: FileSystem;
+  clock: Clock;
+  ids: Ids;
+  env: Env;
+}

@@ -1,0 +1,253 @@
+import { createHash } from 'node:crypto';
+import { ShadowError } from '../errors.js';
+
+export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
+
+/** A git object id: 40 lowercase hex digits (SHA-1). */
+export type Oid = string;
+
+export const EMPTY_TREE_OID = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+export const ZERO_OID = '0000000000000000000000000000000000000000';
+
+/** Git's file modes, as written in trees. */
+export const MODE = {
+  file: '100644',
+  executable: '100755',
+  symlink: '120000',
+  tree: '40000',
+  gitlink: '160000',
+} as const;
+
+/** The header git hashes in front of an object's content. */
+export function objectHeader(type: ObjectType, length: number): Buffer {
+  return Buffer.from(`${type} ${length}\0`, 'latin1');
+}
+
+/** The id git gives an object of `type` with `content`. */
+export function hashObject(type: ObjectType, content: Uint8Array): Oid {
+  return createHash('sha1').update(objectHeader(type, content.length)).update(content).digest('hex');
+}
+
+/** True for a full 40-hex object id. */
+export function isOid(s: string): boolean {
+  return s.length === 40 && /^[0-9a-f]{40}$/.test(s);
+}
+
+// ---------------------------------------------------------------- trees
+
+/** One entry of a tree. `nameBytes` keeps a name that is not valid UTF-8 byte-exact. */
+export interface TreeEntry {
+  mode: string;
+  name: string;
+  oid: Oid;
+  nameBytes?: Buffer;
+}
+
+export function isTreeMode(mode: string): boolean {
+  return mode === MODE.tree || mode === '040000';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parse a tree object's content. */
+export function parseTree(content: Buffer, oid = '?'): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(0x20, i);
+    const nul = space === -1 ? -1 : content.indexOf(0, space + 1);
+    if (space === -1 || nul === -1 || nul + 21 > content.length) {
+      throw new ShadowError('CORRUPT_OBJECT', `tree ${oid} is malformed at byte ${i}`, {
+        hint: 'run `git fsck` to inspect the repository',
+        data: { oid },
+      });
+    }
+    const mode = content.toString('latin1', i, space);
+    const raw = content.subarray(space + 1, nul);
+    const entry: TreeEntry = { mode, name: '', oid: content.toString('hex', nul + 1, nul + 21) };
+    try {
+      entry.name = utf8.decode(raw);
+    } catch {
+      // A name that is not UTF-8 cannot be addressed by a shadow path, but it
+      // must survive a rewrite of its tree unchanged.
+      entry.name = raw.toString('latin1');
+      entry.nameBytes = Buffer.from(raw);
+    }
+    entries.push(entry);
+    i = nul + 21;
+  }
+  return entries;
+}
+
+function nameBuffer(e: TreeEntry): Buffer {
+  return e.nameBytes ?? Buffer.from(e.name, 'utf8');
+}
+
+/**
+ * Git's tree order: names compared as bytes, a tree's name as if it ended
+ * in `/`.
+ */
+export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
+  return compareTreeNames(a.name, isTreeMode(a.mode), b.name, isTreeMode(b.mode), a.nameBytes, b.nameBytes);
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** Compare two entry names in git's tree order. */
+export function compareTreeNames(
+  a: string,
+  aIsTree: boolean,
+  b: string,
+  bIsTree: boolean,
+  aBytes?: Buffer,
+  bBytes?: Buffer,
+): number {
+  if (!aBytes && !bBytes && isAscii(a) && isAscii(b)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const d = a.charCodeAt(i) - b.charCodeAt(i);
+      if (d !== 0) return d;
+    }
+    const ca = a.length > n ? a.charCodeAt(n) : aIsTree ? 0x2f : 0;
+    const cb = b.length > n ? b.charCodeAt(n) : bIsTree ? 0x2f : 0;
+    return ca - cb;
+  }
+  const ab = aBytes ?? Buffer.from(a, 'utf8');
+  const bb = bBytes ?? Buffer.from(b, 'utf8');
+  const n = Math.min(ab.length, bb.length);
+  const d = Buffer.compare(ab.subarray(0, n), bb.subarray(0, n));
+  if (d !== 0) return d;
+  const ca = ab.length > n ? ab[n]! : aIsTree ? 0x2f : 0;
+  const cb = bb.length > n ? bb[n]! : bIsTree ? 0x2f : 0;
+  return ca - cb;
+}
+
+/** Serialize tree entries; they must already be in git's order. */
+export function serializeTree(entries: readonly TreeEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const e of entries) {
+    const mode = e.mode === '040000' ? MODE.tree : e.mode;
+    parts.push(Buffer.from(`${mode} `, 'latin1'), nameBuffer(e), Buffer.from([0]), Buffer.from(e.oid, 'hex'));
+  }
+  return Buffer.concat(parts);
+}
+
+// ---------------------------------------------------------------- identities
+
+/** A git identity with its time. */
+export interface Signature {
+  name: string;
+  email: string;
+  /** Seconds since the epoch. */
+  timestamp: number;
+  /** Offset from UTC in minutes, east positive. */
+  tzOffset: number;
+}
+
+/** Names and emails may not hold `<`, `>` or line breaks in a git header. */
+export function sanitizeIdentPart(s: string): string {
+  return s.replace(/[<>\0\n\r]/g, '').trim();
+}
+
+function formatTz(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+}
+
+export function formatSignature(s: Signature): string {
+  return `${sanitizeIdentPart(s.name) || 'unknown'} <${sanitizeIdentPart(s.email)}> ${s.timestamp} ${formatTz(s.tzOffset)}`;
+}
+
+export function parseSignature(line: string): Signature {
+  const m = /^(.*?) ?<([^>]*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(line);
+  if (!m) return { name: line, email: '', timestamp: 0, tzOffset: 0 };
+  const tz = (Number(m[5]) * 60 + Number(m[6])) * (m[4] === '-' ? -1 : 1);
+  return { name: m[1]!, email: m[2]!, timestamp: Number(m[3]), tzOffset: tz };
+}
+
+// ---------------------------------------------------------------- commits
+
+export interface Commit {
+  tree: Oid;
+  parents: Oid[];
+  author: Signature;
+  committer: Signature;
+  message: string;
+}
+
+export function serializeCommit(c: Commit): Buffer {
+  let s = `tree ${c.tree}\n`;
+  for (const p of c.parents) s += `parent ${p}\n`;
+  s += `author ${formatSignature(c.author)}\ncommitter ${formatSignature(c.committer)}\n\n${c.message}`;
+  return Buffer.from(s, 'utf8');
+}
+
+/** Parse a commit object; unknown headers (gpgsig, encoding, …) are skipped. */
+export function parseCommit(content: Buffer, oid = '?'): Commit {
+  const text = content.toString('utf8');
+  const split = text.indexOf('\n\n');
+  const head = split === -1 ? text : text.slice(0, split);
+  const message = split === -1 ? '' : text.slice(split + 2);
+  let tree: string | undefined;
+  const parents: string[] = [];
+  let author: Signature | undefined;
+  let committer: Signature | undefined;
+  for (const line of head.split('\n')) {
+    if (line.startsWith(' ')) continue; // continuation of a multi-line header
+    const sp = line.indexOf(' ');
+    const key = line.slice(0, sp);
+    const value = line.slice(sp + 1);
+    if (key === 'tree') tree = value;
+    else if (key === 'parent') parents.push(value);
+    else if (key === 'author') author = parseSignature(value);
+    else if (key === 'committer') committer = parseSignature(value);
+  }
+  if (!tree || !isOid(tree)) {
+    throw new ShadowError('CORRUPT_OBJECT', `commit ${oid} has no tree`, { hint: 'run `git fsck`', data: { oid } });
+  }
+  const none: Signature = { name: '', email: '', timestamp: 0, tzOffset: 0 };
+  return { tree, parents, author: author ?? none, committer: committer ?? author ?? none, message };
+}
+
+// ---------------------------------------------------------------- tags
+
+export interface Tag {
+  object: Oid;
+  type: ObjectType;
+  tag: string;
+  tagger: Signature;
+  message: string;
+}
+
+export function serializeTag(t: Tag): Buffer {
+  return Buffer.from(
+    `object ${t.object}\ntype ${t.type}\ntag ${t.tag}\ntagger ${formatSignature(t.tagger)}\n\n${t.message}`,
+    'utf8',
+  );
+}
+
+export function parseTag(content: Buffer, oid = '?'): Tag {
+  const text = content.toString('utf8');
+  const split = text.indexOf('\n\n');
+  const head = split === -1 ? text : text.slice(0, split);
+  const fields = new Map<string, string>();
+  for (const line of head.split('\n')) {
+    const sp = line.indexOf(' ');
+    if (sp > 0 && !fields.has(line.slice(0, sp))) fields.set(line.slice(0, sp), line.slice(sp + 1));
+  }
+  const object = fields.get('object');
+  if (!object || !isOid(object)) {
+    throw new ShadowError('CORRUPT_OBJECT', `tag ${oid} has no object`, { hint: 'run `git fsck`', data: { oid } });
+  }
+  return {
+    object,
+    type: (fields.get('type') ?? 'commit') as ObjectType,
+    tag: fields.get('tag') ?? '',
+    tagger: parseSignature(fields.get('tagger') ?? ''),
+    message: split === -1 ? '' : text.slice(split + 2),
+  };
+}

@@ -1,0 +1,265 @@
+import { ShadowError, type ShadowErrorJSON } from '../errors.js';
+import type { OpLine } from './commit-message.js';
+import { decodeContent, decodeUtf8, meetsExpectation, parseExpect, blobOid, contentTooLarge } from './content.js';
+import { MODE, type Oid } from './git-objects.js';
+import type { FileOperation, OpProblem, OpResult, OpStatus } from './ops.js';
+import { Overlay } from './overlay.js';
+import { clip, linesAt, nearMatches, occurrences } from './text-edit.js';
+import { isRegularMode, type FileEntry, type PathKind, type TreeReader } from './tree-lookup.js';
+
+/** Everything resolution reads: trees and blobs. */
+export interface ResolveSource extends TreeReader {
+  readBlob(oid: Oid): Buffer;
+}
+
+/** The patch functions, injected so that jsdiff loads only for batches with a patch op. */
+export interface Patcher {
+  parseFilePatch: typeof import('./text-patch.js').parseFilePatch;
+  applyFilePatch: typeof import('./text-patch.js').applyFilePatch;
+}
+
+export interface ResolveOptions {
+  maxContentBytes: number;
+  patcher?: Patcher;
+}
+
+/** The outcome of resolving a batch in memory; nothing is written yet. */
+export interface Resolution {
+  ok: boolean;
+  results: OpResult[];
+  problems: OpProblem[];
+  /** File-level changes relative to the base tree. */
+  changes: Map<string, FileEntry | null>;
+  /** Contents of the blobs the changes introduce. */
+  blobs: Map<Oid, Buffer>;
+  opLines: OpLine[];
+}
+
+/** Thrown inside one op's resolution; becomes that op's problem. */
+function fail(code: ShadowError['code'], message: string, hint?: string, data?: Record<string, unknown>): never {
+  throw new ShadowError(code, message, { hint, data });
+}
+
+/**
+ * Resolve `ops` in order against the tree `base`, in memory: later ops see
+ * earlier ones. Every op is checked even after one fails, so the caller can
+ * list every problem; a batch with any problem changes nothing.
+ *
+ * @example
+ * const r = resolveBatch(source, tree, [{ operation: 'write', path: 'a.txt', content: 'hi\n' }], { maxContentBytes: 1 << 20 });
+ */
+export function resolveBatch(source: ResolveSource, base: Oid, ops: readonly FileOperation[], options: ResolveOptions): Resolution {
+  const overlay = new Overlay(source, base);
+  const blobs = new Map<Oid, Buffer>();
+  const results: OpResult[] = [];
+  const problems: OpProblem[] = [];
+  const opLines: OpLine[] = [];
+
+  const readBlob = (oid: Oid): Buffer => blobs.get(oid) ?? source.readBlob(oid);
+  const putBlob = (bytes: Buffer): Oid => {
+    const oid = blobOid(bytes);
+    blobs.set(oid, bytes);
+    return oid;
+  };
+
+  ops.forEach((op, index) => {
+    try {
+      const status = resolveOne(op, overlay, { readBlob, putBlob, options });
+      const result: OpResult = { operation: op.operation, path: op.path, success: true, status };
+      if (op.operation === 'rename') result.to = op.to;
+      results.push(result);
+      const line: OpLine = { operation: op.operation, path: op.path };
+      if (op.operation === 'rename') line.arg = op.to;
+      if (op.operation === 'chmod') line.arg = op.mode;
+      if (status === 'already_applied' || status === 'unchanged') line.note = status.replace('_', ' ');
+      opLines.push(line);
+    } catch (e) {
+      const err = e instanceof ShadowError ? e : new ShadowError('INTERNAL', String((e as Error)?.message ?? e), { cause: e });
+      const json: ShadowErrorJSON = err.toJSON();
+      const result: OpResult = { operation: op.operation, path: op.path, success: false, status: 'failed', error: json };
+      if (op.operation === 'rename') result.to = op.to;
+      results.push(result);
+      problems.push({ index, code: err.code, message: err.message, hint: err.hint, data: err.data ? { ...err.data } : undefined });
+    }
+  });
+
+  const ok = problems.length === 0;
+  if (!ok) {
+    for (const r of results) {
+      if (r.success) {
+        r.success = false;
+        r.status = 'not_applied';
+      }
+    }
+  }
+  return { ok, results, problems, changes: overlay.changes, blobs, opLines };
+}
+
+interface OpEnv {
+  readBlob(oid: Oid): Buffer;
+  putBlob(bytes: Buffer): Oid;
+  options: ResolveOptions;
+}
+
+function describe(kind: PathKind): string {
+  if (kind.kind === 'dir') return 'a directory';
+  if (kind.kind === 'absent') return 'absent';
+  if (kind.mode === MODE.symlink) return 'a symlink';
+  if (kind.mode === MODE.gitlink) return 'a submodule';
+  return 'a file';
+}
+
+function checkExpect(op: FileOperation, current: PathKind, env: OpEnv): void {
+  if (op.expect === undefined) return;
+  const expectation = parseExpect(op.expect);
+  if (!expectation) {
+    fail('INVALID_BATCH', `expect "${clip(op.expect, 80)}" is neither a blob id nor sha256:<hex>`, 'give the 40-hex blob id or "sha256:" and 64 hex digits');
+  }
+  if (current.kind !== 'file') {
+    fail('EXPECT_FAILED', `${op.path} is ${describe(current)}, so it cannot match expect ${op.expect}`, 'read the path again and resend the batch', {
+      found: null,
+    });
+  }
+  if (!meetsExpectation(expectation, current.oid, () => env.readBlob(current.oid))) {
+    fail('EXPECT_FAILED', `${op.path} no longer holds the expected content (expected ${op.expect}, found blob ${current.oid})`, 'read the path again and resend the batch', {
+      expected: op.expect,
+      found: current.oid,
+    });
+  }
+}
+
+/** The current entry at `path`, which must be a regular file holding UTF-8 text. */
+function readText(path: string, current: PathKind, env: OpEnv, opName: string): { entry: FileEntry; text: string } {
+  if (current.kind === 'absent') {
+    fail('NOT_FOUND', `${path} does not exist`, `${opName} changes an existing file; use a write op to create it`);
+  }
+  if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${path} is a directory`, `${opName} works on files`);
+  if (!isRegularMode(current.mode)) {
+    fail('NOT_A_FILE', `${path} is ${describe(current)}`, `${opName} works on regular files; use write to replace it`);
+  }
+  const text = decodeUtf8(env.readBlob(current.oid));
+  if (text === undefined) {
+    fail('INVALID_CONTENT', `${path} is not UTF-8 text`, `${opName} works on text; use a write op with "encoding": "base64"`);
+  }
+  return { entry: { mode: current.mode, oid: current.oid }, text };
+}
+
+function ensureParentsAreDirs(overlay: Overlay, path: string): void {
+  const blocker = overlay.fileAncestor(path);
+  if (blocker !== undefined) {
+    fail('NOT_A_DIRECTORY', `${blocker} is a file, so ${path} cannot be created under it`, `delete ${blocker} first, in the same batch`, {
+      blockedBy: blocker,
+    });
+  }
+}
+
+function putText(text: string, env: OpEnv): Oid {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length > env.options.maxContentBytes) throw contentTooLarge(bytes.length, env.options.maxContentBytes);
+  return env.putBlob(bytes);
+}
+
+function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
+  const current = overlay.get(op.path);
+  checkExpect(op, current, env);
+  switch (op.operation) {
+    case 'write': {
+      const bytes = decodeContent(op.content, op.encoding, env.options.maxContentBytes);
+      if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'write to a path inside it, or delete its files first');
+      if (current.kind === 'absent') ensureParentsAreDirs(overlay, op.path);
+      const keepMode = current.kind === 'file' && isRegularMode(current.mode) ? current.mode : MODE.file;
+      const mode = op.mode ?? (keepMode === '100664' ? MODE.file : keepMode);
+      const oid = env.putBlob(bytes);
+      if (current.kind === 'file' && current.oid === oid && current.mode === mode) return 'unchanged';
+      overlay.set(op.path, { mode, oid });
+      return current.kind === 'absent' ? 'created' : 'updated';
+    }
+    case 'edit': {
+      const { entry, text } = readText(op.path, current, env, 'edit');
+      const found = occurrences(text, op.old_content, 50);
+      if (found.length === 1) {
+        const at = found[0]!;
+        const next = text.slice(0, at) + op.content + text.slice(at + op.old_content.length);
+        if (next === text) return 'unchanged';
+        overlay.set(op.path, { mode: entry.mode, oid: putText(next, env) });
+        return 'updated';
+      }
+      if (found.length === 0) {
+        if (op.content.length > 0 && text.includes(op.content)) return 'already_applied';
+        const near = nearMatches(text, op.old_content);
+        const nearText = near.length
+          ? `; closest: ${near.map((n) => `line ${n.line}${n.kind === 'similar' ? '' : ` (differs in ${n.kind})`}: "${clip(n.text.trim(), 80)}"`).join('; ')}`
+          : '';
+        fail('EDIT_NO_MATCH', `old_content was not found in ${op.path} (0 matches)${nearText}`, 'read the file again and copy old_content exactly, whitespace and line endings included', {
+          matches: 0,
+          closest: near,
+        });
+      }
+      const lines = linesAt(text, found);
+      const more = found.length >= 50 ? ' or more' : '';
+      fail('EDIT_AMBIGUOUS', `old_content occurs ${found.length}${more} times in ${op.path} (lines ${lines.join(', ')}); it must occur exactly once`, 'include more surrounding lines in old_content to make it unique', {
+        matches: found.length,
+        lines,
+      });
+    }
+    case 'patch': {
+      const patcher = env.options.patcher;
+      if (!patcher) throw new ShadowError('INTERNAL', 'patch support was not loaded');
+      const parsed = patcher.parseFilePatch(op.diff);
+      if (parsed.creates && current.kind === 'absent') {
+        ensureParentsAreDirs(overlay, op.path);
+        const outcome = patcher.applyFilePatch('', parsed);
+        if (outcome.kind === 'already_applied') return 'already_applied';
+        overlay.set(op.path, { mode: MODE.file, oid: putText(outcome.text, env) });
+        return 'created';
+      }
+      if (parsed.deletes && current.kind === 'absent') return 'already_applied';
+      const { entry, text } = readText(op.path, current, env, 'patch');
+      const outcome = patcher.applyFilePatch(text, parsed);
+      if (outcome.kind === 'already_applied') return 'already_applied';
+      if (parsed.deletes && outcome.text === '') {
+        overlay.set(op.path, null);
+        return 'deleted';
+      }
+      if (outcome.text === text) return 'unchanged';
+      overlay.set(op.path, { mode: entry.mode, oid: putText(outcome.text, env) });
+      return 'updated';
+    }
+    case 'delete': {
+      if (current.kind === 'absent') fail('NOT_FOUND', `${op.path} does not exist`, 'nothing to delete; drop this op');
+      if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'delete removes files: send one delete per file');
+      overlay.set(op.path, null);
+      return 'deleted';
+    }
+    case 'rename': {
+      if (op.to === op.path) fail('INVALID_BATCH', `rename of ${op.path} onto itself`, 'give a different "to"');
+      if (current.kind === 'absent') fail('NOT_FOUND', `${op.path} does not exist`, 'rename moves an existing file');
+      if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'rename moves files: send one rename per file');
+      const target = overlay.get(op.to);
+      if (target.kind !== 'absent') {
+        fail('ALREADY_EXISTS', `${op.to} already exists (${describe(target)})`, 'delete it first in the same batch, or choose another name', {
+          to: op.to,
+        });
+      }
+      const before = overlay.changes.has(op.path) ? overlay.changes.get(op.path) : undefined;
+      overlay.set(op.path, null);
+      try {
+        ensureParentsAreDirs(overlay, op.to);
+      } catch (e) {
+        if (before === undefined) overlay.changes.delete(op.path);
+        else overlay.set(op.path, before);
+        throw e;
+      }
+      overlay.set(op.to, { mode: current.mode, oid: current.oid });
+      return 'renamed';
+    }
+    case 'chmod': {
+      if (current.kind === 'absent') fail('NOT_FOUND', `${op.path} does not exist`, 'chmod changes an existing file');
+      if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'chmod works on files');
+      if (!isRegularMode(current.mode)) fail('NOT_A_FILE', `${op.path} is ${describe(current)}`, 'chmod works on regular files');
+      if (current.mode === op.mode) return 'unchanged';
+      overlay.set(op.path, { mode: op.mode, oid: current.oid });
+      return 'mode_changed';
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Stable error codes. A code never changes meaning once released; the CLI
+ * maps them to exit statuses in one place (cli/exit-status.ts).
+ */
+export type ErrorCode =
+  // input
+  | 'USAGE'
+  | 'INVALID_JSON'
+  | 'INVALID_BATCH'
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_PATH'
+  | 'INVALID_CONTENT'
+  | 'INVALID_BASE64'
+  | 'CONTENT_TOO_LARGE'
+  | 'INVALID_DRAFT_NAME'
+  | 'INVALID_CHECKPOINT_NAME'
+  | 'INVALID_TARGET'
+  // the batch against the draft
+  | 'BATCH_FAILED'
+  | 'NOT_FOUND'
+  | 'ALREADY_EXISTS'
+  | 'IS_A_DIRECTORY'
+  | 'NOT_A_DIRECTORY'
+  | 'NOT_A_FILE'
+  | 'EDIT_NO_MATCH'
+  | 'EDIT_AMBIGUOUS'
+  | 'PATCH_FAILED'
+  | 'EXPECT_FAILED'
+  | 'CONFLICT'
+  | 'IGNORED_PATH'
+  | 'SYMLINK_IN_PATH'
+  | 'UNSUPPORTED_FILE_TYPE'
+  // drafts, checkpoints, refs
+  | 'DRAFT_NOT_FOUND'
+  | 'DRAFT_EXISTS'
+  | 'DRAFT_WORKTREE_MISMATCH'
+  | 'CHECKPOINT_EXISTS'
+  | 'CHECKPOINT_NOT_FOUND'
+  | 'NOTHING_TO_UNDO'
+  | 'LOCKED'
+  | 'BUSY'
+  // the repository
+  | 'NOT_A_REPOSITORY'
+  | 'UNSUPPORTED_REPOSITORY'
+  | 'OBJECT_MISSING'
+  | 'CORRUPT_OBJECT'
+  | 'CORRUPT_REF'
+  | 'IO_ERROR'
+  | 'INTERNAL';
+
+/** What every shadow error carries, also its JSON form. */
+export interface ShadowErrorJSON {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * The one error class of shadow. `message` says what went wrong, `hint` what
+ * to do about it, `data` the machine-readable details. Never mutated after it
+ * is thrown.
+ */
+export class ShadowError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  readonly data: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { hint?: string; data?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ShadowError';
+    this.code = code;
+    this.hint = options.hint;
+    this.data = options.data === undefined ? undefined : Object.freeze({ ...options.data });
+  }
+
+  toJSON(): ShadowErrorJSON {
+    const out: ShadowErrorJSON = { code: this.code, message: this.message };
+    if (this.hint !== undefined) out.hint = this.hint;
+    if (this.data !== undefined) out.data = { ...this.data };
+    return out;
+  }
+}
+
+/** True for a ShadowError (also one from another copy of the module). */
+export function isShadowError(e: unknown): e is ShadowError {
+  return e instanceof ShadowError || (e instanceof Error && e.name === 'ShadowError' && typeof (e as { code?: unknown }).code === 'string');
+}
+
+/** The `code` of a node system error (`ENOENT`, …), or undefined. */
+export function errnoCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,33 @@
+import * as fs from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock, Context, Ids } from './context.js';
+
+/** The real clock. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  tzOffsetMinutes: (ms) => -new Date(ms).getTimezoneOffset(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** Random ids from node:crypto. */
+export const randomIds: Ids = {
+  token: () => randomBytes(6).toString('hex'),
+  uuid: () => randomUUID(),
+};
+
+/**
+ * The context of a real process: node's fs, the system clock, crypto ids and
+ * `process.env`. Only entry points (the CLI, the server) call this.
+ *
+ * @example
+ * const ctx = nodeContext();
+ */
+export function nodeContext(overrides: Partial<Context> = {}): Context {
+  return {
+    fs,
+    clock: systemClock,
+    ids: randomIds,
+    env: process.env,
+    ...overrides,
+  };
+}
