@@ -1,0 +1,124 @@
+import type { FileSystem } from '../context.js';
+import { errnoCode } from '../errors.js';
+
+/** Directory part of a path. */
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? (i === 0 ? '/' : '.') : path.slice(0, i);
+}
+
+/** mkdir -p. */
+export function ensureDir(fs: FileSystem, dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+}
+
+/**
+ * fsync a directory so that a rename or create inside it survives a crash.
+ * File systems that cannot open a directory (some in-memory ones) are skipped.
+ */
+export function fsyncDir(fs: FileSystem, dir: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, 'r');
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') return;
+    throw e;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code !== 'EINVAL' && code !== 'EBADF' && code !== 'EISDIR') throw e;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Write all of `data` to an open file descriptor. */
+export function writeAll(fs: FileSystem, fd: number, data: Uint8Array): void {
+  let off = 0;
+  while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
+}
+
+/**
+ * Replace `path` with `data` atomically: a temporary file in the same
+ * directory, written, fsynced (unless `durable` is false), renamed over the
+ * target, and the directory fsynced. A reader sees the old or the new file,
+ * never a torn one.
+ */
+export function writeFileAtomic(
+  fs: FileSystem,
+  path: string,
+  data: Uint8Array | string,
+  options: { token: string; durable?: boolean; mode?: number },
+): void {
+  const durable = options.durable ?? true;
+  const dir = parentOf(path);
+  ensureDir(fs, dir);
+  const tmp = `${path}.tmp-${options.token}`;
+  const fd = fs.openSync(tmp, 'wx', options.mode ?? 0o644);
+  try {
+    writeAll(fs, fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    if (durable) fs.fsyncSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    tryUnlink(fs, tmp);
+    throw e;
+  }
+  fs.closeSync(fd);
+  try {
+    fs.renameSync(tmp, path);
+  } catch (e) {
+    tryUnlink(fs, tmp);
+    throw e;
+  }
+  if (durable) fsyncDir(fs, dir);
+}
+
+/** Read a file as UTF-8, or undefined when it does not exist. */
+export function readTextIfExists(fs: FileSystem, path: string): string | undefined {
+  try {
+    return fs.readFileSync(path, 'utf8') as string;
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw e;
+  }
+}
+
+/** Remove a file, ignoring a missing one. */
+export function tryUnlink(fs: FileSystem, path: string): boolean {
+  try {
+    fs.unlinkSync(path);
+    return true;
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw e;
+  }
+}
+
+/** Remove empty directories from `dir` up to (not including) `stop`. */
+export function pruneEmptyDirs(fs: FileSystem, dir: string, stop: string): void {
+  let d = dir;
+  while (d.length > stop.length && d.startsWith(stop)) {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      return;
+    }
+    d = parentOf(d);
+  }
+}
+
+/** Names in a directory, or [] when it does not exist. */
+export function listDir(fs: FileSystem, dir: string): string[] {
+  try {
+    return (fs.readdirSync(dir) as unknown[]).map(String);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw e;
+  }
+}

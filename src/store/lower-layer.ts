@@ -1,0 +1,155 @@
+import type { Stats } from 'node:fs';
+import type { Context } from '../context.js';
+import { errnoCode, ShadowError } from '../errors.js';
+import { blobOid } from '../core/content.js';
+import { MODE, type Oid } from '../core/git-objects.js';
+import { parentDirs } from '../core/path-rules.js';
+import { lookupPath, type TreeReader } from '../core/tree-lookup.js';
+
+/** What the lower layer holds at a path. */
+export type LowerState =
+  | { kind: 'file'; mode: string; oid: Oid; content: () => Buffer }
+  | { kind: 'dir' }
+  | { kind: 'absent' };
+
+/** An entry of a lower-layer directory listing. */
+export interface LowerDirEntry {
+  name: string;
+  kind: 'file' | 'dir' | 'symlink' | 'other';
+}
+
+/** The layer below a draft: the live working tree, or a commit's tree in a bare repository. */
+export interface LowerLayer {
+  readonly kind: 'worktree' | 'tree';
+  /** What the layer holds at `path`. Never follows a symlink. */
+  read(path: string): LowerState;
+  /** The entries of directory `dir` (`''` for the root), or undefined when it is not a directory. */
+  list(dir: string): LowerDirEntry[] | undefined;
+}
+
+/**
+ * The working tree, read without ever following a symlink: every parent
+ * directory of a path is checked with lstat, and a path that crosses a
+ * symlink is refused (SYMLINK_IN_PATH), so no read escapes the workspace.
+ */
+export class WorkingTreeLower implements LowerLayer {
+  readonly kind = 'worktree' as const;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly root: string,
+    /** git's `core.fileMode`: when false, the executable bit of files is not trusted. */
+    private readonly trustExecutableBit: boolean,
+  ) {}
+
+  private lstat(path: string): Stats | undefined {
+    try {
+      return this.ctx.fs.lstatSync(`${this.root}/${path}`) as Stats;
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw new ShadowError('IO_ERROR', `cannot read ${path} in the working tree: ${(e as Error).message}`, { data: { path, code } });
+    }
+  }
+
+  /** Check the parent directories of `path`; false when one is missing or not a directory. */
+  private parentsAreDirs(path: string): boolean {
+    for (const dir of parentDirs(path)) {
+      const st = this.lstat(dir);
+      if (!st) return false;
+      if (st.isSymbolicLink()) {
+        let target = '';
+        try {
+          target = String(this.ctx.fs.readlinkSync(`${this.root}/${dir}`));
+        } catch {
+          /* the target is only for the message */
+        }
+        throw new ShadowError('SYMLINK_IN_PATH', `${path} crosses a symlink in the working tree: ${dir} -> ${target}`, {
+          hint: 'shadow never follows symlinks out of the workspace; write to the real path instead',
+          data: { path, symlink: dir, target },
+        });
+      }
+      if (!st.isDirectory()) return false;
+    }
+    return true;
+  }
+
+  read(path: string): LowerState {
+    if (!this.parentsAreDirs(path)) return { kind: 'absent' };
+    const st = this.lstat(path);
+    if (!st) return { kind: 'absent' };
+    const full = `${this.root}/${path}`;
+    if (st.isDirectory()) return { kind: 'dir' };
+    if (st.isSymbolicLink()) {
+      const target = this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer;
+      return { kind: 'file', mode: MODE.symlink, oid: blobOid(target), content: () => target };
+    }
+    if (!st.isFile()) {
+      throw new ShadowError('UNSUPPORTED_FILE_TYPE', `${path} in the working tree is not a regular file, directory or symlink`, {
+        hint: 'shadow works with regular files; move the special file away first',
+        data: { path },
+      });
+    }
+    let content: Buffer;
+    try {
+      content = this.ctx.fs.readFileSync(full) as Buffer;
+    } catch (e) {
+      throw new ShadowError('IO_ERROR', `cannot read ${path} in the working tree: ${(e as Error).message}`, { data: { path, code: errnoCode(e) } });
+    }
+    const executable = this.trustExecutableBit && (Number(st.mode) & 0o100) !== 0;
+    return { kind: 'file', mode: executable ? MODE.executable : MODE.file, oid: blobOid(content), content: () => content };
+  }
+
+  list(dir: string): LowerDirEntry[] | undefined {
+    if (dir !== '') {
+      if (!this.parentsAreDirs(`${dir}/x`)) return undefined;
+    }
+    const full = dir === '' ? this.root : `${this.root}/${dir}`;
+    let names: string[];
+    try {
+      names = (this.ctx.fs.readdirSync(full) as unknown[]).map(String);
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw e;
+    }
+    const out: LowerDirEntry[] = [];
+    for (const name of names) {
+      if (dir === '' && name === '.git') continue;
+      const st = this.lstat(dir === '' ? name : `${dir}/${name}`);
+      if (!st) continue;
+      out.push({ name, kind: st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other' });
+    }
+    return out;
+  }
+}
+
+/** The lower layer of a bare repository: the draft's root tree. */
+export class TreeLower implements LowerLayer {
+  readonly kind = 'tree' as const;
+
+  constructor(
+    private readonly reader: TreeReader & { readBlob(oid: Oid): Buffer },
+    private readonly root: Oid,
+  ) {}
+
+  read(path: string): LowerState {
+    const k = lookupPath(this.reader, this.root, path);
+    if (k.kind === 'dir') return { kind: 'dir' };
+    if (k.kind === 'absent') return { kind: 'absent' };
+    return { kind: 'file', mode: k.mode, oid: k.oid, content: () => this.reader.readBlob(k.oid) };
+  }
+
+  list(dir: string): LowerDirEntry[] | undefined {
+    let oid = this.root;
+    if (dir !== '') {
+      const k = lookupPath(this.reader, this.root, dir);
+      if (k.kind !== 'dir') return undefined;
+      oid = k.oid;
+    }
+    return this.reader.readTree(oid).map((e) => ({
+      name: e.name,
+      kind: e.mode === MODE.tree || e.mode === '040000' ? 'dir' : e.mode === MODE.symlink ? 'symlink' : 'file',
+    }));
+  }
+}

@@ -1,0 +1,285 @@
+import { inflateSync } from 'node:zlib';
+import type { Context } from '../context.js';
+import { errnoCode, ShadowError } from '../errors.js';
+import {
+  EMPTY_TREE_OID,
+  parseCommit,
+  parseTag,
+  parseTree,
+  type Commit,
+  type ObjectType,
+  type Oid,
+  type Tag,
+  type TreeEntry,
+} from '../core/git-objects.js';
+import { fsyncDir, listDir, tryUnlink, writeAll } from './durable-file.js';
+import { PackIndex, type RawObject } from './pack-reader.js';
+import { buildPack, type PackObject } from './pack-writer.js';
+
+/** Counters a benchmark prints next to its milliseconds. */
+export interface ObjectStats {
+  /** Objects read from disk (cache hits are not counted). */
+  objectsRead: number;
+  objectsWritten: number;
+  packsWritten: number;
+}
+
+const TREE_CACHE_ENTRIES = 20_000;
+const COMMIT_CACHE_ENTRIES = 5_000;
+
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+}
+
+/**
+ * The repository's object database: reads loose objects, packs and
+ * alternates; writes each set of new objects as one durable pack. Parsed
+ * trees and commits are cached for the life of the handle (objects are
+ * immutable, so the cache never goes stale).
+ */
+export class ObjectDatabase {
+  readonly stats: ObjectStats = { objectsRead: 0, objectsWritten: 0, packsWritten: 0 };
+  private packs: PackIndex[] | undefined;
+  private alternates: ObjectDatabase[] | undefined;
+  private readonly trees = new Lru<readonly TreeEntry[]>(TREE_CACHE_ENTRIES);
+  private readonly commits = new Lru<Commit>(COMMIT_CACHE_ENTRIES);
+
+  constructor(
+    private readonly ctx: Context,
+    /** The `objects` directory. */
+    readonly dir: string,
+  ) {}
+
+  private packDir(): string {
+    return `${this.dir}/pack`;
+  }
+
+  private listPacks(): PackIndex[] {
+    if (!this.packs) this.packs = this.scanPacks(new Map());
+    return this.packs;
+  }
+
+  private scanPacks(reuse: ReadonlyMap<string, PackIndex>): PackIndex[] {
+    const dir = this.packDir();
+    return listDir(this.ctx.fs, dir)
+      .filter((n) => n.startsWith('pack-') && n.endsWith('.idx'))
+      .map((n) => reuse.get(`${dir}/${n}`) ?? new PackIndex(this.ctx.fs, `${dir}/${n}`));
+  }
+
+  /** Look at the pack directory again (another process wrote or repacked). */
+  rescan(): void {
+    const old = new Map((this.packs ?? []).map((p) => [p.idxPath, p]));
+    this.packs = this.scanPacks(old);
+    const kept = new Set(this.packs.map((p) => p.idxPath));
+    for (const [path, pack] of old) if (!kept.has(path)) pack.close();
+  }
+
+  private listAlternates(): ObjectDatabase[] {
+    if (this.alternates) return this.alternates;
+    this.alternates = [];
+    let text: string;
+    try {
+      text = this.ctx.fs.readFileSync(`${this.dir}/info/alternates`, 'utf8') as string;
+    } catch {
+      return this.alternates;
+    }
+    for (const line of text.split('\n')) {
+      const p = line.trim();
+      if (!p || p.startsWith('#')) continue;
+      this.alternates.push(new ObjectDatabase(this.ctx, p.startsWith('/') ? p : `${this.dir}/${p}`));
+    }
+    return this.alternates;
+  }
+
+  private readLoose(oid: Oid): RawObject | undefined {
+    let compressed: Buffer;
+    try {
+      compressed = this.ctx.fs.readFileSync(`${this.dir}/${oid.slice(0, 2)}/${oid.slice(2)}`) as Buffer;
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return undefined;
+      throw e;
+    }
+    let raw: Buffer;
+    try {
+      raw = inflateSync(compressed);
+    } catch {
+      throw new ShadowError('CORRUPT_OBJECT', `loose object ${oid} is not valid zlib data`, { hint: 'run `git fsck`', data: { oid } });
+    }
+    const nul = raw.indexOf(0);
+    const m = /^(blob|tree|commit|tag) (\d+)$/.exec(raw.toString('latin1', 0, nul));
+    if (nul === -1 || !m || Number(m[2]) !== raw.length - nul - 1) {
+      throw new ShadowError('CORRUPT_OBJECT', `loose object ${oid} has a bad header`, { hint: 'run `git fsck`', data: { oid } });
+    }
+    return { type: m[1] as ObjectType, content: raw.subarray(nul + 1) };
+  }
+
+  private readFromPacks(oid: Oid): RawObject | undefined {
+    for (const pack of this.listPacks()) {
+      let obj: RawObject | undefined;
+      try {
+        obj = pack.readObject(oid, (base) => this.read(base));
+      } catch (e) {
+        // A pack removed by a concurrent repack: its objects are in a new pack now.
+        if (errnoCode(e) === 'ENOENT') continue;
+        throw e;
+      }
+      if (obj) return obj;
+    }
+    return undefined;
+  }
+
+  private tryRead(oid: Oid): RawObject | undefined {
+    const obj = this.readFromPacks(oid) ?? this.readLoose(oid);
+    if (obj) return obj;
+    for (const alt of this.listAlternates()) {
+      const a = alt.tryRead(oid);
+      if (a) return a;
+    }
+    return undefined;
+  }
+
+  /** Read any object; OBJECT_MISSING when the repository does not have it. */
+  read(oid: Oid): RawObject {
+    let obj = this.tryRead(oid);
+    if (!obj) {
+      this.rescan();
+      obj = this.tryRead(oid);
+    }
+    if (!obj) {
+      if (oid === EMPTY_TREE_OID) return { type: 'tree', content: Buffer.alloc(0) };
+      throw new ShadowError('OBJECT_MISSING', `object ${oid} is missing from the repository`, {
+        hint: 'run `git fsck`; in a partial clone, fetch the missing objects with git first',
+        data: { oid },
+      });
+    }
+    this.stats.objectsRead++;
+    return obj;
+  }
+
+  /** True when the object exists. */
+  has(oid: Oid): boolean {
+    if (this.tryRead(oid)) return true;
+    this.rescan();
+    return this.tryRead(oid) !== undefined;
+  }
+
+  private readTyped(oid: Oid, type: ObjectType): Buffer {
+    const obj = this.read(oid);
+    if (obj.type !== type) {
+      throw new ShadowError('CORRUPT_OBJECT', `object ${oid} is a ${obj.type}, expected a ${type}`, { data: { oid } });
+    }
+    return obj.content;
+  }
+
+  readBlob(oid: Oid): Buffer {
+    return this.readTyped(oid, 'blob');
+  }
+
+  readTree(oid: Oid): readonly TreeEntry[] {
+    const hit = this.trees.get(oid);
+    if (hit) return hit;
+    const entries = oid === EMPTY_TREE_OID ? [] : parseTree(this.readTyped(oid, 'tree'), oid);
+    this.trees.set(oid, entries);
+    return entries;
+  }
+
+  readCommit(oid: Oid): Commit {
+    const hit = this.commits.get(oid);
+    if (hit) return hit;
+    const commit = parseCommit(this.readTyped(oid, 'commit'), oid);
+    this.commits.set(oid, commit);
+    return commit;
+  }
+
+  readTag(oid: Oid): Tag {
+    return parseTag(this.readTyped(oid, 'tag'), oid);
+  }
+
+  /** Full ids that start with `prefix` (for abbreviated ids), at most `limit`. */
+  expandPrefix(prefix: string, limit = 2): Oid[] {
+    const found = new Set<string>();
+    for (const pack of this.listPacks()) for (const id of pack.matchPrefix(prefix, limit)) found.add(id);
+    const dirs = prefix.length >= 2 ? [prefix.slice(0, 2)] : Array.from({ length: 16 }, (_, i) => prefix + i.toString(16));
+    for (const d of dirs) {
+      for (const name of listDir(this.ctx.fs, `${this.dir}/${d}`)) {
+        const id = d + name;
+        if (id.length === 40 && id.startsWith(prefix)) found.add(id);
+      }
+    }
+    for (const alt of this.listAlternates()) for (const id of alt.expandPrefix(prefix, limit)) found.add(id);
+    return [...found].slice(0, Math.max(limit, 2));
+  }
+
+  /** Remember a parsed tree written by this process, so it is never read back. */
+  rememberTree(oid: Oid, entries: readonly TreeEntry[]): void {
+    this.trees.set(oid, entries);
+  }
+
+  rememberCommit(oid: Oid, commit: Commit): void {
+    this.commits.set(oid, commit);
+  }
+
+  /**
+   * Write `objects` durably as one pack: both files written and fsynced under
+   * temporary names, renamed into place (pack first, index last, as git
+   * does: readers find packs through their index), then the directory
+   * fsynced. After this returns, a crash cannot lose them.
+   */
+  write(objects: readonly PackObject[]): void {
+    if (objects.length === 0) return;
+    const fs = this.ctx.fs;
+    const built = buildPack(objects);
+    const dir = this.packDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const token = this.ctx.ids.token();
+    const tmpPack = `${dir}/tmp_pack_${token}`;
+    const tmpIdx = `${dir}/tmp_idx_${token}`;
+    const finalPack = `${dir}/pack-${built.checksum}.pack`;
+    const finalIdx = `${dir}/pack-${built.checksum}.idx`;
+    try {
+      for (const [path, data] of [
+        [tmpPack, built.pack],
+        [tmpIdx, built.idx],
+      ] as const) {
+        const fd = fs.openSync(path, 'wx', 0o444);
+        try {
+          writeAll(fs, fd, data);
+          fs.fsyncSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+      fs.renameSync(tmpPack, finalPack);
+      fs.renameSync(tmpIdx, finalIdx);
+    } catch (e) {
+      tryUnlink(fs, tmpPack);
+      tryUnlink(fs, tmpIdx);
+      throw e;
+    }
+    fsyncDir(fs, dir);
+    this.stats.objectsWritten += objects.length;
+    this.stats.packsWritten++;
+    const packs = this.listPacks();
+    if (!packs.some((p) => p.idxPath === finalIdx)) packs.unshift(new PackIndex(fs, finalIdx));
+  }
+
+  close(): void {
+    for (const p of this.packs ?? []) p.close();
+    this.packs = undefined;
+    for (const a of this.alternates ?? []) a.close();
+  }
+}

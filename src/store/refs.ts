@@ -1,0 +1,274 @@
+import type { Context } from '../context.js';
+import { errnoCode, ShadowError } from '../errors.js';
+import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
+import { fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, tryUnlink, writeAll } from './durable-file.js';
+
+/**
+ * shadow's own ref store. isomorphic-git's `writeRef` writes the file in
+ * place with no lock, no compare-and-swap and no reflog, so every shadow ref
+ * update goes through git's lockfile protocol here instead: `<ref>.lock`
+ * created exclusively, the old value checked against loose and packed refs,
+ * the new value written and fsynced, a reflog line appended, the lock renamed
+ * over the ref.
+ */
+
+/** Thrown when a compare-and-swap finds another value than expected. */
+export class RefMoved extends Error {
+  constructor(
+    readonly ref: string,
+    readonly current: Oid | undefined,
+  ) {
+    super(`${ref} moved to ${current ?? '(deleted)'}`);
+    this.name = 'RefMoved';
+  }
+}
+
+export interface ReflogEntry {
+  old: Oid;
+  new: Oid;
+  who: string;
+  timestamp: number;
+  message: string;
+}
+
+export interface RefUpdate {
+  ref: string;
+  /** The value the ref must hold: an id, `null` for "must not exist", `undefined` for any. */
+  expected: Oid | null | undefined;
+  next: Oid;
+  message: string;
+  who: Signature;
+}
+
+/** Refs that live in each worktree's own git dir rather than the common dir. */
+function isPerWorktree(ref: string): boolean {
+  return ref === 'HEAD' || ref.startsWith('refs/bisect/') || ref.startsWith('refs/worktree/') || ref.startsWith('refs/rewritten/');
+}
+
+const MAX_SYMREF_DEPTH = 5;
+
+export class RefStore {
+  constructor(
+    private readonly ctx: Context,
+    private readonly gitdir: string,
+    private readonly commondir: string,
+    private readonly lockTimeoutMs: number,
+  ) {}
+
+  private pathOf(ref: string): string {
+    return `${isPerWorktree(ref) ? this.gitdir : this.commondir}/${ref}`;
+  }
+
+  private logPathOf(ref: string): string {
+    return `${isPerWorktree(ref) ? this.gitdir : this.commondir}/logs/${ref}`;
+  }
+
+  /** Every packed ref, by name. */
+  readPacked(): Map<string, Oid> {
+    const out = new Map<string, Oid>();
+    const text = readTextIfExists(this.ctx.fs, `${this.commondir}/packed-refs`);
+    if (!text) return out;
+    for (const line of text.split('\n')) {
+      if (line.length < 42 || line.startsWith('#') || line.startsWith('^')) continue;
+      const oid = line.slice(0, 40);
+      if (isOid(oid) && line[40] === ' ') out.set(line.slice(41).trimEnd(), oid);
+    }
+    return out;
+  }
+
+  /** The raw content of a loose ref: an id, a symbolic target, or undefined. */
+  private readLoose(ref: string): { oid: Oid } | { target: string } | undefined {
+    let text: string | undefined;
+    try {
+      text = readTextIfExists(this.ctx.fs, this.pathOf(ref));
+    } catch (e) {
+      if (errnoCode(e) === 'EISDIR') return undefined;
+      throw e;
+    }
+    if (text === undefined) return undefined;
+    const v = text.trim();
+    if (v.startsWith('ref:')) return { target: v.slice(4).trim() };
+    if (!isOid(v)) {
+      throw new ShadowError('CORRUPT_REF', `ref ${ref} holds "${v.slice(0, 60)}", not an object id`, {
+        hint: `inspect ${this.pathOf(ref)}; \`git update-ref\` can repair it`,
+        data: { ref },
+      });
+    }
+    return { oid: v };
+  }
+
+  /** The id `ref` points to (symbolic refs followed), or undefined. */
+  resolve(ref: string): Oid | undefined {
+    let name = ref;
+    for (let depth = 0; depth < MAX_SYMREF_DEPTH; depth++) {
+      const loose = this.readLoose(name);
+      if (loose && 'oid' in loose) return loose.oid;
+      if (loose && 'target' in loose) {
+        name = loose.target;
+        continue;
+      }
+      return this.readPacked().get(name);
+    }
+    throw new ShadowError('CORRUPT_REF', `symbolic ref ${ref} loops`, { data: { ref } });
+  }
+
+  /** The branch HEAD points to (`refs/heads/x`), or undefined when detached. */
+  headTarget(): string | undefined {
+    const loose = this.readLoose('HEAD');
+    return loose && 'target' in loose ? loose.target : undefined;
+  }
+
+  /** Refs under `prefix` (loose and packed; loose wins), sorted by name. */
+  list(prefix: string): Array<{ ref: string; oid: Oid }> {
+    const found = new Map<string, Oid>();
+    for (const [ref, oid] of this.readPacked()) if (ref.startsWith(prefix)) found.set(ref, oid);
+    const walk = (dir: string, ref: string): void => {
+      for (const name of listDir(this.ctx.fs, dir)) {
+        if (name.endsWith('.lock') || name.includes('.tmp-')) continue;
+        const path = `${dir}/${name}`;
+        const child = `${ref}${name}`;
+        let isDir = false;
+        try {
+          isDir = this.ctx.fs.statSync(path).isDirectory();
+        } catch {
+          continue;
+        }
+        if (isDir) walk(path, `${child}/`);
+        else {
+          const loose = this.readLoose(child);
+          if (loose && 'oid' in loose) found.set(child, loose.oid);
+        }
+      }
+    };
+    const base = prefix.endsWith('/') ? prefix.slice(0, -1) : parentOf(prefix);
+    walk(`${this.commondir}/${base}`, `${base}/`);
+    return [...found]
+      .filter(([ref]) => ref.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([ref, oid]) => ({ ref, oid }));
+  }
+
+  /** Create `<ref>.lock` exclusively, waiting up to the lock timeout for another holder. */
+  private async lock(path: string): Promise<number> {
+    this.ctx.fs.mkdirSync(parentOf(path), { recursive: true });
+    const start = this.ctx.clock.now();
+    let wait = 1;
+    for (;;) {
+      try {
+        return this.ctx.fs.openSync(`${path}.lock`, 'wx', 0o644);
+      } catch (e) {
+        if (errnoCode(e) !== 'EEXIST') throw e;
+      }
+      if (this.ctx.clock.now() - start >= this.lockTimeoutMs) {
+        throw new ShadowError('LOCKED', `${path}.lock exists: another git or shadow process is updating it`, {
+          hint: `retry in a moment; if no git or shadow process is running, remove ${path}.lock`,
+          data: { lock: `${path}.lock`, waitedMs: this.ctx.clock.now() - start },
+        });
+      }
+      const jitter = parseInt(this.ctx.ids.token().slice(0, 2), 16) / 255;
+      await this.ctx.clock.sleep(Math.ceil(wait * (0.5 + jitter)));
+      wait = Math.min(wait * 2, 50);
+    }
+  }
+
+  private current(ref: string): Oid | undefined {
+    const loose = this.readLoose(ref);
+    if (loose && 'target' in loose) {
+      throw new ShadowError('CORRUPT_REF', `${ref} is a symbolic ref; shadow only moves direct refs`, { data: { ref } });
+    }
+    return loose ? loose.oid : this.readPacked().get(ref);
+  }
+
+  /**
+   * Compare-and-swap `ref` from `expected` to `next` under git's lockfile
+   * protocol, appending a reflog line. Throws RefMoved when the ref holds
+   * something else, LOCKED when the lock stays taken.
+   */
+  async update(u: RefUpdate): Promise<void> {
+    const fs = this.ctx.fs;
+    const path = this.pathOf(u.ref);
+    const fd = await this.lock(path);
+    const lockPath = `${path}.lock`;
+    let closed = false;
+    try {
+      const current = this.current(u.ref);
+      if (u.expected !== undefined && (current ?? null) !== u.expected) throw new RefMoved(u.ref, current);
+      writeAll(fs, fd, Buffer.from(`${u.next}\n`, 'latin1'));
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      closed = true;
+      this.appendReflog(u.ref, current ?? ZERO_OID, u.next, u.who, u.message);
+      fs.renameSync(lockPath, path);
+    } catch (e) {
+      if (!closed) fs.closeSync(fd);
+      tryUnlink(fs, lockPath);
+      throw e;
+    }
+    fsyncDir(fs, parentOf(path));
+  }
+
+  /** Delete `ref` (loose, packed and its reflog) if it still holds `expected`. */
+  async delete(ref: string, expected: Oid | undefined): Promise<void> {
+    const fs = this.ctx.fs;
+    const path = this.pathOf(ref);
+    const fd = await this.lock(path);
+    const lockPath = `${path}.lock`;
+    try {
+      fs.closeSync(fd);
+      const current = this.current(ref);
+      if (expected !== undefined && current !== expected) throw new RefMoved(ref, current);
+      if (this.readPacked().has(ref)) await this.removePacked(ref);
+      tryUnlink(fs, path);
+      tryUnlink(fs, this.logPathOf(ref));
+      pruneEmptyDirs(fs, parentOf(this.logPathOf(ref)), `${this.commondir}/logs/refs`);
+    } finally {
+      tryUnlink(fs, lockPath);
+    }
+    pruneEmptyDirs(fs, parentOf(path), `${this.commondir}/refs`);
+  }
+
+  private async removePacked(ref: string): Promise<void> {
+    const fs = this.ctx.fs;
+    const packedPath = `${this.commondir}/packed-refs`;
+    const fd = await this.lock(packedPath);
+    try {
+      const text = readTextIfExists(fs, packedPath) ?? '';
+      const lines = text.split('\n');
+      const kept: string[] = [];
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (!line.startsWith('#') && !line.startsWith('^') && line.slice(41) === ref) {
+          if (lines[i + 1]?.startsWith('^')) i++; // its peeled line goes with it
+          continue;
+        }
+        kept.push(line);
+      }
+      writeAll(fs, fd, Buffer.from(kept.join('\n'), 'utf8'));
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      fs.renameSync(`${packedPath}.lock`, packedPath);
+    } catch (e) {
+      tryUnlink(fs, `${packedPath}.lock`);
+      throw e;
+    }
+  }
+
+  private appendReflog(ref: string, old: Oid, next: Oid, who: Signature, message: string): void {
+    const logPath = this.logPathOf(ref);
+    this.ctx.fs.mkdirSync(parentOf(logPath), { recursive: true });
+    const msg = message.replace(/[\n\r\t]+/g, ' ').trim();
+    this.ctx.fs.appendFileSync(logPath, `${old} ${next} ${formatSignature(who)}\t${msg}\n`);
+  }
+
+  /** The reflog of `ref`, oldest first (empty when there is none). */
+  reflog(ref: string): ReflogEntry[] {
+    const text = readTextIfExists(this.ctx.fs, this.logPathOf(ref));
+    if (!text) return [];
+    const out: ReflogEntry[] = [];
+    for (const line of text.split('\n')) {
+      const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (.*?) (\d+) [+-]\d{4}\t?(.*)$/.exec(line);
+      if (m) out.push({ old: m[1]!, new: m[2]!, who: m[3]!, timestamp: Number(m[4]), message: m[5]! });
+    }
+    return out;
+  }
+}
