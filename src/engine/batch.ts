@@ -1,0 +1,335 @@
+import { ShadowError, type ShadowErrorJSON } from '../errors.js';
+import { batchMessage, captureMessage, parseTrailers, type ShadowTrailers } from '../core/commit-message.js';
+import { hashObject, serializeCommit, type Commit, type Oid } from '../core/git-objects.js';
+import { opPaths, type BatchInput, type OpResult } from '../core/ops.js';
+import { draftRef } from '../core/ref-names.js';
+import { resolveBatch, type Patcher, type Resolution } from '../core/resolve-batch.js';
+import { editTree } from '../core/tree-edit.js';
+import { lookupPath } from '../core/tree-lookup.js';
+import { writeDraftMeta } from '../store/draft-meta.js';
+import type { PackObject } from '../store/pack-writer.js';
+import { RefMoved } from '../store/refs.js';
+import { planCaptures } from './captures.js';
+import { checkWorktree, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
+import { StagedObjects } from './staged-objects.js';
+import type { Workspace } from './workspace.js';
+
+/** The outcome of a batch: the batch tool's output shape, plus what shadow knows. */
+export interface BatchResult {
+  success: boolean;
+  results: OpResult[];
+  error?: ShadowErrorJSON;
+  /** The draft's tip after the batch (the new commit, or the unchanged tip). */
+  commit: Oid | null;
+  /** The batch number, or null when nothing was committed. */
+  batch: number | null;
+  draft: string;
+  created_draft?: boolean;
+  /** Paths whose working-tree state was recorded first, in a capture commit. */
+  captured?: string[];
+  /** True when every op was already in place, so no commit was made. */
+  unchanged?: boolean;
+}
+
+export interface BatchOptions {
+  draft: string;
+  actor: string;
+  allowIgnored?: boolean;
+  maxContentBytes?: number;
+  /** Commit even when the batch changes nothing (plans record every step). */
+  allowEmpty?: boolean;
+  /** Extra trailers (plan, session). */
+  trailers?: Pick<ShadowTrailers, 'plan' | 'planBatch' | 'session'>;
+}
+
+const MAX_ATTEMPTS = 25;
+
+/**
+ * Run one batch as one atomic commit on a draft: resolve every op in memory
+ * against the tip; only when all resolve, write the objects (one durable
+ * pack) and move the ref by compare-and-swap. When another writer moved the
+ * tip meanwhile, resolve again on the new tip: ops that still apply commit on
+ * top; a path another writer changed under an op that assumed the old
+ * content fails the batch with CONFLICT. Nothing is ever half-written.
+ */
+export async function runBatch(ws: Workspace, input: BatchInput, options: BatchOptions): Promise<BatchResult> {
+  const repo = ws.repo;
+  // A draft that does not exist yet is made by its first batch that commits: a
+  // rejected batch leaves no trace, not even an empty draft.
+  const existing = loadDraft(ws, options.draft);
+  const first = existing ?? unbornDraft(ws, options.draft, { actor: options.actor });
+  let unborn = existing === undefined;
+  let created = false;
+  checkWorktree(ws, first);
+  const patcher: Patcher | undefined = input.operations.some((o) => o.operation === 'patch')
+    ? await import('../core/text-patch.js')
+    : undefined;
+  const settings = {
+    maxContentBytes: options.maxContentBytes ?? ws.settings.maxContentBytes,
+    allowIgnored: options.allowIgnored ?? ws.settings.allowIgnored,
+  };
+  const touched = [...new Set(input.operations.flatMap(opPaths))];
+  const baseTip = first.tip;
+  let draft: Draft = first;
+
+  for (let attempt = 1; ; attempt++) {
+    const outcome = attemptBatch(ws, draft, input, options, settings, patcher, baseTip, touched);
+    if (!outcome.commit) {
+      return finish(outcome.result, created);
+    }
+    try {
+      if (unborn) {
+        try {
+          await publishDraft(ws, draft);
+          created = true;
+        } catch (e) {
+          if (!(e instanceof ShadowError) || e.code !== 'DRAFT_EXISTS') throw e;
+          throw new RefMoved(draft.ref, undefined);
+        } finally {
+          unborn = false;
+        }
+      }
+      await repo.refs.update({
+        ref: draftRef(draft.name),
+        expected: draft.tip,
+        next: outcome.commit.oid,
+        message: `shadow: batch ${outcome.commit.batch}: ${input.intent?.split('\n')[0] ?? outcome.commit.summary}`,
+        who: repo.committer(),
+      });
+    } catch (e) {
+      if (!(e instanceof RefMoved)) throw e;
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${MAX_ATTEMPTS} attempts of this batch`, {
+          hint: 'too many writers on one draft; retry, or give each writer its own draft',
+          data: { draft: draft.name, attempts: attempt },
+        });
+      }
+      draft = requireDraft(ws, draft.name);
+      continue;
+    }
+    const meta = {
+      ...draft.meta,
+      bases: { ...draft.meta.bases, ...outcome.commit.newBases },
+      bases_tip: outcome.commit.oid,
+      high_batch: Math.max(draft.meta.high_batch, outcome.commit.batch),
+    };
+    ws.metaCache.set(draft.name, meta);
+    writeDraftMeta(ws.ctx, repo.shadowDir, meta, false);
+    return finish(outcome.result, created);
+  }
+}
+
+function finish(result: BatchResult, created: boolean): BatchResult {
+  return created ? { ...result, created_draft: true } : result;
+}
+
+interface Attempt {
+  result: BatchResult;
+  commit?: { oid: Oid; batch: number; summary: string; newBases: Record<string, { mode: string; oid: Oid } | null> };
+}
+
+function failure(draftName: string, tip: Oid, results: OpResult[], problems: Array<{ index: number; error: ShadowError }>): BatchResult {
+  const firstProblem = problems[0]!;
+  const list = problems
+    .map((p) => `#${p.index + 1} ${results[p.index]!.operation} ${results[p.index]!.path}: ${p.error.message}`)
+    .join('; ');
+  const noun = problems.length === 1 ? 'operation' : 'operations';
+  const error = new ShadowError(
+    firstProblem.error.code,
+    `batch rejected, nothing was written: ${problems.length} of ${results.length} ${noun} failed: ${list}`,
+    { hint: firstProblem.error.hint, data: { failures: problems.map((p) => ({ index: p.index, ...p.error.toJSON() })) } },
+  );
+  return { success: false, results, error: error.toJSON(), commit: tip, batch: null, draft: draftName };
+}
+
+function attemptBatch(
+  ws: Workspace,
+  draft: Draft,
+  input: BatchInput,
+  options: BatchOptions,
+  settings: { maxContentBytes: number; allowIgnored: boolean },
+  patcher: Patcher | undefined,
+  baseTip: Oid,
+  touched: string[],
+): Attempt {
+  const repo = ws.repo;
+  const tipCommit = repo.objects.readCommit(draft.tip);
+  const staged = new StagedObjects(repo.objects);
+  const lower = ws.lower(draft.meta.root);
+
+  // 1. First touches: record the lower layer's state where it differs.
+  const plan = planCaptures(touched, {
+    reader: repo.objects,
+    tipTree: tipCommit.tree,
+    bases: draft.meta.bases,
+    lower,
+    trustExecutableBit: repo.config.getBool('core.filemode') ?? true,
+    ignore: ws.ignoreRules(),
+    allowIgnored: settings.allowIgnored,
+  });
+  for (const [oid, bytes] of plan.blobs) staged.blobs.set(oid, bytes);
+  let base = tipCommit.tree;
+  if (plan.changes.size > 0) {
+    const edited = editTree(staged, base, plan.changes);
+    staged.addTrees(edited.trees);
+    base = edited.root;
+  }
+
+  // 2. Resolve every op in memory against tip + captures.
+  const resolution: Resolution = resolveBatch(staged, base, input.operations, { maxContentBytes: settings.maxContentBytes, patcher });
+  const problems: Array<{ index: number; error: ShadowError }> = [];
+  input.operations.forEach((op, index) => {
+    const pathProblem = opPaths(op).map((p) => plan.problems.get(p)).find((e) => e !== undefined);
+    if (pathProblem) problems.push({ index, error: pathProblem });
+  });
+  resolution.problems.forEach((p) => {
+    if (!problems.some((q) => q.index === p.index)) problems.push({ index: p.index, error: new ShadowError(p.code, p.message, { hint: p.hint, data: p.data }) });
+  });
+  problems.sort((a, b) => a.index - b.index);
+
+  // 3. A retry on a moved tip: paths another writer changed meanwhile conflict.
+  if (draft.tip !== baseTip) {
+    for (const c of concurrentConflicts(ws, draft, input, baseTip, touched, resolution)) {
+      const at = problems.findIndex((p) => p.index === c.index);
+      if (at === -1) problems.push(c);
+      else problems[at] = c;
+    }
+    problems.sort((a, b) => a.index - b.index);
+  }
+
+  if (problems.length > 0) {
+    const results = resolution.results.map((r, i) => {
+      const p = problems.find((q) => q.index === i);
+      if (p) return { ...r, success: false, status: 'failed' as const, error: p.error.toJSON() };
+      return { ...r, success: false, status: 'not_applied' as const, error: undefined };
+    });
+    for (const r of results) if (r.error === undefined) delete r.error;
+    return { result: failure(draft.name, draft.tip, results, problems) };
+  }
+
+  const edited = editTree(staged, base, resolution.changes);
+  if (edited.root === base && !options.allowEmpty) {
+    return { result: { success: true, results: resolution.results, commit: draft.tip, batch: null, draft: draft.name, unchanged: true } };
+  }
+
+  // 4. Build the commits: capture (if any), then the batch.
+  const tipTrailers = parseTrailers(tipCommit.message);
+  const batch = Math.max(draft.meta.high_batch, tipTrailers.batch ?? 0, tipTrailers.capture ?? 0) + 1;
+  const committer = repo.committer();
+  const objects: PackObject[] = [];
+  let parent = draft.tip;
+  const capturedPaths = [...plan.changes.keys()];
+  if (plan.changes.size > 0) {
+    for (const [oid, content] of plan.blobs) objects.push({ oid, type: 'blob', content });
+    const captureCommit: Commit = {
+      tree: base,
+      parents: [parent],
+      author: committer,
+      committer,
+      message: captureMessage(draft.name, batch, capturedPaths),
+    };
+    parent = pushCommit(ws, objects, captureCommit);
+  }
+  for (const entry of resolution.changes.values()) {
+    if (entry && resolution.blobs.has(entry.oid)) objects.push({ oid: entry.oid, type: 'blob', content: resolution.blobs.get(entry.oid)! });
+  }
+  for (const t of [...staged.trees.values(), ...edited.trees]) objects.push({ oid: t.oid, type: 'tree', content: t.content });
+  const trailers: ShadowTrailers = { draft: draft.name, batch, actor: options.actor, ...options.trailers };
+  const batchCommit: Commit = {
+    tree: edited.root,
+    parents: [parent],
+    author: repo.actorSignature(options.actor),
+    committer,
+    message: batchMessage(input.intent, resolution.opLines, trailers),
+  };
+  const oid = pushCommit(ws, objects, batchCommit);
+  repo.objects.write(objects);
+  for (const t of [...staged.trees.values(), ...edited.trees]) repo.objects.rememberTree(t.oid, t.entries);
+
+  const newBases: Record<string, { mode: string; oid: Oid } | null> = {};
+  for (const [path, entry] of plan.changes) newBases[path] = entry;
+  // Exactly the paths the batch commit changes, as a walk of the history would find them.
+  for (const [path, after] of resolution.changes) {
+    if (path in draft.meta.bases || path in newBases) continue;
+    const before = lookupPath(staged, base, path);
+    const entry = before.kind === 'file' ? { mode: before.mode, oid: before.oid } : null;
+    if (entry?.oid === after?.oid && entry?.mode === after?.mode) continue;
+    newBases[path] = entry;
+  }
+  const result: BatchResult = { success: true, results: resolution.results, commit: oid, batch, draft: draft.name };
+  if (capturedPaths.length > 0) result.captured = capturedPaths;
+  return { result, commit: { oid, batch, summary: batchCommit.message.split('\n')[0]!, newBases } };
+}
+
+function pushCommit(ws: Workspace, objects: PackObject[], commit: Commit): Oid {
+  const content = serializeCommit(commit);
+  const oid = hashObject('commit', content);
+  objects.push({ oid, type: 'commit', content });
+  ws.repo.objects.rememberCommit(oid, commit);
+  return oid;
+}
+
+const MERGING_OPS = new Set(['edit', 'patch']);
+
+/**
+ * Ops whose path another writer changed between the tip this batch was sent
+ * against and the tip it is now resolving on. An edit or patch that still
+ * applies merges; any other op assumed the old content, and a failing edit
+ * or patch no longer finds it: both are conflicts, never silent overwrites.
+ */
+function concurrentConflicts(
+  ws: Workspace,
+  draft: Draft,
+  input: BatchInput,
+  baseTip: Oid,
+  touched: string[],
+  resolution: Resolution,
+): Array<{ index: number; error: ShadowError }> {
+  const repo = ws.repo;
+  const oldTree = repo.objects.readCommit(baseTip).tree;
+  const newTree = repo.objects.readCommit(draft.tip).tree;
+  const moved = new Set<string>();
+  for (const path of touched) {
+    const a = lookupPath(repo.objects, oldTree, path);
+    const b = lookupPath(repo.objects, newTree, path);
+    const same = a.kind === b.kind && (a.kind !== 'file' || (b.kind === 'file' && a.oid === b.oid && a.mode === b.mode));
+    if (!same) moved.add(path);
+  }
+  const out: Array<{ index: number; error: ShadowError }> = [];
+  input.operations.forEach((op, index) => {
+    const path = opPaths(op).find((p) => moved.has(p));
+    if (path === undefined) return;
+    const stillApplies = MERGING_OPS.has(op.operation) && resolution.results[index]?.success !== false && !resolution.problems.some((p) => p.index === index);
+    if (stillApplies) return;
+    const by = changedBy(ws, draft.tip, baseTip, path);
+    out.push({
+      index,
+      error: new ShadowError('CONFLICT', `${path} was changed by ${by.label} while this batch was being written`, {
+        hint: 'read the path again and resend the batch',
+        data: { path, commit: by.oid, batch: by.batch, actor: by.actor },
+      }),
+    });
+  });
+  return out;
+}
+
+/** The newest commit between `from` (exclusive) and `tip` that changed `path`. */
+function changedBy(ws: Workspace, tip: Oid, from: Oid, path: string): { oid: Oid; label: string; batch?: number; actor?: string } {
+  const repo = ws.repo;
+  let oid: Oid | undefined = tip;
+  while (oid && oid !== from) {
+    const c = repo.objects.readCommit(oid);
+    const parent: Oid | undefined = c.parents[0];
+    const before = parent ? lookupPath(repo.objects, repo.objects.readCommit(parent).tree, path) : { kind: 'absent' as const };
+    const after = lookupPath(repo.objects, c.tree, path);
+    const differs = before.kind !== after.kind || (before.kind === 'file' && after.kind === 'file' && (before.oid !== after.oid || before.mode !== after.mode));
+    if (differs) {
+      const t = parseTrailers(c.message);
+      const who = t.actor ? ` (actor ${t.actor})` : '';
+      const what = t.batch !== undefined ? `batch ${t.batch}` : t.capture !== undefined ? `the capture before batch ${t.capture}` : 'a commit';
+      return { oid, label: `${what}, commit ${oid.slice(0, 12)}${who}`, batch: t.batch, actor: t.actor };
+    }
+    oid = parent;
+  }
+  return { oid: tip, label: `commit ${tip.slice(0, 12)}` };
+}

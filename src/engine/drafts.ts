@@ -1,0 +1,258 @@
+import { ShadowError } from '../errors.js';
+import { emptyRootMessage } from '../core/commit-message.js';
+import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../core/git-objects.js';
+import { ARCHIVE_PREFIX, checkpointsPrefix, draftRef, DRAFTS_PREFIX, refComponentProblem } from '../core/ref-names.js';
+import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
+import { listDir, tryUnlink } from '../store/durable-file.js';
+import { RefMoved } from '../store/refs.js';
+import { accumulateBases, findRoot, highestBatch, historySince, isOnHistory } from './history.js';
+import { resolveCommitish } from './rev-parse.js';
+import type { Workspace } from './workspace.js';
+
+/** A draft as loaded: its tip and metadata whose bases belong to that tip. */
+export interface Draft {
+  name: string;
+  ref: string;
+  tip: Oid;
+  meta: DraftMeta;
+}
+
+/** Throw INVALID_DRAFT_NAME unless `name` is one valid ref component. */
+export function checkDraftName(name: string): void {
+  const problem = refComponentProblem(name);
+  if (problem) {
+    throw new ShadowError('INVALID_DRAFT_NAME', `"${name}" is not a valid draft name: ${problem}`, {
+      hint: 'use letters, digits, "-", "_" and "." (one ref component, as `git check-ref-format` accepts)',
+      data: { name },
+    });
+  }
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Rebuild lost metadata from the ref's history. */
+function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
+  const root = findRoot(ws.repo, name, tip);
+  const history = historySince(ws.repo, tip, root);
+  const rootCommit = ws.repo.objects.readCommit(root);
+  return {
+    version: 1,
+    name,
+    root,
+    created_at: isoTime(rootCommit.committer.timestamp * 1000),
+    created_by: 'unknown',
+    from: root,
+    worktree: ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir,
+    status: 'open',
+    high_batch: highestBatch(history),
+    bases_tip: tip,
+    bases: accumulateBases(ws.repo, {}, history),
+  };
+}
+
+/** Bring the cached bases of `meta` up to `tip`, from the history when they are stale. */
+function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): DraftMeta {
+  if (meta.bases_tip === tip) return meta;
+  const repo = ws.repo;
+  let bases;
+  let high = meta.high_batch;
+  if (isOnHistory(repo, tip, meta.bases_tip, meta.root)) {
+    const history = historySince(repo, tip, meta.bases_tip);
+    bases = accumulateBases(repo, meta.bases, history);
+    high = Math.max(high, highestBatch(history));
+  } else {
+    const history = historySince(repo, tip, meta.root);
+    bases = accumulateBases(repo, {}, history);
+    high = Math.max(high, highestBatch(history));
+  }
+  return { ...meta, bases, bases_tip: tip, high_batch: high };
+}
+
+/** Load a draft, or undefined when its ref does not exist. */
+export function loadDraft(ws: Workspace, name: string): Draft | undefined {
+  checkDraftName(name);
+  const ref = draftRef(name);
+  const tip = ws.repo.refs.resolve(ref);
+  if (tip === undefined) {
+    ws.metaCache.delete(name);
+    return undefined;
+  }
+  let meta = ws.metaCache.get(name);
+  if (!meta || meta.bases_tip !== tip) meta = readDraftMeta(ws.ctx, ws.repo.shadowDir, name);
+  let fresh = meta ?? reconstructMeta(ws, name, tip);
+  fresh = refreshBases(ws, fresh, tip);
+  if (fresh !== meta) writeDraftMeta(ws.ctx, ws.repo.shadowDir, fresh, false);
+  ws.metaCache.set(name, fresh);
+  return { name, ref, tip, meta: fresh };
+}
+
+/** Load a draft that must exist. */
+export function requireDraft(ws: Workspace, name: string): Draft {
+  const d = loadDraft(ws, name);
+  if (!d) {
+    throw new ShadowError('DRAFT_NOT_FOUND', `there is no draft "${name}"`, {
+      hint: 'list drafts with `shadow draft list`; a draft is created by `shadow draft new` or by its first batch',
+      data: { draft: name },
+    });
+  }
+  return d;
+}
+
+/** Refuse to write to a draft whose lower layer is another worktree's. */
+export function checkWorktree(ws: Workspace, draft: Draft): void {
+  const mine = ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir;
+  if (draft.meta.worktree !== null && mine !== null && draft.meta.worktree !== mine) {
+    throw new ShadowError('DRAFT_WORKTREE_MISMATCH', `draft "${draft.name}" belongs to the worktree of ${draft.meta.worktree}`, {
+      hint: 'run shadow in that worktree, or make a draft for this one with `shadow draft new <name>`',
+      data: { draft: draft.name, worktree: draft.meta.worktree },
+    });
+  }
+}
+
+/** The commit a new draft starts from: a commit-ish, HEAD, or an empty root when there is no commit. */
+function startingPoint(ws: Workspace, name: string, from: string | undefined): { root: Oid; from: string } {
+  const repo = ws.repo;
+  if (from !== undefined) return { root: resolveCommitish(repo, from), from };
+  const head = repo.refs.resolve('HEAD');
+  if (head !== undefined) return { root: head, from: 'HEAD' };
+  const who = repo.committer();
+  const commit = { tree: EMPTY_TREE_OID, parents: [], author: who, committer: who, message: emptyRootMessage(name) };
+  const content = serializeCommit(commit);
+  const oid = hashObject('commit', content);
+  repo.objects.write([
+    { oid: EMPTY_TREE_OID, type: 'tree', content: Buffer.alloc(0) },
+    { oid, type: 'commit', content },
+  ]);
+  return { root: oid, from: 'empty' };
+}
+
+/**
+ * A draft that does not exist yet, as it would start (from HEAD, or an empty
+ * root in a repository with no commit). Nothing is written but, in an empty
+ * repository, the root commit object.
+ */
+export function unbornDraft(ws: Workspace, name: string, options: { from?: string; actor: string }): Draft {
+  checkDraftName(name);
+  const repo = ws.repo;
+  const start = startingPoint(ws, name, options.from);
+  const meta: DraftMeta = {
+    version: 1,
+    name,
+    root: start.root,
+    created_at: isoTime(ws.ctx.clock.now()),
+    created_by: options.actor,
+    from: start.from,
+    worktree: repo.layout.worktree === null ? null : repo.layout.gitdir,
+    status: 'open',
+    high_batch: 0,
+    bases_tip: start.root,
+    bases: {},
+  };
+  return { name, ref: draftRef(name), tip: start.root, meta };
+}
+
+/** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
+export async function publishDraft(ws: Workspace, draft: Draft): Promise<void> {
+  const repo = ws.repo;
+  // Metadata first: a ref never exists without the root it was made from.
+  writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
+  try {
+    await repo.refs.update({ ref: draft.ref, expected: null, next: draft.meta.root, message: `shadow: draft new ${draft.name} from ${draft.meta.from}`, who: repo.committer() });
+  } catch (e) {
+    if (e instanceof RefMoved) {
+      throw new ShadowError('DRAFT_EXISTS', `draft "${draft.name}" was created by another process just now`, { data: { draft: draft.name } });
+    }
+    throw e;
+  }
+  ws.metaCache.set(draft.name, draft.meta);
+}
+
+/**
+ * Create draft `name` at `from` (default HEAD). O(1): a ref and a metadata
+ * file, no scan of the working tree.
+ */
+export async function createDraft(ws: Workspace, name: string, options: { from?: string; actor: string }): Promise<Draft> {
+  checkDraftName(name);
+  if (ws.repo.refs.resolve(draftRef(name)) !== undefined) {
+    throw new ShadowError('DRAFT_EXISTS', `draft "${name}" already exists`, {
+      hint: `use it with --draft ${name}, or drop it first with \`shadow draft drop ${name}\``,
+      data: { draft: name },
+    });
+  }
+  const draft = unbornDraft(ws, name, options);
+  await publishDraft(ws, draft);
+  return draft;
+}
+
+/** Summary of a draft for listings. */
+export interface DraftSummary {
+  name: string;
+  tip: Oid;
+  root: Oid;
+  status: string;
+  batches: number;
+  created_at: string;
+  touched: number;
+}
+
+/** Every draft of the repository. */
+export function listDrafts(ws: Workspace): DraftSummary[] {
+  return ws.repo.refs.list(DRAFTS_PREFIX).map(({ ref }) => {
+    const d = requireDraft(ws, ref.slice(DRAFTS_PREFIX.length));
+    return {
+      name: d.name,
+      tip: d.tip,
+      root: d.meta.root,
+      status: d.meta.status,
+      batches: d.tip === d.meta.root ? 0 : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
+      created_at: d.meta.created_at,
+      touched: Object.keys(d.meta.bases).length,
+    };
+  });
+}
+
+function compactStamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * Drop a draft. Unless `purge`, its tip and checkpoints stay reachable under
+ * `refs/shadow/archive/<draft>/<time>/`, and its metadata moves beside them,
+ * so `shadow draft new <name> --from <archive ref>` brings the work back.
+ */
+export async function dropDraft(ws: Workspace, name: string, options: { purge: boolean }): Promise<{ archive?: string }> {
+  const draft = requireDraft(ws, name);
+  const repo = ws.repo;
+  const who = repo.committer();
+  const checkpoints = repo.refs.list(checkpointsPrefix(name));
+  let archive: string | undefined;
+  if (!options.purge) {
+    archive = `${ARCHIVE_PREFIX}${name}/${compactStamp(ws.ctx.clock.now())}`;
+    await repo.refs.update({ ref: `${archive}/tip`, expected: null, next: draft.tip, message: `shadow: archive of draft ${name}`, who });
+    for (const cp of checkpoints) {
+      const cpName = cp.ref.slice(checkpointsPrefix(name).length);
+      await repo.refs.update({ ref: `${archive}/checkpoints/${cpName}`, expected: null, next: cp.oid, message: `shadow: archive of checkpoint ${cpName}`, who });
+    }
+  }
+  for (const cp of checkpoints) await repo.refs.delete(cp.ref, cp.oid);
+  await repo.refs.delete(draft.ref, draft.tip);
+  const dir = draftDir(repo.shadowDir, name);
+  for (const f of listDir(ws.ctx.fs, dir)) {
+    if (!options.purge && archive) {
+      const dest = `${repo.shadowDir}/archive/${archive.slice(ARCHIVE_PREFIX.length)}`;
+      ws.ctx.fs.mkdirSync(dest, { recursive: true });
+      ws.ctx.fs.renameSync(`${dir}/${f}`, `${dest}/${f}`);
+    } else {
+      tryUnlink(ws.ctx.fs, `${dir}/${f}`);
+    }
+  }
+  try {
+    ws.ctx.fs.rmdirSync(dir);
+  } catch {
+    /* already gone, or something else lives there */
+  }
+  ws.metaCache.delete(name);
+  return archive ? { archive: `${archive}/tip` } : {};
+}

@@ -1,0 +1,87 @@
+import { ShadowError } from '../errors.js';
+import { parseTrailers, type ShadowTrailers } from '../core/commit-message.js';
+import type { Commit, Oid } from '../core/git-objects.js';
+import { diffTrees } from '../core/tree-diff.js';
+import type { FileEntry } from '../core/tree-lookup.js';
+import type { Repository } from '../store/repository.js';
+
+/** A commit of a draft's first-parent history, with its trailers. */
+export interface HistoryCommit {
+  oid: Oid;
+  commit: Commit;
+  trailers: ShadowTrailers;
+}
+
+/** Captured bases: path → its lower-layer entry when the draft first changed it (null: absent). */
+export type Bases = Record<string, FileEntry | null>;
+
+/**
+ * The first-parent history from `tip` back to (not including) `stop`,
+ * newest first. Fails when the walk reaches a commit with no parent before
+ * `stop`: the ref then no longer descends from its draft's root.
+ */
+export function historySince(repo: Repository, tip: Oid, stop: Oid): HistoryCommit[] {
+  const out: HistoryCommit[] = [];
+  let oid: Oid | undefined = tip;
+  while (oid !== stop) {
+    if (oid === undefined) {
+      throw new ShadowError('CORRUPT_REF', `the draft's history from ${tip.slice(0, 12)} does not reach its root ${stop.slice(0, 12)}`, {
+        hint: 'the draft ref was rewritten outside shadow; move it back with `shadow undo`, or drop the draft',
+        data: { tip, root: stop },
+      });
+    }
+    const commit = repo.objects.readCommit(oid);
+    out.push({ oid, commit, trailers: parseTrailers(commit.message) });
+    oid = commit.parents[0];
+  }
+  return out;
+}
+
+/** True when `ancestor` is on the first-parent history of `tip` down to `root`. */
+export function isOnHistory(repo: Repository, tip: Oid, ancestor: Oid, root: Oid): boolean {
+  let oid: Oid | undefined = tip;
+  for (;;) {
+    if (oid === ancestor) return true;
+    if (oid === root || oid === undefined) return false;
+    oid = repo.objects.readCommit(oid).parents[0];
+  }
+}
+
+/**
+ * Add to `bases` what the commits in `newestFirst` tell: the first commit
+ * that changes a path fixes its base — the entry it captured (a capture
+ * commit records the lower layer's state) or the entry before it (a batch
+ * commit changes the draft's own content).
+ */
+export function accumulateBases(repo: Repository, bases: Bases, newestFirst: readonly HistoryCommit[]): Bases {
+  const out: Bases = { ...bases };
+  for (let i = newestFirst.length - 1; i >= 0; i--) {
+    const h = newestFirst[i]!;
+    const parentTree = h.commit.parents[0] ? repo.objects.readCommit(h.commit.parents[0]).tree : null;
+    for (const change of diffTrees(repo.objects, parentTree, h.commit.tree)) {
+      if (change.path in out) continue;
+      out[change.path] = h.trailers.capture !== undefined ? change.new : change.old;
+    }
+  }
+  return out;
+}
+
+/** The highest batch number in a history. */
+export function highestBatch(history: readonly HistoryCommit[]): number {
+  let n = 0;
+  for (const h of history) n = Math.max(n, h.trailers.batch ?? 0, h.trailers.capture ?? 0);
+  return n;
+}
+
+/** The root of a draft when its metadata is lost: the newest commit not made for this draft. */
+export function findRoot(repo: Repository, draft: string, tip: Oid): Oid {
+  let oid = tip;
+  for (;;) {
+    const commit = repo.objects.readCommit(oid);
+    const t = parseTrailers(commit.message);
+    if (t.draft !== draft || (t.batch === undefined && t.capture === undefined)) return oid;
+    const parent = commit.parents[0];
+    if (parent === undefined) return oid;
+    oid = parent;
+  }
+}

@@ -1,0 +1,111 @@
+import { ShadowError } from '../errors.js';
+import { MODE, type Oid } from '../core/git-objects.js';
+import { isInside, parentDirs } from '../core/path-rules.js';
+import { lookupPath } from '../core/tree-lookup.js';
+import type { LowerDirEntry } from '../store/lower-layer.js';
+import { loadDraft, type Draft } from './drafts.js';
+import type { Workspace } from './workspace.js';
+
+/** A file as the draft's view shows it. */
+export interface ViewFile {
+  path: string;
+  /** `draft` when the draft changed the path, `lower` when it comes from the working tree (or root). */
+  source: 'draft' | 'lower';
+  type: 'file' | 'symlink' | 'submodule';
+  mode: string;
+  /** Blob id of the content. */
+  oid: Oid;
+  content: Buffer;
+}
+
+/** An entry of a directory of the view. */
+export interface ViewEntry {
+  name: string;
+  type: 'file' | 'dir' | 'symlink' | 'submodule' | 'other';
+  source: 'draft' | 'lower';
+}
+
+function ownsPath(draft: Draft, path: string): boolean {
+  const bases = draft.meta.bases;
+  return path in bases || parentDirs(path).some((d) => d in bases);
+}
+
+function notFound(path: string, draft: string): ShadowError {
+  return new ShadowError('NOT_FOUND', `${path} does not exist in the view of draft "${draft}"`, {
+    hint: 'list what is there with `shadow ls`',
+    data: { path, draft },
+  });
+}
+
+function typeOfMode(mode: string): ViewFile['type'] {
+  return mode === MODE.symlink ? 'symlink' : mode === MODE.gitlink ? 'submodule' : 'file';
+}
+
+/**
+ * Read `path` through the draft's view: paths the draft changed come from
+ * its tip, every other path from the live lower layer. A draft that does not
+ * exist yet shows the lower layer as it is.
+ */
+export function readViewFile(ws: Workspace, draftName: string, path: string): ViewFile {
+  const draft = loadDraft(ws, draftName);
+  const repo = ws.repo;
+  if (draft && ownsPath(draft, path)) {
+    const k = lookupPath(repo.objects, repo.objects.readCommit(draft.tip).tree, path);
+    if (k.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
+    if (k.kind === 'absent') throw notFound(path, draftName);
+    const content = k.mode === MODE.gitlink ? Buffer.from(`${k.oid}\n`) : repo.objects.readBlob(k.oid);
+    return { path, source: 'draft', type: typeOfMode(k.mode), mode: k.mode, oid: k.oid, content };
+  }
+  const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
+  if (root === undefined && repo.layout.worktree === null) throw notFound(path, draftName);
+  const lower = ws.lower(root ?? '');
+  const l = lower.read(path);
+  if (l.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
+  if (l.kind === 'absent') throw notFound(path, draftName);
+  return { path, source: 'lower', type: typeOfMode(l.mode), mode: l.mode, oid: l.oid, content: l.content() };
+}
+
+function entryType(kind: LowerDirEntry['kind']): ViewEntry['type'] {
+  return kind;
+}
+
+/**
+ * List directory `dir` (`''` for the root) of the view: the lower layer's
+ * entries with the draft's changes laid over them. O(entries + paths the
+ * draft changed).
+ */
+export function listViewDir(ws: Workspace, draftName: string, dir: string): ViewEntry[] {
+  const draft = loadDraft(ws, draftName);
+  const repo = ws.repo;
+  const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
+  const entries = new Map<string, ViewEntry>();
+  const lowerList = root === undefined && repo.layout.worktree === null ? undefined : ws.lower(root ?? '').list(dir);
+  for (const e of lowerList ?? []) entries.set(e.name, { name: e.name, type: entryType(e.kind), source: 'lower' });
+
+  let draftHasDir = false;
+  if (draft) {
+    const tipTree = repo.objects.readCommit(draft.tip).tree;
+    const dirKind = dir === '' ? { kind: 'dir' as const, oid: tipTree } : lookupPath(repo.objects, tipTree, dir);
+    const inDir = new Set<string>();
+    for (const path of Object.keys(draft.meta.bases)) {
+      if (!isInside(path, dir)) continue;
+      const rest = dir === '' ? path : path.slice(dir.length + 1);
+      inDir.add(rest.split('/')[0]!);
+    }
+    draftHasDir = inDir.size > 0 && dirKind.kind === 'dir';
+    for (const name of inDir) {
+      const child = dir === '' ? name : `${dir}/${name}`;
+      const k = lookupPath(repo.objects, tipTree, child);
+      if (k.kind === 'absent') {
+        if (child in draft.meta.bases) entries.delete(name);
+        continue;
+      }
+      const type: ViewEntry['type'] = k.kind === 'dir' ? 'dir' : typeOfMode(k.mode);
+      entries.set(name, { name, type, source: 'draft' });
+    }
+  }
+  if (lowerList === undefined && !draftHasDir) {
+    throw new ShadowError('NOT_FOUND', `${dir || '.'} is not a directory in the view of draft "${draftName}"`, { data: { path: dir } });
+  }
+  return [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

@@ -1,0 +1,59 @@
+import type { Context } from '../context.js';
+import { DEFAULT_MAX_CONTENT_BYTES } from '../core/content.js';
+import type { Oid } from '../core/git-objects.js';
+import type { DraftMeta } from '../store/draft-meta.js';
+import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
+import { TreeLower, WorkingTreeLower, type LowerLayer } from '../store/lower-layer.js';
+import { Repository } from '../store/repository.js';
+
+/** Settings from git config (`shadow.*`), overridable per call. */
+export interface Settings {
+  maxContentBytes: number;
+  allowIgnored: boolean;
+}
+
+/**
+ * An open repository plus what the engine caches about it for the life of
+ * the handle: draft metadata (checked against the ref on every use) and the
+ * settings. One per `openShadow` call; nothing is shared between handles.
+ */
+export class Workspace {
+  readonly settings: Settings;
+  /** Draft metadata by name, valid while `bases_tip` equals the ref. */
+  readonly metaCache = new Map<string, DraftMeta>();
+
+  private constructor(readonly repo: Repository) {
+    const c = repo.config;
+    this.settings = {
+      maxContentBytes: c.getInt('shadow.maxcontentbytes') ?? DEFAULT_MAX_CONTENT_BYTES,
+      allowIgnored: c.getBool('shadow.allowignored') ?? false,
+    };
+  }
+
+  static open(ctx: Context, dir: string): Workspace {
+    return new Workspace(Repository.open(ctx, dir));
+  }
+
+  get ctx(): Context {
+    return this.repo.ctx;
+  }
+
+  /** The lower layer of a draft rooted at `root`: the working tree, or the root tree when bare. */
+  lower(root: Oid): LowerLayer {
+    const wt = this.repo.layout.worktree;
+    if (wt === null) return new TreeLower(this.repo.objects, this.repo.objects.readCommit(root).tree);
+    return new WorkingTreeLower(this.ctx, wt, this.repo.config.getBool('core.filemode') ?? true);
+  }
+
+  /** The ignore rules of the working tree, or undefined for a bare repository. */
+  ignoreRules(): IgnoreRules | undefined {
+    const wt = this.repo.layout.worktree;
+    if (wt === null) return undefined;
+    const files = baseIgnoreFiles(this.ctx.env, this.repo.layout.commondir, this.repo.config.get('core.excludesfile'));
+    return new IgnoreRules(this.ctx.fs, wt, files);
+  }
+
+  close(): void {
+    this.repo.close();
+  }
+}

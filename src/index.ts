@@ -1,0 +1,18 @@
+/**
+ * shadow's public library API. Everything a program needs to put file
+ * changes into drafts, inspect them and move them, with the same behaviour as
+ * the `shadow` CLI.
+ */
+export { openShadow, Shadow } from './shadow.js';
+export type { OpenOptions, DraftOption, BatchCallOptions, DiffFile } from './shadow.js';
+export type { Context, FileSystem, Clock, Ids, Env } from './context.js';
+export { ShadowError, isShadowError } from './errors.js';
+export type { ErrorCode, ShadowErrorJSON } from './errors.js';
+export type { BatchInput, FileOperation, FileMode, OpResult, OpStatus, OperationName } from './core/ops.js';
+export type { BatchResult } from './engine/batch.js';
+export type { LogEntry, ChangedFile, DraftStatus, Drift } from './engine/audit.js';
+export type { CheckpointInfo, RefMove } from './engine/checkpoints.js';
+export type { DraftSummary } from './engine/drafts.js';
+export type { ViewEntry, ViewFile } from './engine/view.js';
+export { BatchInputSchema, FileOperationSchema } from './schema.js';
+export { nodeContext } from './node-context.js';
