@@ -1,0 +1,59 @@
+import { pad, plural, short, shortTime } from '../output.js';
+import type { CommandContext } from '../run.js';
+
+/** `shadow log [-n N]` */
+export async function log(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const entries = await sh.log({ draft: ctx.draft, limit: ctx.argv.limit as number | undefined });
+  ctx.out.result({ draft: sh.draftName({ draft: ctx.draft }), batches: entries }, () => {
+    if (entries.length === 0) return `draft ${sh.draftName({ draft: ctx.draft })} has no batches yet`;
+    return entries
+      .map((e) => {
+        const head = `batch ${e.batch} · ${e.actor} · ${shortTime(e.time)} · ${e.intent} · ${plural(e.ops.length, 'op')}  ${short(e.commit)}`;
+        const ops = e.ops.map((o) => `    ${pad(o.operation, 7)} ${o.path}${o.arg ? ` ${o.operation === 'rename' ? '-> ' : ''}${o.arg}` : ''}${o.note ? ` (${o.note})` : ''}`);
+        const captured = e.captured.length ? [`    (captured first from the working tree: ${e.captured.join(', ')})`] : [];
+        return [head, ...ops, ...captured].join('\n');
+      })
+      .join('\n');
+  });
+}
+
+/** `shadow diff [range] [--stat | --name-status]` */
+export async function diff(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const nameStatus = ctx.argv['name-status'] === true;
+  const stat = ctx.argv.stat === true;
+  const content = nameStatus ? 'none' : stat ? 'stat' : 'patch';
+  const r = await sh.diff({ draft: ctx.draft, range: ctx.argv.range as string | undefined, content });
+  ctx.out.result(r, () => {
+    if (nameStatus) return r.files.map((f) => `${f.status}\t${f.path}`).join('\n');
+    if (stat) {
+      const width = Math.max(0, ...r.files.map((f) => f.path.length));
+      const lines = r.files.map((f) => ` ${pad(f.path, width)} | ${f.binary ? 'Bin' : `${(f.insertions ?? 0) + (f.deletions ?? 0)} ${'+'.repeat(Math.min(f.insertions ?? 0, 40))}${'-'.repeat(Math.min(f.deletions ?? 0, 40))}`}`);
+      const ins = r.files.reduce((n, f) => n + (f.insertions ?? 0), 0);
+      const del = r.files.reduce((n, f) => n + (f.deletions ?? 0), 0);
+      return [...lines, ` ${plural(r.files.length, 'file')} changed, ${plural(ins, 'insertion')}(+), ${plural(del, 'deletion')}(-)`].join('\n');
+    }
+    return r.files.map((f) => f.patch ?? '').join('');
+  });
+}
+
+/** `shadow status` */
+export async function status(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const s = await sh.status({ draft: ctx.draft });
+  ctx.out.result(s, () => {
+    if (!s.exists) return `draft ${s.draft} does not exist yet; its first batch creates it from HEAD`;
+    const lines = [`draft ${s.draft} at ${short(s.tip)} · ${plural(s.batches, 'batch', 'batches')} · ${plural(s.checkpoints, 'checkpoint')}`];
+    if (s.changed.length === 0) lines.push('no changes against the working tree bases');
+    else {
+      lines.push(`changes (${s.changed.length}):`);
+      for (const c of s.changed) lines.push(`  ${c.status} ${c.path}`);
+    }
+    if (s.drifted.length > 0) {
+      lines.push(`working tree moved away from the base (${s.drifted.length}):`);
+      for (const d of s.drifted) lines.push(`  ${d.path} (${d.found === null ? 'deleted' : d.expected === null ? 'created' : d.found === 'directory' ? 'now a directory' : d.found === 'unreadable' ? 'unreadable' : 'modified'})`);
+    }
+    return lines.join('\n');
+  });
+}

@@ -1,0 +1,73 @@
+import type { BatchResult } from '../../src/index.js';
+import { EXIT } from '../exit-status.js';
+import { pad, plural, short } from '../output.js';
+import { readAll, readInputText } from '../read-input.js';
+import type { CommandContext } from '../run.js';
+
+function describeResult(r: BatchResult): string {
+  const lines: string[] = [];
+  if (r.success) {
+    if (r.created_draft) lines.push(`created draft ${r.draft} from HEAD`);
+    if (r.captured?.length) lines.push(`captured the working tree's state of ${plural(r.captured.length, 'path')} first: ${r.captured.join(', ')}`);
+    lines.push(r.batch === null ? `nothing to change on draft ${r.draft}: every operation was already in place` : `batch ${r.batch} on draft ${r.draft}: ${short(r.commit)}`);
+  } else {
+    const failed = r.results.filter((op) => op.status === 'failed').length;
+    lines.push(
+      r.results.length > 0
+        ? `batch rejected on draft ${r.draft}, nothing was written: ${failed} of ${plural(r.results.length, 'operation')} failed`
+        : `batch rejected on draft ${r.draft}, nothing was written: ${r.error?.message ?? 'unknown error'}`,
+    );
+  }
+  for (const op of r.results) {
+    const target = op.to ? `${op.path} -> ${op.to}` : op.path;
+    lines.push(`  ${pad(op.status, 15)} ${target}${op.error ? `\n      ${op.error.message}` : ''}`);
+  }
+  return lines.join('\n');
+}
+
+/** Print a batch result; exit 1 when it failed. */
+function report(ctx: CommandContext, r: BatchResult): number {
+  ctx.out.result(r, () => describeResult(r));
+  if (!r.success && r.error) {
+    if (!ctx.out.json && r.error.hint) ctx.io.stderr(`hint: ${r.error.hint}\n`);
+    return EXIT.error;
+  }
+  return EXIT.ok;
+}
+
+/** `shadow batch <file|->` */
+export async function batch(ctx: CommandContext): Promise<number> {
+  const sh = await ctx.open();
+  const text = await readInputText(String(ctx.argv.file), ctx.io.cwd, ctx.io.stdin);
+  return report(ctx, await sh.batchText(text, { draft: ctx.draft, actor: ctx.actor }));
+}
+
+/** `shadow write <path>` (content from stdin) */
+export async function write(ctx: CommandContext): Promise<number> {
+  const sh = await ctx.open();
+  const bytes = await readAll(ctx.io.stdin);
+  const path = String(ctx.argv.path);
+  const content = ctx.argv.base64 ? new Uint8Array(bytes) : bytes.toString('utf8');
+  const mode = ctx.argv.mode as '100644' | '100755' | undefined;
+  return report(ctx, await sh.write(path, content, { draft: ctx.draft, actor: ctx.actor, mode, intent: ctx.argv.intent as string | undefined }));
+}
+
+/** `shadow edit <path> --old <s> --new <s>` */
+export async function edit(ctx: CommandContext): Promise<number> {
+  const sh = await ctx.open();
+  const r = await sh.edit(String(ctx.argv.path), String(ctx.argv.old), String(ctx.argv.new), { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined });
+  return report(ctx, r);
+}
+
+/** `shadow rm <path…>` */
+export async function rm(ctx: CommandContext): Promise<number> {
+  const sh = await ctx.open();
+  const paths = (ctx.argv.paths as unknown[]).map(String);
+  return report(ctx, await sh.remove(paths, { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }));
+}
+
+/** `shadow mv <from> <to>` */
+export async function mv(ctx: CommandContext): Promise<number> {
+  const sh = await ctx.open();
+  return report(ctx, await sh.move(String(ctx.argv.from), String(ctx.argv.to), { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }));
+}

@@ -1,0 +1,11 @@
+import type { Readable } from 'node:stream';
+
+/** What a CLI run may touch: injected so a command can run in-process in tests. */
+export interface CliIO {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: (s: string | Uint8Array) => void;
+  stderr: (s: string) => void;
+  stdin: Readable;
+  isTTY: boolean;
+}
