@@ -255,7 +255,7 @@ export class ObjectDatabase {
         [tmpPack, built.pack],
         [tmpIdx, built.idx],
       ] as const) {
-        const fd = fs.openSync(path, 'wx', 0o444);
+        const fd = fs.openSync(path, 'wx', 0o644);
         try {
           writeAll(fs, fd, data);
           fs.fsyncSync(fd);

@@ -1,0 +1,103 @@
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The bundled CLI, as users run it. */
+export const SHADOW_BIN = fileURLToPath(new URL('../../bin/shadow.mjs', import.meta.url));
+
+/** An environment that isolates git and shadow from the machine's own config. */
+export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of ['PATH', 'TMPDIR', 'LANG', 'SYSTEMROOT']) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  return { ...env, HOME: home, GIT_CONFIG_NOSYSTEM: '1', XDG_CONFIG_HOME: join(home, '.config'), TZ: 'UTC', ...extra };
+}
+
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+  json(): any;
+}
+
+/** A real repository in a temporary directory, with helpers to run git and shadow in it. */
+export class DiskRepo {
+  readonly root: string;
+  readonly dir: string;
+  readonly home: string;
+  env: Record<string, string>;
+
+  constructor(files: Record<string, string> | null = { 'README.md': 'Hello\n' }, options: { bare?: boolean } = {}) {
+    this.root = mkdtempSync(join(tmpdir(), 'shadow-test-'));
+    this.home = join(this.root, 'home');
+    this.dir = join(this.root, 'repo');
+    mkdirSync(this.home);
+    mkdirSync(this.dir);
+    this.env = isolatedEnv(this.home);
+    this.git('init', '-q', '-b', 'main', ...(options.bare ? ['--bare'] : []));
+    this.git('config', 'user.name', 'Test User');
+    this.git('config', 'user.email', 'test@example.com');
+    if (files && !options.bare) {
+      for (const [path, content] of Object.entries(files)) this.write(path, content);
+      this.git('add', '-A');
+      this.git('commit', '-q', '-m', 'initial commit');
+    }
+  }
+
+  path(p: string): string {
+    return join(this.dir, p);
+  }
+
+  write(p: string, content: string | Buffer): void {
+    mkdirSync(dirname(this.path(p)), { recursive: true });
+    writeFileSync(this.path(p), content);
+  }
+
+  read(p: string): string {
+    return readFileSync(this.path(p), 'utf8');
+  }
+
+  exists(p: string): boolean {
+    return existsSync(this.path(p));
+  }
+
+  /** Run native git; throws on a non-zero exit unless `allowFail`. */
+  git(...args: string[]): string {
+    const r = spawnSync('git', args, { cwd: this.dir, env: this.env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+    return r.stdout;
+  }
+
+  gitResult(...args: string[]): SpawnSyncReturns<string> {
+    return spawnSync('git', args, { cwd: this.dir, env: this.env, encoding: 'utf8' });
+  }
+
+  /** Run the shadow CLI. */
+  shadow(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {}): CliResult {
+    const r = spawnSync(process.execPath, [SHADOW_BIN, ...args], {
+      cwd: options.cwd ?? this.dir,
+      env: { ...this.env, ...options.env },
+      input: options.input,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const stdout = r.stdout ?? '';
+    return {
+      status: r.status ?? -1,
+      stdout,
+      stderr: r.stderr ?? '',
+      json: () => JSON.parse(stdout),
+    };
+  }
+
+  /** The value of a ref, or undefined. */
+  ref(name: string): string | undefined {
+    const r = this.gitResult('rev-parse', '-q', '--verify', name);
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  }
+
+  cleanup(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}

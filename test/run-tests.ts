@@ -1,0 +1,69 @@
+/**
+ * Runs every `*.test.js` next to this file, each in its own node process,
+ * as many at once as there are cores, and ends with `N passed, N failed`.
+ */
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.test.js'))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+const FILE_TIMEOUT_MS = 170_000;
+
+interface Outcome {
+  file: string;
+  passed: number;
+  failed: number;
+  output: string;
+  ms: number;
+}
+
+function runFile(file: string): Promise<Outcome> {
+  const start = Date.now();
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(here, file)], { env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => {
+      output += `\n${file}: killed after ${FILE_TIMEOUT_MS / 1000}s\n`;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const num = (label: string): number => {
+        const m = new RegExp(`${label}:\\s+(\\d+)`).exec(output);
+        return m ? Number(m[1]) : 0;
+      };
+      const passed = num('Passed');
+      // A skipped test counts as failed: a skip must never hide a failure.
+      let failed = Math.max(num('Total') - passed, num('Skipped'));
+      if (code !== 0 && failed === 0) failed = 1;
+      done({ file, passed, failed, output, ms: Date.now() - start });
+    });
+  });
+}
+
+const queue = [...files];
+const outcomes: Outcome[] = [];
+async function worker(): Promise<void> {
+  for (let file = queue.shift(); file; file = queue.shift()) {
+    const o = await runFile(file);
+    outcomes.push(o);
+    const mark = o.failed > 0 ? 'FAIL' : 'ok  ';
+    process.stdout.write(`${mark} ${o.file.padEnd(34)} ${String(o.passed).padStart(4)} passed ${String(o.failed).padStart(3)} failed  ${(o.ms / 1000).toFixed(1)}s\n`);
+    if (o.failed > 0) process.stdout.write(`${o.output}\n`);
+  }
+}
+const started = Date.now();
+await Promise.all(Array.from({ length: Math.max(1, availableParallelism()) }, worker));
+const passed = outcomes.reduce((n, o) => n + o.passed, 0);
+const failed = outcomes.reduce((n, o) => n + o.failed, 0);
+process.stdout.write(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s\n${passed} passed, ${failed} failed\n`);
+process.exitCode = failed > 0 ? 1 : 0;
