@@ -14,6 +14,7 @@ import {
 } from '../core/git-objects.js';
 import { fsyncDir, listDir, tryUnlink, writeAll } from './durable-file.js';
 import { PackIndex, type RawObject } from './pack-reader.js';
+import { consolidatePacks, SMALL_PACK_LIMIT } from './pack-consolidate.js';
 import { buildPack, type PackObject } from './pack-writer.js';
 
 /** Counters a benchmark prints next to its milliseconds. */
@@ -62,6 +63,8 @@ export class ObjectDatabase {
     private readonly ctx: Context,
     /** The `objects` directory. */
     readonly dir: string,
+    /** False with git's preciousObjects extension: packs are then never merged and removed. */
+    private readonly mayMergePacks = true,
   ) {}
 
   private packDir(): string {
@@ -241,6 +244,15 @@ export class ObjectDatabase {
    */
   write(objects: readonly PackObject[]): void {
     if (objects.length === 0) return;
+    this.writePack(objects);
+    if (this.mayMergePacks && (this.packs?.length ?? 0) >= SMALL_PACK_LIMIT) {
+      const dir = this.packDir();
+      if (consolidatePacks(this.ctx, { dir, read: (oid) => this.read(oid), writePack: (o) => this.writePack(o) }) > 0) this.rescan();
+    }
+  }
+
+  /** Write one durable pack; returns its `.idx` path. */
+  writePack(objects: readonly PackObject[]): string {
     const fs = this.ctx.fs;
     const built = buildPack(objects);
     const dir = this.packDir();
@@ -275,6 +287,7 @@ export class ObjectDatabase {
     this.stats.packsWritten++;
     const packs = this.listPacks();
     if (!packs.some((p) => p.idxPath === finalIdx)) packs.unshift(new PackIndex(fs, finalIdx));
+    return finalIdx;
   }
 
   close(): void {

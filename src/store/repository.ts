@@ -166,7 +166,7 @@ export class Repository {
     readonly layout: RepositoryLayout,
     readonly config: GitConfig,
   ) {
-    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`);
+    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, config.getBool('extensions.preciousobjects') !== true);
     const timeout = config.getInt('shadow.locktimeout') ?? DEFAULT_LOCK_TIMEOUT_MS;
     this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, timeout);
   }
