@@ -29,6 +29,12 @@ function splitText(b: Buffer): string {
   return b.toString('utf8');
 }
 
+/** A hunk range as git prints it: an empty range starts at the line before it (jsdiff gives the line after). */
+function hunkRange(start: number, lines: number): string {
+  if (lines === 1) return `${start}`;
+  return lines === 0 ? `${start - 1},0` : `${start},${lines}`;
+}
+
 /** The unified diff of one file, in git's format, with its line counts. */
 export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const { path, old, new: next } = input;
@@ -49,9 +55,7 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   let deletions = 0;
   const body: string[] = [`--- ${from}`, `+++ ${to}`];
   for (const h of patch.hunks) {
-    const oldRange = h.oldLines === 1 ? `${h.oldStart}` : `${h.oldLines === 0 ? h.oldStart : h.oldStart},${h.oldLines}`;
-    const newRange = h.newLines === 1 ? `${h.newStart}` : `${h.newLines === 0 ? h.newStart : h.newStart},${h.newLines}`;
-    body.push(`@@ -${oldRange} +${newRange} @@`);
+    body.push(`@@ -${hunkRange(h.oldStart, h.oldLines)} +${hunkRange(h.newStart, h.newLines)} @@`);
     for (const line of h.lines) {
       if (line.startsWith('+')) insertions++;
       else if (line.startsWith('-')) deletions++;

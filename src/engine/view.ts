@@ -2,7 +2,6 @@ import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../core/git-objects.js';
 import { isInside, parentDirs } from '../core/path-rules.js';
 import { lookupPath } from '../core/tree-lookup.js';
-import type { LowerDirEntry } from '../store/lower-layer.js';
 import { loadDraft, type Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
 
@@ -28,6 +27,12 @@ export interface ViewEntry {
 function ownsPath(draft: Draft, path: string): boolean {
   const bases = draft.meta.bases;
   return path in bases || parentDirs(path).some((d) => d in bases);
+}
+
+/** A directory that exists only because the draft made paths inside it. */
+function isDraftDir(ws: Workspace, draft: Draft, path: string): boolean {
+  if (!Object.keys(draft.meta.bases).some((p) => isInside(p, path))) return false;
+  return lookupPath(ws.repo.objects, ws.repo.objects.readCommit(draft.tip).tree, path).kind === 'dir';
 }
 
 function notFound(path: string, draft: string): ShadowError {
@@ -60,13 +65,11 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
   if (root === undefined && repo.layout.worktree === null) throw notFound(path, draftName);
   const lower = ws.lower(root ?? '');
   const l = lower.read(path);
-  if (l.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
+  if (l.kind === 'dir' || (l.kind === 'absent' && draft && isDraftDir(ws, draft, path))) {
+    throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
+  }
   if (l.kind === 'absent') throw notFound(path, draftName);
   return { path, source: 'lower', type: typeOfMode(l.mode), mode: l.mode, oid: l.oid, content: l.content() };
-}
-
-function entryType(kind: LowerDirEntry['kind']): ViewEntry['type'] {
-  return kind;
 }
 
 /**
@@ -80,7 +83,7 @@ export function listViewDir(ws: Workspace, draftName: string, dir: string): View
   const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
   const entries = new Map<string, ViewEntry>();
   const lowerList = root === undefined && repo.layout.worktree === null ? undefined : ws.lower(root ?? '').list(dir);
-  for (const e of lowerList ?? []) entries.set(e.name, { name: e.name, type: entryType(e.kind), source: 'lower' });
+  for (const e of lowerList ?? []) entries.set(e.name, { name: e.name, type: e.kind, source: 'lower' });
 
   let draftHasDir = false;
   if (draft) {
