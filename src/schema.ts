@@ -71,11 +71,15 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return v;
 }
 
+function withArticle(noun: string): string {
+  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
+}
+
 function kindOf(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+  return typeof v === 'object' ? 'an object' : withArticle(typeof v);
 }
 
 /** Turn zod issues into messages a person or a model can act on. */
@@ -87,7 +91,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unkno
       case 'invalid_type':
         return {
           path,
-          message: value === undefined ? `is missing (expected ${issue.expected})` : `must be ${issue.expected === 'array' ? 'an array' : `a ${issue.expected}`}, got ${kindOf(value)}`,
+          message: value === undefined ? `is missing (expected ${issue.expected})` : `must be ${withArticle(issue.expected)}, got ${kindOf(value)}`,
         };
       case 'unrecognized_keys':
         return { path, message: `has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` };

@@ -40,7 +40,6 @@ const MAX_OP_LINES = 1000;
 
 /** One line, no control characters, bounded: safe as a summary or a trailer value. */
 export function oneLine(s: string, max = MAX_SUMMARY): string {
-  // eslint-disable-next-line no-control-regex
   const flat = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
@@ -65,7 +64,9 @@ export function autoSummary(ops: readonly OpLine[]): string {
 export function batchMessage(intent: string | undefined, ops: readonly OpLine[], trailers: ShadowTrailers): string {
   const [first = '', ...rest] = (intent ?? '').split('\n');
   const summary = oneLine(first) || autoSummary(ops);
-  const extra = rest.join('\n').trim();
+  // The body is free text: no control characters (git refuses NUL) and no
+  // tab, which would make a line read as an op.
+  const extra = rest.join('\n').replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ').trim();
   const opLines = ops.slice(0, MAX_OP_LINES).map(formatOpLine);
   if (ops.length > MAX_OP_LINES) opLines.push(`… and ${ops.length - MAX_OP_LINES} more`);
   const body = [extra, opLines.join('\n')].filter((s) => s.length > 0).join('\n\n');
@@ -98,7 +99,7 @@ export function parseTrailers(message: string): ShadowTrailers {
   const trimmed = message.replace(/\s+$/, '');
   const last = trimmed.slice(trimmed.lastIndexOf('\n\n') + 1);
   for (const line of last.split('\n')) {
-    const m = /^(Shadow-[A-Za-z-]+):\s*(.*)$/.exec(line);
+    const m = /^(shadow-[a-z-]+):\s*(.*)$/i.exec(line);
     if (!m) continue;
     const entry = TRAILER_KEYS.find(([, name]) => name.toLowerCase() === m[1]!.toLowerCase());
     if (!entry) continue;
@@ -119,12 +120,14 @@ export function summaryOf(message: string): string {
   return nl === -1 ? message : message.slice(0, nl);
 }
 
+const OP_WORDS = new Set(['write', 'edit', 'patch', 'delete', 'rename', 'chmod', 'capture']);
+
 /** The op lines recorded in a batch commit's body. */
 export function parseOpLines(message: string): OpLine[] {
   const out: OpLine[] = [];
   for (const line of message.split('\n')) {
     const parts = line.split('\t');
-    if (parts.length < 2 || !/^[a-z_]+$/.test(parts[0]!)) continue;
+    if (parts.length < 2 || !OP_WORDS.has(parts[0]!)) continue;
     const op: OpLine = { operation: parts[0]!, path: parts[1]! };
     for (const extra of parts.slice(2)) {
       const note = /^\((.*)\)$/.exec(extra);

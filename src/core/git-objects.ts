@@ -125,14 +125,27 @@ export function compareTreeNames(
   return ca - cb;
 }
 
-/** Serialize tree entries; they must already be in git's order. */
+/** Serialize tree entries; they must already be in git's order. One allocation. */
 export function serializeTree(entries: readonly TreeEntry[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const e of entries) {
-    const mode = e.mode === '040000' ? MODE.tree : e.mode;
-    parts.push(Buffer.from(`${mode} `, 'latin1'), nameBuffer(e), Buffer.from([0]), Buffer.from(e.oid, 'hex'));
+  const names: Buffer[] = new Array(entries.length);
+  let size = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    const name = nameBuffer(e);
+    names[i] = name;
+    size += (e.mode === '040000' ? 5 : e.mode.length) + 1 + name.length + 1 + 20;
   }
-  return Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(size);
+  let p = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    p += out.write(e.mode === '040000' ? MODE.tree : e.mode, p, 'latin1');
+    out[p++] = 0x20;
+    p += names[i]!.copy(out, p);
+    out[p++] = 0;
+    p += out.write(e.oid, p, 'hex');
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- identities

@@ -64,8 +64,9 @@ export function diagnoseJson(text: string): JsonDiagnosis {
         if (i >= n) end(inside);
         const e = text[i]!;
         if (e === 'u') {
-          if (i + 4 >= n) end(inside);
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) bad('a bad \\u escape');
+          const hex = text.slice(i + 1, i + 5);
+          if (!/^[0-9a-fA-F]*$/.test(hex)) bad('a bad \\u escape');
+          if (hex.length < 4) end(inside);
           i += 5;
         } else if ('"\\/bfnrt'.includes(e)) i++;
         else bad(`a bad escape "\\${e}"`);
@@ -141,11 +142,15 @@ export function diagnoseJson(text: string): JsonDiagnosis {
       str('the string value');
       return;
     }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (m && m[0] !== '-') {
+    const rest = text.slice(i, i + 400);
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(rest);
+    const complete = m !== null && m[0] !== '-' && !/^[.eE]/.test(rest.slice(m[0].length));
+    if (complete) {
       i += m[0].length;
       return;
     }
+    // A number that the text stops in the middle of: "-", "1.", "1e", "2E+".
+    if (i + rest.length === n && /^-?(0|[1-9]\d*)?(\.\d*)?([eE][+-]?\d*)?$/.test(rest) && rest !== '') end('a number');
     for (const word of ['true', 'false', 'null']) {
       if (text.startsWith(word, i)) {
         i += word.length;

@@ -43,6 +43,5 @@ export function checkpointNameProblem(name: string): string | undefined {
   const problem = refComponentProblem(name);
   if (problem) return problem;
   if (/^\d+$/.test(name)) return 'it is a plain number, which `shadow rollback` reads as a batch number';
-  if (name.startsWith('~')) return 'it starts with "~", which `shadow rollback` reads as relative';
   return undefined;
 }

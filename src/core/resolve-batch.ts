@@ -1,6 +1,6 @@
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import type { OpLine } from './commit-message.js';
-import { decodeContent, decodeUtf8, meetsExpectation, parseExpect, blobOid, contentTooLarge } from './content.js';
+import { decodeContent, decodeUtf8, meetsExpectation, parseExpect, blobOid, contentTooLarge, loneSurrogateAt } from './content.js';
 import { MODE, type Oid } from './git-objects.js';
 import type { FileOperation, OpProblem, OpResult, OpStatus } from './ops.js';
 import { Overlay } from './overlay.js';
@@ -153,6 +153,14 @@ function ensureParentsAreDirs(overlay: Overlay, path: string): void {
   }
 }
 
+/** Refuse text UTF-8 cannot hold (a lone surrogate) rather than store a replacement character. */
+function checkText(text: string, field: string): void {
+  const at = loneSurrogateAt(text);
+  if (at !== -1) {
+    fail('INVALID_CONTENT', `${field} holds a lone UTF-16 surrogate at index ${at}, which UTF-8 cannot encode`, 'send valid Unicode text', { index: at });
+  }
+}
+
 function putText(text: string, env: OpEnv): Oid {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length > env.options.maxContentBytes) throw contentTooLarge(bytes.length, env.options.maxContentBytes);
@@ -175,6 +183,8 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
       return current.kind === 'absent' ? 'created' : 'updated';
     }
     case 'edit': {
+      checkText(op.old_content, 'old_content');
+      checkText(op.content, 'content');
       const { entry, text } = readText(op.path, current, env, 'edit');
       const found = occurrences(text, op.old_content, 50);
       if (found.length === 1) {
@@ -205,7 +215,15 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
     case 'patch': {
       const patcher = env.options.patcher;
       if (!patcher) throw new ShadowError('INTERNAL', 'patch support was not loaded');
+      checkText(op.diff, 'diff');
       const parsed = patcher.parseFilePatch(op.diff);
+      if (parsed.creates && current.kind !== 'absent') {
+        // A diff that creates the file, sent again: in place already, or a clash.
+        const { text } = readText(op.path, current, env, 'patch');
+        const created = patcher.applyFilePatch('', parsed);
+        if (created.kind === 'applied' && created.text === text) return 'already_applied';
+        fail('ALREADY_EXISTS', `the diff creates ${op.path}, which already exists with other content`, 'send a diff against the current content, or a write op');
+      }
       if (parsed.creates && current.kind === 'absent') {
         ensureParentsAreDirs(overlay, op.path);
         const outcome = patcher.applyFilePatch('', parsed);

@@ -79,6 +79,7 @@ function diagnose(text: string, patch: StructuredPatch): ShadowError {
   }
   const hunk = hunks[failing]!;
   const fileLines = text.split('\n');
+  if (text.endsWith('\n')) fileLines.pop();
   const expected = hunk.lines.filter((l) => l.startsWith(' ') || l.startsWith('-')).map((l) => l.slice(1));
   let detail = '';
   for (let k = 0; k < expected.length; k++) {

@@ -78,20 +78,20 @@ function rebuild(
     }
   }
   for (const [name, entry] of direct) {
+    if (entry && nested.get(name)?.some(([, e]) => e !== null)) {
+      throw new ShadowError('INTERNAL', `tree edit puts both a file and a directory at ${name}`);
+    }
     const existing = removeAt(entries, name);
-    if (entry && existing && isTreeMode(existing.mode) && !nested.has(name)) {
-      throw new ShadowError('INTERNAL', `tree edit replaces the directory ${name} with a file`);
+    if (entry && existing && isTreeMode(existing.mode)) {
+      // A file may replace a directory only when the same edit empties it.
+      if (rebuild(reader, existing.oid, nested.get(name) ?? [], []) !== null) {
+        throw new ShadowError('INTERNAL', `tree edit replaces the non-empty directory ${name} with a file`);
+      }
     }
     if (entry) insertSorted(entries, { mode: entry.mode, name, oid: entry.oid });
   }
   for (const [name, list] of nested) {
-    if (direct.get(name)) {
-      // A file replaced this directory: what was under it must all be deletions.
-      if (list.some(([, e]) => e !== null)) {
-        throw new ShadowError('INTERNAL', `tree edit puts both a file and a directory at ${name}`);
-      }
-      continue;
-    }
+    if (direct.get(name)) continue; // replaced by a file, checked above
     const existing = removeAt(entries, name);
     if (existing && !isTreeMode(existing.mode)) {
       throw new ShadowError('INTERNAL', `tree edit writes below the file ${name}`);

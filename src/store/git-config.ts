@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
 import type { FileSystem } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 
@@ -141,6 +141,8 @@ function includeTarget(entry: Entry, src: ConfigSources): string | undefined {
   else if (!pattern.startsWith('/') && !pattern.startsWith('~')) pattern = `**/${pattern}`;
   if (pattern.endsWith('/')) pattern += '**';
   const dir = src.gitdir.endsWith('/') ? src.gitdir : `${src.gitdir}/`;
+  // Loaded only for an includeIf: most configurations have none, and start-up counts.
+  const picomatch = createRequire(import.meta.url)('picomatch') as typeof import('picomatch');
   const isMatch = picomatch(pattern, { dot: true, nocase: gitdir[1] !== undefined });
   return isMatch(dir) || isMatch(dir.slice(0, -1)) ? (entry.value ?? undefined) : undefined;
 }
