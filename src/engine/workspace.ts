@@ -50,7 +50,7 @@ export class Workspace {
     const wt = this.repo.layout.worktree;
     if (wt === null) return undefined;
     const files = baseIgnoreFiles(this.ctx.env, this.repo.layout.commondir, this.repo.config.get('core.excludesfile'));
-    return new IgnoreRules(this.ctx.fs, wt, files);
+    return new IgnoreRules(this.ctx.fs, wt, files, this.repo.config.getBool('core.ignorecase') ?? false);
   }
 
   close(): void {

@@ -41,7 +41,7 @@ export class GitConfig {
     const c = new GitConfig();
     const home = src.env.HOME;
     const files: string[] = [];
-    if (!src.env.GIT_CONFIG_NOSYSTEM) files.push(src.env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig');
+    if (!envBool(src.env.GIT_CONFIG_NOSYSTEM)) files.push(src.env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig');
     if (src.env.GIT_CONFIG_GLOBAL !== undefined) {
       files.push(src.env.GIT_CONFIG_GLOBAL);
     } else {
@@ -94,7 +94,8 @@ export class GitConfig {
     if (v === undefined) return undefined;
     const s = v.trim().toLowerCase();
     if (['true', 'yes', 'on', '1'].includes(s)) return true;
-    if (['false', 'no', 'off', '0', ''].includes(s)) return false;
+    if (['false', 'no', 'off', ''].includes(s)) return false;
+    if (/^-?\d+[kmg]?$/.test(s)) return (this.getInt(name) ?? 0) !== 0;
     throw new ShadowError('INVALID_ARGUMENT', `bad boolean config value "${v}" for ${name}`, {
       hint: `set it with \`git config ${name} true\` or \`false\``,
     });
@@ -118,6 +119,14 @@ export class GitConfig {
   names(): string[] {
     return this.entries.map((e) => e.name);
   }
+}
+
+/** A boolean environment variable the way git reads one (unset or empty is false). */
+function envBool(v: string | undefined): boolean {
+  if (v === undefined) return false;
+  const s = v.trim().toLowerCase();
+  if (s === '' || s === 'false' || s === 'no' || s === 'off') return false;
+  return /^-?\d+$/.test(s) ? Number(s) !== 0 : true;
 }
 
 /** `Section.Sub.Key` → `section.Sub.key`: section and key fold case, the subsection does not. */
@@ -169,7 +178,7 @@ export function parseConfig(text: string, file: string): Entry[] {
       continue;
     }
     if (ch === '[') {
-      const end = text.indexOf(']', i);
+      const end = sectionHeaderEnd(text, i + 1);
       if (end === -1) break;
       section = parseSectionHeader(text.slice(i + 1, end));
       i = end + 1;
@@ -199,14 +208,23 @@ export function parseConfig(text: string, file: string): Entry[] {
   return out;
 }
 
+/** The index of the `]` that closes a section header (a quoted subsection may hold `]`). */
+function sectionHeaderEnd(text: string, start: number): number {
+  let quoted = false;
+  for (let k = start; k < text.length; k++) {
+    const c = text[k];
+    if (c === '\n') return -1;
+    if (quoted && c === '\\') k++;
+    else if (c === '"') quoted = !quoted;
+    else if (c === ']' && !quoted) return k;
+  }
+  return -1;
+}
+
 function parseSectionHeader(inner: string): string {
   const q = inner.indexOf('"');
-  if (q === -1) {
-    // [section] or the old [section.subsection]
-    const dot = inner.indexOf('.');
-    const s = inner.trim();
-    return dot === -1 ? s.toLowerCase() : `${s.slice(0, dot).toLowerCase()}${s.slice(dot)}`;
-  }
+  // [section], or the old [section.subsection] whose subsection git lower-cases
+  if (q === -1) return inner.trim().toLowerCase();
   const name = inner.slice(0, q).trim().toLowerCase();
   let sub = '';
   for (let k = q + 1; k < inner.length; k++) {
@@ -254,7 +272,7 @@ function parseValue(text: string, start: number): [string, number] {
       continue;
     }
     if (!quoted && (c === ' ' || c === '\t')) {
-      pendingSpace += c;
+      pendingSpace += ' ';
       continue;
     }
     out += pendingSpace + c;

@@ -16,13 +16,16 @@ import { readTextIfExists } from './durable-file.js';
  */
 export class IgnoreRules {
   private readonly loaded = new Set<string>();
-  private readonly matcher: Ignore = ignore();
+  private readonly matcher: Ignore;
 
   constructor(
     private readonly fs: FileSystem,
     private readonly worktree: string,
     baseFiles: readonly string[],
+    /** git's core.ignoreCase (false on case-sensitive file systems). */
+    ignoreCase = false,
   ) {
+    this.matcher = ignore({ ignorecase: ignoreCase });
     for (const f of baseFiles) this.addFile(f, '');
   }
 

@@ -1,8 +1,9 @@
 import type { Context } from '../context.js';
-import { errnoCode, ShadowError } from '../errors.js';
+import { ShadowError } from '../errors.js';
 import type { Signature } from '../core/git-objects.js';
 import { listDir, parentOf, readTextIfExists } from './durable-file.js';
 import { GitConfig } from './git-config.js';
+import { hasLinkExtension, readIndexVersion } from './index-file.js';
 import { ObjectDatabase } from './object-db.js';
 import { RefStore } from './refs.js';
 
@@ -34,8 +35,12 @@ function isFile(ctx: Context, path: string): boolean {
   }
 }
 
+/** A git dir has HEAD; objects and refs live in it or, for a linked worktree, in its common dir. */
 function looksLikeGitDir(ctx: Context, dir: string): boolean {
-  return isFile(ctx, `${dir}/HEAD`) && isDirectory(ctx, `${dir}/objects`) && isDirectory(ctx, `${dir}/refs`);
+  if (!isFile(ctx, `${dir}/HEAD`)) return false;
+  const common = readTextIfExists(ctx.fs, `${dir}/commondir`);
+  const base = common ? resolvePath(dir, common.trim()) : dir;
+  return isDirectory(ctx, `${base}/objects`) && isDirectory(ctx, `${base}/refs`);
 }
 
 function resolvePath(base: string, p: string): string {
@@ -125,34 +130,31 @@ export function checkFormat(ctx: Context, layout: RepositoryLayout, config: GitC
       if (!name.startsWith('extensions.')) continue;
       const ext = name.slice('extensions.'.length);
       if (!KNOWN_EXTENSIONS.has(ext)) {
-        throw unsupported(`this repository needs the extension "${ext}", which shadow does not know`, 'shadow refuses it rather than risk a wrong result', { extension: ext });
+        throw unsupported(`this repository needs the extension "${ext}", which shadow does not know`, `upgrade shadow; if git no longer needs the extension, remove it with \`git config --unset extensions.${ext}\``, { extension: ext });
       }
     }
   }
   if (layout.worktree === null) return;
-  if (config.getBool('core.splitindex') === true || listDir(ctx.fs, layout.gitdir).some((n) => n.startsWith('sharedindex.'))) {
-    throw unsupported('this repository uses a split index, which shadow does not support', 'turn it off with `git update-index --no-split-index` (and `git config core.splitIndex false`)');
+  const indexPath = `${layout.gitdir}/index`;
+  const header = readIndexVersion(ctx.fs, indexPath);
+  const splitHint = 'turn it off with `git update-index --no-split-index` and `git config core.splitIndex false`';
+  if (config.getBool('core.splitindex') === true) {
+    throw unsupported('this repository uses a split index (core.splitIndex), which shadow does not support', splitHint);
   }
-  let fd: number;
-  try {
-    fd = ctx.fs.openSync(`${layout.gitdir}/index`, 'r');
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return;
-    throw e;
+  if (header === undefined) return;
+  if (header.signature !== 'DIRC') {
+    throw unsupported('the index file is not a git index', 'inspect it with `git status`; `git read-tree HEAD` rebuilds it');
   }
-  try {
-    const head = Buffer.alloc(12);
-    const n = ctx.fs.readSync(fd, head, 0, 12, 0);
-    if (n < 12 || head.toString('latin1', 0, 4) !== 'DIRC') {
-      throw unsupported('the index file is not a git index', 'inspect it with `git status`; `git read-tree HEAD` rebuilds it');
-    }
-    const v = head.readUInt32BE(4);
-    if (v === 4) {
-      throw unsupported('the index is in version 4, which shadow does not support', 'rewrite it with `git update-index --index-version 3`', { indexVersion: 4 });
-    }
-    if (v !== 2 && v !== 3) throw unsupported(`index version ${v} is not supported`, 'rewrite it with `git update-index --index-version 3`', { indexVersion: v });
-  } finally {
-    ctx.fs.closeSync(fd);
+  if (header.version === 4) {
+    throw unsupported('the index is in version 4, which shadow does not support', 'rewrite it with `git update-index --index-version 3`', { indexVersion: 4 });
+  }
+  if (header.version !== 2 && header.version !== 3) {
+    throw unsupported(`index version ${header.version} is not supported`, 'rewrite it with `git update-index --index-version 3`', { indexVersion: header.version });
+  }
+  // A shared index file may outlive the split index that used it; only the
+  // index's own link extension says the index is split now.
+  if (listDir(ctx.fs, layout.gitdir).some((n) => n.startsWith('sharedindex.')) && hasLinkExtension(ctx.fs.readFileSync(indexPath) as Buffer)) {
+    throw unsupported('this repository uses a split index, which shadow does not support', splitHint);
   }
 }
 
