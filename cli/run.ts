@@ -10,6 +10,8 @@ export interface CommandContext {
   argv: Record<string, unknown>;
   io: CliIO;
   out: Output;
+  /** The directory the command runs in: the working directory, or `-C`. Relative paths resolve from here. */
+  dir: string;
   /** Open the repository (lazily: `--help` never touches the disk). */
   open(): Promise<Shadow>;
   draft: string | undefined;
@@ -51,15 +53,19 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const out = new Output(io, json);
   let status: number = EXIT.ok;
   let shadow: Shadow | undefined;
+  let usageError = false;
 
   const dispatch = (name: keyof typeof commands) => async (argv: Record<string, unknown>) => {
+    // yargs reports a usage error through fail() and may still call the handler.
+    if (usageError) return;
     const ctx: CommandContext = {
       argv,
       io,
       out,
       draft: argv.draft as string | undefined,
       actor: argv.actor as string | undefined,
-      open: async () => (shadow ??= await openShadow({ dir: resolve(io.cwd, (argv.C as string | undefined) ?? '.') })),
+      dir: resolve(io.cwd, (argv.C as string | undefined) ?? '.'),
+      open: async () => (shadow ??= await openShadow({ dir: ctx.dir })),
     };
     try {
       const handler = await commands[name]();
@@ -81,7 +87,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     .command('write <path>', 'write a file from stdin (one batch)', (y) =>
       y
         .positional('path', { type: 'string' })
-        .option('mode', { choices: ['100644', '100755'], describe: 'file mode' })
+        .option('mode', { type: 'string', choices: ['100644', '100755'], describe: 'file mode' })
         .option('base64', { type: 'boolean', describe: 'stdin is binary: store it byte for byte' })
         .option('intent', { type: 'string', alias: 'm', describe: 'what the change is for' }),
       dispatch('write'))
@@ -123,15 +129,17 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     .exitProcess(false)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
-      if (err) throw err;
+      if (err && err.name !== 'YError') throw err;
+      if (usageError) return;
+      usageError = true;
       status = EXIT.usage;
-      out.error({ code: 'USAGE', message: msg, hint: 'run `shadow --help` for the commands and their options' });
+      out.error({ code: 'USAGE', message: msg ?? err?.message ?? 'bad usage', hint: 'run `shadow --help` for the commands and their options' });
     });
 
   try {
     await cli.parseAsync();
   } catch (e) {
-    status = reportError(e, out, io);
+    if (!usageError) status = reportError(e, out, io);
   } finally {
     shadow?.close();
   }

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { Clock, Context, Env, FileSystem, Ids } from './context.js';
 import { ShadowError } from './errors.js';
+import { pathProblem } from './core/path-rules.js';
 import type { BatchInput, FileMode, FileOperation } from './core/ops.js';
 import type { Oid } from './core/git-objects.js';
 import { draftChanges, draftLog, draftStatus, type ChangedFile, type DraftStatus, type LogEntry } from './engine/audit.js';
@@ -202,8 +203,8 @@ export class Shadow {
 
   /** @example for (const e of await sh.ls('src')) console.log(e.name, e.type) */
   async ls(dir = '', options?: DraftOption): Promise<ViewEntry[]> {
-    const d = dir.replace(/^\.?\/*|\/+$/g, '');
-    return listViewDir(this.ws, this.draftName(options), d === '' ? '' : checkPath(d));
+    const d = dir.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+    return listViewDir(this.ws, this.draftName(options), d === '' || d === '.' ? '' : checkPath(d));
   }
 
   /** @example for (const b of await sh.log()) console.log(b.batch, b.intent) */
@@ -281,8 +282,14 @@ export class Shadow {
 }
 
 function checkPath(path: string): string {
-  const ops = validateBatch({ operations: [{ operation: 'delete', path }] });
-  return ops.operations[0]!.path;
+  const problem = pathProblem(path);
+  if (problem) {
+    throw new ShadowError('INVALID_PATH', `"${path.length > 200 ? `${path.slice(0, 200)}…` : path}" is not a path shadow reads: ${problem}`, {
+      hint: 'give a path relative to the repository root, with forward slashes',
+      data: { path },
+    });
+  }
+  return path;
 }
 
 function invalidBatchResult(draft: string, input: unknown, e: ShadowError): BatchResult {

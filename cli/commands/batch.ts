@@ -38,7 +38,7 @@ function report(ctx: CommandContext, r: BatchResult): number {
 /** `shadow batch <file|->` */
 export async function batch(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const text = await readInputText(String(ctx.argv.file), ctx.io.cwd, ctx.io.stdin);
+  const text = await readInputText(String(ctx.argv.file), ctx.dir, ctx.io.stdin);
   return report(ctx, await sh.batchText(text, { draft: ctx.draft, actor: ctx.actor }));
 }
 

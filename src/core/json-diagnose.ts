@@ -33,8 +33,21 @@ function describePath(path: Array<string | number>): string {
   return s;
 }
 
-/** Diagnose `text`, which `JSON.parse` rejected. */
+/**
+ * Diagnose `text`, which `JSON.parse` rejected. Text cut off mid-document
+ * often ends with a newline the shell added (`echo`, a heredoc): it is read
+ * without trailing whitespace first, so the cut shows as a cut.
+ */
 export function diagnoseJson(text: string): JsonDiagnosis {
+  const trimmed = text.replace(/\s+$/, '');
+  if (trimmed.length < text.length && trimmed.length > 0) {
+    const d = diagnoseText(trimmed);
+    if (d.truncated) return d;
+  }
+  return diagnoseText(text);
+}
+
+function diagnoseText(text: string): JsonDiagnosis {
   let i = 0;
   const path: Array<string | number> = [];
   const n = text.length;

@@ -79,8 +79,8 @@ export function draftChanges(ws: Workspace, draftName: string, range?: { from: s
   const repo = ws.repo;
   if (range) {
     const draft = requireDraft(ws, draftName);
-    const from = range.from === '' ? draft.meta.root : resolveTarget(ws, draft, range.from).commit;
-    const to = range.to === '' ? draft.tip : resolveTarget(ws, draft, range.to).commit;
+    const from = range.from === '' ? draft.meta.root : resolveTarget(ws, draft, range.from, 'diff from').commit;
+    const to = range.to === '' ? draft.tip : resolveTarget(ws, draft, range.to, 'diff to').commit;
     const files = diffTrees(repo.objects, repo.objects.readCommit(from).tree, repo.objects.readCommit(to).tree).map((c) => ({ ...c, status: statusOf(c) }));
     return { draft, from, to, files };
   }

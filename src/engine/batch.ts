@@ -133,7 +133,7 @@ function failure(draftName: string, tip: Oid, results: OpResult[], problems: Arr
   const list = problems
     .map((p) => `#${p.index + 1} ${results[p.index]!.operation} ${results[p.index]!.path}: ${p.error.message}`)
     .join('; ');
-  const noun = problems.length === 1 ? 'operation' : 'operations';
+  const noun = results.length === 1 ? 'operation' : 'operations';
   const error = new ShadowError(
     firstProblem.error.code,
     `batch rejected, nothing was written: ${problems.length} of ${results.length} ${noun} failed: ${list}`,

@@ -53,7 +53,7 @@ async function writeCheckpoint(ws: Workspace, draft: Draft, name: string, commit
   const tag = hashObject('tag', content);
   repo.objects.write([{ oid: tag, type: 'tag', content }]);
   try {
-    await repo.refs.update({ ref: checkpointRef(draft.name, name), expected: null, next: tag, message: `shadow: checkpoint ${name}`, who: tagger });
+    await repo.refs.update({ ref: checkpointRef(draft.name, name), expected: null, next: tag, message: `shadow: checkpoint ${name}`, who: tagger, reflog: false });
   } catch (e) {
     if (e instanceof RefMoved) throw checkpointExists(draft.name, name);
     throw e;
@@ -88,8 +88,8 @@ export interface Target {
   label: string;
 }
 
-function invalidTarget(spec: string, why: string): ShadowError {
-  return new ShadowError('INVALID_TARGET', `cannot roll back to "${spec}": ${why}`, {
+function invalidTarget(spec: string, why: string, purpose = 'roll back to'): ShadowError {
+  return new ShadowError('INVALID_TARGET', `cannot ${purpose} "${spec}": ${why}`, {
     hint: 'give a checkpoint name, a batch number, ~N (N batches back) or a commit of the draft',
     data: { target: spec },
   });
@@ -110,7 +110,7 @@ function findBatch(ws: Workspace, tip: Oid, root: Oid, n: number): Oid | undefin
  * Resolve a rollback target: `~N` (N batches back, each with its capture),
  * a batch number, a checkpoint name, or any commit-ish of the draft.
  */
-export function resolveTarget(ws: Workspace, draft: Draft, spec: string): Target {
+export function resolveTarget(ws: Workspace, draft: Draft, spec: string, purpose = 'roll back to'): Target {
   const repo = ws.repo;
   const root = draft.meta.root;
   const rel = /^~(\d*)$/.exec(spec);
@@ -118,7 +118,7 @@ export function resolveTarget(ws: Workspace, draft: Draft, spec: string): Target
     const n = rel[1] === '' ? 1 : Number(rel[1]);
     let oid = draft.tip;
     for (let i = 0; i < n; i++) {
-      if (oid === root) throw invalidTarget(spec, `the draft has only ${i} batch${i === 1 ? '' : 'es'}`);
+      if (oid === root) throw invalidTarget(spec, `the draft has only ${i} batch${i === 1 ? '' : 'es'}`, purpose);
       let c = repo.objects.readCommit(oid);
       oid = c.parents[0] ?? root;
       // A batch's capture commit goes with it.
@@ -134,7 +134,7 @@ export function resolveTarget(ws: Workspace, draft: Draft, spec: string): Target
       const found = findBatch(ws, cp.commit, root, n);
       if (found) return { commit: found, label: `batch ${n} (kept by checkpoint ${cp.name})` };
     }
-    throw invalidTarget(spec, `draft "${draft.name}" has no batch ${n}`);
+    throw invalidTarget(spec, `draft "${draft.name}" has no batch ${n}`, purpose);
   }
   const cp = repo.refs.resolve(checkpointRef(draft.name, spec));
   if (cp !== undefined) return { commit: checkpointInfo(ws, spec, cp).commit, label: `checkpoint ${spec}` };
@@ -142,19 +142,27 @@ export function resolveTarget(ws: Workspace, draft: Draft, spec: string): Target
   try {
     commit = resolveCommitish(repo, spec);
   } catch (e) {
-    if (e instanceof ShadowError && e.code === 'INVALID_TARGET') throw invalidTarget(spec, 'it is no checkpoint, batch or commit');
+    if (e instanceof ShadowError && e.code === 'INVALID_TARGET') throw invalidTarget(spec, 'it is no checkpoint, batch or commit', purpose);
     throw e;
   }
   return { commit, label: spec };
 }
 
-/** True when the draft's root is on `commit`'s first-parent history, within the draft's size. */
+/**
+ * True when `commit` is the draft's root or one of its batch or capture
+ * commits: its first-parent history reaches the root through draft commits
+ * only (a commit on the user's branch that merely descends from the root is
+ * not part of the draft).
+ */
 function inDraftLineage(ws: Workspace, draft: Draft, commit: Oid): boolean {
   const limit = 2 * draft.meta.high_batch + 2;
   let oid: Oid | undefined = commit;
   for (let i = 0; oid !== undefined && i <= limit; i++) {
     if (oid === draft.meta.root) return true;
-    oid = ws.repo.objects.readCommit(oid).parents[0];
+    const c = ws.repo.objects.readCommit(oid);
+    const t = parseTrailers(c.message);
+    if (t.batch === undefined && t.capture === undefined) return false;
+    oid = c.parents[0];
   }
   return false;
 }

@@ -1,5 +1,5 @@
 import { ShadowError } from '../errors.js';
-import { emptyRootMessage } from '../core/commit-message.js';
+import { emptyRootMessage, parseTrailers } from '../core/commit-message.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../core/git-objects.js';
 import { ARCHIVE_PREFIX, checkpointsPrefix, draftRef, DRAFTS_PREFIX, refComponentProblem } from '../core/ref-names.js';
 import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
@@ -112,11 +112,18 @@ export function checkWorktree(ws: Workspace, draft: Draft): void {
 }
 
 /** The commit a new draft starts from: a commit-ish, HEAD, or an empty root when there is no commit. */
-function startingPoint(ws: Workspace, name: string, from: string | undefined): { root: Oid; from: string } {
+function startingPoint(ws: Workspace, name: string, from: string | undefined): { root: Oid; tip: Oid; from: string } {
   const repo = ws.repo;
-  if (from !== undefined) return { root: resolveCommitish(repo, from), from };
+  if (from !== undefined) {
+    const tip = resolveCommitish(repo, from);
+    // A commit of another draft (an archived tip, a draft to fork): the new
+    // draft continues that line, with its root and its captured bases.
+    const trailers = parseTrailers(repo.objects.readCommit(tip).message);
+    const lineage = trailers.draft !== undefined && (trailers.batch !== undefined || trailers.capture !== undefined);
+    return { root: lineage ? findRoot(repo, trailers.draft!, tip) : tip, tip, from };
+  }
   const head = repo.refs.resolve('HEAD');
-  if (head !== undefined) return { root: head, from: 'HEAD' };
+  if (head !== undefined) return { root: head, tip: head, from: 'HEAD' };
   const who = repo.committer();
   const commit = { tree: EMPTY_TREE_OID, parents: [], author: who, committer: who, message: emptyRootMessage(name) };
   const content = serializeCommit(commit);
@@ -125,7 +132,7 @@ function startingPoint(ws: Workspace, name: string, from: string | undefined): {
     { oid: EMPTY_TREE_OID, type: 'tree', content: Buffer.alloc(0) },
     { oid, type: 'commit', content },
   ]);
-  return { root: oid, from: 'empty' };
+  return { root: oid, tip: oid, from: 'empty' };
 }
 
 /**
@@ -150,7 +157,7 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
     bases_tip: start.root,
     bases: {},
   };
-  return { name, ref: draftRef(name), tip: start.root, meta };
+  return { name, ref: draftRef(name), tip: start.tip, meta };
 }
 
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
@@ -159,7 +166,7 @@ export async function publishDraft(ws: Workspace, draft: Draft): Promise<void> {
   // Metadata first: a ref never exists without the root it was made from.
   writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
   try {
-    await repo.refs.update({ ref: draft.ref, expected: null, next: draft.meta.root, message: `shadow: draft new ${draft.name} from ${draft.meta.from}`, who: repo.committer() });
+    await repo.refs.update({ ref: draft.ref, expected: null, next: draft.tip, message: `shadow: draft new ${draft.name} from ${draft.meta.from}`, who: repo.committer() });
   } catch (e) {
     if (e instanceof RefMoved) {
       throw new ShadowError('DRAFT_EXISTS', `draft "${draft.name}" was created by another process just now`, { data: { draft: draft.name } });
@@ -183,7 +190,8 @@ export async function createDraft(ws: Workspace, name: string, options: { from?:
   }
   const draft = unbornDraft(ws, name, options);
   await publishDraft(ws, draft);
-  return draft;
+  // A draft that continues another's line derives its bases from that history.
+  return draft.tip === draft.meta.root ? draft : requireDraft(ws, name);
 }
 
 /** Summary of a draft for listings. */
@@ -213,8 +221,9 @@ export function listDrafts(ws: Workspace): DraftSummary[] {
   });
 }
 
+/** `20261122T101500.123Z`: an archive name that sorts by time. */
 function compactStamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return new Date(ms).toISOString().replace(/[-:]/g, '');
 }
 
 /**
@@ -229,11 +238,13 @@ export async function dropDraft(ws: Workspace, name: string, options: { purge: b
   const checkpoints = repo.refs.list(checkpointsPrefix(name));
   let archive: string | undefined;
   if (!options.purge) {
-    archive = `${ARCHIVE_PREFIX}${name}/${compactStamp(ws.ctx.clock.now())}`;
+    const stamp = compactStamp(ws.ctx.clock.now());
+    archive = `${ARCHIVE_PREFIX}${name}/${stamp}`;
+    for (let n = 2; repo.refs.list(`${archive}/`).length > 0; n++) archive = `${ARCHIVE_PREFIX}${name}/${stamp}-${n}`;
     await repo.refs.update({ ref: `${archive}/tip`, expected: null, next: draft.tip, message: `shadow: archive of draft ${name}`, who });
     for (const cp of checkpoints) {
       const cpName = cp.ref.slice(checkpointsPrefix(name).length);
-      await repo.refs.update({ ref: `${archive}/checkpoints/${cpName}`, expected: null, next: cp.oid, message: `shadow: archive of checkpoint ${cpName}`, who });
+      await repo.refs.update({ ref: `${archive}/checkpoints/${cpName}`, expected: null, next: cp.oid, message: `shadow: archive of checkpoint ${cpName}`, who, reflog: false });
     }
   }
   for (const cp of checkpoints) await repo.refs.delete(cp.ref, cp.oid);

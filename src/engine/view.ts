@@ -108,7 +108,10 @@ export function listViewDir(ws: Workspace, draftName: string, dir: string): View
     }
   }
   if (lowerList === undefined && !draftHasDir) {
-    throw new ShadowError('NOT_FOUND', `${dir || '.'} is not a directory in the view of draft "${draftName}"`, { data: { path: dir } });
+    throw new ShadowError('NOT_FOUND', `${dir || '.'} is not a directory in the view of draft "${draftName}"`, {
+      hint: 'list its parent with `shadow ls`',
+      data: { path: dir },
+    });
   }
   return [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -38,6 +38,12 @@ export interface RefUpdate {
   next: Oid;
   message: string;
   who: Signature;
+  /**
+   * Append a reflog line (default). Refs to tag objects get none: git's
+   * reflog expiry (`git gc`) expects commits and reports every other value as
+   * an error.
+   */
+  reflog?: boolean;
 }
 
 /** Refs that live in each worktree's own git dir rather than the common dir. */
@@ -197,7 +203,7 @@ export class RefStore {
       fs.fsyncSync(fd);
       fs.closeSync(fd);
       closed = true;
-      this.appendReflog(u.ref, current ?? ZERO_OID, u.next, u.who, u.message);
+      if (u.reflog !== false) this.appendReflog(u.ref, current ?? ZERO_OID, u.next, u.who, u.message);
       fs.renameSync(lockPath, path);
     } catch (e) {
       if (!closed) fs.closeSync(fd);
