@@ -14,8 +14,8 @@ import {
 } from '../core/git-objects.js';
 import { fsyncDir, listDir, tryUnlink, writeAll } from './durable-file.js';
 import { PackIndex, type RawObject } from './pack-reader.js';
-import { consolidatePacks, SMALL_PACK_LIMIT } from './pack-consolidate.js';
-import { buildPack, type PackObject } from './pack-writer.js';
+import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
+import { buildPack, type BuiltPack, type PackObject } from './pack-writer.js';
 
 /** Counters a benchmark prints next to its milliseconds. */
 export interface ObjectStats {
@@ -58,13 +58,18 @@ export class ObjectDatabase {
   private alternates: ObjectDatabase[] | undefined;
   private readonly trees = new Lru<readonly TreeEntry[]>(TREE_CACHE_ENTRIES);
   private readonly commits = new Lru<Commit>(COMMIT_CACHE_ENTRIES);
+  /** Packs written since the last look at merging (the directory is listed only every few writes). */
+  private writesSinceMerge = MERGE_AT_PACKS - 1;
 
   constructor(
     private readonly ctx: Context,
     /** The `objects` directory. */
     readonly dir: string,
-    /** False with git's preciousObjects extension: packs are then never merged and removed. */
-    private readonly mayMergePacks = true,
+    /**
+     * Where shadow records the packs it writes, so that it merges only those;
+     * undefined (an alternate, or git's preciousObjects extension) never merges.
+     */
+    private readonly packRegistry?: string,
   ) {}
 
   private packDir(): string {
@@ -83,12 +88,32 @@ export class ObjectDatabase {
       .map((n) => reuse.get(`${dir}/${n}`) ?? new PackIndex(this.ctx.fs, `${dir}/${n}`));
   }
 
-  /** Look at the pack directory again (another process wrote or repacked). */
-  rescan(): void {
+  /** Look at the pack directory again (another process wrote or merged packs); true when it changed. */
+  rescan(): boolean {
     const old = new Map((this.packs ?? []).map((p) => [p.idxPath, p]));
     this.packs = this.scanPacks(old);
     const kept = new Set(this.packs.map((p) => p.idxPath));
-    for (const [path, pack] of old) if (!kept.has(path)) pack.close();
+    let changed = this.packs.length !== old.size;
+    for (const [path, pack] of old) {
+      if (!kept.has(path)) {
+        pack.close();
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /**
+   * Read, rescanning the pack directory while it keeps changing: a merge in
+   * another process may remove the pack just listed, even twice in a row.
+   */
+  private readFresh(oid: Oid): RawObject | undefined {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const obj = this.tryRead(oid);
+      if (obj) return obj;
+      if (!this.rescan() && attempt > 0) return undefined;
+    }
+    return this.tryRead(oid);
   }
 
   private listAlternates(): ObjectDatabase[] {
@@ -157,11 +182,7 @@ export class ObjectDatabase {
 
   /** Read any object; OBJECT_MISSING when the repository does not have it. */
   read(oid: Oid): RawObject {
-    let obj = this.tryRead(oid);
-    if (!obj) {
-      this.rescan();
-      obj = this.tryRead(oid);
-    }
+    const obj = this.readFresh(oid);
     if (!obj) {
       if (oid === EMPTY_TREE_OID) return { type: 'tree', content: Buffer.alloc(0) };
       throw new ShadowError('OBJECT_MISSING', `object ${oid} is missing from the repository`, {
@@ -175,9 +196,7 @@ export class ObjectDatabase {
 
   /** True when the object exists. */
   has(oid: Oid): boolean {
-    if (this.tryRead(oid)) return true;
-    this.rescan();
-    return this.tryRead(oid) !== undefined;
+    return this.readFresh(oid) !== undefined;
   }
 
   private readTyped(oid: Oid, type: ObjectType): Buffer {
@@ -244,17 +263,19 @@ export class ObjectDatabase {
    */
   write(objects: readonly PackObject[]): void {
     if (objects.length === 0) return;
-    this.writePack(objects);
-    if (this.mayMergePacks && (this.packs?.length ?? 0) >= SMALL_PACK_LIMIT) {
-      const dir = this.packDir();
-      if (consolidatePacks(this.ctx, { dir, read: (oid) => this.read(oid), writePack: (o) => this.writePack(o) }) > 0) this.rescan();
-    }
+    const idx = this.writeBuilt(buildPack(objects));
+    if (this.packRegistry === undefined) return;
+    registerPack(this.ctx, this.packRegistry, idx);
+    this.writesSinceMerge++;
+    if (this.writesSinceMerge < MERGE_AT_PACKS) return;
+    this.writesSinceMerge = 0;
+    const merged = consolidatePacks(this.ctx, { dir: this.packDir(), registry: this.packRegistry, writeBuilt: (p) => this.writeBuilt(p) });
+    if (merged > 0) this.rescan();
   }
 
-  /** Write one durable pack; returns its `.idx` path. */
-  writePack(objects: readonly PackObject[]): string {
+  /** Write a built pack durably; returns its `.idx` path. */
+  private writeBuilt(built: BuiltPack): string {
     const fs = this.ctx.fs;
-    const built = buildPack(objects);
     const dir = this.packDir();
     fs.mkdirSync(dir, { recursive: true });
     const token = this.ctx.ids.token();
@@ -283,7 +304,7 @@ export class ObjectDatabase {
       throw e;
     }
     fsyncDir(fs, dir);
-    this.stats.objectsWritten += objects.length;
+    this.stats.objectsWritten += built.count;
     this.stats.packsWritten++;
     const packs = this.listPacks();
     if (!packs.some((p) => p.idxPath === finalIdx)) packs.unshift(new PackIndex(fs, finalIdx));

@@ -1,27 +1,44 @@
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
 import { listDir, tryUnlink } from './durable-file.js';
-import { PackIndex, type RawObject } from './pack-reader.js';
-import type { PackObject } from './pack-writer.js';
+import { PackIndex } from './pack-reader.js';
+import type { BuiltPack, RawEntry } from './pack-writer.js';
+import { buildPackFromRaw } from './pack-writer.js';
 
 /**
- * Keeps the pack directory from filling with the small packs that batches
- * write (one per batch): once there are `SMALL_PACK_LIMIT` packs under
- * `SMALL_PACK_BYTES`, they are merged into one. The merged pack is durable
- * and in place before any small pack is removed, so every object stays
- * readable throughout; readers that miss a removed pack rescan and find the
- * merged one. Packs with a `.keep` or `.promisor` file, and repositories with
- * the `preciousObjects` extension, are never touched.
+ * Keeps the small packs that batches write (one each) from piling up. Only
+ * packs shadow wrote are ever touched: each has an empty marker file in
+ * `shadow/packs/` (never in `objects/pack/`, where git would count it as
+ * garbage). Packs are merged the way `git repack --geometric=2` keeps a
+ * geometric progression: the smallest packs are rolled up until every pack
+ * left is at least twice the size of all smaller ones together, so each
+ * object is copied O(log n) times over a draft's life. Entries are copied
+ * byte for byte (shadow's packs hold no deltas): no zlib, no hashing but the
+ * new pack's checksum.
+ *
+ * The merged pack is durable and in place before any input is removed, so
+ * every object stays readable throughout; a reader that misses a removed pack
+ * rescans and finds the merged one. Repositories with git's preciousObjects
+ * extension are never merged.
  */
 
-export const SMALL_PACK_LIMIT = 16;
-export const SMALL_PACK_BYTES = 1024 * 1024;
+/** Merge when shadow has this many packs. */
+export const MERGE_AT_PACKS = 8;
+const FACTOR = 2;
 
-export interface PackDirectory {
+export interface PackSink {
+  /** The `objects/pack` directory. */
   dir: string;
-  read(oid: string): RawObject;
-  /** Write a durable pack; returns the path of its `.idx`. */
-  writePack(objects: PackObject[]): string;
+  /** The directory of shadow's pack markers. */
+  registry: string;
+  /** Write a built pack durably; returns the path of its `.idx`. */
+  writeBuilt(pack: BuiltPack): string;
+}
+
+interface Candidate {
+  name: string;
+  idx: string;
+  size: number;
 }
 
 function packSize(ctx: Context, path: string): number | undefined {
@@ -32,49 +49,76 @@ function packSize(ctx: Context, path: string): number | undefined {
   }
 }
 
-/** The small packs that may be merged, as `.idx` paths. */
-export function smallPacks(ctx: Context, dir: string): string[] {
-  const names = new Set(listDir(ctx.fs, dir));
-  const out: string[] = [];
-  for (const name of names) {
-    if (!name.startsWith('pack-') || !name.endsWith('.idx')) continue;
-    const stem = name.slice(0, -4);
-    if (names.has(`${stem}.keep`) || names.has(`${stem}.promisor`) || !names.has(`${stem}.pack`)) continue;
-    const size = packSize(ctx, `${dir}/${stem}.pack`);
-    if (size !== undefined && size <= SMALL_PACK_BYTES) out.push(`${dir}/${name}`);
+/** Record that shadow wrote `pack-<sum>`: only such packs are ever merged. */
+export function registerPack(ctx: Context, registry: string, idxPath: string): void {
+  const name = idxPath.slice(idxPath.lastIndexOf('/') + 1, -4);
+  ctx.fs.mkdirSync(registry, { recursive: true });
+  ctx.fs.writeFileSync(`${registry}/${name}`, '');
+}
+
+/** shadow's packs that still exist (stale markers are removed). */
+export function shadowPacks(ctx: Context, sink: PackSink): Candidate[] {
+  const present = new Set(listDir(ctx.fs, sink.dir));
+  const out: Candidate[] = [];
+  for (const name of listDir(ctx.fs, sink.registry)) {
+    if (!name.startsWith('pack-')) continue;
+    const size = present.has(`${name}.idx`) ? packSize(ctx, `${sink.dir}/${name}.pack`) : undefined;
+    if (size === undefined) {
+      tryUnlink(ctx.fs, `${sink.registry}/${name}`);
+      continue;
+    }
+    if (present.has(`${name}.keep`) || present.has(`${name}.promisor`)) continue;
+    out.push({ name, idx: `${sink.dir}/${name}.idx`, size });
   }
-  return out.sort();
+  return out.sort((a, b) => a.size - b.size || (a.name < b.name ? -1 : 1));
+}
+
+/** The packs to roll up so that the rest form a geometric progression (ascending input). */
+export function geometricRollup(sizes: readonly number[]): number {
+  let split = 0;
+  for (let i = sizes.length - 1; i > 0; i--) {
+    if (sizes[i]! < FACTOR * sizes[i - 1]!) {
+      split = i;
+      break;
+    }
+  }
+  let total = 0;
+  for (let i = 0; i <= split; i++) total += sizes[i]!;
+  for (let j = split + 1; j < sizes.length && sizes[j]! < FACTOR * total; j++) {
+    total += sizes[j]!;
+    split = j;
+  }
+  return split + 1;
 }
 
 /**
- * Merge the small packs into one when there are enough of them. Returns the
+ * Merge shadow's packs when there are `MERGE_AT_PACKS` of them. Returns the
  * number of packs merged (0 when nothing was done, or another process holds
  * the merge lock).
  */
-export function consolidatePacks(ctx: Context, packs: PackDirectory): number {
-  const candidates = smallPacks(ctx, packs.dir);
-  if (candidates.length < SMALL_PACK_LIMIT) return 0;
-  const lock = `${packs.dir}/shadow-merge.lock`;
-  let fd: number;
+export function consolidatePacks(ctx: Context, sink: PackSink): number {
+  const packs = shadowPacks(ctx, sink);
+  if (packs.length < MERGE_AT_PACKS) return 0;
+  const take = packs.slice(0, geometricRollup(packs.map((p) => p.size)));
+  if (take.length < 2) return 0;
+  const lock = `${sink.registry}/merge.lock`;
   try {
-    fd = ctx.fs.openSync(lock, 'wx');
+    ctx.fs.closeSync(ctx.fs.openSync(lock, 'wx'));
   } catch (e) {
     if (errnoCode(e) === 'EEXIST') return 0;
     throw e;
   }
-  ctx.fs.closeSync(fd);
   try {
-    const objects = new Map<string, PackObject>();
-    const merged: string[] = [];
-    for (const idxPath of candidates) {
-      const index = new PackIndex(ctx.fs, idxPath);
+    const entries: RawEntry[] = [];
+    const merged: Candidate[] = [];
+    for (const pack of take) {
+      const index = new PackIndex(ctx.fs, pack.idx);
       try {
-        for (const oid of index.allIds()) {
-          if (objects.has(oid)) continue;
-          const obj = index.readObject(oid, (base) => packs.read(base));
-          if (obj) objects.set(oid, { oid, type: obj.type, content: obj.content });
-        }
-        merged.push(idxPath);
+        const raw = index.rawEntries();
+        // Only whole objects can be copied as they are.
+        if (raw.some((e) => e.type < 1 || e.type > 4)) continue;
+        for (const e of raw) entries.push({ oid: e.oid, crc: e.crc, bytes: index.readPackBytes(e.offset, e.length) });
+        merged.push(pack);
       } catch (e) {
         // Removed meanwhile (git gc, another merge): leave it out.
         if (errnoCode(e) !== 'ENOENT') throw e;
@@ -83,13 +127,15 @@ export function consolidatePacks(ctx: Context, packs: PackDirectory): number {
       }
     }
     if (merged.length < 2) return 0;
-    const written = packs.writePack([...objects.values()]);
-    for (const idxPath of merged) {
-      if (idxPath === written) continue;
-      const stem = idxPath.slice(0, -4);
+    const written = sink.writeBuilt(buildPackFromRaw(entries));
+    registerPack(ctx, sink.registry, written);
+    for (const pack of merged) {
+      if (pack.idx === written) continue;
+      const stem = pack.idx.slice(0, -4);
       tryUnlink(ctx.fs, `${stem}.idx`);
       tryUnlink(ctx.fs, `${stem}.pack`);
       tryUnlink(ctx.fs, `${stem}.rev`);
+      tryUnlink(ctx.fs, `${sink.registry}/${pack.name}`);
     }
     return merged.length;
   } finally {

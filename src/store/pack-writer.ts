@@ -18,6 +18,8 @@ export interface PackObject {
 export interface BuiltPack {
   /** The pack's checksum in hex; the file is `pack-<checksum>.pack`. */
   checksum: string;
+  /** Number of objects. */
+  count: number;
   pack: Buffer;
   idx: Buffer;
 }
@@ -37,6 +39,13 @@ function entryHeader(type: ObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
+/** An entry copied byte for byte from another pack (never a delta). */
+export interface RawEntry {
+  oid: string;
+  crc: number;
+  bytes: Buffer;
+}
+
 /**
  * Pack `objects` (duplicates by id are dropped). Level-1 deflate, git's own
  * default for freshly written objects.
@@ -44,8 +53,19 @@ function entryHeader(type: ObjectType, size: number): Buffer {
 export function buildPack(objects: readonly PackObject[]): BuiltPack {
   const unique = new Map<string, PackObject>();
   for (const o of objects) if (!unique.has(o.oid)) unique.set(o.oid, o);
-  const list = [...unique.values()];
+  const entries: RawEntry[] = [];
+  for (const o of unique.values()) {
+    const head = entryHeader(o.type, o.content.length);
+    const body = deflateSync(o.content, { level: 1 });
+    entries.push({ oid: o.oid, crc: crc32(body, crc32(head)), bytes: Buffer.concat([head, body]) });
+  }
+  return buildPackFromRaw(entries);
+}
 
+/** Pack entries that are already encoded (a merge of packs copies them as they are). */
+export function buildPackFromRaw(input: readonly RawEntry[]): BuiltPack {
+  const seen = new Set<string>();
+  const list = input.filter((e) => !seen.has(e.oid) && seen.add(e.oid));
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
@@ -54,19 +74,21 @@ export function buildPack(objects: readonly PackObject[]): BuiltPack {
   const parts: Buffer[] = [header];
   const meta: Array<{ id: Buffer; offset: number; crc: number }> = [];
   let offset = 12;
-  for (const o of list) {
-    const head = entryHeader(o.type, o.content.length);
-    const body = deflateSync(o.content, { level: 1 });
-    meta.push({ id: Buffer.from(o.oid, 'hex'), offset, crc: crc32(body, crc32(head)) });
-    parts.push(head, body);
-    offset += head.length + body.length;
+  for (const e of list) {
+    meta.push({ id: Buffer.from(e.oid, 'hex'), offset, crc: e.crc });
+    parts.push(e.bytes);
+    offset += e.bytes.length;
   }
   const packHash = createHash('sha1');
   for (const p of parts) packHash.update(p);
   const packSum = packHash.digest();
   parts.push(packSum);
   const pack = Buffer.concat(parts);
+  return { checksum: packSum.toString('hex'), count: list.length, pack, idx: buildIndex(meta, packSum) };
+}
 
+/** A version-2 index for entries at the given offsets. */
+function buildIndex(meta: Array<{ id: Buffer; offset: number; crc: number }>, packSum: Buffer): Buffer {
   meta.sort((a, b) => Buffer.compare(a.id, b.id));
   const n = meta.length;
   const large = meta.filter((m) => m.offset >= 0x80000000);
@@ -105,5 +127,5 @@ export function buildPack(objects: readonly PackObject[]): BuiltPack {
   packSum.copy(idx, p);
   p += 20;
   createHash('sha1').update(idx.subarray(0, p)).digest().copy(idx, p);
-  return { checksum: packSum.toString('hex'), pack, idx };
+  return idx;
 }

@@ -168,7 +168,8 @@ export class Repository {
     readonly layout: RepositoryLayout,
     readonly config: GitConfig,
   ) {
-    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, config.getBool('extensions.preciousobjects') !== true);
+    const precious = config.getBool('extensions.preciousobjects') === true;
+    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, precious ? undefined : `${layout.commondir}/shadow/packs`);
     const timeout = config.getInt('shadow.locktimeout') ?? DEFAULT_LOCK_TIMEOUT_MS;
     this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, timeout);
   }
