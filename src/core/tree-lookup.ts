@@ -17,8 +17,25 @@ export type PathKind =
   | { kind: 'dir'; oid: Oid }
   | { kind: 'absent'; blockedBy?: string };
 
+/**
+ * Name → position maps of trees looked up often (a root tree is searched once
+ * per touched path). Trees are immutable, so a map never goes stale; it goes
+ * when its tree is dropped from the caches.
+ */
+const positions = new WeakMap<readonly TreeEntry[], Map<string, number>>();
+const MAP_FROM = 32;
+
 /** Find the entry called `name` in sorted `entries` (either as a file or as a tree). */
 export function findEntry(entries: readonly TreeEntry[], name: string): number {
+  if (entries.length >= MAP_FROM && Object.isFrozen(entries)) {
+    let map = positions.get(entries);
+    if (!map) {
+      map = new Map();
+      for (let i = 0; i < entries.length; i++) if (entries[i]!.nameBytes === undefined) map.set(entries[i]!.name, i);
+      positions.set(entries, map);
+    }
+    return map.get(name) ?? -1;
+  }
   for (const asTree of [false, true]) {
     let lo = 0;
     let hi = entries.length - 1;

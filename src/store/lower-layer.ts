@@ -34,6 +34,8 @@ export interface LowerLayer {
  */
 export class WorkingTreeLower implements LowerLayer {
   readonly kind = 'worktree' as const;
+  /** Directories already checked (a batch's paths share most of their parents). */
+  private readonly checkedDirs = new Map<string, boolean>();
 
   constructor(
     private readonly ctx: Context,
@@ -55,7 +57,11 @@ export class WorkingTreeLower implements LowerLayer {
   /** Check the parent directories of `path`; false when one is missing or not a directory. */
   private parentsAreDirs(path: string): boolean {
     for (const dir of parentDirs(path)) {
+      const known = this.checkedDirs.get(dir);
+      if (known === true) continue;
+      if (known === false) return false;
       const st = this.lstat(dir);
+      this.checkedDirs.set(dir, st?.isDirectory() === true);
       if (!st) return false;
       if (st.isSymbolicLink()) {
         let target = '';

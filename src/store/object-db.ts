@@ -214,7 +214,8 @@ export class ObjectDatabase {
   readTree(oid: Oid): readonly TreeEntry[] {
     const hit = this.trees.get(oid);
     if (hit) return hit;
-    const entries = oid === EMPTY_TREE_OID ? [] : parseTree(this.readTyped(oid, 'tree'), oid);
+    // Frozen: shared by every reader of the cache, and eligible for findEntry's position maps.
+    const entries = Object.freeze(oid === EMPTY_TREE_OID ? [] : parseTree(this.readTyped(oid, 'tree'), oid));
     this.trees.set(oid, entries);
     return entries;
   }
@@ -248,7 +249,7 @@ export class ObjectDatabase {
 
   /** Remember a parsed tree written by this process, so it is never read back. */
   rememberTree(oid: Oid, entries: readonly TreeEntry[]): void {
-    this.trees.set(oid, entries);
+    this.trees.set(oid, Object.freeze([...entries]));
   }
 
   rememberCommit(oid: Oid, commit: Commit): void {

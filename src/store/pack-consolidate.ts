@@ -1,15 +1,15 @@
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
-import { listDir, tryUnlink } from './durable-file.js';
+import { listDir, parentOf, readTextIfExists, tryUnlink, writeFileAtomic } from './durable-file.js';
 import { PackIndex } from './pack-reader.js';
 import type { BuiltPack, RawEntry } from './pack-writer.js';
 import { buildPackFromRaw } from './pack-writer.js';
 
 /**
  * Keeps the small packs that batches write (one each) from piling up. Only
- * packs shadow wrote are ever touched: each has an empty marker file in
- * `shadow/packs/` (never in `objects/pack/`, where git would count it as
- * garbage). Packs are merged the way `git repack --geometric=2` keeps a
+ * packs shadow wrote are ever touched: each is listed in the append-only file
+ * `shadow/packs.list` (not in `objects/pack/`, where git would count a stray file
+ * as garbage; an append costs a fraction of creating a marker file). Packs are merged the way `git repack --geometric=2` keeps a
  * geometric progression: the smallest packs are rolled up until every pack
  * left is at least twice the size of all smaller ones together, so each
  * object is copied O(log n) times over a draft's life. Entries are copied
@@ -29,7 +29,7 @@ const FACTOR = 2;
 export interface PackSink {
   /** The `objects/pack` directory. */
   dir: string;
-  /** The directory of shadow's pack markers. */
+  /** The file that lists shadow's packs, one name a line. */
   registry: string;
   /** Write a built pack durably; returns the path of its `.idx`. */
   writeBuilt(pack: BuiltPack): string;
@@ -52,23 +52,24 @@ function packSize(ctx: Context, path: string): number | undefined {
 /** Record that shadow wrote `pack-<sum>`: only such packs are ever merged. */
 export function registerPack(ctx: Context, registry: string, idxPath: string): void {
   const name = idxPath.slice(idxPath.lastIndexOf('/') + 1, -4);
-  ctx.fs.mkdirSync(registry, { recursive: true });
-  ctx.fs.writeFileSync(`${registry}/${name}`, '');
+  try {
+    ctx.fs.appendFileSync(registry, `${name}\n`);
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT') throw e;
+    ctx.fs.mkdirSync(parentOf(registry), { recursive: true });
+    ctx.fs.appendFileSync(registry, `${name}\n`);
+  }
 }
 
-/** shadow's packs that still exist (stale markers are removed). */
+/** shadow's packs that still exist, smallest first. */
 export function shadowPacks(ctx: Context, sink: PackSink): Candidate[] {
   const present = new Set(listDir(ctx.fs, sink.dir));
+  const listed = new Set((readTextIfExists(ctx.fs, sink.registry) ?? '').split('\n').filter((n) => n.startsWith('pack-')));
   const out: Candidate[] = [];
-  for (const name of listDir(ctx.fs, sink.registry)) {
-    if (!name.startsWith('pack-')) continue;
-    const size = present.has(`${name}.idx`) ? packSize(ctx, `${sink.dir}/${name}.pack`) : undefined;
-    if (size === undefined) {
-      tryUnlink(ctx.fs, `${sink.registry}/${name}`);
-      continue;
-    }
-    if (present.has(`${name}.keep`) || present.has(`${name}.promisor`)) continue;
-    out.push({ name, idx: `${sink.dir}/${name}.idx`, size });
+  for (const name of listed) {
+    if (!present.has(`${name}.idx`) || present.has(`${name}.keep`) || present.has(`${name}.promisor`)) continue;
+    const size = packSize(ctx, `${sink.dir}/${name}.pack`);
+    if (size !== undefined) out.push({ name, idx: `${sink.dir}/${name}.idx`, size });
   }
   return out.sort((a, b) => a.size - b.size || (a.name < b.name ? -1 : 1));
 }
@@ -101,7 +102,7 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
   if (packs.length < MERGE_AT_PACKS) return 0;
   const take = packs.slice(0, geometricRollup(packs.map((p) => p.size)));
   if (take.length < 2) return 0;
-  const lock = `${sink.registry}/merge.lock`;
+  const lock = `${sink.registry}.lock`;
   try {
     ctx.fs.closeSync(ctx.fs.openSync(lock, 'wx'));
   } catch (e) {
@@ -115,9 +116,10 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
       const index = new PackIndex(ctx.fs, pack.idx);
       try {
         const raw = index.rawEntries();
+        const bytes = index.readPackBytes(0, pack.size);
         // Only whole objects can be copied as they are.
-        if (raw.some((e) => e.type < 1 || e.type > 4)) continue;
-        for (const e of raw) entries.push({ oid: e.oid, crc: e.crc, bytes: index.readPackBytes(e.offset, e.length) });
+        if (raw.some((e) => { const t = (bytes[e.offset]! >> 4) & 7; return t < 1 || t > 4; })) continue;
+        for (const e of raw) entries.push({ oid: e.oid, crc: e.crc, bytes: bytes.subarray(e.offset, e.offset + e.length) });
         merged.push(pack);
       } catch (e) {
         // Removed meanwhile (git gc, another merge): leave it out.
@@ -135,8 +137,11 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
       tryUnlink(ctx.fs, `${stem}.idx`);
       tryUnlink(ctx.fs, `${stem}.pack`);
       tryUnlink(ctx.fs, `${stem}.rev`);
-      tryUnlink(ctx.fs, `${sink.registry}/${pack.name}`);
     }
+    // Rewrite the list without what is gone (a line another process appends
+    // meanwhile may be lost: that pack is then merely never merged).
+    const live = shadowPacks(ctx, sink).map((p) => p.name);
+    writeFileAtomic(ctx.fs, sink.registry, live.map((n) => `${n}\n`).join(''), { token: ctx.ids.token(), durable: false });
     return merged.length;
   } finally {
     tryUnlink(ctx.fs, lock);

@@ -146,22 +146,21 @@ export class PackIndex {
    * raw bytes (header and compressed data), in pack order. Lets a merge copy
    * entries without inflating or deflating anything.
    */
-  rawEntries(): Array<{ oid: string; offset: number; crc: number; length: number; type: number }> {
+  rawEntries(): Array<{ oid: string; offset: number; crc: number; length: number }> {
     this.load();
     this.ensurePack();
     const n = this.count;
     const table = this.read(this.idxFd, n * 28, 8 + 1024);
-    const out: Array<{ oid: string; offset: number; crc: number; length: number; type: number }> = [];
+    const out: Array<{ oid: string; offset: number; crc: number; length: number }> = [];
     for (let i = 0; i < n; i++) {
       const v = table.readUInt32BE(n * 24 + i * 4);
       const offset = (v & 0x80000000) === 0 ? v : this.offsetAt(i);
-      out.push({ oid: table.toString('hex', i * 20, i * 20 + 20), offset, crc: table.readUInt32BE(n * 20 + i * 4), length: 0, type: 0 });
+      out.push({ oid: table.toString('hex', i * 20, i * 20 + 20), offset, crc: table.readUInt32BE(n * 20 + i * 4), length: 0 });
     }
     out.sort((a, b) => a.offset - b.offset);
     for (let i = 0; i < out.length; i++) {
       const e = out[i]!;
       e.length = (i + 1 < out.length ? out[i + 1]!.offset : this.packSize - 20) - e.offset;
-      e.type = (this.read(this.packFd, 1, e.offset)[0]! >> 4) & 7;
     }
     return out;
   }

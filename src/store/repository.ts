@@ -169,7 +169,7 @@ export class Repository {
     readonly config: GitConfig,
   ) {
     const precious = config.getBool('extensions.preciousobjects') === true;
-    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, precious ? undefined : `${layout.commondir}/shadow/packs`);
+    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, precious ? undefined : `${layout.commondir}/shadow/packs.list`);
     const timeout = config.getInt('shadow.locktimeout') ?? DEFAULT_LOCK_TIMEOUT_MS;
     this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, timeout);
   }
