@@ -1,0 +1,160 @@
+import type { Argv } from 'yargs';
+import type { CommandContext } from './run.js';
+
+/** A command's implementation: resolves to its exit status (default 0). */
+export type Handler = (ctx: CommandContext) => Promise<number | void>;
+
+/** One CLI command: how yargs parses it, and where its handler lives (loaded on use). */
+export interface CommandSpec {
+  /** yargs command string: `name <arg> [opt]`. */
+  usage: string;
+  aliases?: string[];
+  describe: string;
+  builder?: (y: Argv) => Argv;
+  load: () => Promise<Handler>;
+}
+
+/** A group of subcommands (`shadow draft new`). */
+export interface CommandGroup {
+  name: string;
+  describe: string;
+  commands: CommandSpec[];
+}
+
+const intent = (y: Argv): Argv => y.option('intent', { type: 'string', alias: 'm', describe: 'what the change is for' });
+
+/** Every command of the CLI, in the order `shadow --help` lists them. */
+export const COMMANDS: Array<CommandSpec | CommandGroup> = [
+  {
+    usage: 'batch <file>',
+    describe: 'apply a batch of file operations (JSON, "-" for stdin) as one commit',
+    builder: (y) => y.positional('file', { type: 'string', describe: 'batch JSON file, or - for stdin' }),
+    load: () => import('./commands/batch.js').then((m) => m.batch),
+  },
+  {
+    usage: 'write <path>',
+    describe: 'write a file from stdin (one batch)',
+    builder: (y) =>
+      intent(
+        y
+          .positional('path', { type: 'string' })
+          .option('mode', { type: 'string', choices: ['100644', '100755'], describe: 'file mode' })
+          .option('base64', { type: 'boolean', describe: 'stdin is binary: store it byte for byte' }),
+      ),
+    load: () => import('./commands/batch.js').then((m) => m.write),
+  },
+  {
+    usage: 'edit <path>',
+    describe: 'replace one exact occurrence of --old with --new (one batch)',
+    builder: (y) =>
+      intent(
+        y
+          .positional('path', { type: 'string' })
+          .option('old', { type: 'string', demandOption: true, requiresArg: true, describe: 'the text to replace; must occur exactly once' })
+          .option('new', { type: 'string', demandOption: true, describe: 'the replacement' }),
+      ),
+    load: () => import('./commands/batch.js').then((m) => m.edit),
+  },
+  {
+    usage: 'rm <paths..>',
+    describe: 'delete files (one batch)',
+    builder: (y) => intent(y.positional('paths', { type: 'string', array: true })),
+    load: () => import('./commands/batch.js').then((m) => m.rm),
+  },
+  {
+    usage: 'mv <from> <to>',
+    describe: 'rename a file (one batch)',
+    builder: (y) => intent(y.positional('from', { type: 'string' }).positional('to', { type: 'string' })),
+    load: () => import('./commands/batch.js').then((m) => m.mv),
+  },
+  {
+    name: 'draft',
+    describe: 'create, list, show and drop drafts',
+    commands: [
+      {
+        usage: 'new [name]',
+        describe: 'create a draft from HEAD (or --from)',
+        builder: (y) => y.positional('name', { type: 'string' }).option('from', { type: 'string', requiresArg: true, describe: 'commit-ish to start from' }),
+        load: () => import('./commands/draft.js').then((m) => m.draftNew),
+      },
+      { usage: 'list', aliases: ['ls'], describe: 'list drafts', load: () => import('./commands/draft.js').then((m) => m.draftList) },
+      {
+        usage: 'show [name]',
+        describe: 'show a draft',
+        builder: (y) => y.positional('name', { type: 'string' }),
+        load: () => import('./commands/draft.js').then((m) => m.draftShow),
+      },
+      {
+        usage: 'drop <name>',
+        describe: 'drop a draft (kept under refs/shadow/archive/ unless --purge)',
+        builder: (y) => y.positional('name', { type: 'string' }).option('purge', { type: 'boolean', describe: 'delete for good' }),
+        load: () => import('./commands/draft.js').then((m) => m.draftDrop),
+      },
+    ],
+  },
+  {
+    usage: 'cat <path>',
+    describe: "print a file as the draft's view shows it",
+    builder: (y) => y.positional('path', { type: 'string' }),
+    load: () => import('./commands/view.js').then((m) => m.cat),
+  },
+  {
+    usage: 'ls [dir]',
+    describe: "list a directory of the draft's view",
+    builder: (y) => y.positional('dir', { type: 'string', default: '' }),
+    load: () => import('./commands/view.js').then((m) => m.ls),
+  },
+  {
+    usage: 'log',
+    describe: "list the draft's batches, newest first",
+    builder: (y) => y.option('limit', { alias: 'n', type: 'number', describe: 'at most N batches' }),
+    load: () => import('./commands/audit.js').then((m) => m.log),
+  },
+  {
+    usage: 'diff [range]',
+    describe: 'what the draft changes (against its bases), or between two points: <from>..<to>',
+    builder: (y) =>
+      y
+        .positional('range', { type: 'string', describe: 'checkpoint, batch number, ~N or commit; A..B' })
+        .option('stat', { type: 'boolean', describe: 'lines added and removed per file' })
+        .option('name-status', { type: 'boolean', describe: 'paths with A/M/D/T' }),
+    load: () => import('./commands/audit.js').then((m) => m.diff),
+  },
+  {
+    usage: 'status',
+    describe: 'the draft: tip, batches, changed paths, paths the working tree moved',
+    load: () => import('./commands/audit.js').then((m) => m.status),
+  },
+  {
+    usage: 'checkpoint <name>',
+    describe: "mark the draft's tip with a named checkpoint",
+    builder: (y) => y.positional('name', { type: 'string' }).option('message', { alias: 'm', type: 'string' }),
+    load: () => import('./commands/checkpoint.js').then((m) => m.checkpoint),
+  },
+  { usage: 'checkpoints', describe: "list the draft's checkpoints", load: () => import('./commands/checkpoint.js').then((m) => m.checkpoints) },
+  {
+    usage: 'rollback <target>',
+    describe: 'move the draft to a checkpoint, batch number, ~N or commit',
+    builder: (y) => y.positional('target', { type: 'string' }),
+    load: () => import('./commands/checkpoint.js').then((m) => m.rollback),
+  },
+  { usage: 'undo', describe: "reverse the draft's last move (a batch, a rollback, an undo)", load: () => import('./commands/checkpoint.js').then((m) => m.undo) },
+];
+
+/** The first word of a command string. */
+export function commandName(spec: CommandSpec): string {
+  return spec.usage.split(' ')[0]!;
+}
+
+/** The command named by the words `path` (`['draft', 'new']`), aliases included. */
+export function findCommand(path: readonly string[]): CommandSpec | undefined {
+  const [first, second] = path;
+  for (const entry of COMMANDS) {
+    if ('commands' in entry) {
+      if (entry.name !== first) continue;
+      return entry.commands.find((c) => commandName(c) === second || c.aliases?.includes(second ?? ''));
+    }
+    if (commandName(entry) === first || entry.aliases?.includes(first ?? '')) return entry;
+  }
+  return undefined;
+}
