@@ -49,6 +49,17 @@ export function isTreeMode(mode: string): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The mode at `content[start, end)`, as one of git's constant strings when it is one. */
+function readMode(content: Buffer, start: number, end: number): string {
+  const n = end - start;
+  if (n === 6 && content[start] === 0x31) {
+    if (content[start + 1] === 0x30 && content[start + 3] === 0x36 && content[start + 4] === 0x34 && content[start + 5] === 0x34) return MODE.file;
+    if (content[start + 1] === 0x30 && content[start + 3] === 0x37 && content[start + 4] === 0x35 && content[start + 5] === 0x35) return MODE.executable;
+  }
+  if (n === 5 && content[start] === 0x34 && content[start + 1] === 0x30) return MODE.tree;
+  return content.toString('latin1', start, end);
+}
+
 /** Parse a tree object's content. */
 export function parseTree(content: Buffer, oid = '?'): TreeEntry[] {
   const entries: TreeEntry[] = [];
@@ -62,16 +73,26 @@ export function parseTree(content: Buffer, oid = '?'): TreeEntry[] {
         data: { oid },
       });
     }
-    const mode = content.toString('latin1', i, space);
-    const raw = content.subarray(space + 1, nul);
-    const entry: TreeEntry = { mode, name: '', oid: content.toString('hex', nul + 1, nul + 21) };
-    try {
-      entry.name = utf8.decode(raw);
-    } catch {
-      // A name that is not UTF-8 cannot be addressed by a shadow path, but it
-      // must survive a rewrite of its tree unchanged.
-      entry.name = raw.toString('latin1');
-      entry.nameBytes = Buffer.from(raw);
+    let ascii = true;
+    for (let k = space + 1; k < nul; k++) {
+      if (content[k]! >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    const entry: TreeEntry = { mode: readMode(content, i, space), name: '', oid: content.toString('hex', nul + 1, nul + 21) };
+    if (ascii) {
+      entry.name = content.toString('latin1', space + 1, nul);
+    } else {
+      const raw = content.subarray(space + 1, nul);
+      try {
+        entry.name = utf8.decode(raw);
+      } catch {
+        // A name that is not UTF-8 cannot be addressed by a shadow path, but it
+        // must survive a rewrite of its tree unchanged.
+        entry.name = raw.toString('latin1');
+        entry.nameBytes = Buffer.from(raw);
+      }
     }
     entries.push(entry);
     i = nul + 21;

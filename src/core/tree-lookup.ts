@@ -22,19 +22,24 @@ export type PathKind =
  * per touched path). Trees are immutable, so a map never goes stale; it goes
  * when its tree is dropped from the caches.
  */
-const positions = new WeakMap<readonly TreeEntry[], Map<string, number>>();
+const positions = new WeakMap<readonly TreeEntry[], Map<string, number> | 'seen'>();
 const MAP_FROM = 32;
 
 /** Find the entry called `name` in sorted `entries` (either as a file or as a tree). */
 export function findEntry(entries: readonly TreeEntry[], name: string): number {
   if (entries.length >= MAP_FROM && Object.isFrozen(entries)) {
-    let map = positions.get(entries);
-    if (!map) {
-      map = new Map();
-      for (let i = 0; i < entries.length; i++) if (entries[i]!.nameBytes === undefined) map.set(entries[i]!.name, i);
-      positions.set(entries, map);
+    // The map pays off from the second lookup of the same tree.
+    const known = positions.get(entries);
+    if (known === undefined) positions.set(entries, 'seen');
+    else {
+      let map = known;
+      if (map === 'seen') {
+        map = new Map();
+        for (let i = 0; i < entries.length; i++) if (entries[i]!.nameBytes === undefined) map.set(entries[i]!.name, i);
+        positions.set(entries, map);
+      }
+      return map.get(name) ?? -1;
     }
-    return map.get(name) ?? -1;
   }
   for (const asTree of [false, true]) {
     let lo = 0;

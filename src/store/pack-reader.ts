@@ -24,6 +24,7 @@ const OFS_DELTA = 6;
 const REF_DELTA = 7;
 const MAX_DELTA_DEPTH = 10_000;
 const BASE_CACHE_BYTES = 16 * 1024 * 1024;
+const WHOLE_INDEX_BYTES = 256 * 1024;
 
 function corrupt(file: string, what: string): ShadowError {
   return new ShadowError('CORRUPT_OBJECT', `pack ${file}: ${what}`, { hint: 'run `git fsck`; `git repack -a -d` rewrites packs' });
@@ -36,6 +37,8 @@ export class PackIndex {
   private count = 0;
   private readonly slices = new Map<number, Buffer>();
   private packSize = -1;
+  /** The whole index, when it is small. */
+  private whole: Buffer | undefined;
   /** Resolved delta bases by offset, oldest first (a small LRU, like git's delta base cache). */
   private readonly bases = new Map<number, RawObject>();
   private basesBytes = 0;
@@ -64,7 +67,10 @@ export class PackIndex {
   private load(): Uint32Array {
     if (this.fanout) return this.fanout;
     this.idxFd = this.fs.openSync(this.idxPath, 'r');
-    const head = this.read(this.idxFd, 8 + 1024, 0);
+    const size = Number(this.fs.fstatSync(this.idxFd).size);
+    // A small index (every pack a batch writes) is read whole: one read
+    // instead of one per id-table slice. A large one is read slice by slice.
+    const head = size <= WHOLE_INDEX_BYTES ? this.read(this.idxFd, size, 0) : this.read(this.idxFd, 8 + 1024, 0);
     if (head.length < 8 + 1024) throw corrupt(this.idxPath, 'index is truncated');
     if (head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2) {
       throw new ShadowError('UNSUPPORTED_REPOSITORY', `pack index ${this.idxPath} is not version 2`, {
@@ -75,6 +81,7 @@ export class PackIndex {
     for (let i = 0; i < 256; i++) fanout[i] = head.readUInt32BE(8 + i * 4);
     this.count = fanout[255]!;
     this.fanout = fanout;
+    if (size <= WHOLE_INDEX_BYTES) this.whole = head;
     return fanout;
   }
 
@@ -90,7 +97,8 @@ export class PackIndex {
     const hi = fanout[first]!;
     let ids = this.slices.get(first);
     if (!ids) {
-      ids = this.read(this.idxFd, (hi - lo) * 20, 8 + 1024 + lo * 20);
+      const at = 8 + 1024 + lo * 20;
+      ids = this.whole ? this.whole.subarray(at, at + (hi - lo) * 20) : this.read(this.idxFd, (hi - lo) * 20, at);
       this.slices.set(first, ids);
     }
     return { lo, ids };
@@ -104,7 +112,8 @@ export class PackIndex {
     let b = ids.length / 20 - 1;
     while (a <= b) {
       const mid = (a + b) >> 1;
-      const c = Buffer.compare(ids.subarray(mid * 20, mid * 20 + 20), key);
+      // Compared in place: no slice allocated per step.
+      const c = -key.compare(ids, mid * 20, mid * 20 + 20);
       if (c === 0) return lo + mid;
       if (c < 0) a = mid + 1;
       else b = mid - 1;
@@ -175,9 +184,11 @@ export class PackIndex {
     this.load();
     const n = this.count;
     const base = 8 + 1024 + n * 24;
-    const v = this.read(this.idxFd, 4, base + position * 4).readUInt32BE(0);
+    const at = base + position * 4;
+    const v = (this.whole ? this.whole.subarray(at, at + 4) : this.read(this.idxFd, 4, at)).readUInt32BE(0);
     if ((v & 0x80000000) === 0) return v;
-    const large = this.read(this.idxFd, 8, base + n * 4 + (v & 0x7fffffff) * 8);
+    const largeAt = base + n * 4 + (v & 0x7fffffff) * 8;
+    const large = this.whole ? this.whole.subarray(largeAt, largeAt + 8) : this.read(this.idxFd, 8, largeAt);
     return Number(large.readBigUInt64BE(0));
   }
 
@@ -274,6 +285,7 @@ export class PackIndex {
     if (this.packFd !== -1) this.fs.closeSync(this.packFd);
     this.idxFd = this.packFd = -1;
     this.fanout = undefined;
+    this.whole = undefined;
     this.slices.clear();
     this.bases.clear();
     this.basesBytes = 0;
