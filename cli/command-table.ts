@@ -139,6 +139,19 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/checkpoint.js').then((m) => m.rollback),
   },
   { usage: 'undo', describe: "reverse the draft's last move (a batch, a rollback, an undo)", load: () => import('./commands/checkpoint.js').then((m) => m.undo) },
+  {
+    usage: 'apply',
+    describe: "publish the draft's changes into the working tree, where your files still hold what it was based on",
+    builder: (y) =>
+      y
+        .option('dry-run', { type: 'boolean', describe: 'list what would change and any conflict, writing nothing' })
+        .option('commit', { type: 'boolean', describe: "also move the current branch to the draft's commits", conflicts: 'squash' })
+        .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch (needs -m)', implies: 'message' })
+        .option('message', { alias: 'm', type: 'string', describe: 'the commit message for --squash' }),
+    load: () => import('./commands/apply.js').then((m) => m.apply),
+  },
+  { usage: 'unapply', describe: 'put back exactly what the last apply replaced', load: () => import('./commands/apply.js').then((m) => m.unapply) },
+  { usage: 'recover', describe: 'finish an apply that a crash interrupted (also done by every command)', load: () => import('./commands/apply.js').then((m) => m.recover) },
 ];
 
 /** The first word of a command string. */

@@ -100,7 +100,15 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       draft: argv.draft as string | undefined,
       actor: argv.actor as string | undefined,
       dir: resolve(io.cwd, (argv.C as string | undefined) ?? '.'),
-      open: async () => (shadow ??= await openShadow({ dir: ctx.dir })),
+      open: async () => {
+        if (shadow) return shadow;
+        shadow = await openShadow({ dir: ctx.dir });
+        const done = shadow.recovered?.finished ?? [];
+        if (done.length > 0 && spec.usage !== 'recover') {
+          out.note(`recovered ${done.length === 1 ? 'an interrupted apply' : `${done.length} interrupted applies`} first (shadow recover)`);
+        }
+        return shadow;
+      },
     };
     const handler = await spec.load();
     return (await handler(ctx)) ?? EXIT.ok;

@@ -28,6 +28,8 @@ export type FileSystem = Pick<
   | 'rmdirSync'
   | 'readlinkSync'
   | 'existsSync'
+  | 'symlinkSync'
+  | 'accessSync'
 >;
 
 /** Wall-clock time and waiting, injectable so tests and the core never read the real clock. */
@@ -51,10 +53,21 @@ export interface Ids {
 /** Environment variables as read by shadow (`SHADOW_*`, `HOME`, `GIT_*`). */
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** This process, and whether another is still alive (to tell a stale lock from a held one). */
+export interface Processes {
+  /** This process's id. */
+  self: number;
+  /** This machine's name: a lock held on another machine is never taken as stale. */
+  host: string;
+  isAlive(pid: number): boolean;
+}
+
 /** Every side effect shadow has comes through this object. */
 export interface Context {
   fs: FileSystem;
   clock: Clock;
   ids: Ids;
   env: Env;
+  /** Optional: without it, a lock left by a dead process must be removed by hand. */
+  processes?: Processes;
 }

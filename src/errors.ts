@@ -45,6 +45,14 @@ export type ErrorCode =
   | 'OBJECT_MISSING'
   | 'CORRUPT_OBJECT'
   | 'CORRUPT_REF'
+  | 'CORRUPT_STATE'
+  // publishing into the working tree
+  | 'STALE_BASE'
+  | 'NOT_WRITABLE'
+  | 'APPLY_FAILED'
+  | 'APPLY_PENDING'
+  | 'NO_BRANCH'
+  | 'DIVERGED'
   | 'IO_ERROR'
   | 'INTERNAL';
 

@@ -5,7 +5,7 @@
  */
 export { openShadow, Shadow } from './shadow.js';
 export type { OpenOptions, DraftOption, BatchCallOptions, DiffFile } from './shadow.js';
-export type { Context, FileSystem, Clock, Ids, Env } from './context.js';
+export type { Context, FileSystem, Clock, Ids, Env, Processes } from './context.js';
 export { ShadowError, isShadowError } from './errors.js';
 export type { ErrorCode, ShadowErrorJSON } from './errors.js';
 export type { BatchInput, FileOperation, FileMode, OpResult, OpStatus, OperationName } from './core/ops.js';
@@ -14,5 +14,7 @@ export type { LogEntry, ChangedFile, DraftStatus, Drift } from './engine/audit.j
 export type { CheckpointInfo, RefMove } from './engine/checkpoints.js';
 export type { DraftSummary } from './engine/drafts.js';
 export type { ViewEntry, ViewFile } from './engine/view.js';
+export type { ApplyResult, UnapplyResult, RecoveryReport, PublishedPath } from './engine/apply.js';
+export type { PathConflict } from './engine/publish.js';
 export { BatchInputSchema, FileOperationSchema } from './schema.js';
 export { nodeContext } from './node-context.js';

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Clock, Context, Ids } from './context.js';
+import { hostname } from 'node:os';
+import type { Clock, Context, Ids, Processes } from './context.js';
 
 /** The real clock. */
 export const systemClock: Clock = {
@@ -13,6 +14,20 @@ export const systemClock: Clock = {
 export const randomIds: Ids = {
   token: () => randomBytes(6).toString('hex'),
   uuid: () => randomUUID(),
+};
+
+/** This process, and liveness of others by signal 0. */
+export const localProcesses: Processes = {
+  self: process.pid,
+  host: hostname(),
+  isAlive: (pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  },
 };
 
 /**
@@ -28,6 +43,7 @@ export function nodeContext(overrides: Partial<Context> = {}): Context {
     clock: systemClock,
     ids: randomIds,
     env: process.env,
+    processes: localProcesses,
     ...overrides,
   };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Clock, Context, Env, FileSystem, Ids } from './context.js';
+import type { Clock, Context, Env, FileSystem, Ids, Processes } from './context.js';
 import { ShadowError } from './errors.js';
 import { pathProblem } from './core/path-rules.js';
 import type { BatchInput, FileMode, FileOperation } from './core/ops.js';
@@ -9,6 +9,9 @@ import { runBatch, type BatchResult } from './engine/batch.js';
 import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from './engine/checkpoints.js';
 import { checkDraftName, createDraft, dropDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from './engine/drafts.js';
 import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from './engine/view.js';
+import { applyDraft, recover, unapplyDraft, type ApplyResult, type RecoveryReport, type UnapplyResult } from './engine/apply.js';
+import type { CommitMode } from './engine/commit-modes.js';
+import { hasJournals } from './store/journal.js';
 import { Workspace } from './engine/workspace.js';
 import { parseJsonText, validate, validateBatch } from './schema.js';
 
@@ -20,6 +23,7 @@ export interface OpenOptions {
   clock?: Clock;
   ids?: Ids;
   env?: Env;
+  processes?: Processes;
 }
 
 /** Options every draft-scoped call takes. */
@@ -42,6 +46,14 @@ export interface DiffFile extends ChangedFile {
   binary?: boolean;
   patch?: string;
 }
+
+const ApplyOptionsSchema = z.object({
+  draft: z.optional(z.string()),
+  dryRun: z.optional(z.boolean()),
+  commit: z.optional(z.boolean()),
+  squash: z.optional(z.string().check(z.refine((m) => m.trim().length > 0, 'a commit message must not be empty'))),
+  actor: z.optional(z.string()),
+}).check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'));
 
 const OpenSchema = z.object({
   dir: z.string().check(z.refine((d) => d.startsWith('/'), 'must be an absolute path')),
@@ -270,6 +282,37 @@ export class Shadow {
     return undo(this.ws, this.draftName(options));
   }
 
+  /**
+   * Publish the draft into the working tree (see the README's guarantees).
+   * `dryRun` checks and lists without writing; `commit` also moves the
+   * current branch to the draft's commits; `squash` makes one commit.
+   *
+   * @example
+   * const plan = await sh.apply({ dryRun: true });
+   * if (plan.conflicts.length === 0) await sh.apply();
+   */
+  async apply(
+    options: DraftOption & { dryRun?: boolean; commit?: boolean; squash?: string; actor?: string; onProgress?: (done: number, total: number, bytes: number) => void } = {},
+  ): Promise<ApplyResult> {
+    const { onProgress, ...checked } = options;
+    validate(ApplyOptionsSchema, checked, 'INVALID_ARGUMENT', 'the apply options');
+    const mode: CommitMode | undefined = options.squash !== undefined ? { kind: 'squash', message: options.squash } : options.commit ? { kind: 'commit' } : undefined;
+    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress });
+  }
+
+  /** @example await sh.unapply() // the working tree as it was before the last apply */
+  async unapply(options: DraftOption & { actor?: string } = {}): Promise<UnapplyResult> {
+    return unapplyDraft(this.ws, this.draftName(options), this.actor(options.actor));
+  }
+
+  /** @example const r = await sh.recover(); r.finished.length */
+  async recover(): Promise<RecoveryReport> {
+    return recover(this.ws);
+  }
+
+  /** What opening the repository recovered (an apply a crash interrupted), if anything. */
+  recovered: RecoveryReport | undefined;
+
   /** Whether a draft exists. */
   async hasDraft(options?: DraftOption): Promise<boolean> {
     return loadDraft(this.ws, this.draftName(options)) !== undefined;
@@ -322,11 +365,28 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
   validate(OpenSchema, { dir: options.dir }, 'INVALID_ARGUMENT', 'openShadow options');
   let ctx: Context;
   if (options.fs && options.clock && options.ids && options.env) {
-    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env };
+    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env, processes: options.processes };
   } else {
     const { nodeContext } = await import('./node-context.js');
     const base = nodeContext();
-    ctx = { fs: options.fs ?? base.fs, clock: options.clock ?? base.clock, ids: options.ids ?? base.ids, env: options.env ?? base.env };
+    ctx = {
+      fs: options.fs ?? base.fs,
+      clock: options.clock ?? base.clock,
+      ids: options.ids ?? base.ids,
+      env: options.env ?? base.env,
+      processes: options.processes ?? (options.fs ? undefined : base.processes),
+    };
   }
-  return Shadow.create(Workspace.open(ctx, options.dir), ctx);
+  const ws = Workspace.open(ctx, options.dir);
+  const sh = Shadow.create(ws, ctx);
+  // Every command first finishes an apply a crash interrupted. An apply that
+  // is running now (its lock held by a live process) is not interrupted.
+  if (ws.repo.layout.worktree !== null && hasJournals(ctx, ws.repo.shadowDir)) {
+    try {
+      sh.recovered = await recover(ws);
+    } catch (e) {
+      if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;
+    }
+  }
+  return sh;
 }

@@ -161,7 +161,7 @@ function attemptBatch(
   const plan = planCaptures(touched, {
     reader: repo.objects,
     tipTree: tipCommit.tree,
-    bases: draft.meta.bases,
+    bases: draft.bases,
     lower,
     trustExecutableBit: repo.config.getBool('core.filemode') ?? true,
     ignore: ws.ignoreRules(),

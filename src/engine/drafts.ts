@@ -5,7 +5,8 @@ import { ARCHIVE_PREFIX, checkpointsPrefix, draftRef, DRAFTS_PREFIX, refComponen
 import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
 import { listDir, tryUnlink } from '../store/durable-file.js';
 import { RefMoved } from '../store/refs.js';
-import { accumulateBases, findRoot, highestBatch, historySince, isOnHistory } from './history.js';
+import { readApplies, type ApplyRecord } from '../store/applied-state.js';
+import { accumulateBases, findRoot, highestBatch, historySince, isOnHistory, type Bases } from './history.js';
 import { resolveCommitish } from './rev-parse.js';
 import type { Workspace } from './workspace.js';
 
@@ -15,6 +16,21 @@ export interface Draft {
   ref: string;
   tip: Oid;
   meta: DraftMeta;
+  /**
+   * The base of every path the draft owns: what the working tree held when
+   * the draft first touched it, or what the last apply published there.
+   */
+  bases: Bases;
+  /** The publishes of this draft, newest last. */
+  applies: ApplyRecord[];
+}
+
+/** Captured bases with every publish laid over them, in order. */
+export function effectiveBases(captured: Bases, applies: readonly ApplyRecord[]): Bases {
+  if (applies.length === 0) return captured;
+  const out: Bases = { ...captured };
+  for (const a of applies) for (const e of a.entries) out[e.path] = e.new;
+  return out;
 }
 
 /** Throw INVALID_DRAFT_NAME unless `name` is one valid ref component. */
@@ -85,7 +101,8 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
   fresh = refreshBases(ws, fresh, tip);
   if (fresh !== meta) writeDraftMeta(ws.ctx, ws.repo.shadowDir, fresh, false);
   ws.metaCache.set(name, fresh);
-  return { name, ref, tip, meta: fresh };
+  const applies = readApplies(ws.ctx, ws.repo.shadowDir, name);
+  return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applies), applies };
 }
 
 /** Load a draft that must exist. */
@@ -157,7 +174,7 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
     bases_tip: start.root,
     bases: {},
   };
-  return { name, ref: draftRef(name), tip: start.tip, meta };
+  return { name, ref: draftRef(name), tip: start.tip, meta, bases: {}, applies: [] };
 }
 
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
@@ -194,6 +211,12 @@ export async function createDraft(ws: Workspace, name: string, options: { from?:
   return draft.tip === draft.meta.root ? draft : requireDraft(ws, name);
 }
 
+/** `applied` when the draft's tip is what its last apply published, else `open`. */
+export function draftStatusWord(d: Draft): string {
+  const last = d.applies[d.applies.length - 1];
+  return last && last.kind === 'apply' && last.tip === d.tip ? 'applied' : 'open';
+}
+
 /** Summary of a draft for listings. */
 export interface DraftSummary {
   name: string;
@@ -213,10 +236,10 @@ export function listDrafts(ws: Workspace): DraftSummary[] {
       name: d.name,
       tip: d.tip,
       root: d.meta.root,
-      status: d.meta.status,
+      status: draftStatusWord(d),
       batches: d.tip === d.meta.root ? 0 : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
       created_at: d.meta.created_at,
-      touched: Object.keys(d.meta.bases).length,
+      touched: Object.keys(d.bases).length,
     };
   });
 }

@@ -25,13 +25,13 @@ export interface ViewEntry {
 }
 
 function ownsPath(draft: Draft, path: string): boolean {
-  const bases = draft.meta.bases;
+  const bases = draft.bases;
   return path in bases || parentDirs(path).some((d) => d in bases);
 }
 
 /** A directory that exists only because the draft made paths inside it. */
 function isDraftDir(ws: Workspace, draft: Draft, path: string): boolean {
-  if (!Object.keys(draft.meta.bases).some((p) => isInside(p, path))) return false;
+  if (!Object.keys(draft.bases).some((p) => isInside(p, path))) return false;
   return lookupPath(ws.repo.objects, ws.repo.objects.readCommit(draft.tip).tree, path).kind === 'dir';
 }
 
@@ -90,7 +90,7 @@ export function listViewDir(ws: Workspace, draftName: string, dir: string): View
     const tipTree = repo.objects.readCommit(draft.tip).tree;
     const dirKind = dir === '' ? { kind: 'dir' as const, oid: tipTree } : lookupPath(repo.objects, tipTree, dir);
     const inDir = new Set<string>();
-    for (const path of Object.keys(draft.meta.bases)) {
+    for (const path of Object.keys(draft.bases)) {
       if (!isInside(path, dir)) continue;
       const rest = dir === '' ? path : path.slice(dir.length + 1);
       inDir.add(rest.split('/')[0]!);
@@ -100,7 +100,7 @@ export function listViewDir(ws: Workspace, draftName: string, dir: string): View
       const child = dir === '' ? name : `${dir}/${name}`;
       const k = lookupPath(repo.objects, tipTree, child);
       if (k.kind === 'absent') {
-        if (child in draft.meta.bases) entries.delete(name);
+        if (child in draft.bases) entries.delete(name);
         continue;
       }
       const type: ViewEntry['type'] = k.kind === 'dir' ? 'dir' : typeOfMode(k.mode);

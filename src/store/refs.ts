@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
 import { fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, tryUnlink, writeAll } from './durable-file.js';
+import { createLockFile } from './lock-file.js';
 
 /**
  * shadow's own ref store. isomorphic-git's `writeRef` writes the file in
@@ -154,27 +155,8 @@ export class RefStore {
       .map(([ref, oid]) => ({ ref, oid }));
   }
 
-  /** Create `<ref>.lock` exclusively, waiting up to the lock timeout for another holder. */
-  private async lock(path: string): Promise<number> {
-    this.ctx.fs.mkdirSync(parentOf(path), { recursive: true });
-    const start = this.ctx.clock.now();
-    let wait = 1;
-    for (;;) {
-      try {
-        return this.ctx.fs.openSync(`${path}.lock`, 'wx', 0o644);
-      } catch (e) {
-        if (errnoCode(e) !== 'EEXIST') throw e;
-      }
-      if (this.ctx.clock.now() - start >= this.lockTimeoutMs) {
-        throw new ShadowError('LOCKED', `${path}.lock exists: another git or shadow process is updating it`, {
-          hint: `retry in a moment; if no git or shadow process is running, remove ${path}.lock`,
-          data: { lock: `${path}.lock`, waitedMs: this.ctx.clock.now() - start },
-        });
-      }
-      const jitter = parseInt(this.ctx.ids.token().slice(0, 2), 16) / 255;
-      await this.ctx.clock.sleep(Math.ceil(wait * (0.5 + jitter)));
-      wait = Math.min(wait * 2, 50);
-    }
+  private lock(path: string): Promise<number> {
+    return createLockFile(this.ctx, path, this.lockTimeoutMs);
   }
 
   private current(ref: string): Oid | undefined {

@@ -162,6 +162,8 @@ export function checkFormat(ctx: Context, layout: RepositoryLayout, config: GitC
 export class Repository {
   readonly objects: ObjectDatabase;
   readonly refs: RefStore;
+  /** How long to wait for a lock git or another shadow holds (`shadow.lockTimeout`). */
+  readonly lockTimeoutMs: number;
 
   private constructor(
     readonly ctx: Context,
@@ -170,8 +172,8 @@ export class Repository {
   ) {
     const precious = config.getBool('extensions.preciousobjects') === true;
     this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, precious ? undefined : `${layout.commondir}/shadow/packs.list`);
-    const timeout = config.getInt('shadow.locktimeout') ?? DEFAULT_LOCK_TIMEOUT_MS;
-    this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, timeout);
+    this.lockTimeoutMs = config.getInt('shadow.locktimeout') ?? DEFAULT_LOCK_TIMEOUT_MS;
+    this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, this.lockTimeoutMs);
   }
 
   /** Open the repository containing `dir` (absolute), after checking its format. */

@@ -1,0 +1,258 @@
+import { ShadowError } from '../errors.js';
+import { actionOf, publishSet, type PublishAction, type PublishEntry } from '../core/publish-set.js';
+import { lookupPath } from '../core/tree-lookup.js';
+import { readTextIfExists } from '../store/durable-file.js';
+import { hasJournals, readJournals, writeJournal, type Journal } from '../store/journal.js';
+import { takeProcessLock } from '../store/process-lock.js';
+import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
+import { requireDraft, type Draft } from './drafts.js';
+import { guardPaths, runJournal, unwritableDirs, type Outcome, type PathConflict, type Progress } from './publish.js';
+import type { Workspace } from './workspace.js';
+
+/** A path a publish changes, for people and machines. */
+export interface PublishedPath {
+  path: string;
+  action: PublishAction;
+  old: string | null;
+  new: string | null;
+}
+
+export interface ApplyResult {
+  draft: string;
+  /** False for a dry run. */
+  applied: boolean;
+  dry_run: boolean;
+  /** The apply's id (its record), when something was written. */
+  id?: string;
+  tip: string;
+  paths: PublishedPath[];
+  conflicts: PathConflict[];
+  /** Directories that could not be written, found before any write. */
+  unwritable: string[];
+  /** Submodule entries, which shadow does not check out. */
+  skipped: string[];
+  branch?: { ref: string; old: string | null; new: string; how: CommitPlan['how'] };
+}
+
+export interface ApplyOptions {
+  dryRun?: boolean;
+  mode?: CommitMode;
+  actor: string;
+  /** Called as paths are written: `done` of `total`, and bytes so far. */
+  onProgress?: Progress;
+}
+
+function lockPath(ws: Workspace): string {
+  return `${ws.repo.shadowDir}/apply.lock`;
+}
+
+function describePaths(entries: readonly PublishEntry[]): PublishedPath[] {
+  return entries.map((e) => ({ path: e.path, action: actionOf(e), old: e.old?.oid ?? null, new: e.new?.oid ?? null }));
+}
+
+function staleBase(conflicts: PathConflict[], verb: string): ShadowError {
+  const list = conflicts
+    .slice(0, 10)
+    .map((c) => `${c.path} (${c.found}${c.detail ? `: ${c.detail}` : ''})`)
+    .join(', ');
+  const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
+  const noun = conflicts.length === 1 ? 'path no longer holds' : 'paths no longer hold';
+  return new ShadowError('STALE_BASE', `${verb} stopped before writing anything: ${conflicts.length} ${noun} what the draft was based on: ${list}${more}`, {
+    hint: 'the working tree changed under the draft: look with `shadow status`, keep or revert your change, then apply again',
+    data: { conflicts },
+  });
+}
+
+function outcomeError(outcome: Outcome, verb: string): ShadowError {
+  const list = outcome.failures.map((f) => `${f.path}: ${f.message}`).join('; ');
+  return new ShadowError('APPLY_FAILED', `${verb} could not write ${outcome.failures.length} path${outcome.failures.length === 1 ? '' : 's'} (${outcome.written.length} written, none torn): ${list}`, {
+    hint: 'fix the cause (disk space, permissions), then run `shadow recover` to finish; every path is either old or new meanwhile',
+    data: { failures: outcome.failures, written: outcome.written },
+  });
+}
+
+function refuseWhilePending(ws: Workspace): void {
+  if (hasJournals(ws.ctx, ws.repo.shadowDir) && readJournals(ws.ctx, ws.repo.shadowDir).journals.length > 0) {
+    throw new ShadowError('APPLY_PENDING', 'an interrupted apply is waiting to be finished', {
+      hint: 'run `shadow recover` first',
+    });
+  }
+}
+
+function checkIndexLock(ws: Workspace): void {
+  const lock = `${ws.repo.layout.gitdir}/index.lock`;
+  if (readTextIfExists(ws.ctx.fs, lock) !== undefined) {
+    throw new ShadowError('LOCKED', `${lock} exists: git is using the index`, {
+      hint: `retry when the git command finishes; if none is running, remove ${lock}`,
+      data: { lock },
+    });
+  }
+}
+
+/** The publish set of a draft: its paths whose tip differs from their bases. */
+export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
+  const tree = ws.repo.objects.readCommit(draft.tip).tree;
+  return publishSet(draft.bases, (path) => {
+    const k = lookupPath(ws.repo.objects, tree, path);
+    return k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null;
+  });
+}
+
+/**
+ * Publish a draft into the working tree: only where every path still holds
+ * its base (else STALE_BASE, nothing written); a redo journal, fsynced,
+ * before the first write; each file temp-fsync-rename; then the branch and
+ * the index for --commit/--squash; then the journal becomes the apply's
+ * record. A dry run stops after the checks.
+ */
+export async function applyDraft(ws: Workspace, draftName: string, options: ApplyOptions): Promise<ApplyResult> {
+  const draft = requireDraft(ws, draftName);
+  if (!options.dryRun) refuseWhilePending(ws);
+  const entries = draftPublishSet(ws, draft);
+  const conflicts = guardPaths(ws, entries, 'old');
+  const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
+  const result: ApplyResult = {
+    draft: draftName,
+    applied: false,
+    dry_run: options.dryRun === true,
+    tip: draft.tip,
+    paths: describePaths(entries),
+    conflicts,
+    unwritable,
+    skipped: [],
+  };
+  if (options.dryRun) return result;
+  if (conflicts.length > 0) throw staleBase(conflicts, 'apply');
+  if (unwritable.length > 0) {
+    throw new ShadowError('NOT_WRITABLE', `apply stopped before writing anything: cannot write in ${unwritable.join(', ')}`, {
+      hint: 'give yourself write permission on those directories, then apply again',
+      data: { directories: unwritable },
+    });
+  }
+  if (entries.length === 0 && !options.mode) return result;
+
+  const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow apply');
+  try {
+    let plan: CommitPlan | undefined;
+    if (options.mode) {
+      checkIndexLock(ws);
+      const planned = planCommit(ws, draft, entries, options.mode, options.actor);
+      ws.repo.objects.write(planned.objects);
+      plan = planned.plan;
+    }
+    const journal: Journal = {
+      version: 1,
+      id: ws.ctx.ids.uuid(),
+      kind: 'apply',
+      draft: draftName,
+      tip: draft.tip,
+      created_at: new Date(ws.ctx.clock.now()).toISOString(),
+      actor: options.actor,
+      entries,
+    };
+    if (plan) {
+      journal.branch = plan.branch;
+      journal.index = plan.index;
+    }
+    writeJournal(ws.ctx, ws.repo.shadowDir, journal);
+    const outcome = await runJournal(ws, journal, false, options.onProgress);
+    if (outcome.failures.length > 0) throw outcomeError(outcome, 'apply');
+    result.applied = true;
+    result.id = journal.id;
+    result.skipped = outcome.skipped;
+    if (plan) result.branch = { ...plan.branch, how: plan.how };
+    return result;
+  } finally {
+    lock.release();
+  }
+}
+
+export interface UnapplyResult {
+  draft: string;
+  /** The apply that was reversed. */
+  reverted: string;
+  paths: PublishedPath[];
+  branch?: { ref: string; old: string | null; new: string };
+}
+
+/**
+ * Put back what the draft's last apply replaced, only where each path still
+ * holds what that apply wrote (else STALE_BASE). The draft's bases return to
+ * what they were, so applying again publishes the same changes.
+ */
+export async function unapplyDraft(ws: Workspace, draftName: string, actor: string): Promise<UnapplyResult> {
+  const draft = requireDraft(ws, draftName);
+  refuseWhilePending(ws);
+  const last = draft.applies[draft.applies.length - 1];
+  if (!last) {
+    throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
+  }
+  const entries: PublishEntry[] = last.entries.map((e) => ({ path: e.path, old: e.new, new: e.old }));
+  const conflicts = guardPaths(ws, entries, 'old');
+  if (conflicts.length > 0) throw staleBase(conflicts, 'unapply');
+  const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow unapply');
+  try {
+    const journal: Journal = {
+      version: 1,
+      id: ws.ctx.ids.uuid(),
+      kind: 'unapply',
+      reverts: last.id,
+      draft: draftName,
+      tip: last.tip,
+      created_at: new Date(ws.ctx.clock.now()).toISOString(),
+      actor,
+      entries,
+    };
+    if (last.branch && ws.repo.refs.resolve(last.branch.ref) === last.branch.new && last.branch.old !== null) {
+      journal.branch = { ref: last.branch.ref, old: last.branch.new, new: last.branch.old };
+    }
+    if (last.index) {
+      checkIndexLock(ws);
+      journal.index = { set: last.index.before, before: last.index.set };
+    }
+    writeJournal(ws.ctx, ws.repo.shadowDir, journal);
+    const outcome = await runJournal(ws, journal, false);
+    if (outcome.failures.length > 0) throw outcomeError(outcome, 'unapply');
+    const result: UnapplyResult = { draft: draftName, reverted: last.id, paths: describePaths(entries) };
+    if (journal.branch) result.branch = journal.branch;
+    return result;
+  } finally {
+    lock.release();
+  }
+}
+
+export interface RecoveryReport {
+  /** Journals finished. */
+  finished: Array<{ id: string; kind: string; draft: string; written: string[]; conflicts: PathConflict[] }>;
+  /** Journals that still could not be finished (the error says why). */
+  failed: Array<{ id: string; draft: string; error: string }>;
+  unreadable: string[];
+}
+
+/**
+ * Finish every interrupted apply or unapply from its journal: each path ends
+ * exactly at its new content, a path someone changed meanwhile is reported
+ * and left alone, leftover temporary files are removed. Safe to run any time;
+ * a no-op when nothing was interrupted.
+ */
+export async function recover(ws: Workspace): Promise<RecoveryReport> {
+  const report: RecoveryReport = { finished: [], failed: [], unreadable: [] };
+  if (!hasJournals(ws.ctx, ws.repo.shadowDir)) return report;
+  const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow recover');
+  try {
+    const { journals, unreadable } = readJournals(ws.ctx, ws.repo.shadowDir);
+    report.unreadable = unreadable;
+    for (const j of journals) {
+      try {
+        const outcome = await runJournal(ws, j, true);
+        if (outcome.failures.length > 0) throw outcomeError(outcome, 'recovery');
+        report.finished.push({ id: j.id, kind: j.kind, draft: j.draft, written: outcome.written, conflicts: outcome.conflicts });
+      } catch (e) {
+        report.failed.push({ id: j.id, draft: j.draft, error: (e as Error).message });
+      }
+    }
+  } finally {
+    lock.release();
+  }
+  return report;
+}

@@ -1,0 +1,308 @@
+import type { Stats } from 'node:fs';
+import { ShadowError } from '../errors.js';
+import { MODE, type Oid } from '../core/git-objects.js';
+import { parentDirs } from '../core/path-rules.js';
+import { publishOrder, type PublishEntry } from '../core/publish-set.js';
+import { isRegularMode, type FileEntry } from '../core/tree-lookup.js';
+import { dropApply, readApplies, recordApply } from '../store/applied-state.js';
+import { writeAll } from '../store/durable-file.js';
+import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
+import { removeJournal, writeJournal, type Journal } from '../store/journal.js';
+import { createLockFile } from '../store/lock-file.js';
+import { WorkingTreeLower } from '../store/lower-layer.js';
+import { RefMoved } from '../store/refs.js';
+import { WorktreeWriter } from '../store/worktree-writer.js';
+import type { Workspace } from './workspace.js';
+
+/**
+ * The machinery of publishing (shared by apply, unapply and recovery): what
+ * the working tree holds at a path, the guard, and carrying a journal out:
+ * files, then the branch, then the index, then the record.
+ */
+
+/** Why a path cannot be published. */
+export interface PathConflict {
+  path: string;
+  /** The blob the path should hold (null: it should be absent). */
+  expected: Oid | null;
+  found: 'modified' | 'deleted' | 'created' | 'type changed';
+  detail?: string;
+}
+
+/** What the working tree holds at a path. */
+type WorktreeState = FileEntry | null | { dir: true } | { problem: string };
+
+function worktreeLower(ws: Workspace): WorkingTreeLower {
+  const wt = ws.repo.layout.worktree;
+  if (wt === null) {
+    throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to publish into', {
+      hint: 'run shadow apply in a repository with a working tree',
+    });
+  }
+  return new WorkingTreeLower(ws.ctx, wt, trustsExecutableBit(ws));
+}
+
+function trustsExecutableBit(ws: Workspace): boolean {
+  return ws.repo.config.getBool('core.filemode') ?? true;
+}
+
+function stateAt(lower: WorkingTreeLower, path: string): WorktreeState {
+  try {
+    const l = lower.read(path);
+    if (l.kind === 'file') return { mode: l.mode, oid: l.oid };
+    return l.kind === 'dir' ? { dir: true } : null;
+  } catch (e) {
+    if (e instanceof ShadowError && (e.code === 'SYMLINK_IN_PATH' || e.code === 'UNSUPPORTED_FILE_TYPE')) return { problem: e.message };
+    throw e;
+  }
+}
+
+/** Does the working tree's `state` hold `want`? Without a trusted executable bit, modes 644/755 match. */
+function holds(state: WorktreeState, want: FileEntry | null, trustExec: boolean): boolean {
+  if (want === null) return state === null;
+  if (state === null || 'dir' in state || 'problem' in state) return false;
+  if (state.oid !== want.oid) return false;
+  if (state.mode === want.mode) return true;
+  return !trustExec && isRegularMode(state.mode) && isRegularMode(want.mode);
+}
+
+function describe(state: WorktreeState, want: FileEntry | null): PathConflict['found'] {
+  if (state !== null && 'problem' in state) return 'type changed';
+  if (want === null) return 'created';
+  if (state === null) return 'deleted';
+  if ('dir' in state) return 'type changed';
+  const link = (m: string): boolean => m === MODE.symlink;
+  return link(state.mode) !== link(want.mode) ? 'type changed' : 'modified';
+}
+
+/**
+ * Check that every path holds what the publish expects there before it
+ * (`expect` picks `old`, or `new` for an unapply). A directory where a file
+ * is due is fine when the same publish removes everything in it.
+ */
+export function guardPaths(ws: Workspace, entries: readonly PublishEntry[], expect: 'old' | 'new'): PathConflict[] {
+  const lower = worktreeLower(ws);
+  const trustExec = trustsExecutableBit(ws);
+  const removed = new Set(entries.filter((e) => (expect === 'old' ? e.new : e.old) === null).map((e) => e.path));
+  const conflicts: PathConflict[] = [];
+  for (const e of entries) {
+    const want = expect === 'old' ? e.old : e.new;
+    if (want?.mode === MODE.gitlink) continue;
+    const state = stateAt(lower, e.path);
+    if (holds(state, want, trustExec)) continue;
+    if (want === null && state !== null && 'dir' in state && dirHoldsOnly(ws, e.path, removed)) continue;
+    const conflict: PathConflict = { path: e.path, expected: want?.oid ?? null, found: describe(state, want) };
+    if (state !== null && 'problem' in state) conflict.detail = state.problem;
+    else if (state !== null && 'dir' in state) conflict.detail = 'a directory';
+    conflicts.push(conflict);
+  }
+  return conflicts;
+}
+
+/** True when every file under directory `dir` of the working tree is in `removed`. */
+function dirHoldsOnly(ws: Workspace, dir: string, removed: ReadonlySet<string>): boolean {
+  const lower = worktreeLower(ws);
+  const entries = lower.list(dir) ?? [];
+  return entries.every((e) => {
+    const path = `${dir}/${e.name}`;
+    return e.kind === 'dir' ? dirHoldsOnly(ws, path, removed) : removed.has(path);
+  });
+}
+
+/** Directories a publish must change that this process may not write (known before any write). */
+export function unwritableDirs(ws: Workspace, entries: readonly PublishEntry[]): string[] {
+  const root = ws.repo.layout.worktree!;
+  const fs = ws.ctx.fs;
+  const checked = new Map<string, boolean>();
+  const out = new Set<string>();
+  for (const e of entries) {
+    // The nearest existing directory on the way: where the entry is renamed, unlinked or made.
+    const dirs = ['', ...parentDirs(e.path)];
+    let nearest = '';
+    for (const d of dirs) {
+      try {
+        if (fs.statSync(d === '' ? root : `${root}/${d}`).isDirectory()) nearest = d;
+        else break;
+      } catch {
+        break;
+      }
+    }
+    let ok = checked.get(nearest);
+    if (ok === undefined) {
+      try {
+        fs.accessSync(nearest === '' ? root : `${root}/${nearest}`, 2 | 1);
+        ok = true;
+      } catch {
+        ok = false;
+      }
+      checked.set(nearest, ok);
+    }
+    if (!ok) out.add(nearest === '' ? '.' : nearest);
+  }
+  return [...out].sort();
+}
+
+/** A progress report: `done` of `total` paths, `bytes` written so far. */
+export type Progress = (done: number, total: number, bytes: number) => void;
+
+/** What carrying a journal out did. */
+export interface Outcome {
+  written: string[];
+  /** Paths someone changed meanwhile: left as they are. */
+  conflicts: PathConflict[];
+  /** Paths an I/O error stopped (a full disk, a permission): the journal stays for recovery. */
+  failures: Array<{ path: string; code: string; message: string }>;
+  /** Submodule entries, which shadow does not check out. */
+  skipped: string[];
+}
+
+/**
+ * Bring every path of the journal to its `new` state. With `recheck` (a
+ * recovery, or a path a crash may have left half-way), a path already at
+ * `new` is left alone and a path at neither `old` nor `new` is reported, not
+ * overwritten. Never a torn file: every write is temp, fsync, rename.
+ */
+export function carryOut(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress): Outcome {
+  const outcome: Outcome = { written: [], conflicts: [], failures: [], skipped: [] };
+  const writer = new WorktreeWriter(ws.ctx, ws.repo.layout.worktree!);
+  const lower = worktreeLower(ws);
+  const trustExec = trustsExecutableBit(ws);
+  const { removals, writes } = publishOrder(journal.entries);
+  const removedFirst = new Set(removals.map((e) => e.path));
+  const conflicted = new Set<string>();
+  const total = journal.entries.length;
+  let done = 0;
+  let bytes = 0;
+
+  const check = (e: PublishEntry, phase: 'remove' | 'write'): 'do' | 'done' | 'conflict' => {
+    if (!recheck) return 'do';
+    writer.cleanTemps(e.path);
+    const state = stateAt(lower, e.path);
+    if (holds(state, e.new, trustExec)) return 'done';
+    if (holds(state, e.old, trustExec)) return 'do';
+    if (phase === 'write' && removedFirst.has(e.path) && state === null) return 'do';
+    if (e.new === null && state !== null && 'dir' in state) return 'done';
+    outcome.conflicts.push({ path: e.path, expected: e.old?.oid ?? null, found: describe(state, e.old) });
+    conflicted.add(e.path);
+    return 'conflict';
+  };
+  const fail = (path: string, err: unknown): void => {
+    const code = (err as { code?: string }).code ?? 'IO_ERROR';
+    outcome.failures.push({ path, code, message: (err as Error).message });
+  };
+
+  for (const e of removals) {
+    if (e.old?.mode === MODE.gitlink) continue;
+    if (check(e, 'remove') !== 'do') continue;
+    try {
+      writer.remove(e.path);
+      if (e.new === null) writer.pruneEmptyParents(e.path);
+      if (e.new === null) outcome.written.push(e.path);
+    } catch (err) {
+      fail(e.path, err);
+    }
+    if (e.new === null) progress?.(++done, total, bytes);
+  }
+  for (const e of writes) {
+    if (e.new!.mode === MODE.gitlink) {
+      outcome.skipped.push(e.path);
+      continue;
+    }
+    if (conflicted.has(e.path)) continue;
+    if (check(e, 'write') !== 'do') continue;
+    try {
+      const content = ws.repo.objects.readBlob(e.new!.oid);
+      writer.put(e.path, e.new!.mode, content);
+      outcome.written.push(e.path);
+      bytes += content.length;
+    } catch (err) {
+      fail(e.path, err);
+    }
+    progress?.(++done, total, bytes);
+  }
+  writer.syncDirs();
+  return outcome;
+}
+
+/** Move the journal's branch, if it has one and it still is where the journal found it. */
+async function moveBranch(ws: Workspace, journal: Journal, outcome: Outcome): Promise<void> {
+  const b = journal.branch;
+  if (!b) return;
+  const current = ws.repo.refs.resolve(b.ref) ?? null;
+  if (current === b.new) return;
+  try {
+    await ws.repo.refs.update({ ref: b.ref, expected: b.old, next: b.new, message: `shadow: ${journal.kind} of draft ${journal.draft}`, who: ws.repo.committer() });
+  } catch (e) {
+    if (!(e instanceof RefMoved)) throw e;
+    outcome.failures.push({ path: b.ref, code: 'CONFLICT', message: `${b.ref} moved to ${current ?? '(nothing)'} meanwhile; it was not moved` });
+  }
+}
+
+/** Set the journal's index entries, with the stat data of the files just written. */
+async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outcome): Promise<void> {
+  if (!journal.index) return;
+  const ctx = ws.ctx;
+  const path = `${ws.repo.layout.gitdir}/index`;
+  const fd = await createLockFile(ctx, path, ws.repo.lockTimeoutMs);
+  try {
+    const index = readIndex(ctx, path);
+    const root = ws.repo.layout.worktree!;
+    const changes = journal.index.set
+      .filter((c) => !outcome.conflicts.some((k) => k.path === c.path))
+      .map((c) => {
+        let stat: Stats | undefined;
+        try {
+          stat = c.entry ? (ctx.fs.lstatSync(`${root}/${c.path}`) as Stats) : undefined;
+        } catch {
+          stat = undefined;
+        }
+        return { path: c.path, entry: c.entry, stat };
+      });
+    updateIndex(index, changes);
+    writeAll(ctx.fs, fd, serializeIndex(index));
+    ctx.fs.fsyncSync(fd);
+    ctx.fs.closeSync(fd);
+    ctx.fs.renameSync(`${path}.lock`, path);
+  } catch (e) {
+    try {
+      ctx.fs.closeSync(fd);
+    } catch {
+      /* already closed */
+    }
+    try {
+      ctx.fs.unlinkSync(`${path}.lock`);
+    } catch {
+      /* gone */
+    }
+    throw e;
+  }
+}
+
+/**
+ * Carry a journal out and close it: files, branch, index, then the record
+ * (an apply's journal becomes its record; an unapply drops the record it
+ * reverses). When I/O failures stopped some paths, the journal stays for
+ * `shadow recover` and nothing after the files is done.
+ */
+export async function runJournal(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress): Promise<Outcome> {
+  const outcome = carryOut(ws, journal, recheck, progress);
+  if (outcome.failures.length > 0) return outcome;
+  await moveBranch(ws, journal, outcome);
+  await writeIndexEntries(ws, journal, outcome);
+  const shadowDir = ws.repo.shadowDir;
+  if (journal.kind === 'apply') {
+    if (outcome.conflicts.length > 0) {
+      // Record only what reached the working tree: the rest keeps its old base.
+      const kept = journal.entries.filter((e) => !outcome.conflicts.some((c) => c.path === e.path));
+      writeJournal(ws.ctx, shadowDir, { ...journal, entries: kept });
+      recordApply(ws.ctx, shadowDir, { ...journal, entries: kept });
+    } else {
+      recordApply(ws.ctx, shadowDir, journal);
+    }
+  } else {
+    const record = readApplies(ws.ctx, shadowDir, journal.draft).find((r) => r.id === journal.reverts);
+    if (record) dropApply(ws.ctx, shadowDir, record);
+    removeJournal(ws.ctx, shadowDir, journal.id);
+  }
+  return outcome;
+}
