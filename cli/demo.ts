@@ -87,6 +87,26 @@ shadow(['edit', 'README.md', '--old', 'Goodbye', '--new', 'Bye']);
 
 step('Where things stand');
 shadow(['status']);
+
+step('Publish: a dry run, the apply, and its undo; your own files outside the draft are never touched');
+writeFileSync(join(repo, 'scratch.txt'), 'an untracked file of the user\n');
+shadow(['apply', '--dry-run']);
+shadow(['apply']);
+show('git status --short', 'git', ['status', '--short']);
+shadow(['unapply']);
+show('git status --short', 'git', ['status', '--short']);
+
+step('A conflict stops apply before it writes anything');
+appendFileSync(join(repo, 'src/app.ts'), '// edited by the user\n');
+shadow(['edit', 'src/app.ts', '--old', 'return 0;', '--new', 'return 1;']);
+appendFileSync(join(repo, 'src/app.ts'), '// and edited again after the draft took it\n');
+shadow(['apply']);
+shadow(['rollback', '~1']);
+
+step('Apply with --commit: the branch moves to the draft\'s commits');
+shadow(['apply', '--commit']);
+show('git log --oneline', 'git', ['log', '--oneline']);
+show('git status --short', 'git', ['status', '--short']);
 const tip = readFileSync(join(repo, '.git/refs/shadow/drafts/default'), 'utf8').trim();
 process.stdout.write(`\nThe demo repository stays at ${bold(repo)}\n`);
 process.stdout.write(`Look around: cd ${repo} && git log -p refs/shadow/drafts/default   (tip ${tip.slice(0, 12)})\n`);
