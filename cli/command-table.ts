@@ -147,11 +147,50 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .option('dry-run', { type: 'boolean', describe: 'list what would change and any conflict, writing nothing' })
         .option('commit', { type: 'boolean', describe: "also move the current branch to the draft's commits", conflicts: 'squash' })
         .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch (needs -m)', implies: 'message' })
-        .option('message', { alias: 'm', type: 'string', describe: 'the commit message for --squash' }),
+        .option('message', { alias: 'm', type: 'string', describe: 'the commit message for --squash' })
+        .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' }),
     load: () => import('./commands/apply.js').then((m) => m.apply),
   },
-  { usage: 'unapply', describe: 'put back exactly what the last apply replaced', load: () => import('./commands/apply.js').then((m) => m.unapply) },
+  {
+    usage: 'unapply',
+    describe: 'put back exactly what the last apply replaced',
+    builder: (y) => y.option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' }),
+    load: () => import('./commands/apply.js').then((m) => m.unapply),
+  },
   { usage: 'recover', describe: 'finish an apply that a crash interrupted (also done by every command)', load: () => import('./commands/apply.js').then((m) => m.recover) },
+  {
+    usage: 'propose',
+    describe: "freeze the draft's diff as a proposal for review",
+    builder: (y) => y.option('message', { alias: 'm', type: 'string', describe: 'what the proposal is for' }),
+    load: () => import('./commands/review.js').then((m) => m.propose),
+  },
+  {
+    usage: 'review',
+    describe: 'the diff, the findings (secrets, protected paths, deletions) and the approvals apply needs',
+    builder: (y) => y.option('stat', { type: 'boolean', describe: 'file list instead of the full diff' }),
+    load: () => import('./commands/review.js').then((m) => m.review),
+  },
+  {
+    usage: 'approve <id>',
+    describe: 'approve what an approval id asks for (this version of the draft only)',
+    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why' }),
+    load: () => import('./commands/review.js').then((m) => m.approve),
+  },
+  {
+    usage: 'deny <id>',
+    describe: 'deny it: apply then fails fast until the draft changes',
+    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why', demandOption: true }),
+    load: () => import('./commands/review.js').then((m) => m.deny),
+  },
+  {
+    usage: 'events',
+    describe: "the draft's ledger (--json: one event a line)",
+    builder: (y) =>
+      y
+        .option('follow', { alias: 'f', type: 'boolean', describe: 'keep printing new events' })
+        .option('verify', { type: 'boolean', describe: 'check the hash chain and report the first broken line' }),
+    load: () => import('./commands/review.js').then((m) => m.events),
+  },
 ];
 
 /** The first word of a command string. */

@@ -102,12 +102,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       dir: resolve(io.cwd, (argv.C as string | undefined) ?? '.'),
       open: async () => {
         if (shadow) return shadow;
-        shadow = await openShadow({ dir: ctx.dir });
-        const done = shadow.recovered?.finished ?? [];
+        const opened = await openShadow({ dir: ctx.dir });
+        shadow = opened;
+        const done = opened.recovered?.finished ?? [];
         if (done.length > 0 && spec.usage !== 'recover') {
           out.note(`recovered ${done.length === 1 ? 'an interrupted apply' : `${done.length} interrupted applies`} first (shadow recover)`);
         }
-        return shadow;
+        return opened;
       },
     };
     const handler = await spec.load();

@@ -53,6 +53,14 @@ export type ErrorCode =
   | 'APPLY_PENDING'
   | 'NO_BRANCH'
   | 'DIVERGED'
+  // review and approvals
+  | 'APPROVAL_NOT_FOUND'
+  | 'STALE_APPROVAL'
+  | 'ALREADY_DECIDED'
+  | 'DENIED'
+  | 'APPROVALS_PENDING'
+  | 'READ_ONLY'
+  | 'NOTHING_TO_PROPOSE'
   | 'IO_ERROR'
   | 'INTERNAL';
 

@@ -3,8 +3,15 @@
  * changes into drafts, inspect them and move them, with the same behaviour as
  * the `shadow` CLI.
  */
-export { openShadow, Shadow } from './shadow.js';
-export type { OpenOptions, DraftOption, BatchCallOptions, DiffFile } from './shadow.js';
+export { openShadow } from './open.js';
+export type { OpenOptions } from './open.js';
+export { Shadow } from './shadow.js';
+export type { DraftOption, BatchCallOptions, DiffFile } from './shadow.js';
+export type { ReviewReport } from './engine/review-report.js';
+export type { ApprovalState } from './engine/approvals.js';
+export type { Proposal } from './engine/proposal.js';
+export type { SecretFinding } from './core/secrets.js';
+export type { LedgerEvent, LedgerVerdict } from './store/ledger.js';
 export type { Context, FileSystem, Clock, Ids, Env, Processes } from './context.js';
 export { ShadowError, isShadowError } from './errors.js';
 export type { ErrorCode, ShadowErrorJSON } from './errors.js';

@@ -151,3 +151,15 @@ export function parseJsonText(text: string, what = 'batch'): unknown {
 export function validateBatch(input: unknown): BatchInput {
   return validate(BatchInputSchema, input, 'INVALID_BATCH', 'the batch') as BatchInput;
 }
+
+/** A path a reader asks for (`cat`, `ls`): INVALID_PATH unless shadow would accept it in a batch. */
+export function checkPath(path: string): string {
+  const problem = pathProblem(path);
+  if (problem) {
+    throw new ShadowError('INVALID_PATH', `"${path.length > 200 ? `${path.slice(0, 200)}…` : path}" is not a path shadow reads: ${problem}`, {
+      hint: 'give a path relative to the repository root, with forward slashes',
+      data: { path },
+    });
+  }
+  return path;
+}

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import type { Clock, Context, Env, FileSystem, Ids, Processes } from './context.js';
+import type { Context } from './context.js';
 import { ShadowError } from './errors.js';
-import { pathProblem } from './core/path-rules.js';
 import type { BatchInput, FileMode, FileOperation } from './core/ops.js';
 import type { Oid } from './core/git-objects.js';
 import { draftChanges, draftLog, draftStatus, type ChangedFile, type DraftStatus, type LogEntry } from './engine/audit.js';
@@ -11,20 +10,15 @@ import { checkDraftName, createDraft, dropDraft, listDrafts, loadDraft, requireD
 import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from './engine/view.js';
 import { applyDraft, recover, unapplyDraft, type ApplyResult, type RecoveryReport, type UnapplyResult } from './engine/apply.js';
 import type { CommitMode } from './engine/commit-modes.js';
-import { hasJournals } from './store/journal.js';
+import { decide, type ApprovalState } from './engine/approvals.js';
+import { draftEvents, ledgerPath } from './engine/ledger-events.js';
+import { proposeDraft, type Proposal } from './engine/proposal.js';
+import type { Policy } from './engine/review.js';
+import { verifyLedger, type LedgerEvent, type LedgerVerdict } from './store/ledger.js';
 import { Workspace } from './engine/workspace.js';
-import { parseJsonText, validate, validateBatch } from './schema.js';
-
-/** Options of `openShadow`: where, and the side effects (all optional but `dir`). */
-export interface OpenOptions {
-  /** An absolute path inside the repository. */
-  dir: string;
-  fs?: FileSystem;
-  clock?: Clock;
-  ids?: Ids;
-  env?: Env;
-  processes?: Processes;
-}
+import { checkPath, parseJsonText, validate, validateBatch } from './schema.js';
+import { invalidBatchResult } from './batch-failure.js';
+import { reviewReport, type ReviewReport } from './engine/review-report.js';
 
 /** Options every draft-scoped call takes. */
 export interface DraftOption {
@@ -53,11 +47,9 @@ const ApplyOptionsSchema = z.object({
   commit: z.optional(z.boolean()),
   squash: z.optional(z.string().check(z.refine((m) => m.trim().length > 0, 'a commit message must not be empty'))),
   actor: z.optional(z.string()),
+  sandbox: z.optional(z.enum(['read-only', 'workspace-write'])),
 }).check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'));
 
-const OpenSchema = z.object({
-  dir: z.string().check(z.refine((d) => d.startsWith('/'), 'must be an absolute path')),
-});
 const DraftOptionSchema = z.optional(z.object({ draft: z.optional(z.string()) }));
 
 /**
@@ -203,9 +195,9 @@ export class Shadow {
   }
 
   /** @example await sh.draftDrop('experiment') // kept under refs/shadow/archive/ */
-  async draftDrop(name: string, options: { purge?: boolean } = {}): Promise<{ draft: string; archive?: string }> {
+  async draftDrop(name: string, options: { purge?: boolean; actor?: string } = {}): Promise<{ draft: string; archive?: string }> {
     checkDraftName(name);
-    return { draft: name, ...(await dropDraft(this.ws, name, { purge: options.purge ?? false })) };
+    return { draft: name, ...(await dropDraft(this.ws, name, { purge: options.purge ?? false, actor: this.actor(options.actor) })) };
   }
 
   /** @example const f = await sh.cat('src/hello.ts'); f.content.toString() */
@@ -261,8 +253,8 @@ export class Shadow {
   }
 
   /** @example await sh.checkpoint('before-refactor', { message: 'tests green' }) */
-  async checkpoint(name: string, options: DraftOption & { message?: string } = {}): Promise<CheckpointInfo> {
-    return createCheckpoint(this.ws, this.draftName(options), name, options.message);
+  async checkpoint(name: string, options: DraftOption & { message?: string; actor?: string } = {}): Promise<CheckpointInfo> {
+    return createCheckpoint(this.ws, this.draftName(options), name, this.actor(options.actor), options.message);
   }
 
   /** @example const cps = await sh.checkpoints() */
@@ -273,13 +265,13 @@ export class Shadow {
   }
 
   /** @example await sh.rollback('before-refactor') // or '~2', '3', a commit */
-  async rollback(target: string, options?: DraftOption): Promise<RefMove> {
-    return rollback(this.ws, this.draftName(options), target);
+  async rollback(target: string, options?: DraftOption & { actor?: string }): Promise<RefMove> {
+    return rollback(this.ws, this.draftName(options), target, this.actor(options?.actor));
   }
 
   /** @example await sh.undo() // reverses the last batch, rollback or undo */
-  async undo(options?: DraftOption): Promise<RefMove & { undid: string }> {
-    return undo(this.ws, this.draftName(options));
+  async undo(options?: DraftOption & { actor?: string }): Promise<RefMove & { undid: string }> {
+    return undo(this.ws, this.draftName(options), this.actor(options?.actor));
   }
 
   /**
@@ -292,17 +284,69 @@ export class Shadow {
    * if (plan.conflicts.length === 0) await sh.apply();
    */
   async apply(
-    options: DraftOption & { dryRun?: boolean; commit?: boolean; squash?: string; actor?: string; onProgress?: (done: number, total: number, bytes: number) => void } = {},
+    options: DraftOption & {
+      dryRun?: boolean;
+      commit?: boolean;
+      squash?: string;
+      actor?: string;
+      sandbox?: Policy['sandbox'];
+      onProgress?: (done: number, total: number, bytes: number) => void;
+    } = {},
   ): Promise<ApplyResult> {
     const { onProgress, ...checked } = options;
     validate(ApplyOptionsSchema, checked, 'INVALID_ARGUMENT', 'the apply options');
     const mode: CommitMode | undefined = options.squash !== undefined ? { kind: 'squash', message: options.squash } : options.commit ? { kind: 'commit' } : undefined;
-    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress });
+    const policy = options.sandbox ? { sandbox: options.sandbox } : {};
+    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress, policy });
   }
 
   /** @example await sh.unapply() // the working tree as it was before the last apply */
-  async unapply(options: DraftOption & { actor?: string } = {}): Promise<UnapplyResult> {
-    return unapplyDraft(this.ws, this.draftName(options), this.actor(options.actor));
+  async unapply(options: DraftOption & { actor?: string; sandbox?: Policy['sandbox'] } = {}): Promise<UnapplyResult> {
+    return unapplyDraft(this.ws, this.draftName(options), this.actor(options.actor), options.sandbox ? { sandbox: options.sandbox } : {});
+  }
+
+  /**
+   * Freeze the draft's diff as a proposal (its fingerprint and findings).
+   *
+   * @example const p = await sh.propose({ message: 'refactor parser' }); p.patch_fingerprint
+   */
+  async propose(options: DraftOption & { message?: string; actor?: string } = {}): Promise<Proposal> {
+    return proposeDraft(this.ws, this.draftName(options), { message: options.message, actor: this.actor(options.actor) });
+  }
+
+  /**
+   * What a reviewer sees: the diff, the findings (secrets redacted,
+   * protected paths, deletions) and the state of every approval apply needs.
+   *
+   * @example const r = await sh.review(); r.approvals.filter((a) => a.status === 'pending')
+   */
+  async review(options: DraftOption = {}): Promise<ReviewReport> {
+    return reviewReport(this.ws, this.draftName(options));
+  }
+
+  /** @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real' }) */
+  async approve(id: string, options: DraftOption & { reason?: string; actor?: string } = {}): Promise<ApprovalState> {
+    return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason);
+  }
+
+  /** @example await sh.deny('ap-1a2b3c4d5e', { reason: 'no keys in the repo' }) */
+  async deny(id: string, options: DraftOption & { reason?: string; actor?: string } = {}): Promise<ApprovalState> {
+    return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason);
+  }
+
+  /** @example for (const e of await sh.events()) console.log(e.seq, e.type) */
+  async events(options: DraftOption = {}): Promise<LedgerEvent[]> {
+    return draftEvents(this.ws, this.draftName(options));
+  }
+
+  /** Check the ledger's hash chain; reports the first broken line. */
+  async verifyEvents(options: DraftOption = {}): Promise<LedgerVerdict> {
+    return verifyLedger(this.ctx, ledgerPath(this.ws, this.draftName(options)));
+  }
+
+  /** The ledger's file (for followers). */
+  eventsPath(options: DraftOption = {}): string {
+    return ledgerPath(this.ws, this.draftName(options));
   }
 
   /** @example const r = await sh.recover(); r.finished.length */
@@ -324,69 +368,4 @@ export class Shadow {
   }
 }
 
-function checkPath(path: string): string {
-  const problem = pathProblem(path);
-  if (problem) {
-    throw new ShadowError('INVALID_PATH', `"${path.length > 200 ? `${path.slice(0, 200)}…` : path}" is not a path shadow reads: ${problem}`, {
-      hint: 'give a path relative to the repository root, with forward slashes',
-      data: { path },
-    });
-  }
-  return path;
-}
 
-function invalidBatchResult(draft: string, input: unknown, e: ShadowError): BatchResult {
-  const ops = (input as { operations?: unknown } | null)?.operations;
-  const problems = (e.data?.problems ?? []) as Array<{ path: string; message: string }>;
-  const results = Array.isArray(ops)
-    ? ops.map((op, i) => {
-        const o = (op ?? {}) as { operation?: unknown; path?: unknown };
-        const mine = problems.filter((p) => p.path.startsWith(`operations[${i}]`));
-        const base = { operation: (typeof o.operation === 'string' ? o.operation : 'unknown') as FileOperation['operation'], path: typeof o.path === 'string' ? o.path : '' };
-        return mine.length > 0
-          ? { ...base, success: false, status: 'failed' as const, error: { code: e.code, message: mine.map((p) => `${p.path} ${p.message}`).join('; ') } }
-          : { ...base, success: false, status: 'not_applied' as const };
-      })
-    : [];
-  return { success: false, results, error: e.toJSON(), commit: null, batch: null, draft };
-}
-
-/**
- * Open the repository containing `dir`. The context defaults to the real
- * process (node's fs, the system clock, `process.env`); tests pass a memfs
- * volume and a fixed clock.
- *
- * @example
- * import { openShadow } from 'shadow';
- * const sh = await openShadow({ dir: process.cwd() });
- * await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] });
- */
-export async function openShadow(options: OpenOptions): Promise<Shadow> {
-  validate(OpenSchema, { dir: options.dir }, 'INVALID_ARGUMENT', 'openShadow options');
-  let ctx: Context;
-  if (options.fs && options.clock && options.ids && options.env) {
-    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env, processes: options.processes };
-  } else {
-    const { nodeContext } = await import('./node-context.js');
-    const base = nodeContext();
-    ctx = {
-      fs: options.fs ?? base.fs,
-      clock: options.clock ?? base.clock,
-      ids: options.ids ?? base.ids,
-      env: options.env ?? base.env,
-      processes: options.processes ?? (options.fs ? undefined : base.processes),
-    };
-  }
-  const ws = Workspace.open(ctx, options.dir);
-  const sh = Shadow.create(ws, ctx);
-  // Every command first finishes an apply a crash interrupted. An apply that
-  // is running now (its lock held by a live process) is not interrupted.
-  if (ws.repo.layout.worktree !== null && hasJournals(ctx, ws.repo.shadowDir)) {
-    try {
-      sh.recovered = await recover(ws);
-    } catch (e) {
-      if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;
-    }
-  }
-  return sh;
-}

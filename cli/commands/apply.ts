@@ -18,7 +18,10 @@ function describeApply(r: ApplyResult): string {
   else if (r.dry_run) lines.push(`would apply draft ${r.draft} (${short(r.tip)}): ${plural(r.paths.length, 'path')}`);
   else lines.push(`applied draft ${r.draft} (${short(r.tip)}): ${plural(r.paths.length, 'path')}`);
   lines.push(...pathLines(r.paths));
-  if (r.dry_run && r.paths.length > 0 && r.conflicts.length === 0 && r.unwritable.length === 0) lines.push('no conflicts: `shadow apply` would write these paths');
+  if (r.dry_run && r.pendingApprovals.length > 0) {
+    lines.push(`approvals needed first (${r.pendingApprovals.length}):`, ...r.pendingApprovals.map((a) => `  ${a.id}  ${pad(a.kind, 16)} ${a.reason}`));
+  }
+  if (r.dry_run && r.paths.length > 0 && r.conflicts.length === 0 && r.unwritable.length === 0 && r.pendingApprovals.length === 0) lines.push('no conflicts: `shadow apply` would write these paths');
   if (r.unwritable.length > 0) lines.push(`cannot write in: ${r.unwritable.join(', ')}`);
   if (r.skipped.length > 0) lines.push(`submodules left as they are: ${r.skipped.join(', ')}`);
   if (r.branch) lines.push(`${r.branch.ref.replace(/^refs\/heads\//, '')}: ${short(r.branch.old)} -> ${short(r.branch.new)} (${r.branch.how})`);
@@ -53,9 +56,20 @@ export async function apply(ctx: CommandContext): Promise<number> {
     dryRun: ctx.argv['dry-run'] === true,
     commit: ctx.argv.commit === true,
     squash,
+    sandbox: ctx.argv.sandbox as 'read-only' | 'workspace-write' | undefined,
     onProgress: progressBar(ctx),
   });
   if (ctx.io.isTTY) ctx.io.stderr('\r\x1b[K');
+  if (!r.ok && !r.dry_run) {
+    ctx.out.result(r, () =>
+      [
+        `apply of draft ${r.draft} needs ${plural(r.pendingApprovals.length, 'approval')}; nothing was written`,
+        ...r.pendingApprovals.map((a) => `  ${a.id}  ${pad(a.kind, 16)} ${a.reason}`),
+        `approve with \`shadow approve <id>\` (or deny with \`shadow deny <id> --reason "…"\`), then apply again`,
+      ].join('\n'),
+    );
+    return EXIT.approvals;
+  }
   if (r.dry_run && (r.conflicts.length > 0 || r.unwritable.length > 0)) {
     const code = r.conflicts.length > 0 ? 'STALE_BASE' : 'NOT_WRITABLE';
     const message = r.conflicts.length > 0
@@ -77,7 +91,7 @@ export async function apply(ctx: CommandContext): Promise<number> {
 /** `shadow unapply` */
 export async function unapply(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const r = await sh.unapply({ draft: ctx.draft, actor: ctx.actor });
+  const r = await sh.unapply({ draft: ctx.draft, actor: ctx.actor, sandbox: ctx.argv.sandbox as 'read-only' | 'workspace-write' | undefined });
   ctx.out.result(r, () =>
     [
       `unapplied draft ${r.draft}: ${plural(r.paths.length, 'path')} put back as they were before the last apply`,

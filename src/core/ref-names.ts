@@ -6,12 +6,14 @@
 export const DRAFTS_PREFIX = 'refs/shadow/drafts/';
 export const CHECKPOINTS_PREFIX = 'refs/shadow/checkpoints/';
 export const ARCHIVE_PREFIX = 'refs/shadow/archive/';
+export const PROPOSALS_PREFIX = 'refs/shadow/proposals/';
 
 export const AUTO_CHECKPOINT_PREFIX = 'auto-';
 
 export const draftRef = (draft: string): string => `${DRAFTS_PREFIX}${draft}`;
 export const checkpointRef = (draft: string, name: string): string => `${CHECKPOINTS_PREFIX}${draft}/${name}`;
 export const checkpointsPrefix = (draft: string): string => `${CHECKPOINTS_PREFIX}${draft}/`;
+export const proposalRef = (draft: string): string => `${PROPOSALS_PREFIX}${draft}`;
 
 /**
  * Why `name` is not a valid single ref component, or undefined. Mirrors

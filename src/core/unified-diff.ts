@@ -21,6 +21,8 @@ export interface FileDiff {
   insertions: number;
   deletions: number;
   binary: boolean;
+  /** The lines the change adds, with their numbers in the new content (what the secret guard scans). */
+  added: Array<{ line: number; text: string }>;
 }
 
 const short = (oid: string): string => oid.slice(0, 7);
@@ -45,22 +47,27 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const oldId = old ? short(old.oid) : '0000000';
   const newId = next ? short(next.oid) : '0000000';
   if (old?.oid !== next?.oid) head.push(`index ${oldId}..${newId}${old && next && old.mode === next.mode ? ` ${old.mode}` : ''}`);
-  else return { text: `${head.join('\n')}\n`, insertions: 0, deletions: 0, binary: false };
+  else return { text: `${head.join('\n')}\n`, insertions: 0, deletions: 0, binary: false, added: [] };
   const binary = looksBinary(input.oldContent) || looksBinary(input.newContent) || old?.mode === MODE.gitlink || next?.mode === MODE.gitlink;
   const from = old ? `a/${path}` : '/dev/null';
   const to = next ? `b/${path}` : '/dev/null';
-  if (binary) return { text: `${head.join('\n')}\nBinary files ${from} and ${to} differ\n`, insertions: 0, deletions: 0, binary: true };
+  if (binary) return { text: `${head.join('\n')}\nBinary files ${from} and ${to} differ\n`, insertions: 0, deletions: 0, binary: true, added: [] };
   const patch = structuredPatch(from, to, splitText(input.oldContent), splitText(input.newContent), undefined, undefined, { context });
   let insertions = 0;
   let deletions = 0;
+  const added: FileDiff['added'] = [];
   const body: string[] = [`--- ${from}`, `+++ ${to}`];
   for (const h of patch.hunks) {
     body.push(`@@ -${hunkRange(h.oldStart, h.oldLines)} +${hunkRange(h.newStart, h.newLines)} @@`);
+    let newLine = h.newStart;
     for (const line of h.lines) {
-      if (line.startsWith('+')) insertions++;
-      else if (line.startsWith('-')) deletions++;
+      if (line.startsWith('+')) {
+        insertions++;
+        added.push({ line: newLine++, text: line.slice(1) });
+      } else if (line.startsWith('-')) deletions++;
+      else if (line.startsWith(' ')) newLine++;
       body.push(line);
     }
   }
-  return { text: `${head.join('\n')}\n${body.join('\n')}\n`, insertions, deletions, binary: false };
+  return { text: `${head.join('\n')}\n${body.join('\n')}\n`, insertions, deletions, binary: false, added };
 }

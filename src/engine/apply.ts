@@ -1,11 +1,14 @@
 import { ShadowError } from '../errors.js';
-import { actionOf, publishSet, type PublishAction, type PublishEntry } from '../core/publish-set.js';
-import { lookupPath } from '../core/tree-lookup.js';
+import { actionOf, type PublishAction, type PublishEntry } from '../core/publish-set.js';
 import { readTextIfExists } from '../store/durable-file.js';
 import { hasJournals, readJournals, writeJournal, type Journal } from '../store/journal.js';
 import { takeProcessLock } from '../store/process-lock.js';
 import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
-import { requireDraft, type Draft } from './drafts.js';
+import type { SecretFinding } from '../core/secrets.js';
+import { gateApply, type ApprovalState } from './approvals.js';
+import { draftStatusWord, requireDraft } from './drafts.js';
+import { logEvent } from './ledger-events.js';
+import { readPolicy, reviewDraft, type Policy } from './review.js';
 import { guardPaths, runJournal, unwritableDirs, type Outcome, type PathConflict, type Progress } from './publish.js';
 import type { Workspace } from './workspace.js';
 
@@ -18,8 +21,10 @@ export interface PublishedPath {
 }
 
 export interface ApplyResult {
+  /** False when approvals are pending (then nothing was written). */
+  ok: boolean;
   draft: string;
-  /** False for a dry run. */
+  /** False for a dry run, and when approvals are pending. */
   applied: boolean;
   dry_run: boolean;
   /** The apply's id (its record), when something was written. */
@@ -32,12 +37,20 @@ export interface ApplyResult {
   /** Submodule entries, which shadow does not check out. */
   skipped: string[];
   branch?: { ref: string; old: string | null; new: string; how: CommitPlan['how'] };
+  /** The fingerprint approvals are bound to: `patchset:<sha256 of the diff>`. */
+  fingerprint: string;
+  /** Approvals the policy requires and that nobody gave yet (apply writes nothing while there are any). */
+  pendingApprovals: ApprovalState[];
+  /** What the review found (secret values redacted). */
+  findings: { secrets: SecretFinding[]; protected: string[]; deletions: number; unscanned: string[] };
 }
 
 export interface ApplyOptions {
   dryRun?: boolean;
   mode?: CommitMode;
   actor: string;
+  /** Policy overrides (flags): sandbox, protected globs, deletion limit. */
+  policy?: Partial<Policy>;
   /** Called as paths are written: `done` of `total`, and bytes so far. */
   onProgress?: Progress;
 }
@@ -89,15 +102,6 @@ function checkIndexLock(ws: Workspace): void {
   }
 }
 
-/** The publish set of a draft: its paths whose tip differs from their bases. */
-export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
-  const tree = ws.repo.objects.readCommit(draft.tip).tree;
-  return publishSet(draft.bases, (path) => {
-    const k = lookupPath(ws.repo.objects, tree, path);
-    return k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null;
-  });
-}
-
 /**
  * Publish a draft into the working tree: only where every path still holds
  * its base (else STALE_BASE, nothing written); a redo journal, fsynced,
@@ -107,11 +111,22 @@ export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
  */
 export async function applyDraft(ws: Workspace, draftName: string, options: ApplyOptions): Promise<ApplyResult> {
   const draft = requireDraft(ws, draftName);
+  const policy = readPolicy(ws, options.policy);
+  if (policy.sandbox === 'read-only' && !options.dryRun) {
+    throw new ShadowError('READ_ONLY', 'the sandbox is read-only: apply is refused (drafts are still allowed)', {
+      hint: 'apply from a workspace-write sandbox: git config shadow.sandbox workspace-write, or --sandbox workspace-write',
+      data: { sandbox: policy.sandbox },
+    });
+  }
   if (!options.dryRun) refuseWhilePending(ws);
-  const entries = draftPublishSet(ws, draft);
+  const review = await reviewDraft(ws, draft, policy);
+  const entries = review.entries;
   const conflicts = guardPaths(ws, entries, 'old');
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
+  // A deny sticks: it fails fast, before anything else is looked at.
+  const pending = await gateApply(ws, review, options.actor, !options.dryRun && conflicts.length === 0);
   const result: ApplyResult = {
+    ok: pending.length === 0,
     draft: draftName,
     applied: false,
     dry_run: options.dryRun === true,
@@ -120,9 +135,13 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     conflicts,
     unwritable,
     skipped: [],
+    fingerprint: review.fingerprint,
+    pendingApprovals: pending,
+    findings: { secrets: review.secrets, protected: review.protected, deletions: review.deletions, unscanned: review.unscanned },
   };
   if (options.dryRun) return result;
   if (conflicts.length > 0) throw staleBase(conflicts, 'apply');
+  if (pending.length > 0) return result;
   if (unwritable.length > 0) {
     throw new ShadowError('NOT_WRITABLE', `apply stopped before writing anything: cannot write in ${unwritable.join(', ')}`, {
       hint: 'give yourself write permission on those directories, then apply again',
@@ -149,11 +168,19 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       created_at: new Date(ws.ctx.clock.now()).toISOString(),
       actor: options.actor,
       entries,
+      status_before: draftStatusWord(ws, draft),
     };
     if (plan) {
       journal.branch = plan.branch;
       journal.index = plan.index;
     }
+    await logEvent(ws, draftName, 'apply/start', options.actor, {
+      id: journal.id,
+      tip: draft.tip,
+      fingerprint: review.fingerprint,
+      paths: entries.map((e) => e.path),
+      mode: options.mode?.kind ?? 'files',
+    });
     writeJournal(ws.ctx, ws.repo.shadowDir, journal);
     const outcome = await runJournal(ws, journal, false, options.onProgress);
     if (outcome.failures.length > 0) throw outcomeError(outcome, 'apply');
@@ -180,8 +207,13 @@ export interface UnapplyResult {
  * holds what that apply wrote (else STALE_BASE). The draft's bases return to
  * what they were, so applying again publishes the same changes.
  */
-export async function unapplyDraft(ws: Workspace, draftName: string, actor: string): Promise<UnapplyResult> {
+export async function unapplyDraft(ws: Workspace, draftName: string, actor: string, policy: Partial<Policy> = {}): Promise<UnapplyResult> {
   const draft = requireDraft(ws, draftName);
+  if (readPolicy(ws, policy).sandbox === 'read-only') {
+    throw new ShadowError('READ_ONLY', 'the sandbox is read-only: unapply writes the working tree and is refused', {
+      hint: 'git config shadow.sandbox workspace-write, or --sandbox workspace-write',
+    });
+  }
   refuseWhilePending(ws);
   const last = draft.applies[draft.applies.length - 1];
   if (!last) {
@@ -193,6 +225,7 @@ export async function unapplyDraft(ws: Workspace, draftName: string, actor: stri
   const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow unapply');
   try {
     const journal: Journal = {
+      status_before: 'completed',
       version: 1,
       id: ws.ctx.ids.uuid(),
       kind: 'unapply',

@@ -10,7 +10,8 @@ import { writeDraftMeta } from '../store/draft-meta.js';
 import type { PackObject } from '../store/pack-writer.js';
 import { RefMoved } from '../store/refs.js';
 import { planCaptures } from './captures.js';
-import { checkWorktree, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
+import { checkWorktree, draftStatusWord, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
+import { logEvent } from './ledger-events.js';
 import { StagedObjects } from './staged-objects.js';
 import type { Workspace } from './workspace.js';
 
@@ -80,7 +81,7 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
     try {
       if (unborn) {
         try {
-          await publishDraft(ws, draft);
+          await publishDraft(ws, draft, options.actor);
           created = true;
         } catch (e) {
           if (!(e instanceof ShadowError) || e.code !== 'DRAFT_EXISTS') throw e;
@@ -114,8 +115,20 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
       high_batch: Math.max(draft.meta.high_batch, outcome.commit.batch),
     };
     ws.metaCache.set(draft.name, meta);
-    writeDraftMeta(ws.ctx, repo.shadowDir, meta, false);
-    return finish(outcome.result, created);
+    const before = draftStatusWord(ws, draft);
+    writeDraftMeta(ws.ctx, repo.shadowDir, { ...meta, status: 'open' }, false);
+    const r = outcome.result;
+    await logEvent(ws, draft.name, 'batch/commit', options.actor, {
+      batch: r.batch,
+      commit: r.commit,
+      parent: draft.tip,
+      intent: input.intent?.split('\n')[0] ?? null,
+      ops: r.results.map((x) => (x.to ? { operation: x.operation, path: x.path, to: x.to, status: x.status } : { operation: x.operation, path: x.path, status: x.status })),
+      captured: r.captured ?? [],
+      ...options.trailers,
+    });
+    if (before !== 'open') await logEvent(ws, draft.name, 'tx/status', options.actor, { from: before, to: 'open' });
+    return finish(r, created);
   }
 }
 

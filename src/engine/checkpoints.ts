@@ -4,7 +4,8 @@ import { hashObject, serializeTag, ZERO_OID, type Oid } from '../core/git-object
 import { AUTO_CHECKPOINT_PREFIX, checkpointNameProblem, checkpointRef, checkpointsPrefix, draftRef } from '../core/ref-names.js';
 import { writeDraftMeta } from '../store/draft-meta.js';
 import { RefMoved } from '../store/refs.js';
-import { requireDraft, type Draft } from './drafts.js';
+import { draftStatusWord, requireDraft, type Draft } from './drafts.js';
+import { logEvent } from './ledger-events.js';
 import { isOnHistory } from './history.js';
 import { resolveCommitish } from './rev-parse.js';
 import type { Workspace } from './workspace.js';
@@ -69,7 +70,7 @@ function checkpointExists(draft: string, name: string): ShadowError {
 }
 
 /** Mark the draft's current tip with a named checkpoint (an annotated tag). */
-export async function createCheckpoint(ws: Workspace, draftName: string, name: string, message?: string): Promise<CheckpointInfo> {
+export async function createCheckpoint(ws: Workspace, draftName: string, name: string, actor: string, message?: string): Promise<CheckpointInfo> {
   const problem = checkpointNameProblem(name);
   if (problem || name.startsWith(AUTO_CHECKPOINT_PREFIX)) {
     throw new ShadowError('INVALID_CHECKPOINT_NAME', `"${name}" is not a valid checkpoint name: ${problem ?? `the prefix "${AUTO_CHECKPOINT_PREFIX}" is kept for automatic checkpoints`}`, {
@@ -79,7 +80,9 @@ export async function createCheckpoint(ws: Workspace, draftName: string, name: s
   }
   const draft = requireDraft(ws, draftName);
   if (ws.repo.refs.resolve(checkpointRef(draftName, name)) !== undefined) throw checkpointExists(draftName, name);
-  return writeCheckpoint(ws, draft, name, draft.tip, message ?? `checkpoint ${name} of draft ${draftName}`);
+  const info = await writeCheckpoint(ws, draft, name, draft.tip, message ?? `checkpoint ${name} of draft ${draftName}`);
+  await logEvent(ws, draftName, 'checkpoint', actor, { name, commit: info.commit, tag: info.tag, batch: info.batch });
+  return info;
 }
 
 /** Where a rollback goes, and how it was named. */
@@ -182,7 +185,7 @@ export interface RefMove {
  * the tip it leaves would no longer be reachable from the draft, an
  * automatic checkpoint keeps it, so a rollback never loses anything.
  */
-async function moveDraft(ws: Workspace, draft: Draft, to: Oid, target: string, message: string): Promise<RefMove> {
+async function moveDraft(ws: Workspace, draft: Draft, to: Oid, target: string, message: string, actor: string): Promise<RefMove> {
   const repo = ws.repo;
   if (!inDraftLineage(ws, draft, to)) throw invalidTarget(target, `${to.slice(0, 12)} is not part of draft "${draft.name}"`);
   const move: RefMove = { draft: draft.name, from: draft.tip, to, target };
@@ -210,19 +213,25 @@ async function moveDraft(ws: Workspace, draft: Draft, to: Oid, target: string, m
     }
     throw e;
   }
-  requireDraft(ws, draft.name);
+  const moved = requireDraft(ws, draft.name);
+  const data: Record<string, unknown> = { from: move.from, to, target, action: message };
+  if (move.kept) data.kept = move.kept;
+  await logEvent(ws, draft.name, 'rollback', actor, data);
+  const before = draftStatusWord(ws, draft);
+  const after = draftStatusWord(ws, moved);
+  if (before !== after) await logEvent(ws, draft.name, 'tx/status', actor, { from: before, to: after });
   return move;
 }
 
 /** Move the draft back (or forward) to a checkpoint, a batch, `~N` or a commit. */
-export async function rollback(ws: Workspace, draftName: string, spec: string): Promise<RefMove> {
+export async function rollback(ws: Workspace, draftName: string, spec: string, actor: string): Promise<RefMove> {
   const draft = requireDraft(ws, draftName);
   const target = resolveTarget(ws, draft, spec);
-  return moveDraft(ws, draft, target.commit, spec, `rollback to ${target.label}`);
+  return moveDraft(ws, draft, target.commit, spec, `rollback to ${target.label}`, actor);
 }
 
 /** Reverse the draft's last ref move (a batch, a rollback, an undo). */
-export async function undo(ws: Workspace, draftName: string): Promise<RefMove & { undid: string }> {
+export async function undo(ws: Workspace, draftName: string, actor: string): Promise<RefMove & { undid: string }> {
   const draft = requireDraft(ws, draftName);
   const log = ws.repo.refs.reflog(draft.ref);
   const last = log[log.length - 1];
@@ -239,6 +248,6 @@ export async function undo(ws: Workspace, draftName: string): Promise<RefMove & 
     });
   }
   const undid = last.message.replace(/^shadow: /, '');
-  const move = await moveDraft(ws, draft, last.old, 'undo', `undo ${undid}`);
+  const move = await moveDraft(ws, draft, last.old, 'undo', `undo ${undid}`, actor);
   return { ...move, undid };
 }

@@ -1,12 +1,13 @@
 import { ShadowError } from '../errors.js';
 import { emptyRootMessage, parseTrailers } from '../core/commit-message.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../core/git-objects.js';
-import { ARCHIVE_PREFIX, checkpointsPrefix, draftRef, DRAFTS_PREFIX, refComponentProblem } from '../core/ref-names.js';
+import { ARCHIVE_PREFIX, checkpointsPrefix, draftRef, DRAFTS_PREFIX, proposalRef, refComponentProblem } from '../core/ref-names.js';
 import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
 import { listDir, tryUnlink } from '../store/durable-file.js';
 import { RefMoved } from '../store/refs.js';
 import { readApplies, type ApplyRecord } from '../store/applied-state.js';
 import { accumulateBases, findRoot, highestBatch, historySince, isOnHistory, type Bases } from './history.js';
+import { logEvent } from './ledger-events.js';
 import { resolveCommitish } from './rev-parse.js';
 import type { Workspace } from './workspace.js';
 
@@ -178,7 +179,7 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
 }
 
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
-export async function publishDraft(ws: Workspace, draft: Draft): Promise<void> {
+export async function publishDraft(ws: Workspace, draft: Draft, actor: string): Promise<void> {
   const repo = ws.repo;
   // Metadata first: a ref never exists without the root it was made from.
   writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
@@ -191,6 +192,7 @@ export async function publishDraft(ws: Workspace, draft: Draft): Promise<void> {
     throw e;
   }
   ws.metaCache.set(draft.name, draft.meta);
+  await logEvent(ws, draft.name, 'draft/open', actor, { root: draft.meta.root, from: draft.meta.from, tip: draft.tip });
 }
 
 /**
@@ -206,15 +208,20 @@ export async function createDraft(ws: Workspace, name: string, options: { from?:
     });
   }
   const draft = unbornDraft(ws, name, options);
-  await publishDraft(ws, draft);
+  await publishDraft(ws, draft, options.actor);
   // A draft that continues another's line derives its bases from that history.
   return draft.tip === draft.meta.root ? draft : requireDraft(ws, name);
 }
 
-/** `applied` when the draft's tip is what its last apply published, else `open`. */
-export function draftStatusWord(d: Draft): string {
+/** A draft's status: `open`, `proposed` (its tip is the proposed commit) or `completed` (its tip was applied). */
+export type DraftStatusWord = 'open' | 'proposed' | 'completed';
+
+/** The status of a draft at `tip` (default its tip), from its refs and apply records. */
+export function draftStatusWord(ws: Workspace, d: Draft, tip: Oid = d.tip): DraftStatusWord {
   const last = d.applies[d.applies.length - 1];
-  return last && last.kind === 'apply' && last.tip === d.tip ? 'applied' : 'open';
+  if (last && last.tip === tip) return 'completed';
+  if (ws.repo.refs.resolve(proposalRef(d.name)) === tip) return 'proposed';
+  return 'open';
 }
 
 /** Summary of a draft for listings. */
@@ -236,7 +243,7 @@ export function listDrafts(ws: Workspace): DraftSummary[] {
       name: d.name,
       tip: d.tip,
       root: d.meta.root,
-      status: draftStatusWord(d),
+      status: draftStatusWord(ws, d),
       batches: d.tip === d.meta.root ? 0 : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
       created_at: d.meta.created_at,
       touched: Object.keys(d.bases).length,
@@ -254,8 +261,11 @@ function compactStamp(ms: number): string {
  * `refs/shadow/archive/<draft>/<time>/`, and its metadata moves beside them,
  * so `shadow draft new <name> --from <archive ref>` brings the work back.
  */
-export async function dropDraft(ws: Workspace, name: string, options: { purge: boolean }): Promise<{ archive?: string }> {
+export async function dropDraft(ws: Workspace, name: string, options: { purge: boolean; actor: string }): Promise<{ archive?: string }> {
   const draft = requireDraft(ws, name);
+  const before = draftStatusWord(ws, draft);
+  await logEvent(ws, name, 'tx/status', options.actor, { from: before, to: 'discarded' });
+  await logEvent(ws, name, 'tx/close', options.actor, { status: 'discarded', tip: draft.tip, purge: options.purge });
   const repo = ws.repo;
   const who = repo.committer();
   const checkpoints = repo.refs.list(checkpointsPrefix(name));
@@ -272,6 +282,7 @@ export async function dropDraft(ws: Workspace, name: string, options: { purge: b
   }
   for (const cp of checkpoints) await repo.refs.delete(cp.ref, cp.oid);
   await repo.refs.delete(draft.ref, draft.tip);
+  if (repo.refs.resolve(proposalRef(name)) !== undefined) await repo.refs.delete(proposalRef(name), undefined);
   const dir = draftDir(repo.shadowDir, name);
   for (const f of listDir(ws.ctx.fs, dir)) {
     if (!options.purge && archive) {

@@ -2,8 +2,8 @@ import type { Stats } from 'node:fs';
 import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { publishOrder, type PublishEntry } from '../core/publish-set.js';
-import { isRegularMode, type FileEntry } from '../core/tree-lookup.js';
+import { publishOrder, publishSet, type PublishEntry } from '../core/publish-set.js';
+import { isRegularMode, lookupPath, type FileEntry } from '../core/tree-lookup.js';
 import { dropApply, readApplies, recordApply } from '../store/applied-state.js';
 import { writeAll } from '../store/durable-file.js';
 import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
@@ -12,6 +12,8 @@ import { createLockFile } from '../store/lock-file.js';
 import { WorkingTreeLower } from '../store/lower-layer.js';
 import { RefMoved } from '../store/refs.js';
 import { WorktreeWriter } from '../store/worktree-writer.js';
+import type { Draft } from './drafts.js';
+import { logEvent } from './ledger-events.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -27,6 +29,15 @@ export interface PathConflict {
   expected: Oid | null;
   found: 'modified' | 'deleted' | 'created' | 'type changed';
   detail?: string;
+}
+
+/** The publish set of a draft: its paths whose tip differs from their bases. */
+export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
+  const tree = ws.repo.objects.readCommit(draft.tip).tree;
+  return publishSet(draft.bases, (path) => {
+    const k = lookupPath(ws.repo.objects, tree, path);
+    return k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null;
+  });
 }
 
 /** What the working tree holds at a path. */
@@ -290,7 +301,10 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
   await moveBranch(ws, journal, outcome);
   await writeIndexEntries(ws, journal, outcome);
   const shadowDir = ws.repo.shadowDir;
+  const who = journal.actor;
+  const summary = { id: journal.id, tip: journal.tip, written: outcome.written.length, conflicts: outcome.conflicts, skipped: outcome.skipped, branch: journal.branch ?? null, recovered: recheck };
   if (journal.kind === 'apply') {
+    await logEvent(ws, journal.draft, 'tx/status', who, { from: journal.status_before ?? 'open', to: 'applied' });
     if (outcome.conflicts.length > 0) {
       // Record only what reached the working tree: the rest keeps its old base.
       const kept = journal.entries.filter((e) => !outcome.conflicts.some((c) => c.path === e.path));
@@ -299,10 +313,15 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
     } else {
       recordApply(ws.ctx, shadowDir, journal);
     }
+    await logEvent(ws, journal.draft, 'apply/complete', who, summary);
+    await logEvent(ws, journal.draft, 'tx/status', who, { from: 'applied', to: 'completed' });
+    await logEvent(ws, journal.draft, 'tx/close', who, { status: 'completed', id: journal.id });
   } else {
     const record = readApplies(ws.ctx, shadowDir, journal.draft).find((r) => r.id === journal.reverts);
     if (record) dropApply(ws.ctx, shadowDir, record);
     removeJournal(ws.ctx, shadowDir, journal.id);
+    await logEvent(ws, journal.draft, 'apply/revert', who, { ...summary, reverts: journal.reverts });
+    await logEvent(ws, journal.draft, 'tx/status', who, { from: 'completed', to: 'open' });
   }
   return outcome;
 }

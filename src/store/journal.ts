@@ -17,6 +17,8 @@ export const JournalSchema = z.object({
   kind: z.enum(['apply', 'unapply']),
   /** For an unapply: the id of the apply it reverses. */
   reverts: z.optional(z.string()),
+  /** The draft's status when the publish began (for the ledger's tx/status events). */
+  status_before: z.optional(z.string()),
   draft: z.string(),
   /** The draft tip that was published (for unapply: the tip of the apply it reverses). */
   tip: z.string(),

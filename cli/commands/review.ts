@@ -1,0 +1,109 @@
+import type { ApprovalState, LedgerEvent, ReviewReport } from '../../src/index.js';
+import { EXIT } from '../exit-status.js';
+import { pad, plural, short, shortTime } from '../output.js';
+import type { CommandContext } from '../run.js';
+
+/** `shadow propose [-m msg]` */
+export async function propose(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const p = await sh.propose({ draft: ctx.draft, actor: ctx.actor, message: ctx.argv.message as string | undefined });
+  ctx.out.result(p, () =>
+    [
+      `proposed draft ${sh.draftName({ draft: ctx.draft })} at ${short(p.commit)}: ${plural(p.target_files.length, 'path')}`,
+      `fingerprint ${p.patch_fingerprint}`,
+      p.contains_secret_introductions ? `adds ${plural(p.findings.secrets.length, 'secret')}: apply will need a secrets_override approval` : 'no secrets in added lines',
+      'look at it with `shadow review`',
+    ].join('\n'),
+  );
+}
+
+function approvalLine(a: ApprovalState): string {
+  const who = a.status === 'pending' ? '' : ` by ${a.decided_by} at ${shortTime(a.decided_at ?? '')}${a.decision_reason ? `: ${a.decision_reason}` : ''}`;
+  return `  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${who}`;
+}
+
+function describeReview(r: ReviewReport, stat: boolean): string {
+  const lines = [`draft ${r.draft} (${r.status}) at ${short(r.tip)}: ${plural(r.files.length, 'path')}`, `fingerprint ${r.fingerprint}`];
+  if (r.secrets.length > 0) {
+    lines.push(`secrets in added lines (${r.secrets.length}):`);
+    for (const s of r.secrets) lines.push(`  ${s.path}:${s.line}  ${pad(s.rule, 26)} ${s.redacted}`);
+  }
+  if (r.protected.length > 0) lines.push(`protected paths: ${r.protected.join(', ')}`);
+  if (r.unscanned.length > 0) lines.push(`not scanned (binary): ${r.unscanned.join(', ')}`);
+  lines.push(r.approvals.length > 0 ? `approvals (${r.approvals.length}):` : 'approvals: none needed');
+  for (const a of r.approvals) lines.push(approvalLine(a));
+  lines.push('');
+  if (stat) for (const f of r.files) lines.push(`  ${f.old === null ? 'A' : f.new === null ? 'D' : 'M'} ${f.path}`);
+  else lines.push(r.diff);
+  return lines.join('\n');
+}
+
+/** `shadow review [--stat]` */
+export async function review(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const r = await sh.review({ draft: ctx.draft });
+  ctx.out.result(r, () => describeReview(r, ctx.argv.stat === true));
+}
+
+/** `shadow approve <id> [--reason …]` */
+export async function approve(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const a = await sh.approve(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined });
+  ctx.out.result(a, () => `approved ${a.id} (${a.kind}) for ${a.fingerprint.slice(0, 20)}…: valid until the draft changes`);
+}
+
+/** `shadow deny <id> --reason …` */
+export async function deny(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const a = await sh.deny(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined });
+  ctx.out.result(a, () => `denied ${a.id} (${a.kind}): apply fails until the draft changes`);
+}
+
+function eventLine(e: LedgerEvent): string {
+  const d = e.data;
+  const what =
+    e.type === 'batch/commit'
+      ? `batch ${String(d.batch)} ${String(d.intent ?? '')} (${Array.isArray(d.ops) ? d.ops.length : 0} ops)`
+      : e.type === 'tx/status'
+        ? `${String(d.from)} -> ${String(d.to)}`
+        : e.type.startsWith('approval/')
+          ? `${String(d.id)} ${String(d.kind)}${d.decision ? ` ${String(d.decision)}` : ''}${d.reason ? `: ${String(d.reason)}` : ''}`
+          : Object.entries(d)
+              .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+              .slice(0, 3)
+              .map(([k, v]) => `${k}=${String(v).length > 40 ? `${String(v).slice(0, 12)}…` : String(v)}`)
+              .join(' ');
+  return `${String(e.seq).padStart(4)} ${shortTime(e.ts)} ${pad(e.type, 18)} ${pad(e.actor, 14)} ${what}`;
+}
+
+/** `shadow events [--follow] [--verify]` */
+export async function events(ctx: CommandContext): Promise<number> {
+  const sh = await ctx.open();
+  const draft = ctx.draft;
+  if (ctx.argv.verify === true) {
+    const v = await sh.verifyEvents({ draft });
+    ctx.out.result(v, () =>
+      v.ok
+        ? `ledger intact: ${plural(v.events, 'event')}${v.sealed ? `, ${plural(v.sealed, 'torn line')} sealed` : ''}`
+        : `ledger broken at line ${v.broken!.line}: ${v.broken!.reason}`,
+    );
+    return v.ok ? EXIT.ok : EXIT.error;
+  }
+  const print = (list: LedgerEvent[]): void => {
+    for (const e of list) ctx.io.stdout(ctx.out.json ? `${JSON.stringify(e)}\n` : `${eventLine(e)}\n`);
+  };
+  let seen = 0;
+  const list = await sh.events({ draft });
+  print(list);
+  seen = list.length ? list[list.length - 1]!.seq : 0;
+  if (ctx.argv.follow !== true) return EXIT.ok;
+  // Follow: poll the ledger until interrupted (a signal ends the process).
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 300));
+    const fresh = (await sh.events({ draft })).filter((e) => e.seq > seen);
+    if (fresh.length > 0) {
+      print(fresh);
+      seen = fresh[fresh.length - 1]!.seq;
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import { draftDir } from '../store/draft-meta.js';
+import { appendEvent, readEvents, type LedgerEvent } from '../store/ledger.js';
+import type { Workspace } from './workspace.js';
+
+/** The ledger of a draft: `shadow/drafts/<draft>/events.jsonl`. */
+export function ledgerPath(ws: Workspace, draft: string): string {
+  return `${draftDir(ws.repo.shadowDir, draft)}/events.jsonl`;
+}
+
+/** Append an event to a draft's ledger (fsynced, hash-chained). */
+export function logEvent(ws: Workspace, draft: string, type: string, actor: string, data: Record<string, unknown> = {}): Promise<LedgerEvent> {
+  return appendEvent(ws.ctx, ledgerPath(ws, draft), { type, draft, actor, data }, ws.repo.lockTimeoutMs);
+}
+
+/** Every event of a draft's ledger, oldest first. */
+export function draftEvents(ws: Workspace, draft: string): LedgerEvent[] {
+  return readEvents(ws.ctx, ledgerPath(ws, draft));
+}

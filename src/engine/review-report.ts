@@ -1,0 +1,28 @@
+import type { Oid } from '../core/git-objects.js';
+import { approvalStates, type ApprovalState } from './approvals.js';
+import { draftStatusWord, requireDraft } from './drafts.js';
+import { draftEvents } from './ledger-events.js';
+import { readProposal, type Proposal } from './proposal.js';
+import { readPolicy, reviewDraft, type Review } from './review.js';
+import type { Workspace } from './workspace.js';
+
+/** What `shadow review` shows. */
+export interface ReviewReport extends Omit<Review, 'entries' | 'required'> {
+  status: string;
+  files: Array<{ path: string; old: Oid | null; new: Oid | null }>;
+  approvals: ApprovalState[];
+  proposal: Proposal | null;
+}
+
+/** A draft as a reviewer sees it: the diff, the findings, and every approval apply needs with its state. */
+export async function reviewReport(ws: Workspace, name: string): Promise<ReviewReport> {
+  const draft = requireDraft(ws, name);
+  const { entries, required, ...rest } = await reviewDraft(ws, draft, readPolicy(ws));
+  return {
+    ...rest,
+    status: draftStatusWord(ws, draft),
+    files: entries.map((e) => ({ path: e.path, old: e.old?.oid ?? null, new: e.new?.oid ?? null })),
+    approvals: approvalStates(draftEvents(ws, name), required),
+    proposal: readProposal(ws, name) ?? null,
+  };
+}

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { ShadowError } from '../errors.js';
+import { MODE, type Oid } from '../core/git-objects.js';
+import type { PublishEntry } from '../core/publish-set.js';
+import { scanAddedLines, type SecretFinding } from '../core/secrets.js';
+import { draftPublishSet } from './publish.js';
+import type { Draft } from './drafts.js';
+import type { Workspace } from './workspace.js';
+
+/**
+ * What a reviewer sees of a draft, and what it takes to apply it: the
+ * unified diff of its publish set (paths sorted), the fingerprint that
+ * approvals are bound to (`patchset:<sha256 of the diff bytes>`), and the
+ * findings: secrets in added lines, protected paths, mass deletions.
+ */
+
+export type ApprovalKind = 'secrets_override' | 'protected_path' | 'mass_delete';
+
+/** The policy apply is checked against: git config `shadow.*`, overridden by flags. */
+export interface Policy {
+  /** Globs of paths whose change needs a `protected_path` approval. */
+  protect: string[];
+  /** More deletions than this need a `mass_delete` approval. */
+  maxDeletes: number;
+  sandbox: 'read-only' | 'workspace-write';
+}
+
+export interface RequiredApproval {
+  id: string;
+  kind: ApprovalKind;
+  fingerprint: string;
+  reason: string;
+  paths: string[];
+}
+
+export interface Review {
+  draft: string;
+  tip: Oid;
+  entries: PublishEntry[];
+  /** The unified diff, paths sorted: what the fingerprint is the hash of. */
+  diff: string;
+  patch_id: string;
+  fingerprint: string;
+  /** sha256 of each target's base content (null: absent). */
+  base_sha256_by_path: Record<string, string | null>;
+  secrets: SecretFinding[];
+  protected: string[];
+  deletions: number;
+  /** Binary files the secret guard could not read. */
+  unscanned: string[];
+  required: RequiredApproval[];
+}
+
+/** The policy of the repository, with `overrides` (from flags) on top. */
+export function readPolicy(ws: Workspace, overrides: Partial<Policy> = {}): Policy {
+  const c = ws.repo.config;
+  const sandbox = (overrides.sandbox ?? c.get('shadow.sandbox') ?? 'workspace-write').toLowerCase();
+  if (sandbox !== 'read-only' && sandbox !== 'workspace-write') {
+    throw new ShadowError('INVALID_ARGUMENT', `shadow.sandbox is "${sandbox}"; it must be read-only or workspace-write`, {
+      hint: 'git config shadow.sandbox workspace-write',
+    });
+  }
+  return {
+    protect: overrides.protect ?? c.getAll('shadow.protect').flatMap((v) => v.split(',').map((g) => g.trim()).filter(Boolean)),
+    maxDeletes: overrides.maxDeletes ?? c.getInt('shadow.maxdeletes') ?? 50,
+    sandbox,
+  };
+}
+
+/** The deterministic id of an approval: the same draft content always asks for the same ids. */
+export function approvalId(fingerprint: string, kind: ApprovalKind): string {
+  return `ap-${createHash('sha256').update(`${fingerprint}\0${kind}`).digest('hex').slice(0, 10)}`;
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+type Matcher = (path: string) => boolean;
+
+function protectMatcher(globs: readonly string[]): Matcher {
+  if (globs.length === 0) return () => false;
+  // picomatch loads only when a repository protects paths.
+  const picomatch = createRequire(import.meta.url)('picomatch') as typeof import('picomatch');
+  // A pattern without a slash matches at any depth, as in .gitignore.
+  const matchers = globs.map((g) => picomatch(g.includes('/') ? g : `**/${g}`, { dot: true }));
+  return (path) => matchers.some((m) => m(path));
+}
+
+/** Review a draft against a policy: diff, fingerprint, findings, and the approvals apply needs. */
+export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy): Promise<Review> {
+  const { fileDiff } = await import('../core/unified-diff.js');
+  const objects = ws.repo.objects;
+  const entries = draftPublishSet(ws, draft);
+  const read = (e: { mode: string; oid: Oid } | null): Buffer => (e && e.mode !== MODE.gitlink ? objects.readBlob(e.oid) : Buffer.alloc(0));
+  const parts: string[] = [];
+  const secrets: SecretFinding[] = [];
+  const unscanned: string[] = [];
+  const base_sha256_by_path: Record<string, string | null> = {};
+  for (const e of entries) {
+    const oldContent = read(e.old);
+    const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent: read(e.new) });
+    parts.push(d.text);
+    base_sha256_by_path[e.path] = e.old ? sha256(oldContent) : null;
+    if (d.binary && e.new) unscanned.push(e.path);
+    else if (d.added.length > 0) secrets.push(...scanAddedLines(e.path, d.added));
+  }
+  const diff = parts.join('');
+  const patch_id = sha256(Buffer.from(diff, 'utf8'));
+  const fingerprint = `patchset:${patch_id}`;
+  const isProtected = protectMatcher(policy.protect);
+  const protectedPaths = entries.map((e) => e.path).filter(isProtected);
+  const deletions = entries.filter((e) => e.new === null).length;
+  const required: RequiredApproval[] = [];
+  const need = (kind: ApprovalKind, reason: string, paths: string[]): void => {
+    required.push({ id: approvalId(fingerprint, kind), kind, fingerprint, reason, paths });
+  };
+  if (secrets.length > 0) {
+    const where = [...new Set(secrets.map((s) => `${s.path}:${s.line} (${s.rule})`))].slice(0, 5).join(', ');
+    need('secrets_override', `${secrets.length} secret${secrets.length === 1 ? '' : 's'} in added lines: ${where}`, [...new Set(secrets.map((s) => s.path))]);
+  }
+  if (protectedPaths.length > 0) need('protected_path', `changes protected paths (shadow.protect): ${protectedPaths.slice(0, 5).join(', ')}`, protectedPaths);
+  if (deletions > policy.maxDeletes) {
+    need('mass_delete', `deletes ${deletions} files (more than shadow.maxDeletes = ${policy.maxDeletes})`, entries.filter((e) => e.new === null).map((e) => e.path));
+  }
+  return {
+    draft: draft.name,
+    tip: draft.tip,
+    entries,
+    diff,
+    patch_id,
+    fingerprint,
+    base_sha256_by_path,
+    secrets,
+    protected: protectedPaths,
+    deletions,
+    unscanned,
+    required,
+  };
+}

@@ -1,0 +1,63 @@
+import * as z from 'zod/mini';
+import type { Clock, Context, Env, FileSystem, Ids, Processes } from './context.js';
+import { ShadowError } from './errors.js';
+import { recover } from './engine/apply.js';
+import { Workspace } from './engine/workspace.js';
+import { validate } from './schema.js';
+import { Shadow } from './shadow.js';
+import { hasJournals } from './store/journal.js';
+
+/** Options of `openShadow`: where, and the side effects (all optional but `dir`). */
+export interface OpenOptions {
+  /** An absolute path inside the repository. */
+  dir: string;
+  fs?: FileSystem;
+  clock?: Clock;
+  ids?: Ids;
+  env?: Env;
+  processes?: Processes;
+}
+
+const OpenSchema = z.object({
+  dir: z.string().check(z.refine((d) => d.startsWith('/'), 'must be an absolute path')),
+});
+
+/**
+ * Open the repository containing `dir`. The context defaults to the real
+ * process (node's fs, the system clock, `process.env`); tests pass a memfs
+ * volume and a fixed clock.
+ *
+ * @example
+ * import { openShadow } from 'shadow';
+ * const sh = await openShadow({ dir: process.cwd() });
+ * await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] });
+ */
+export async function openShadow(options: OpenOptions): Promise<Shadow> {
+  validate(OpenSchema, { dir: options.dir }, 'INVALID_ARGUMENT', 'openShadow options');
+  let ctx: Context;
+  if (options.fs && options.clock && options.ids && options.env) {
+    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env, processes: options.processes };
+  } else {
+    const { nodeContext } = await import('./node-context.js');
+    const base = nodeContext();
+    ctx = {
+      fs: options.fs ?? base.fs,
+      clock: options.clock ?? base.clock,
+      ids: options.ids ?? base.ids,
+      env: options.env ?? base.env,
+      processes: options.processes ?? (options.fs ? undefined : base.processes),
+    };
+  }
+  const ws = Workspace.open(ctx, options.dir);
+  const sh = Shadow.create(ws, ctx);
+  // Every command first finishes an apply a crash interrupted. An apply that
+  // is running now (its lock held by a live process) is not interrupted.
+  if (ws.repo.layout.worktree !== null && hasJournals(ctx, ws.repo.shadowDir)) {
+    try {
+      sh.recovered = await recover(ws);
+    } catch (e) {
+      if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;
+    }
+  }
+  return sh;
+}
