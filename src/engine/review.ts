@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../core/git-objects.js';
 import type { PublishEntry } from '../core/publish-set.js';
-import { scanAddedLines, type SecretFinding } from '../core/secrets.js';
+import { redact, RULES, scanAddedLines, type SecretFinding } from '../core/secrets.js';
 import { draftPublishSet } from './publish.js';
 import type { Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
@@ -38,7 +38,10 @@ export interface Review {
   draft: string;
   tip: Oid;
   entries: PublishEntry[];
-  /** The unified diff, paths sorted: what the fingerprint is the hash of. */
+  /**
+   * The unified diff, paths sorted, with every secret redacted (the
+   * fingerprint is the hash of the diff as it really is).
+   */
   diff: string;
   patch_id: string;
   fingerprint: string;
@@ -77,6 +80,19 @@ function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** The diff text with the value of each finding masked wherever it appears. */
+function redactFindings(text: string, findings: readonly SecretFinding[], added: ReadonlyArray<{ line: number; text: string }>): string {
+  let out = text;
+  for (const f of findings) {
+    const rule = RULES.find((r) => r.id === f.rule);
+    const line = added.find((a) => a.line === f.line)?.text;
+    const m = rule && line !== undefined ? rule.pattern.exec(line) : null;
+    const value = m ? (m[1] ?? m[0]) : undefined;
+    if (value) out = out.split(value).join(redact(value));
+  }
+  return out;
+}
+
 type Matcher = (path: string) => boolean;
 
 function protectMatcher(globs: readonly string[]): Matcher {
@@ -95,6 +111,7 @@ export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy): 
   const entries = draftPublishSet(ws, draft);
   const read = (e: { mode: string; oid: Oid } | null): Buffer => (e && e.mode !== MODE.gitlink ? objects.readBlob(e.oid) : Buffer.alloc(0));
   const parts: string[] = [];
+  const redactedParts: string[] = [];
   const secrets: SecretFinding[] = [];
   const unscanned: string[] = [];
   const base_sha256_by_path: Record<string, string | null> = {};
@@ -103,11 +120,17 @@ export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy): 
     const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent: read(e.new) });
     parts.push(d.text);
     base_sha256_by_path[e.path] = e.old ? sha256(oldContent) : null;
+    let shown = d.text;
     if (d.binary && e.new) unscanned.push(e.path);
-    else if (d.added.length > 0) secrets.push(...scanAddedLines(e.path, d.added));
+    else if (d.added.length > 0) {
+      const found = scanAddedLines(e.path, d.added);
+      secrets.push(...found);
+      shown = redactFindings(shown, found, d.added);
+    }
+    redactedParts.push(shown);
   }
-  const diff = parts.join('');
-  const patch_id = sha256(Buffer.from(diff, 'utf8'));
+  const patch_id = sha256(Buffer.from(parts.join(''), 'utf8'));
+  const diff = redactedParts.join('');
   const fingerprint = `patchset:${patch_id}`;
   const isProtected = protectMatcher(policy.protect);
   const protectedPaths = entries.map((e) => e.path).filter(isProtected);

@@ -1,0 +1,162 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as git from 'isomorphic-git';
+import type { Shadow } from '../src/index.js';
+import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+
+const TOKEN = 'ghp_' + 'k7Q2mZ9xR4tB8wN1vC6yL3pH5sD0fJ2gA9eU'; // made up, shaped like a classic GitHub token
+
+async function codeOf(f: () => Promise<unknown>): Promise<string> {
+  try {
+    await f();
+  } catch (e) {
+    return (e as { code: string }).code;
+  }
+  return 'no error';
+}
+
+async function withSecretDraft(repo: MemRepo): Promise<Shadow> {
+  await git.setConfig({ fs: repo.fs, dir: repo.dir, path: 'shadow.protect', value: '.github/**' });
+  const sh = await repo.open();
+  const r = await sh.batch({
+    intent: 'add ci and a key',
+    operations: [
+      { operation: 'write', path: '.github/workflows/ci.yml', content: 'on: push\n' },
+      { operation: 'write', path: 'src/config.ts', content: `export const token = "${TOKEN}";\n` },
+    ],
+  });
+  assert.ok(r.success);
+  return sh;
+}
+
+const Review = suite<{ repo: MemRepo }>('review and approvals');
+Review.before.each(async (c) => {
+  c.repo = await memRepo({ 'README.md': 'Hello\n' });
+});
+
+Review('propose freezes the fingerprint; a new batch returns the draft to open with a new fingerprint', async ({ repo }) => {
+  const sh = await withSecretDraft(repo);
+  const p = await sh.propose({ message: 'ci' });
+  assert.match(p.patch_fingerprint, /^patchset:[0-9a-f]{64}$/);
+  assert.is(p.patch_fingerprint, `patchset:${p.patch_id}`);
+  assert.equal(p.target_files, ['.github/workflows/ci.yml', 'src/config.ts']);
+  assert.is(p.contains_secret_introductions, true);
+  assert.equal(p.base_sha256_by_path, { '.github/workflows/ci.yml': null, 'src/config.ts': null });
+  assert.is((await sh.review()).status, 'proposed');
+  const meta = JSON.parse(String(repo.fs.readFileSync(`${repo.dir}/.git/shadow/drafts/default/draft.json`, 'utf8')));
+  assert.is(meta.pointers.proposal.patch_fingerprint, p.patch_fingerprint);
+  await sh.batch({ operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] });
+  const r = await sh.review();
+  assert.is(r.status, 'open');
+  assert.is.not(r.fingerprint, p.patch_fingerprint);
+  const types = (await sh.events()).map((e) => e.type);
+  assert.equal(types, ['draft/open', 'batch/commit', 'proposal', 'tx/status', 'batch/commit', 'tx/status']);
+});
+
+Review('apply with pending approvals writes nothing, returns them and logs each request once', async ({ repo }) => {
+  const sh = await withSecretDraft(repo);
+  for (let i = 0; i < 2; i++) {
+    const r = await sh.apply();
+    assert.is(r.ok, false);
+    assert.is(r.applied, false);
+    assert.equal(r.pendingApprovals.map((a) => a.kind).sort(), ['protected_path', 'secrets_override']);
+    for (const a of r.pendingApprovals) assert.match(a.id, /^ap-[0-9a-f]{10}$/);
+  }
+  assert.is(repo.exists('src/config.ts'), false);
+  assert.is((await sh.events()).filter((e) => e.type === 'approval/request').length, 2);
+});
+
+Review('approve both: apply goes through; secret values never reach the ledger or the review', async ({ repo }) => {
+  const sh = await withSecretDraft(repo);
+  const review = await sh.review();
+  assert.equal(review.secrets.map((s) => [s.rule, s.path, s.line, s.redacted.slice(0, 4)]), [['github-token', 'src/config.ts', 1, 'ghp_']]);
+  for (const a of review.approvals) await sh.approve(a.id, { reason: 'reviewed', actor: 'alice' });
+  const r = await sh.apply();
+  assert.is(r.ok, true);
+  assert.is(r.applied, true);
+  assert.is(repo.read('src/config.ts'), `export const token = "${TOKEN}";\n`);
+  const ledger = String(repo.fs.readFileSync(`${repo.dir}/.git/shadow/drafts/default/events.jsonl`, 'utf8'));
+  assert.not.match(ledger, TOKEN.slice(4));
+  assert.not.match(JSON.stringify(review), TOKEN.slice(4));
+  const types = (await sh.events()).map((e) => e.type);
+  assert.equal(types.slice(-5), ['apply/start', 'tx/status', 'apply/complete', 'tx/status', 'tx/close']);
+  assert.equal((await sh.verifyEvents()).ok, true);
+});
+
+Review('a deny sticks: apply fails fast every time, approve after deny is refused, until the draft changes', async ({ repo }) => {
+  const sh = await withSecretDraft(repo);
+  const [secret, prot] = ['secrets_override', 'protected_path'].map((k) => (sh as Shadow) && k);
+  const review = await sh.review();
+  const secretId = review.approvals.find((a) => a.kind === secret)!.id;
+  const protId = review.approvals.find((a) => a.kind === prot)!.id;
+  const denied = await sh.deny(secretId, { reason: 'no tokens in the repo', actor: 'bob' });
+  assert.is(denied.status, 'denied');
+  await sh.approve(protId);
+  for (let i = 0; i < 3; i++) {
+    try {
+      await sh.apply();
+      assert.unreachable();
+    } catch (e) {
+      const err = e as { code: string; message: string };
+      assert.is(err.code, 'DENIED');
+      assert.match(err.message, /denied by bob at .*: no tokens in the repo/);
+    }
+  }
+  assert.is(await codeOf(() => sh.approve(secretId)), 'DENIED');
+  assert.is(await codeOf(() => sh.deny(secretId, { reason: 'again' })), 'ALREADY_DECIDED');
+  assert.is(await codeOf(() => sh.approve(protId)), 'ALREADY_DECIDED');
+  assert.is(repo.exists('src/config.ts'), false);
+  // The draft changes: the old ids are stale, new ones are asked for.
+  await sh.edit('src/config.ts', `"${TOKEN}"`, 'process.env.GITHUB_TOKEN');
+  assert.is(await codeOf(() => sh.approve(secretId)), 'STALE_APPROVAL');
+  assert.is(await codeOf(() => sh.approve('ap-0000000000')), 'APPROVAL_NOT_FOUND');
+  const r = await sh.apply();
+  assert.equal(r.pendingApprovals.map((a) => a.kind), ['protected_path']);
+});
+
+Review('mass deletions need an approval past shadow.maxDeletes', async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 4; i++) files[`f${i}.txt`] = `${i}\n`;
+  const repo = await memRepo(files);
+  await git.setConfig({ fs: repo.fs, dir: repo.dir, path: 'shadow.maxDeletes', value: '3' });
+  const sh = await repo.open();
+  await sh.remove(Object.keys(files));
+  const r = await sh.apply();
+  assert.equal(r.pendingApprovals.map((a) => [a.kind, a.paths.length]), [['mass_delete', 4]]);
+});
+
+Review('read-only sandbox: apply and unapply refused with READ_ONLY, drafts still allowed', async ({ repo }) => {
+  await git.setConfig({ fs: repo.fs, dir: repo.dir, path: 'shadow.sandbox', value: 'read-only' });
+  const sh = await repo.open();
+  const b = await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] });
+  assert.ok(b.success);
+  assert.is(await codeOf(() => sh.apply()), 'READ_ONLY');
+  assert.is(await codeOf(() => sh.unapply()), 'READ_ONLY');
+  assert.is((await sh.apply({ dryRun: true })).paths.length, 1);
+  assert.is((await sh.apply({ sandbox: 'workspace-write' })).applied, true);
+  assert.is(repo.read('a.txt'), 'a\n');
+});
+
+Review('resume: a new process sees the proposal and its pending approvals, decides, applies', async ({ repo }) => {
+  const first = await withSecretDraft(repo);
+  await first.propose();
+  await first.apply();
+  first.close();
+  const second = await repo.open();
+  const r = await second.review();
+  assert.is(r.status, 'proposed');
+  assert.equal(r.approvals.map((a) => a.status), ['pending', 'pending']);
+  for (const a of r.approvals) await second.approve(a.id);
+  assert.is((await second.apply()).applied, true);
+  assert.is((await second.review()).status, 'completed');
+});
+
+Review('secrets in binary files are not scanned but reported', async ({ repo }) => {
+  const sh = await repo.open();
+  await sh.write('blob.bin', Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(TOKEN)]));
+  const r = await sh.review();
+  assert.equal(r.unscanned, ['blob.bin']);
+  assert.equal(r.secrets, []);
+});
+
+Review.run();
