@@ -159,6 +159,23 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   },
   { usage: 'recover', describe: 'finish an apply that a crash interrupted (also done by every command)', load: () => import('./commands/apply.js').then((m) => m.recover) },
   {
+    usage: 'run <plan>',
+    describe: 'run a plan: its batches in order, each one commit; stops cleanly between batches',
+    builder: (y) => y.positional('plan', { type: 'string', describe: 'plan file (JSON or JSON Lines), or - for stdin' }).option('from', { type: 'number', describe: 'start at this batch' }),
+    load: () => import('./commands/plan.js').then((m) => m.run),
+  },
+  {
+    usage: 'resume [plan]',
+    describe: "continue the draft's plan after its last batch on the draft",
+    builder: (y) =>
+      y
+        .positional('plan', { type: 'string', describe: 'the plan, if not the file the run began with' })
+        .option('force', { type: 'boolean', describe: 'run a plan file that changed since the run began' })
+        .option('skip', { type: 'boolean', describe: 'skip the batch that failed' }),
+    load: () => import('./commands/plan.js').then((m) => m.resume),
+  },
+  { usage: 'stop', describe: "ask the draft's running plan to stop after its current batch", load: () => import('./commands/plan.js').then((m) => m.stop) },
+  {
     usage: 'propose',
     describe: "freeze the draft's diff as a proposal for review",
     builder: (y) => y.option('message', { alias: 'm', type: 'string', describe: 'what the proposal is for' }),

@@ -61,6 +61,11 @@ export type ErrorCode =
   | 'APPROVALS_PENDING'
   | 'READ_ONLY'
   | 'NOTHING_TO_PROPOSE'
+  // plans
+  | 'INVALID_PLAN'
+  | 'PLAN_CHANGED'
+  | 'PLAN_FAILED'
+  | 'NO_PLAN'
   | 'IO_ERROR'
   | 'INTERNAL';
 

@@ -19,6 +19,8 @@ import { Workspace } from './engine/workspace.js';
 import { checkPath, parseJsonText, validate, validateBatch } from './schema.js';
 import { invalidBatchResult } from './batch-failure.js';
 import { reviewReport, type ReviewReport } from './engine/review-report.js';
+import { parsePlan } from './engine/plan-file.js';
+import { planProgress, readTracker, requestStop, resumePlan, runPlan, type PlanOutcome, type ResumeOptions, type RunOptions, type Tracker } from './engine/plan.js';
 
 /** Options every draft-scoped call takes. */
 export interface DraftOption {
@@ -356,6 +358,41 @@ export class Shadow {
 
   /** What opening the repository recovered (an apply a crash interrupted), if anything. */
   recovered: RecoveryReport | undefined;
+
+  /**
+   * Run a plan (its text: JSON, or JSON Lines of batches) on a draft, from
+   * the first batch not yet on it, or `from`. `shouldStop` is checked
+   * between batches; so is a `shadow stop` request.
+   *
+   * @example
+   * const out = await sh.runPlan(planText, { onEvent: (e) => console.log(e.type) });
+   */
+  async runPlan(planText: string, options: DraftOption & Omit<RunOptions, 'draft' | 'actor'> & { actor?: string } = {}): Promise<PlanOutcome> {
+    return runPlan(this.ws, parsePlan(planText), { ...options, draft: this.draftName(options), actor: this.actor(options.actor) });
+  }
+
+  /**
+   * Resume the draft's last plan after the last batch on the draft. Reads the
+   * plan file the run was started with (or `planText`); PLAN_CHANGED when it
+   * changed since, unless `force`. `skip` skips the batch that failed.
+   */
+  async resumePlan(options: DraftOption & Omit<ResumeOptions, 'draft' | 'actor'> & { actor?: string } = {}): Promise<PlanOutcome> {
+    return resumePlan(this.ws, { ...options, draft: this.draftName(options), actor: this.actor(options.actor) });
+  }
+
+  /** Ask the plan running on the draft (in any process) to stop after its current batch. */
+  async stopPlan(options: DraftOption = {}): Promise<Tracker> {
+    return requestStop(this.ws, this.draftName(options));
+  }
+
+  /** Where the draft's plan stands: the tracker, with its progress checked against the draft's commits. */
+  async planStatus(options: DraftOption = {}): Promise<Tracker | undefined> {
+    const draft = this.draftName(options);
+    const t = readTracker(this.ws, draft);
+    if (!t) return undefined;
+    const done = planProgress(this.ws, draft, t.plan_id);
+    return { ...t, last_completed_batch_id: done.size === 0 ? 0 : Math.max(...done) };
+  }
 
   /** Whether a draft exists. */
   async hasDraft(options?: DraftOption): Promise<boolean> {
