@@ -30,6 +30,7 @@ export type FileSystem = Pick<
   | 'existsSync'
   | 'symlinkSync'
   | 'accessSync'
+  | 'linkSync'
 >;
 
 /** Wall-clock time and waiting, injectable so tests and the core never read the real clock. */

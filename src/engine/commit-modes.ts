@@ -1,12 +1,13 @@
 import { ShadowError } from '../errors.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Commit, type Oid } from '../core/git-objects.js';
 import type { PublishEntry } from '../core/publish-set.js';
-import { editTree } from '../core/tree-edit.js';
+import { editTree, type NewTree } from '../core/tree-edit.js';
 import { diffTrees } from '../core/tree-diff.js';
 import type { FileEntry } from '../core/tree-lookup.js';
 import { indexEntry, isUnmerged, readIndex } from '../store/git-index.js';
 import type { PackObject } from '../store/pack-writer.js';
 import type { Draft } from './drafts.js';
+import { StagedObjects } from './staged-objects.js';
 import { historySince } from './history.js';
 import type { Workspace } from './workspace.js';
 
@@ -67,6 +68,12 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
   const rootTree = isEmptyRoot(ws, draft) ? EMPTY_TREE_OID : repo.objects.readCommit(root).tree;
   const headTree = head === null ? EMPTY_TREE_OID : repo.objects.readCommit(head).tree;
   const objects: PackObject[] = [];
+  // Trees made here are read again (the replay's next step, the index) before they are written.
+  const staged = new StagedObjects(repo.objects);
+  const keep = (trees: readonly NewTree[]): void => {
+    staged.addTrees(trees);
+    for (const t of trees) objects.push({ oid: t.oid, type: 'tree', content: t.content });
+  };
   const write = (c: Commit): Oid => {
     const content = serializeCommit(c);
     const oid = hashObject('commit', content);
@@ -79,8 +86,8 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
   let newTree: Oid;
 
   if (mode.kind === 'squash') {
-    const edited = editTree(repo.objects, headTree, new Map(entries.map((e) => [e.path, e.new])));
-    for (const t of edited.trees) objects.push({ oid: t.oid, type: 'tree', content: t.content });
+    const edited = editTree(staged, headTree, new Map(entries.map((e) => [e.path, e.new])));
+    keep(edited.trees);
     newTree = edited.root;
     next = write({ tree: newTree, parents: head ? [head] : [], author: repo.actorSignature(actor), committer, message: `${mode.message.trim()}\n` });
     how = 'squash';
@@ -117,8 +124,8 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     for (const h of historySince(repo, draft.tip, root).reverse()) {
       const parentTree = repo.objects.readCommit(h.commit.parents[0]!).tree;
       const changes = new Map(diffTrees(repo.objects, parentTree, h.commit.tree).map((c) => [c.path, c.new]));
-      const edited = editTree(repo.objects, tree, changes);
-      for (const t of edited.trees) objects.push({ oid: t.oid, type: 'tree', content: t.content });
+      const edited = editTree(staged, tree, changes);
+      keep(edited.trees);
       tree = edited.root;
       parent = write({ ...h.commit, tree, parents: [parent], committer });
     }
@@ -132,7 +139,7 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
   const index = readIndex(ws.ctx, `${repo.layout.gitdir}/index`);
   const set = new Map<string, FileEntry | null>();
   for (const e of entries) set.set(e.path, e.new);
-  for (const c of diffTrees(repo.objects, headTree, newTree)) {
+  for (const c of diffTrees(staged, headTree, newTree)) {
     if (set.has(c.path)) continue;
     if (same(indexEntry(index, c.path), c.old)) set.set(c.path, c.new);
   }

@@ -110,11 +110,15 @@ export function guardPaths(ws: Workspace, entries: readonly PublishEntry[], expe
   return conflicts;
 }
 
-/** True when every file under directory `dir` of the working tree is in `removed`. */
+/**
+ * True when directory `dir` of the working tree holds files and every one of
+ * them is in `removed` (so the publish empties it). An empty directory is the
+ * user's own and is not removed: it conflicts.
+ */
 function dirHoldsOnly(ws: Workspace, dir: string, removed: ReadonlySet<string>): boolean {
   const lower = worktreeLower(ws);
   const entries = lower.list(dir) ?? [];
-  return entries.every((e) => {
+  return entries.length > 0 && entries.every((e) => {
     const path = `${dir}/${e.name}`;
     return e.kind === 'dir' ? dirHoldsOnly(ws, path, removed) : removed.has(path);
   });
@@ -204,7 +208,10 @@ export function carryOut(ws: Workspace, journal: Journal, recheck: boolean, prog
 
   for (const e of removals) {
     if (e.old?.mode === MODE.gitlink) continue;
-    if (check(e, 'remove') !== 'do') continue;
+    const verdict = check(e, 'remove');
+    // Already gone (a recovery after a crash between the unlink and the rmdir): the directories it emptied still go.
+    if (verdict === 'done' && e.new === null) writer.pruneEmptyParents(e.path);
+    if (verdict !== 'do') continue;
     try {
       writer.remove(e.path);
       if (e.new === null) writer.pruneEmptyParents(e.path);

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
 import { toJsonSafe } from '../core/json-safe.js';
-import { tryUnlink, writeAll } from './durable-file.js';
-import { createLockFile } from './lock-file.js';
+import { writeAll } from './durable-file.js';
+import { waitForProcessLock } from './process-lock.js';
 
 /**
  * A draft's ledger, `events.jsonl`: one JSON object a line, appended with
@@ -85,8 +85,8 @@ function parseEvent(line: string): LedgerEvent | undefined {
 
 /** Append one event (fsynced) and return it. */
 export async function appendEvent(ctx: Context, path: string, event: NewEvent, lockTimeoutMs: number): Promise<LedgerEvent> {
-  const lockFd = await createLockFile(ctx, path, lockTimeoutMs);
-  ctx.fs.closeSync(lockFd);
+  // The lock names its holder: one left by a writer that crashed is taken over.
+  const lock = await waitForProcessLock(ctx, `${path}.lock`, 'ledger append', lockTimeoutMs);
   try {
     const tail = readTail(ctx, path);
     const lines: string[] = [];
@@ -113,7 +113,7 @@ export async function appendEvent(ctx: Context, path: string, event: NewEvent, l
     }
     return full;
   } finally {
-    tryUnlink(ctx.fs, `${path}.lock`);
+    lock.release();
   }
 }
 

@@ -27,6 +27,13 @@ export interface LowerLayer {
   list(dir: string): LowerDirEntry[] | undefined;
 }
 
+function symlinkInPath(path: string, dir: string, target: string): ShadowError {
+  return new ShadowError('SYMLINK_IN_PATH', `${path} crosses a symlink in the working tree: ${dir} -> ${target}`, {
+    hint: 'shadow never follows symlinks out of the workspace; write to the real path instead',
+    data: { path, symlink: dir, target },
+  });
+}
+
 /**
  * The working tree, read without ever following a symlink: every parent
  * directory of a path is checked with lstat, and a path that crosses a
@@ -34,8 +41,8 @@ export interface LowerLayer {
  */
 export class WorkingTreeLower implements LowerLayer {
   readonly kind = 'worktree' as const;
-  /** Directories already checked (a batch's paths share most of their parents). */
-  private readonly checkedDirs = new Map<string, boolean>();
+  /** Directories already checked (a batch's paths share most of their parents): a directory or not, or the symlink error. */
+  private readonly checkedDirs = new Map<string, boolean | { target: string }>();
 
   constructor(
     private readonly ctx: Context,
@@ -60,8 +67,9 @@ export class WorkingTreeLower implements LowerLayer {
       const known = this.checkedDirs.get(dir);
       if (known === true) continue;
       if (known === false) return false;
+      if (typeof known === 'object') throw symlinkInPath(path, dir, known.target);
       const st = this.lstat(dir);
-      this.checkedDirs.set(dir, st?.isDirectory() === true);
+      if (!st?.isSymbolicLink()) this.checkedDirs.set(dir, st?.isDirectory() === true);
       if (!st) return false;
       if (st.isSymbolicLink()) {
         let target = '';
@@ -70,10 +78,8 @@ export class WorkingTreeLower implements LowerLayer {
         } catch {
           /* the target is only for the message */
         }
-        throw new ShadowError('SYMLINK_IN_PATH', `${path} crosses a symlink in the working tree: ${dir} -> ${target}`, {
-          hint: 'shadow never follows symlinks out of the workspace; write to the real path instead',
-          data: { path, symlink: dir, target },
-        });
+        this.checkedDirs.set(dir, { target });
+        throw symlinkInPath(path, dir, target);
       }
       if (!st.isDirectory()) return false;
     }

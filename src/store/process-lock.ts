@@ -41,42 +41,71 @@ function isStale(ctx: Context, holder: Holder | undefined): boolean {
   return holder.host === procs.host && holder.pid !== procs.self && !procs.isAlive(holder.pid);
 }
 
-/** Take the lock at `path` for `what`, or fail with LOCKED naming its holder. */
+/**
+ * Take the lock at `path` for `what`, or fail with LOCKED naming its holder.
+ * The lock appears with its holder already written (a temporary file linked
+ * into place), so a lock is never seen empty while it is being taken.
+ */
 export function takeProcessLock(ctx: Context, path: string, what: string): HeldLock {
   ctx.fs.mkdirSync(parentOf(path), { recursive: true });
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let fd: number;
-    try {
-      fd = ctx.fs.openSync(path, 'wx', 0o644);
-    } catch (e) {
-      if (errnoCode(e) !== 'EEXIST') throw e;
-      const holder = readHolder(ctx, path);
-      if (isStale(ctx, holder)) {
-        tryUnlink(ctx.fs, path);
+  const procs = ctx.processes;
+  const holder: Holder = { pid: procs?.self ?? -1, host: procs?.host ?? 'unknown', since: new Date(ctx.clock.now()).toISOString(), what };
+  const tmp = `${path}.tmp-${ctx.ids.token()}`;
+  const fd = ctx.fs.openSync(tmp, 'wx', 0o644);
+  try {
+    writeAll(ctx.fs, fd, Buffer.from(JSON.stringify(holder)));
+  } finally {
+    ctx.fs.closeSync(fd);
+  }
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        ctx.fs.linkSync(tmp, path);
+        let released = false;
+        return {
+          release: () => {
+            if (!released) tryUnlink(ctx.fs, path);
+            released = true;
+          },
+        };
+      } catch (e) {
+        if (errnoCode(e) !== 'EEXIST') throw e;
+      }
+      const current = readHolder(ctx, path);
+      if (isStale(ctx, current)) {
+        // Look once more just before removing it: another process may have taken it over already.
+        if (JSON.stringify(readHolder(ctx, path)) === JSON.stringify(current)) tryUnlink(ctx.fs, path);
         continue;
       }
       throw new ShadowError(
         'LOCKED',
-        holder
-          ? `another ${holder.what} is running (process ${holder.pid} on ${holder.host}, since ${holder.since})`
+        current
+          ? `another ${current.what} is running (process ${current.pid} on ${current.host}, since ${current.since})`
           : `${path} exists: another shadow operation is running`,
-        { hint: `wait for it to finish; if no shadow process is running, remove ${path}`, data: { lock: path, holder } },
+        { hint: `wait for it to finish; if no shadow process is running, remove ${path}`, data: { lock: path, holder: current } },
       );
     }
-    const procs = ctx.processes;
-    const holder: Holder = { pid: procs?.self ?? -1, host: procs?.host ?? 'unknown', since: new Date(ctx.clock.now()).toISOString(), what };
-    try {
-      writeAll(ctx.fs, fd, Buffer.from(JSON.stringify(holder)));
-    } finally {
-      ctx.fs.closeSync(fd);
-    }
-    let released = false;
-    return {
-      release: () => {
-        if (!released) tryUnlink(ctx.fs, path);
-        released = true;
-      },
-    };
+    throw new ShadowError('LOCKED', `could not take ${path}`, { hint: 'retry in a moment', data: { lock: path } });
+  } finally {
+    tryUnlink(ctx.fs, tmp);
   }
-  throw new ShadowError('LOCKED', `could not take ${path}`, { hint: 'retry in a moment', data: { lock: path } });
+}
+
+/**
+ * Take the lock, waiting (with a jittered back-off) while a live process
+ * holds it, up to `timeoutMs`; a holder that died is taken over at once.
+ */
+export async function waitForProcessLock(ctx: Context, path: string, what: string, timeoutMs: number): Promise<HeldLock> {
+  const start = ctx.clock.now();
+  let wait = 1;
+  for (;;) {
+    try {
+      return takeProcessLock(ctx, path, what);
+    } catch (e) {
+      if (!(e instanceof ShadowError && e.code === 'LOCKED') || ctx.clock.now() - start >= timeoutMs) throw e;
+    }
+    const jitter = parseInt(ctx.ids.token().slice(0, 2), 16) / 255;
+    await ctx.clock.sleep(Math.ceil(wait * (0.5 + jitter)));
+    wait = Math.min(wait * 2, 50);
+  }
 }
