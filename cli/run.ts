@@ -108,6 +108,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
         if (done.length > 0 && spec.usage !== 'recover') {
           out.note(`recovered ${done.length === 1 ? 'an interrupted apply' : `${done.length} interrupted applies`} first (shadow recover)`);
         }
+        // Write sessions a crash left: offered for resume or finalize (older ones are cleaned up).
+        if (words[0] !== 'session') {
+          const orphans = opened.sessions.orphans().resumable;
+          if (orphans.length > 0) out.note(`${orphans.length} write session${orphans.length === 1 ? '' : 's'} left by an earlier run: resume, finalize or drop ${orphans.length === 1 ? 'it' : 'them'} with \`shadow session recover\``);
+        }
         return opened;
       },
     };

@@ -61,6 +61,10 @@ export type ErrorCode =
   | 'APPROVALS_PENDING'
   | 'READ_ONLY'
   | 'NOTHING_TO_PROPOSE'
+  // write sessions
+  | 'SESSION_ACTIVE'
+  | 'SESSION_NOT_FOUND'
+  | 'VALIDATION_FAILED'
   // plans
   | 'INVALID_PLAN'
   | 'PLAN_CHANGED'

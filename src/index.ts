@@ -15,6 +15,10 @@ export type { LedgerEvent, LedgerVerdict } from './store/ledger.js';
 export type { PlanEvent, PlanOutcome, Tracker } from './engine/plan.js';
 export type { Plan, PlanBatch } from './engine/plan-file.js';
 export { parsePlan } from './engine/plan-file.js';
+export { Sessions } from './sessions-api.js';
+export type { BeginSessionInput } from './sessions-api.js';
+export type { BeginResult, FinalizeResult, SessionStatus } from './engine/session.js';
+export { IDLE_PROMPT } from './engine/session.js';
 export type { Context, FileSystem, Clock, Ids, Env, Processes } from './context.js';
 export { ShadowError, isShadowError } from './errors.js';
 export type { ErrorCode, ShadowErrorJSON } from './errors.js';
@@ -28,3 +32,17 @@ export type { ApplyResult, UnapplyResult, RecoveryReport, PublishedPath } from '
 export type { PathConflict } from './engine/publish.js';
 export { BatchInputSchema, FileOperationSchema } from './schema.js';
 export { nodeContext } from './node-context.js';
+export type { RunningServer, ServerOptions } from './server/http-server.js';
+
+/**
+ * Start the local HTTP API for a handle (fastify loads only when this is
+ * called).
+ *
+ * @example
+ * const server = await startServer(await openShadow({ dir }), { port: 0 });
+ * console.log(server.url, server.token);
+ */
+export async function startServer(sh: import('./shadow.js').Shadow, options?: import('./server/http-server.js').ServerOptions): Promise<import('./server/http-server.js').RunningServer> {
+  const { startServer: start } = await import('./server/http-server.js');
+  return start(sh, options);
+}

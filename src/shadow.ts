@@ -19,6 +19,7 @@ import { Workspace } from './engine/workspace.js';
 import { checkPath, parseJsonText, validate, validateBatch } from './schema.js';
 import { invalidBatchResult } from './batch-failure.js';
 import { reviewReport, type ReviewReport } from './engine/review-report.js';
+import { Sessions } from './sessions-api.js';
 import { parsePlan } from './engine/plan-file.js';
 import { planProgress, readTracker, requestStop, resumePlan, runPlan, type PlanOutcome, type ResumeOptions, type RunOptions, type Tracker } from './engine/plan.js';
 
@@ -73,6 +74,16 @@ export class Shadow {
   /** Where the repository lives: `{ gitdir, commondir, worktree }`. */
   get layout(): { gitdir: string; commondir: string; worktree: string | null } {
     return { ...this.ws.repo.layout };
+  }
+
+  /** The context this handle works through (for servers built on it). */
+  get context(): Context {
+    return this.ctx;
+  }
+
+  /** The largest content a write may carry (`shadow.maxContentBytes`). */
+  get maxContentBytes(): number {
+    return this.ws.settings.maxContentBytes;
   }
 
   /** Counters of the object database (objects read and written, packs). */
@@ -358,6 +369,13 @@ export class Shadow {
 
   /** What opening the repository recovered (an apply a crash interrupted), if anything. */
   recovered: RecoveryReport | undefined;
+
+  /** Write sessions: large content as plain text, committed as one batch. */
+  get sessions(): Sessions {
+    return (this.sessionsApi ??= new Sessions(this.ws, (d) => this.draftName({ draft: d }), (a) => this.actor(a)));
+  }
+
+  private sessionsApi: Sessions | undefined;
 
   /**
    * Run a plan (its text: JSON, or JSON Lines of batches) on a draft, from

@@ -14,6 +14,12 @@ export interface WriteOp extends OpBase {
   content: string;
   encoding?: 'utf8' | 'base64';
   mode?: FileMode;
+  /**
+   * Internal: the content as bytes, for callers inside shadow that already
+   * hold them (a write session's 10 MB need not travel as base64). Never
+   * accepted at the boundary: the batch schema refuses unknown fields.
+   */
+  bytes?: Uint8Array;
 }
 export interface EditOp extends OpBase {
   operation: 'edit';

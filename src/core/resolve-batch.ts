@@ -172,7 +172,8 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
   checkExpect(op, current, env);
   switch (op.operation) {
     case 'write': {
-      const bytes = decodeContent(op.content, op.encoding, env.options.maxContentBytes);
+      const bytes = op.bytes ? Buffer.from(op.bytes.buffer, op.bytes.byteOffset, op.bytes.byteLength) : decodeContent(op.content, op.encoding, env.options.maxContentBytes);
+      if (bytes.length > env.options.maxContentBytes) throw contentTooLarge(bytes.length, env.options.maxContentBytes);
       if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'write to a path inside it, or delete its files first');
       if (current.kind === 'absent') ensureParentsAreDirs(overlay, op.path);
       const keepMode = current.kind === 'file' && isRegularMode(current.mode) ? current.mode : MODE.file;

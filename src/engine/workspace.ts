@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../core/content.js';
 import type { Oid } from '../core/git-objects.js';
 import type { DraftMeta } from '../store/draft-meta.js';
+import type { WriteSession } from './session.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
 import { TreeLower, WorkingTreeLower, type LowerLayer } from '../store/lower-layer.js';
 import { Repository } from '../store/repository.js';
@@ -21,6 +22,8 @@ export class Workspace {
   readonly settings: Settings;
   /** Draft metadata by name, valid while `bases_tip` equals the ref. */
   readonly metaCache = new Map<string, DraftMeta>();
+  /** Write sessions this process is feeding, by id. */
+  readonly sessions = new Map<string, WriteSession>();
 
   private constructor(readonly repo: Repository) {
     const c = repo.config;

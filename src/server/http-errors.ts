@@ -1,0 +1,55 @@
+import type { ShadowErrorJSON } from '../errors.js';
+
+/** The HTTP status for each error code (400 bad input, 404 unknown, 409 state, 413 size, 422 refused content). */
+export function statusFor(code: string): number {
+  switch (code) {
+    case 'UNAUTHORIZED':
+      return 401;
+    case 'FORBIDDEN_HOST':
+      return 403;
+    case 'NOT_FOUND':
+    case 'SESSION_NOT_FOUND':
+    case 'DRAFT_NOT_FOUND':
+    case 'CHECKPOINT_NOT_FOUND':
+    case 'APPROVAL_NOT_FOUND':
+    case 'ROUTE_NOT_FOUND':
+      return 404;
+    case 'CONFLICT':
+    case 'SESSION_ACTIVE':
+    case 'LOCKED':
+    case 'BUSY':
+    case 'DRAFT_EXISTS':
+    case 'CHECKPOINT_EXISTS':
+    case 'STALE_BASE':
+    case 'NOTHING_TO_UNDO':
+      return 409;
+    case 'CONTENT_TOO_LARGE':
+      return 413;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 415;
+    case 'INTERNAL':
+    case 'IO_ERROR':
+    case 'CORRUPT_OBJECT':
+    case 'CORRUPT_REF':
+    case 'CORRUPT_STATE':
+    case 'OBJECT_MISSING':
+      return 500;
+    case 'USAGE':
+    case 'INVALID_JSON':
+    case 'INVALID_BATCH':
+    case 'INVALID_ARGUMENT':
+    case 'INVALID_PATH':
+    case 'INVALID_DRAFT_NAME':
+    case 'INVALID_CHECKPOINT_NAME':
+    case 'INVALID_TARGET':
+      return 400;
+    default:
+      // A refusal of what was sent: an edit that does not match, a failed validation, a denied apply.
+      return 422;
+  }
+}
+
+/** The body of every error response. */
+export function errorBody(e: ShadowErrorJSON): { error: ShadowErrorJSON } {
+  return { error: e };
+}

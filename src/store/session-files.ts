@@ -1,0 +1,96 @@
+import * as z from 'zod/mini';
+import type { Context } from '../context.js';
+import { errnoCode } from '../errors.js';
+import { listDir, readTextIfExists, tryUnlink, writeFileAtomic } from './durable-file.js';
+
+/**
+ * A write session on disk: `shadow/sessions/<id>/` with `metadata.json`
+ * (what it writes, durable), `content.txt` (the content, appended and
+ * fsynced at each save) and `state.json` (bytes, lines, last save, the
+ * process feeding it).
+ */
+
+export const SessionMetaSchema = z.object({
+  version: z.literal(1),
+  session_id: z.string(),
+  intent: z.string(),
+  target_file: z.string(),
+  operation: z.enum(['create', 'overwrite', 'append']),
+  draft: z.string(),
+  actor: z.string(),
+  binary: z.boolean(),
+  created_at: z.string(),
+  /** Finalize attempts that failed validation. */
+  attempts: z.number(),
+  status: z.enum(['awaiting_content', 'failed']),
+  errors: z.array(z.string()),
+});
+
+export const SessionStateSchema = z.object({
+  bytes: z.number(),
+  lines: z.number(),
+  last_save: z.nullable(z.string()),
+  last_activity: z.string(),
+  /** True once a DONE line (or the end of the stream) ended the content. */
+  done: z.boolean(),
+  pid: z.nullable(z.number()),
+  host: z.nullable(z.string()),
+});
+
+export type SessionMeta = z.infer<typeof SessionMetaSchema>;
+export type SessionState = z.infer<typeof SessionStateSchema>;
+
+export function sessionsDir(shadowDir: string): string {
+  return `${shadowDir}/sessions`;
+}
+
+export function sessionDir(shadowDir: string, id: string): string {
+  return `${sessionsDir(shadowDir)}/${id}`;
+}
+
+function readJson<T>(ctx: Context, path: string, schema: z.ZodMiniType<T>): T | undefined {
+  const text = readTextIfExists(ctx.fs, path);
+  if (text === undefined) return undefined;
+  try {
+    const r = schema.safeParse(JSON.parse(text));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function readSessionMeta(ctx: Context, shadowDir: string, id: string): SessionMeta | undefined {
+  return readJson(ctx, `${sessionDir(shadowDir, id)}/metadata.json`, SessionMetaSchema);
+}
+
+export function readSessionState(ctx: Context, shadowDir: string, id: string): SessionState | undefined {
+  return readJson(ctx, `${sessionDir(shadowDir, id)}/state.json`, SessionStateSchema);
+}
+
+export function writeSessionMeta(ctx: Context, shadowDir: string, meta: SessionMeta): void {
+  writeFileAtomic(ctx.fs, `${sessionDir(shadowDir, meta.session_id)}/metadata.json`, `${JSON.stringify(meta, null, 1)}\n`, { token: ctx.ids.token(), durable: true });
+}
+
+export function writeSessionState(ctx: Context, shadowDir: string, id: string, state: SessionState): void {
+  writeFileAtomic(ctx.fs, `${sessionDir(shadowDir, id)}/state.json`, `${JSON.stringify(state)}\n`, { token: ctx.ids.token(), durable: false });
+}
+
+/** Ids of every session directory. */
+export function listSessionIds(ctx: Context, shadowDir: string): string[] {
+  return listDir(ctx.fs, sessionsDir(shadowDir)).filter((n) => /^[0-9a-f-]{36}$/.test(n));
+}
+
+export function contentPath(shadowDir: string, id: string): string {
+  return `${sessionDir(shadowDir, id)}/content.txt`;
+}
+
+/** Remove a session's files and directory. */
+export function removeSessionFiles(ctx: Context, shadowDir: string, id: string): void {
+  const dir = sessionDir(shadowDir, id);
+  for (const name of listDir(ctx.fs, dir)) tryUnlink(ctx.fs, `${dir}/${name}`);
+  try {
+    ctx.fs.rmdirSync(dir);
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT') throw e;
+  }
+}
