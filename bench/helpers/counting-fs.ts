@@ -36,7 +36,15 @@ const METHODS = [
   'rmdirSync',
   'readlinkSync',
   'existsSync',
+  'symlinkSync',
+  'accessSync',
+  'linkSync',
 ] as const satisfies ReadonlyArray<keyof FileSystem>;
+
+/** Every method of FileSystem is wrapped: a method added to it without being added here fails the build, not a run. */
+type Unwrapped = Exclude<keyof FileSystem, (typeof METHODS)[number]>;
+const everyMethodWrapped: [Unwrapped] extends [never] ? true : { missing: Unwrapped } = true;
+void everyMethodWrapped;
 
 function isWriteFlag(flags: unknown): boolean {
   if (flags === undefined) return false;
