@@ -52,13 +52,14 @@ const CASES = ['shadow', 'floor', 'checkout'] as const;
 type Case = (typeof CASES)[number];
 
 /** The rows of a k's table. */
-const ROWS = ['apply', 'unapply', 'dry-run', 'floor', 'checkout'] as const;
+const ROWS = ['apply', 'unapply', 'dry-run', 'dry-run-cold', 'floor', 'checkout'] as const;
 type Row = (typeof ROWS)[number];
 
 const LABELS: Record<Row, string> = {
   apply: 'shadow apply',
   unapply: 'shadow unapply',
-  'dry-run': 'shadow apply --dry-run',
+  'dry-run': 'shadow apply --dry-run (warm handle)',
+  'dry-run-cold': 'shadow apply --dry-run (fresh handle)',
   floor: 'floor: node fs, write+fsync, dirs fsynced',
   checkout: 'git checkout <draft> -- <paths>',
 };
@@ -358,6 +359,8 @@ interface Env {
   env: Record<string, string>;
   spawner: Spawner;
   sh: Shadow;
+  /** A new handle on the same instrumented fs (a fresh process's view, minus node's start). */
+  open: () => Promise<Shadow>;
   shadowFs: { counters: FsCounters; where: WhereCounters };
   floorFs: { fs: FileSystem; counters: FsCounters; where: WhereCounters };
 }
@@ -386,6 +389,8 @@ interface ProfileRun {
   windows: Window[];
   /** The measured dry runs. */
   dryWindows: Window[];
+  /** The dry runs on a fresh handle. */
+  coldWindows: Window[];
 }
 
 /** What runK reports besides the rows. */
@@ -416,7 +421,7 @@ async function runK(e: Env, k: number): Promise<KInfo> {
 
   const cases = CASES.filter((c) => o.only.has(c));
   const tallies = new Map<Row, Tally>(ROWS.map((row) => [row, new Tally()]));
-  const profile: ProfileRun | undefined = o.profileDir !== undefined && o.only.has('shadow') ? { profiler: new Profiler(PROFILE_INTERVAL_US), windows: [], dryWindows: [] } : undefined;
+  const profile: ProfileRun | undefined = o.profileDir !== undefined && o.only.has('shadow') ? { profiler: new Profiler(PROFILE_INTERVAL_US), windows: [], dryWindows: [], coldWindows: [] } : undefined;
 
   const step: Record<Case, (measured: boolean, verify: boolean) => Promise<void>> = {
     async shadow(measured, verify) {
@@ -512,6 +517,21 @@ async function runK(e: Env, k: number): Promise<KInfo> {
         tallies.get('dry-run')!.add(ms, x.c, x.w, x.objectsRead);
       }
     }
+    // As a fresh `shadow apply --dry-run` process sees it: a handle opened
+    // (untimed) for each run, so no object, tree or review is cached.
+    for (let i = 0; i < dryRuns; i++) {
+      const fresh = await e.open();
+      const m = mark(e.shadowFs, fresh);
+      const w0 = nowUs();
+      const t = performance.now();
+      const d = await fresh.apply({ draft, dryRun: true });
+      const ms = performance.now() - t;
+      profile?.coldWindows.push([w0, nowUs()]);
+      fresh.close();
+      if (d.applied || d.paths.length !== k || d.conflicts.length > 0) throw new Error(`k=${k}: the cold dry run lists ${d.paths.length} paths, ${d.conflicts.length} conflicts`);
+      const x = m();
+      tallies.get('dry-run-cold')!.add(ms, x.c, x.w, x.objectsRead);
+    }
   }
 
   if (profile) {
@@ -519,6 +539,7 @@ async function runK(e: Env, k: number): Promise<KInfo> {
     const p = await profile.profiler.stop(file);
     if (profile.windows.length > 0) profiles.push({ k, what: 'sh.apply', file, summary: inWindows(p, profile.windows, DIST_ROOT), runs: profile.windows.length });
     if (profile.dryWindows.length > 0) profiles.push({ k, what: 'sh.apply --dry-run', file, summary: inWindows(p, profile.dryWindows, DIST_ROOT), runs: profile.dryWindows.length });
+    if (profile.coldWindows.length > 0) profiles.push({ k, what: 'sh.apply --dry-run on a fresh handle', file, summary: inWindows(p, profile.coldWindows, DIST_ROOT), runs: profile.coldWindows.length });
   }
 
   // The tree is back as it was: nothing modified, nothing left over (temporary files, say).
@@ -554,8 +575,8 @@ function printTable(k: number, info: KInfo): void {
       String(r.times.length),
       ms(m),
       ms(p90(r.times)),
-      row === 'dry-run' ? '' : versus('floor'),
-      row === 'dry-run' ? '' : versus('checkout'),
+      row.startsWith('dry-run') ? '' : versus('floor'),
+      row.startsWith('dry-run') ? '' : versus('checkout'),
       count(r.filesWritten),
       count(r.worktreeFiles),
       r.bytesWritten === undefined ? '-' : (r.bytesWritten / 1024).toFixed(0),
@@ -619,10 +640,12 @@ function verdicts(o: Options): Verdict[] {
       }),
     'needs shadow and checkout',
   );
-  const d = med('dry-run', 1000);
+  // Judged on the fresh handle: what a `shadow apply --dry-run` process pays.
+  const d = med('dry-run-cold', 1000);
+  const warmD = med('dry-run', 1000);
   add(
-    `apply --dry-run at k=1,000 under ${DRY_RUN_BUDGET_MS} ms${at}`,
-    Number.isFinite(d) ? [{ ok: d < DRY_RUN_BUDGET_MS, text: `${ms(d)} ms (p90 ${ms(p90(find('dry-run', 1000)!.times))} ms)` }] : [],
+    `apply --dry-run at k=1,000 under ${DRY_RUN_BUDGET_MS} ms, on a fresh handle${at}`,
+    Number.isFinite(d) ? [{ ok: d < DRY_RUN_BUDGET_MS, text: `${ms(d)} ms (p90 ${ms(p90(find('dry-run-cold', 1000)!.times))} ms; ${ms(warmD)} ms on the warm handle)` }] : [],
     'needs k=1000 with shadow',
   );
   return out;
@@ -698,10 +721,11 @@ async function main(): Promise<void> {
 
   const shadowI = instrumentedFs(dir);
   const ctx = nodeContext({ fs: shadowI.fs, env });
-  const sh = await openShadow({ dir, fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env, processes: ctx.processes });
+  const open = (): Promise<Shadow> => openShadow({ dir, fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env, processes: ctx.processes });
+  const sh = await open();
   const scratch = join(scratchRoot, 'scratch');
   nodeFs.mkdirSync(scratch, { recursive: true });
-  const e: Env = { o, repo, dir, env, spawner: new Spawner(scratch), sh, shadowFs: shadowI, floorFs: instrumentedFs(dir) };
+  const e: Env = { o, repo, dir, env, spawner: new Spawner(scratch), sh, open, shadowFs: shadowI, floorFs: instrumentedFs(dir) };
   settle();
 
   const infos = new Map<number, KInfo>();

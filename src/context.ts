@@ -31,7 +31,13 @@ export type FileSystem = Pick<
   | 'symlinkSync'
   | 'accessSync'
   | 'linkSync'
->;
+> &
+  /**
+   * Optional: fsync on libuv's thread pool. With it, a publish keeps many
+   * fsyncs in flight at once (the disk's journal commits them together);
+   * without it every fsync is synchronous.
+   */
+  Partial<Pick<typeof nodeFs, 'fsync'>>;
 
 /** Wall-clock time and waiting, injectable so tests and the core never read the real clock. */
 export interface Clock {

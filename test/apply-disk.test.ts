@@ -636,8 +636,8 @@ Kill('shadow apply of 200 files killed with SIGKILL at 15 moments: every path ol
       assert.equal(torn, [], `${moment}: neither old nor new after the kill`);
       const pending = journals(repo).length;
       const hadTemps = temps(repo.dir).length;
-      // Killed at a rename into the working tree: that file's temp copy is complete and left behind.
-      if (what.startsWith('rename:')) assert.is(hadTemps, 1, `${moment}: the temp file of the interrupted write`);
+      // Killed at a rename into the working tree: the temp copies of its window of writes are complete and left behind.
+      if (what.startsWith('rename:')) assert.ok(hadTemps >= 1 && hadTemps <= 64, `${moment}: ${hadTemps} temp files of the interrupted window of writes`);
 
       // `shadow recover` finishes it and reports; every other command finishes it first too.
       if (round % 3 !== 2) {

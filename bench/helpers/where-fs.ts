@@ -44,7 +44,7 @@ const PASS_THROUGH = [
 const WRAPPED = ['openSync', 'closeSync', 'fsyncSync', 'writeFileSync', 'appendFileSync'] as const satisfies ReadonlyArray<keyof FileSystem>;
 
 /** Every method of FileSystem is passed on: a method added to it without being added here fails the build, not a run. */
-type Missing = Exclude<keyof FileSystem, (typeof PASS_THROUGH)[number] | (typeof WRAPPED)[number]>;
+type Missing = Exclude<keyof FileSystem, (typeof PASS_THROUGH)[number] | (typeof WRAPPED)[number] | 'fsync'>;
 const everyMethodPassed: [Missing] extends [never] ? true : { missing: Missing } = true;
 void everyMethodPassed;
 
@@ -77,15 +77,26 @@ export function whereFs(base: FileSystem, classify: (path: string) => string): {
     open.delete(fd);
     base.closeSync(fd);
   };
-  wrapped.fsyncSync = (fd: number): void => {
+  const count = (fd: number): void => {
     const o = open.get(fd);
     if (o) {
       const c = place(o.path);
       if (o.writes) c.fileFsyncs++;
       else c.dirFsyncs++;
     }
+  };
+  wrapped.fsyncSync = (fd: number): void => {
+    count(fd);
     base.fsyncSync(fd);
   };
+  // The optional callback fsync (a publish keeps many in flight).
+  const fsync = base.fsync;
+  if (fsync) {
+    wrapped.fsync = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void): void => {
+      count(fd);
+      fsync.call(base, fd, cb);
+    };
+  }
   for (const name of ['writeFileSync', 'appendFileSync'] as const) {
     const fn = (base[name] as (...args: unknown[]) => unknown).bind(base);
     wrapped[name] = (file: unknown, ...rest: unknown[]): unknown => {

@@ -119,7 +119,8 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     });
   }
   if (!options.dryRun) refuseWhilePending(ws);
-  const review = await reviewDraft(ws, draft, policy);
+  const blobs = new Map<string, Buffer>();
+  const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs);
   const entries = review.entries;
   const conflicts = guardPaths(ws, entries, 'old');
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
@@ -182,7 +183,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       mode: options.mode?.kind ?? 'files',
     });
     writeJournal(ws.ctx, ws.repo.shadowDir, journal);
-    const outcome = await runJournal(ws, journal, false, options.onProgress);
+    const outcome = await runJournal(ws, journal, false, options.onProgress, blobs);
     if (outcome.failures.length > 0) throw outcomeError(outcome, 'apply');
     result.applied = true;
     result.id = journal.id;

@@ -1,5 +1,5 @@
 import { draftDir } from '../store/draft-meta.js';
-import { appendEvent, readEvents, type LedgerEvent } from '../store/ledger.js';
+import { appendEvent, appendEvents, readEvents, type LedgerEvent } from '../store/ledger.js';
 import type { Workspace } from './workspace.js';
 
 /** The ledger of a draft: `shadow/drafts/<draft>/events.jsonl`. */
@@ -10,6 +10,11 @@ export function ledgerPath(ws: Workspace, draft: string): string {
 /** Append an event to a draft's ledger (fsynced, hash-chained). */
 export function logEvent(ws: Workspace, draft: string, type: string, actor: string, data: Record<string, unknown> = {}): Promise<LedgerEvent> {
   return appendEvent(ws.ctx, ledgerPath(ws, draft), { type, draft, actor, data }, ws.repo.lockTimeoutMs);
+}
+
+/** Append several events to a draft's ledger with one fsync. */
+export function logEvents(ws: Workspace, draft: string, actor: string, events: ReadonlyArray<{ type: string; data: Record<string, unknown> }>): Promise<LedgerEvent[]> {
+  return appendEvents(ws.ctx, ledgerPath(ws, draft), events.map((e) => ({ type: e.type, draft, actor, data: e.data })), ws.repo.lockTimeoutMs);
 }
 
 /** Every event of a draft's ledger, oldest first. */

@@ -5,15 +5,15 @@ import { parentDirs } from '../core/path-rules.js';
 import { publishOrder, publishSet, type PublishEntry } from '../core/publish-set.js';
 import { isRegularMode, lookupPath, type FileEntry } from '../core/tree-lookup.js';
 import { dropApply, readApplies, recordApply } from '../store/applied-state.js';
-import { writeAll } from '../store/durable-file.js';
+import { FSYNC_WINDOW, writeAll } from '../store/durable-file.js';
 import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
 import { removeJournal, writeJournal, type Journal } from '../store/journal.js';
 import { createLockFile } from '../store/lock-file.js';
 import { WorkingTreeLower } from '../store/lower-layer.js';
 import { RefMoved } from '../store/refs.js';
-import { WorktreeWriter } from '../store/worktree-writer.js';
+import { WorktreeWriter, type StagedFile } from '../store/worktree-writer.js';
 import type { Draft } from './drafts.js';
-import { logEvent } from './ledger-events.js';
+import { logEvents } from './ledger-events.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -157,6 +157,9 @@ export function unwritableDirs(ws: Workspace, entries: readonly PublishEntry[]):
   return [...out].sort();
 }
 
+/** Blob contents already read (by the review), by id: a publish reads each blob once. */
+export type BlobCache = ReadonlyMap<Oid, Buffer>;
+
 /** A progress report: `done` of `total` paths, `bytes` written so far. */
 export type Progress = (done: number, total: number, bytes: number) => void;
 
@@ -177,7 +180,7 @@ export interface Outcome {
  * `new` is left alone and a path at neither `old` nor `new` is reported, not
  * overwritten. Never a torn file: every write is temp, fsync, rename.
  */
-export function carryOut(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress): Outcome {
+export async function carryOut(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress, blobs?: BlobCache): Promise<Outcome> {
   const outcome: Outcome = { written: [], conflicts: [], failures: [], skipped: [] };
   const writer = new WorktreeWriter(ws.ctx, ws.repo.layout.worktree!);
   const lower = worktreeLower(ws);
@@ -221,24 +224,53 @@ export function carryOut(ws: Workspace, journal: Journal, recheck: boolean, prog
     }
     if (e.new === null) progress?.(++done, total, bytes);
   }
-  for (const e of writes) {
-    if (e.new!.mode === MODE.gitlink) {
-      outcome.skipped.push(e.path);
-      continue;
+  // Writes go in windows: each file's content to a temporary file, the
+  // window's fsyncs in flight together, then each renamed into place. A
+  // crash anywhere leaves each path old or new, as with one file at a time.
+  let window: Array<{ e: PublishEntry; staged: StagedFile; size: number }> = [];
+  const flush = async (): Promise<void> => {
+    const current = window;
+    window = [];
+    const synced = await Promise.allSettled(current.map((w) => writer.sync(w.staged)));
+    current.forEach((w, i) => {
+      const r = synced[i]!;
+      if (r.status === 'rejected') {
+        writer.abandon(w.staged);
+        fail(w.e.path, r.reason);
+      } else {
+        try {
+          writer.commit(w.staged);
+          outcome.written.push(w.e.path);
+          bytes += w.size;
+        } catch (err) {
+          fail(w.e.path, err);
+        }
+      }
+      progress?.(++done, total, bytes);
+    });
+  };
+  try {
+    for (const e of writes) {
+      if (e.new!.mode === MODE.gitlink) {
+        outcome.skipped.push(e.path);
+        continue;
+      }
+      if (conflicted.has(e.path)) continue;
+      if (check(e, 'write') !== 'do') continue;
+      try {
+        const content = blobs?.get(e.new!.oid) ?? ws.repo.objects.readBlob(e.new!.oid);
+        window.push({ e, staged: writer.stage(e.path, e.new!.mode, content), size: content.length });
+      } catch (err) {
+        fail(e.path, err);
+        progress?.(++done, total, bytes);
+      }
+      if (window.length >= FSYNC_WINDOW) await flush();
     }
-    if (conflicted.has(e.path)) continue;
-    if (check(e, 'write') !== 'do') continue;
-    try {
-      const content = ws.repo.objects.readBlob(e.new!.oid);
-      writer.put(e.path, e.new!.mode, content);
-      outcome.written.push(e.path);
-      bytes += content.length;
-    } catch (err) {
-      fail(e.path, err);
-    }
-    progress?.(++done, total, bytes);
+    await flush();
+  } finally {
+    for (const w of window) writer.abandon(w.staged);
   }
-  writer.syncDirs();
+  await writer.syncDirs();
   return outcome;
 }
 
@@ -302,8 +334,8 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
  * reverses). When I/O failures stopped some paths, the journal stays for
  * `shadow recover` and nothing after the files is done.
  */
-export async function runJournal(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress): Promise<Outcome> {
-  const outcome = carryOut(ws, journal, recheck, progress);
+export async function runJournal(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress, blobs?: BlobCache): Promise<Outcome> {
+  const outcome = await carryOut(ws, journal, recheck, progress, blobs);
   if (outcome.failures.length > 0) return outcome;
   await moveBranch(ws, journal, outcome);
   await writeIndexEntries(ws, journal, outcome);
@@ -311,7 +343,14 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
   const who = journal.actor;
   const summary = { id: journal.id, tip: journal.tip, written: outcome.written.length, conflicts: outcome.conflicts, skipped: outcome.skipped, branch: journal.branch ?? null, recovered: recheck };
   if (journal.kind === 'apply') {
-    await logEvent(ws, journal.draft, 'tx/status', who, { from: journal.status_before ?? 'open', to: 'applied' });
+    // The ledger first, in one append: a crash before the record leaves the
+    // journal, and its recovery logs the completion again (marked recovered).
+    await logEvents(ws, journal.draft, who, [
+      { type: 'tx/status', data: { from: journal.status_before ?? 'open', to: 'applied' } },
+      { type: 'apply/complete', data: summary },
+      { type: 'tx/status', data: { from: 'applied', to: 'completed' } },
+      { type: 'tx/close', data: { status: 'completed', id: journal.id } },
+    ]);
     if (outcome.conflicts.length > 0) {
       // Record only what reached the working tree: the rest keeps its old base.
       const kept = journal.entries.filter((e) => !outcome.conflicts.some((c) => c.path === e.path));
@@ -320,15 +359,14 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
     } else {
       recordApply(ws.ctx, shadowDir, journal);
     }
-    await logEvent(ws, journal.draft, 'apply/complete', who, summary);
-    await logEvent(ws, journal.draft, 'tx/status', who, { from: 'applied', to: 'completed' });
-    await logEvent(ws, journal.draft, 'tx/close', who, { status: 'completed', id: journal.id });
   } else {
     const record = readApplies(ws.ctx, shadowDir, journal.draft).find((r) => r.id === journal.reverts);
     if (record) dropApply(ws.ctx, shadowDir, record);
     removeJournal(ws.ctx, shadowDir, journal.id);
-    await logEvent(ws, journal.draft, 'apply/revert', who, { ...summary, reverts: journal.reverts });
-    await logEvent(ws, journal.draft, 'tx/status', who, { from: 'completed', to: 'open' });
+    await logEvents(ws, journal.draft, who, [
+      { type: 'apply/revert', data: { ...summary, reverts: journal.reverts } },
+      { type: 'tx/status', data: { from: 'completed', to: 'open' } },
+    ]);
   }
   return outcome;
 }

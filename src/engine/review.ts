@@ -104,20 +104,43 @@ function protectMatcher(globs: readonly string[]): Matcher {
   return (path) => matchers.some((m) => m(path));
 }
 
-/** Review a draft against a policy: diff, fingerprint, findings, and the approvals apply needs. */
-export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy): Promise<Review> {
+/** What a draft's publish set shows, whatever the policy: the part of a review worth caching. */
+interface Examination {
+  diff: string;
+  patch_id: string;
+  base_sha256_by_path: Record<string, string | null>;
+  secrets: SecretFinding[];
+  unscanned: string[];
+}
+
+const REVIEW_CACHE_ENTRIES = 4;
+/** New blobs a review hands on to the apply that follows it, at most this many bytes. */
+const HANDOFF_BYTES = 64 << 20;
+
+function publishSetDigest(entries: readonly PublishEntry[]): string {
+  const h = createHash('sha256');
+  for (const e of entries) h.update(`${e.path}\0${e.old?.mode ?? ''} ${e.old?.oid ?? ''}\0${e.new?.mode ?? ''} ${e.new?.oid ?? ''}\n`);
+  return h.digest('hex');
+}
+
+async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: Map<Oid, Buffer>): Promise<Examination> {
   const { fileDiff } = await import('../core/unified-diff.js');
   const objects = ws.repo.objects;
-  const entries = draftPublishSet(ws, draft);
   const read = (e: { mode: string; oid: Oid } | null): Buffer => (e && e.mode !== MODE.gitlink ? objects.readBlob(e.oid) : Buffer.alloc(0));
   const parts: string[] = [];
   const redactedParts: string[] = [];
   const secrets: SecretFinding[] = [];
   const unscanned: string[] = [];
   const base_sha256_by_path: Record<string, string | null> = {};
+  let handed = 0;
   for (const e of entries) {
     const oldContent = read(e.old);
-    const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent: read(e.new) });
+    const newContent = read(e.new);
+    if (blobs && e.new && handed + newContent.length <= HANDOFF_BYTES) {
+      blobs.set(e.new.oid, newContent);
+      handed += newContent.length;
+    }
+    const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent });
     parts.push(d.text);
     base_sha256_by_path[e.path] = e.old ? sha256(oldContent) : null;
     let shown = d.text;
@@ -129,8 +152,29 @@ export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy): 
     }
     redactedParts.push(shown);
   }
-  const patch_id = sha256(Buffer.from(parts.join(''), 'utf8'));
-  const diff = redactedParts.join('');
+  return { diff: redactedParts.join(''), patch_id: sha256(Buffer.from(parts.join(''), 'utf8')), base_sha256_by_path, secrets, unscanned };
+}
+
+/**
+ * Review a draft against a policy: diff, fingerprint, findings, and the
+ * approvals apply needs. `blobs`, when given, receives the new contents the
+ * review read (for the apply that follows, so each blob is read once).
+ */
+export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy, blobs?: Map<Oid, Buffer>): Promise<Review> {
+  const entries = draftPublishSet(ws, draft);
+  const key = publishSetDigest(entries);
+  let exam = ws.reviewCache.get(key) as Examination | undefined;
+  if (exam) {
+    ws.reviewCache.delete(key);
+  } else {
+    exam = await examine(ws, entries, blobs);
+    if (ws.reviewCache.size >= REVIEW_CACHE_ENTRIES) ws.reviewCache.delete(ws.reviewCache.keys().next().value!);
+  }
+  ws.reviewCache.set(key, exam);
+  const { diff, patch_id } = exam;
+  const base_sha256_by_path = { ...exam.base_sha256_by_path };
+  const unscanned = [...exam.unscanned];
+  const secrets = exam.secrets.map((s) => ({ ...s }));
   const fingerprint = `patchset:${patch_id}`;
   const isProtected = protectMatcher(policy.protect);
   const protectedPaths = entries.map((e) => e.path).filter(isProtected);

@@ -22,6 +22,12 @@ export class Workspace {
   readonly settings: Settings;
   /** Draft metadata by name, valid while `bases_tip` equals the ref. */
   readonly metaCache = new Map<string, DraftMeta>();
+  /**
+   * Reviews of publish sets, by the digest of the set (paths with their old
+   * and new blob ids, which pin every byte of the diff): a dry run followed
+   * by an apply diffs once. A few entries, newest last.
+   */
+  readonly reviewCache = new Map<string, unknown>();
   /** Write sessions this process is feeding, by id. */
   readonly sessions = new Map<string, WriteSession>();
 

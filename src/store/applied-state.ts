@@ -59,8 +59,9 @@ export function recordApply(ctx: Context, shadowDir: string, journal: Journal): 
     // Already moved by an earlier, interrupted run of the same journal.
     if (errnoCode(e) !== 'ENOENT') throw e;
   }
+  // Only the record's directory: should the journal's removal be lost in a
+  // crash, recovery finds the journal already recorded and drops it.
   fsyncDir(ctx.fs, dir);
-  fsyncDir(ctx.fs, journalDir(shadowDir));
 }
 
 /** Forget an apply (after unapply put its paths back). */

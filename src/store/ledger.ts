@@ -85,6 +85,13 @@ function parseEvent(line: string): LedgerEvent | undefined {
 
 /** Append one event (fsynced) and return it. */
 export async function appendEvent(ctx: Context, path: string, event: NewEvent, lockTimeoutMs: number): Promise<LedgerEvent> {
+  const [full] = await appendEvents(ctx, path, [event], lockTimeoutMs);
+  return full!;
+}
+
+/** Append events in order, under one lock and one fsync (all of them are on disk, or the last ones are torn). */
+export async function appendEvents(ctx: Context, path: string, events: readonly NewEvent[], lockTimeoutMs: number): Promise<LedgerEvent[]> {
+  if (events.length === 0) return [];
   // The lock names its holder: one left by a writer that crashed is taken over.
   const lock = await waitForProcessLock(ctx, `${path}.lock`, 'ledger append', lockTimeoutMs);
   try {
@@ -96,13 +103,19 @@ export async function appendEvent(ctx: Context, path: string, event: NewEvent, l
     const now = new Date(ctx.clock.now()).toISOString();
     if (!tail.complete && tail.last !== undefined) {
       // Torn by a crash: end the line and seal it, so the chain continues.
-      const seal: LedgerEvent = { seq: ++seq, ts: now, type: 'ledger/seal', draft: event.draft, actor: 'shadow', data: { torn_sha256: sha256(tail.last), torn_bytes: Buffer.byteLength(tail.last) }, prev };
+      const seal: LedgerEvent = { seq: ++seq, ts: now, type: 'ledger/seal', draft: events[0]!.draft, actor: 'shadow', data: { torn_sha256: sha256(tail.last), torn_bytes: Buffer.byteLength(tail.last) }, prev };
       const line = JSON.stringify(seal);
       lines.push(line);
       prev = sha256(line);
     }
-    const full: LedgerEvent = { seq: seq + 1, ts: now, type: event.type, draft: event.draft, actor: event.actor, data: (toJsonSafe(event.data ?? {}) as Record<string, unknown>) ?? {}, prev };
-    lines.push(JSON.stringify(full));
+    const out: LedgerEvent[] = [];
+    for (const event of events) {
+      const full: LedgerEvent = { seq: ++seq, ts: now, type: event.type, draft: event.draft, actor: event.actor, data: (toJsonSafe(event.data ?? {}) as Record<string, unknown>) ?? {}, prev };
+      const line = JSON.stringify(full);
+      lines.push(line);
+      prev = sha256(line);
+      out.push(full);
+    }
     const text = `${!tail.complete && tail.last !== undefined ? '\n' : ''}${lines.join('\n')}\n`;
     const fd = ctx.fs.openSync(path, 'a', 0o644);
     try {
@@ -111,7 +124,7 @@ export async function appendEvent(ctx: Context, path: string, event: NewEvent, l
     } finally {
       ctx.fs.closeSync(fd);
     }
-    return full;
+    return out;
   } finally {
     lock.release();
   }

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { MODE } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { fsyncDir, listDir, tryUnlink, writeAll } from './durable-file.js';
+import { fsyncConcurrently, fsyncDirs, listDir, tryUnlink, writeAll } from './durable-file.js';
 
 /**
  * The only code that writes into the working tree. Every write is a
@@ -19,6 +19,14 @@ const TEMP_MARK = '.shadow-tmp-';
 export function tempPrefix(path: string): string {
   const slash = path.lastIndexOf('/');
   return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}${TEMP_MARK}`;
+}
+
+/** A file written to its temporary name, waiting for fsync and rename. */
+export interface StagedFile {
+  path: string;
+  tmp: string;
+  /** Open until committed or abandoned; null for a symlink (nothing to fsync). */
+  fd: number | null;
 }
 
 export class WorktreeWriter {
@@ -74,36 +82,62 @@ export class WorktreeWriter {
     return this.full(slash === -1 ? '' : path.slice(0, slash));
   }
 
-  /** Put `content` at `path` as a regular file or a symlink, atomically and durably. */
-  put(path: string, mode: string, content: Buffer): void {
+  /**
+   * The first half of writing a file: the content in a temporary file next to
+   * `path`, not yet fsynced (the descriptor stays open for `sync`).
+   */
+  stage(path: string, mode: string, content: Buffer): StagedFile {
     this.ensureParents(path);
     const tmp = `${this.full(tempPrefix(path))}${this.ctx.ids.token()}`;
     const fs = this.ctx.fs;
     if (mode === MODE.symlink) {
       fs.symlinkSync(content, tmp);
-    } else {
-      const fd = fs.openSync(tmp, 'wx', mode === MODE.executable ? 0o777 : 0o666);
-      try {
-        writeAll(fs, fd, content);
-        fs.fsyncSync(fd);
-      } catch (e) {
-        fs.closeSync(fd);
-        tryUnlink(fs, tmp);
-        throw e;
-      }
-      fs.closeSync(fd);
+      return { path, tmp, fd: null };
     }
+    const fd = fs.openSync(tmp, 'wx', mode === MODE.executable ? 0o777 : 0o666);
     try {
-      const st = this.lstat(path);
-      if (st?.isDirectory()) {
-        throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory in the working tree`, { data: { path } });
-      }
-      fs.renameSync(tmp, this.full(path));
+      writeAll(fs, fd, content);
     } catch (e) {
+      fs.closeSync(fd);
       tryUnlink(fs, tmp);
       throw e;
     }
-    this.dirtyDirs.add(this.parentDir(path));
+    return { path, tmp, fd };
+  }
+
+  /** fsync a staged file's content (many may be in flight at once). */
+  sync(staged: StagedFile): Promise<void> {
+    return staged.fd === null ? Promise.resolve() : fsyncConcurrently(this.ctx.fs, staged.fd);
+  }
+
+  /** The second half, once `sync` is done: rename the temporary file over `path`. */
+  commit(staged: StagedFile): void {
+    const fs = this.ctx.fs;
+    this.close(staged);
+    try {
+      const st = this.lstat(staged.path);
+      if (st?.isDirectory()) {
+        throw new ShadowError('IS_A_DIRECTORY', `${staged.path} is a directory in the working tree`, { data: { path: staged.path } });
+      }
+      fs.renameSync(staged.tmp, this.full(staged.path));
+    } catch (e) {
+      tryUnlink(fs, staged.tmp);
+      throw e;
+    }
+    this.dirtyDirs.add(this.parentDir(staged.path));
+  }
+
+  /** Drop a staged file that will not be committed. */
+  abandon(staged: StagedFile): void {
+    this.close(staged);
+    tryUnlink(this.ctx.fs, staged.tmp);
+  }
+
+  private close(staged: StagedFile): void {
+    if (staged.fd === null) return;
+    const fd = staged.fd;
+    staged.fd = null;
+    this.ctx.fs.closeSync(fd);
   }
 
   /** Remove the file or symlink at `path` (never a directory); true when it was there. */
@@ -144,15 +178,10 @@ export class WorktreeWriter {
     return n;
   }
 
-  /** fsync every directory whose entries changed. */
-  syncDirs(): void {
-    for (const dir of this.dirtyDirs) {
-      try {
-        fsyncDir(this.ctx.fs, dir);
-      } catch (e) {
-        if (errnoCode(e) !== 'ENOENT') throw e;
-      }
-    }
+  /** fsync every directory whose entries changed, the fsyncs in flight together. */
+  async syncDirs(): Promise<void> {
+    const dirs = [...this.dirtyDirs];
     this.dirtyDirs.clear();
+    await fsyncDirs(this.ctx.fs, dirs);
   }
 }
