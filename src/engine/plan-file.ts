@@ -33,6 +33,8 @@ export interface Plan {
   batches: PlanBatch[];
   /** sha256 of the plan's content: resume refuses a plan file that changed. */
   fingerprint: string;
+  /** Whether the file named the id (a derived id changes with the content). */
+  idGiven: boolean;
 }
 
 function invalid(problems: Array<{ path: string; message: string }>): ShadowError {
@@ -49,6 +51,8 @@ export function parsePlan(text: string): Plan {
   let doc: unknown;
   if (trimmed.startsWith('{') && !/\}\s*\n\s*\{/.test(trimmed)) {
     doc = parseJsonText(trimmed, 'plan');
+    // One line of JSON Lines: a single batch, not a plan document.
+    if (doc !== null && typeof doc === 'object' && !Array.isArray(doc) && !('batches' in doc) && 'operations' in doc) doc = { batches: [doc] };
   } else {
     const batches = trimmed
       .split('\n')
@@ -80,7 +84,7 @@ export function parsePlan(text: string): Plan {
   });
   if (problems.length > 0) throw invalid(problems);
   const fingerprint = createHash('sha256').update(JSON.stringify(plan)).digest('hex');
-  const out: Plan = { id: plan.id ?? `plan-${fingerprint.slice(0, 12)}`, batches: plan.batches as PlanBatch[], fingerprint };
+  const out: Plan = { id: plan.id ?? `plan-${fingerprint.slice(0, 12)}`, batches: plan.batches as PlanBatch[], fingerprint, idGiven: plan.id !== undefined };
   if (plan.intent !== undefined) out.intent = plan.intent;
   return out;
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { parseTrailers } from '../core/commit-message.js';
+import { draftRef } from '../core/ref-names.js';
 import type { Oid } from '../core/git-objects.js';
 import { draftDir } from '../store/draft-meta.js';
 import { readTextIfExists, tryUnlink, writeFileAtomic } from '../store/durable-file.js';
@@ -123,6 +124,28 @@ export function requestStop(ws: Workspace, draft: string): Tracker {
 }
 
 /**
+ * A run killed while it held the draft's ref lock leaves `<ref>.lock` behind.
+ * git never writes shadow's draft refs, so when the tracker's runner is a
+ * process on this host that is gone, and the lock was made during its run,
+ * that runner made it: remove it so the run can go on.
+ */
+function releaseDeadRunnersLock(ws: Workspace, draft: string, previous: Tracker | undefined): void {
+  const procs = ws.ctx.processes;
+  if (!procs || previous?.status !== 'running' || previous.pid === null || previous.host !== procs.host) return;
+  if (previous.pid === procs.self || procs.isAlive(previous.pid)) return;
+  const lock = ws.repo.refs.lockPathOf(draftRef(draft));
+  let made: number;
+  try {
+    made = ws.ctx.fs.statSync(lock).mtimeMs;
+  } catch {
+    return;
+  }
+  // mtime granularity and clock skew between processes: one second of slack.
+  if (made + 1000 < Date.parse(previous.started_at)) return;
+  tryUnlink(ws.ctx.fs, lock);
+}
+
+/**
  * Run `plan` on a draft from the first batch not yet on it (or `from`).
  * Between batches: a stop request (signal or `shadow stop`) ends the run
  * with status `stopped`. A failing batch leaves the draft at the last good
@@ -133,8 +156,10 @@ export async function runPlan(ws: Workspace, plan: Plan, options: RunOptions): P
   const total = plan.batches.length;
   const done = planProgress(ws, draft, plan.id);
   const previous = readTracker(ws, draft);
+  releaseDeadRunnersLock(ws, draft, previous);
   const skipped = previous?.plan_id === plan.id ? [...previous.skipped] : [];
-  let start = options.from ?? (done.size === 0 ? 1 : Math.max(...done) + 1);
+  // Skipped batches count as done: a resume never runs one again by itself.
+  let start = options.from ?? Math.max(0, ...done, ...skipped) + 1;
   if (options.skipFailed && previous?.status === 'failed' && previous.failed && previous.plan_id === plan.id && options.from === undefined) {
     skipped.push(previous.failed.batch_id);
     start = Math.max(start, previous.failed.batch_id + 1);
@@ -168,6 +193,9 @@ export async function runPlan(ws: Workspace, plan: Plan, options: RunOptions): P
   const stopRequested = (): boolean => options.shouldStop?.() === true || readTextIfExists(ws.ctx.fs, stopPath(ws, draft)) !== undefined;
   let ran = 0;
   for (let id = start; id <= total; id++) {
+    // A batch may run without ever waiting on I/O; let signal handlers and
+    // timers run between batches so a stop request is seen here.
+    if (id > start) await new Promise<void>((next) => setImmediate(next));
     if (stopRequested()) {
       tryUnlink(ws.ctx.fs, stopPath(ws, draft));
       writeTracker(ws, draft, { ...tracker, status: 'stopped', updated_at: now() });
@@ -238,11 +266,16 @@ export async function resumePlan(ws: Workspace, options: ResumeOptions): Promise
     }
   }
   const plan = parsePlan(text);
-  if (tracker && tracker.fingerprint !== plan.fingerprint && !options.force) {
-    throw new ShadowError('PLAN_CHANGED', `the plan changed since its run began (plan ${tracker.plan_id})`, {
-      hint: 'resume with --force to run the plan as it is now, from where the draft stands',
-      data: { was: tracker.fingerprint, now: plan.fingerprint },
-    });
+  if (tracker && tracker.fingerprint !== plan.fingerprint) {
+    if (!options.force) {
+      throw new ShadowError('PLAN_CHANGED', `the plan changed since its run began (plan ${tracker.plan_id})`, {
+        hint: 'resume with --force to run the plan as it is now, from where the draft stands',
+        data: { was: tracker.fingerprint, now: plan.fingerprint },
+      });
+    }
+    // An edited plan without an id of its own is still the run it continues:
+    // its derived id would change with its content and lose the progress.
+    if (!plan.idGiven) plan.id = tracker.plan_id;
   }
   return runPlan(ws, plan, {
     draft: options.draft,

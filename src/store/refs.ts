@@ -66,6 +66,11 @@ export class RefStore {
     return `${isPerWorktree(ref) ? this.gitdir : this.commondir}/${ref}`;
   }
 
+  /** The lockfile an update of `ref` holds while it runs. */
+  lockPathOf(ref: string): string {
+    return `${this.pathOf(ref)}.lock`;
+  }
+
   private logPathOf(ref: string): string {
     return `${isPerWorktree(ref) ? this.gitdir : this.commondir}/logs/${ref}`;
   }
