@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * Plain-text content arriving for a write session: split into lines as it
  * comes (bytes, so a UTF-8 character cut between two chunks stays whole),
@@ -25,18 +27,25 @@ export interface ChunkResult {
  * (it may turn out to be `DONE`), and drops everything from a `DONE` line on.
  */
 export class LineSplitter {
-  private pending: Buffer = Buffer.alloc(0);
+  /** The last incomplete line, in the chunks it came in (joined only once a newline completes it). */
+  private held: Buffer[] = [];
+  private heldBytes = 0;
   private finished = false;
 
   /** Feed a chunk; returns the content it completes. */
   push(chunk: Buffer): ChunkResult {
     if (this.finished) return { content: Buffer.alloc(0), lines: 0, done: true };
-    const data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
-    const lastNl = data.lastIndexOf(NL);
-    if (lastNl === -1) {
-      this.pending = Buffer.from(data);
+    const lastInChunk = chunk.lastIndexOf(NL);
+    if (lastInChunk === -1) {
+      // No line ends here: hold the chunk (copied: the caller may reuse its buffer) without joining.
+      this.held.push(Buffer.from(chunk));
+      this.heldBytes += chunk.length;
       return { content: Buffer.alloc(0), lines: 0, done: false };
     }
+    const data = this.heldBytes > 0 ? Buffer.concat([...this.held, chunk]) : chunk;
+    const lastNl = lastInChunk + this.heldBytes;
+    this.held = [];
+    this.heldBytes = 0;
     // Only complete lines are looked at; most chunks hold no DONE at all.
     let start = 0;
     let lines = 0;
@@ -44,13 +53,15 @@ export class LineSplitter {
       const len = nl - start;
       if ((len === 4 || len === 5) && isDoneLine(data.subarray(start, nl))) {
         this.finished = true;
-        this.pending = Buffer.alloc(0);
         return { content: data.subarray(0, start), lines, done: true };
       }
       lines++;
       start = nl + 1;
     }
-    this.pending = Buffer.from(data.subarray(lastNl + 1));
+    if (lastNl + 1 < data.length) {
+      this.held = [Buffer.from(data.subarray(lastNl + 1))];
+      this.heldBytes = this.held[0]!.length;
+    }
     return { content: data.subarray(0, lastNl + 1), lines, done: false };
   }
 
@@ -58,10 +69,21 @@ export class LineSplitter {
   end(): ChunkResult {
     if (this.finished) return { content: Buffer.alloc(0), lines: 0, done: true };
     this.finished = true;
-    const rest = this.pending;
-    this.pending = Buffer.alloc(0);
+    const rest = Buffer.concat(this.held);
+    this.held = [];
+    this.heldBytes = 0;
     if (isDoneLine(rest)) return { content: Buffer.alloc(0), lines: 0, done: true };
     return { content: rest, lines: rest.length > 0 ? 1 : 0, done: false };
+  }
+
+  /**
+   * Bytes held back that are content whatever comes next: all of the
+   * incomplete last line, unless it could still become a `DONE` line.
+   */
+  get heldContentBytes(): number {
+    if (this.heldBytes > DONE_CR.length) return this.heldBytes;
+    const rest = Buffer.concat(this.held);
+    return DONE_CR.subarray(0, rest.length).equals(rest) ? 0 : rest.length;
   }
 
   get isDone(): boolean {
@@ -88,29 +110,63 @@ export function validateSessionContent(target: SessionTarget, content: Buffer, p
   if (target.operation !== 'create' && !target.exists) errors.push(`${target.path} does not exist; use operation "create"`);
   if (target.operation === 'create' && content.length === 0) errors.push('the content is empty');
   if (target.binary) return errors;
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(content);
-  } catch {
-    const bad = firstInvalidUtf8(content);
-    errors.push(`the content is not valid UTF-8 (byte ${bad}); declare the session binary for non-text content`);
+  if (!isUtf8(content)) {
+    errors.push(`the content is not valid UTF-8 (byte ${firstInvalidUtf8(content)}); declare the session binary for non-text content`);
     return errors;
   }
-  const lines = text.split('\n');
-  let last = lines.length - 1;
-  while (last >= 0 && lines[last]!.trim() === '') last--;
-  if (last >= 0 && /^\W{0,3}DONE\W{0,3}$/.test(lines[last]!.trim())) {
-    errors.push(`a stray "DONE" marker ends the content (line ${last + 1}); send DONE alone on its own line to end a session`);
+  // Looked at in the bytes, so a 10 MB content is never decoded and split into lines whole.
+  const last = lastNonBlankLine(content);
+  if (last && /^\W{0,3}DONE\W{0,3}$/.test(last.text.trim())) {
+    errors.push(`a stray "DONE" marker ends the content (line ${lineNumberAt(content, last.start)}); send DONE alone on its own line to end a session`);
   }
-  const fences = lines.filter((l) => /^\s{0,3}(```|~~~)/.test(l)).length;
-  if (fences % 2 === 1) errors.push('the content ends inside an unterminated code fence (```)');
+  if (countFenceLines(content) % 2 === 1) errors.push('the content ends inside an unterminated code fence (```)');
   const lower = target.path.toLowerCase();
   const kind = lower.endsWith('.json') ? 'json' : lower.endsWith('.yaml') || lower.endsWith('.yml') ? 'yaml' : undefined;
-  if (kind && text.trim() !== '') {
-    const problem = parse(kind, text);
-    if (problem) errors.push(`the content is not valid ${kind.toUpperCase()}: ${problem}`);
+  if (kind) {
+    const text = content.toString('utf8');
+    if (text.trim() !== '') {
+      const problem = parse(kind, text);
+      if (problem) errors.push(`the content is not valid ${kind.toUpperCase()}: ${problem}`);
+    }
   }
   return errors;
+}
+
+const isBlank = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a || b === 0x0b || b === 0x0c;
+
+/** The last line with something other than white space in it, and where it starts. */
+function lastNonBlankLine(content: Buffer): { text: string; start: number } | undefined {
+  let end = content.length;
+  while (end > 0 && isBlank(content[end - 1]!)) end--;
+  if (end === 0) return undefined;
+  const start = content.lastIndexOf(NL, end - 1) + 1;
+  return { text: content.subarray(start, end).toString('utf8'), start };
+}
+
+/** The 1-based number of the line starting at byte `start`. */
+function lineNumberAt(content: Buffer, start: number): number {
+  let number = 1;
+  for (let i = content.indexOf(NL); i !== -1 && i < start; i = content.indexOf(NL, i + 1)) number++;
+  return number;
+}
+
+/** Lines that open or close a code fence: up to three spaces, then ``` or ~~~. */
+function countFenceLines(content: Buffer): number {
+  let n = 0;
+  for (const marker of ['```', '~~~']) {
+    for (let i = content.indexOf(marker); i !== -1; i = content.indexOf(marker, i + 3)) {
+      let lineStart = i;
+      while (lineStart > 0 && content[lineStart - 1] === 0x20 && i - lineStart < 3) lineStart--;
+      if (lineStart === 0 || content[lineStart - 1] === NL) {
+        n++;
+        // One fence line counts once, however many markers it holds.
+        const eol = content.indexOf(NL, i);
+        if (eol === -1) break;
+        i = eol - 2;
+      }
+    }
+  }
+  return n;
 }
 
 function firstInvalidUtf8(b: Buffer): number {

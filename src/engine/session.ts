@@ -14,6 +14,7 @@ import {
   sessionsDir,
   writeSessionMeta,
   writeSessionState,
+  SessionStateFile,
   type SessionMeta,
   type SessionState,
 } from '../store/session-files.js';
@@ -134,15 +135,41 @@ function isOrphaned(ws: Workspace, state: SessionState | undefined): boolean {
 export function expireSessions(ws: Workspace, settings = sessionSettings(ws)): string[] {
   const gone: string[] = [];
   for (const id of listSessionIds(ws.ctx, ws.repo.shadowDir)) {
+    const live = ws.sessions.get(id);
+    if (live) {
+      // Fed by this process, but its client went away: it expires like any other.
+      if (live.idleMs() > settings.expireMs) {
+        live.discard();
+        gone.push(id);
+      }
+      continue;
+    }
     const meta = readSessionMeta(ws.ctx, ws.repo.shadowDir, id);
     const state = readSessionState(ws.ctx, ws.repo.shadowDir, id);
-    if (ws.sessions.has(id)) continue;
     if (!meta || idleMs(ws, state, meta) > settings.expireMs) {
       removeSessionFiles(ws.ctx, ws.repo.shadowDir, id);
       gone.push(id);
     }
   }
   return gone;
+}
+
+/** Bytes in a session's content file (what a crash keeps), 0 when it is missing. */
+function savedSize(ws: Workspace, id: string): number {
+  try {
+    return ws.ctx.fs.statSync(contentPath(ws.repo.shadowDir, id)).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Newlines in the first `bytes` bytes of a session's content file. */
+function savedLines(ws: Workspace, id: string, bytes: number): number {
+  if (bytes === 0) return 0;
+  const content = (ws.ctx.fs.readFileSync(contentPath(ws.repo.shadowDir, id)) as Buffer).subarray(0, bytes);
+  let n = 0;
+  for (let i = content.indexOf(0x0a); i !== -1; i = content.indexOf(0x0a, i + 1)) n++;
+  return n;
 }
 
 /** Begin a session: metadata only. Exactly one of two concurrent begins on a draft wins. */
@@ -201,12 +228,16 @@ export async function beginSession(ws: Workspace, input: BeginInput): Promise<Be
  * memory (with a warning) when the disk is full.
  */
 export class WriteSession {
-  private readonly splitter = new LineSplitter();
+  private splitter = new LineSplitter();
   private pending: Buffer[] = [];
   private pendingLines = 0;
   private fd = -1;
   private lastSave: number;
+  private lastSync: number;
+  /** Bytes of content.txt that hold content (a save a full disk cut short may have left more). */
+  private savedBytes: number;
   private memoryOnly = false;
+  private readonly stateFile: SessionStateFile;
   /** Warnings for the controller (a full disk). */
   readonly warnings: string[] = [];
 
@@ -216,12 +247,22 @@ export class WriteSession {
     private state: SessionState,
   ) {
     this.lastSave = now(ws);
+    this.lastSync = this.lastSave;
+    this.savedBytes = state.bytes;
+    this.stateFile = SessionStateFile.of(ws.ctx, ws.repo.shadowDir, meta.session_id);
   }
 
   /** Open a session for feeding (SESSION_NOT_FOUND when unknown, expired or failed). */
   static open(ws: Workspace, id: string): WriteSession {
     const cached = ws.sessions.get(id);
-    if (cached) return cached;
+    if (cached) {
+      if (cached.meta.status === 'failed') throw notFound(id);
+      if (cached.idleMs() > sessionSettings(ws).expireMs) {
+        cached.discard();
+        throw notFound(id);
+      }
+      return cached;
+    }
     const meta = /^[0-9a-f-]{36}$/.test(id) ? readSessionMeta(ws.ctx, ws.repo.shadowDir, id) : undefined;
     if (!meta || meta.status === 'failed') throw notFound(id);
     const state = readSessionState(ws.ctx, ws.repo.shadowDir, id) ?? { bytes: 0, lines: 0, last_save: null, last_activity: meta.created_at, done: false, pid: null, host: null };
@@ -229,8 +270,11 @@ export class WriteSession {
       removeSessionFiles(ws.ctx, ws.repo.shadowDir, id);
       throw notFound(id);
     }
+    // The content file is the truth about what was saved: state.json may lag it, or be torn by a crash.
+    const bytes = savedSize(ws, id);
+    const lines = bytes === state.bytes ? state.lines : savedLines(ws, id, bytes);
     const procs = ws.ctx.processes;
-    const s = new WriteSession(ws, meta, { ...state, pid: procs?.self ?? null, host: procs?.host ?? null, last_activity: iso(ws) });
+    const s = new WriteSession(ws, meta, { ...state, bytes, lines, pid: procs?.self ?? null, host: procs?.host ?? null, last_activity: iso(ws) });
     ws.sessions.set(id, s);
     return s;
   }
@@ -248,16 +292,23 @@ export class WriteSession {
     return this.state.bytes;
   }
 
+  /** Complete lines received so far (saved or not). */
+  get lines(): number {
+    return this.state.lines;
+  }
+
   private take(content: Buffer, lines: number): void {
     const max = this.ws.settings.maxContentBytes;
-    if (this.state.bytes + content.length > max) {
-      const size = this.state.bytes + content.length;
+    // What the splitter holds back counts too, unless it may still turn out to be the DONE line.
+    const size = this.state.bytes + content.length + (this.splitter.isDone ? 0 : this.splitter.heldContentBytes);
+    if (size > max) {
       this.close();
       removeSessionFiles(this.ws.ctx, this.ws.repo.shadowDir, this.id);
       this.ws.sessions.delete(this.id);
       throw contentTooLarge(size, max);
     }
-    if (content.length > 0) this.pending.push(Buffer.from(content));
+    // Kept as a view of the caller's chunk: push() copies what it does not save at once.
+    if (content.length > 0) this.pending.push(content);
     this.state.bytes += content.length;
     this.state.lines += lines;
     this.pendingLines += lines;
@@ -267,6 +318,7 @@ export class WriteSession {
   /** Feed a chunk. Returns true once `DONE` (or, for binary, nothing) has ended the content. */
   push(chunk: Buffer): boolean {
     if (this.state.done) return true;
+    const borrowedFrom = this.pending.length;
     if (this.meta.binary) {
       this.take(chunk, 0);
     } else {
@@ -275,20 +327,35 @@ export class WriteSession {
       if (r.done) this.state.done = true;
     }
     const settings = sessionSettings(this.ws);
-    if (this.state.done || this.pendingLines >= settings.saveLines || now(this.ws) - this.lastSave >= settings.saveMs) this.save();
+    if (this.state.done) this.save(true);
+    else if (this.pendingLines >= settings.saveLines || now(this.ws) - this.lastSave >= settings.saveMs) this.save();
+    // What stays buffered is copied: the caller may reuse its chunk. (A save usually took it all.)
+    for (let i = borrowedFrom; i < this.pending.length; i++) this.pending[i] = Buffer.from(this.pending[i]!);
     return this.state.done;
   }
 
   /** The end of the stream: what is held back is content (unless it is `DONE`). */
   end(): void {
-    if (!this.state.done && !this.meta.binary) this.take(this.splitter.end().content, 0);
+    if (!this.state.done && !this.meta.binary) {
+      const last = this.splitter.end();
+      this.take(last.content, last.lines);
+    }
     this.state.done = true;
-    this.save();
+    this.save(true);
   }
 
   /** Save when a save is due by time (a controller calls this on a timer). */
   saveIfDue(): void {
-    if (this.pending.length > 0 && now(this.ws) - this.lastSave >= sessionSettings(this.ws).saveMs) this.save();
+    const { saveMs } = sessionSettings(this.ws);
+    const t = now(this.ws);
+    const unsaved = this.pending.length > 0 && t - this.lastSave >= saveMs;
+    const unsynced = this.lastSync < this.lastSave && t - this.lastSync >= saveMs;
+    if (unsaved) this.save(true);
+    else if (unsynced && this.fd !== -1 && !this.memoryOnly) {
+      // What was written by line count reaches the disk; what is buffered waits for its own time.
+      this.ws.ctx.fs.fsyncSync(this.fd);
+      this.lastSync = t;
+    }
   }
 
   /** Milliseconds since content last arrived. */
@@ -296,36 +363,52 @@ export class WriteSession {
     return now(this.ws) - Date.parse(this.state.last_activity);
   }
 
-  /** Append what is buffered to content.txt (fsynced) and record the state. */
-  save(): void {
+  /**
+   * Append what is buffered to content.txt and record the state. Every
+   * save writes (a process that dies keeps it: the kernel has it); the
+   * fsync comes with `sync`, which the end of the content and every
+   * `saveMs` bring (a machine that dies keeps that). An fsync per 50 lines
+   * would make a 10 MB stream cost 150 fsyncs.
+   */
+  save(sync = now(this.ws) - this.lastSync >= sessionSettings(this.ws).saveMs): void {
     const ctx = this.ws.ctx;
     const shadowDir = this.ws.repo.shadowDir;
     if (this.pending.length > 0 && !this.memoryOnly) {
       try {
         if (this.fd === -1) this.fd = ctx.fs.openSync(contentPath(shadowDir, this.id), 'a');
-        for (const b of this.pending) writeAll(ctx.fs, this.fd, b);
-        ctx.fs.fsyncSync(this.fd);
+        let written = 0;
+        for (const b of this.pending) {
+          writeAll(ctx.fs, this.fd, b);
+          written += b.length;
+        }
+        this.savedBytes += written;
         this.pending = [];
         this.pendingLines = 0;
       } catch (e) {
         if ((e as { code?: string }).code !== 'ENOSPC') throw e;
-        // A full disk: keep the content in memory and say so.
+        // A full disk: keep the content in memory and say so. What the cut-short
+        // save wrote past savedBytes is ignored: memory still holds all of it.
         this.memoryOnly = true;
         this.warnings.push('the disk is full: the session continues in memory only, and a crash now would lose what is unsaved');
       }
     }
     this.lastSave = now(this.ws);
+    if (sync && this.fd !== -1 && !this.memoryOnly) {
+      ctx.fs.fsyncSync(this.fd);
+      this.lastSync = this.lastSave;
+    }
     this.state.last_save = this.memoryOnly ? this.state.last_save : iso(this.ws);
     try {
-      writeSessionState(ctx, shadowDir, this.id, this.state);
+      this.stateFile.write({ ...this.state, bytes: this.savedBytes, lines: this.state.lines - this.pendingLines });
     } catch (e) {
       if ((e as { code?: string }).code !== 'ENOSPC') throw e;
     }
   }
 
-  /** The whole content: what is on disk, then what only memory holds. */
+  /** The whole content: what was saved, then what only memory holds. */
   private content(): Buffer {
-    const onDisk = this.ws.ctx.fs.readFileSync(contentPath(this.ws.repo.shadowDir, this.id)) as Buffer;
+    const file = this.ws.ctx.fs.readFileSync(contentPath(this.ws.repo.shadowDir, this.id)) as Buffer;
+    const onDisk = file.length > this.savedBytes ? file.subarray(0, this.savedBytes) : file;
     return this.pending.length > 0 ? Buffer.concat([onDisk, ...this.pending]) : onDisk;
   }
 
@@ -333,6 +416,10 @@ export class WriteSession {
   replace(content: Buffer): void {
     this.close();
     this.pending = [];
+    this.pendingLines = 0;
+    this.savedBytes = 0;
+    this.memoryOnly = false;
+    this.splitter = new LineSplitter();
     this.state = { ...this.state, bytes: 0, lines: 0, done: false };
     this.ws.ctx.fs.writeFileSync(contentPath(this.ws.repo.shadowDir, this.id), '');
     this.push(content);
@@ -345,7 +432,7 @@ export class WriteSession {
    */
   async finalize(): Promise<FinalizeResult> {
     if (!this.state.done) this.end();
-    else this.save();
+    else this.save(true);
     const ws = this.ws;
     const meta = this.meta;
     const content = this.content();
@@ -388,7 +475,10 @@ export class WriteSession {
     if (left === 0) meta.status = 'failed';
     writeSessionMeta(this.ws.ctx, this.ws.repo.shadowDir, meta);
     Object.assign(this.meta, meta);
-    if (left === 0) this.close();
+    if (left === 0) {
+      this.close();
+      this.ws.sessions.delete(this.id);
+    }
     const message = `Validation failed: ${errors.join('; ')}`;
     return {
       success: false,
@@ -406,6 +496,7 @@ export class WriteSession {
   private close(): void {
     if (this.fd !== -1) this.ws.ctx.fs.closeSync(this.fd);
     this.fd = -1;
+    this.stateFile.close();
   }
 
   /** Drop the session and its files. */
@@ -424,10 +515,14 @@ export function sessionStatus(ws: Workspace, id: string): SessionStatus {
   const state = readSessionState(ws.ctx, ws.repo.shadowDir, id);
   const settings = sessionSettings(ws);
   const idle = live ? live.idleMs() : idleMs(ws, state, meta);
-  if (idle > settings.expireMs && !live) {
-    removeSessionFiles(ws.ctx, ws.repo.shadowDir, id);
+  if (idle > settings.expireMs) {
+    if (live) live.discard();
+    else removeSessionFiles(ws.ctx, ws.repo.shadowDir, id);
     throw notFound(id);
   }
+  // Not fed here: the content file says what was saved (state.json may lag it).
+  const bytes = live ? live.bytes : savedSize(ws, id);
+  const lines = live ? live.lines : bytes === state?.bytes ? state.lines : savedLines(ws, id, bytes);
   const s: SessionStatus = {
     session_id: id,
     stage: meta.status === 'failed' ? 'failed' : (live?.done ?? state?.done) ? 'done' : 'awaiting_content',
@@ -436,8 +531,8 @@ export function sessionStatus(ws: Workspace, id: string): SessionStatus {
     operation: meta.operation,
     draft: meta.draft,
     binary: meta.binary,
-    bytes: live?.bytes ?? state?.bytes ?? 0,
-    lines: state?.lines ?? 0,
+    bytes,
+    lines,
     created_at: meta.created_at,
     last_save: state?.last_save ?? null,
     age_ms: now(ws) - Date.parse(meta.created_at),

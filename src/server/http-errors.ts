@@ -22,6 +22,7 @@ export function statusFor(code: string): number {
     case 'CHECKPOINT_EXISTS':
     case 'STALE_BASE':
     case 'NOTHING_TO_UNDO':
+    case 'NO_PLAN':
       return 409;
     case 'CONTENT_TOO_LARGE':
       return 413;

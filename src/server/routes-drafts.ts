@@ -50,6 +50,9 @@ export function registerDraftRoutes(app: FastifyInstance, sh: Shadow): void {
     return reply.send(await sh.checkpoint(body.name, { draft: req.params.name, message: typeof body.message === 'string' ? body.message : undefined, actor: header(req, 'x-shadow-actor') }));
   });
 
+  // Ask the plan running on the draft (in any process) to stop after its current batch.
+  app.post('/api/drafts/:name/stop', async (req: Named, reply) => reply.send({ stopping: await sh.stopPlan({ draft: req.params.name }) }));
+
   app.post('/api/drafts/:name/rollback', async (req: Named, reply) => {
     const body = (req.body ?? {}) as { target?: unknown };
     if (typeof body.target !== 'string') throw new ShadowError('INVALID_ARGUMENT', 'target is missing', { hint: 'send {"target": "<checkpoint | batch | ~N | commit>"}' });

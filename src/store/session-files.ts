@@ -72,7 +72,53 @@ export function writeSessionMeta(ctx: Context, shadowDir: string, meta: SessionM
 }
 
 export function writeSessionState(ctx: Context, shadowDir: string, id: string, state: SessionState): void {
-  writeFileAtomic(ctx.fs, `${sessionDir(shadowDir, id)}/state.json`, `${JSON.stringify(state)}\n`, { token: ctx.ids.token(), durable: false });
+  writeFileAtomic(ctx.fs, `${sessionDir(shadowDir, id)}/state.json`, stateText(state), { token: ctx.ids.token(), durable: false });
+}
+
+/** state.json's text, padded to a fixed size so that rewriting it in place never leaves a longer old tail. */
+function stateText(state: SessionState): string {
+  const json = JSON.stringify(state);
+  return `${json.padEnd(STATE_SIZE - 1, ' ')}\n`;
+}
+
+const STATE_SIZE = 512;
+
+/**
+ * state.json rewritten in place through one open descriptor: a save costs a
+ * write, not a temporary file and a rename (half a millisecond each on some
+ * disks, for every 50 lines). A write torn by a crash leaves JSON that does
+ * not parse, which readers treat as missing: content.txt is the truth about
+ * what was saved, and state.json only its summary.
+ */
+export class SessionStateFile {
+  private fd = -1;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly path: string,
+  ) {}
+
+  static of(ctx: Context, shadowDir: string, id: string): SessionStateFile {
+    return new SessionStateFile(ctx, `${sessionDir(shadowDir, id)}/state.json`);
+  }
+
+  write(state: SessionState): void {
+    const text = Buffer.from(stateText(state), 'utf8');
+    if (text.length > STATE_SIZE) {
+      // Longer than the slot (a very long host name): replace the file whole.
+      this.close();
+      writeFileAtomic(this.ctx.fs, this.path, text, { token: this.ctx.ids.token(), durable: false });
+      return;
+    }
+    if (this.fd === -1) this.fd = this.ctx.fs.openSync(this.path, 'r+');
+    let off = 0;
+    while (off < text.length) off += this.ctx.fs.writeSync(this.fd, text, off, text.length - off, off);
+  }
+
+  close(): void {
+    if (this.fd !== -1) this.ctx.fs.closeSync(this.fd);
+    this.fd = -1;
+  }
 }
 
 /** Ids of every session directory. */
