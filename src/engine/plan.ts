@@ -5,6 +5,7 @@ import { draftRef } from '../core/ref-names.js';
 import type { Oid } from '../core/git-objects.js';
 import { draftDir } from '../store/draft-meta.js';
 import { readTextIfExists, tryUnlink, writeFileAtomic } from '../store/durable-file.js';
+import { takeProcessLock, type HeldLock } from '../store/process-lock.js';
 import { runBatch } from './batch.js';
 import { loadDraft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
@@ -152,6 +153,25 @@ function releaseDeadRunnersLock(ws: Workspace, draft: string, previous: Tracker 
  * batch and the tracker naming the failure.
  */
 export async function runPlan(ws: Workspace, plan: Plan, options: RunOptions): Promise<PlanOutcome> {
+  // One runner per draft: two would both run the batches after the last on the draft.
+  let lock: HeldLock;
+  try {
+    lock = takeProcessLock(ws.ctx, `${draftDir(ws.repo.shadowDir, options.draft)}/plan.lock`, `shadow run ${plan.id}`);
+  } catch (e) {
+    if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;
+    throw new ShadowError('BUSY', `a plan is already running on draft "${options.draft}": ${e.message}`, {
+      hint: 'wait for it, or stop it with `shadow stop`; one plan runs on a draft at a time',
+      data: { draft: options.draft, ...(e.data ?? {}) },
+    });
+  }
+  try {
+    return await runLocked(ws, plan, options);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runLocked(ws: Workspace, plan: Plan, options: RunOptions): Promise<PlanOutcome> {
   const { draft, actor } = options;
   const total = plan.batches.length;
   const done = planProgress(ws, draft, plan.id);
@@ -229,7 +249,7 @@ export async function runPlan(ws: Workspace, plan: Plan, options: RunOptions): P
   tryUnlink(ws.ctx.fs, stopPath(ws, draft));
   writeTracker(ws, draft, { ...tracker, status: 'complete', updated_at: now() });
   emit({ type: 'plan/complete', plan: plan.id, total });
-  await logEvent(ws, draft, 'plan/complete', actor, { plan: plan.id, total });
+  if (start <= total) await logEvent(ws, draft, 'plan/complete', actor, { plan: plan.id, total });
   return { plan: plan.id, status: 'complete', total, last_completed_batch_id: total, ran };
 }
 

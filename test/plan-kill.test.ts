@@ -1,0 +1,508 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Readable } from 'node:stream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { run as runCli } from '../cli/run.js';
+import { openShadow } from '../src/index.js';
+import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
+import { lastReported, runShadowChild, type ChildRun, type Trigger } from './helpers/plan-child.js';
+import { between, evolvingPlan, PLAN_BASE_FILES, planCommits, prng, treeFiles, writesPlan, type PlanCommit } from './helpers/plan-fixtures.js';
+
+/**
+ * Plans in real processes: a chain of `shadow run` / `shadow resume`
+ * children SIGKILLed at 100 seeded-random moments; SIGKILL at exact steps
+ * of a batch (a worker that kills itself there); SIGINT / SIGTERM / a stop
+ * request between batches; the CLI's output and exit statuses; a second
+ * runner while a plan runs. Every moment is found by reading the child's
+ * JSON-lines output (or a seeded delay after its first output), never by
+ * sleeping.
+ *
+ *   PLAN_KILL_SEED=123 node dist/test/plan-kill.test.js    # another seed
+ */
+
+const SEED = Number(process.env.PLAN_KILL_SEED ?? 20261122);
+const BATCHES = 50;
+const KILLS = 100;
+const CHAINS = 2;
+const PLAN = evolvingPlan(BATCHES);
+
+/** An uninterrupted run of the plan, in a repository of its own: the tree after each batch. */
+interface Reference {
+  trees: string[];
+  final: string;
+}
+
+let reference: Reference | undefined;
+
+function planRepo(): DiskRepo {
+  const repo = new DiskRepo(PLAN_BASE_FILES);
+  repo.write('plan.json', PLAN.text);
+  // The plan file is not part of the tree the drafts start from.
+  repo.write('.git/info/exclude', 'plan.json\nother.json\n');
+  // One shadow process at a time works on these repositories: a lock still
+  // there after a kill is left over, and a resume that waits for it (the
+  // default is 5 s) fails the test all the same, only slower.
+  repo.git('config', 'shadow.lockTimeout', '1000');
+  return repo;
+}
+
+/** Run the plan once, uninterrupted, in a fresh repository (once per file). */
+function uninterrupted(): Reference {
+  if (reference) return reference;
+  const repo = planRepo();
+  try {
+    const r = repo.shadow(['--draft', 'ref', 'run', 'plan.json']);
+    assert.is(r.status, 0, r.stderr);
+    const commits = planCommits(repo, 'ref');
+    assert.equal(commits.map((c) => c.planBatch), range(1, BATCHES));
+    const final = repo.git('rev-parse', 'refs/shadow/drafts/ref^{tree}').trim();
+    assert.equal(treeFiles(repo, 'refs/shadow/drafts/ref'), PLAN.files, 'the uninterrupted run gives the simulated files');
+    reference = { trees: commits.map((c) => c.tree), final };
+    return reference;
+  } finally {
+    repo.cleanup();
+  }
+}
+
+function range(a: number, b: number): number[] {
+  return Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);
+}
+
+function tree(repo: DiskRepo, draft: string): string {
+  return repo.git('rev-parse', `refs/shadow/drafts/${draft}^{tree}`).trim();
+}
+
+function readTracker(repo: DiskRepo, draft: string): Record<string, any> | undefined {
+  try {
+    return JSON.parse(readFileSync(join(repo.dir, '.git/shadow/drafts', draft, 'tracker.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function ledger(repo: DiskRepo, draft: string): Array<Record<string, any>> {
+  return readFileSync(join(repo.dir, '.git/shadow/drafts', draft, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
+}
+
+function events(stdout: string): Array<Record<string, any>> {
+  return stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+}
+
+/**
+ * The draft's plan commits are exactly batches 1..k of the plan, in order,
+ * each with the tree the uninterrupted run had after that batch, and the
+ * draft's own batch counter 1..k beside them. Returns k.
+ */
+function checkPlanCommits(repo: DiskRepo, draft: string, ref: Reference, where: string): number {
+  const commits: PlanCommit[] = planCommits(repo, draft);
+  const k = commits.length;
+  assert.equal(commits.map((c) => c.planBatch), range(1, k), `${where}: plan batches are 1..${k}, no duplicate, no gap`);
+  assert.equal(commits.map((c) => c.plan), Array(k).fill('evolve'), `${where}: Shadow-Plan`);
+  assert.equal(commits.map((c) => c.batch), range(1, k), `${where}: Shadow-Batch`);
+  commits.forEach((c, i) => assert.is(c.tree, ref.trees[i], `${where}: the tree after plan batch ${i + 1}`));
+  return k;
+}
+
+function describe(r: ChildRun): string {
+  return `exit ${r.code}, signal ${r.signal}, last events ${JSON.stringify(r.events.slice(-2))}, stderr: ${r.stderr.trim()}`;
+}
+
+// ---------------------------------------------------------------- kill
+
+const Kill = suite('plan-kill');
+
+/**
+ * A seeded kill moment: on plan/start, on the 1st..3rd batch/commit line, or
+ * 0..25 ms after the first output (anywhere in the next few batches: in the
+ * pack write, under the ref lock, between the ref and the tracker, in the
+ * ledger append).
+ */
+function killMoment(rand: () => number): Trigger {
+  const r = rand();
+  if (r < 0.2) return { kind: 'line', line: 1 };
+  if (r < 0.5) return { kind: 'commits', count: between(rand, 1, 3) };
+  return { kind: 'delay', ms: rand() * 25 };
+}
+
+interface ChainStats {
+  kills: number;
+  laps: number;
+  trackerBehind: number;
+  trackerAhead: number;
+  killedBeforeFirstCommit: number;
+}
+
+/**
+ * One repository: children run the plan on a draft, each SIGKILLed at a
+ * seeded moment and checked; a child that reaches the end completes the
+ * draft (checked), and the chain goes on with a new draft. After `kills`
+ * kills, a last `shadow resume` runs to the end.
+ */
+async function chain(c: number, kills: number, ref: Reference): Promise<ChainStats> {
+  const rand = prng(SEED + c);
+  const repo = planRepo();
+  const stats: ChainStats = { kills: 0, laps: 0, trackerBehind: 0, trackerAhead: 0, killedBeforeFirstCommit: 0 };
+  const finishDraft = (draft: string, where: string): void => {
+    assert.is(checkPlanCommits(repo, draft, ref, where), BATCHES, `${where}: all ${BATCHES} batches`);
+    assert.is(tree(repo, draft), ref.final, `${where}: the final tree is the uninterrupted run's`);
+    const t = readTracker(repo, draft)!;
+    assert.equal([t.status, t.last_completed_batch_id], ['complete', BATCHES], `${where}: tracker`);
+    stats.laps++;
+  };
+  try {
+    let draft = `chain${c}-lap0`;
+    let started = false;
+    let k = 0;
+    for (let attempts = 0; stats.kills < kills; attempts++) {
+      assert.ok(attempts < kills * 3, 'the chain makes progress');
+      const args = started ? ['--draft', draft, 'resume'] : ['--draft', draft, 'run', 'plan.json'];
+      const moment = killMoment(rand);
+      const where = `chain ${c} (seed ${SEED + c}) kill ${stats.kills + 1} [${draft}: shadow ${args.slice(2).join(' ')}, ${JSON.stringify(moment)}]`;
+      const r = await runShadowChild(repo, args, moment);
+      started = true;
+      if (r.signal !== 'SIGKILL') {
+        // It reached the end before the kill.
+        assert.is(r.code, 0, `${where}: ${describe(r)}`);
+        assert.is(r.events.at(-1)?.type, 'plan/complete', `${where}: ${describe(r)}`);
+        finishDraft(draft, where);
+        draft = `chain${c}-lap${stats.laps}`;
+        started = false;
+        k = 0;
+        continue;
+      }
+      stats.kills++;
+      const now = checkPlanCommits(repo, draft, ref, where);
+      assert.ok(now >= k, `${where}: no committed batch is lost (${k} before, ${now} now)`);
+      assert.ok(now >= lastReported(r), `${where}: every batch reported committed (${lastReported(r)}) is on the draft (${now})`);
+      if (now === 0) stats.killedBeforeFirstCommit++;
+      const t = readTracker(repo, draft);
+      if (t && t.last_completed_batch_id < now) stats.trackerBehind++;
+      if (t && t.last_completed_batch_id > now) stats.trackerAhead++;
+      k = now;
+    }
+    // The last resume, uninterrupted, to the end.
+    const last = await runShadowChild(repo, ['--draft', draft, 'resume'], { kind: 'none' });
+    assert.is(last.code, 0, `chain ${c} final resume: ${describe(last)}`);
+    assert.equal(last.events[0], { type: 'plan/start', plan: 'evolve', total: BATCHES, start: k + 1 }, `chain ${c} final resume starts after batch ${k}`);
+    finishDraft(draft, `chain ${c} final resume`);
+    repo.git('fsck', '--strict', '--no-progress');
+    return stats;
+  } finally {
+    repo.cleanup();
+  }
+}
+
+Kill(`${KILLS} SIGKILLs at seeded moments (seed ${SEED}): after each the plan commits are 1..k; every resume ends with the uninterrupted tree`, async () => {
+  const started = Date.now();
+  const ref = uninterrupted();
+  const all = await Promise.all(Array.from({ length: CHAINS }, (_, c) => chain(c, KILLS / CHAINS, ref)));
+  const sum = (f: keyof ChainStats): number => all.reduce((n, s) => n + s[f], 0);
+  assert.is(sum('kills'), KILLS);
+  // Kills landed everywhere: before a first commit, and across several whole runs of the plan.
+  assert.ok(sum('laps') >= CHAINS, 'every chain finished its draft at least once');
+  process.stdout.write(
+    `  plan-kill: ${sum('kills')} kills over ${sum('laps')} complete drafts; killed before the draft's first plan commit ${sum('killedBeforeFirstCommit')}, ` +
+      `tracker behind the ref after ${sum('trackerBehind')}, ahead ${sum('trackerAhead')}; ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+  );
+});
+
+Kill.run();
+
+// ---------------------------------------------------------------- crash points
+
+const Crash = suite<{ repo: DiskRepo }>('plan-crash-points');
+Crash.before.each((ctx) => {
+  ctx.repo = planRepo();
+});
+Crash.after.each((ctx) => ctx.repo.cleanup());
+
+const CRASH_WORKER = fileURLToPath(new URL('./helpers/plan-crash-worker.js', import.meta.url));
+
+/** The crash points run the first batches of the plan: the same batches, so the same trees as the uninterrupted run's first ones. */
+const SHORT = 6;
+const SHORT_PLAN = evolvingPlan(SHORT);
+
+/** SIGKILL at an exact step (see helpers/plan-crash-worker.ts); `committed`: plan batches on the draft after it. */
+const CRASH_POINTS: Array<{ name: string; after: number; method: string; pattern: string; nth: number; committed: number }> = [
+  { name: "the draft's first batch, holding the new draft's ref lock", after: 0, method: 'openSync', pattern: 'refs/shadow/drafts/default\\.lock$', nth: 1, committed: 0 },
+  { name: 'batch 3: its pack written, the ref not yet moved', after: 2, method: 'renameSync', pattern: '/objects/pack/pack-[0-9a-f]+\\.idx$', nth: 1, committed: 2 },
+  { name: "batch 3: holding the draft's ref lock", after: 2, method: 'openSync', pattern: 'refs/shadow/drafts/default\\.lock$', nth: 1, committed: 2 },
+  { name: 'batch 3: the ref moved, draft.json not yet written', after: 2, method: 'renameSync', pattern: 'refs/shadow/drafts/default$', nth: 1, committed: 3 },
+  { name: 'batch 3: holding the ledger lock for its batch/commit event', after: 2, method: 'openSync', pattern: '/events\\.jsonl$', nth: 1, committed: 3 },
+  { name: 'batch 3: committed, the tracker not yet written (the tracker behind the ref)', after: 2, method: 'openSync', pattern: '/tracker\\.json\\.tmp-', nth: 1, committed: 3 },
+  { name: 'batch 3: the tracker written, its event not yet printed', after: 2, method: 'renameSync', pattern: '/tracker\\.json$', nth: 1, committed: 3 },
+  { name: 'after the last batch: holding the ledger lock for plan/complete', after: SHORT, method: 'openSync', pattern: '/events\\.jsonl$', nth: 1, committed: SHORT },
+];
+
+for (const c of CRASH_POINTS) {
+  Crash(`SIGKILL at ${c.name}: ${c.committed} batches stay, \`shadow resume\` finishes with the uninterrupted tree`, async ({ repo }) => {
+    const ref = uninterrupted();
+    repo.write('plan.json', SHORT_PLAN.text);
+    const worker = spawnSync(process.execPath, [CRASH_WORKER, repo.dir, repo.path('plan.json'), String(c.after), c.method, c.pattern, String(c.nth)], { env: repo.env, encoding: 'utf8' });
+    assert.is(worker.signal, 'SIGKILL', `the worker reached the crash point: exit ${worker.status}, ${worker.stderr}`);
+    assert.is(checkPlanCommits(repo, 'default', ref, c.name), c.committed);
+    const r = repo.shadow(['resume']);
+    assert.is(r.status, 0, `shadow resume after a crash at ${c.name}: ${r.stderr}`);
+    assert.equal(events(r.stdout)[0], { type: 'plan/start', plan: 'evolve', total: SHORT, start: c.committed + 1 });
+    assert.is(checkPlanCommits(repo, 'default', ref, `${c.name}, resumed`), SHORT);
+    assert.is(tree(repo, 'default'), ref.trees[SHORT - 1]);
+    const t = readTracker(repo, 'default')!;
+    assert.equal([t.status, t.last_completed_batch_id], ['complete', SHORT]);
+  });
+}
+
+Crash.run();
+
+// ---------------------------------------------------------------- stop
+
+const Stop = suite<{ repo: DiskRepo }>('plan-stop-signals');
+Stop.before.each((ctx) => {
+  ctx.repo = planRepo();
+});
+Stop.after.each((ctx) => ctx.repo.cleanup());
+
+const stopRand = prng(SEED ^ 0x5eed);
+const draw = {
+  sigint: [between(stopRand, 1, 30), between(stopRand, 1, 30)],
+  delay: Number((2 + stopRand() * 20).toFixed(1)),
+  sigterm: between(stopRand, 1, 30),
+  request: between(stopRand, 1, 30),
+};
+const STOPS: Array<{ name: string; trigger: Trigger; via: NodeJS.Signals | 'request' }> = [
+  { name: 'SIGINT on plan/start', trigger: { kind: 'line', line: 1 }, via: 'SIGINT' },
+  ...draw.sigint.map((count) => ({ name: `SIGINT when batch ${count} is reported`, trigger: { kind: 'commits', count } as Trigger, via: 'SIGINT' as const })),
+  { name: `SIGINT ${draw.delay} ms after the first output`, trigger: { kind: 'delay', ms: draw.delay }, via: 'SIGINT' },
+  { name: `SIGTERM when batch ${draw.sigterm} is reported`, trigger: { kind: 'commits', count: draw.sigterm }, via: 'SIGTERM' },
+  // What `shadow stop` does (its request file), from this process: a `shadow stop` child starts too slowly for a 50-batch run (see plan-cli).
+  { name: `a stop request (stopPlan from another process) when batch ${draw.request} is reported`, trigger: { kind: 'commits', count: draw.request }, via: 'request' },
+];
+
+for (const s of STOPS) {
+  Stop(`${s.name}: exit 130, a complete last batch, the line to resume, and a resume that finishes`, async ({ repo }) => {
+    const ref = uninterrupted();
+    let asked: Promise<unknown> | undefined;
+    const via = s.via === 'request' ? (): void => void (asked = openShadow({ dir: repo.dir }).then((sh) => sh.stopPlan().finally(() => sh.close()))) : s.via;
+    const r = await runShadowChild(repo, ['run', 'plan.json'], s.trigger, via);
+    if (asked) await asked;
+    assert.ok(r.sent, 'the stop was sent while the plan ran');
+    assert.is(r.code, 130, describe(r));
+    const m = /stopped after batch (\d+) of 50; continue with `shadow resume`/.exec(r.stderr);
+    assert.ok(m, `stderr names the last batch and the command to resume: ${r.stderr}`);
+    const last = Number(m![1]);
+    assert.ok(last >= lastReported(r) && last < BATCHES, `stopped between batches: ${last}`);
+    assert.equal(r.events.at(-1), { type: 'plan/stopped', plan: 'evolve', last_completed_batch_id: last, total: BATCHES });
+    assert.is(checkPlanCommits(repo, 'default', ref, s.name), last, 'the draft ends at the batch named');
+    if (last > 0) assert.is(tree(repo, 'default'), ref.trees[last - 1], 'the last batch is complete');
+    const t = readTracker(repo, 'default')!;
+    assert.equal([t.status, t.last_completed_batch_id], ['stopped', last]);
+    assert.equal(ledger(repo, 'default').filter((e) => e.type === 'plan/stopped').map((e) => e.data.last_completed_batch_id), [last]);
+
+    const again = repo.shadow(['resume']);
+    assert.is(again.status, 0, again.stderr);
+    assert.equal(JSON.parse(again.stdout.split('\n')[0]!), { type: 'plan/start', plan: 'evolve', total: BATCHES, start: last + 1 });
+    assert.is(checkPlanCommits(repo, 'default', ref, `${s.name}, resumed`), BATCHES);
+    assert.is(tree(repo, 'default'), ref.final);
+  });
+}
+
+Stop.run();
+
+// ---------------------------------------------------------------- cli
+
+const Cli = suite<{ repo: DiskRepo }>('plan-cli');
+Cli.before.each((ctx) => {
+  ctx.repo = new DiskRepo({ 'README.md': 'Hello\n', 'config.txt': 'mode=slow\n' });
+  ctx.repo.write('.git/info/exclude', '*.json\n');
+});
+Cli.after.each((ctx) => ctx.repo.cleanup());
+
+const SMALL = JSON.stringify({
+  id: 'small',
+  batches: [
+    { id: 1, operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] },
+    { id: 2, operations: [{ operation: 'edit', path: 'a.txt', old_content: 'a', content: 'b' }, { operation: 'write', path: 'c.txt', content: 'c\n' }] },
+    { id: 3, operations: [{ operation: 'rename', path: 'a.txt', to: 'd.txt' }] },
+  ],
+});
+
+const FRAGILE = JSON.stringify({
+  id: 'fragile',
+  batches: [
+    { id: 1, operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] },
+    { id: 2, operations: [{ operation: 'edit', path: 'config.txt', old_content: 'mode=fast', content: 'mode=turbo' }] },
+    { id: 3, operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] },
+    { id: 4, operations: [{ operation: 'write', path: 'c.txt', content: 'c\n' }] },
+  ],
+});
+
+function planIds(repo: DiskRepo, draft = 'default'): number[] {
+  return planCommits(repo, draft).map((c) => c.planBatch);
+}
+
+for (const json of [false, true]) {
+  Cli(`without a terminal${json ? ', with --json' : ''}: one JSON event a line, exit 0`, ({ repo }) => {
+    repo.write('plan.json', SMALL);
+    const r = repo.shadow(['run', 'plan.json', ...(json ? ['--json'] : [])]);
+    assert.is(r.status, 0, r.stderr);
+    const evs = events(r.stdout);
+    assert.equal(evs.map((e) => e.type), ['plan/start', 'batch/commit', 'batch/commit', 'batch/commit', 'plan/complete']);
+    assert.equal(evs.slice(1, 4).map((e) => [e.plan, e.plan_batch, e.total, e.ops]), [['small', 1, 3, 1], ['small', 2, 3, 2], ['small', 3, 3, 1]]);
+    assert.equal(evs.slice(1, 4).map((e) => e.commit), planCommits(repo, 'default').map((c) => c.commit));
+    assert.equal(planIds(repo), [1, 2, 3]);
+    assert.is(repo.git('show', 'refs/shadow/drafts/default:d.txt'), 'b\n');
+  });
+}
+
+Cli('the plan from stdin, and --from', ({ repo }) => {
+  const r = repo.shadow(['run', '-'], { input: SMALL });
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(planIds(repo), [1, 2, 3]);
+  const f = repo.shadow(['--draft', 'late', 'run', '-', '--from', '3'], { input: JSON.stringify({ id: 'w', batches: [1, 2, 3].map((id) => ({ id, operations: [{ operation: 'write', path: `w${id}`, content: 'x' }] })) }) });
+  assert.is(f.status, 0, f.stderr);
+  assert.equal(events(f.stdout)[0], { type: 'plan/start', plan: 'w', total: 3, start: 3 });
+  assert.equal(planIds(repo, 'late'), [3]);
+});
+
+Cli('an invalid plan: exit 1, the bad batch named, nothing written', ({ repo }) => {
+  const bad = JSON.stringify({ batches: [{ id: 1, operations: [{ operation: 'write', path: 'a', content: 'a' }] }, { id: 2, operations: [{ operation: 'write', path: 'b', content: 'b' }] }, { id: 3, operations: [{ operation: 'edit', path: 'a' }] }] });
+  repo.write('plan.json', bad);
+  const r = repo.shadow(['run', 'plan.json']);
+  assert.is(r.status, 1);
+  assert.match(r.stderr, /^error: the plan is invalid .*batch 3\b/m);
+  assert.is(repo.ref('refs/shadow/drafts/default'), undefined);
+  assert.is(repo.exists('.git/shadow/drafts/default'), false);
+  const j = repo.shadow(['run', 'plan.json', '--json']);
+  assert.is(j.status, 1);
+  assert.is(j.json().error.code, 'INVALID_PLAN');
+});
+
+Cli('a failing batch: exit 1 naming it; resume retries it; resume --skip skips it and the ledger says so', ({ repo }) => {
+  repo.write('plan.json', FRAGILE);
+  const r = repo.shadow(['run', 'plan.json']);
+  assert.is(r.status, 1);
+  assert.match(r.stderr, /error: batch 2 of plan fragile failed/);
+  assert.match(r.stderr, /the draft stays at batch 1/);
+  assert.match(r.stderr, /shadow resume --skip/);
+  assert.equal(events(r.stdout).at(-1)!.type, 'plan/failed');
+  assert.equal(planIds(repo), [1]);
+  const retry = repo.shadow(['resume']);
+  assert.is(retry.status, 1);
+  assert.equal(events(retry.stdout)[0], { type: 'plan/start', plan: 'fragile', total: 4, start: 2 });
+  assert.equal(planIds(repo), [1]);
+  const skip = repo.shadow(['resume', '--skip']);
+  assert.is(skip.status, 0, skip.stderr);
+  assert.equal(planIds(repo), [1, 3, 4]);
+  const skips = ledger(repo, 'default').filter((e) => e.type === 'plan/skip');
+  assert.equal(skips.map((e) => [e.data.plan, e.data.batch_id]), [['fragile', 2]]);
+  assert.equal(readTracker(repo, 'default')!.skipped, [2]);
+});
+
+Cli('resume of a plan file that changed: PLAN_CHANGED (exit 1) until --force', ({ repo }) => {
+  repo.write('plan.json', FRAGILE);
+  assert.is(repo.shadow(['run', 'plan.json']).status, 1);
+  const fixed = JSON.parse(FRAGILE);
+  fixed.batches[1].operations[0].old_content = 'mode=slow';
+  repo.write('plan.json', JSON.stringify(fixed));
+  const r = repo.shadow(['resume', '--json']);
+  assert.is(r.status, 1);
+  assert.is(r.json().error.code, 'PLAN_CHANGED');
+  assert.equal(planIds(repo), [1]);
+  const f = repo.shadow(['resume', '--force']);
+  assert.is(f.status, 0, f.stderr);
+  assert.equal(planIds(repo), [1, 2, 3, 4]);
+  assert.is(repo.git('show', 'refs/shadow/drafts/default:config.txt'), 'mode=turbo\n');
+});
+
+Cli('resume with the plan given', ({ repo }) => {
+  repo.write('plan.json', FRAGILE);
+  assert.is(repo.shadow(['run', 'plan.json']).status, 1);
+  repo.write('other.json', FRAGILE);
+  const r = repo.shadow(['resume', 'other.json', '--skip']);
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(planIds(repo), [1, 3, 4]);
+});
+
+Cli('`shadow stop` from another process: the run stops after its current batch, exit 130', async ({ repo }) => {
+  repo.write('plan.json', JSON.stringify(writesPlan(1000)));
+  let stop: ReturnType<typeof spawnSync> | undefined;
+  const r = await runShadowChild(repo, ['run', 'plan.json'], { kind: 'commits', count: 1 }, () => {
+    stop = spawnSync(process.execPath, [SHADOW_BIN, 'stop'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+  });
+  assert.is(stop!.status, 0, String(stop!.stderr));
+  assert.match(String(stop!.stdout), /asked plan writes \(process \d+\) to stop after its current batch/);
+  assert.is(r.code, 130, describe(r));
+  const last = Number(/stopped after batch (\d+) of 1000; continue with `shadow resume`/.exec(r.stderr)?.[1]);
+  assert.ok(last >= 1 && last < 1000, `stopped at ${last}`);
+  assert.equal(planIds(repo), range(1, last));
+  assert.equal([readTracker(repo, 'default')!.status, readTracker(repo, 'default')!.last_completed_batch_id], ['stopped', last]);
+  assert.is(repo.exists(`.git/shadow/drafts/default/stop`), false, 'the request is used up');
+});
+
+Cli('a second runner while the plan runs in another process: no batch is applied twice', async ({ repo }) => {
+  const n = 60;
+  repo.write('plan.json', JSON.stringify(writesPlan(n)));
+  // The first runner pauses itself (SIGSTOP) right after reporting batch 2,
+  // between batches (no lock held): alive, its tracker saying "running". A
+  // second runner (`shadow resume`) runs then; the first goes on (SIGCONT)
+  // when the second has ended.
+  const worker = spawn(process.execPath, [CRASH_WORKER, repo.dir, repo.path('plan.json'), '0', 'event', '2', '1', 'SIGSTOP'], { env: repo.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  worker.stderr.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((done) => worker.on('close', (code) => done(code)));
+  await new Promise<void>((paused) => {
+    worker.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('"plan_batch":2,')) paused();
+    });
+    void exited.then(() => paused());
+  });
+  const during = readTracker(repo, 'default');
+  const other = await runShadowChild(repo, ['resume'], { kind: 'none' }).finally(() => worker.kill('SIGCONT'));
+  const code = await exited;
+  assert.is(during?.status, 'running', 'set-up: the first runner was paused mid-plan');
+  const ids = planIds(repo);
+  const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+  assert.equal(twice, [], `plan batches committed twice (first: exit ${code} ${err.trim()}; second: ${describe(other)})`);
+  // Whatever the two did, one more resume finishes the plan with each batch once.
+  const last = repo.shadow(['resume']);
+  assert.is(last.status, 0, last.stderr);
+  assert.equal(planIds(repo), range(1, n));
+});
+
+Cli('shadow stop with no plan running: exit 1', ({ repo }) => {
+  const r = repo.shadow(['stop']);
+  assert.is(r.status, 1);
+  assert.match(r.stderr, /no plan is running/);
+});
+
+Cli('on a terminal: a progress bar on stderr (batch i of n, ops, elapsed, ETA), no JSON', async ({ repo }) => {
+  writeFileSync(repo.path('plan.json'), SMALL);
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli(['run', 'plan.json'], {
+    cwd: repo.dir,
+    env: repo.env,
+    stdout: (s) => (stdout += typeof s === 'string' ? s : Buffer.from(s).toString()),
+    stderr: (s) => (stderr += s),
+    stdin: Readable.from([]),
+    isTTY: true,
+  });
+  assert.is(status, 0, stderr);
+  assert.is(stdout, '');
+  assert.match(stderr, /\r\[#{24}\] batch 3 of 3 · 4 ops · \d+:\d\d elapsed · ETA \d+:\d\d/);
+  assert.match(stderr, /batch 1 of 3 · 1 op · /);
+  assert.match(stderr, /plan small complete: 3 batches \(3 run now\)/);
+  assert.equal(planIds(repo), [1, 2, 3]);
+});
+
+Cli.run();
