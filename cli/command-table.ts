@@ -194,6 +194,25 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/serve.js').then((m) => m.serve),
   },
   {
+    usage: 'mcp',
+    describe: 'an MCP server over stdio: the draft tools for an agent (apply stays with you)',
+    builder: (y) =>
+      y
+        .option('draft-per-actor', { type: 'boolean', describe: 'give each client (actor) a draft of its own: agent-<actor>' })
+        .option('allow-apply', { type: 'boolean', describe: 'offer the apply tool too (by default only you apply)' })
+        .conflicts('draft-per-actor', 'draft'),
+    load: () => import('./commands/mcp.js').then((m) => m.mcp),
+  },
+  {
+    usage: 'tools',
+    describe: 'print the tool definitions (names, descriptions, JSON Schemas) for an agent runtime',
+    builder: (y) =>
+      y
+        .option('format', { type: 'string', choices: ['openai', 'anthropic', 'mcp'], default: 'mcp', describe: 'the shape of the definitions' })
+        .option('allow-apply', { type: 'boolean', describe: 'include the apply tool' }),
+    load: () => import('./commands/mcp.js').then((m) => m.tools),
+  },
+  {
     usage: 'run <plan>',
     describe: 'run a plan: its batches in order, each one commit; stops cleanly between batches',
     builder: (y) => y.positional('plan', { type: 'string', describe: 'plan file (JSON or JSON Lines), or - for stdin' }).option('from', { type: 'number', describe: 'start at this batch' }),

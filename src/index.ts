@@ -28,6 +28,7 @@ export type { LogEntry, ChangedFile, DraftStatus, Drift } from './engine/audit.j
 export type { CheckpointInfo, RefMove } from './engine/checkpoints.js';
 export type { DraftSummary } from './engine/drafts.js';
 export type { ViewEntry, ViewFile } from './engine/view.js';
+export type { WalkedFile, WalkOptions, SearchMatch, SearchOptions, SearchResult } from './engine/view-walk.js';
 export type { ApplyResult, UnapplyResult, RecoveryReport, PublishedPath } from './engine/apply.js';
 export type { PathConflict } from './engine/publish.js';
 export { BatchInputSchema, FileOperationSchema } from './schema.js';

@@ -8,6 +8,7 @@ import { runBatch, type BatchResult } from './engine/batch.js';
 import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from './engine/checkpoints.js';
 import { checkDraftName, createDraft, dropDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from './engine/drafts.js';
 import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from './engine/view.js';
+import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from './engine/view-walk.js';
 import { applyDraft, recover, unapplyDraft, type ApplyResult, type RecoveryReport, type UnapplyResult } from './engine/apply.js';
 import type { CommitMode } from './engine/commit-modes.js';
 import { decide, type ApprovalState } from './engine/approvals.js';
@@ -24,6 +25,13 @@ import { parsePlan } from './engine/plan-file.js';
 import { planProgress, readTracker, requestStop, resumePlan, runPlan, type PlanOutcome, type ResumeOptions, type RunOptions, type Tracker } from './engine/plan.js';
 
 /** Options every draft-scoped call takes. */
+
+/** A directory of the view as given by a person: `''`, `.`, `./src`, `src/`. */
+function viewDir(dir: string): string {
+  const d = dir.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  return d === '' || d === '.' ? '' : checkPath(d);
+}
+
 export interface DraftOption {
   /** The draft; default `SHADOW_DRAFT`, else `default`. */
   draft?: string;
@@ -220,8 +228,27 @@ export class Shadow {
 
   /** @example for (const e of await sh.ls('src')) console.log(e.name, e.type) */
   async ls(dir = '', options?: DraftOption): Promise<ViewEntry[]> {
-    const d = dir.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
-    return listViewDir(this.ws, this.draftName(options), d === '' || d === '.' ? '' : checkPath(d));
+    return listViewDir(this.ws, this.draftName(options), viewDir(dir));
+  }
+
+  /**
+   * Every file of the view under `dir`, recursively, skipping what
+   * .gitignore ignores (unless the draft wrote it; `ignored: true` lists it all).
+   *
+   * @example const { files } = await sh.files('src')
+   */
+  async files(dir = '', options: DraftOption & WalkOptions = {}): Promise<{ files: WalkedFile[]; truncated: boolean }> {
+    return walkView(this.ws, this.draftName(options), viewDir(dir), options);
+  }
+
+  /**
+   * Lines of the view's text files that hold `pattern` (a substring, or a
+   * regular expression with `regex: true`), bounded in results and files.
+   *
+   * @example const { matches } = await sh.search('TODO', { dir: 'src' })
+   */
+  async search(pattern: string, options: DraftOption & SearchOptions & { dir?: string } = {}): Promise<SearchResult> {
+    return searchView(this.ws, this.draftName(options), pattern, viewDir(options.dir ?? ''), options);
   }
 
   /** @example for (const b of await sh.log()) console.log(b.batch, b.intent) */

@@ -78,7 +78,11 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
  * draft changed).
  */
 export function listViewDir(ws: Workspace, draftName: string, dir: string): ViewEntry[] {
-  const draft = loadDraft(ws, draftName);
+  return listDirOf(ws, loadDraft(ws, draftName), draftName, dir);
+}
+
+/** listViewDir for a draft already loaded (a walk loads it once). */
+export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: string, dir: string): ViewEntry[] {
   const repo = ws.repo;
   const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
   const entries = new Map<string, ViewEntry>();

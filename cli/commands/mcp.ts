@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { formatTools, offeredTools, type ToolFormat } from '../../src/agent-tools/definitions.js';
+import type { CommandContext } from '../run.js';
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/**
+ * `shadow mcp [--draft <d> | --draft-per-actor] [--actor <who>] [--allow-apply]`:
+ * an MCP server over stdin/stdout until the client closes it. Notes go to
+ * stderr; stdout carries the protocol only.
+ */
+export async function mcp(ctx: CommandContext): Promise<number> {
+  const sh = await ctx.open();
+  const { serveMcp } = await import('../../src/agent-tools/mcp-server.js');
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      ctx.io.stdout(chunk);
+      done();
+    },
+  });
+  await serveMcp(sh, {
+    draft: ctx.draft,
+    draftPerActor: ctx.argv['draft-per-actor'] === true,
+    actor: ctx.actor,
+    allowApply: ctx.argv['allow-apply'] === true,
+    version: version(),
+    stdin: ctx.io.stdin,
+    stdout,
+  });
+  return 0;
+}
+
+/** `shadow tools --format openai|anthropic|mcp [--allow-apply]`: the tool definitions as JSON. */
+export async function tools(ctx: CommandContext): Promise<void> {
+  const format = (ctx.argv.format as ToolFormat | undefined) ?? 'mcp';
+  const defs = formatTools(format, offeredTools({ allowApply: ctx.argv['allow-apply'] === true }));
+  ctx.io.stdout(`${JSON.stringify(defs, null, 2)}\n`);
+}

@@ -1,0 +1,200 @@
+import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
+import { looksBinary } from '../core/content.js';
+import { refComponentProblem } from '../core/ref-names.js';
+import type { BatchResult } from '../engine/batch.js';
+import type { FinalizeResult } from '../engine/session.js';
+import { parseJsonText, validate } from '../schema.js';
+import type { Shadow } from '../shadow.js';
+import { offeredTools, type ToolDefinition } from './definitions.js';
+
+/**
+ * Carrying out one tool call for an agent: the arguments checked against the
+ * tool's schema (the library's own codes for a batch), the call made on the
+ * connection's draft as its actor, and the outcome as text a model can act on.
+ * Errors never carry a stack: a ShadowError's code, message, hint and the
+ * parts of its data that help (closest lines, conflicting batch); anything
+ * else is an internal error named as such.
+ */
+
+export interface ToolConnection {
+  sh: Shadow;
+  /** The draft every call of this connection works on. */
+  draft: string;
+  actor: string;
+  /** Whether `apply` is offered (never by default: the person applies). */
+  allowApply?: boolean;
+}
+
+export interface ToolOutcome {
+  isError: boolean;
+  text: string;
+}
+
+/** Largest text a tool returns; longer output is cut with a note saying how to see the rest. */
+const MAX_TEXT = 100_000;
+const MAX_LINES = 2000;
+
+/** The draft of an actor under --draft-per-actor: `agent-<actor>`, made safe as a ref name. */
+export function draftForActor(actor: string): string {
+  const safe = actor
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .replace(/\.\.+/g, '.')
+    .slice(0, 60);
+  const name = `agent-${safe || 'anonymous'}`;
+  return refComponentProblem(name) === undefined ? name : 'agent-anonymous';
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 1);
+}
+
+function cut(text: string, how: string): string {
+  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n… (cut at ${MAX_TEXT} characters; ${how})`;
+}
+
+/** A ShadowError as a model should read it. */
+export function errorText(e: ShadowErrorJSON): string {
+  const lines = [`${e.code}: ${e.message}`];
+  if (e.hint) lines.push(`hint: ${e.hint}`);
+  if (e.data && Object.keys(e.data).length > 0) lines.push(`details: ${cut(JSON.stringify(e.data), 'the details are long')}`);
+  return lines.join('\n');
+}
+
+function batchOutcome(r: BatchResult | FinalizeResult): ToolOutcome {
+  if (r.success) return { isError: false, text: json(r) };
+  // The per-operation results say what each failure was; the error's own details would repeat them.
+  const head = r.error ? errorText({ ...r.error, data: undefined }) : 'the batch failed';
+  return { isError: true, text: `${head}\nNothing was written. Per operation:\n${json(r.results)}` };
+}
+
+function find(name: string, conn: ToolConnection): ToolDefinition {
+  const tools = offeredTools({ allowApply: conn.allowApply });
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    const gated = name === 'apply' ? ' (apply is for the person: they review the draft and run `shadow apply`)' : '';
+    throw new ShadowError('INVALID_ARGUMENT', `there is no tool "${name}"${gated}`, { hint: `the tools are: ${tools.map((t) => t.name).join(', ')}` });
+  }
+  return tool;
+}
+
+/** A batch's operations sent as a JSON string (some models do): parsed, with a precise error when cut off. */
+function unstring(args: unknown): unknown {
+  if (args && typeof args === 'object' && typeof (args as { operations?: unknown }).operations === 'string') {
+    return { ...(args as object), operations: parseJsonText((args as { operations: string }).operations, 'operations') };
+  }
+  return args;
+}
+
+/** Numbered lines of a text file, `cat -n` style, with a header saying which part this is. */
+function numbered(path: string, source: string, text: string, start?: number, end?: number): string {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const first = Math.max(1, start ?? 1);
+  if (first > lines.length && lines.length > 0) {
+    throw new ShadowError('INVALID_ARGUMENT', `start_line ${first} is past the end of ${path} (${lines.length} lines)`, { data: { path, lines: lines.length } });
+  }
+  const last = Math.min(lines.length, end ?? lines.length, first + MAX_LINES - 1);
+  const shown = lines.slice(first - 1, last).map((l, i) => `${String(first + i).padStart(6)}\t${l}`);
+  const more = last < lines.length ? `; more with start_line ${last + 1}` : '';
+  return `${path} (from the ${source === 'draft' ? 'draft' : 'working tree'}): lines ${first}-${last} of ${lines.length}${more}\n${shown.join('\n')}`;
+}
+
+type Handler = (conn: ToolConnection, args: Record<string, unknown>) => Promise<ToolOutcome>;
+
+const ok = (value: unknown): ToolOutcome => ({ isError: false, text: typeof value === 'string' ? value : json(value) });
+
+const HANDLERS: Record<string, Handler> = {
+  batch_write: async (c, a) => batchOutcome(await c.sh.batch(a, { draft: c.draft, actor: c.actor })),
+  read_file: async (c, a) => {
+    const f = await c.sh.cat(String(a.path), { draft: c.draft });
+    if (f.type === 'submodule') return ok(`${f.path} is a submodule at commit ${f.content.toString().trim()}`);
+    if (f.type === 'symlink') return ok(`${f.path} is a symlink to ${f.content.toString()}`);
+    if (looksBinary(f.content)) return ok(`${f.path} is a binary file of ${f.content.length} bytes (blob ${f.oid}); it is not shown`);
+    return ok(numbered(f.path, f.source, f.content.toString('utf8'), a.start_line as number | undefined, a.end_line as number | undefined));
+  },
+  list_files: async (c, a) => {
+    const dir = (a.path as string | undefined) ?? '';
+    if (a.recursive === true) {
+      const r = await c.sh.files(dir, { draft: c.draft, limit: 5000 });
+      const list = r.files.map((f) => `${f.path}${f.type === 'symlink' ? ' -> (symlink)' : ''}${f.source === 'draft' ? '  *' : ''}`).join('\n');
+      return ok(`${r.files.length} files${r.truncated ? ' (cut at 5,000; list a subdirectory)' : ''}; * marks what the draft changed\n${list}`);
+    }
+    const entries = await c.sh.ls(dir, { draft: c.draft });
+    return ok(entries.map((e) => `${e.name}${e.type === 'dir' ? '/' : ''}${e.source === 'draft' ? '  *' : ''}`).join('\n') || '(empty)');
+  },
+  search: async (c, a) => {
+    const r = await c.sh.search(String(a.pattern), {
+      draft: c.draft,
+      dir: a.path as string | undefined,
+      regex: a.regex as boolean | undefined,
+      caseSensitive: a.case_sensitive as boolean | undefined,
+      maxResults: a.max_results as number | undefined,
+    });
+    const lines = r.matches.map((m) => `${m.path}:${m.line}: ${m.text}`);
+    const note = `${r.matches.length} matching line${r.matches.length === 1 ? '' : 's'} in ${r.files_searched} files searched${r.truncated ? ' (cut short: narrow the path or the pattern)' : ''}`;
+    return ok(`${note}\n${lines.join('\n')}`);
+  },
+  begin_write: async (c, a) => {
+    const r = await c.sh.sessions.begin(
+      { intent: (a.intent as string | undefined) ?? '', target_file: String(a.target_file), operation: a.operation as 'create' | 'overwrite' | 'append', draft: c.draft },
+      { actor: c.actor },
+    );
+    return ok({
+      session_id: r.session_id,
+      stage: r.stage,
+      instructions: `Send the content of ${String(a.target_file)} with append_content, in pieces of up to about 100 KB, exactly as the file should read (no JSON, no code fence around it); then call finalize_write. (A line that is exactly DONE also ends it.)`,
+    });
+  },
+  append_content: async (c, a) => {
+    const id = String(a.session_id);
+    const done = c.sh.sessions.push(id, Buffer.from(String(a.content), 'utf8'));
+    if (done) return batchOutcome(await c.sh.sessions.finalize(id));
+    c.sh.sessions.save(id);
+    const s = c.sh.sessions.status(id);
+    return ok({ session_id: id, stage: s.stage, bytes: s.bytes, lines: s.lines, next: 'append_content with the next piece, or finalize_write' });
+  },
+  finalize_write: async (c, a) => {
+    const content = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : undefined;
+    return batchOutcome(await c.sh.sessions.finalize(String(a.session_id), content));
+  },
+  diff: async (c, a) => {
+    const r = await c.sh.diff({ draft: c.draft, range: a.range as string | undefined, content: a.stat === true ? 'stat' : 'patch' });
+    if (r.files.length === 0) return ok('no changes');
+    if (a.stat === true) return ok(r.files.map((f) => `${f.status.padEnd(9)} ${f.path}  +${f.insertions ?? 0} -${f.deletions ?? 0}`).join('\n'));
+    return ok(cut(r.files.map((f) => f.patch ?? '').join(''), 'use stat: true, then diff a narrower range'));
+  },
+  log: async (c, a) => ok(await c.sh.log({ draft: c.draft, limit: (a.limit as number | undefined) ?? 20 })),
+  status: async (c) => ok(await c.sh.status({ draft: c.draft })),
+  checkpoint: async (c, a) => ok(await c.sh.checkpoint(String(a.name), { draft: c.draft, message: a.message as string | undefined, actor: c.actor })),
+  rollback: async (c, a) => ok(await c.sh.rollback(String(a.target), { draft: c.draft, actor: c.actor })),
+  propose: async (c, a) => ok(await c.sh.propose({ draft: c.draft, message: a.message as string | undefined, actor: c.actor })),
+  apply_status: async (c) => {
+    const r = await c.sh.apply({ draft: c.draft, dryRun: true, actor: c.actor });
+    return ok({
+      draft: r.draft,
+      can_apply: r.conflicts.length === 0 && r.pendingApprovals.length === 0 && r.unwritable.length === 0,
+      paths: r.paths.map((p) => `${p.action} ${p.path}`),
+      conflicts: r.conflicts,
+      pending_approvals: r.pendingApprovals.map((p) => ({ id: p.id, kind: p.kind, reason: p.reason, paths: p.paths })),
+      findings: r.findings,
+      note: 'Only the person applies: they review the draft (shadow review) and run shadow apply, approving what the policy asks for.',
+    });
+  },
+  apply: async (c) => ok(await c.sh.apply({ draft: c.draft, actor: c.actor })),
+};
+
+/** Call tool `name` with `args` for a connection. Never throws for a user or model mistake. */
+export async function callTool(conn: ToolConnection, name: string, args: unknown): Promise<ToolOutcome> {
+  try {
+    const tool = find(name, conn);
+    let input = unstring(args ?? {});
+    // A batch is checked by the library itself, so its problems carry the batch codes (INVALID_BATCH).
+    if (tool.name !== 'batch_write') input = validate(tool.input, input, 'INVALID_ARGUMENT', `the arguments of ${tool.name}`);
+    return await HANDLERS[tool.name]!(conn, input as Record<string, unknown>);
+  } catch (e) {
+    if (isShadowError(e)) return { isError: true, text: errorText((e as ShadowError).toJSON()) };
+    return { isError: true, text: `INTERNAL: ${(e as Error).message ?? String(e)} (this is a bug in shadow, not in the call)` };
+  }
+}

@@ -1,0 +1,204 @@
+import * as z from 'zod/mini';
+import { FileOperationSchema } from '../schema.js';
+
+/**
+ * The tools shadow offers an agent: names, descriptions written for a model,
+ * input schemas (zod: the same schemas the library validates with, turned
+ * into JSON Schema here, so there is one source of truth), and MCP hints.
+ * `shadow mcp` serves them; `shadow tools` prints them for other runtimes.
+ */
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input: z.ZodMiniType;
+  annotations: ToolAnnotations;
+  /** Only served when asked for (`--allow-apply`): the person applies, not the model. */
+  gated?: 'apply';
+}
+
+const path = (): z.ZodMiniString<string> => z.string().check(z.minLength(1));
+const int = (min: number): z.ZodMiniNumber<number> => z.number().check(z.int(), z.gte(min));
+
+const hints = (title: string, kind: 'read' | 'write' | 'destructive', idempotent = false): ToolAnnotations => ({
+  title,
+  readOnlyHint: kind === 'read',
+  destructiveHint: kind === 'destructive',
+  idempotentHint: kind === 'read' || idempotent,
+  openWorldHint: false,
+});
+
+/** Descriptions of the schemas' fields, for the JSON Schema (a registry of this module's own, not zod's global one). */
+const descriptions = z.registry<{ description: string }>();
+const describe = <T extends z.ZodMiniType>(schema: T, description: string): T => {
+  descriptions.add(schema, { description });
+  return schema;
+};
+
+export const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'batch_write',
+    description:
+      'Change files as one atomic batch: every operation is validated first and either all land as one commit on the draft or none does. ' +
+      'Operations run in order and see each other. write: create or replace a file (content; encoding "base64" for bytes). ' +
+      'edit: replace the single occurrence of old_content with content (copy old_content exactly from read_file, whitespace included; ' +
+      'if old_content is absent but content is already there the op reports already_applied). patch: apply a unified diff to one file. ' +
+      'delete, rename (path -> to), chmod (mode 100644 or 100755). Optional expect: the blob id or sha256:<hex> the path must hold first. ' +
+      "Nothing touches the user's working tree: the person reviews and applies the draft. For content over a few hundred lines use begin_write instead.",
+    input: z.strictObject({
+      intent: z.optional(describe(z.string().check(z.maxLength(10_000)), 'one line saying what the batch is for; it becomes the commit message')),
+      operations: describe(z.array(FileOperationSchema).check(z.minLength(1), z.maxLength(100_000)), 'the file operations, applied in order, all or nothing'),
+    }),
+    annotations: hints('Write files (atomic batch)', 'destructive'),
+  },
+  {
+    name: 'read_file',
+    description: "Read a file as the draft sees it: the draft's own changes, else the working tree. Lines are numbered from 1; give start_line/end_line to read part of a long file.",
+    input: z.strictObject({
+      path: describe(path(), 'path relative to the repository root'),
+      start_line: z.optional(describe(int(1), 'first line to return (default 1)')),
+      end_line: z.optional(describe(int(1), 'last line to return (default: the end, at most 2,000 lines)')),
+    }),
+    annotations: hints('Read a file', 'read'),
+  },
+  {
+    name: 'list_files',
+    description: 'List a directory of the draft\'s view (what the draft changed shows as such). With recursive, every file below it, skipping what .gitignore ignores.',
+    input: z.strictObject({
+      path: z.optional(describe(z.string(), 'directory relative to the repository root (default: the root)')),
+      recursive: z.optional(describe(z.boolean(), 'list every file below, not just the directory (default false)')),
+    }),
+    annotations: hints('List files', 'read'),
+  },
+  {
+    name: 'search',
+    description: 'Find lines in the text files of the draft\'s view: a plain substring, or a JavaScript regular expression with regex: true. Ignored files, binary files and files over 1 MiB are skipped; results are bounded.',
+    input: z.strictObject({
+      pattern: describe(z.string().check(z.minLength(1)), 'what to look for'),
+      regex: z.optional(describe(z.boolean(), 'treat pattern as a regular expression (default false)')),
+      case_sensitive: z.optional(describe(z.boolean(), 'default true')),
+      path: z.optional(describe(z.string(), 'directory to search under (default: the root)')),
+      max_results: z.optional(describe(int(1), 'at most this many matching lines (default 200)')),
+    }),
+    annotations: hints('Search files', 'read'),
+  },
+  {
+    name: 'begin_write',
+    description:
+      'Start writing a large file without putting it in one giant JSON argument: returns a session_id. Then send the content in pieces with append_content ' +
+      '(plain text, exactly as the file should read) and call finalize_write. The content is saved as it arrives and committed as one batch at the end.',
+    input: z.strictObject({
+      target_file: describe(path(), 'the file to write, relative to the repository root'),
+      operation: describe(z.enum(['create', 'overwrite', 'append']), 'create a new file, overwrite an existing one, or append to it'),
+      intent: z.optional(describe(z.string(), 'what the content is for')),
+    }),
+    annotations: hints('Begin a large write', 'write'),
+  },
+  {
+    name: 'append_content',
+    description: 'Send the next piece of a write session\'s content (plain text, appended in order). A line that is exactly DONE ends the content and commits it.',
+    input: z.strictObject({
+      session_id: describe(z.string().check(z.minLength(1)), 'the id begin_write returned'),
+      content: describe(z.string(), 'the next piece of the file, as it should read'),
+    }),
+    annotations: hints('Append content', 'write'),
+  },
+  {
+    name: 'finalize_write',
+    description:
+      "Validate a write session's content and commit it as one batch. On a validation error the session stays open: send the corrected whole content here (content) up to 2 more times.",
+    input: z.strictObject({
+      session_id: describe(z.string().check(z.minLength(1)), 'the id begin_write returned'),
+      content: z.optional(describe(z.string(), 'the corrected whole content, replacing what was sent')),
+    }),
+    annotations: hints('Finalize a large write', 'write'),
+  },
+  {
+    name: 'diff',
+    description: 'What the draft changes, as a unified diff against what it was based on; or between two points with range (e.g. "before-refactor..", "3..5", "~2..").',
+    input: z.strictObject({
+      range: z.optional(describe(z.string(), 'from..to: checkpoint names, batch numbers, ~N or commits (default: everything the draft changed)')),
+      stat: z.optional(describe(z.boolean(), 'only the list of files with line counts (default false)')),
+    }),
+    annotations: hints('Show the diff', 'read'),
+  },
+  {
+    name: 'log',
+    description: 'The draft\'s batches, newest first: number, author, time, intent and operations.',
+    input: z.strictObject({ limit: z.optional(describe(int(1), 'at most this many batches (default 20)')) }),
+    annotations: hints('Show the log', 'read'),
+  },
+  {
+    name: 'status',
+    description: "The draft's state: tip, batches, changed paths, and paths the user's working tree moved away from since.",
+    input: z.strictObject({}),
+    annotations: hints('Draft status', 'read'),
+  },
+  {
+    name: 'checkpoint',
+    description: 'Name the draft\'s current state so that rollback can return to it (e.g. before a risky refactor).',
+    input: z.strictObject({
+      name: describe(z.string().check(z.minLength(1)), 'a short name: letters, digits, . _ -'),
+      message: z.optional(describe(z.string(), 'why this point matters')),
+    }),
+    annotations: hints('Checkpoint', 'write'),
+  },
+  {
+    name: 'rollback',
+    description: 'Move the draft back (or forward) to a checkpoint, a batch number, ~N (N batches back) or a commit. Nothing is lost: the state left is kept as a checkpoint.',
+    input: z.strictObject({ target: describe(z.string().check(z.minLength(1)), 'checkpoint name, batch number, ~N, or commit id') }),
+    annotations: hints('Roll back', 'destructive', true),
+  },
+  {
+    name: 'propose',
+    description: "Freeze the draft's diff as a proposal for the person to review and apply. Writes nothing to their files.",
+    input: z.strictObject({ message: z.optional(describe(z.string(), 'what the change does, for the reviewer')) }),
+    annotations: hints('Propose for review', 'write', true),
+  },
+  {
+    name: 'apply_status',
+    description: 'Whether the draft could be applied now: the paths it would write, conflicts with the working tree, and approvals still pending (secrets, protected paths, mass deletes). Read-only.',
+    input: z.strictObject({}),
+    annotations: hints('Apply status', 'read'),
+  },
+  {
+    name: 'apply',
+    description: "Publish the draft into the user's working tree (only where their files still hold what the draft was based on). Fails while approvals are pending.",
+    input: z.strictObject({}),
+    annotations: hints('Apply to the working tree', 'destructive'),
+    gated: 'apply',
+  },
+];
+
+export type JsonSchema = Record<string, unknown>;
+
+/** The JSON Schema of a tool's input (draft 2020-12, without the `$schema` key). */
+export function inputJsonSchema(tool: ToolDefinition): JsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input', metadata: descriptions }) as JsonSchema;
+  return schema;
+}
+
+/** The tools a server offers: all but the gated ones unless allowed. */
+export function offeredTools(options: { allowApply?: boolean } = {}): ToolDefinition[] {
+  return TOOLS.filter((t) => t.gated === undefined || (t.gated === 'apply' && options.allowApply === true));
+}
+
+export type ToolFormat = 'openai' | 'anthropic' | 'mcp';
+
+/** The definitions in the shape a runtime expects. */
+export function formatTools(format: ToolFormat, tools: readonly ToolDefinition[]): unknown[] {
+  return tools.map((t) => {
+    const schema = inputJsonSchema(t);
+    if (format === 'openai') return { type: 'function', function: { name: t.name, description: t.description, parameters: schema } };
+    if (format === 'anthropic') return { name: t.name, description: t.description, input_schema: schema };
+    return { name: t.name, title: t.annotations.title, description: t.description, inputSchema: schema, annotations: t.annotations };
+  });
+}

@@ -1,0 +1,69 @@
+import type { Readable, Writable } from 'node:stream';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Shadow } from '../shadow.js';
+import { callTool, draftForActor, type ToolConnection } from './call-tool.js';
+import { formatTools, offeredTools } from './definitions.js';
+
+/**
+ * `shadow mcp`: the tools over the Model Context Protocol (the official
+ * SDK's low-level server, stdio transport). The SDK's high-level server
+ * would check arguments itself and answer a bad batch with its own generic
+ * message; shadow checks them, so a model gets the codes and hints the
+ * library gives (INVALID_BATCH with every problem, EDIT_NO_MATCH with the
+ * closest lines).
+ */
+
+export interface McpOptions {
+  /** Pin the connection to this draft. */
+  draft?: string;
+  /** Give each actor a draft of its own (`agent-<actor>`). */
+  draftPerActor?: boolean;
+  /** The actor; default the client's name (from its initialize request). */
+  actor?: string;
+  /** Offer `apply` too (by default the person applies). */
+  allowApply?: boolean;
+  version: string;
+  /** The connection: the CLI passes its own stdin and stdout. */
+  stdin: Readable;
+  stdout: Writable;
+}
+
+const INSTRUCTIONS =
+  "shadow keeps every file change you make in a draft (a private git ref), never in the user's working tree: " +
+  'batch_write changes many files atomically, read_file/list_files/search read the draft as it stands, ' +
+  'begin_write/append_content/finalize_write carry large files in pieces, checkpoint and rollback undo, ' +
+  'and propose hands the draft to the person, who reviews and applies it.';
+
+/** Serve the tools until the client closes the connection. */
+export async function serveMcp(sh: Shadow, options: McpOptions): Promise<void> {
+  const server = new Server({ name: 'shadow', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  let conn: ToolConnection | undefined;
+  // Decided at the first call, once the client has said who it is.
+  const connection = (): ToolConnection => {
+    if (conn) return conn;
+    const client = server.getClientVersion()?.name;
+    const actor = options.actor ?? (client ? client : sh.actor());
+    const draft = options.draft ?? (options.draftPerActor ? draftForActor(actor) : sh.draftName());
+    conn = { sh, draft, actor, allowApply: options.allowApply };
+    return conn;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: formatTools('mcp', offeredTools({ allowApply: options.allowApply })) as never,
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const out = await callTool(connection(), req.params.name, req.params.arguments ?? {});
+    return { content: [{ type: 'text' as const, text: out.text }], isError: out.isError };
+  });
+
+  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const closed = new Promise<void>((done) => {
+    server.onclose = () => done();
+  });
+  await server.connect(transport);
+  // stdin ending (the client went away) closes the transport.
+  options.stdin.once('end', () => void server.close());
+  await closed;
+}
