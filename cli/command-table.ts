@@ -194,6 +194,45 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/serve.js').then((m) => m.serve),
   },
   {
+    name: 'worktree',
+    describe: "materialized worktrees: the draft's view as a real directory",
+    commands: [
+      { usage: 'add <dir>', describe: "materialize the draft's view into a new (or empty) directory", builder: (y) => y.positional('dir', { type: 'string' }), load: () => import('./commands/worktree.js').then((m) => m.add) },
+      { usage: 'sync <dir>', describe: "bring it to the draft's tip (only the paths that differ)", builder: (y) => y.positional('dir', { type: 'string' }), load: () => import('./commands/worktree.js').then((m) => m.sync) },
+      {
+        usage: 'record <dir>',
+        describe: 'record what changed there as one batch',
+        builder: (y) => y.positional('dir', { type: 'string' }).option('message', { alias: 'm', type: 'string', describe: 'the intent of the batch' }),
+        load: () => import('./commands/worktree.js').then((m) => m.record),
+      },
+      { usage: 'list', describe: 'the worktrees, their drafts, and whether they are behind', load: () => import('./commands/worktree.js').then((m) => m.list) },
+      {
+        usage: 'remove <dir>',
+        describe: 'delete the directory and forget it (refused while it holds changes not recorded)',
+        builder: (y) => y.positional('dir', { type: 'string' }).option('force', { type: 'boolean', describe: 'discard changes not recorded' }),
+        load: () => import('./commands/worktree.js').then((m) => m.remove),
+      },
+    ],
+  },
+  {
+    usage: 'watch <dir>',
+    describe: 'record every settled burst of changes in a worktree as one batch (and sync it when the draft moves)',
+    builder: (y) => y.positional('dir', { type: 'string' }).option('quiet-ms', { type: 'number', describe: 'quiet time that ends a burst (default 300)' }),
+    load: () => import('./commands/worktree.js').then((m) => m.watch),
+  },
+  {
+    usage: 'exec',
+    describe: 'run a command (after --) in a view of the draft; the working tree is never touched',
+    builder: (y) =>
+      y
+        .option('record', { type: 'boolean', describe: 'record what the command changed as one batch' })
+        .option('record-on-success', { type: 'boolean', describe: 'record only when the command exits 0' })
+        .option('worktree', { type: 'string', describe: 'run in this worktree instead of a temporary one' })
+        .option('keep', { type: 'boolean', describe: 'keep the temporary worktree' })
+        .option('message', { alias: 'm', type: 'string', describe: 'the intent of the recorded batch' }),
+    load: () => import('./commands/worktree.js').then((m) => m.exec),
+  },
+  {
     usage: 'mcp',
     describe: 'an MCP server over stdio: the draft tools for an agent (apply stays with you)',
     builder: (y) =>

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { isShadowError, openShadow, type Shadow } from '../src/index.js';
+import { findMarker, isShadowError, nodeContext, openShadow, type Shadow } from '../src/index.js';
 import { COMMANDS, commandName, findCommand, type CommandGroup, type CommandSpec } from './command-table.js';
 import { EXIT, exitStatusFor } from './exit-status.js';
 import type { CliIO } from './io.js';
@@ -73,6 +73,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   for (const entry of invoked ? [invoked] : COMMANDS) cli = register(cli, entry);
   cli = cli
     .demandCommand(1, 'name a command (shadow --help lists them)')
+    .parserConfiguration({ 'populate--': true })
     .strict()
     .version(false)
     .help()
@@ -93,16 +94,19 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (argv.help) return EXIT.ok;
     const spec = findCommand(argv._.map(String));
     if (!spec) return EXIT.usage;
+    const dir = resolve(io.cwd, (argv.C as string | undefined) ?? '.');
+    // Inside a materialized worktree: its repository, and its draft unless one is named.
+    const inWorktree = findMarker(nodeContext(), dir);
     const ctx: CommandContext = {
       argv,
       io,
       out,
-      draft: argv.draft as string | undefined,
+      draft: (argv.draft as string | undefined) ?? (inWorktree && io.env.SHADOW_DRAFT === undefined ? inWorktree.marker.draft : undefined),
       actor: argv.actor as string | undefined,
-      dir: resolve(io.cwd, (argv.C as string | undefined) ?? '.'),
+      dir,
       open: async () => {
         if (shadow) return shadow;
-        const opened = await openShadow({ dir: ctx.dir });
+        const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir });
         shadow = opened;
         const done = opened.recovered?.finished ?? [];
         if (done.length > 0 && spec.usage !== 'recover') {

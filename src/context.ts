@@ -37,7 +37,9 @@ export type FileSystem = Pick<
    * fsyncs in flight at once (the disk's journal commits them together);
    * without it every fsync is synchronous.
    */
-  Partial<Pick<typeof nodeFs, 'fsync'>>;
+  Partial<Pick<typeof nodeFs, 'fsync'>> &
+  /** Optional: a kernel copy (a reflink where the file system can) for materializing worktrees; without it, read and write. */
+  Partial<Pick<typeof nodeFs, 'copyFileSync'>>;
 
 /** Wall-clock time and waiting, injectable so tests and the core never read the real clock. */
 export interface Clock {

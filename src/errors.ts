@@ -70,6 +70,9 @@ export type ErrorCode =
   | 'PLAN_CHANGED'
   | 'PLAN_FAILED'
   | 'NO_PLAN'
+  // materialized worktrees
+  | 'WORKTREE_DIRTY'
+  | 'WORKTREE_GONE'
   | 'IO_ERROR'
   | 'INTERNAL';
 

@@ -21,6 +21,7 @@ import { checkPath, parseJsonText, validate, validateBatch } from './schema.js';
 import { invalidBatchResult } from './batch-failure.js';
 import { reviewReport, type ReviewReport } from './engine/review-report.js';
 import { Sessions } from './sessions-api.js';
+import { Worktrees } from './worktrees-api.js';
 import { parsePlan } from './engine/plan-file.js';
 import { planProgress, readTracker, requestStop, resumePlan, runPlan, type PlanOutcome, type ResumeOptions, type RunOptions, type Tracker } from './engine/plan.js';
 
@@ -403,6 +404,13 @@ export class Shadow {
   }
 
   private sessionsApi: Sessions | undefined;
+
+  /** Materialized worktrees: the draft's view as a real directory, kept in step, its changes recorded as batches. */
+  get worktrees(): Worktrees {
+    return (this.worktreesApi ??= new Worktrees(this.ws, (d) => this.draftName({ draft: d }), (a) => this.actor(a)));
+  }
+
+  private worktreesApi: Worktrees | undefined;
 
   /**
    * Run a plan (its text: JSON, or JSON Lines of batches) on a draft, from
