@@ -7,13 +7,13 @@ import {
   orphanedSessions,
   sessionSettings,
   sessionStatus,
-  WriteSession,
   type SessionSettings,
   type BeginResult,
   type FinalizeResult,
   type SessionStatus,
 } from './engine/session.js';
 import type { Workspace } from './engine/workspace.js';
+import { WriteSession } from './engine/write-session.js';
 import { validate } from './schema.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../core/content.js';
 import type { Oid } from '../core/git-objects.js';
 import type { DraftMeta } from '../store/draft-meta.js';
-import type { WriteSession } from './session.js';
+import type { WriteSession } from './write-session.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
 import { TreeLower, WorkingTreeLower, type LowerLayer } from '../store/lower-layer.js';
 import { Repository } from '../store/repository.js';
