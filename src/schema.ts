@@ -10,7 +10,16 @@ import { pathProblem } from './core/path-rules.js';
  * for each. zod's mini build: its import costs about 3 ms, the full build 50.
  */
 
-const RepoPath = z.string().check(
+/**
+ * What a repository path must look like, for JSON Schema readers (an
+ * agent's runtime): relative, no empty, `.` or `..` segment, no `.git` in
+ * any case, no control character or backslash. The engine's own check
+ * (pathProblem) stays the authority; this catches the same mistakes early.
+ */
+export const REPO_PATH_PATTERN = String.raw`^(?![A-Za-z]:)(?!/)(?!.*//)(?!.*/$)(?!(?:.*/)?\.\.?(?:/|$))(?!(?:.*/)?(?:\.[Gg][Ii][Tt]|[Gg][Ii][Tt]~1)[. ]*(?:/|$))[^\u0000-\u001f\u007f\\]+$`;
+
+/** A path relative to the repository root, checked by the engine's path rules. */
+export const RepoPath = z.string().check(
   z.superRefine((value, ctx) => {
     const problem = pathProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
@@ -109,8 +118,10 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unkno
         return { path, message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}` };
       case 'too_small':
         if (issue.origin === 'array') return { path, message: Number(issue.minimum) === 1 ? 'is empty; send at least one' : `needs at least ${issue.minimum} items` };
+        if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') return { path, message: `must be at least ${issue.minimum}, got ${JSON.stringify(value)}` };
         return { path, message: Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${issue.minimum} long` };
       case 'too_big':
+        if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') return { path, message: `must be at most ${issue.maximum}, got ${JSON.stringify(value)}` };
         return { path, message: `must be at most ${issue.maximum}${issue.origin === 'array' ? ' items' : ' characters'}` };
       default:
         return { path, message: issue.message };

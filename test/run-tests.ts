@@ -1,6 +1,6 @@
 /**
  * Runs every `*.test.js` next to this file, each in its own node process,
- * as many at once as there are cores, and ends with `N passed, N failed`.
+ * one more at once than there are cores, and ends with `N passed, N failed`.
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -10,10 +10,19 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
+/**
+ * The files that take longest (child processes, kill sweeps) start first, so
+ * that no long one is left running alone at the end.
+ */
+const SLOW_FIRST = ['plan-kill', 'apply-disk', 'mcp', 'worktree', 'cli-commands', 'bad-input', 'object-db', 'apply.test', 'git-interop', 'session-cli', 'session-http'];
+const rank = (f: string): number => {
+  const i = SLOW_FIRST.findIndex((s) => f.startsWith(s));
+  return i === -1 ? SLOW_FIRST.length : i;
+};
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.test.js'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
 const FILE_TIMEOUT_MS = 170_000;
 
 interface Outcome {
@@ -62,7 +71,8 @@ async function worker(): Promise<void> {
   }
 }
 const started = Date.now();
-await Promise.all(Array.from({ length: Math.max(1, availableParallelism()) }, worker));
+// One more than the cores: the slow files spend much of their time waiting on the child processes they drive.
+await Promise.all(Array.from({ length: availableParallelism() + 1 }, worker));
 const passed = outcomes.reduce((n, o) => n + o.passed, 0);
 const failed = outcomes.reduce((n, o) => n + o.failed, 0);
 process.stdout.write(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s\n${passed} passed, ${failed} failed\n`);

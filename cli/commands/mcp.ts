@@ -1,15 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { formatTools, offeredTools, type ToolFormat } from '../../src/agent-tools/definitions.js';
 import type { CommandContext } from '../run.js';
+import { shadowVersion } from '../version.js';
 
-function version(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}
 
 /**
  * `shadow mcp [--draft <d> | --draft-per-actor] [--actor <who>] [--allow-apply]`:
@@ -30,7 +23,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     draftPerActor: ctx.argv['draft-per-actor'] === true,
     actor: ctx.actor,
     allowApply: ctx.argv['allow-apply'] === true,
-    version: version(),
+    version: shadowVersion(),
     stdin: ctx.io.stdin,
     stdout,
   });

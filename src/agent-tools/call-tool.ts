@@ -89,6 +89,11 @@ function unstring(args: unknown): unknown {
 
 /** Numbered lines of a text file, `cat -n` style, with a header saying which part this is. */
 function numbered(path: string, source: string, text: string, start?: number, end?: number): string {
+  const from = source === 'draft' ? 'draft' : 'working tree';
+  if (start !== undefined && end !== undefined && end < start) {
+    throw new ShadowError('INVALID_ARGUMENT', `end_line ${end} is before start_line ${start}`, { hint: 'give end_line at or after start_line, or leave it out to read to the end', data: { path } });
+  }
+  if (text === '') return `${path} (from the ${from}): an empty file (0 lines)`;
   const lines = text.split('\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const first = Math.max(1, start ?? 1);
@@ -98,7 +103,7 @@ function numbered(path: string, source: string, text: string, start?: number, en
   const last = Math.min(lines.length, end ?? lines.length, first + MAX_LINES - 1);
   const shown = lines.slice(first - 1, last).map((l, i) => `${String(first + i).padStart(6)}\t${l}`);
   const more = last < lines.length ? `; more with start_line ${last + 1}` : '';
-  return `${path} (from the ${source === 'draft' ? 'draft' : 'working tree'}): lines ${first}-${last} of ${lines.length}${more}\n${shown.join('\n')}`;
+  return cut(`${path} (from the ${from}): lines ${first}-${last} of ${lines.length}${more}\n${shown.join('\n')}`, 'read a narrower range with start_line and end_line');
 }
 
 type Handler = (conn: ToolConnection, args: Record<string, unknown>) => Promise<ToolOutcome>;
@@ -182,7 +187,12 @@ const HANDLERS: Record<string, Handler> = {
       note: 'Only the person applies: they review the draft (shadow review) and run shadow apply, approving what the policy asks for.',
     });
   },
-  apply: async (c) => ok(await c.sh.apply({ draft: c.draft, actor: c.actor })),
+  apply: async (c) => {
+    const r = await c.sh.apply({ draft: c.draft, actor: c.actor });
+    if (r.ok) return ok(r);
+    const list = r.pendingApprovals.map((p) => `${p.id} (${p.kind}): ${p.reason}`).join('\n');
+    return { isError: true, text: `APPROVALS_PENDING: nothing was applied; the person must approve first:\n${list}\nhint: ask them to review the draft (shadow review) and approve or deny` };
+  },
 };
 
 /** Call tool `name` with `args` for a connection. Never throws for a user or model mistake. */
@@ -191,7 +201,7 @@ export async function callTool(conn: ToolConnection, name: string, args: unknown
     const tool = find(name, conn);
     let input = unstring(args ?? {});
     // A batch is checked by the library itself, so its problems carry the batch codes (INVALID_BATCH).
-    if (tool.name !== 'batch_write') input = validate(tool.input, input, 'INVALID_ARGUMENT', `the arguments of ${tool.name}`);
+    if (tool.name !== 'batch_write') input = validate(tool.input, input, 'INVALID_ARGUMENT', `the call of ${tool.name}`);
     return await HANDLERS[tool.name]!(conn, input as Record<string, unknown>);
   } catch (e) {
     if (isShadowError(e)) return { isError: true, text: errorText((e as ShadowError).toJSON()) };

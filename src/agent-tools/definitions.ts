@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { FileOperationSchema } from '../schema.js';
+import { FileOperationSchema, REPO_PATH_PATTERN, RepoPath } from '../schema.js';
 
 /**
  * The tools shadow offers an agent: names, descriptions written for a model,
@@ -182,7 +182,14 @@ export type JsonSchema = Record<string, unknown>;
 
 /** The JSON Schema of a tool's input (draft 2020-12, without the `$schema` key). */
 export function inputJsonSchema(tool: ToolDefinition): JsonSchema {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input', metadata: descriptions }) as JsonSchema;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, {
+    io: 'input',
+    metadata: descriptions,
+    // The path rules are a refinement, which JSON Schema cannot carry: say them as a pattern.
+    override: (ctx) => {
+      if (ctx.zodSchema === RepoPath) Object.assign(ctx.jsonSchema, { minLength: 1, maxLength: 4096, pattern: REPO_PATH_PATTERN });
+    },
+  }) as JsonSchema;
   return schema;
 }
 
