@@ -23,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { median, table } from './helpers/stats.js';
+import { prng } from './helpers/workload.js';
 
 interface Case {
   id: string;
@@ -48,16 +49,6 @@ const CORPUS = [...POSITIVES, ...LOOKALIKES];
 
 // ---------------------------------------------------------------- inputs
 
-/** mulberry32: the inputs are the same on every run. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** ~`bytes` of TypeScript-like source: imports, functions, calls, comments, and secret-ish words in code without secrets. */
 function sourceLike(bytes: number): string {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openShadow, type FileOperation, type PathConflict, type Shadow } from '../src/index.js';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
+import { prng } from './helpers/prng.js';
 
 /*
  * `shadow apply` on real directories: hostile working-tree states (FIFOs
@@ -540,17 +541,6 @@ Lock.run();
 
 // ---------------------------------------------------------------- SIGKILL
 
-/** A small seeded generator (mulberry32): the same kill moments on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pad = (i: number): string => String(i).padStart(3, '0');
 
@@ -597,7 +587,7 @@ Kill('shadow apply of 200 files killed with SIGKILL at 15 moments: every path ol
   const repo = new DiskRepo(fx.files);
   try {
     await draft(repo, [fx.ops]);
-    const rand = seeded(20261122);
+    const rand = prng(20261122);
     // Kill moments: as the journal appears, as the k-th file turns new (the CLI watched from here), and exact fs steps in a child script.
     const moments: string[] = ['watch:journal'];
     for (let i = 0; i < 10; i++) moments.push(`watch:${Math.floor(rand() * 175)}`);

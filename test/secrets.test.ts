@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { entropy, redact, RULES, scanAddedLines, scanText, type AddedLine, type SecretFinding } from '../src/core/secrets.js';
+import { prng } from './helpers/prng.js';
 
 /**
  * The secret scanner against its corpus (test/fixtures/secrets/, made-up
@@ -28,16 +29,6 @@ const POSITIVES: Case[] = JSON.parse(readFileSync(`${FIXTURES}positives.json`, '
 const LOOKALIKES: Case[] = JSON.parse(readFileSync(`${FIXTURES}lookalikes.json`, 'utf8'));
 const RULE_IDS = RULES.map((r) => r.id);
 
-/** A deterministic PRNG (mulberry32), for large inputs made at test time. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function randomBytes(n: number, seed: number): Buffer {
   const r = prng(seed);
   const b = Buffer.alloc(n);

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyPatch, structuredPatch } from 'diff';
 import { fileDiff } from '../src/core/unified-diff.js';
+import { prng } from './helpers/prng.js';
 
 /**
  * fileDiff trims the common prefix and suffix before handing the rest to
@@ -19,17 +20,6 @@ function diffOf(a: string, b: string): ReturnType<typeof fileDiff> {
   return fileDiff({ path: 'p.txt', old: OLD, new: NEW, oldContent: Buffer.from(a), newContent: Buffer.from(b) });
 }
 
-/** mulberry32: the same cases on every run. */
-function seeded(seed: number): (n: number) => number {
-  let s = seed >>> 0;
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
-}
 
 Diff('a change deep in a long file: hunk headers carry the real line numbers, with three lines of context', () => {
   const lines = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);
@@ -57,7 +47,8 @@ Diff('adding a final newline is a change of the last line only', () => {
 });
 
 Diff('3,000 seeded random edits: counts match the untrimmed diff and the patch turns old into new', () => {
-  const rnd = seeded(20261122);
+  const uniform = prng(20261122);
+  const rnd = (n: number): number => Math.floor(uniform() * n);
   const words = ['a', 'b', 'c', 'same', 'x1', 'x2', ''];
   const problems: string[] = [];
   for (let t = 0; t < 3000; t++) {

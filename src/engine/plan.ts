@@ -11,6 +11,7 @@ import { loadDraft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
 import { parsePlan, type Plan } from './plan-file.js';
 import type { Workspace } from './workspace.js';
+import { readJsonFile } from '../store/json-file.js';
 
 /**
  * Running a plan: its batches in order, each one atomic batch commit with
@@ -79,14 +80,7 @@ function stopPath(ws: Workspace, draft: string): string {
 }
 
 export function readTracker(ws: Workspace, draft: string): Tracker | undefined {
-  const text = readTextIfExists(ws.ctx.fs, trackerPath(ws, draft));
-  if (text === undefined) return undefined;
-  try {
-    const r = TrackerSchema.safeParse(JSON.parse(text));
-    return r.success ? r.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return readJsonFile(ws.ctx.fs, trackerPath(ws, draft), TrackerSchema);
 }
 
 function writeTracker(ws: Workspace, draft: string, t: Tracker): void {

@@ -2,12 +2,13 @@ import * as z from 'zod/mini';
 import { ShadowError } from '../errors.js';
 import { proposalRef } from '../core/ref-names.js';
 import { draftDir, writeDraftMeta } from '../store/draft-meta.js';
-import { readTextIfExists, writeFileAtomic } from '../store/durable-file.js';
+import { writeFileAtomic } from '../store/durable-file.js';
 import type { SecretFinding } from '../core/secrets.js';
 import { draftStatusWord, requireDraft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
 import { readPolicy, reviewDraft, type Policy } from './review.js';
 import type { Workspace } from './workspace.js';
+import { readJsonFile } from '../store/json-file.js';
 
 /**
  * A proposal freezes a draft's diff for review: `shadow/drafts/<d>/proposal.json`
@@ -44,14 +45,7 @@ function proposalPath(ws: Workspace, draft: string): string {
 
 /** The draft's last proposal, if any. */
 export function readProposal(ws: Workspace, draft: string): Proposal | undefined {
-  const text = readTextIfExists(ws.ctx.fs, proposalPath(ws, draft));
-  if (text === undefined) return undefined;
-  try {
-    const r = ProposalSchema.safeParse(JSON.parse(text));
-    return r.success ? r.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return readJsonFile(ws.ctx.fs, proposalPath(ws, draft), ProposalSchema);
 }
 
 /**

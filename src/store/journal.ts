@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
-import { fsyncDir, listDir, readTextIfExists, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { fsyncDir, listDir, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { readJsonFile } from './json-file.js';
 
 /**
  * Redo journals of publishes (`shadow/journal/<id>.json`). A journal is
@@ -62,14 +63,7 @@ export function readJournals(ctx: Context, shadowDir: string): { journals: Journ
       if (name.includes('.tmp-')) tryUnlink(ctx.fs, `${dir}/${name}`);
       continue;
     }
-    const text = readTextIfExists(ctx.fs, `${dir}/${name}`);
-    let parsed: Journal | undefined;
-    try {
-      const r = JournalSchema.safeParse(JSON.parse(text ?? ''));
-      if (r.success) parsed = r.data;
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = readJsonFile(ctx.fs, `${dir}/${name}`, JournalSchema);
     if (parsed) journals.push(parsed);
     else unreadable.push(`${dir}/${name}`);
   }

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
-import { listDir, readTextIfExists, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { listDir, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { readJsonFile } from './json-file.js';
 
 /**
  * A write session on disk: `shadow/sessions/<id>/` with `metadata.json`
@@ -48,23 +49,13 @@ export function sessionDir(shadowDir: string, id: string): string {
   return `${sessionsDir(shadowDir)}/${id}`;
 }
 
-function readJson<T>(ctx: Context, path: string, schema: z.ZodMiniType<T>): T | undefined {
-  const text = readTextIfExists(ctx.fs, path);
-  if (text === undefined) return undefined;
-  try {
-    const r = schema.safeParse(JSON.parse(text));
-    return r.success ? r.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export function readSessionMeta(ctx: Context, shadowDir: string, id: string): SessionMeta | undefined {
-  return readJson(ctx, `${sessionDir(shadowDir, id)}/metadata.json`, SessionMetaSchema);
+  return readJsonFile(ctx.fs, `${sessionDir(shadowDir, id)}/metadata.json`, SessionMetaSchema);
 }
 
 export function readSessionState(ctx: Context, shadowDir: string, id: string): SessionState | undefined {
-  return readJson(ctx, `${sessionDir(shadowDir, id)}/state.json`, SessionStateSchema);
+  return readJsonFile(ctx.fs, `${sessionDir(shadowDir, id)}/state.json`, SessionStateSchema);
 }
 
 export function writeSessionMeta(ctx: Context, shadowDir: string, meta: SessionMeta): void {

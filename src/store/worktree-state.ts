@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
-import { listDir, readTextIfExists, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { listDir, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { readJsonFile } from './json-file.js';
 
 /**
  * Materialized worktrees on disk. In the repository, `shadow/worktrees/<id>.json`
@@ -64,18 +65,8 @@ function manifestPath(shadowDir: string, id: string): string {
   return `${worktreesDir(shadowDir)}/${id}.manifest.json`;
 }
 
-function parse<T>(text: string | undefined, schema: z.ZodMiniType<T>): T | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const r = schema.safeParse(JSON.parse(text));
-    return r.success ? r.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function readWorktreeRecord(ctx: Context, shadowDir: string, id: string): WorktreeRecord | undefined {
-  return parse(readTextIfExists(ctx.fs, recordPath(shadowDir, id)), WorktreeRecordSchema);
+  return readJsonFile(ctx.fs, recordPath(shadowDir, id), WorktreeRecordSchema);
 }
 
 export function writeWorktreeRecord(ctx: Context, shadowDir: string, rec: WorktreeRecord): void {
@@ -101,7 +92,7 @@ export function removeWorktreeRecord(ctx: Context, shadowDir: string, id: string
  * changed, and recording compares contents, so nothing is recorded twice).
  */
 export function readManifest(ctx: Context, shadowDir: string, id: string): Manifest {
-  const m = parse(readTextIfExists(ctx.fs, manifestPath(shadowDir, id)), ManifestSchema);
+  const m = readJsonFile(ctx.fs, manifestPath(shadowDir, id), ManifestSchema);
   return new Map(Object.entries(m ?? {}));
 }
 
@@ -111,7 +102,7 @@ export function writeManifest(ctx: Context, shadowDir: string, id: string, manif
 }
 
 export function readMarker(ctx: Context, dir: string): WorktreeMarker | undefined {
-  return parse(readTextIfExists(ctx.fs, `${dir}/${MARKER}`), MarkerSchema);
+  return readJsonFile(ctx.fs, `${dir}/${MARKER}`, MarkerSchema);
 }
 
 export function writeMarker(ctx: Context, dir: string, marker: WorktreeMarker): void {
