@@ -17,6 +17,8 @@ export interface CommandContext {
   open(): Promise<Shadow>;
   draft: string | undefined;
   actor: string | undefined;
+  /** The materialized worktree the command runs inside (found by its marker), if any. */
+  worktreeRoot: string | undefined;
 }
 
 /** Global options that take a value (so their value is not taken for a command word). */
@@ -104,6 +106,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       draft: (argv.draft as string | undefined) ?? (inWorktree && io.env.SHADOW_DRAFT === undefined ? inWorktree.marker.draft : undefined),
       actor: argv.actor as string | undefined,
       dir,
+      worktreeRoot: inWorktree?.root,
       open: async () => {
         if (shadow) return shadow;
         const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir });

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
-import type { RecordResult, Shadow, SyncResult, WorktreeChange } from '../../src/index.js';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { ShadowError, type RecordResult, type Shadow, type SyncResult, type WorktreeChange } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { plural, short } from '../output.js';
 import type { CommandContext } from '../run.js';
@@ -109,7 +109,12 @@ export async function watch(ctx: CommandContext): Promise<number> {
 function run(cmd: string[], cwd: string, env: Record<string, string | undefined>): Promise<number> {
   return new Promise((done, fail) => {
     const child = spawn(cmd[0]!, cmd.slice(1), { cwd, stdio: 'inherit', env: env as NodeJS.ProcessEnv });
-    child.once('error', fail);
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      // The command could not be started: a user's mistake, said as a shell says it (exit 127/126).
+      if (e.code === 'ENOENT' || e.code === 'EACCES') {
+        fail(new ShadowError('NOT_FOUND', `${e.code === 'ENOENT' ? 'command not found' : 'permission denied'}: ${cmd[0]}`, { hint: 'name a program on PATH (or a path to one) after --', data: { command: cmd[0], exit_code: e.code === 'ENOENT' ? 127 : 126 } }));
+      } else fail(e);
+    });
     child.once('exit', (code, signal) => done(code ?? (signal ? 128 + (({ SIGINT: 2, SIGTERM: 15, SIGKILL: 9 }) as Record<string, number>)[signal]! || 1 : 1)));
   });
 }
@@ -138,14 +143,23 @@ export async function exec(ctx: CommandContext): Promise<number> {
     temporary = true;
     await sh.worktrees.add(dir, { draft: ctx.draft });
   }
-  const root = sh.layout.worktree;
-  // Run where the user stands, inside the view.
-  const sub = root && ctx.dir.startsWith(root) ? relative(root, ctx.dir) : '';
+  // Run where the user stands, inside the view: the same subdirectory of the
+  // working tree, or of the worktree the command was started in.
+  const root = ctx.worktreeRoot ?? sh.layout.worktree;
+  const rel = root ? relative(root, ctx.dir) : '';
+  const sub = rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? '' : rel;
   const recordAlways = ctx.argv.record === true;
   const recordOnSuccess = ctx.argv['record-on-success'] === true;
   let code: number;
   try {
-    code = await run(cmd, join(dir, sub), { ...ctx.io.env, SHADOW_WORKTREE: dir });
+    try {
+      code = await run(cmd, join(dir, sub), { ...ctx.io.env, SHADOW_WORKTREE: dir });
+    } catch (e) {
+      const exitCode = e instanceof ShadowError ? e.data?.exit_code : undefined;
+      if (typeof exitCode !== 'number') throw e;
+      ctx.out.error((e as ShadowError).toJSON());
+      return exitCode;
+    }
     if (recordAlways || (recordOnSuccess && code === 0)) {
       const r = await sh.worktrees.record(dir, { actor: ctx.actor, intent: (ctx.argv.message as string | undefined) ?? `exec: ${cmd.join(' ')}` });
       const note = code === 0 ? '' : ` (the command exited ${code}; its changes are recorded all the same)`;

@@ -1,13 +1,12 @@
 import type { Stats } from 'node:fs';
 import { blobOid } from '../core/content.js';
-import { MODE } from '../core/git-objects.js';
 import type { FileOperation } from '../core/ops.js';
 import { pathProblem } from '../core/path-rules.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
 import { listDir } from '../store/durable-file.js';
-import { MARKER, readManifest, statEntry, writeManifest, writeWorktreeRecord, type Manifest, type WorktreeRecord } from '../store/worktree-state.js';
+import { MARKER, modeOfStat, readManifest, statEntry, unchangedSince, writeManifest, writeWorktreeRecord, type Manifest, type WorktreeRecord } from '../store/worktree-state.js';
 import { runBatch, type BatchResult } from './batch.js';
-import { syncWorktree, worktreeFileState, type SyncResult } from './worktree-sync.js';
+import { syncWorktree, trustsExecBit, worktreeFileState, type SyncResult } from './worktree-sync.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -86,7 +85,7 @@ interface Found {
  */
 export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Manifest, paths?: readonly string[]): { ops: FileOperation[]; changes: WorktreeChange[]; seen: Map<string, Stats | null>; found: Map<string, Found> } {
   const rules = ignoreRulesFor(ws, rec.dir);
-  const trustExec = ws.repo.config.getBool('core.filemode') ?? true;
+  const trustExec = trustsExecBit(ws);
   const candidates = new Set<string>();
   if (paths) {
     for (const p of paths) if (p !== MARKER && !isEditorTemp(p) && pathProblem(p) === undefined) candidates.add(p);
@@ -109,22 +108,29 @@ export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Ma
     const st = state.st;
     if (!had && rules.ignores(path)) continue;
     seen.set(path, st);
-    if (had && had.size === st.size && had.mtime === st.mtimeMs && had.ino === st.ino) continue;
-    const link = st.isSymbolicLink();
-    const content = link ? (ws.ctx.fs.readlinkSync(`${rec.dir}/${path}`, { encoding: 'buffer' }) as Buffer) : (ws.ctx.fs.readFileSync(`${rec.dir}/${path}`) as Buffer);
-    const mode = link ? MODE.symlink : trustExec && (Number(st.mode) & 0o100) !== 0 ? MODE.executable : MODE.file;
+    if (had && unchangedSince(had, st, trustExec)) continue;
+    const content = st.isSymbolicLink() ? (ws.ctx.fs.readlinkSync(`${rec.dir}/${path}`, { encoding: 'buffer' }) as Buffer) : (ws.ctx.fs.readFileSync(`${rec.dir}/${path}`) as Buffer);
+    const mode = modeOfStat(st, trustExec);
     const f: Found = { path, st, mode, content, oid: blobOid(content) };
     if (had && had.oid === f.oid && (had.mode === mode || !trustExec)) continue; // touched, not changed
     if (had) written.push(f);
     else added.set(path, f);
   }
   // A deleted file whose content appears under a new name moved there.
+  // Paired by content and mode through an index, so 10,000 moved files stay linear.
   const renamedTo = new Map<string, string>();
+  const addedByContent = new Map<string, string[]>();
+  for (const f of added.values()) {
+    const key = `${f.oid} ${f.mode}`;
+    const list = addedByContent.get(key);
+    if (list) list.push(f.path);
+    else addedByContent.set(key, [f.path]);
+  }
   for (const from of deleted) {
-    const oid = manifest.get(from)?.oid;
-    if (!oid) continue;
-    const to = [...added.values()].find((f) => f.oid === oid && f.mode === manifest.get(from)!.mode && ![...renamedTo.values()].includes(f.path));
-    if (to) renamedTo.set(from, to.path);
+    const had = manifest.get(from);
+    if (!had?.oid) continue;
+    const to = addedByContent.get(`${had.oid} ${had.mode}`)?.shift();
+    if (to !== undefined) renamedTo.set(from, to);
   }
   const ops: FileOperation[] = [];
   const changes: WorktreeChange[] = [];

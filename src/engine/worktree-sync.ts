@@ -8,6 +8,7 @@ import { WorktreeWriter } from '../store/worktree-writer.js';
 import {
   readManifest,
   statEntry,
+  modeOfStat,
   unchangedSince,
   writeManifest,
   writeWorktreeRecord,
@@ -37,6 +38,11 @@ export interface SyncResult {
   conflicts: Array<{ path: string; reason: string }>;
 }
 
+/** Whether the file system keeps the exec bit (git's core.filemode). */
+export function trustsExecBit(ws: Workspace): boolean {
+  return ws.repo.config.getBool('core.filemode') ?? true;
+}
+
 /** What the worktree holds at a path now, as far as a sync is concerned. */
 export type WorktreeFileState = { kind: 'absent' } | { kind: 'dir' } | { kind: 'file'; st: Stats };
 
@@ -55,8 +61,10 @@ export function worktreeFileState(ws: Workspace, dir: string, path: string): Wor
 export function untouched(ws: Workspace, dir: string, path: string, entry: ManifestEntry | undefined, state: WorktreeFileState): boolean {
   if (!entry) return state.kind === 'absent';
   if (state.kind !== 'file') return false;
-  if (unchangedSince(entry, state.st)) return true;
+  const trustExec = trustsExecBit(ws);
+  if (unchangedSince(entry, state.st, trustExec)) return true;
   if (entry.oid === null) return false;
+  if (trustExec && modeOfStat(state.st, true) !== entry.mode) return false; // a chmod not recorded
   return currentOid(ws, dir, path, state.st) === entry.oid;
 }
 
@@ -108,7 +116,7 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
     if ((want.entry?.oid ?? null) === (had?.oid ?? null) && (want.entry?.mode ?? null) === (had?.mode ?? null) && had?.oid !== null) continue;
     const state = worktreeFileState(ws, rec.dir, path);
     if (!untouched(ws, rec.dir, path, had, state)) {
-      if (want.entry && state.kind === 'file' && currentOid(ws, rec.dir, path, state.st) === want.entry.oid) {
+      if (want.entry && state.kind === 'file' && currentOid(ws, rec.dir, path, state.st) === want.entry.oid && modeOfStat(state.st, trustsExecBit(ws)) === (trustsExecBit(ws) ? want.entry.mode : MODE.file)) {
         // Changed there to exactly what the draft now holds: nothing to write, nothing lost.
         manifest.set(path, statEntry(state.st, want.entry.oid, want.entry.mode));
         continue;

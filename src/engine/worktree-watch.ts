@@ -80,6 +80,10 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
     stopped = true;
     clearTimeout(quiet);
     clearInterval(poll);
+    // Closed on the next turn, never inside chokidar's own event: closing
+    // while it handles the removal of the watched directory leaves an
+    // fs.watch open behind it (and the process never exits).
+    await new Promise<void>((resolve) => setImmediate(resolve));
     await watcher.close();
     if (error) fail(error);
     else finish();

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
+import { MODE } from '../core/git-objects.js';
 import { ShadowError } from '../errors.js';
 import { listDir, tryUnlink, writeFileAtomic } from './durable-file.js';
 import { readJsonFile } from './json-file.js';
@@ -126,9 +127,27 @@ export function statEntry(st: { size: number; mtimeMs: number; ino: number }, oi
   return { oid, mode, size: st.size, mtime: st.mtimeMs, ino: st.ino };
 }
 
-/** True when a file's stat data is still what the manifest recorded (so its content is too). */
-export function unchangedSince(entry: ManifestEntry, st: { size: number; mtimeMs: number; ino: number }): boolean {
-  return entry.size === st.size && entry.mtime === st.mtimeMs && entry.ino === st.ino;
+/** The git mode a file's stat data stands for (the exec bit only where the file system keeps it: core.filemode). */
+export function modeOfStat(st: StatLike, trustExec: boolean): string {
+  if (st.isSymbolicLink()) return MODE.symlink;
+  return trustExec && (Number(st.mode) & 0o100) !== 0 ? MODE.executable : MODE.file;
+}
+
+interface StatLike {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  mode: number | bigint;
+  isSymbolicLink(): boolean;
+}
+
+/**
+ * True when a file's stat data is still what the manifest recorded (so its
+ * content is too). A chmod moves neither size nor mtime, so the mode is
+ * compared as well.
+ */
+export function unchangedSince(entry: ManifestEntry, st: StatLike, trustExec: boolean): boolean {
+  return entry.size === st.size && entry.mtime === st.mtimeMs && entry.ino === st.ino && (!trustExec || entry.mode === modeOfStat(st, true));
 }
 
 export function worktreeNotFound(dir: string): ShadowError {
