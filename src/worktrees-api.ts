@@ -7,7 +7,8 @@ import { syncWorktree, type SyncResult } from './engine/worktree-sync.js';
 import { watchWorktree, type WatchHandle, type WatchOptions } from './engine/worktree-watch.js';
 import type { Workspace } from './engine/workspace.js';
 import { listDir } from './store/durable-file.js';
-import { listWorktreeRecords, readManifest, readMarker, removeWorktreeRecord, worktreeNotFound, type WorktreeRecord } from './store/worktree-state.js';
+import { Manifest } from './store/worktree-manifest.js';
+import { listWorktreeRecords, readMarker, removeWorktreeRecord, worktreeNotFound, type WorktreeRecord } from './store/worktree-state.js';
 
 /**
  * Materialized worktrees, as the library offers them: a draft's view as a
@@ -60,7 +61,7 @@ export class Worktrees {
   /** What changed in the worktree since shadow last wrote it (nothing recorded). */
   async changes(dir: string): Promise<WorktreeChange[]> {
     const rec = this.find(dir);
-    return worktreeChanges(this.ws, rec, readManifest(this.ws.ctx, this.ws.repo.shadowDir, rec.id)).changes;
+    return worktreeChanges(this.ws, rec, Manifest.open(this.ws.ctx, this.ws.repo.shadowDir, rec)).changes;
   }
 
   /** Record the worktree's changes as one batch (`paths`: only those), then sync. */

@@ -818,6 +818,12 @@ Exec('exit status passes through; the command sees the draft; without --record n
   assert.is(repo.ref(REF()), tip, 'nothing recorded');
   assert.equal(fs.readdirSync(tmp), []);
   assert.not.ok(repo.exists('scratch.txt'));
+  // A command that cannot start: the shell's 127, a clear error, no temporary worktree left.
+  const missing = cli(repo, ['exec', '--json', '--', 'shadow-no-such-command-xyz'], { env: { TMPDIR: tmp } });
+  assert.is(missing.status, 127, missing.stderr);
+  assert.match(missing.stderr + missing.stdout, /NOT_FOUND|command not found: shadow-no-such-command-xyz/);
+  assert.not.match(missing.stderr, /internal error|\n\s+at /);
+  assert.equal(fs.readdirSync(tmp), []);
 });
 
 Exec('a command that exits non-zero: --record still records and says so; --record-on-success does not record', async ({ repo, tmp }) => {

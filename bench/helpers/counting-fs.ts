@@ -7,7 +7,7 @@ export interface FsCounters {
   calls: number;
   /** fsyncSync calls (files and directories). */
   fsyncs: number;
-  /** Files opened for writing (openSync with a write flag), written whole (writeFileSync) or appended to (appendFileSync). */
+  /** Files opened for writing (openSync with a write flag), written whole (writeFileSync), appended to (appendFileSync) or copied (copyFileSync). */
   filesWritten: number;
   /** Bytes passed to writeSync, writeFileSync and appendFileSync. */
   bytesWritten: number;
@@ -107,6 +107,15 @@ export function countingFs(base: FileSystem): { fs: FileSystem; counters: FsCoun
       counters.calls++;
       counters.fsyncs++;
       fsync.call(base, fd, cb);
+    };
+  }
+  // The optional kernel copy (a worktree's files): counted as a file written.
+  const copyFileSync = base.copyFileSync;
+  if (copyFileSync) {
+    wrapped.copyFileSync = (src: string, dest: string, mode?: number): void => {
+      counters.calls++;
+      counters.filesWritten++;
+      copyFileSync.call(base, src, dest, mode);
     };
   }
   return { fs: wrapped as unknown as FileSystem, counters };

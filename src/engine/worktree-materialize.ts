@@ -5,7 +5,8 @@ import { isInside } from '../core/path-rules.js';
 import { lookupPath } from '../core/tree-lookup.js';
 import { listDir, parentOf } from '../store/durable-file.js';
 import { WorktreeWriter } from '../store/worktree-writer.js';
-import { MARKER, statEntry, writeManifest, writeMarker, writeWorktreeRecord, type Manifest, type WorktreeRecord } from '../store/worktree-state.js';
+import { Manifest, modeOfStat, statEntry } from '../store/worktree-manifest.js';
+import { MARKER, writeMarker, writeWorktreeRecord, type WorktreeRecord } from '../store/worktree-state.js';
 import { indexStatOids } from '../store/index-stat.js';
 import { loadDraft } from './drafts.js';
 import { walkView } from './view-walk.js';
@@ -94,7 +95,8 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
     fs.mkdirSync(`${dir}/${rel}`, { recursive: true });
     for (let d = rel; d !== '' && !made.has(d); d = d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '') made.add(d);
   };
-  const manifest: Manifest = new Map();
+  const manifest = Manifest.create(ws.ctx, ws.repo.shadowDir, id, files.length);
+  let written = 0;
   let copied = 0;
   let bytes = 0;
   let done = 0;
@@ -120,11 +122,12 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
       const from = `${source}/${f.path}`;
       const st = fs.lstatSync(from) as Stats;
       copyFile(ws, from, target);
-      const mode = trustExec && (Number(st.mode) & 0o100) !== 0 ? MODE.executable : MODE.file;
+      const mode = modeOfStat(st, trustExec);
       manifest.set(f.path, statEntry(fs.lstatSync(target) as Stats, known.oidOf(f.path, st), mode));
       copied++;
       bytes += st.size;
     }
+    written++;
     if (progress && done % 500 === 0) progress(done, files.length);
   }
   progress?.(files.length, files.length);
@@ -137,11 +140,12 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
     draft: draftName,
     synced_tip: draft?.tip ?? null,
     owned: draft ? Object.keys(draft.bases) : [],
+    manifest_shards: manifest.shardCount,
     created_at: now,
     updated_at: now,
   };
   writeMarker(ws.ctx, dir, { version: 1, repository: source, id, draft: draftName });
-  writeManifest(ws.ctx, ws.repo.shadowDir, id, manifest);
-  writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, rec);
-  return { id, dir, draft: draftName, tip: rec.synced_tip, files: manifest.size, copied, bytes };
+  manifest.save();
+  writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, rec, { durable: true });
+  return { id, dir, draft: draftName, tip: rec.synced_tip, files: written, copied, bytes };
 }

@@ -4,7 +4,8 @@ import type { FileOperation } from '../core/ops.js';
 import { pathProblem } from '../core/path-rules.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
 import { listDir } from '../store/durable-file.js';
-import { MARKER, modeOfStat, readManifest, statEntry, unchangedSince, writeManifest, writeWorktreeRecord, type Manifest, type WorktreeRecord } from '../store/worktree-state.js';
+import { Manifest, modeOfStat, statEntry, unchangedSince } from '../store/worktree-manifest.js';
+import { MARKER, writeWorktreeRecord, type WorktreeRecord } from '../store/worktree-state.js';
 import { runBatch, type BatchResult } from './batch.js';
 import { syncWorktree, trustsExecBit, worktreeFileState, type SyncResult } from './worktree-sync.js';
 import type { Workspace } from './workspace.js';
@@ -169,7 +170,7 @@ function summary(changes: readonly WorktreeChange[]): string {
 
 /** Record what changed in the worktree as one batch, then bring the worktree to the draft's tip. */
 export async function recordWorktree(ws: Workspace, rec: WorktreeRecord, options: { actor: string; intent?: string; paths?: readonly string[]; label?: string }): Promise<RecordResult> {
-  const manifest = readManifest(ws.ctx, ws.repo.shadowDir, rec.id);
+  const manifest = Manifest.open(ws.ctx, ws.repo.shadowDir, rec);
   const { ops, changes, seen, found } = worktreeChanges(ws, rec, manifest, options.paths);
   if (ops.length === 0) return { dir: rec.dir, batch: null, changes };
   const intent = options.intent ?? `${options.label ?? 'record'}: ${summary(changes)}`;
@@ -189,7 +190,7 @@ export async function recordWorktree(ws: Workspace, rec: WorktreeRecord, options
       }
     }
   }
-  writeManifest(ws.ctx, ws.repo.shadowDir, rec.id, manifest);
+  manifest.save();
   // If the draft was at the worktree's tip, it now is at the batch: nothing
   // to bring over. Otherwise other writers moved it: a sync brings their work.
   const fastForward = batch.commit !== null && rec.synced_tip === parentTip(ws, batch.commit);
@@ -199,7 +200,7 @@ export async function recordWorktree(ws: Workspace, rec: WorktreeRecord, options
     owned: [...new Set([...rec.owned, ...changes.flatMap((c) => (c.to ? [c.path, c.to] : [c.path]))])],
     updated_at: new Date(ws.ctx.clock.now()).toISOString(),
   };
-  writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, next);
+  writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, next, { durable: false });
   const sync = syncWorktree(ws, next);
   return { dir: rec.dir, batch, changes, sync };
 }

@@ -5,17 +5,8 @@ import { MODE, type Oid } from '../core/git-objects.js';
 import { diffTrees } from '../core/tree-diff.js';
 import { lookupPath, type FileEntry } from '../core/tree-lookup.js';
 import { WorktreeWriter } from '../store/worktree-writer.js';
-import {
-  readManifest,
-  statEntry,
-  modeOfStat,
-  unchangedSince,
-  writeManifest,
-  writeWorktreeRecord,
-  type Manifest,
-  type ManifestEntry,
-  type WorktreeRecord,
-} from '../store/worktree-state.js';
+import { Manifest, modeOfStat, statEntry, unchangedSince, type ManifestEntry } from '../store/worktree-manifest.js';
+import { writeWorktreeRecord, type WorktreeRecord } from '../store/worktree-state.js';
 import { loadDraft, type Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
 
@@ -87,8 +78,16 @@ function viewAt(ws: Workspace, draft: Draft | undefined, path: string): { entry:
 
 /** Paths whose view may differ between the worktree's tip and the draft's. */
 function candidates(ws: Workspace, rec: WorktreeRecord, draft: Draft | undefined): Set<string> {
-  const out = new Set<string>(rec.owned);
-  for (const p of Object.keys(draft?.bases ?? {})) out.add(p);
+  // A path owned at one tip and not the other takes its view from elsewhere
+  // now (the draft, or the working tree), even where the trees agree. A path
+  // owned at both shows the draft's file at both: the trees' difference
+  // says whether it changed. (The union of the owned paths would make a sync
+  // O(the draft), not O(what changed).)
+  const now = new Set(Object.keys(draft?.bases ?? {}));
+  const before = new Set(rec.owned);
+  const out = new Set<string>();
+  for (const p of before) if (!now.has(p)) out.add(p);
+  for (const p of now) if (!before.has(p)) out.add(p);
   if (!draft || rec.synced_tip === null) return out;
   // Both tips' trees are read only where they differ: O(what changed).
   const objects = ws.repo.objects;
@@ -108,7 +107,7 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
   }
   const out: SyncResult = { dir: rec.dir, draft: rec.draft, from: rec.synced_tip, to: draft?.tip ?? null, written: [], removed: [], conflicts: [] };
   if ((draft?.tip ?? null) === rec.synced_tip) return out;
-  const manifest: Manifest = readManifest(ws.ctx, ws.repo.shadowDir, rec.id);
+  const manifest = Manifest.open(ws.ctx, ws.repo.shadowDir, rec);
   const writer = new WorktreeWriter(ws.ctx, rec.dir);
   for (const path of [...candidates(ws, rec, draft)].sort()) {
     const want = viewAt(ws, draft, path);
@@ -143,12 +142,12 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
     manifest.set(path, statEntry(ws.ctx.fs.lstatSync(`${rec.dir}/${path}`) as Stats, want.entry.oid, want.entry.mode));
     out.written.push(path);
   }
-  writeManifest(ws.ctx, ws.repo.shadowDir, rec.id, manifest);
+  manifest.save();
   writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, {
     ...rec,
     synced_tip: draft?.tip ?? null,
     owned: Object.keys(draft?.bases ?? {}),
     updated_at: new Date(ws.ctx.clock.now()).toISOString(),
-  });
+  }, { durable: false });
   return out;
 }
