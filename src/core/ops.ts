@@ -20,6 +20,12 @@ export interface WriteOp extends OpBase {
    * accepted at the boundary: the batch schema refuses unknown fields.
    */
   bytes?: Uint8Array;
+  /**
+   * Internal: a blob already written to the object database (a write
+   * session's content, streamed there from its file). Never accepted at the
+   * boundary either.
+   */
+  stored?: { oid: string; size: number };
 }
 export interface EditOp extends OpBase {
   operation: 'edit';

@@ -172,13 +172,14 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
   checkExpect(op, current, env);
   switch (op.operation) {
     case 'write': {
-      const bytes = op.bytes ? Buffer.from(op.bytes.buffer, op.bytes.byteOffset, op.bytes.byteLength) : decodeContent(op.content, op.encoding, env.options.maxContentBytes);
-      if (bytes.length > env.options.maxContentBytes) throw contentTooLarge(bytes.length, env.options.maxContentBytes);
+      const bytes = op.stored ? undefined : op.bytes ? Buffer.from(op.bytes.buffer, op.bytes.byteOffset, op.bytes.byteLength) : decodeContent(op.content, op.encoding, env.options.maxContentBytes);
+      const size = op.stored ? op.stored.size : bytes!.length;
+      if (size > env.options.maxContentBytes) throw contentTooLarge(size, env.options.maxContentBytes);
       if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'write to a path inside it, or delete its files first');
       if (current.kind === 'absent') ensureParentsAreDirs(overlay, op.path);
       const keepMode = current.kind === 'file' && isRegularMode(current.mode) ? current.mode : MODE.file;
       const mode = op.mode ?? (keepMode === '100664' ? MODE.file : keepMode);
-      const oid = env.putBlob(bytes);
+      const oid = op.stored ? op.stored.oid : env.putBlob(bytes!);
       if (current.kind === 'file' && current.oid === oid && current.mode === mode) return 'unchanged';
       overlay.set(op.path, { mode, oid });
       return current.kind === 'absent' ? 'created' : 'updated';

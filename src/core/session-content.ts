@@ -104,32 +104,61 @@ export interface SessionTarget {
  * Every problem of the content for its target (empty when it is fine).
  * `parse` checks JSON or YAML text and returns an error message or undefined.
  */
-export function validateSessionContent(target: SessionTarget, content: Buffer, parse: (kind: 'json' | 'yaml', text: string) => string | undefined): string[] {
+export function validateSessionContent(target: SessionTarget, content: Buffer | SessionContent, parse: (kind: 'json' | 'yaml', text: string) => string | undefined): string[] {
+  const source: SessionContent = Buffer.isBuffer(content) ? { size: content.length, slices: () => [content], text: () => content.toString('utf8') } : content;
   const errors: string[] = [];
   if (target.operation === 'create' && target.exists) errors.push(`${target.path} already exists; use operation "overwrite" or "append"`);
   if (target.operation !== 'create' && !target.exists) errors.push(`${target.path} does not exist; use operation "create"`);
-  if (target.operation === 'create' && content.length === 0) errors.push('the content is empty');
+  if (target.operation === 'create' && source.size === 0) errors.push('the content is empty');
   if (target.binary) return errors;
-  if (!isUtf8(content)) {
-    errors.push(`the content is not valid UTF-8 (byte ${firstInvalidUtf8(content)}); declare the session binary for non-text content`);
-    return errors;
+  // Looked at in the bytes, slice by slice, so a 10 MB content is never decoded, split into lines, or held whole.
+  let offset = 0;
+  let linesBefore = 0;
+  let fences = 0;
+  let last: { text: string; line: number } | undefined;
+  for (const slice of source.slices()) {
+    if (!isUtf8(slice)) {
+      errors.push(`the content is not valid UTF-8 (byte ${offset + firstInvalidUtf8(slice)}); declare the session binary for non-text content`);
+      return errors;
+    }
+    fences += countFenceLines(slice);
+    const l = lastNonBlankLine(slice);
+    if (l) last = { text: l.text, line: linesBefore + lineNumberAt(slice, l.start) };
+    linesBefore += countNewlines(slice);
+    offset += slice.length;
   }
-  // Looked at in the bytes, so a 10 MB content is never decoded and split into lines whole.
-  const last = lastNonBlankLine(content);
   if (last && /^\W{0,3}DONE\W{0,3}$/.test(last.text.trim())) {
-    errors.push(`a stray "DONE" marker ends the content (line ${lineNumberAt(content, last.start)}); send DONE alone on its own line to end a session`);
+    errors.push(`a stray "DONE" marker ends the content (line ${last.line}); send DONE alone on its own line to end a session`);
   }
-  if (countFenceLines(content) % 2 === 1) errors.push('the content ends inside an unterminated code fence (```)');
+  if (fences % 2 === 1) errors.push('the content ends inside an unterminated code fence (```)');
   const lower = target.path.toLowerCase();
   const kind = lower.endsWith('.json') ? 'json' : lower.endsWith('.yaml') || lower.endsWith('.yml') ? 'yaml' : undefined;
   if (kind) {
-    const text = content.toString('utf8');
+    const text = source.text();
     if (text.trim() !== '') {
       const problem = parse(kind, text);
       if (problem) errors.push(`the content is not valid ${kind.toUpperCase()}: ${problem}`);
     }
   }
   return errors;
+}
+
+/**
+ * Content too large to hold whole: its size, its bytes in slices that each
+ * end at the end of a line (so no UTF-8 character and no line is cut
+ * between two; only the last may end without a newline), and the whole
+ * text for the formats that need it parsed (JSON, YAML).
+ */
+export interface SessionContent {
+  size: number;
+  slices(): Iterable<Buffer>;
+  text(): string;
+}
+
+function countNewlines(b: Buffer): number {
+  let n = 0;
+  for (let i = b.indexOf(NL); i !== -1; i = b.indexOf(NL, i + 1)) n++;
+  return n;
 }
 
 const isBlank = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a || b === 0x0b || b === 0x0c;

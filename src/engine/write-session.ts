@@ -1,9 +1,11 @@
 import { ShadowError } from '../errors.js';
 import { contentTooLarge } from '../core/content.js';
-import { LineSplitter, validateSessionContent } from '../core/session-content.js';
+import type { FileOperation } from '../core/ops.js';
+import { LineSplitter, validateSessionContent, type SessionContent } from '../core/session-content.js';
 import { writeAll } from '../store/durable-file.js';
 import {
   contentPath,
+  contentSlices,
   readSessionMeta,
   readSessionState,
   removeSessionFiles,
@@ -230,7 +232,14 @@ export class WriteSession {
     else this.save(true);
     const ws = this.ws;
     const meta = this.meta;
-    const content = this.content();
+    // The content stays on disk: validated slice by slice and streamed into
+    // the object database, never held whole. (Unless a full disk kept it in
+    // memory: then it is in memory already.)
+    const onDisk = !this.memoryOnly && this.pending.length === 0;
+    const path = contentPath(ws.repo.shadowDir, this.id);
+    const content: Buffer | SessionContent = onDisk
+      ? { size: this.savedBytes, slices: () => contentSlices(ws.ctx, path, this.savedBytes), text: () => this.content().toString('utf8') }
+      : this.content();
     let exists = true;
     let current: Buffer | undefined;
     try {
@@ -250,12 +259,15 @@ export class WriteSession {
       }
     });
     if (errors.length > 0) return this.rejected(errors);
-    const bytes = meta.operation === 'append' && current ? Buffer.concat([current, content]) : content;
+    const prefix = meta.operation === 'append' && current ? current : Buffer.alloc(0);
+    const write: FileOperation = Buffer.isBuffer(content)
+      ? { operation: 'write', path: meta.target_file, content: '', bytes: prefix.length > 0 ? Buffer.concat([prefix, content]) : content }
+      : { operation: 'write', path: meta.target_file, content: '', stored: await ws.repo.objects.writeBlobFromFile(path, this.savedBytes, prefix) };
     const r = await runBatch(
       ws,
       {
         intent: meta.intent || `${meta.operation} ${meta.target_file}`,
-        operations: [{ operation: 'write', path: meta.target_file, content: '', bytes }],
+        operations: [write],
       },
       { draft: meta.draft, actor: meta.actor, trailers: { session: meta.session_id }, allowEmpty: true },
     );

@@ -90,6 +90,35 @@ export function writeAll(fs: FileSystem, fd: number, data: Uint8Array): void {
   while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
 }
 
+/** Pieces smaller than this are joined before they are written (one call for many small ones). */
+const JOIN_BELOW = 256 * 1024;
+
+/**
+ * Write `parts` in order: small ones joined into one write, large ones
+ * written as they are (never copied into a joined buffer).
+ */
+export function writeParts(fs: FileSystem, fd: number, parts: readonly Uint8Array[]): void {
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const flush = (): void => {
+    if (pending.length === 1) writeAll(fs, fd, pending[0]!);
+    else if (pending.length > 1) writeAll(fs, fd, Buffer.concat(pending, pendingBytes));
+    pending = [];
+    pendingBytes = 0;
+  };
+  for (const p of parts) {
+    if (p.length >= JOIN_BELOW) {
+      flush();
+      writeAll(fs, fd, p);
+      continue;
+    }
+    pending.push(p);
+    pendingBytes += p.length;
+    if (pendingBytes >= JOIN_BELOW) flush();
+  }
+  flush();
+}
+
 /**
  * Replace `path` with `data` atomically: a temporary file in the same
  * directory, written, fsynced (unless `durable` is false), renamed over the

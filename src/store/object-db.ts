@@ -12,7 +12,8 @@ import {
   type Tag,
   type TreeEntry,
 } from '../core/git-objects.js';
-import { fsyncDir, listDir, tryUnlink, writeAll } from './durable-file.js';
+import { streamBlobPack } from './blob-pack-stream.js';
+import { fsyncDir, listDir, tryUnlink, writeAll, writeParts } from './durable-file.js';
 import { PackIndex, type RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { buildPack, type BuiltPack, type PackObject } from './pack-writer.js';
@@ -274,6 +275,29 @@ export class ObjectDatabase {
     if (merged > 0) this.rescan();
   }
 
+  /**
+   * Write one blob durably from a file, streamed (`prefix`, then the file's
+   * first `length` bytes): a pack of its own, the content never held whole.
+   * Returns the blob's id and size.
+   */
+  async writeBlobFromFile(source: string, length: number, prefix: Buffer = Buffer.alloc(0)): Promise<{ oid: Oid; size: number }> {
+    const fs = this.ctx.fs;
+    const dir = this.packDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const token = this.ctx.ids.token();
+    const tmpPack = `${dir}/tmp_pack_${token}`;
+    let streamed;
+    try {
+      streamed = await streamBlobPack(fs, source, length, prefix, tmpPack);
+    } catch (e) {
+      tryUnlink(fs, tmpPack);
+      throw e;
+    }
+    const idx = this.install(tmpPack, token, { checksum: streamed.checksum, count: 1, idx: streamed.idx });
+    if (this.packRegistry !== undefined) registerPack(this.ctx, this.packRegistry, idx);
+    return { oid: streamed.oid, size: streamed.size };
+  }
+
   /** Write a built pack durably; returns its `.idx` path. */
   private writeBuilt(built: BuiltPack): string {
     const fs = this.ctx.fs;
@@ -281,21 +305,40 @@ export class ObjectDatabase {
     fs.mkdirSync(dir, { recursive: true });
     const token = this.ctx.ids.token();
     const tmpPack = `${dir}/tmp_pack_${token}`;
+    try {
+      const fd = fs.openSync(tmpPack, 'wx', 0o644);
+      try {
+        writeParts(fs, fd, built.pack);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (e) {
+      tryUnlink(fs, tmpPack);
+      throw e;
+    }
+    return this.install(tmpPack, token, built);
+  }
+
+  /**
+   * Put a pack written (and fsynced) at `tmpPack` into place with its index:
+   * the index written and fsynced, both renamed (pack first, index last, as
+   * git does: readers find packs through their index), the directory
+   * fsynced. Returns the `.idx` path.
+   */
+  private install(tmpPack: string, token: string, built: { checksum: string; count: number; idx: Buffer }): string {
+    const fs = this.ctx.fs;
+    const dir = this.packDir();
     const tmpIdx = `${dir}/tmp_idx_${token}`;
     const finalPack = `${dir}/pack-${built.checksum}.pack`;
     const finalIdx = `${dir}/pack-${built.checksum}.idx`;
     try {
-      for (const [path, data] of [
-        [tmpPack, built.pack],
-        [tmpIdx, built.idx],
-      ] as const) {
-        const fd = fs.openSync(path, 'wx', 0o644);
-        try {
-          writeAll(fs, fd, data);
-          fs.fsyncSync(fd);
-        } finally {
-          fs.closeSync(fd);
-        }
+      const fd = fs.openSync(tmpIdx, 'wx', 0o644);
+      try {
+        writeAll(fs, fd, built.idx);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
       }
       fs.renameSync(tmpPack, finalPack);
       fs.renameSync(tmpIdx, finalIdx);

@@ -119,7 +119,7 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
         const bytes = index.readPackBytes(0, pack.size);
         // Only whole objects can be copied as they are.
         if (raw.some((e) => { const t = (bytes[e.offset]! >> 4) & 7; return t < 1 || t > 4; })) continue;
-        for (const e of raw) entries.push({ oid: e.oid, crc: e.crc, bytes: bytes.subarray(e.offset, e.offset + e.length) });
+        for (const e of raw) entries.push({ oid: e.oid, crc: e.crc, parts: [bytes.subarray(e.offset, e.offset + e.length)] });
         merged.push(pack);
       } catch (e) {
         // Removed meanwhile (git gc, another merge): leave it out.

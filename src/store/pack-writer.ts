@@ -20,7 +20,12 @@ export interface BuiltPack {
   checksum: string;
   /** Number of objects. */
   count: number;
-  pack: Buffer;
+  /**
+   * The pack's bytes, in pieces to write one after the other: never joined
+   * into one buffer, so a 10 MB blob is not held twice more while it is
+   * written.
+   */
+  pack: readonly Buffer[];
   idx: Buffer;
 }
 
@@ -34,7 +39,8 @@ const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, ta
 const SMALL_OBJECT = 4096;
 const SMALL_DEFLATE = { level: 1, windowBits: 12, memLevel: 4 } as const;
 
-function entryHeader(type: ObjectType, size: number): Buffer {
+/** An entry's header: its type and inflated size. */
+export function entryHeader(type: ObjectType, size: number): Buffer {
   const bytes: number[] = [];
   let c = (TYPE_CODES[type] << 4) | (size & 15);
   let rest = Math.floor(size / 16);
@@ -51,7 +57,8 @@ function entryHeader(type: ObjectType, size: number): Buffer {
 export interface RawEntry {
   oid: string;
   crc: number;
-  bytes: Buffer;
+  /** The entry's bytes (header and deflated body), in pieces. */
+  parts: readonly Buffer[];
 }
 
 /**
@@ -65,7 +72,7 @@ export function buildPack(objects: readonly PackObject[]): BuiltPack {
   for (const o of unique.values()) {
     const head = entryHeader(o.type, o.content.length);
     const body = deflateSync(o.content, o.content.length <= SMALL_OBJECT ? SMALL_DEFLATE : { level: 1 });
-    entries.push({ oid: o.oid, crc: crc32(body, crc32(head)), bytes: Buffer.concat([head, body]) });
+    entries.push({ oid: o.oid, crc: crc32(body, crc32(head)), parts: [head, body] });
   }
   return buildPackFromRaw(entries);
 }
@@ -74,29 +81,34 @@ export function buildPack(objects: readonly PackObject[]): BuiltPack {
 export function buildPackFromRaw(input: readonly RawEntry[]): BuiltPack {
   const seen = new Set<string>();
   const list = input.filter((e) => !seen.has(e.oid) && seen.add(e.oid));
-  const header = Buffer.alloc(12);
-  header.write('PACK', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(list.length, 8);
-
-  const parts: Buffer[] = [header];
+  const parts: Buffer[] = [packHeader(list.length)];
   const meta: Array<{ id: Buffer; offset: number; crc: number }> = [];
   let offset = 12;
   for (const e of list) {
     meta.push({ id: Buffer.from(e.oid, 'hex'), offset, crc: e.crc });
-    parts.push(e.bytes);
-    offset += e.bytes.length;
+    for (const p of e.parts) {
+      parts.push(p);
+      offset += p.length;
+    }
   }
   const packHash = createHash('sha1');
   for (const p of parts) packHash.update(p);
   const packSum = packHash.digest();
   parts.push(packSum);
-  const pack = Buffer.concat(parts);
-  return { checksum: packSum.toString('hex'), count: list.length, pack, idx: buildIndex(meta, packSum) };
+  return { checksum: packSum.toString('hex'), count: list.length, pack: parts, idx: buildIndex(meta, packSum) };
+}
+
+/** The 12 bytes a version-2 pack of `count` objects starts with. */
+export function packHeader(count: number): Buffer {
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(count, 8);
+  return header;
 }
 
 /** A version-2 index for entries at the given offsets. */
-function buildIndex(meta: Array<{ id: Buffer; offset: number; crc: number }>, packSum: Buffer): Buffer {
+export function buildIndex(meta: Array<{ id: Buffer; offset: number; crc: number }>, packSum: Buffer): Buffer {
   meta.sort((a, b) => Buffer.compare(a.id, b.id));
   const n = meta.length;
   const large = meta.filter((m) => m.offset >= 0x80000000);

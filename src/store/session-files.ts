@@ -131,3 +131,40 @@ export function removeSessionFiles(ctx: Context, shadowDir: string, id: string):
     if (errnoCode(e) !== 'ENOENT') throw e;
   }
 }
+
+const SLICE = 1 << 20;
+
+/**
+ * The first `length` bytes of a session's content file, in slices that end
+ * at the end of a line (the last may not), read into one reused buffer: a
+ * slice is valid until the next is asked for. A line longer than the buffer
+ * grows it.
+ */
+export function* contentSlices(ctx: Context, path: string, length: number): Generator<Buffer> {
+  const fd = ctx.fs.openSync(path, 'r');
+  try {
+    let buf = Buffer.allocUnsafe(Math.min(SLICE, Math.max(1, length)));
+    let held = 0; // bytes of an unfinished line at the start of buf
+    for (let at = 0; at < length; ) {
+      if (held === buf.length) {
+        const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, length));
+        buf.copy(bigger, 0, 0, held);
+        buf = bigger;
+      }
+      const n = ctx.fs.readSync(fd, buf, held, Math.min(buf.length - held, length - at), at);
+      if (n === 0) throw new Error(`${path} ended at byte ${at} of ${length}`);
+      at += n;
+      const filled = held + n;
+      const cut = at === length ? filled : buf.lastIndexOf(0x0a, filled - 1) + 1;
+      if (cut === 0) {
+        held = filled;
+        continue;
+      }
+      yield buf.subarray(0, cut);
+      buf.copy(buf, 0, cut, filled);
+      held = filled - cut;
+    }
+  } finally {
+    ctx.fs.closeSync(fd);
+  }
+}
