@@ -188,6 +188,85 @@ Finalize('a 3 MB create and an append: committed byte for byte, content.txt neve
   }
 });
 
+
+// ---------------------------------------------------------------- failures while streaming, and a writer meanwhile
+
+const Faults = suite('streaming faults and other writers');
+
+/** An fs whose writes to a temporary pack fail with ENOSPC after `budget` bytes; opens and closes counted. */
+function fullDisk(fs: FileSystem, budget: number): { fs: FileSystem; open: () => number } {
+  let written = 0;
+  const fds = new Set<number>();
+  const packFds = new Set<number>();
+  const wrapped = new Proxy(fs, {
+    get(target, key) {
+      const v = (target as unknown as Record<string | symbol, unknown>)[key];
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => {
+        if (key === 'writeSync' && packFds.has(args[0] as number)) {
+          written += typeof args[3] === 'number' ? (args[3] as number) : (args[1] as Buffer).length;
+          if (written > budget) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        }
+        const r = (v as (...a: unknown[]) => unknown).apply(target, args);
+        if (key === 'openSync') {
+          fds.add(r as number);
+          if (String(args[0]).includes('tmp_pack_')) packFds.add(r as number);
+        }
+        if (key === 'closeSync') fds.delete(args[0] as number);
+        return r;
+      };
+    },
+  }) as FileSystem;
+  return { fs: wrapped, open: () => fds.size };
+}
+
+Faults('a full disk while the pack is written: the call rejects with ENOSPC, no temporary pack is left, nothing stays open', async () => {
+  const vol = new Volume();
+  vol.mkdirSync('/objects/pack', { recursive: true });
+  const base = createFsFromVolume(vol) as unknown as FileSystem;
+  base.writeFileSync('/content.txt', text(3 * MiB, 3));
+  const disk = fullDisk(base, 200_000);
+  const db = new ObjectDatabase(testContext(disk.fs), '/objects');
+  let code: string | undefined;
+  try {
+    await db.writeBlobFromFile('/content.txt', 3 * MiB);
+  } catch (e) {
+    code = (e as { code?: string }).code;
+  }
+  assert.is(code, 'ENOSPC');
+  assert.equal((vol.readdirSync('/objects/pack') as string[]).filter((n) => n.startsWith('tmp_')), []);
+  assert.is(disk.open(), 0, 'every file opened was closed');
+  // A source that is gone: ENOENT, and nothing left open either.
+  await db.writeBlobFromFile('/missing.txt', 10).then(
+    () => assert.unreachable('a missing source must fail'),
+    (e: { code?: string }) => assert.is(e.code, 'ENOENT'),
+  );
+  assert.is(disk.open(), 0);
+});
+
+Finalize('an append whose target another writer changes while the content streams: the other writer’s work is never overwritten', async () => {
+  const repo = await memRepo({ 'README.md': 'Hello\n' });
+  const sh = await repo.open();
+  try {
+    const body = Buffer.from('appended line\n'.repeat(300_000));
+    const { session_id } = await sh.sessions.begin({ intent: 'append', target_file: 'README.md', operation: 'append' });
+    for (let i = 0; i < body.length; i += 65536) sh.sessions.push(session_id, body.subarray(i, i + 65536));
+    sh.sessions.end(session_id);
+    const finalizing = sh.sessions.finalize(session_id); // reads README.md now, then streams
+    const other = await sh.write('README.md', 'Hello\nanother writer\n');
+    assert.ok(other.success);
+    const f = await finalizing;
+    const now = (await sh.cat('README.md')).content.toString();
+    assert.ok(now.includes('another writer'), 'the other writer’s content is kept');
+    if (f.success) assert.ok(now.endsWith(body.toString()), 'a finalize that succeeded appended to what is there now');
+    else assert.match(JSON.stringify(f.error), /no longer holds the expected content/);
+  } finally {
+    sh.close();
+  }
+});
+
+Faults.run();
+
 Slices.run();
 Validate.run();
 Pack.run();

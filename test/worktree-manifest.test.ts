@@ -5,6 +5,7 @@ import { openShadow, type FileSystem } from '../src/index.js';
 import { Manifest, manifestDir, shardsFor, type ManifestEntry } from '../src/store/worktree-manifest.js';
 import { testContext, type TestContext } from './helpers/context.js';
 import { memRepo } from './helpers/mem-repo.js';
+import { withReplacingRename } from './helpers/memfs-rename.js';
 
 /*
  * The manifest of a materialized worktree, on memfs: its shards are read
@@ -162,6 +163,61 @@ Sync('rollback of a file the draft set back to its committed content: the worktr
     assert.equal(r.written, ['a.txt']);
     assert.is(String(repo.fs.readFileSync('/wt/a.txt', 'utf8')), 'user edit, not committed\n');
     assert.is(String(repo.fs.readFileSync('/wt/b.txt', 'utf8')), 'b2\n');
+  } finally {
+    sh.close();
+  }
+});
+
+Sync('a conflict is looked at again by every later sync: once the worktree edit is dropped, the draft’s file comes in', async () => {
+  const repo = await memRepo({ 'a.txt': 'v1\n', 'b.txt': 'b\n' });
+  const sh = await repo.open();
+  try {
+    await sh.worktrees.add('/wt');
+    repo.fs.writeFileSync('/wt/a.txt', 'my edit\n');
+    assert.ok((await sh.write('a.txt', 'v2\n')).success);
+    const first = await sh.worktrees.sync('/wt');
+    assert.equal(first.conflicts.map((c) => c.path), ['a.txt']);
+    assert.is(String(repo.fs.readFileSync('/wt/a.txt', 'utf8')), 'my edit\n', 'never overwritten');
+    const again = await sh.worktrees.sync('/wt');
+    assert.equal(again.conflicts.map((c) => c.path), ['a.txt'], 'still a conflict, though the draft did not move');
+    // The user drops the edit (puts back what shadow left); another batch elsewhere.
+    repo.fs.writeFileSync('/wt/a.txt', 'v1\n');
+    assert.ok((await sh.write('b.txt', 'b2\n')).success);
+    const r = await sh.worktrees.sync('/wt');
+    assert.equal(r.written.sort(), ['a.txt', 'b.txt']);
+    assert.equal(r.conflicts, []);
+    assert.is(String(repo.fs.readFileSync('/wt/a.txt', 'utf8')), 'v2\n');
+    assert.equal(await sh.worktrees.changes('/wt'), []);
+  } finally {
+    sh.close();
+  }
+});
+
+Sync('a worktree made when the manifest was one file: it is moved into shards, and nothing looks changed that is not', async () => {
+  const repo = await memRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'README.md': 'Hello\n' });
+  // (memfs miscounts a directory's children after a rename over a file: see memfs-rename.ts)
+  const sh = await openShadow({ dir: repo.dir, fs: withReplacingRename(repo.ctx.fs), clock: repo.ctx.clock, ids: repo.ctx.ids, env: repo.ctx.env });
+  try {
+    const { id } = await sh.worktrees.add('/wt');
+    // The old layout: <id>.manifest.json, and a record without manifest_shards.
+    const wtDir = '/repo/.git/shadow/worktrees';
+    const m = Manifest.open(repo.ctx, '/repo/.git/shadow', { id, manifest_shards: shardsFor(3) });
+    const old: Record<string, ManifestEntry> = {};
+    for (const k of m.keys()) old[k] = m.get(k)!;
+    repo.fs.writeFileSync(`${wtDir}/${id}.manifest.json`, JSON.stringify(old));
+    for (const n of repo.fs.readdirSync(manifestDir('/repo/.git/shadow', id)) as string[]) repo.fs.unlinkSync(`${manifestDir('/repo/.git/shadow', id)}/${n}`);
+    const rec = JSON.parse(String(repo.fs.readFileSync(`${wtDir}/${id}.json`, 'utf8')));
+    delete rec.manifest_shards;
+    repo.fs.writeFileSync(`${wtDir}/${id}.json`, JSON.stringify(rec));
+
+    repo.fs.unlinkSync('/wt/b.txt');
+    assert.equal(await sh.worktrees.changes('/wt'), [{ path: 'b.txt', kind: 'delete' }]);
+    assert.not.ok(repo.fs.existsSync(`${wtDir}/${id}.manifest.json`), 'moved into shards');
+    assert.ok((await sh.write('a.txt', 'draft a\n')).success);
+    const r = await sh.worktrees.sync('/wt');
+    assert.equal([r.written, r.conflicts], [['a.txt'], []]);
+    await sh.worktrees.remove('/wt', { force: true });
+    assert.equal(repo.fs.readdirSync(wtDir), [], 'nothing of it is left');
   } finally {
     sh.close();
   }

@@ -211,13 +211,19 @@ function makeRepo(): DiskRepo {
   return repo;
 }
 
+/** A suite whose every test gets a repository of its own (`make`, the usual one by default), cleaned up after. */
+function repoSuite(name: string, make: () => DiskRepo = makeRepo) {
+  const s = suite<{ repo: DiskRepo }>(name);
+  s.before.each((ctx) => {
+    ctx.repo = make();
+  });
+  s.after.each((ctx) => ctx.repo.cleanup());
+  return s;
+}
+
 // ---------------------------------------------------------------- materialize
 
-const Materialize = suite<{ repo: DiskRepo }>('worktree add (materialize)');
-Materialize.before.each((ctx) => {
-  ctx.repo = makeRepo();
-});
-Materialize.after.each((ctx) => ctx.repo.cleanup());
+const Materialize = repoSuite('worktree add (materialize)');
 
 Materialize('the view: the working tree (ignored files left out) with the draft laid over it; marker names repository and draft', async ({ repo }) => {
   const sh = await open(repo);
@@ -363,13 +369,11 @@ Materialize('bad targets: not empty (ALREADY_EXISTS), a file (ALREADY_EXISTS), i
 
 // ---------------------------------------------------------------- sync
 
-const Sync = suite<{ repo: DiskRepo }>('worktree sync');
-Sync.before.each((ctx) => {
+const Sync = repoSuite('worktree sync', () => {
   const files: Record<string, string> = { 'README.md': 'Hello\n' };
   for (let i = 0; i < 30; i++) files[`f/${String(i).padStart(2, '0')}.txt`] = `file ${i}\n`;
-  ctx.repo = new DiskRepo(files);
+  return new DiskRepo(files);
 });
-Sync.after.each((ctx) => ctx.repo.cleanup());
 
 const TEN = Array.from({ length: 10 }, (_, i) => `f/${String(i * 3).padStart(2, '0')}.txt`);
 
@@ -492,11 +496,7 @@ Sync('a worktree whose draft was dropped: sync says DRAFT_NOT_FOUND, list says s
 
 // ---------------------------------------------------------------- record and remove
 
-const Record = suite<{ repo: DiskRepo }>('worktree record, changes, remove');
-Record.before.each((ctx) => {
-  ctx.repo = makeRepo();
-});
-Record.after.each((ctx) => ctx.repo.cleanup());
+const Record = repoSuite('worktree record, changes, remove');
 
 Record('record: writes, new files, deletes, renames, exec bit and binary bytes as one batch', async ({ repo }) => {
   const sh = await open(repo);
@@ -558,6 +558,38 @@ Record('record after another writer: its work comes in; a path it changed fails 
   }
 });
 
+Record('core.filemode=false: an executable edited there stays 100755, its rename is paired; a symlink is no conflict', async ({ repo }) => {
+  repo.git('config', 'core.filemode', 'false');
+  fs.symlinkSync('a.txt', repo.path('link'));
+  repo.git('add', 'link');
+  repo.git('commit', '-q', '-m', 'link');
+  const sh = await open(repo);
+  try {
+    const wt = beside(repo);
+    const other = beside(repo, 'wt2');
+    await sh.worktrees.add(wt);
+    await sh.worktrees.add(other);
+    fs.writeFileSync(join(wt, 'bin/run.sh'), '#!/bin/sh\necho changed\n');
+    const r = await sh.worktrees.record(wt);
+    assert.ok(r.batch?.success, JSON.stringify(r.batch?.error));
+    assert.is(lsTree(repo, REF(), 'bin/run.sh')?.[0], '100755', 'the mode git knew is kept');
+    fs.renameSync(join(wt, 'bin/run.sh'), join(wt, 'bin/go.sh'));
+    const moved = await sh.worktrees.record(wt);
+    assert.equal(moved.changes, [{ path: 'bin/run.sh', kind: 'rename', to: 'bin/go.sh' }]);
+    assert.is(lsTree(repo, REF(), 'bin/go.sh')?.[0], '100755');
+    // The other worktree: its symlink is untouched, the executable comes over.
+    fs.unlinkSync(join(wt, 'link'));
+    fs.symlinkSync('c.txt', join(wt, 'link'));
+    assert.ok((await sh.worktrees.record(wt)).batch?.success);
+    const s = await sh.worktrees.sync(other);
+    assert.equal(s.conflicts, []);
+    assert.is(fs.readlinkSync(join(other, 'link')), 'c.txt');
+    assert.is(read(other, 'bin/go.sh'), '#!/bin/sh\necho changed\n');
+  } finally {
+    sh.close();
+  }
+});
+
 Record('remove: WORKTREE_DIRTY while changes are not recorded; --force discards; a recorded worktree goes quietly', async ({ repo }) => {
   const sh = await open(repo);
   try {
@@ -592,11 +624,7 @@ Record('remove: WORKTREE_DIRTY while changes are not recorded; --force discards;
 
 // ---------------------------------------------------------------- watch
 
-const Watch = suite<{ repo: DiskRepo }>('watch');
-Watch.before.each((ctx) => {
-  ctx.repo = makeRepo();
-});
-Watch.after.each((ctx) => ctx.repo.cleanup());
+const Watch = repoSuite('watch');
 
 Watch('a child process changes files: exactly those changes become one batch (actor watch); ignored and editor temp files never', async ({ repo }) => {
   const sh = await open(repo);
@@ -826,6 +854,17 @@ Exec('exit status passes through; the command sees the draft; without --record n
   assert.equal(fs.readdirSync(tmp), []);
 });
 
+Exec('run from a directory the view does not hold (ignored, or empty): the command runs in its nearest parent there', async ({ repo, tmp }) => {
+  fs.mkdirSync(repo.path('node_modules/pkg/deep'), { recursive: true });
+  const r = cli(repo, ['exec', '--', process.execPath, '-e', 'console.log(require("path").relative(process.env.SHADOW_WORKTREE, process.cwd()))'], { cwd: repo.path('node_modules/pkg/deep'), env: { TMPDIR: tmp } });
+  assert.is(r.status, 0, r.stderr);
+  assert.is(r.stdout.trim(), '', 'the root of the view (node_modules is ignored)');
+  fs.mkdirSync(repo.path('src/empty'));
+  const s = cli(repo, ['exec', '--', process.execPath, '-e', 'console.log(require("path").relative(process.env.SHADOW_WORKTREE, process.cwd()))'], { cwd: repo.path('src/empty'), env: { TMPDIR: tmp } });
+  assert.is(s.status, 0, s.stderr);
+  assert.is(s.stdout.trim(), 'src');
+});
+
 Exec('a command that exits non-zero: --record still records and says so; --record-on-success does not record', async ({ repo, tmp }) => {
   const script = "require('fs').writeFileSync('made.txt', 'made\\n'); process.exit(3)";
   const before = treeHash(repo.dir);
@@ -896,11 +935,7 @@ Exec('exec from inside a worktree named like the repository (../repo-draft, as t
 
 // ---------------------------------------------------------------- CLI smoke
 
-const Cmd = suite<{ repo: DiskRepo }>('shadow worktree / watch (CLI)');
-Cmd.before.each((ctx) => {
-  ctx.repo = makeRepo();
-});
-Cmd.after.each((ctx) => ctx.repo.cleanup());
+const Cmd = repoSuite('shadow worktree / watch (CLI)');
 
 Cmd('add, list, record, sync, remove: exit statuses and JSON; commands run inside find the repository and draft by the marker', async ({ repo }) => {
   const before = treeHash(repo.dir);

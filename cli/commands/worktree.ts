@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ShadowError, type RecordResult, type Shadow, type SyncResult, type WorktreeChange } from '../../src/index.js';
@@ -147,7 +147,9 @@ export async function exec(ctx: CommandContext): Promise<number> {
   // working tree, or of the worktree the command was started in.
   const root = ctx.worktreeRoot ?? sh.layout.worktree;
   const rel = root ? relative(root, ctx.dir) : '';
-  const sub = rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? '' : rel;
+  let sub = rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? '' : rel;
+  // A directory the view does not hold (ignored, or empty): its nearest parent that it does.
+  while (sub !== '' && !existsSync(join(dir, sub))) sub = sub.includes('/') ? sub.slice(0, sub.lastIndexOf('/')) : '';
   const recordAlways = ctx.argv.record === true;
   const recordOnSuccess = ctx.argv['record-on-success'] === true;
   let code: number;

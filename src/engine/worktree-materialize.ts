@@ -122,7 +122,7 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
       const from = `${source}/${f.path}`;
       const st = fs.lstatSync(from) as Stats;
       copyFile(ws, from, target);
-      const mode = modeOfStat(st, trustExec);
+      const mode = modeOfStat(st, trustExec, known.modeOf(f.path));
       manifest.set(f.path, statEntry(fs.lstatSync(target) as Stats, known.oidOf(f.path, st), mode));
       copied++;
       bytes += st.size;

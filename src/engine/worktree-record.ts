@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import { blobOid } from '../core/content.js';
+import { MODE } from '../core/git-objects.js';
 import type { FileOperation } from '../core/ops.js';
 import { pathProblem } from '../core/path-rules.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
@@ -7,6 +8,7 @@ import { listDir } from '../store/durable-file.js';
 import { Manifest, modeOfStat, statEntry, unchangedSince } from '../store/worktree-manifest.js';
 import { MARKER, writeWorktreeRecord, type WorktreeRecord } from '../store/worktree-state.js';
 import { runBatch, type BatchResult } from './batch.js';
+import { loadDraft } from './drafts.js';
 import { syncWorktree, trustsExecBit, worktreeFileState, type SyncResult } from './worktree-sync.js';
 import type { Workspace } from './workspace.js';
 
@@ -111,18 +113,20 @@ export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Ma
     seen.set(path, st);
     if (had && unchangedSince(had, st, trustExec)) continue;
     const content = st.isSymbolicLink() ? (ws.ctx.fs.readlinkSync(`${rec.dir}/${path}`, { encoding: 'buffer' }) as Buffer) : (ws.ctx.fs.readFileSync(`${rec.dir}/${path}`) as Buffer);
-    const mode = modeOfStat(st, trustExec);
+    const mode = modeOfStat(st, trustExec, had?.mode);
     const f: Found = { path, st, mode, content, oid: blobOid(content) };
-    if (had && had.oid === f.oid && (had.mode === mode || !trustExec)) continue; // touched, not changed
+    if (had && had.oid === f.oid && had.mode === mode) continue; // touched, not changed
     if (had) written.push(f);
     else added.set(path, f);
   }
   // A deleted file whose content appears under a new name moved there.
   // Paired by content and mode through an index, so 10,000 moved files stay linear.
+  // (Without core.filemode a new file's exec bit means nothing: only file or symlink must agree.)
+  const pairKey = (oid: string, mode: string): string => `${oid} ${trustExec || mode === MODE.symlink ? mode : MODE.file}`;
   const renamedTo = new Map<string, string>();
   const addedByContent = new Map<string, string[]>();
   for (const f of added.values()) {
-    const key = `${f.oid} ${f.mode}`;
+    const key = pairKey(f.oid, f.mode);
     const list = addedByContent.get(key);
     if (list) list.push(f.path);
     else addedByContent.set(key, [f.path]);
@@ -130,7 +134,7 @@ export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Ma
   for (const from of deleted) {
     const had = manifest.get(from);
     if (!had?.oid) continue;
-    const to = addedByContent.get(`${had.oid} ${had.mode}`)?.shift();
+    const to = addedByContent.get(pairKey(had.oid, had.mode))?.shift();
     if (to !== undefined) renamedTo.set(from, to);
   }
   const ops: FileOperation[] = [];
@@ -197,7 +201,8 @@ export async function recordWorktree(ws: Workspace, rec: WorktreeRecord, options
   const next: WorktreeRecord = {
     ...rec,
     synced_tip: fastForward ? batch.commit : rec.synced_tip,
-    owned: [...new Set([...rec.owned, ...changes.flatMap((c) => (c.to ? [c.path, c.to] : [c.path]))])],
+    // At the batch, the draft owns what its bases say (a recorded path may have resolved unchanged).
+    owned: fastForward ? Object.keys(loadDraft(ws, rec.draft)?.bases ?? {}) : rec.owned,
     updated_at: new Date(ws.ctx.clock.now()).toISOString(),
   };
   writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, next, { durable: false });

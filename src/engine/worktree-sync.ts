@@ -55,7 +55,7 @@ export function untouched(ws: Workspace, dir: string, path: string, entry: Manif
   const trustExec = trustsExecBit(ws);
   if (unchangedSince(entry, state.st, trustExec)) return true;
   if (entry.oid === null) return false;
-  if (trustExec && modeOfStat(state.st, true) !== entry.mode) return false; // a chmod not recorded
+  if (modeOfStat(state.st, trustExec, entry.mode) !== entry.mode) return false; // a chmod (or a type change) not recorded
   return currentOid(ws, dir, path, state.st) === entry.oid;
 }
 
@@ -85,7 +85,7 @@ function candidates(ws: Workspace, rec: WorktreeRecord, draft: Draft | undefined
   // O(the draft), not O(what changed).)
   const now = new Set(Object.keys(draft?.bases ?? {}));
   const before = new Set(rec.owned);
-  const out = new Set<string>();
+  const out = new Set<string>(rec.conflicts ?? []);
   for (const p of before) if (!now.has(p)) out.add(p);
   for (const p of now) if (!before.has(p)) out.add(p);
   if (!draft || rec.synced_tip === null) return out;
@@ -106,7 +106,7 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
     });
   }
   const out: SyncResult = { dir: rec.dir, draft: rec.draft, from: rec.synced_tip, to: draft?.tip ?? null, written: [], removed: [], conflicts: [] };
-  if ((draft?.tip ?? null) === rec.synced_tip) return out;
+  if ((draft?.tip ?? null) === rec.synced_tip && (rec.conflicts ?? []).length === 0) return out;
   const manifest = Manifest.open(ws.ctx, ws.repo.shadowDir, rec);
   const writer = new WorktreeWriter(ws.ctx, rec.dir);
   for (const path of [...candidates(ws, rec, draft)].sort()) {
@@ -115,7 +115,7 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
     if ((want.entry?.oid ?? null) === (had?.oid ?? null) && (want.entry?.mode ?? null) === (had?.mode ?? null) && had?.oid !== null) continue;
     const state = worktreeFileState(ws, rec.dir, path);
     if (!untouched(ws, rec.dir, path, had, state)) {
-      if (want.entry && state.kind === 'file' && currentOid(ws, rec.dir, path, state.st) === want.entry.oid && modeOfStat(state.st, trustsExecBit(ws)) === (trustsExecBit(ws) ? want.entry.mode : MODE.file)) {
+      if (want.entry && state.kind === 'file' && currentOid(ws, rec.dir, path, state.st) === want.entry.oid && modeOfStat(state.st, trustsExecBit(ws), want.entry.mode) === want.entry.mode) {
         // Changed there to exactly what the draft now holds: nothing to write, nothing lost.
         manifest.set(path, statEntry(state.st, want.entry.oid, want.entry.mode));
         continue;
@@ -147,6 +147,7 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
     ...rec,
     synced_tip: draft?.tip ?? null,
     owned: Object.keys(draft?.bases ?? {}),
+    conflicts: out.conflicts.map((c) => c.path),
     updated_at: new Date(ws.ctx.clock.now()).toISOString(),
   }, { durable: false });
   return out;

@@ -40,6 +40,7 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
   const quietMs = options.quietMs ?? 300;
   const pollMs = options.pollMs ?? 1000;
   const pending = new Set<string>();
+  let lastConflicts = '';
   let quiet: NodeJS.Timeout | undefined;
   let busy: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -137,7 +138,10 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
       }
       try {
         const r = syncWorktree(ws, current());
-        if (r.written.length + r.removed.length + r.conflicts.length > 0) options.onSync?.(r);
+        // Conflicts stay until resolved (every sync looks again): said when they change, not every poll.
+        const conflicts = r.conflicts.map((c) => c.path).join('\0');
+        if (r.written.length + r.removed.length > 0 || conflicts !== lastConflicts) options.onSync?.(r);
+        lastConflicts = conflicts;
       } catch (e) {
         report(e);
       }

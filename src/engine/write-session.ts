@@ -1,5 +1,5 @@
 import { ShadowError } from '../errors.js';
-import { contentTooLarge } from '../core/content.js';
+import { blobOid, contentTooLarge } from '../core/content.js';
 import type { FileOperation } from '../core/ops.js';
 import { LineSplitter, validateSessionContent, type SessionContent } from '../core/session-content.js';
 import { writeAll } from '../store/durable-file.js';
@@ -240,14 +240,8 @@ export class WriteSession {
     const content: Buffer | SessionContent = onDisk
       ? { size: this.savedBytes, slices: () => contentSlices(ws.ctx, path, this.savedBytes), text: () => this.content().toString('utf8') }
       : this.content();
-    let exists = true;
-    let current: Buffer | undefined;
-    try {
-      current = readViewFile(ws, meta.draft, meta.target_file).content;
-    } catch (e) {
-      if (!(e instanceof ShadowError && e.code === 'NOT_FOUND')) throw e;
-      exists = false;
-    }
+    const current = this.targetNow();
+    const exists = current !== undefined;
     const yaml = meta.target_file.match(/\.ya?ml$/i) ? await import('yaml') : undefined;
     const errors = validateSessionContent({ path: meta.target_file, operation: meta.operation, binary: meta.binary, exists }, content, (kind, text) => {
       try {
@@ -260,9 +254,20 @@ export class WriteSession {
     });
     if (errors.length > 0) return this.rejected(errors);
     const prefix = meta.operation === 'append' && current ? current : Buffer.alloc(0);
+    // The target must still be what was validated and appended to when the
+    // batch runs (another writer may have moved the draft while the content
+    // was streamed): the write expects its blob, and a target created meanwhile
+    // fails the create.
+    const expect = current ? { expect: blobOid(current) } : {};
+    // Too large once appended: refused before anything is written (no pack left behind).
+    const total = prefix.length + (Buffer.isBuffer(content) ? content.length : content.size);
+    if (total > ws.settings.maxContentBytes) return this.rejected([contentTooLarge(total, ws.settings.maxContentBytes).message]);
     const write: FileOperation = Buffer.isBuffer(content)
-      ? { operation: 'write', path: meta.target_file, content: '', bytes: prefix.length > 0 ? Buffer.concat([prefix, content]) : content }
-      : { operation: 'write', path: meta.target_file, content: '', stored: await ws.repo.objects.writeBlobFromFile(path, this.savedBytes, prefix) };
+      ? { operation: 'write', path: meta.target_file, content: '', bytes: prefix.length > 0 ? Buffer.concat([prefix, content]) : content, ...expect }
+      : { operation: 'write', path: meta.target_file, content: '', stored: await ws.repo.objects.writeBlobFromFile(path, this.savedBytes, prefix), ...expect };
+    if (!exists && this.targetNow() !== undefined) {
+      return this.rejected([`${meta.target_file} was created by another writer while the content was committed; use operation "overwrite" or "append"`]);
+    }
     const r = await runBatch(
       ws,
       {
@@ -274,6 +279,16 @@ export class WriteSession {
     if (!r.success) return this.rejected([r.error?.message ?? 'the batch failed'], r);
     this.discard();
     return { ...r, session_id: meta.session_id };
+  }
+
+  /** The target's content in the draft's view now (undefined: it does not exist). */
+  private targetNow(): Buffer | undefined {
+    try {
+      return readViewFile(this.ws, this.meta.draft, this.meta.target_file).content;
+    } catch (e) {
+      if (e instanceof ShadowError && e.code === 'NOT_FOUND') return undefined;
+      throw e;
+    }
   }
 
   private rejected(errors: string[], batch?: BatchResult): FinalizeResult {

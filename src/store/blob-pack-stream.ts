@@ -33,29 +33,42 @@ export async function streamBlobPack(fs: FileSystem, source: string, length: num
   const size = prefix.length + length;
   const blobHash = createHash('sha1').update(`blob ${size}\0`);
   const packHash = createHash('sha1');
-  const out = fs.openSync(tmpPack, 'wx', 0o644);
+  // The source first: when it cannot be opened, nothing is left open.
   const src = fs.openSync(source, 'r');
+  let out: number | undefined;
+  const deflate = createDeflate({ level: 1, chunkSize: READ_SIZE });
   try {
+    out = fs.openSync(tmpPack, 'wx', 0o644);
+    const fd = out;
     const put = (b: Buffer): void => {
       packHash.update(b);
-      writeAll(fs, out, b);
+      writeAll(fs, fd, b);
     };
     put(packHeader(1));
     const head = entryHeader('blob', size);
     put(head);
     let crc = crc32(head);
-    // Output in large pieces: one write (and one hash update) per 1 MB, not per zlib's default 16 KB.
-    const deflate = createDeflate({ level: 1, chunkSize: READ_SIZE });
-    deflate.on('data', (d: Buffer) => {
-      crc = crc32(d, crc);
-      put(d);
-    });
+    // zlib's output is collected in its callback and written here, between
+    // awaits: a write that fails (a full disk) then rejects this function
+    // instead of throwing inside a zlib callback.
+    let produced: Buffer[] = [];
+    deflate.on('data', (d: Buffer) => produced.push(d));
+    const drain = (): void => {
+      for (const d of produced) {
+        crc = crc32(d, crc);
+        put(d);
+      }
+      produced = [];
+    };
     const ended = new Promise<void>((resolve, reject) => {
       deflate.once('end', resolve);
       deflate.once('error', reject);
     });
     // The callback of write comes once zlib has taken the chunk in: the buffer may be refilled then.
-    const feed = (b: Buffer): Promise<void> => new Promise((resolve, reject) => deflate.write(b, (e) => (e ? reject(e) : resolve())));
+    const feed = async (b: Buffer): Promise<void> => {
+      await new Promise<void>((resolve, reject) => deflate.write(b, (e) => (e ? reject(e) : resolve())));
+      drain();
+    };
     if (prefix.length > 0) {
       blobHash.update(prefix);
       await feed(prefix);
@@ -71,13 +84,15 @@ export async function streamBlobPack(fs: FileSystem, source: string, length: num
     }
     deflate.end();
     await ended;
+    drain();
     const packSum = packHash.digest();
-    writeAll(fs, out, packSum);
-    fs.fsyncSync(out);
+    writeAll(fs, fd, packSum);
+    fs.fsyncSync(fd);
     const oid = blobHash.digest('hex');
     return { oid, size, checksum: packSum.toString('hex'), idx: buildIndex([{ id: Buffer.from(oid, 'hex'), offset: 12, crc }], packSum) };
   } finally {
+    deflate.destroy();
     fs.closeSync(src);
-    fs.closeSync(out);
+    if (out !== undefined) fs.closeSync(out);
   }
 }

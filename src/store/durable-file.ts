@@ -90,6 +90,17 @@ export function writeAll(fs: FileSystem, fd: number, data: Uint8Array): void {
   while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
 }
 
+/** Create `path` (it must not exist) holding `parts`, fsynced, closed. */
+export function writeNewFileSynced(fs: FileSystem, path: string, parts: readonly Uint8Array[]): void {
+  const fd = fs.openSync(path, 'wx', 0o644);
+  try {
+    writeParts(fs, fd, parts);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Pieces smaller than this are joined before they are written (one call for many small ones). */
 const JOIN_BELOW = 256 * 1024;
 

@@ -11,6 +11,8 @@ import type { Context } from '../context.js';
 
 interface StatRow {
   oid: string;
+  /** The mode git recorded (octal text, as in trees). */
+  mode: string;
   size: number;
   mtimeSec: number;
   mtimeNsec: number;
@@ -20,9 +22,11 @@ interface StatRow {
 export interface IndexStatOids {
   /** The file's blob id when the index vouches for it, else null. */
   oidOf(path: string, st: Stats): string | null;
+  /** The mode the index records for the path (what git knows where the file system keeps no exec bit). */
+  modeOf(path: string): string | undefined;
 }
 
-const NONE: IndexStatOids = { oidOf: () => null };
+const NONE: IndexStatOids = { oidOf: () => null, modeOf: () => undefined };
 
 export function indexStatOids(ctx: Context, indexPath: string): IndexStatOids {
   let buf: Buffer;
@@ -48,6 +52,7 @@ export function indexStatOids(ctx: Context, indexPath: string): IndexStatOids {
     if ((flags & 0x3000) === 0) {
       rows.set(buf.toString('utf8', p + fixed, p + fixed + nameLength), {
         oid: buf.toString('hex', p + 40, p + 60),
+        mode: buf.readUInt32BE(p + 24).toString(8),
         mtimeSec: buf.readUInt32BE(p + 8),
         mtimeNsec: buf.readUInt32BE(p + 12),
         ino: buf.readUInt32BE(p + 20),
@@ -57,6 +62,7 @@ export function indexStatOids(ctx: Context, indexPath: string): IndexStatOids {
     p += (fixed + nameLength + 8) & ~7;
   }
   return {
+    modeOf: (path) => rows.get(path)?.mode,
     oidOf(path, st) {
       const r = rows.get(path);
       if (!r) return null;

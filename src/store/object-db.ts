@@ -13,7 +13,7 @@ import {
   type TreeEntry,
 } from '../core/git-objects.js';
 import { streamBlobPack } from './blob-pack-stream.js';
-import { fsyncDir, listDir, tryUnlink, writeAll, writeParts } from './durable-file.js';
+import { fsyncDir, listDir, tryUnlink, writeNewFileSynced } from './durable-file.js';
 import { PackIndex, type RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { buildPack, type BuiltPack, type PackObject } from './pack-writer.js';
@@ -306,13 +306,7 @@ export class ObjectDatabase {
     const token = this.ctx.ids.token();
     const tmpPack = `${dir}/tmp_pack_${token}`;
     try {
-      const fd = fs.openSync(tmpPack, 'wx', 0o644);
-      try {
-        writeParts(fs, fd, built.pack);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
+      writeNewFileSynced(fs, tmpPack, built.pack);
     } catch (e) {
       tryUnlink(fs, tmpPack);
       throw e;
@@ -333,13 +327,7 @@ export class ObjectDatabase {
     const finalPack = `${dir}/pack-${built.checksum}.pack`;
     const finalIdx = `${dir}/pack-${built.checksum}.idx`;
     try {
-      const fd = fs.openSync(tmpIdx, 'wx', 0o644);
-      try {
-        writeAll(fs, fd, built.idx);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
+      writeNewFileSynced(fs, tmpIdx, [built.idx]);
       fs.renameSync(tmpPack, finalPack);
       fs.renameSync(tmpIdx, finalIdx);
     } catch (e) {

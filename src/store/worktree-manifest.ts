@@ -70,9 +70,28 @@ export class Manifest {
     private readonly fresh: boolean,
   ) {}
 
-  /** A worktree's manifest (in as many shards as its record says: 256 before there was a choice), read shard by shard as paths are asked for. */
+  /**
+   * A worktree's manifest (in as many shards as its record says), read
+   * shard by shard as paths are asked for. A worktree made before the
+   * manifest was sharded has no count in its record and one file,
+   * `<id>.manifest.json`: it is moved into 256 shards here, once.
+   */
   static open(ctx: Context, shadowDir: string, rec: { id: string; manifest_shards?: number | undefined }): Manifest {
-    return new Manifest(ctx, manifestDir(shadowDir, rec.id), rec.manifest_shards ?? 256, false);
+    if (rec.manifest_shards === undefined) Manifest.migrateLegacy(ctx, shadowDir, rec.id);
+    return new Manifest(ctx, manifestDir(shadowDir, rec.id), rec.manifest_shards ?? LEGACY_SHARDS, false);
+  }
+
+  /** Move a single-file manifest (`<id>.manifest.json`) into the shards an unmarked record reads; a damaged one is dropped (a cache). */
+  private static migrateLegacy(ctx: Context, shadowDir: string, id: string): void {
+    const path = legacyPath(shadowDir, id);
+    if (!ctx.fs.existsSync(path)) return;
+    const old = readJsonFile(ctx.fs, path, LegacySchema);
+    if (old) {
+      const moved = new Manifest(ctx, manifestDir(shadowDir, id), LEGACY_SHARDS, true);
+      for (const [p, e] of Object.entries(old)) moved.set(p, e);
+      moved.save();
+    }
+    tryUnlink(ctx.fs, path);
   }
 
   /** A new, empty manifest for about `files` paths (a materialization). */
@@ -134,8 +153,18 @@ export class Manifest {
   }
 }
 
+/** Shards of a manifest whose record gives no count (one moved from the single-file manifest). */
+const LEGACY_SHARDS = 256;
+
+function legacyPath(shadowDir: string, id: string): string {
+  return `${shadowDir}/worktrees/${id}.manifest.json`;
+}
+
+const LegacySchema = z.record(z.string(), z.object({ oid: z.nullable(z.string()), mode: z.string(), size: z.number(), mtime: z.number(), ino: z.number() }));
+
 /** Forget a worktree's manifest. */
 export function removeManifest(ctx: Context, shadowDir: string, id: string): void {
+  tryUnlink(ctx.fs, legacyPath(shadowDir, id));
   const dir = manifestDir(shadowDir, id);
   for (const name of listDir(ctx.fs, dir)) tryUnlink(ctx.fs, `${dir}/${name}`);
   try {
@@ -158,10 +187,15 @@ interface StatLike {
   isSymbolicLink(): boolean;
 }
 
-/** The git mode a file's stat data stands for (the exec bit only where the file system keeps it: core.filemode). */
-export function modeOfStat(st: StatLike, trustExec: boolean): string {
+/**
+ * The git mode a file's stat data stands for. The exec bit counts only
+ * where the file system keeps it (core.filemode); where it does not, a
+ * regular file keeps the mode git knew for it (`known`), as git does.
+ */
+export function modeOfStat(st: StatLike, trustExec: boolean, known?: string): string {
   if (st.isSymbolicLink()) return MODE.symlink;
-  return trustExec && (Number(st.mode) & 0o100) !== 0 ? MODE.executable : MODE.file;
+  if (!trustExec) return known === MODE.executable ? MODE.executable : MODE.file;
+  return (Number(st.mode) & 0o100) !== 0 ? MODE.executable : MODE.file;
 }
 
 /**
@@ -170,5 +204,5 @@ export function modeOfStat(st: StatLike, trustExec: boolean): string {
  * compared as well.
  */
 export function unchangedSince(entry: ManifestEntry, st: StatLike, trustExec: boolean): boolean {
-  return entry.size === st.size && entry.mtime === st.mtimeMs && entry.ino === st.ino && (!trustExec || entry.mode === modeOfStat(st, true));
+  return entry.size === st.size && entry.mtime === st.mtimeMs && entry.ino === st.ino && entry.mode === modeOfStat(st, trustExec, entry.mode);
 }

@@ -34,6 +34,12 @@ export const WorktreeRecordSchema = z.object({
   synced_tip: z.nullable(z.string()),
   /** Paths the draft owned at that tip (their view came from the draft). */
   owned: z.array(z.string()),
+  /**
+   * Paths the last sync left in conflict (changed in the worktree and not
+   * recorded): every later sync looks at them again, whether or not the
+   * draft moves them, until they are resolved.
+   */
+  conflicts: z.optional(z.array(z.string())),
   /** Shards of the manifest (worktree-manifest.ts); 256 when not given. */
   manifest_shards: z.optional(z.number().check(z.int(), z.positive())),
   created_at: z.string(),
