@@ -35,6 +35,9 @@ export interface WatchHandle {
   done: Promise<void>;
 }
 
+/** Bursts of more paths than this are recorded from a scan of the whole worktree. */
+const FULL_SCAN_AT = 1000;
+
 export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options: WatchOptions): Promise<WatchHandle> {
   const { watch } = await import('chokidar');
   const quietMs = options.quietMs ?? 300;
@@ -103,11 +106,15 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
         await stop(new ShadowError('WORKTREE_GONE', `the worktree ${rec.dir} was deleted while it was watched`, { hint: 'make it again with `shadow worktree add`, or forget it with `shadow worktree remove`', data: { dir: rec.dir } }));
         return;
       }
-      const paths = [...pending];
+      // A large burst is recorded from a scan of the whole worktree, not from
+      // its events: the kernel's event queue (inotify: 16,384 by default)
+      // overflows under thousands of writes, and the events lost with it
+      // would be changes left out of the batch.
+      const paths = pending.size > FULL_SCAN_AT ? undefined : [...pending];
       pending.clear();
       try {
         const r = await recordWorktree(ws, current(), { actor: options.actor, paths, label: 'watch' });
-        if (r.batch && !r.batch.success && r.batch.error) options.onProblem?.(new ShadowError(r.batch.error.code, r.batch.error.message, { hint: r.batch.error.hint, data: { dir: rec.dir, paths } }));
+        if (r.batch && !r.batch.success && r.batch.error) options.onProblem?.(new ShadowError(r.batch.error.code, r.batch.error.message, { hint: r.batch.error.hint, data: { dir: rec.dir, paths: paths ?? r.changes.map((c) => c.path) } }));
         else if (r.batch) options.onRecord?.(r);
       } catch (e) {
         report(e);
