@@ -8,7 +8,7 @@ import { watchWorktree, type WatchHandle, type WatchOptions } from './engine/wor
 import type { Workspace } from './engine/workspace.js';
 import { listDir } from './store/durable-file.js';
 import { Manifest } from './store/worktree-manifest.js';
-import { listWorktreeRecords, readMarker, removeWorktreeRecord, worktreeNotFound, type WorktreeRecord } from './store/worktree-state.js';
+import { listWorktreeRecords, readMarker, withWorktreeLock, removeWorktreeRecord, worktreeNotFound, type WorktreeRecord } from './store/worktree-state.js';
 
 /**
  * Materialized worktrees, as the library offers them: a draft's view as a
@@ -55,18 +55,27 @@ export class Worktrees {
 
   /** Bring the worktree to its draft's tip: only the paths that differ; a path changed there and not recorded is a conflict, left alone. */
   async sync(dir: string): Promise<SyncResult> {
-    return syncWorktree(this.ws, this.find(dir));
+    return this.locked(dir, (rec) => syncWorktree(this.ws, rec));
   }
 
   /** What changed in the worktree since shadow last wrote it (nothing recorded). */
   async changes(dir: string): Promise<WorktreeChange[]> {
-    const rec = this.find(dir);
+    return this.locked(dir, (rec) => this.changesOf(rec));
+  }
+
+  private changesOf(rec: WorktreeRecord): WorktreeChange[] {
     return worktreeChanges(this.ws, rec, Manifest.open(this.ws.ctx, this.ws.repo.shadowDir, rec)).changes;
+  }
+
+  /** `job` on the worktree at `dir`, under its lock (a watch of it takes turns with it). */
+  private locked<T>(dir: string, job: (rec: WorktreeRecord) => Promise<T> | T): Promise<T> {
+    return withWorktreeLock(this.ws.ctx, this.ws.repo.shadowDir, this.find(dir), job);
   }
 
   /** Record the worktree's changes as one batch (`paths`: only those), then sync. */
   async record(dir: string, options: { actor?: string; intent?: string; paths?: string[] } = {}): Promise<RecordResult> {
-    return recordWorktree(this.ws, this.find(dir), { actor: this.actor(options.actor), intent: options.intent, paths: options.paths });
+    const actor = this.actor(options.actor);
+    return this.locked(dir, (rec) => recordWorktree(this.ws, rec, { actor, intent: options.intent, paths: options.paths }));
   }
 
   /** Every worktree of the repository, with whether it, and its draft, still exist. */
@@ -88,14 +97,17 @@ export class Worktrees {
    * while it holds changes not recorded, unless `force`.
    */
   async remove(dir: string, options: { force?: boolean } = {}): Promise<{ dir: string; removed: boolean; discarded: WorktreeChange[] }> {
-    const rec = this.find(dir);
+    return this.locked(dir, (rec) => this.removeLocked(rec, options));
+  }
+
+  private removeLocked(rec: WorktreeRecord, options: { force?: boolean }): { dir: string; removed: boolean; discarded: WorktreeChange[] } {
     let exists = true;
     try {
       this.ws.ctx.fs.statSync(rec.dir);
     } catch {
       exists = false;
     }
-    const pending = exists ? await this.changes(rec.dir) : [];
+    const pending = exists ? this.changesOf(rec) : [];
     if (pending.length > 0 && !options.force) {
       throw new ShadowError('WORKTREE_DIRTY', `${rec.dir} holds ${pending.length} change${pending.length === 1 ? '' : 's'} not recorded: ${pending.slice(0, 5).map((c) => c.path).join(', ')}`, {
         hint: `record them first (\`shadow worktree record ${rec.dir}\`), or remove with --force to discard them`,

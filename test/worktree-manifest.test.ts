@@ -223,5 +223,29 @@ Sync('a worktree made when the manifest was one file: it is moved into shards, a
   }
 });
 
+Sync('a worktree operation waits for the lock a watch (another live process) holds, and takes over a dead one’s', async () => {
+  const repo = await memRepo({ 'a.txt': 'a\n' });
+  const alive = new Set([100, 200]);
+  const procs = { self: 100, host: 'memhost', isAlive: (pid: number) => alive.has(pid) };
+  const sh = await openShadow({ dir: repo.dir, fs: withReplacingRename(repo.ctx.fs), clock: repo.ctx.clock, ids: repo.ctx.ids, env: repo.ctx.env, processes: procs });
+  try {
+    const { id } = await sh.worktrees.add('/wt');
+    const lock = `/repo/.git/shadow/worktrees/${id}.lock`;
+    repo.fs.writeFileSync(lock, JSON.stringify({ pid: 200, host: 'memhost', since: 'now', what: 'shadow watch' }));
+    assert.ok((await sh.write('a.txt', 'b\n')).success);
+    const started = repo.ctx.clock.now();
+    const err = await sh.worktrees.sync('/wt').then(() => undefined, (e: { code?: string }) => e);
+    assert.is(err?.code, 'LOCKED', 'a live holder is waited for, then named');
+    assert.ok(repo.ctx.clock.now() - started >= 30_000, 'it waited');
+    assert.is(String(repo.fs.readFileSync('/wt/a.txt', 'utf8')), 'a\n', 'nothing written while another held the lock');
+    alive.delete(200);
+    const r = await sh.worktrees.sync('/wt');
+    assert.equal(r.written, ['a.txt']);
+    assert.not.ok(repo.fs.existsSync(lock), 'released');
+  } finally {
+    sh.close();
+  }
+});
+
 M.run();
 Sync.run();

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { ShadowError } from '../errors.js';
-import { readWorktreeRecord, type WorktreeRecord } from '../store/worktree-state.js';
+import { readWorktreeRecord, withWorktreeLock, type WorktreeRecord } from '../store/worktree-state.js';
 import { isEditorTemp, recordWorktree, type RecordResult } from './worktree-record.js';
 import { syncWorktree, type SyncResult } from './worktree-sync.js';
 import type { Workspace } from './workspace.js';
@@ -113,7 +113,7 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
       const paths = pending.size > FULL_SCAN_AT ? undefined : [...pending];
       pending.clear();
       try {
-        const r = await recordWorktree(ws, current(), { actor: options.actor, paths, label: 'watch' });
+        const r = await withWorktreeLock(ws.ctx, ws.repo.shadowDir, current(), (now) => recordWorktree(ws, now, { actor: options.actor, paths, label: 'watch' }));
         if (r.batch && !r.batch.success && r.batch.error) options.onProblem?.(new ShadowError(r.batch.error.code, r.batch.error.message, { hint: r.batch.error.hint, data: { dir: rec.dir, paths: paths ?? r.changes.map((c) => c.path) } }));
         else if (r.batch) options.onRecord?.(r);
       } catch (e) {
@@ -144,7 +144,7 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
         return;
       }
       try {
-        const r = syncWorktree(ws, current());
+        const r = await withWorktreeLock(ws.ctx, ws.repo.shadowDir, current(), (now) => syncWorktree(ws, now));
         // Conflicts stay until resolved (every sync looks again): said when they change, not every poll.
         const conflicts = r.conflicts.map((c) => c.path).join('\0');
         if (r.written.length + r.removed.length > 0 || conflicts !== lastConflicts) options.onSync?.(r);

@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
 import { listDir, tryUnlink, writeFileAtomic } from './durable-file.js';
 import { readJsonFile } from './json-file.js';
+import { waitForProcessLock } from './process-lock.js';
 import { removeManifest } from './worktree-manifest.js';
 
 /**
@@ -53,6 +54,21 @@ export function worktreesDir(shadowDir: string): string {
 
 function recordPath(shadowDir: string, id: string): string {
   return `${worktreesDir(shadowDir)}/${id}.json`;
+}
+
+/**
+ * Run `job` holding the worktree's lock (`<id>.lock`), with its record as it
+ * is once the lock is held: a watch and a command run by hand (record,
+ * sync, remove) take turns, each seeing what the other last wrote. A
+ * holder that died is taken over; a live one is waited for.
+ */
+export async function withWorktreeLock<T>(ctx: Context, shadowDir: string, rec: WorktreeRecord, job: (rec: WorktreeRecord) => Promise<T> | T): Promise<T> {
+  const lock = await waitForProcessLock(ctx, `${worktreesDir(shadowDir)}/${rec.id}.lock`, `shadow worktree operation on ${rec.dir}`, 30_000);
+  try {
+    return await job(readWorktreeRecord(ctx, shadowDir, rec.id) ?? rec);
+  } finally {
+    lock.release();
+  }
 }
 
 export function readWorktreeRecord(ctx: Context, shadowDir: string, id: string): WorktreeRecord | undefined {
