@@ -1,5 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { looksBinary } from '../core/content.js';
+import { nestedRepetitionAt } from '../core/regex-risk.js';
 import { loadDraft } from './drafts.js';
 import { listDirOf, readViewFile, type ViewEntry } from './view.js';
 import type { Workspace } from './workspace.js';
@@ -79,6 +80,13 @@ const MAX_LINE_SHOWN = 400;
 /** Lines of the view's text files under `dir` that hold `pattern`. */
 export function searchView(ws: Workspace, draftName: string, pattern: string, dir: string, options: SearchOptions = {}): SearchResult {
   if (pattern === '') throw new ShadowError('INVALID_ARGUMENT', 'the search pattern is empty', { hint: 'give a string or a regular expression to look for' });
+  const nested = options.regex ? nestedRepetitionAt(pattern) : undefined;
+  if (nested !== undefined) {
+    throw new ShadowError('INVALID_ARGUMENT', `the pattern repeats a group that repeats (at character ${nested + 1}: ${pattern.slice(0, nested + 1)}), which can take exponential time`, {
+      hint: 'rewrite it without a repetition inside a repeated group, e.g. (a+)+ as a+, or search for a plain substring',
+      data: { pattern, at: nested },
+    });
+  }
   let re: RegExp;
   try {
     const source = options.regex ? pattern : pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
