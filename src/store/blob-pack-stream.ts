@@ -64,6 +64,7 @@ export async function streamBlobPack(fs: FileSystem, source: string, length: num
       deflate.once('end', resolve);
       deflate.once('error', reject);
     });
+    ended.catch(() => undefined); // awaited below; an error that comes while a write is awaited is thrown from there
     // The callback of write comes once zlib has taken the chunk in: the buffer may be refilled then.
     const feed = async (b: Buffer): Promise<void> => {
       await new Promise<void>((resolve, reject) => deflate.write(b, (e) => (e ? reject(e) : resolve())));
