@@ -441,6 +441,19 @@ Run('--from restarts a plan at an explicit batch after a stop', async ({ repo })
   assert.equal(await planBatchIds(repo), [1, 2, 5, 6]);
 });
 
+Run('--from never applies again a batch whose commit is on the draft; after a rollback, the batches rolled back run again', async ({ repo }) => {
+  const sh = await repo.open();
+  const text = JSON.stringify(writesPlan(6));
+  assert.is((await sh.runPlan(text)).ran, 6);
+  const again = await sh.runPlan(text, { from: 2 });
+  assert.equal([again.status, again.ran, again.last_completed_batch_id], ['complete', 0, 6]);
+  assert.equal(await planBatchIds(repo), [1, 2, 3, 4, 5, 6], 'no batch twice');
+  await sh.rollback('~2');
+  const redo = await sh.runPlan(text, { from: 3 });
+  assert.is(redo.ran, 2);
+  assert.equal(await planBatchIds(repo), [1, 2, 3, 4, 5, 6]);
+});
+
 Run.run();
 
 // ---------------------------------------------------------------- stop

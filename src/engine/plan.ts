@@ -217,6 +217,12 @@ async function runLocked(ws: Workspace, plan: Plan, options: RunOptions): Promis
       await logEvent(ws, draft, 'plan/stopped', actor, { plan: plan.id, last_completed_batch_id: tracker.last_completed_batch_id, total });
       return { plan: plan.id, status: 'stopped', total, last_completed_batch_id: tracker.last_completed_batch_id, ran };
     }
+    // Even from an explicit --from, a batch whose commit is on the draft is never applied again
+    // (after a rollback it is not on the draft any more, and runs).
+    if (done.has(id)) {
+      tracker.last_completed_batch_id = id;
+      continue;
+    }
     const b = plan.batches[id - 1]!;
     const intent = b.intent ?? `${plan.intent ?? plan.id}: batch ${id} of ${total}`;
     const r = await runBatch(ws, { intent, operations: b.operations }, {
