@@ -10,11 +10,26 @@ export const systemClock: Clock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
-/** Random ids from node:crypto. */
-export const randomIds: Ids = {
-  token: () => randomBytes(6).toString('hex'),
-  uuid: () => randomUUID(),
-};
+/**
+ * Random ids from node:crypto. Tokens (temporary file names: an apply of
+ * 1,000 files takes 1,000 of them) are cut from a pool of random bytes
+ * filled 4 KiB at a time, not one getrandom call each.
+ */
+export function randomIds(): Ids {
+  let pool = Buffer.alloc(0);
+  let at = 0;
+  return {
+    token: () => {
+      if (at + 6 > pool.length) {
+        pool = randomBytes(4096);
+        at = 0;
+      }
+      at += 6;
+      return pool.toString('hex', at - 6, at);
+    },
+    uuid: () => randomUUID(),
+  };
+}
 
 /** This process, and liveness of others by signal 0. */
 export const localProcesses: Processes = {
@@ -41,7 +56,7 @@ export function nodeContext(overrides: Partial<Context> = {}): Context {
   return {
     fs,
     clock: systemClock,
-    ids: randomIds,
+    ids: randomIds(),
     env: process.env,
     processes: localProcesses,
     ...overrides,
