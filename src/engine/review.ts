@@ -106,6 +106,8 @@ function protectMatcher(globs: readonly string[]): Matcher {
 
 /** What a draft's publish set shows, whatever the policy: the part of a review worth caching. */
 interface Examination {
+  /** The new contents, kept with a small examination (at most KEPT_BYTES) for the apply that follows a dry run. */
+  kept?: Map<Oid, Buffer>;
   diff: string;
   patch_id: string;
   base_sha256_by_path: Record<string, string | null>;
@@ -116,6 +118,8 @@ interface Examination {
 const REVIEW_CACHE_ENTRIES = 4;
 /** New blobs a review hands on to the apply that follows it, at most this many bytes. */
 const HANDOFF_BYTES = 64 << 20;
+/** New contents a cached examination keeps (a dry run, then the apply: the blobs are read once). */
+const KEPT_BYTES = 1 << 20;
 
 function publishSetDigest(entries: readonly PublishEntry[]): string {
   const h = createHash('sha256');
@@ -133,12 +137,19 @@ async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: 
   const unscanned: string[] = [];
   const base_sha256_by_path: Record<string, string | null> = {};
   let handed = 0;
+  let kept: Map<Oid, Buffer> | undefined = new Map();
+  let keptBytes = 0;
   for (const e of entries) {
     const oldContent = read(e.old);
     const newContent = read(e.new);
     if (blobs && e.new && handed + newContent.length <= HANDOFF_BYTES) {
       blobs.set(e.new.oid, newContent);
       handed += newContent.length;
+    }
+    if (kept && e.new) {
+      keptBytes += newContent.length;
+      if (keptBytes <= KEPT_BYTES) kept.set(e.new.oid, newContent);
+      else kept = undefined;
     }
     const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent });
     parts.push(d.text);
@@ -152,7 +163,7 @@ async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: 
     }
     redactedParts.push(shown);
   }
-  return { diff: redactedParts.join(''), patch_id: sha256(Buffer.from(parts.join(''), 'utf8')), base_sha256_by_path, secrets, unscanned };
+  return { kept, diff: redactedParts.join(''), patch_id: sha256(Buffer.from(parts.join(''), 'utf8')), base_sha256_by_path, secrets, unscanned };
 }
 
 /**
@@ -166,6 +177,7 @@ export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy, b
   let exam = ws.reviewCache.get(key) as Examination | undefined;
   if (exam) {
     ws.reviewCache.delete(key);
+    if (blobs && exam.kept) for (const [oid, content] of exam.kept) blobs.set(oid, content);
   } else {
     exam = await examine(ws, entries, blobs);
     if (ws.reviewCache.size >= REVIEW_CACHE_ENTRIES) ws.reviewCache.delete(ws.reviewCache.keys().next().value!);
