@@ -42,6 +42,7 @@ import { countingFs, delta, snapshot, type FsCounters } from './helpers/counting
 import { fsyncProbe } from './helpers/fsync-probe.js';
 import { Profiler, inWindows, nowUs, type Window } from './helpers/profile.js';
 import { cachedRepo, copyRepo, countObjects, gitEnv, run, settle, type CachedRepo } from './helpers/repo.js';
+import { namesOf, positiveInt, positiveInts, readFlags } from './helpers/flags.js';
 import { count, median, ms, p90, ratio, table, thousands } from './helpers/stats.js';
 import { whereDelta, whereFs, whereSnapshot, type WhereCounters } from './helpers/where-fs.js';
 import { content, prng } from './helpers/workload.js';
@@ -111,54 +112,17 @@ function parseArgs(argv: string[]): Options {
     cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
     profileDir: undefined,
   };
-  const list = (v: string | undefined, name: string): number[] => {
-    const xs = (v ?? '').split(',').map((x) => Number(x.replace(/_/g, '')));
-    if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x <= 0)) throw new Error(`${name} takes a comma-separated list of positive integers`);
-    return xs;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = (): string => inline ?? argv[++i] ?? '';
-    switch (flag) {
-      case '--k':
-        o.ks = list(value(), '--k');
-        break;
-      case '--n':
-        o.n = list(value(), '--n')[0]!;
-        break;
-      case '--quick':
-        o.quick = true;
-        break;
-      case '--runs':
-        o.runs = list(value(), '--runs')[0];
-        break;
-      case '--only': {
-        const names = value().split(',');
-        for (const c of names) if (!(CASES as readonly string[]).includes(c)) throw new Error(`--only: unknown case ${c} (cases: ${CASES.join(', ')})`);
-        o.only = new Set(names as Case[]);
-        break;
-      }
-      case '--no-strace':
-        o.strace = false;
-        break;
-      case '--keep':
-        o.keep = true;
-        break;
-      case '--cache':
-        o.cacheDir = value();
-        break;
-      case '--profile':
-        o.profileDir = value();
-        break;
-      case '--help':
-      case '-h':
-        process.stdout.write(HELP);
-        process.exit(0);
-      default:
-        throw new Error(`unknown option ${a}\n${HELP}`);
-    }
-  }
+  readFlags(argv, HELP, {
+    '--k': (v) => (o.ks = positiveInts(v(), '--k')),
+    '--n': (v) => (o.n = positiveInt(v(), '--n')),
+    '--quick': () => (o.quick = true),
+    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
+    '--only': (v) => (o.only = namesOf(v(), CASES, '--only')),
+    '--no-strace': () => (o.strace = false),
+    '--keep': () => (o.keep = true),
+    '--cache': (v) => (o.cacheDir = v()),
+    '--profile': (v) => (o.profileDir = v()),
+  });
   if (o.ks.some((k) => k > o.n)) throw new Error(`--k: a draft cannot change more than the ${o.n} files of the repository`);
   return o;
 }

@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { Volume, createFsFromVolume } from 'memfs';
 import { nodeContext, openShadow, type FileSystem } from '../src/index.js';
 import { CheckpointRepo, FastImport, Plumbing, ShadowCli, Spawner, straceWorks, type TraceCounts } from './helpers/baselines.js';
+import { namesOf, positiveInt, positiveInts, readFlags } from './helpers/flags.js';
 import { countingFs, delta, snapshot } from './helpers/counting-fs.js';
 import { cachedRepo, copyIntoVolume, copyRepo, countObjects, gitEnv, GitDirReset, run, settle, type CachedRepo } from './helpers/repo.js';
 import { fsyncProbe } from './helpers/fsync-probe.js';
@@ -101,57 +102,18 @@ function parseArgs(argv: string[]): Options {
     cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
     profileDir: undefined,
   };
-  const list = (v: string | undefined, name: string): number[] => {
-    const xs = (v ?? '').split(',').map((x) => Number(x.replace(/_/g, '')));
-    if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x <= 0)) throw new Error(`${name} takes a comma-separated list of positive integers`);
-    return xs;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = (): string => inline ?? argv[++i] ?? '';
-    switch (flag) {
-      case '--sizes':
-        o.sizes = list(value(), '--sizes');
-        break;
-      case '--k':
-        o.ks = list(value(), '--k');
-        break;
-      case '--quick':
-        o.quick = true;
-        break;
-      case '--only': {
-        const names = value().split(',');
-        for (const n of names) if (!(SYSTEMS as readonly string[]).includes(n)) throw new Error(`--only: unknown case ${n} (cases: ${SYSTEMS.join(', ')})`);
-        o.only = new Set(names as System[]);
-        break;
-      }
-      case '--runs':
-        o.runs = list(value(), '--runs')[0];
-        break;
-      case '--git-fsync':
-        o.gitFsync = value();
-        break;
-      case '--keep':
-        o.keep = true;
-        break;
-      case '--no-strace':
-        o.strace = false;
-        break;
-      case '--cache':
-        o.cacheDir = value();
-        break;
-      case '--profile':
-        o.profileDir = value();
-        break;
-      case '--help':
-      case '-h':
-        process.stdout.write(HELP);
-        process.exit(0);
-      default:
-        throw new Error(`unknown option ${a}\n${HELP}`);
-    }
-  }
+  readFlags(argv, HELP, {
+    '--sizes': (v) => (o.sizes = positiveInts(v(), '--sizes')),
+    '--k': (v) => (o.ks = positiveInts(v(), '--k')),
+    '--quick': () => (o.quick = true),
+    '--only': (v) => (o.only = namesOf(v(), SYSTEMS, '--only')),
+    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
+    '--git-fsync': (v) => (o.gitFsync = v()),
+    '--keep': () => (o.keep = true),
+    '--no-strace': () => (o.strace = false),
+    '--cache': (v) => (o.cacheDir = v()),
+    '--profile': (v) => (o.profileDir = v()),
+  });
   return o;
 }
 

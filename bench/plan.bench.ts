@@ -39,6 +39,7 @@ import { nodeContext, openShadow, type PlanEvent, type Shadow } from '../src/ind
 import { countingFs, delta, snapshot, type FsCounters } from './helpers/counting-fs.js';
 import { fsyncProbe } from './helpers/fsync-probe.js';
 import { gitEnv, run } from './helpers/repo.js';
+import { positiveInt, readFlags } from './helpers/flags.js';
 import { count, median, ms, p90, quantile, table, thousands } from './helpers/stats.js';
 
 const TARGET = 0.1;
@@ -62,37 +63,13 @@ const HELP = `usage: node dist/bench/plan.bench.js [options]
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { batches: 1000, passes: 2, block: 20, warm: 30, keep: false };
-  const int = (v: string | undefined, name: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} takes a positive integer`);
-    return n;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    switch (a) {
-      case '--quick':
-        o.passes = 1;
-        break;
-      case '--batches':
-        o.batches = int(argv[++i], a);
-        break;
-      case '--passes':
-        o.passes = int(argv[++i], a);
-        break;
-      case '--block':
-        o.block = int(argv[++i], a);
-        break;
-      case '--keep':
-        o.keep = true;
-        break;
-      case '--help':
-      case '-h':
-        process.stdout.write(HELP);
-        process.exit(0);
-      default:
-        throw new Error(`unknown option ${a}\n${HELP}`);
-    }
-  }
+  readFlags(argv, HELP, {
+    '--quick': () => (o.passes = 1),
+    '--batches': (v) => (o.batches = positiveInt(v(), '--batches')),
+    '--passes': (v) => (o.passes = positiveInt(v(), '--passes')),
+    '--block': (v) => (o.block = positiveInt(v(), '--block')),
+    '--keep': () => (o.keep = true),
+  });
   return o;
 }
 

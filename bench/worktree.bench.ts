@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { nodeContext, openShadow, type Context, type Shadow } from '../src/index.js';
 import { countingFs, delta, snapshot, type FsCounters } from './helpers/counting-fs.js';
 import { cachedRepo, copyRepo, gitEnv, run, settle, type CachedRepo } from './helpers/repo.js';
+import { positiveInt, positiveInts, readFlags } from './helpers/flags.js';
 import { count, median, ms, p90, ratio, table, thousands } from './helpers/stats.js';
 import { content, prng } from './helpers/workload.js';
 
@@ -62,25 +63,14 @@ interface Options {
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { n: 10000, syncNs: [10000, 100000], quick: false, runs: undefined, keep: false, cacheDir: join(PROJECT_ROOT, 'bench', '.cache') };
-  const list = (v: string, name: string): number[] => {
-    const xs = v.split(',').map((x) => Number(x.replace(/_/g, '')));
-    if (xs.some((x) => !Number.isInteger(x) || x < 100)) throw new Error(`${name} takes a comma-separated list of integers of at least 100`);
-    return xs;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = (): string => argv[++i] ?? '';
-    if (a === '--n') o.n = list(value(), '--n')[0]!;
-    else if (a === '--sync-n') o.syncNs = list(value(), '--sync-n');
-    else if (a === '--quick') o.quick = true;
-    else if (a === '--runs') o.runs = Math.max(1, Number(value()) | 0);
-    else if (a === '--keep') o.keep = true;
-    else if (a === '--cache') o.cacheDir = value();
-    else if (a === '--help' || a === '-h') {
-      process.stdout.write(HELP);
-      process.exit(0);
-    } else throw new Error(`unknown option ${a}\n${HELP}`);
-  }
+  readFlags(argv, HELP, {
+    '--n': (v) => (o.n = positiveInt(v(), '--n')),
+    '--sync-n': (v) => (o.syncNs = positiveInts(v(), '--sync-n')),
+    '--quick': () => (o.quick = true),
+    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
+    '--keep': () => (o.keep = true),
+    '--cache': (v) => (o.cacheDir = v()),
+  });
   return o;
 }
 

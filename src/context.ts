@@ -1,6 +1,35 @@
 import type * as nodeFs from 'node:fs';
 
 /**
+ * The methods of the file-system surface every `FileSystem` has (wrappers
+ * that count or inject faults iterate over this list, so it cannot drift
+ * from the type).
+ */
+export const FILE_SYSTEM_METHODS = [
+  'openSync',
+  'closeSync',
+  'readSync',
+  'writeSync',
+  'fsyncSync',
+  'fstatSync',
+  'readFileSync',
+  'writeFileSync',
+  'appendFileSync',
+  'statSync',
+  'lstatSync',
+  'readdirSync',
+  'mkdirSync',
+  'renameSync',
+  'unlinkSync',
+  'rmdirSync',
+  'readlinkSync',
+  'existsSync',
+  'symlinkSync',
+  'accessSync',
+  'linkSync',
+] as const;
+
+/**
  * The file-system surface shadow uses: the synchronous half of `node:fs`.
  *
  * The store is synchronous on purpose: every call it makes is small and
@@ -8,30 +37,7 @@ import type * as nodeFs from 'node:fs';
  * half of one dispatched to libuv's thread pool (measured in bench/batch).
  * memfs volumes and node's `fs` both satisfy this type.
  */
-export type FileSystem = Pick<
-  typeof nodeFs,
-  | 'openSync'
-  | 'closeSync'
-  | 'readSync'
-  | 'writeSync'
-  | 'fsyncSync'
-  | 'fstatSync'
-  | 'readFileSync'
-  | 'writeFileSync'
-  | 'appendFileSync'
-  | 'statSync'
-  | 'lstatSync'
-  | 'readdirSync'
-  | 'mkdirSync'
-  | 'renameSync'
-  | 'unlinkSync'
-  | 'rmdirSync'
-  | 'readlinkSync'
-  | 'existsSync'
-  | 'symlinkSync'
-  | 'accessSync'
-  | 'linkSync'
-> &
+export type FileSystem = Pick<typeof nodeFs, (typeof FILE_SYSTEM_METHODS)[number]> &
   /**
    * Optional: fsync on libuv's thread pool. With it, a publish keeps many
    * fsyncs in flight at once (the disk's journal commits them together);

@@ -1,4 +1,5 @@
 import type { FileSystem } from '../../src/index.js';
+import { FILE_SYSTEM_METHODS } from '../../src/context.js';
 
 /**
  * A wrapper around a `FileSystem` (memfs or node's fs) for fault injection:
@@ -11,29 +12,7 @@ import type { FileSystem } from '../../src/index.js';
 
 export type FsOp = keyof FileSystem;
 
-export const FS_OPS: readonly FsOp[] = [
-  'openSync',
-  'closeSync',
-  'readSync',
-  'writeSync',
-  'fsyncSync',
-  'fstatSync',
-  'readFileSync',
-  'writeFileSync',
-  'appendFileSync',
-  'statSync',
-  'lstatSync',
-  'readdirSync',
-  'mkdirSync',
-  'renameSync',
-  'unlinkSync',
-  'rmdirSync',
-  'readlinkSync',
-  'existsSync',
-  'symlinkSync',
-  'accessSync',
-  'linkSync',
-];
+export const FS_OPS: readonly FsOp[] = FILE_SYSTEM_METHODS;
 
 /** Operations whose first argument is a file descriptor: their path is the one the descriptor was opened on. */
 const FD_OPS = new Set<FsOp>(['closeSync', 'readSync', 'writeSync', 'fsyncSync', 'fstatSync']);
