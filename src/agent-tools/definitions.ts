@@ -27,6 +27,7 @@ export interface ToolDefinition {
 
 const path = (): z.ZodMiniString<string> => z.string().check(z.minLength(1));
 const int = (min: number): z.ZodMiniNumber<number> => z.number().check(z.int(), z.gte(min));
+const sessionId = (): z.ZodMiniString<string> => describe(z.string().check(z.minLength(1)), 'the id begin_write returned');
 
 const hints = (title: string, kind: 'read' | 'write' | 'destructive', idempotent = false): ToolAnnotations => ({
   title,
@@ -106,7 +107,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'append_content',
     description: 'Send the next piece of a write session\'s content (plain text, appended in order). A line that is exactly DONE ends the content and commits it.',
     input: z.strictObject({
-      session_id: describe(z.string().check(z.minLength(1)), 'the id begin_write returned'),
+      session_id: sessionId(),
       content: describe(z.string(), 'the next piece of the file, as it should read'),
     }),
     annotations: hints('Append content', 'write'),
@@ -116,7 +117,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       "Validate a write session's content and commit it as one batch. On a validation error the session stays open: send the corrected whole content here (content) up to 2 more times.",
     input: z.strictObject({
-      session_id: describe(z.string().check(z.minLength(1)), 'the id begin_write returned'),
+      session_id: sessionId(),
       content: z.optional(describe(z.string(), 'the corrected whole content, replacing what was sent')),
     }),
     annotations: hints('Finalize a large write', 'write'),
