@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { ShadowError } from '../errors.js';
 import { readWorktreeRecord, withWorktreeLock, type WorktreeRecord } from '../store/worktree-state.js';
 import { isEditorTemp, recordWorktree, type RecordResult } from './worktree-record.js';
+import { loadDraft } from './drafts.js';
 import { syncWorktree, type SyncResult } from './worktree-sync.js';
 import type { Workspace } from './workspace.js';
 
@@ -144,7 +145,10 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
         return;
       }
       try {
-        const r = await withWorktreeLock(ws.ctx, ws.repo.shadowDir, current(), (now) => syncWorktree(ws, now));
+        // Nothing moved and nothing in conflict: no lock, no sync (this runs every pollMs).
+        const seen = current();
+        if ((loadDraft(ws, seen.draft)?.tip ?? null) === seen.synced_tip && (seen.conflicts ?? []).length === 0) return;
+        const r = await withWorktreeLock(ws.ctx, ws.repo.shadowDir, seen, (now) => syncWorktree(ws, now));
         // Conflicts stay until resolved (every sync looks again): said when they change, not every poll.
         const conflicts = r.conflicts.map((c) => c.path).join('\0');
         if (r.written.length + r.removed.length > 0 || conflicts !== lastConflicts) options.onSync?.(r);
