@@ -1,5 +1,5 @@
 import { ShadowError } from '../errors.js';
-import { blobOid, contentTooLarge } from '../core/content.js';
+import { contentTooLarge } from '../core/content.js';
 import type { FileOperation } from '../core/ops.js';
 import { LineSplitter, validateSessionContent, type SessionContent } from '../core/session-content.js';
 import { writeAll } from '../store/durable-file.js';
@@ -240,8 +240,9 @@ export class WriteSession {
     const content: Buffer | SessionContent = onDisk
       ? { size: this.savedBytes, slices: () => contentSlices(ws.ctx, path, this.savedBytes), text: () => this.content().toString('utf8') }
       : this.content();
-    const current = this.targetNow();
-    const exists = current !== undefined;
+    const target = this.targetNow();
+    const current = target?.content;
+    const exists = target !== undefined;
     const yaml = meta.target_file.match(/\.ya?ml$/i) ? await import('yaml') : undefined;
     const errors = validateSessionContent({ path: meta.target_file, operation: meta.operation, binary: meta.binary, exists }, content, (kind, text) => {
       try {
@@ -258,7 +259,7 @@ export class WriteSession {
     // batch runs (another writer may have moved the draft while the content
     // was streamed): the write expects its blob, and a target created meanwhile
     // fails the create.
-    const expect = current ? { expect: blobOid(current) } : {};
+    const expect = target ? { expect: target.oid } : {};
     // Too large once appended: refused before anything is written (no pack left behind).
     const total = prefix.length + (Buffer.isBuffer(content) ? content.length : content.size);
     if (total > ws.settings.maxContentBytes) return this.rejected([contentTooLarge(total, ws.settings.maxContentBytes).message]);
@@ -281,10 +282,10 @@ export class WriteSession {
     return { ...r, session_id: meta.session_id };
   }
 
-  /** The target's content in the draft's view now (undefined: it does not exist). */
-  private targetNow(): Buffer | undefined {
+  /** The target in the draft's view now: its content and blob id (undefined: it does not exist). */
+  private targetNow(): { content: Buffer; oid: string } | undefined {
     try {
-      return readViewFile(this.ws, this.meta.draft, this.meta.target_file).content;
+      return readViewFile(this.ws, this.meta.draft, this.meta.target_file);
     } catch (e) {
       if (e instanceof ShadowError && e.code === 'NOT_FOUND') return undefined;
       throw e;
