@@ -94,6 +94,23 @@ function journals(fs: FileSystem): string[] {
   return listNames(fs, `${SHADOW}/journal`).filter((n) => n.endsWith('.json'));
 }
 
+/** Journals whose creation finished (a crash can cut one short: it then lacks its final newline). */
+function completeJournals(fs: FileSystem): string[] {
+  return journals(fs).filter((n) => String(fs.readFileSync(`${SHADOW}/journal/${n}`, 'utf8')).endsWith('\n'));
+}
+
+/**
+ * In a log of fs calls: the journal's creation (`made`: its file opened) and
+ * the call that makes it durable (`durable`: the last of its own fsync and
+ * its directory's, whichever comes second).
+ */
+function journalCalls(log: ReadonlyArray<{ n: number; op: FsOp; path: string | undefined }>): { made: number; durable: number } {
+  const made = log.find((c) => c.op === 'openSync' && c.path?.startsWith(`${SHADOW}/journal/`) && c.path.endsWith('.json'))!;
+  const fileSync = log.find((c) => c.n > made.n && c.op === 'fsyncSync' && c.path === made.path)!;
+  const dirSync = log.find((c) => c.n > made.n && c.op === 'fsyncSync' && c.path === `${SHADOW}/journal`)!;
+  return { made: made.n, durable: Math.max(fileSync.n, dirSync.n) };
+}
+
 function records(fs: FileSystem, draft = 'default'): string[] {
   return listNames(fs, `${SHADOW}/drafts/${draft}/applies`).filter((n) => n.endsWith('.json'));
 }
@@ -260,13 +277,16 @@ PublishSet('the write protocol: the journal is durable before the first write; e
   const dirOf = (p: string): string => p.slice(0, p.lastIndexOf('/'));
   const at = (pred: (c: (typeof log)[number]) => boolean): number => log.findIndex(pred);
 
-  const journalRename = at((c) => c.op === 'renameSync' && c.path!.startsWith(`${SHADOW}/journal/`));
-  const journalTmp = log[journalRename]!.from!;
+  const journalOpen = at((c) => c.op === 'openSync' && c.path!.startsWith(`${SHADOW}/journal/`));
+  const journalPath = log[journalOpen]!.path!;
+  assert.match(journalPath, /\/journal\/[0-9a-f-]+\.json$/, 'the journal is made under its own name');
   const firstWorktreeWrite = at((c) => MUTATING.has(c.op) && inWorktree(c.path));
-  assert.ok(journalRename > 0 && firstWorktreeWrite > journalRename, 'the journal exists before the first write');
-  assert.ok(at((c) => c.op === 'fsyncSync' && c.path === journalTmp) < journalRename, 'the journal is fsynced before its rename');
-  const journalDirSync = log.findIndex((c, i) => i > journalRename && c.op === 'fsyncSync' && c.path === `${SHADOW}/journal`);
-  assert.ok(journalDirSync > journalRename && journalDirSync < firstWorktreeWrite, 'the journal directory is fsynced before the first write');
+  assert.ok(journalOpen > 0 && firstWorktreeWrite > journalOpen, 'the journal exists before the first write');
+  const journalWrite = log.findIndex((c, i) => i > journalOpen && c.op === 'writeSync' && c.path === journalPath);
+  const journalSync = log.findIndex((c, i) => i > journalWrite && c.op === 'fsyncSync' && c.path === journalPath);
+  assert.ok(journalWrite > journalOpen && journalSync > journalWrite && journalSync < firstWorktreeWrite, 'the journal is written and fsynced before the first write');
+  const journalDirSync = log.findIndex((c, i) => i > journalOpen && c.op === 'fsyncSync' && c.path === `${SHADOW}/journal`);
+  assert.ok(journalDirSync > journalOpen && journalDirSync < firstWorktreeWrite, 'the journal directory is fsynced before the first write');
 
   const renames = log.filter((c) => c.op === 'renameSync' && inWorktree(c.path));
   assert.equal(renames.map((c) => c.path!.slice(ROOT.length + 1)), Object.keys(AFTER).filter((p) => AFTER[p] !== null), 'one rename per written path');
@@ -287,6 +307,37 @@ PublishSet('the write protocol: the journal is durable before the first write; e
     assert.ok(synced > lastWorktreeChange && synced < record, `${dir} is fsynced after the last change and before the record`);
   }
   assert.ok(changedDirs.has(ROOT) && changedDirs.has(`${ROOT}/src/new`), [...changedDirs].join(', '));
+});
+
+PublishSet('fsyncs an apply spends in .git: the journal (file and directory), one for the ledger; apply/start rides on the completion\'s fsync, the record on none', async ({ repo, seam, viaSeam }) => {
+  seam.arm();
+  await viaSeam.apply();
+  const log = seam.log;
+  const ledger = `${SHADOW}/drafts/default/events.jsonl`;
+  const inGit = log.filter((c) => c.op === 'fsyncSync' && c.path!.startsWith(`${ROOT}/.git/`)).map((c) => c.path!.slice(SHADOW.length + 1));
+  const journal = log.find((c) => c.op === 'openSync' && c.path!.startsWith(`${SHADOW}/journal/`))!.path!;
+  assert.equal(inGit, [journal.slice(SHADOW.length + 1), 'journal', 'drafts/default/events.jsonl']);
+  // The start event is written before the journal, the completion after the files; one fsync takes both.
+  const ledgerWrites = log.filter((c) => c.op === 'writeSync' && c.path === ledger).map((c) => c.n);
+  assert.is(ledgerWrites.length, 2);
+  assert.ok(ledgerWrites[0]! < log.find((c) => c.path === journal)!.n);
+  const types = String(repo.fs.readFileSync(ledger, 'utf8')).trim().split('\n').map((l) => JSON.parse(l).type as string);
+  const start = types.indexOf('apply/start');
+  assert.equal(types.slice(start), ['apply/start', 'tx/status', 'apply/complete', 'tx/status', 'tx/close']);
+});
+
+PublishSet('unapply drops the apply\'s record durably before its own journal goes, so a crash never brings back a journal whose paths were put back', async ({ seam, sh, viaSeam }) => {
+  const applied = await sh.apply();
+  seam.arm();
+  const u = await viaSeam.unapply();
+  assert.is(u.reverted, applied.id);
+  const log = seam.log;
+  const recordDrop = log.find((c) => c.op === 'unlinkSync' && c.path!.includes('/applies/'))!;
+  const appliesSync = log.find((c) => c.n > recordDrop.n && c.op === 'fsyncSync' && c.path === `${SHADOW}/drafts/default/applies`);
+  const journalDrop = log.find((c) => c.op === 'unlinkSync' && c.path!.startsWith(`${SHADOW}/journal/`))!;
+  assert.ok(appliesSync !== undefined && appliesSync.n < journalDrop.n, 'the applies directory is fsynced between the two unlinks');
+  const lastWorktreeChange = [...log].reverse().find((c) => MUTATING.has(c.op) && c.path!.startsWith(`${ROOT}/`) && !c.path!.startsWith(`${ROOT}/.git/`))!;
+  assert.ok(recordDrop.n > lastWorktreeChange.n, 'the record goes after the files are back');
 });
 
 /** Does an fs call on `full` touch the working-tree path `p` (itself, below it, or a temp file of it)? */
@@ -854,7 +905,7 @@ function crashPoints(log: ReadonlyArray<{ n: number; op: FsOp; path: string | un
   };
   const inWorktree = (p: string | undefined): boolean => p !== undefined && p.startsWith(`${ROOT}/`) && !p.startsWith(`${ROOT}/.git/`);
   const firstShadowWrite = log.find((c) => MUTATING.has(c.op) && c.path?.startsWith(SHADOW))!.n;
-  const journalSynced = log.find((c) => c.op === 'renameSync' && c.path?.includes('/shadow/journal/'))!.n + 3;
+  const journalSynced = journalCalls(log).durable;
   const lastWorktreeChange = [...log].reverse().find((c) => MUTATING.has(c.op) && inWorktree(c.path))!.n;
   add(1, firstShadowWrite - 1, Math.ceil(firstShadowWrite / 4));
   add(firstShadowWrite - 1, journalSynced + 2);
@@ -926,12 +977,12 @@ Crash('an apply of 200 files crashed at N, for N over its fs calls: every path i
   assertPaths(probeFs, big.after);
   const log = [...probe.log];
   assert.ok(log.length > 1000, `an apply of 200 paths makes many fs calls (${log.length})`);
-  const points = crashPoints(log, 47);
+  const points = crashPoints(log, 40);
 
   const problems: string[] = [];
   let interrupted = 0;
   // Crashing at a call in (journal made, record made] leaves a journal that the next open must finish.
-  const journalMade = log.find((c) => c.op === 'renameSync' && c.path!.startsWith(`${SHADOW}/journal/`))!.n;
+  const journalMade = journalCalls(log).durable;
   const recordMade = log.find((c) => c.op === 'renameSync' && c.path!.includes('/applies/'))!.n;
   let finishedByRecovery = 0;
   for (const n of points) {
@@ -952,7 +1003,7 @@ Crash('an apply of 200 files crashed at N, for N over its fs calls: every path i
     interrupted++;
     const torn = oldOrNew(fs, big.before, big.after);
     if (torn.length > 0) problems.push(`N=${n} (${log[n - 1]!.op} ${log[n - 1]!.path}): neither old nor new after the crash: ${torn.slice(0, 3).join(', ')}`);
-    const started = journals(fs).length > 0 || records(fs).length > 0;
+    const started = completeJournals(fs).length > 0 || records(fs).length > 0;
 
     const reopened = await openAs(repo, fs, 202); // opening recovers
     if (journals(fs).length > 0) problems.push(`N=${n}: a journal is left after reopening`);
@@ -1083,7 +1134,7 @@ Crash('an apply --commit crashed at each call from its journal on: reopening fin
   assert.is(r.branch?.how, 'fast-forward');
   assert.equal(await git.statusMatrix({ fs: probeFs as never, dir: ROOT }), expectedStatus);
   const log = [...probe.log];
-  const from = log.find((c) => c.op === 'renameSync' && c.path!.startsWith(`${SHADOW}/journal/`))!.n - 1;
+  const from = journalCalls(log).durable;
 
   const problems: string[] = [];
   let sawGitLock = 0;
@@ -1181,6 +1232,35 @@ Crash('a path the user changed between the crash and the recovery is reported an
   // Recovery with nothing interrupted is a no-op.
   const again = await reopened.recover();
   assert.equal(again, { finished: [], failed: [], unreadable: [] });
+});
+
+Crash('a journal a crash cut short while it was made is dropped by recovery; one damaged later is reported and kept; without the apply lock nothing is removed', async () => {
+  const repo = await memRepo(FILES);
+  const sh = await openAs(repo);
+  await batch(sh, [{ operation: 'write', path: 'a.txt', content: 'A\n' }]);
+  const dir = `${SHADOW}/journal`;
+  repo.fs.mkdirSync(dir, { recursive: true });
+  repo.fs.writeFileSync(`${dir}/11111111-0000-4000-8000-000000000001.json`, ''); // created, never written
+  repo.fs.writeFileSync(`${dir}/11111111-0000-4000-8000-000000000002.json`, '{"version":1,"id":"11111111-0000-4000-8000-0000'); // torn mid-write
+  repo.fs.writeFileSync(`${dir}/11111111-0000-4000-8000-000000000003.json`, '{"version":1,"id":"x","kind":"apply",\u0000\u0000}\n'); // whole, then damaged
+  repo.fs.writeFileSync(`${dir}/11111111-0000-4000-8000-000000000004.json.tmp-abc`, '{"version":1'); // a rewrite cut short
+
+  // A reader that does not hold the apply lock (another process may be making its journal) removes nothing.
+  const { readJournals } = await import('../src/store/journal.js');
+  const seen = readJournals({ ...repo.ctx, fs: repo.fs }, SHADOW);
+  assert.equal(seen.journals, []);
+  assert.is(seen.unreadable.length, 3);
+  assert.is(listNames(repo.fs, dir).length, 4);
+
+  const reopened = await openAs(repo, repo.fs, 202);
+  assert.equal(reopened.recovered!.unreadable, [`${dir}/11111111-0000-4000-8000-000000000003.json`]);
+  assert.equal(reopened.recovered!.finished, []);
+  assert.equal(listNames(repo.fs, dir), ['11111111-0000-4000-8000-000000000003.json']);
+  assert.is(repo.read('a.txt'), FILES['a.txt'], 'nothing was written');
+  // A damaged journal is reported, not in the way: the draft still applies.
+  const r = await reopened.apply();
+  assert.is(r.applied, true);
+  assert.is(repo.read('a.txt'), 'A\n');
 });
 
 Crash.run();

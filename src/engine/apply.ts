@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import { actionOf, type PublishAction, type PublishEntry } from '../core/publish-set.js';
 import { readTextIfExists } from '../store/durable-file.js';
-import { hasJournals, readJournals, writeJournal, type Journal } from '../store/journal.js';
+import { createJournal, hasJournals, readJournals, type Journal } from '../store/journal.js';
 import { takeProcessLock } from '../store/process-lock.js';
 import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
 import type { SecretFinding } from '../core/secrets.js';
@@ -175,14 +175,18 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       journal.branch = plan.branch;
       journal.index = plan.index;
     }
-    await logEvent(ws, draftName, 'apply/start', options.actor, {
-      id: journal.id,
-      tip: draft.tip,
-      fingerprint: review.fingerprint,
-      paths: entries.map((e) => e.path),
-      mode: options.mode?.kind ?? 'files',
-    });
-    writeJournal(ws.ctx, ws.repo.shadowDir, journal);
+    // Not fsynced: the journal is the durable record that the apply began
+    // (recovery logs what it finishes), and the completion's fsync takes
+    // this line to disk with it.
+    await logEvent(
+      ws,
+      draftName,
+      'apply/start',
+      options.actor,
+      { id: journal.id, tip: draft.tip, fingerprint: review.fingerprint, paths: entries.map((e) => e.path), mode: options.mode?.kind ?? 'files' },
+      { durable: false },
+    );
+    await createJournal(ws.ctx, ws.repo.shadowDir, journal);
     const outcome = await runJournal(ws, journal, false, options.onProgress, blobs);
     if (outcome.failures.length > 0) throw outcomeError(outcome, 'apply');
     result.applied = true;
@@ -244,7 +248,7 @@ export async function unapplyDraft(ws: Workspace, draftName: string, actor: stri
       checkIndexLock(ws);
       journal.index = { set: last.index.before, before: last.index.set };
     }
-    writeJournal(ws.ctx, ws.repo.shadowDir, journal);
+    await createJournal(ws.ctx, ws.repo.shadowDir, journal);
     const outcome = await runJournal(ws, journal, false);
     if (outcome.failures.length > 0) throw outcomeError(outcome, 'unapply');
     const result: UnapplyResult = { draft: draftName, reverted: last.id, paths: describePaths(entries) };
@@ -274,7 +278,7 @@ export async function recover(ws: Workspace): Promise<RecoveryReport> {
   if (!hasJournals(ws.ctx, ws.repo.shadowDir)) return report;
   const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow recover');
   try {
-    const { journals, unreadable } = readJournals(ws.ctx, ws.repo.shadowDir);
+    const { journals, unreadable } = readJournals(ws.ctx, ws.repo.shadowDir, { dropTorn: true });
     report.unreadable = unreadable;
     for (const j of journals) {
       try {

@@ -1,5 +1,5 @@
 import { draftDir } from '../store/draft-meta.js';
-import { appendEvent, appendEvents, readEvents, type LedgerEvent } from '../store/ledger.js';
+import { appendEvent, appendEvents, readEvents, type AppendOptions, type LedgerEvent } from '../store/ledger.js';
 import type { Workspace } from './workspace.js';
 
 /** The ledger of a draft: `shadow/drafts/<draft>/events.jsonl`. */
@@ -7,9 +7,9 @@ export function ledgerPath(ws: Workspace, draft: string): string {
   return `${draftDir(ws.repo.shadowDir, draft)}/events.jsonl`;
 }
 
-/** Append an event to a draft's ledger (fsynced, hash-chained). */
-export function logEvent(ws: Workspace, draft: string, type: string, actor: string, data: Record<string, unknown> = {}): Promise<LedgerEvent> {
-  return appendEvent(ws.ctx, ledgerPath(ws, draft), { type, draft, actor, data }, ws.repo.lockTimeoutMs);
+/** Append an event to a draft's ledger (hash-chained; fsynced unless `options.durable` is false). */
+export function logEvent(ws: Workspace, draft: string, type: string, actor: string, data: Record<string, unknown> = {}, options: AppendOptions = {}): Promise<LedgerEvent> {
+  return appendEvent(ws.ctx, ledgerPath(ws, draft), { type, draft, actor, data }, ws.repo.lockTimeoutMs, options);
 }
 
 /** Append several events to a draft's ledger with one fsync. */

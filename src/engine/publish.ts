@@ -7,7 +7,7 @@ import { isRegularMode, lookupPath, type FileEntry } from '../core/tree-lookup.j
 import { dropApply, readApplies, recordApply } from '../store/applied-state.js';
 import { FSYNC_WINDOW, writeAll } from '../store/durable-file.js';
 import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
-import { removeJournal, writeJournal, type Journal } from '../store/journal.js';
+import { removeJournal, rewriteJournal, type Journal } from '../store/journal.js';
 import { createLockFile } from '../store/lock-file.js';
 import { WorkingTreeLower } from '../store/lower-layer.js';
 import { RefMoved } from '../store/refs.js';
@@ -179,8 +179,17 @@ export interface Outcome {
  * recovery, or a path a crash may have left half-way), a path already at
  * `new` is left alone and a path at neither `old` nor `new` is reported, not
  * overwritten. Never a torn file: every write is temp, fsync, rename.
+ * Returns once every file is in place, with the fsyncs of the directories
+ * whose entries changed in flight (`dirsSynced`), so that the caller can
+ * overlap them with work that need not wait for them.
  */
-export async function carryOut(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress, blobs?: BlobCache): Promise<Outcome> {
+async function carryOut(
+  ws: Workspace,
+  journal: Journal,
+  recheck: boolean,
+  progress?: Progress,
+  blobs?: BlobCache,
+): Promise<{ outcome: Outcome; dirsSynced: Promise<void> }> {
   const outcome: Outcome = { written: [], conflicts: [], failures: [], skipped: [] };
   const writer = new WorktreeWriter(ws.ctx, ws.repo.layout.worktree!);
   const lower = worktreeLower(ws);
@@ -270,8 +279,9 @@ export async function carryOut(ws: Workspace, journal: Journal, recheck: boolean
   } finally {
     for (const w of window) writer.abandon(w.staged);
   }
-  await writer.syncDirs();
-  return outcome;
+  const dirsSynced = writer.syncDirs();
+  dirsSynced.catch(() => undefined); // the caller awaits it
+  return { outcome, dirsSynced };
 }
 
 /** Move the journal's branch, if it has one and it still is where the journal found it. */
@@ -333,40 +343,52 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
  * (an apply's journal becomes its record; an unapply drops the record it
  * reverses). When I/O failures stopped some paths, the journal stays for
  * `shadow recover` and nothing after the files is done.
+ *
+ * The ledger's completion events are fsynced while the directories are:
+ * both only have to be on disk before the journal is closed, since until
+ * then a crash leaves the journal, and its recovery finds every path done.
  */
 export async function runJournal(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress, blobs?: BlobCache): Promise<Outcome> {
-  const outcome = await carryOut(ws, journal, recheck, progress, blobs);
-  if (outcome.failures.length > 0) return outcome;
+  const { outcome, dirsSynced } = await carryOut(ws, journal, recheck, progress, blobs);
+  if (outcome.failures.length > 0) {
+    await dirsSynced;
+    return outcome;
+  }
   await moveBranch(ws, journal, outcome);
   await writeIndexEntries(ws, journal, outcome);
   const shadowDir = ws.repo.shadowDir;
   const who = journal.actor;
   const summary = { id: journal.id, tip: journal.tip, written: outcome.written.length, conflicts: outcome.conflicts, skipped: outcome.skipped, branch: journal.branch ?? null, recovered: recheck };
   if (journal.kind === 'apply') {
-    // The ledger first, in one append: a crash before the record leaves the
-    // journal, and its recovery logs the completion again (marked recovered).
-    await logEvents(ws, journal.draft, who, [
+    // A crash before the record leaves the journal, and its recovery logs
+    // the completion again (marked recovered).
+    const logged = logEvents(ws, journal.draft, who, [
       { type: 'tx/status', data: { from: journal.status_before ?? 'open', to: 'applied' } },
       { type: 'apply/complete', data: summary },
       { type: 'tx/status', data: { from: 'applied', to: 'completed' } },
       { type: 'tx/close', data: { status: 'completed', id: journal.id } },
     ]);
+    await Promise.all([dirsSynced, logged]);
     if (outcome.conflicts.length > 0) {
       // Record only what reached the working tree: the rest keeps its old base.
       const kept = journal.entries.filter((e) => !outcome.conflicts.some((c) => c.path === e.path));
-      writeJournal(ws.ctx, shadowDir, { ...journal, entries: kept });
+      rewriteJournal(ws.ctx, shadowDir, { ...journal, entries: kept });
       recordApply(ws.ctx, shadowDir, { ...journal, entries: kept });
     } else {
       recordApply(ws.ctx, shadowDir, journal);
     }
   } else {
-    const record = readApplies(ws.ctx, shadowDir, journal.draft).find((r) => r.id === journal.reverts);
-    if (record) dropApply(ws.ctx, shadowDir, record);
-    removeJournal(ws.ctx, shadowDir, journal.id);
-    await logEvents(ws, journal.draft, who, [
+    const logged = logEvents(ws, journal.draft, who, [
       { type: 'apply/revert', data: { ...summary, reverts: journal.reverts } },
       { type: 'tx/status', data: { from: 'completed', to: 'open' } },
     ]);
+    await Promise.all([dirsSynced, logged]);
+    // The record goes durably before the journal does: the journal's
+    // recovery must never find the apply recorded while its paths are
+    // already put back.
+    const record = readApplies(ws.ctx, shadowDir, journal.draft).find((r) => r.id === journal.reverts);
+    if (record) dropApply(ws.ctx, shadowDir, record);
+    removeJournal(ws.ctx, shadowDir, journal.id);
   }
   return outcome;
 }

@@ -59,9 +59,11 @@ export function recordApply(ctx: Context, shadowDir: string, journal: Journal): 
     // Already moved by an earlier, interrupted run of the same journal.
     if (errnoCode(e) !== 'ENOENT') throw e;
   }
-  // Only the record's directory: should the journal's removal be lost in a
-  // crash, recovery finds the journal already recorded and drops it.
-  fsyncDir(ctx.fs, dir);
+  // Not fsynced: the files it records are durable already, and should the
+  // rename be lost in a crash, the journal is back in its place: recovery
+  // carries it out again, finds every path already written, and records it
+  // once more. (An unapply's journal fsyncs the journal directory before it
+  // drops this record, so a journal it reverted never comes back.)
 }
 
 /** Forget an apply (after unapply put its paths back). */
@@ -69,9 +71,4 @@ export function dropApply(ctx: Context, shadowDir: string, record: ApplyRecord):
   const dir = appliesDir(shadowDir, record.draft);
   tryUnlink(ctx.fs, `${dir}/${recordName(record)}`);
   fsyncDir(ctx.fs, dir);
-}
-
-/** True when the apply with `id` is recorded. */
-export function isRecorded(ctx: Context, shadowDir: string, journal: Journal): boolean {
-  return readTextIfExists(ctx.fs, `${appliesDir(shadowDir, journal.draft)}/${recordName(journal)}`) !== undefined;
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
-import { fsyncDir, listDir, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { fsyncConcurrently, fsyncDirs, listDir, readTextIfExists, tryUnlink, writeAll, writeFileAtomic } from './durable-file.js';
 import { readJsonFile } from './json-file.js';
 
 /**
@@ -47,25 +47,61 @@ export function journalDir(shadowDir: string): string {
   return `${shadowDir}/journal`;
 }
 
-/** Write a journal durably (file and directory fsynced). */
-export function writeJournal(ctx: Context, shadowDir: string, journal: Journal): void {
-  writeFileAtomic(ctx.fs, `${journalDir(shadowDir)}/${journal.id}.json`, `${JSON.stringify(journal)}\n`, { token: ctx.ids.token(), durable: true });
+function journalText(journal: Journal): string {
+  return `${JSON.stringify(journal)}\n`;
 }
 
-/** The journals left behind, oldest first; unreadable ones are reported separately. */
-export function readJournals(ctx: Context, shadowDir: string): { journals: Journal[]; unreadable: string[] } {
+/**
+ * Create a publish's journal, durably, before its first write: the file is
+ * made under its own name (no temporary file and rename), and its content
+ * and its directory entry are fsynced together. A crash before both are on
+ * disk leaves at most a torn journal (it lacks the newline that ends it),
+ * and nothing was written after it: recovery drops it.
+ */
+export async function createJournal(ctx: Context, shadowDir: string, journal: Journal): Promise<void> {
+  const dir = journalDir(shadowDir);
+  ctx.fs.mkdirSync(dir, { recursive: true });
+  const path = `${dir}/${journal.id}.json`;
+  const fd = ctx.fs.openSync(path, 'wx', 0o644);
+  try {
+    writeAll(ctx.fs, fd, Buffer.from(journalText(journal), 'utf8'));
+    const content = fsyncConcurrently(ctx.fs, fd);
+    content.catch(() => undefined); // awaited below, with the directory's
+    await Promise.all([content, fsyncDirs(ctx.fs, [dir])]);
+  } catch (e) {
+    ctx.fs.closeSync(fd);
+    tryUnlink(ctx.fs, path);
+    throw e;
+  }
+  ctx.fs.closeSync(fd);
+}
+
+/** Replace a journal durably (a recovery narrows one to the paths it could write). */
+export function rewriteJournal(ctx: Context, shadowDir: string, journal: Journal): void {
+  writeFileAtomic(ctx.fs, `${journalDir(shadowDir)}/${journal.id}.json`, journalText(journal), { token: ctx.ids.token(), durable: true });
+}
+
+/**
+ * The journals left behind, oldest first; unreadable ones are reported
+ * separately. With `dropTorn` (only under the apply lock, where no journal
+ * can be in the making), the leftovers of journals whose creation a crash
+ * cut short are removed: nothing was written after them.
+ */
+export function readJournals(ctx: Context, shadowDir: string, options: { dropTorn?: boolean } = {}): { journals: Journal[]; unreadable: string[] } {
   const dir = journalDir(shadowDir);
   const journals: Journal[] = [];
   const unreadable: string[] = [];
   for (const name of listDir(ctx.fs, dir).sort()) {
+    const path = `${dir}/${name}`;
     if (!name.endsWith('.json')) {
-      // A temporary file of a journal that was never completed: nothing was written after it.
-      if (name.includes('.tmp-')) tryUnlink(ctx.fs, `${dir}/${name}`);
+      // The temporary file of a rewrite that never completed: the journal it was to replace stands.
+      if (options.dropTorn && name.includes('.tmp-')) tryUnlink(ctx.fs, path);
       continue;
     }
-    const parsed = readJsonFile(ctx.fs, `${dir}/${name}`, JournalSchema);
+    const parsed = readJsonFile(ctx.fs, path, JournalSchema);
     if (parsed) journals.push(parsed);
-    else unreadable.push(`${dir}/${name}`);
+    else if (options.dropTorn && isTorn(ctx, path)) tryUnlink(ctx.fs, path);
+    else unreadable.push(path);
   }
   journals.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   return { journals, unreadable };
@@ -76,8 +112,21 @@ export function hasJournals(ctx: Context, shadowDir: string): boolean {
   return listDir(ctx.fs, journalDir(shadowDir)).length > 0;
 }
 
-/** Remove a finished journal, durably. */
+/**
+ * A journal cut short while it was created: empty, or without the newline
+ * its single write ends with. (One damaged later still ends with it, and is
+ * reported as unreadable instead.)
+ */
+function isTorn(ctx: Context, path: string): boolean {
+  const text = readTextIfExists(ctx.fs, path);
+  return text !== undefined && !text.endsWith('\n');
+}
+
+/**
+ * Remove a finished journal. Not fsynced: should the removal be lost in a
+ * crash, recovery carries the journal out again, finds every path already
+ * done, and closes it once more.
+ */
 export function removeJournal(ctx: Context, shadowDir: string, id: string): void {
   tryUnlink(ctx.fs, `${journalDir(shadowDir)}/${id}.json`);
-  fsyncDir(ctx.fs, journalDir(shadowDir));
 }

@@ -83,14 +83,24 @@ function parseEvent(line: string): LedgerEvent | undefined {
   }
 }
 
-/** Append one event (fsynced) and return it. */
-export async function appendEvent(ctx: Context, path: string, event: NewEvent, lockTimeoutMs: number): Promise<LedgerEvent> {
-  const [full] = await appendEvents(ctx, path, [event], lockTimeoutMs);
+/** How an append reaches the disk. */
+export interface AppendOptions {
+  /**
+   * False: written, not fsynced; the next durable append (or the kernel)
+   * takes it to disk. For an event whose loss in a crash another durable
+   * record covers. Default true.
+   */
+  durable?: boolean;
+}
+
+/** Append one event (fsynced unless told otherwise) and return it. */
+export async function appendEvent(ctx: Context, path: string, event: NewEvent, lockTimeoutMs: number, options: AppendOptions = {}): Promise<LedgerEvent> {
+  const [full] = await appendEvents(ctx, path, [event], lockTimeoutMs, options);
   return full!;
 }
 
 /** Append events in order, under one lock and one fsync (all of them are on disk, or the last ones are torn). */
-export async function appendEvents(ctx: Context, path: string, events: readonly NewEvent[], lockTimeoutMs: number): Promise<LedgerEvent[]> {
+export async function appendEvents(ctx: Context, path: string, events: readonly NewEvent[], lockTimeoutMs: number, options: AppendOptions = {}): Promise<LedgerEvent[]> {
   if (events.length === 0) return [];
   // The lock names its holder: one left by a writer that crashed is taken over.
   const lock = await waitForProcessLock(ctx, `${path}.lock`, 'ledger append', lockTimeoutMs);
@@ -120,7 +130,7 @@ export async function appendEvents(ctx: Context, path: string, events: readonly 
     const fd = ctx.fs.openSync(path, 'a', 0o644);
     try {
       writeAll(ctx.fs, fd, Buffer.from(text, 'utf8'));
-      ctx.fs.fsyncSync(fd);
+      if (options.durable !== false) ctx.fs.fsyncSync(fd);
     } finally {
       ctx.fs.closeSync(fd);
     }
