@@ -665,6 +665,46 @@ Cycle('two applies unwind one at a time, newest first', async ({ repo, sh }) => 
   assert.equal(worktree(repo.fs), before);
 });
 
+Cycle('a draft applied many times reads one apply record per command, not all of them; the fold they make is checked against the records and rebuilt', async ({ repo, sh, seam, viaSeam }) => {
+  await sh.apply();
+  for (let i = 2; i <= 6; i++) {
+    await batch(sh, [{ operation: 'write', path: `step/${i}.txt`, content: `step ${i}\n` }]);
+    await sh.apply();
+  }
+  assert.is(records(repo.fs).length, 6);
+  const recordReads = (): number => seam.log.filter((c) => c.op === 'readFileSync' && c.path!.includes('/applies/') && c.path!.endsWith('.json')).length;
+  seam.arm();
+  const plan = await viaSeam.apply({ dryRun: true });
+  assert.equal(plan.paths, []);
+  assert.is(recordReads(), 1, 'only the newest record (what unapply reverses) is read');
+
+  // An unapply: the fold of all but the newest was kept, so still one record is read.
+  await sh.unapply();
+  assert.is(nodeAt(repo.fs, 'step/6.txt'), null);
+  seam.log.length = 0;
+  const after = await viaSeam.apply({ dryRun: true });
+  assert.equal(after.paths.map((p) => p.path), ['step/6.txt'], 'the reverted apply is due again');
+  assert.is(recordReads(), 1);
+
+  // A record removed by hand (the documented way to forget an apply): the fold no longer matches and is rebuilt.
+  const third = records(repo.fs).find((n) => recordPaths(repo, n).includes('step/3.txt'))!;
+  repo.fs.unlinkSync(`${SHADOW}/drafts/default/applies/${third}`);
+  const forgot = await sh.apply({ dryRun: true });
+  assert.equal(forgot.paths.map((p) => [p.path, p.old]), [['step/3.txt', null], ['step/6.txt', null]], 'its path falls back to its captured base');
+  assert.equal(forgot.conflicts.map((c) => [c.path, c.found]), [['step/3.txt', 'created']]);
+
+  // A damaged fold is ignored.
+  repo.fs.writeFileSync(`${SHADOW}/drafts/default/applies/fold.cache`, '{"version":1,"key":');
+  const again = await sh.apply({ dryRun: true });
+  assert.equal(again.paths.map((p) => p.path), ['step/3.txt', 'step/6.txt']);
+});
+
+/** The paths an apply record of the default draft lists. */
+function recordPaths(repo: MemRepo, name: string): string[] {
+  const record = JSON.parse(String(repo.fs.readFileSync(`${SHADOW}/drafts/default/applies/${name}`, 'utf8'))) as { entries: Array<{ path: string }> };
+  return record.entries.map((e) => e.path);
+}
+
 const UNAPPLY_GUARD: Array<{ name: string; make(r: MemRepo): void; conflict: [string, string | null, string] }> = [
   { name: 'a published file was modified', make: (r) => r.write('src/app.ts', 'user\n'), conflict: ['src/app.ts', blobOid('export const app = 1\n'), 'modified'] },
   { name: 'a created file was deleted', make: (r) => r.fs.unlinkSync(`${ROOT}/src/new/feature.ts`), conflict: ['src/new/feature.ts', blobOid('export const f = 1\n'), 'deleted'] },

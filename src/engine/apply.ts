@@ -220,7 +220,7 @@ export async function unapplyDraft(ws: Workspace, draftName: string, actor: stri
     });
   }
   refuseWhilePending(ws);
-  const last = draft.applies[draft.applies.length - 1];
+  const last = draft.lastApply;
   if (!last) {
     throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
   }

@@ -5,7 +5,7 @@ import { ARCHIVE_PREFIX, checkpointsPrefix, draftRef, DRAFTS_PREFIX, proposalRef
 import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
 import { listDir, tryUnlink } from '../store/durable-file.js';
 import { RefMoved } from '../store/refs.js';
-import { readApplies, type ApplyRecord } from '../store/applied-state.js';
+import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../store/applied-state.js';
 import { accumulateBases, findRoot, highestBatch, historySince, isOnHistory, type Bases } from './history.js';
 import { logEvent } from './ledger-events.js';
 import { resolveCommitish } from './rev-parse.js';
@@ -22,16 +22,13 @@ export interface Draft {
    * the draft first touched it, or what the last apply published there.
    */
   bases: Bases;
-  /** The publishes of this draft, newest last. */
-  applies: ApplyRecord[];
+  /** The newest publish of this draft (what `unapply` reverses), if any. */
+  lastApply: ApplyRecord | undefined;
 }
 
 /** Captured bases with every publish laid over them, in order. */
-export function effectiveBases(captured: Bases, applies: readonly ApplyRecord[]): Bases {
-  if (applies.length === 0) return captured;
-  const out: Bases = { ...captured };
-  for (const a of applies) for (const e of a.entries) out[e.path] = e.new;
-  return out;
+function effectiveBases(captured: Bases, overrides: AppliedOverrides): Bases {
+  return Object.keys(overrides).length === 0 ? captured : { ...captured, ...overrides };
 }
 
 /** Throw INVALID_DRAFT_NAME unless `name` is one valid ref component. */
@@ -102,8 +99,8 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
   fresh = refreshBases(ws, fresh, tip);
   if (fresh !== meta) writeDraftMeta(ws.ctx, ws.repo.shadowDir, fresh, false);
   ws.metaCache.set(name, fresh);
-  const applies = readApplies(ws.ctx, ws.repo.shadowDir, name);
-  return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applies), applies };
+  const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name);
+  return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applied.overrides), lastApply: applied.last };
 }
 
 /** Load a draft that must exist. */
@@ -175,7 +172,7 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
     bases_tip: start.root,
     bases: {},
   };
-  return { name, ref: draftRef(name), tip: start.tip, meta, bases: {}, applies: [] };
+  return { name, ref: draftRef(name), tip: start.tip, meta, bases: {}, lastApply: undefined };
 }
 
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
@@ -218,8 +215,7 @@ export type DraftStatusWord = 'open' | 'proposed' | 'completed';
 
 /** The status of a draft at `tip` (default its tip), from its refs and apply records. */
 export function draftStatusWord(ws: Workspace, d: Draft, tip: Oid = d.tip): DraftStatusWord {
-  const last = d.applies[d.applies.length - 1];
-  if (last && last.tip === tip) return 'completed';
+  if (d.lastApply?.tip === tip) return 'completed';
   if (ws.repo.refs.resolve(proposalRef(d.name)) === tip) return 'proposed';
   return 'open';
 }

@@ -4,7 +4,7 @@ import { MODE, type Oid } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
 import { publishOrder, publishSet, type PublishEntry } from '../core/publish-set.js';
 import { isRegularMode, lookupPath, type FileEntry } from '../core/tree-lookup.js';
-import { dropApply, readApplies, recordApply } from '../store/applied-state.js';
+import { dropApply, findApply, recordApply } from '../store/applied-state.js';
 import { FSYNC_WINDOW, writeAll } from '../store/durable-file.js';
 import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
 import { removeJournal, rewriteJournal, type Journal } from '../store/journal.js';
@@ -386,7 +386,7 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
     // The record goes durably before the journal does: the journal's
     // recovery must never find the apply recorded while its paths are
     // already put back.
-    const record = readApplies(ws.ctx, shadowDir, journal.draft).find((r) => r.id === journal.reverts);
+    const record = journal.reverts === undefined ? undefined : findApply(ws.ctx, shadowDir, journal.draft, journal.reverts);
     if (record) dropApply(ws.ctx, shadowDir, record);
     removeJournal(ws.ctx, shadowDir, journal.id);
   }
