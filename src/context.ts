@@ -44,6 +44,12 @@ export type FileSystem = Pick<typeof nodeFs, (typeof FILE_SYSTEM_METHODS)[number
    * without it every fsync is synchronous.
    */
   Partial<Pick<typeof nodeFs, 'fsync'>> &
+  /**
+   * Optional: rename on libuv's thread pool. With it, a publish renames a
+   * window of files into place at once (renames in different directories
+   * proceed in parallel); without it, one after the other.
+   */
+  Partial<Pick<typeof nodeFs, 'rename'>> &
   /** Optional: a kernel copy (a reflink where the file system can) for materializing worktrees; without it, read and write. */
   Partial<Pick<typeof nodeFs, 'copyFileSync'>>;
 

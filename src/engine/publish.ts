@@ -234,26 +234,27 @@ async function carryOut(
     if (e.new === null) progress?.(++done, total, bytes);
   }
   // Writes go in windows: each file's content to a temporary file, the
-  // window's fsyncs in flight together, then each renamed into place. A
-  // crash anywhere leaves each path old or new, as with one file at a time.
+  // window's fsyncs in flight together, then its renames in flight together.
+  // A crash anywhere leaves each path old or new, as with one file at a time.
   let window: Array<{ e: PublishEntry; staged: StagedFile; size: number }> = [];
   const flush = async (): Promise<void> => {
     const current = window;
     window = [];
     const synced = await Promise.allSettled(current.map((w) => writer.sync(w.staged)));
-    current.forEach((w, i) => {
-      const r = synced[i]!;
-      if (r.status === 'rejected') {
+    const placed = await Promise.allSettled(
+      current.map(async (w, i) => {
+        const r = synced[i]!;
+        if (r.status === 'fulfilled') return writer.commitConcurrently(w.staged);
         writer.abandon(w.staged);
-        fail(w.e.path, r.reason);
-      } else {
-        try {
-          writer.commit(w.staged);
-          outcome.written.push(w.e.path);
-          bytes += w.size;
-        } catch (err) {
-          fail(w.e.path, err);
-        }
+        throw r.reason;
+      }),
+    );
+    current.forEach((w, i) => {
+      const r = placed[i]!;
+      if (r.status === 'rejected') fail(w.e.path, r.reason);
+      else {
+        outcome.written.push(w.e.path);
+        bytes += w.size;
       }
       progress?.(++done, total, bytes);
     });

@@ -53,6 +53,20 @@ export function fsyncConcurrently(fs: FileSystem, fd: number): Promise<void> {
   return new Promise((done, fail) => fsync.call(fs, fd, (err) => (err ? fail(err) : done())));
 }
 
+/** rename on libuv's thread pool when the file system has the callback form, else synchronously. */
+export function renameConcurrently(fs: FileSystem, from: string, to: string): Promise<void> {
+  const rename = fs.rename;
+  if (!rename) {
+    try {
+      fs.renameSync(from, to);
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+  return new Promise((done, fail) => rename.call(fs, from, to, (err) => (err ? fail(err) : done())));
+}
+
 /** How many fsyncs a publish keeps in flight (and so how many descriptors it holds open). */
 export const FSYNC_WINDOW = 64;
 

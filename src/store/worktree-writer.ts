@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { MODE } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { fsyncConcurrently, fsyncDirs, listDir, tryUnlink, writeAll } from './durable-file.js';
+import { fsyncConcurrently, fsyncDirs, listDir, renameConcurrently, tryUnlink, writeAll } from './durable-file.js';
 
 /**
  * The only code that writes into the working tree. Every write is a
@@ -112,19 +112,43 @@ export class WorktreeWriter {
 
   /** The second half, once `sync` is done: rename the temporary file over `path`. */
   commit(staged: StagedFile): void {
-    const fs = this.ctx.fs;
-    this.close(staged);
+    this.beforeRename(staged);
     try {
-      const st = this.lstat(staged.path);
-      if (st?.isDirectory()) {
-        throw new ShadowError('IS_A_DIRECTORY', `${staged.path} is a directory in the working tree`, { data: { path: staged.path } });
-      }
-      fs.renameSync(staged.tmp, this.full(staged.path));
+      this.ctx.fs.renameSync(staged.tmp, this.full(staged.path));
     } catch (e) {
-      tryUnlink(fs, staged.tmp);
+      tryUnlink(this.ctx.fs, staged.tmp);
       throw e;
     }
     this.dirtyDirs.add(this.parentDir(staged.path));
+  }
+
+  /**
+   * `commit` with the rename on libuv's thread pool, so that a window of
+   * files goes into place at once (each is old or new, whatever order they
+   * land in).
+   */
+  async commitConcurrently(staged: StagedFile): Promise<void> {
+    this.beforeRename(staged);
+    try {
+      await renameConcurrently(this.ctx.fs, staged.tmp, this.full(staged.path));
+    } catch (e) {
+      tryUnlink(this.ctx.fs, staged.tmp);
+      throw e;
+    }
+    this.dirtyDirs.add(this.parentDir(staged.path));
+  }
+
+  /** Close the staged file; refuse (and drop it) when a directory now stands at its path. */
+  private beforeRename(staged: StagedFile): void {
+    this.close(staged);
+    try {
+      if (this.lstat(staged.path)?.isDirectory()) {
+        throw new ShadowError('IS_A_DIRECTORY', `${staged.path} is a directory in the working tree`, { data: { path: staged.path } });
+      }
+    } catch (e) {
+      tryUnlink(this.ctx.fs, staged.tmp);
+      throw e;
+    }
   }
 
   /** Drop a staged file that will not be committed. */
