@@ -84,6 +84,14 @@ export function countingFs(base: FileSystem): { fs: FileSystem; counters: FsCoun
       fsync.call(base, fd, cb);
     };
   }
+  // The optional callback rename (a publish renames a window of files at once).
+  const rename = base.rename;
+  if (rename) {
+    wrapped.rename = (from: string, to: string, cb: (err: NodeJS.ErrnoException | null) => void): void => {
+      counters.calls++;
+      rename.call(base, from, to, cb);
+    };
+  }
   // The optional kernel copy (a worktree's files): counted as a file written.
   const copyFileSync = base.copyFileSync;
   if (copyFileSync) {

@@ -77,6 +77,7 @@ export function whereFs(base: FileSystem, classify: (path: string) => string): {
       fsync.call(base, fd, cb);
     };
   }
+  if (base.rename) wrapped.rename = base.rename.bind(base);
   for (const name of ['writeFileSync', 'appendFileSync'] as const) {
     const fn = (base[name] as (...args: unknown[]) => unknown).bind(base);
     wrapped[name] = (file: unknown, ...rest: unknown[]): unknown => {
