@@ -931,6 +931,20 @@ const BIG_UNTOUCHED: Record<string, Node> = {
 };
 
 /**
+ * One full run of `act` on a thawed copy of `frozen`, every fs call
+ * recorded: the calls a crash sweep then stops at, one by one.
+ */
+async function probeRun<T>(repo: MemRepo, frozen: Frozen, act: (sh: Shadow) => Promise<T>): Promise<{ fs: FileSystem; probe: FsSeam; result: T }> {
+  const fs = thaw(frozen);
+  const probe = new FsSeam(fs);
+  const sh = await openAs(repo, probe.fs, 101);
+  probe.record = true;
+  probe.arm();
+  const result = await act(sh);
+  return { fs, probe, result };
+}
+
+/**
  * Pick crash points from the fs calls of one full run. Before the first
  * write every crash is alike (a few samples); every call from the first
  * write in .git/shadow to the journal's fsync; a stride over the working
@@ -1007,12 +1021,7 @@ Crash('an apply of 200 files crashed at N, for N over its fs calls: every path i
   const frozen = freeze(repo.fs);
 
   // One full run, to count and see its calls.
-  const probeFs = thaw(frozen);
-  const probe = new FsSeam(probeFs);
-  const probeSh = await openAs(repo, probe.fs, 101);
-  probe.record = true;
-  probe.arm();
-  const full = await probeSh.apply();
+  const { fs: probeFs, probe, result: full } = await probeRun(repo, frozen, (sh) => sh.apply());
   assert.is(full.paths.length, 200);
   assertPaths(probeFs, big.after);
   const log = [...probe.log];
@@ -1093,12 +1102,7 @@ Crash('an unapply crashed at every call: every path is applied or restored, and 
   await sh.apply();
   const frozen = freeze(repo.fs);
 
-  const probeFs = thaw(frozen);
-  const probe = new FsSeam(probeFs);
-  const probeSh = await openAs(repo, probe.fs, 101);
-  probe.record = true;
-  probe.arm();
-  await probeSh.unapply();
+  const { fs: probeFs, probe } = await probeRun(repo, frozen, (sh) => sh.unapply());
   const total = probe.calls;
   const log = [...probe.log];
   assert.equal(worktree(probeFs), pristine);
@@ -1165,12 +1169,7 @@ Crash('an apply --commit crashed at each call from its journal on: reopening fin
     ['src/new/f.ts', 1, 1, 1],
   ];
 
-  const probeFs = thaw(frozen);
-  const probe = new FsSeam(probeFs);
-  const probeSh = await openAs(repo, probe.fs, 101);
-  probe.record = true;
-  probe.arm();
-  const r = await probeSh.apply({ commit: true });
+  const { fs: probeFs, probe, result: r } = await probeRun(repo, frozen, (sh) => sh.apply({ commit: true }));
   assert.is(r.branch?.how, 'fast-forward');
   assert.equal(await git.statusMatrix({ fs: probeFs as never, dir: ROOT }), expectedStatus);
   const log = [...probe.log];

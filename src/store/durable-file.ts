@@ -36,35 +36,35 @@ export function fsyncDir(fs: FileSystem, dir: string): void {
 }
 
 /**
+ * Run a call on libuv's thread pool when the file system has its callback
+ * form, else synchronously: a failure either way is a rejection.
+ */
+function onPool(callback: ((done: (err: NodeJS.ErrnoException | null) => void) => void) | undefined, sync: () => void): Promise<void> {
+  if (!callback) {
+    try {
+      sync();
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+  return new Promise((done, fail) => callback((err) => (err ? fail(err) : done())));
+}
+
+/**
  * fsync a descriptor on libuv's thread pool when the file system has the
  * callback form, else synchronously. One sync fsync is cheaper than one on
  * the pool; many on the pool at once are much cheaper than as many in a row.
  */
 export function fsyncConcurrently(fs: FileSystem, fd: number): Promise<void> {
   const fsync = fs.fsync;
-  if (!fsync) {
-    try {
-      fs.fsyncSync(fd);
-      return Promise.resolve();
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-  return new Promise((done, fail) => fsync.call(fs, fd, (err) => (err ? fail(err) : done())));
+  return onPool(fsync && ((cb) => fsync.call(fs, fd, cb)), () => fs.fsyncSync(fd));
 }
 
 /** rename on libuv's thread pool when the file system has the callback form, else synchronously. */
 export function renameConcurrently(fs: FileSystem, from: string, to: string): Promise<void> {
   const rename = fs.rename;
-  if (!rename) {
-    try {
-      fs.renameSync(from, to);
-      return Promise.resolve();
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-  return new Promise((done, fail) => rename.call(fs, from, to, (err) => (err ? fail(err) : done())));
+  return onPool(rename && ((cb) => rename.call(fs, from, to, cb)), () => fs.renameSync(from, to));
 }
 
 /** How many fsyncs a publish keeps in flight (and so how many descriptors it holds open). */
