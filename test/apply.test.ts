@@ -317,10 +317,13 @@ PublishSet('fsyncs an apply spends in .git: the journal (file and directory), on
   const inGit = log.filter((c) => c.op === 'fsyncSync' && c.path!.startsWith(`${ROOT}/.git/`)).map((c) => c.path!.slice(SHADOW.length + 1));
   const journal = log.find((c) => c.op === 'openSync' && c.path!.startsWith(`${SHADOW}/journal/`))!.path!;
   assert.equal(inGit, [journal.slice(SHADOW.length + 1), 'journal', 'drafts/default/events.jsonl']);
-  // The start event is written before the journal, the completion after the files; one fsync takes both.
+  // The start event is written while the journal's fsyncs run, before any
+  // change in the work tree; the completion after the files; one fsync takes both.
   const ledgerWrites = log.filter((c) => c.op === 'writeSync' && c.path === ledger).map((c) => c.n);
   assert.is(ledgerWrites.length, 2);
-  assert.ok(ledgerWrites[0]! < log.find((c) => c.path === journal)!.n);
+  const firstWorktreeChange = log.find((c) => MUTATING.has(c.op) && c.path!.startsWith(`${ROOT}/`) && !c.path!.startsWith(`${ROOT}/.git/`))!.n;
+  assert.ok(log.find((c) => c.path === journal)!.n < ledgerWrites[0]! && ledgerWrites[0]! < firstWorktreeChange);
+  assert.ok(journalCalls(log).durable < firstWorktreeChange, 'the journal is durable before the first change');
   const types = String(repo.fs.readFileSync(ledger, 'utf8')).trim().split('\n').map((l) => JSON.parse(l).type as string);
   const start = types.indexOf('apply/start');
   assert.equal(types.slice(start), ['apply/start', 'tx/status', 'apply/complete', 'tx/status', 'tx/close']);
@@ -794,6 +797,22 @@ for (const d of DENIED) {
   });
 }
 
+Failures('the ledger cannot take apply/start: the apply fails before any write, and its journal is gone, so nothing carries it out later', async ({ repo, seam, viaSeam }) => {
+  seam.inject({ op: 'openSync', path: /events\.jsonl\.lock/, code: 'EIO' });
+  const e = await codeOf(() => viaSeam.apply());
+  assert.is.not(e.code, 'NO_CODE');
+  assertPaths(repo.fs, BEFORE);
+  assert.equal(journals(repo.fs), [], 'the journal made alongside is removed');
+  assert.equal(temps(repo.fs), []);
+  assert.equal(records(repo.fs), []);
+  assert.is(lockHeld(repo.fs), false);
+  seam.heal();
+  assert.is((await viaSeam.recover()).finished.length, 0, 'there is nothing to finish');
+  assertPaths(repo.fs, BEFORE);
+  await viaSeam.apply();
+  assertPaths(repo.fs, AFTER);
+});
+
 const UNWRITABLE: Array<{ deny: string; directories: string[] }> = [
   { deny: `${ROOT}/src`, directories: ['src'] },
   { deny: `${ROOT}/old`, directories: ['old'] },
@@ -959,11 +978,13 @@ function crashPoints(log: ReadonlyArray<{ n: number; op: FsOp; path: string | un
   };
   const inWorktree = (p: string | undefined): boolean => p !== undefined && p.startsWith(`${ROOT}/`) && !p.startsWith(`${ROOT}/.git/`);
   const firstShadowWrite = log.find((c) => MUTATING.has(c.op) && c.path?.startsWith(SHADOW))!.n;
-  const journalSynced = journalCalls(log).durable;
+  // Every call from shadow's first write to the first change in the work
+  // tree: the journal, and the ledger's start line appended while its fsyncs run.
+  const firstWorktreeChange = log.find((c) => MUTATING.has(c.op) && inWorktree(c.path))!.n;
   const lastWorktreeChange = [...log].reverse().find((c) => MUTATING.has(c.op) && inWorktree(c.path))!.n;
   add(1, firstShadowWrite - 1, Math.ceil(firstShadowWrite / 4));
-  add(firstShadowWrite - 1, journalSynced + 2);
-  add(journalSynced + 3, lastWorktreeChange, stride);
+  add(firstShadowWrite - 1, Math.max(journalCalls(log).durable, firstWorktreeChange) + 2);
+  add(firstWorktreeChange + 3, lastWorktreeChange, stride);
   // The first mkdir of a directory makes it; the last rmdir of one is the one that removes it.
   const dirCalls = new Map<string, number>();
   for (const c of log) {

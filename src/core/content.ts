@@ -24,6 +24,8 @@ export function contentTooLarge(size: number, max: number): ShadowError {
 
 /** The index of the first lone UTF-16 surrogate in `s` (which UTF-8 cannot hold), or -1. */
 export function loneSurrogateAt(s: string): number {
+  // The native check runs at memory speed; the scan only finds where.
+  if (s.isWellFormed()) return -1;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0xd800 || c > 0xdfff) continue;

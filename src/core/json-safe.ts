@@ -49,17 +49,5 @@ export function toJsonSafe(value: unknown, seen: Set<object> = new Set()): unkno
 }
 
 function repairSurrogates(s: string): string {
-  let out = '';
-  let last = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      i++;
-      continue;
-    }
-    out += `${s.slice(last, i)}\ufffd`;
-    last = i + 1;
-  }
-  return last === 0 ? s : out + s.slice(last);
+  return s.isWellFormed() ? s : s.toWellFormed();
 }

@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import { actionOf, type PublishAction, type PublishEntry } from '../core/publish-set.js';
 import { readTextIfExists } from '../store/durable-file.js';
-import { createJournal, hasJournals, readJournals, type Journal } from '../store/journal.js';
+import { createJournal, hasJournals, readJournals, removeJournal, type Journal } from '../store/journal.js';
 import { takeProcessLock } from '../store/process-lock.js';
 import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
 import type { SecretFinding } from '../core/secrets.js';
@@ -175,18 +175,27 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       journal.branch = plan.branch;
       journal.index = plan.index;
     }
-    // Not fsynced: the journal is the durable record that the apply began
-    // (recovery logs what it finishes), and the completion's fsync takes
-    // this line to disk with it.
-    await logEvent(
-      ws,
-      draftName,
-      'apply/start',
-      options.actor,
-      { id: journal.id, tip: draft.tip, fingerprint: review.fingerprint, paths: entries.map((e) => e.path), mode: options.mode?.kind ?? 'files' },
-      { durable: false },
-    );
-    await createJournal(ws.ctx, ws.repo.shadowDir, journal);
+    // The journal's fsyncs run on the pool while apply/start is appended.
+    // That line is not fsynced: the journal is the durable record that the
+    // apply began (recovery logs what it finishes), and the completion's
+    // fsync takes the line to disk with it.
+    const journaled = createJournal(ws.ctx, ws.repo.shadowDir, journal);
+    journaled.catch(() => undefined); // awaited below
+    try {
+      await logEvent(
+        ws,
+        draftName,
+        'apply/start',
+        options.actor,
+        { id: journal.id, tip: draft.tip, fingerprint: review.fingerprint, paths: entries.map((e) => e.path), mode: options.mode?.kind ?? 'files' },
+        { durable: false },
+      );
+    } catch (e) {
+      // Nothing written yet: the journal must not outlive the failed apply.
+      await journaled.then(() => removeJournal(ws.ctx, ws.repo.shadowDir, journal.id, true), () => undefined);
+      throw e;
+    }
+    await journaled;
     const outcome = await runJournal(ws, journal, false, options.onProgress, blobs);
     if (outcome.failures.length > 0) throw outcomeError(outcome, 'apply');
     result.applied = true;

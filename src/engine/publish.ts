@@ -240,11 +240,12 @@ async function carryOut(
   const flush = async (): Promise<void> => {
     const current = window;
     window = [];
-    const synced = await Promise.allSettled(current.map((w) => writer.sync(w.staged)));
+    const alone = current.length === 1;
+    const synced = await Promise.allSettled(current.map((w) => writer.sync(w.staged, alone)));
     const placed = await Promise.allSettled(
       current.map(async (w, i) => {
         const r = synced[i]!;
-        if (r.status === 'fulfilled') return writer.commitConcurrently(w.staged);
+        if (r.status === 'fulfilled') return writer.commitConcurrently(w.staged, alone);
         writer.abandon(w.staged);
         throw r.reason;
       }),

@@ -55,16 +55,21 @@ function onPool(callback: ((done: (err: NodeJS.ErrnoException | null) => void) =
  * fsync a descriptor on libuv's thread pool when the file system has the
  * callback form, else synchronously. One sync fsync is cheaper than one on
  * the pool; many on the pool at once are much cheaper than as many in a row.
+ * `alone`: nothing else is in flight, so it runs synchronously.
  */
-export function fsyncConcurrently(fs: FileSystem, fd: number): Promise<void> {
+export function fsyncConcurrently(fs: FileSystem, fd: number, alone = false): Promise<void> {
   const fsync = fs.fsync;
-  return onPool(fsync && ((cb) => fsync.call(fs, fd, cb)), () => fs.fsyncSync(fd));
+  return onPool(!alone && fsync ? (cb) => fsync.call(fs, fd, cb) : undefined, () => fs.fsyncSync(fd));
 }
 
-/** rename on libuv's thread pool when the file system has the callback form, else synchronously. */
-export function renameConcurrently(fs: FileSystem, from: string, to: string): Promise<void> {
+/**
+ * rename on libuv's thread pool when the file system has the callback form,
+ * else synchronously; synchronously too when it is `alone` (nothing else in
+ * flight to overlap with, so the trip to the pool is pure cost).
+ */
+export function renameConcurrently(fs: FileSystem, from: string, to: string, alone = false): Promise<void> {
   const rename = fs.rename;
-  return onPool(rename && ((cb) => rename.call(fs, from, to, cb)), () => fs.renameSync(from, to));
+  return onPool(!alone && rename ? (cb) => rename.call(fs, from, to, cb) : undefined, () => fs.renameSync(from, to));
 }
 
 /** How many fsyncs a publish keeps in flight (and so how many descriptors it holds open). */

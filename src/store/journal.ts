@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
-import { fsyncConcurrently, fsyncDirs, listDir, readTextIfExists, tryUnlink, writeAll, writeFileAtomic } from './durable-file.js';
+import { fsyncConcurrently, fsyncDir, fsyncDirs, listDir, readTextIfExists, tryUnlink, writeAll, writeFileAtomic } from './durable-file.js';
 import { readJsonFile } from './json-file.js';
 
 /**
@@ -125,8 +125,10 @@ function isTorn(ctx: Context, path: string): boolean {
 /**
  * Remove a finished journal. Not fsynced: should the removal be lost in a
  * crash, recovery carries the journal out again, finds every path already
- * done, and closes it once more.
+ * done, and closes it once more. `durable` for a journal whose publish never
+ * started: it must not come back and be carried out.
  */
-export function removeJournal(ctx: Context, shadowDir: string, id: string): void {
+export function removeJournal(ctx: Context, shadowDir: string, id: string, durable = false): void {
   tryUnlink(ctx.fs, `${journalDir(shadowDir)}/${id}.json`);
+  if (durable) fsyncDir(ctx.fs, journalDir(shadowDir));
 }

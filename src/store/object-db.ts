@@ -48,6 +48,36 @@ class Lru<V> {
 }
 
 /**
+ * Blobs this process wrote lately, by id, up to a byte budget (oldest out
+ * first): the commands that follow a batch (review, apply, diff) read the
+ * contents it just wrote, which would otherwise come back from the new pack.
+ */
+class RecentBlobs {
+  private readonly map = new Map<string, Buffer>();
+  private bytes = 0;
+  constructor(
+    private readonly budget: number,
+    private readonly largest: number,
+  ) {}
+  get(oid: string): Buffer | undefined {
+    return this.map.get(oid);
+  }
+  add(oid: string, content: Uint8Array): void {
+    if (content.length > this.largest || this.map.has(oid)) return;
+    this.map.set(oid, Buffer.from(content.buffer, content.byteOffset, content.length));
+    this.bytes += content.length;
+    for (const [old, c] of this.map) {
+      if (this.bytes <= this.budget) break;
+      this.map.delete(old);
+      this.bytes -= c.length;
+    }
+  }
+}
+
+const RECENT_BLOB_BYTES = 8 * 1024 * 1024;
+const RECENT_BLOB_LARGEST = 256 * 1024;
+
+/**
  * The repository's object database: reads loose objects, packs and
  * alternates; writes each set of new objects as one durable pack. Parsed
  * trees and commits are cached for the life of the handle (objects are
@@ -59,6 +89,7 @@ export class ObjectDatabase {
   private alternates: ObjectDatabase[] | undefined;
   private readonly trees = new Lru<readonly TreeEntry[]>(TREE_CACHE_ENTRIES);
   private readonly commits = new Lru<Commit>(COMMIT_CACHE_ENTRIES);
+  private readonly recentBlobs = new RecentBlobs(RECENT_BLOB_BYTES, RECENT_BLOB_LARGEST);
   /** Packs written since the last look at merging (the directory is listed only every few writes). */
   private writesSinceMerge = MERGE_AT_PACKS - 1;
 
@@ -209,7 +240,7 @@ export class ObjectDatabase {
   }
 
   readBlob(oid: Oid): Buffer {
-    return this.readTyped(oid, 'blob');
+    return this.recentBlobs.get(oid) ?? this.readTyped(oid, 'blob');
   }
 
   readTree(oid: Oid): readonly TreeEntry[] {
@@ -266,6 +297,7 @@ export class ObjectDatabase {
   write(objects: readonly PackObject[]): void {
     if (objects.length === 0) return;
     const idx = this.writeBuilt(buildPack(objects));
+    for (const o of objects) if (o.type === 'blob') this.recentBlobs.add(o.oid, o.content);
     if (this.packRegistry === undefined) return;
     registerPack(this.ctx, this.packRegistry, idx);
     this.writesSinceMerge++;

@@ -105,9 +105,9 @@ export class WorktreeWriter {
     return { path, tmp, fd };
   }
 
-  /** fsync a staged file's content (many may be in flight at once). */
-  sync(staged: StagedFile): Promise<void> {
-    return staged.fd === null ? Promise.resolve() : fsyncConcurrently(this.ctx.fs, staged.fd);
+  /** fsync a staged file's content (many may be in flight at once; `alone` when it is the only one). */
+  sync(staged: StagedFile, alone = false): Promise<void> {
+    return staged.fd === null ? Promise.resolve() : fsyncConcurrently(this.ctx.fs, staged.fd, alone);
   }
 
   /** The second half, once `sync` is done: rename the temporary file over `path`. */
@@ -127,10 +127,10 @@ export class WorktreeWriter {
    * files goes into place at once (each is old or new, whatever order they
    * land in).
    */
-  async commitConcurrently(staged: StagedFile): Promise<void> {
+  async commitConcurrently(staged: StagedFile, alone = false): Promise<void> {
     this.beforeRename(staged);
     try {
-      await renameConcurrently(this.ctx.fs, staged.tmp, this.full(staged.path));
+      await renameConcurrently(this.ctx.fs, staged.tmp, this.full(staged.path), alone);
     } catch (e) {
       tryUnlink(this.ctx.fs, staged.tmp);
       throw e;
