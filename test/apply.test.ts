@@ -142,8 +142,13 @@ async function batch(sh: Shadow, operations: FileOperation[], intent = 'change')
 /** fs operations that change state; a check that must write nothing makes none of them. */
 const MUTATING: ReadonlySet<FsOp> = new Set<FsOp>(['writeSync', 'writeFileSync', 'appendFileSync', 'mkdirSync', 'renameSync', 'unlinkSync', 'rmdirSync', 'symlinkSync']);
 
+/**
+ * The changing calls a command made, but for the review cache (a check may
+ * save what its review found: see review-cache.ts).
+ */
 function mutations(seam: FsSeam): string[] {
-  return seam.log.filter((c) => MUTATING.has(c.op)).map((c) => `${c.op} ${c.path}`);
+  const cache = (op: FsOp, p = ''): boolean => /\/drafts\/[^/]+\/review\.cache(\.tmp-[^/]*)?$/.test(p) || (op === 'mkdirSync' && /\/shadow\/drafts\/[^/]+$/.test(p));
+  return seam.log.filter((c) => MUTATING.has(c.op) && !cache(c.op, c.path)).map((c) => `${c.op} ${c.path}`);
 }
 
 // ---------------------------------------------------------------- the standard fixture
@@ -341,6 +346,18 @@ PublishSet('unapply drops the apply\'s record durably before its own journal goe
   assert.ok(appliesSync !== undefined && appliesSync.n < journalDrop.n, 'the applies directory is fsynced between the two unlinks');
   const lastWorktreeChange = [...log].reverse().find((c) => MUTATING.has(c.op) && c.path!.startsWith(`${ROOT}/`) && !c.path!.startsWith(`${ROOT}/.git/`))!;
   assert.ok(recordDrop.n > lastWorktreeChange.n, 'the record goes after the files are back');
+});
+
+PublishSet('the checks before a write look at each directory once, however many of the set\'s files it holds', async ({ repo, seam, sh, viaSeam }) => {
+  await batch(sh, Array.from({ length: 30 }, (_, i) => ({ operation: 'write' as const, path: `src/lib/f${i}.ts`, content: `${i}\n` })));
+  seam.arm();
+  const r = await viaSeam.apply({ dryRun: true });
+  assert.ok(r.paths.length >= 30);
+  const perPath = new Map<string, number>();
+  for (const c of seam.log) if (c.op === 'statSync' || c.op === 'accessSync') perPath.set(`${c.op} ${c.path}`, (perPath.get(`${c.op} ${c.path}`) ?? 0) + 1);
+  const repeated = [...perPath].filter(([, n]) => n > 1);
+  assert.equal(repeated, [], 'no directory is stat()ed or access()ed twice');
+  assert.is(perPath.get(`statSync ${ROOT}/src/lib`), 1);
 });
 
 /** Does an fs call on `full` touch the working-tree path `p` (itself, below it, or a temp file of it)? */
@@ -580,7 +597,7 @@ Guard('an empty directory where the draft creates a file: never a partial apply'
   }
 });
 
-Guard('a dry run of a clean draft lists the set and makes no change anywhere', async ({ repo, seam, viaSeam }) => {
+Guard('a dry run of a clean draft lists the set and makes no change anywhere (but its review cache)', async ({ repo, seam, viaSeam }) => {
   const before = worktree(repo.fs);
   seam.arm();
   const r = await viaSeam.apply({ dryRun: true });

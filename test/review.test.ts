@@ -2,7 +2,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
 import type { Shadow } from '../src/index.js';
+import { createRequire } from 'node:module';
+import { EXAMINATION_FORMAT } from '../src/engine/review.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+
+/** The fingerprint of secretDraftWithEdit's draft: it moves only when the diff's text does. */
+const GOLDEN_FINGERPRINT = 'patchset:10a6551faa591c7cf9da2cb2e16383ca84f4fe76988fdfe2e8633e2b358f29f6';
 
 const TOKEN = 'ghp_' + 'k7Q2mZ9xR4tB8wN1vC6yL3pH5sD0fJ2gA9eU'; // made up, shaped like a classic GitHub token
 
@@ -160,3 +165,88 @@ Review('secrets in binary files are not scanned but reported', async ({ repo }) 
 });
 
 Review.run();
+
+// ---------------------------------------------------------------- the review cache on disk
+
+const Cache = suite<{ repo: MemRepo }>('review cache');
+Cache.before.each(async (c) => {
+  c.repo = await memRepo({ 'README.md': 'Hello\n', 'src/app.ts': 'export const a = 1;\n' });
+});
+
+const CACHE = '/.git/shadow/drafts/default/review.cache';
+
+async function secretDraftWithEdit(repo: MemRepo): Promise<Shadow> {
+  const sh = await withSecretDraft(repo);
+  assert.ok((await sh.batch({ operations: [{ operation: 'write', path: 'src/app.ts', content: 'export const a = 2;\n' }] })).success);
+  return sh;
+}
+
+/** A dry run on a fresh handle (a new process's view): its result and the objects it read. */
+async function freshDryRun(repo: MemRepo): Promise<{ fingerprint: string; secrets: unknown; read: number }> {
+  const sh = await repo.open();
+  const before = sh.stats.objectsRead;
+  const r = await sh.apply({ dryRun: true });
+  return { fingerprint: r.fingerprint, secrets: r.findings.secrets, read: sh.stats.objectsRead - before };
+}
+
+Cache('a fresh handle reads the fingerprint and findings a review saved, not the blobs: the same answer with 4 fewer objects read', async ({ repo }) => {
+  const sh = await secretDraftWithEdit(repo);
+  const review = await sh.review();
+  assert.ok(repo.fs.existsSync(repo.dir + CACHE));
+  const cached = await freshDryRun(repo);
+  repo.fs.unlinkSync(repo.dir + CACHE);
+  const computed = await freshDryRun(repo);
+  assert.is(cached.fingerprint, review.fingerprint);
+  assert.is(computed.fingerprint, review.fingerprint);
+  assert.equal(cached.secrets, computed.secrets);
+  assert.equal((cached.secrets as Array<{ rule: string }>).map((s) => s.rule), ['github-token']);
+  // Three new blobs and one base: none is read through the cache.
+  assert.is(computed.read - cached.read, 4);
+  assert.not.match(String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8')), TOKEN.slice(4), 'no secret value in the cache');
+});
+
+Cache('a damaged or foreign review cache is never trusted: the review is computed again and the cache rewritten', async ({ repo }) => {
+  const sh = await secretDraftWithEdit(repo);
+  const fingerprint = (await sh.review()).fingerprint;
+  const good = String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8'));
+  for (const bad of ['{"version":1,"summaries":[{"key":', '[]', good.replace(/"patch_id":"[0-9a-f]+"/, '"patch_id":7')]) {
+    repo.fs.writeFileSync(repo.dir + CACHE, bad);
+    const r = await freshDryRun(repo);
+    assert.is(r.fingerprint, fingerprint);
+    assert.is(String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8')), good);
+  }
+  // A summary under another key (another publish set) changes nothing.
+  const other = good.replace(/"key":"[0-9a-f]+"/, `"key":"${'0'.repeat(64)}"`).replace(/"patch_id":"[0-9a-f]+"/, `"patch_id":"${'1'.repeat(64)}"`);
+  repo.fs.writeFileSync(repo.dir + CACHE, other);
+  assert.is((await freshDryRun(repo)).fingerprint, fingerprint);
+});
+
+Cache('after another batch a fresh handle gets the new fingerprint, never the cached one', async ({ repo }) => {
+  const sh = await secretDraftWithEdit(repo);
+  const first = (await sh.review()).fingerprint;
+  const sh2 = await repo.open();
+  await sh2.batch({ operations: [{ operation: 'write', path: 'src/app.ts', content: 'export const a = 3;\n' }] });
+  const second = await freshDryRun(repo);
+  assert.is.not(second.fingerprint, first);
+  repo.fs.unlinkSync(repo.dir + CACHE);
+  assert.is((await freshDryRun(repo)).fingerprint, second.fingerprint);
+});
+
+Cache('shadow review shows the diff on a fresh handle too (the cache keeps no text)', async ({ repo }) => {
+  const sh = await secretDraftWithEdit(repo);
+  const diff = (await sh.review()).diff;
+  assert.match(diff, 'diff --git a/src/app.ts b/src/app.ts');
+  assert.is((await (await repo.open()).review()).diff, diff);
+});
+
+Cache('the examination format names the installed jsdiff, and a known draft keeps its known fingerprint (bump EXAMINATION_FORMAT when this moves)', async ({ repo }) => {
+  const installed = (createRequire(import.meta.url)('diff/package.json') as { version: string }).version;
+  assert.ok(EXAMINATION_FORMAT.includes(`jsdiff ${installed}`), `EXAMINATION_FORMAT "${EXAMINATION_FORMAT}" names jsdiff ${installed}`);
+  const sh = await secretDraftWithEdit(repo);
+  const r = await sh.review();
+  assert.is(r.fingerprint, GOLDEN_FINGERPRINT);
+  assert.equal(r.secrets.map((s) => [s.rule, s.path, s.line, s.redacted]), [['github-token', 'src/config.ts', 1, 'ghp_****************']]);
+});
+
+Cache.run();
+

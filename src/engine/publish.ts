@@ -129,18 +129,27 @@ export function unwritableDirs(ws: Workspace, entries: readonly PublishEntry[]):
   const root = ws.repo.layout.worktree!;
   const fs = ws.ctx.fs;
   const checked = new Map<string, boolean>();
+  // Entries share most of their parents: each directory is looked at once.
+  const isDirectory = new Map<string, boolean>();
+  const isDir = (d: string): boolean => {
+    let known = isDirectory.get(d);
+    if (known === undefined) {
+      try {
+        known = fs.statSync(d === '' ? root : `${root}/${d}`).isDirectory();
+      } catch {
+        known = false;
+      }
+      isDirectory.set(d, known);
+    }
+    return known;
+  };
   const out = new Set<string>();
   for (const e of entries) {
     // The nearest existing directory on the way: where the entry is renamed, unlinked or made.
-    const dirs = ['', ...parentDirs(e.path)];
     let nearest = '';
-    for (const d of dirs) {
-      try {
-        if (fs.statSync(d === '' ? root : `${root}/${d}`).isDirectory()) nearest = d;
-        else break;
-      } catch {
-        break;
-      }
+    for (const d of ['', ...parentDirs(e.path)]) {
+      if (isDir(d)) nearest = d;
+      else break;
     }
     let ok = checked.get(nearest);
     if (ok === undefined) {

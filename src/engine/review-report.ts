@@ -3,11 +3,11 @@ import { approvalStates, type ApprovalState } from './approvals.js';
 import { draftStatusWord, requireDraft } from './drafts.js';
 import { draftEvents } from './ledger-events.js';
 import { readProposal, type Proposal } from './proposal.js';
-import { readPolicy, reviewDraft, type Review } from './review.js';
+import { readPolicy, reviewDraftWithDiff, type ReviewWithDiff } from './review.js';
 import type { Workspace } from './workspace.js';
 
 /** What `shadow review` shows. */
-export interface ReviewReport extends Omit<Review, 'entries' | 'required'> {
+export interface ReviewReport extends Omit<ReviewWithDiff, 'entries' | 'required'> {
   status: string;
   files: Array<{ path: string; old: Oid | null; new: Oid | null }>;
   approvals: ApprovalState[];
@@ -17,7 +17,7 @@ export interface ReviewReport extends Omit<Review, 'entries' | 'required'> {
 /** A draft as a reviewer sees it: the diff, the findings, and every approval apply needs with its state. */
 export async function reviewReport(ws: Workspace, name: string): Promise<ReviewReport> {
   const draft = requireDraft(ws, name);
-  const { entries, required, ...rest } = await reviewDraft(ws, draft, readPolicy(ws));
+  const { entries, required, ...rest } = await reviewDraftWithDiff(ws, draft, readPolicy(ws));
   return {
     ...rest,
     status: draftStatusWord(ws, draft),

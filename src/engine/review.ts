@@ -4,6 +4,7 @@ import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../core/git-objects.js';
 import type { PublishEntry } from '../core/publish-set.js';
 import { redact, RULES, scanAddedLines, type SecretFinding } from '../core/secrets.js';
+import { readReviewSummary, saveReviewSummary } from '../store/review-cache.js';
 import { draftPublishSet } from './publish.js';
 import type { Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
@@ -38,11 +39,6 @@ export interface Review {
   draft: string;
   tip: Oid;
   entries: PublishEntry[];
-  /**
-   * The unified diff, paths sorted, with every secret redacted (the
-   * fingerprint is the hash of the diff as it really is).
-   */
-  diff: string;
   patch_id: string;
   fingerprint: string;
   /** sha256 of each target's base content (null: absent). */
@@ -53,6 +49,15 @@ export interface Review {
   /** Binary files the secret guard could not read. */
   unscanned: string[];
   required: RequiredApproval[];
+}
+
+/** A review with its text, for people. */
+export interface ReviewWithDiff extends Review {
+  /**
+   * The unified diff, paths sorted, with every secret redacted (the
+   * fingerprint is the hash of the diff as it really is).
+   */
+  diff: string;
 }
 
 /** The policy of the repository, with `overrides` (from flags) on top. */
@@ -108,11 +113,29 @@ function protectMatcher(globs: readonly string[]): Matcher {
 interface Examination {
   /** The new contents, kept with a small examination (at most KEPT_BYTES) for the apply that follows a dry run. */
   kept?: Map<Oid, Buffer>;
-  diff: string;
+  /** Absent when the examination came from the review cache on disk, which keeps no text. */
+  diff?: string;
   patch_id: string;
   base_sha256_by_path: Record<string, string | null>;
   secrets: SecretFinding[];
   unscanned: string[];
+}
+
+/**
+ * What an examination depends on besides the publish set, for the review
+ * cache's key: the format of unified-diff.ts's text and the logic of the
+ * secret scanner (bump the first part when either changes; the golden test
+ * in review.test.ts fails when the text or the findings move), and the jsdiff
+ * release (a test holds it to the installed one). The rules are hashed in.
+ */
+export const EXAMINATION_FORMAT = '1; jsdiff 9.0.0';
+
+const RULES_DIGEST = createHash('sha256')
+  .update(JSON.stringify(RULES.map((r) => [r.id, r.description, r.pattern.source, r.pattern.flags, r.minEntropy ?? null])))
+  .digest('hex');
+
+function examinationKey(setDigest: string): string {
+  return createHash('sha256').update(`${EXAMINATION_FORMAT}\0${RULES_DIGEST}\0${setDigest}`).digest('hex');
 }
 
 const REVIEW_CACHE_ENTRIES = 4;
@@ -167,22 +190,49 @@ async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: 
 }
 
 /**
- * Review a draft against a policy: diff, fingerprint, findings, and the
- * approvals apply needs. `blobs`, when given, receives the new contents the
- * review read (for the apply that follows, so each blob is read once).
+ * The examination of a publish set: from this handle's memory, else from
+ * the review cache on disk (unless the diff's text is wanted, which it does
+ * not keep), else computed and saved there.
  */
-export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy, blobs?: Map<Oid, Buffer>): Promise<Review> {
-  const entries = draftPublishSet(ws, draft);
-  const key = publishSetDigest(entries);
+async function examination(ws: Workspace, draft: Draft, entries: readonly PublishEntry[], withDiff: boolean, blobs?: Map<Oid, Buffer>): Promise<Examination> {
+  const key = examinationKey(publishSetDigest(entries));
   let exam = ws.reviewCache.get(key) as Examination | undefined;
-  if (exam) {
+  if (exam && (exam.diff !== undefined || !withDiff)) {
     ws.reviewCache.delete(key);
     if (blobs && exam.kept) for (const [oid, content] of exam.kept) blobs.set(oid, content);
   } else {
-    exam = await examine(ws, entries, blobs);
+    const saved = withDiff ? undefined : readReviewSummary(ws.ctx, ws.repo.shadowDir, draft.name, key);
+    if (saved) exam = { patch_id: saved.patch_id, base_sha256_by_path: saved.base_sha256_by_path, secrets: saved.secrets, unscanned: saved.unscanned };
+    else {
+      exam = await examine(ws, entries, blobs);
+      const { patch_id, base_sha256_by_path, secrets, unscanned } = exam;
+      saveReviewSummary(ws.ctx, ws.repo.shadowDir, draft.name, { key, patch_id, base_sha256_by_path, secrets, unscanned });
+    }
+    ws.reviewCache.delete(key);
     if (ws.reviewCache.size >= REVIEW_CACHE_ENTRIES) ws.reviewCache.delete(ws.reviewCache.keys().next().value!);
   }
   ws.reviewCache.set(key, exam);
+  return exam;
+}
+
+/**
+ * Review a draft against a policy: fingerprint, findings, and the approvals
+ * apply needs. `blobs`, when given, receives the new contents the review
+ * read (for the apply that follows, so each blob is read once).
+ */
+export function reviewDraft(ws: Workspace, draft: Draft, policy: Policy, blobs?: Map<Oid, Buffer>): Promise<Review> {
+  return review(ws, draft, policy, false, blobs);
+}
+
+/** `reviewDraft` with the diff's text (redacted), for `shadow review`. */
+export async function reviewDraftWithDiff(ws: Workspace, draft: Draft, policy: Policy): Promise<ReviewWithDiff> {
+  const r = await review(ws, draft, policy, true);
+  return { ...r, diff: r.diff! };
+}
+
+async function review(ws: Workspace, draft: Draft, policy: Policy, withDiff: boolean, blobs?: Map<Oid, Buffer>): Promise<Review & { diff?: string }> {
+  const entries = draftPublishSet(ws, draft);
+  const exam = await examination(ws, draft, entries, withDiff, blobs);
   const { diff, patch_id } = exam;
   const base_sha256_by_path = { ...exam.base_sha256_by_path };
   const unscanned = [...exam.unscanned];
@@ -207,7 +257,7 @@ export async function reviewDraft(ws: Workspace, draft: Draft, policy: Policy, b
     draft: draft.name,
     tip: draft.tip,
     entries,
-    diff,
+    ...(withDiff ? { diff } : {}),
     patch_id,
     fingerprint,
     base_sha256_by_path,
