@@ -2,8 +2,8 @@ import type { Stats } from 'node:fs';
 import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { publishOrder, publishSet, type PublishEntry } from '../core/publish-set.js';
-import { isRegularMode, lookupPath, type FileEntry } from '../core/tree-lookup.js';
+import { publishOrder, type PublishEntry } from '../core/publish-set.js';
+import { isRegularMode, type FileEntry } from '../core/tree-lookup.js';
 import { dropApply, findApply, recordApply } from '../store/applied-state.js';
 import { FSYNC_WINDOW, writeAll } from '../store/durable-file.js';
 import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
@@ -12,7 +12,6 @@ import { createLockFile } from '../store/lock-file.js';
 import { WorkingTreeLower } from '../store/lower-layer.js';
 import { RefMoved } from '../store/refs.js';
 import { WorktreeWriter, type StagedFile } from '../store/worktree-writer.js';
-import type { Draft } from './drafts.js';
 import { logEvents } from './ledger-events.js';
 import type { Workspace } from './workspace.js';
 
@@ -29,15 +28,6 @@ export interface PathConflict {
   expected: Oid | null;
   found: 'modified' | 'deleted' | 'created' | 'type changed';
   detail?: string;
-}
-
-/** The publish set of a draft: its paths whose tip differs from their bases. */
-export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
-  const tree = ws.repo.objects.readCommit(draft.tip).tree;
-  return publishSet(draft.bases, (path) => {
-    const k = lookupPath(ws.repo.objects, tree, path);
-    return k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null;
-  });
 }
 
 /** What the working tree holds at a path. */

@@ -5,7 +5,7 @@ import { MODE, type Oid } from '../core/git-objects.js';
 import type { PublishEntry } from '../core/publish-set.js';
 import { redact, RULES, scanAddedLines, type SecretFinding } from '../core/secrets.js';
 import { readReviewSummary, saveReviewSummary } from '../store/review-cache.js';
-import { draftPublishSet } from './publish.js';
+import { draftPublishSet } from './draft-publish-set.js';
 import type { Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
 
