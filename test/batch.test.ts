@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
+import { openShadow, type FileSystem } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 
 const DRAFT_REF = 'refs/shadow/drafts/default';
@@ -88,6 +89,72 @@ Batch('an uncommitted change is captured in its own commit before the batch', as
   assert.match(log[1]!.commit.message, /^capture working tree state of 1 path before batch 1/);
   assert.match(log[1]!.commit.message, /Shadow-Capture: 1/);
   assert.is(log[2]!.commit.message, 'initial commit\n');
+});
+
+/** The repository's fs, logging the calls that make a batch durable, with fsyncs on the callback form (as node's fs has) and slow. */
+function durabilityLog(repo: MemRepo): { fs: FileSystem; log: string[] } {
+  const inner = repo.fs as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const paths = new Map<number, string>();
+  const log: string[] = [];
+  const short = (p: string): string => p.replace('/repo/.git/', '').replace(/[0-9a-f]{40}/g, 'X').replace(/tmp_(pack|idx)_[^/]+$/, 'tmp_$1');
+  const fs = new Proxy(inner, {
+    get(target, prop: string) {
+      const f = target[prop];
+      if (typeof f !== 'function') return f;
+      if (prop === 'openSync') {
+        return (...a: unknown[]) => {
+          const fd = f.apply(target, a) as number;
+          paths.set(fd, String(a[0]));
+          return fd;
+        };
+      }
+      if (prop === 'fsync') {
+        return (fd: number, cb: (e: unknown) => void) => {
+          log.push(`fsync start ${short(paths.get(fd)!)}`);
+          // A disk takes a while: the completion comes after a timer, not in
+          // the same turn of the event loop as memfs would have it.
+          f.call(target, fd, (e: unknown) =>
+            setTimeout(() => {
+              log.push(`fsync end ${short(paths.get(fd)!)}`);
+              cb(e);
+            }, 1),
+          );
+        };
+      }
+      if (prop === 'fsyncSync') return (fd: number) => (log.push(`fsyncSync ${short(paths.get(fd)!)}`), f.call(target, fd));
+      if (prop === 'renameSync') return (a: string, b: string) => (log.push(`rename ${short(a)} ${short(b)}`), f.call(target, a, b));
+      return f.bind(target);
+    },
+  });
+  return { fs: fs as unknown as FileSystem, log };
+}
+
+Batch('a batch reaches the disk in four rounds: pack, index and ref lock fsynced together; the pack directory; the ref\'s; the ledger', async ({ repo }) => {
+  const first = await repo.open();
+  await first.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] });
+  const { fs, log } = durabilityLog(repo);
+  const sh = await openShadow({ dir: repo.dir, fs, clock: repo.ctx.clock, ids: repo.ctx.ids, env: repo.ctx.env });
+  const r = await sh.batch({ operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] });
+  assert.ok(r.success);
+  const at = (line: string): number => {
+    const i = log.indexOf(line);
+    assert.ok(i !== -1, `${line} in ${JSON.stringify(log)}`);
+    return i;
+  };
+  const lock = 'refs/shadow/drafts/default.lock';
+  const starts = ['objects/pack/tmp_pack', 'objects/pack/tmp_idx', lock].map((p) => at(`fsync start ${p}`));
+  const firstEnd = log.findIndex((l) => l.startsWith('fsync end'));
+  assert.ok(Math.max(...starts) < firstEnd, `the three fsyncs are in flight together: ${JSON.stringify(log)}`);
+  const packDir = at('fsyncSync objects/pack');
+  assert.ok(at('fsync end objects/pack/tmp_pack') < at('rename objects/pack/tmp_pack objects/pack/pack-X.pack'));
+  assert.ok(at('fsync end objects/pack/tmp_idx') < at('rename objects/pack/tmp_idx objects/pack/pack-X.idx'));
+  assert.ok(at('rename objects/pack/tmp_idx objects/pack/pack-X.idx') < packDir);
+  const refMoved = at(`rename ${lock} refs/shadow/drafts/default`);
+  assert.ok(packDir < refMoved && at(`fsync end ${lock}`) < refMoved, 'the objects and the new value are durable before the ref moves');
+  const refDir = at('fsyncSync refs/shadow/drafts');
+  const ledger = at('fsyncSync shadow/drafts/default/events.jsonl');
+  assert.ok(refMoved < refDir && refDir < ledger);
+  assert.is(await refValue(repo, DRAFT_REF), r.commit!);
 });
 
 Batch.run();

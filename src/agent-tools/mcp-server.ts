@@ -63,7 +63,28 @@ export async function serveMcp(sh: Shadow, options: McpOptions): Promise<void> {
     server.onclose = () => done();
   });
   await server.connect(transport);
-  // stdin ending (the client went away) closes the transport.
-  options.stdin.once('end', () => void server.close());
+  // Requests read and not yet answered, counted where the transport hands
+  // them over: a client may write its requests and close stdin at once.
+  let unanswered = 0;
+  let whenAnswered: (() => void) | undefined;
+  const receive = transport.onmessage;
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) unanswered++;
+    receive?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    try {
+      await send(message);
+    } finally {
+      if (!('method' in message) && 'id' in message && --unanswered === 0) whenAnswered?.();
+    }
+  };
+  // stdin ending (the client went away) closes the transport, once every request it sent is answered.
+  options.stdin.once('end', () => {
+    const close = (): void => void server.close();
+    if (unanswered === 0) close();
+    else whenAnswered = close;
+  });
   await closed;
 }

@@ -1,6 +1,6 @@
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { batchMessage, captureMessage, parseTrailers, type ShadowTrailers } from '../core/commit-message.js';
-import { hashObject, serializeCommit, type Commit, type Oid } from '../core/git-objects.js';
+import { hashObject, serializeCommit, type Commit, type Oid, type TreeEntry } from '../core/git-objects.js';
 import { opPaths, type BatchInput, type OpResult } from '../core/ops.js';
 import { draftRef } from '../core/ref-names.js';
 import { resolveBatch, type Patcher, type Resolution } from '../core/resolve-batch.js';
@@ -78,6 +78,10 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
     if (!outcome.commit) {
       return finish(outcome.result, created);
     }
+    // The objects go to disk while the ref's lock is taken and written: the
+    // ref moves once both are durable.
+    const durable = repo.objects.writeConcurrently(outcome.commit.objects);
+    durable.catch(() => undefined); // awaited through the ref update, or below
     try {
       if (unborn) {
         try {
@@ -96,8 +100,13 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
         next: outcome.commit.oid,
         message: `shadow: batch ${outcome.commit.batch}: ${input.intent?.split('\n')[0] ?? outcome.commit.summary}`,
         who: repo.committer(),
+        after: durable,
       });
     } catch (e) {
+      await durable.then(
+        () => undefined,
+        () => undefined,
+      );
       if (!(e instanceof RefMoved)) throw e;
       if (attempt >= MAX_ATTEMPTS) {
         throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${MAX_ATTEMPTS} attempts of this batch`, {
@@ -108,6 +117,8 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
       draft = requireDraft(ws, draft.name);
       continue;
     }
+    for (const t of outcome.commit.trees) repo.objects.rememberTree(t.oid, t.entries);
+    repo.objects.mergeIfDue();
     const meta = {
       ...draft.meta,
       bases: { ...draft.meta.bases, ...outcome.commit.newBases },
@@ -138,7 +149,15 @@ function finish(result: BatchResult, created: boolean): BatchResult {
 
 interface Attempt {
   result: BatchResult;
-  commit?: { oid: Oid; batch: number; summary: string; newBases: Record<string, { mode: string; oid: Oid } | null> };
+  commit?: {
+    oid: Oid;
+    batch: number;
+    summary: string;
+    newBases: Record<string, { mode: string; oid: Oid } | null>;
+    /** The objects to write, and the parsed trees among them. */
+    objects: PackObject[];
+    trees: Array<{ oid: Oid; entries: readonly TreeEntry[] }>;
+  };
 }
 
 function failure(draftName: string, tip: Oid, results: OpResult[], problems: Array<{ index: number; error: ShadowError }>): BatchResult {
@@ -256,8 +275,8 @@ function attemptBatch(
     message: batchMessage(input.intent, resolution.opLines, trailers),
   };
   const oid = pushCommit(ws, objects, batchCommit);
-  repo.objects.write(objects);
-  for (const t of [...staged.trees.values(), ...edited.trees]) repo.objects.rememberTree(t.oid, t.entries);
+  // Written by the caller, while it takes the ref's lock.
+  const trees = [...staged.trees.values(), ...edited.trees];
 
   const newBases: Record<string, { mode: string; oid: Oid } | null> = {};
   for (const [path, entry] of plan.changes) newBases[path] = entry;
@@ -271,7 +290,7 @@ function attemptBatch(
   }
   const result: BatchResult = { success: true, results: resolution.results, commit: oid, batch, draft: draft.name };
   if (capturedPaths.length > 0) result.captured = capturedPaths;
-  return { result, commit: { oid, batch, summary: batchCommit.message.split('\n')[0]!, newBases } };
+  return { result, commit: { oid, batch, summary: batchCommit.message.split('\n')[0]!, newBases, objects, trees } };
 }
 
 function pushCommit(ws: Workspace, objects: PackObject[], commit: Commit): Oid {

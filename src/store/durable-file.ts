@@ -120,6 +120,26 @@ export function writeNewFileSynced(fs: FileSystem, path: string, parts: readonly
   }
 }
 
+/**
+ * `writeNewFileSynced` for several files, their fsyncs in flight together
+ * on libuv's pool: one round trip to the disk for all of them.
+ */
+export async function writeNewFilesSynced(fs: FileSystem, files: ReadonlyArray<readonly [string, readonly Uint8Array[]]>): Promise<void> {
+  const fds: number[] = [];
+  try {
+    for (const [path, parts] of files) {
+      const fd = fs.openSync(path, 'wx', 0o644);
+      fds.push(fd);
+      writeParts(fs, fd, parts);
+    }
+    // Every fsync settles before any descriptor is closed.
+    const results = await Promise.allSettled(fds.map((fd) => fsyncConcurrently(fs, fd)));
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
+  } finally {
+    for (const fd of fds) fs.closeSync(fd);
+  }
+}
+
 /** Pieces smaller than this are joined before they are written (one call for many small ones). */
 const JOIN_BELOW = 256 * 1024;
 

@@ -13,9 +13,10 @@ import {
   type TreeEntry,
 } from '../core/git-objects.js';
 import { streamBlobPack } from './blob-pack-stream.js';
-import { fsyncDir, listDir, tryUnlink, writeNewFileSynced } from './durable-file.js';
+import { fsyncDir, listDir, tryUnlink, writeNewFileSynced, writeNewFilesSynced } from './durable-file.js';
 import { PackIndex, type RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
+import { Lru, RecentBlobs } from './object-caches.js';
 import { buildPack, type BuiltPack, type PackObject } from './pack-writer.js';
 
 /** Counters a benchmark prints next to its milliseconds. */
@@ -29,54 +30,6 @@ export interface ObjectStats {
 const TREE_CACHE_ENTRIES = 20_000;
 const COMMIT_CACHE_ENTRIES = 5_000;
 
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-  }
-}
-
-/**
- * Blobs this process wrote lately, by id, up to a byte budget (oldest out
- * first): the commands that follow a batch (review, apply, diff) read the
- * contents it just wrote, which would otherwise come back from the new pack.
- */
-class RecentBlobs {
-  private readonly map = new Map<string, Buffer>();
-  private bytes = 0;
-  constructor(
-    private readonly budget: number,
-    private readonly largest: number,
-  ) {}
-  get(oid: string): Buffer | undefined {
-    return this.map.get(oid);
-  }
-  add(oid: string, content: Uint8Array): void {
-    if (content.length > this.largest || this.map.has(oid)) return;
-    this.map.set(oid, Buffer.from(content.buffer, content.byteOffset, content.length));
-    this.bytes += content.length;
-    for (const [old, c] of this.map) {
-      if (this.bytes <= this.budget) break;
-      this.map.delete(old);
-      this.bytes -= c.length;
-    }
-  }
-}
-
-const RECENT_BLOB_BYTES = 8 * 1024 * 1024;
-const RECENT_BLOB_LARGEST = 256 * 1024;
-
 /**
  * The repository's object database: reads loose objects, packs and
  * alternates; writes each set of new objects as one durable pack. Parsed
@@ -89,7 +42,7 @@ export class ObjectDatabase {
   private alternates: ObjectDatabase[] | undefined;
   private readonly trees = new Lru<readonly TreeEntry[]>(TREE_CACHE_ENTRIES);
   private readonly commits = new Lru<Commit>(COMMIT_CACHE_ENTRIES);
-  private readonly recentBlobs = new RecentBlobs(RECENT_BLOB_BYTES, RECENT_BLOB_LARGEST);
+  private readonly recentBlobs = new RecentBlobs();
   /** Packs written since the last look at merging (the directory is listed only every few writes). */
   private writesSinceMerge = MERGE_AT_PACKS - 1;
 
@@ -296,12 +249,49 @@ export class ObjectDatabase {
    */
   write(objects: readonly PackObject[]): void {
     if (objects.length === 0) return;
-    const idx = this.writeBuilt(buildPack(objects));
+    this.written(objects, this.writeBuilt(buildPack(objects)));
+    this.mergeIfDue();
+  }
+
+  /**
+   * `write`, with the pack's and the index's fsyncs in flight together:
+   * one round trip to the disk where `write` makes two. A batch awaits it
+   * while its ref's lock file is fsynced too, and calls `mergeIfDue` once
+   * the ref has moved (a merge never runs under the ref's lock).
+   */
+  async writeConcurrently(objects: readonly PackObject[]): Promise<void> {
+    if (objects.length === 0) return;
+    const built = buildPack(objects);
+    const fs = this.ctx.fs;
+    const dir = this.packDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const token = this.ctx.ids.token();
+    const tmpPack = `${dir}/tmp_pack_${token}`;
+    const tmpIdx = `${dir}/tmp_idx_${token}`;
+    try {
+      await writeNewFilesSynced(fs, [
+        [tmpPack, built.pack],
+        [tmpIdx, [built.idx]],
+      ]);
+    } catch (e) {
+      tryUnlink(fs, tmpPack);
+      tryUnlink(fs, tmpIdx);
+      throw e;
+    }
+    this.written(objects, this.place(tmpPack, tmpIdx, built));
+  }
+
+  /** After a pack of `objects` is in place at `idx`: remember its blobs and register it. */
+  private written(objects: readonly PackObject[], idx: string): void {
     for (const o of objects) if (o.type === 'blob') this.recentBlobs.add(o.oid, o.content);
     if (this.packRegistry === undefined) return;
     registerPack(this.ctx, this.packRegistry, idx);
     this.writesSinceMerge++;
-    if (this.writesSinceMerge < MERGE_AT_PACKS) return;
+  }
+
+  /** Merge the packs shadow wrote once they pile up (the directory is looked at every few writes). */
+  mergeIfDue(): void {
+    if (this.packRegistry === undefined || this.writesSinceMerge < MERGE_AT_PACKS) return;
     this.writesSinceMerge = 0;
     const merged = consolidatePacks(this.ctx, { dir: this.packDir(), registry: this.packRegistry, writeBuilt: (p) => this.writeBuilt(p) });
     if (merged > 0) this.rescan();
@@ -356,10 +346,23 @@ export class ObjectDatabase {
     const fs = this.ctx.fs;
     const dir = this.packDir();
     const tmpIdx = `${dir}/tmp_idx_${token}`;
+    try {
+      writeNewFileSynced(fs, tmpIdx, [built.idx]);
+    } catch (e) {
+      tryUnlink(fs, tmpPack);
+      tryUnlink(fs, tmpIdx);
+      throw e;
+    }
+    return this.place(tmpPack, tmpIdx, built);
+  }
+
+  /** Rename a pack and its index, both durable under temporary names, into place (pack first), and fsync the directory. */
+  private place(tmpPack: string, tmpIdx: string, built: { checksum: string; count: number }): string {
+    const fs = this.ctx.fs;
+    const dir = this.packDir();
     const finalPack = `${dir}/pack-${built.checksum}.pack`;
     const finalIdx = `${dir}/pack-${built.checksum}.idx`;
     try {
-      writeNewFileSynced(fs, tmpIdx, [built.idx]);
       fs.renameSync(tmpPack, finalPack);
       fs.renameSync(tmpIdx, finalIdx);
     } catch (e) {

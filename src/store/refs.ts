@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
-import { fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, tryUnlink, writeAll } from './durable-file.js';
+import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, tryUnlink, writeAll } from './durable-file.js';
 import { createLockFile } from './lock-file.js';
 
 /**
@@ -45,6 +45,13 @@ export interface RefUpdate {
    * an error.
    */
   reflog?: boolean;
+  /**
+   * What must be durable before the ref moves (the objects it will point
+   * to, being written): awaited while the lock file's own fsync is in
+   * flight, so the two reach the disk together. Its failure leaves the ref
+   * where it was.
+   */
+  after?: Promise<void>;
 }
 
 /** Refs that live in each worktree's own git dir rather than the common dir. */
@@ -187,7 +194,11 @@ export class RefStore {
       const current = this.current(u.ref);
       if (u.expected !== undefined && (current ?? null) !== u.expected) throw new RefMoved(u.ref, current);
       writeAll(fs, fd, Buffer.from(`${u.next}\n`, 'latin1'));
-      fs.fsyncSync(fd);
+      if (u.after) {
+        const own = fsyncConcurrently(fs, fd);
+        const settled = await Promise.allSettled([own, u.after]);
+        for (const r of settled) if (r.status === 'rejected') throw r.reason;
+      } else fs.fsyncSync(fd);
       fs.closeSync(fd);
       closed = true;
       if (u.reflog !== false) this.appendReflog(u.ref, current ?? ZERO_OID, u.next, u.who, u.message);

@@ -1,0 +1,50 @@
+/** The in-memory caches of the object database. */
+
+const RECENT_BLOB_BYTES = 8 * 1024 * 1024;
+const RECENT_BLOB_LARGEST = 256 * 1024;
+
+/** A map that forgets its least recently used entry past `max` entries. */
+export class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+}
+
+/**
+ * Blobs this process wrote lately, by id, up to a byte budget (oldest out
+ * first): the commands that follow a batch (review, apply, diff) read the
+ * contents it just wrote, which would otherwise come back from the new pack.
+ */
+export class RecentBlobs {
+  private readonly map = new Map<string, Buffer>();
+  private bytes = 0;
+  constructor(
+    private readonly budget = RECENT_BLOB_BYTES,
+    private readonly largest = RECENT_BLOB_LARGEST,
+  ) {}
+  get(oid: string): Buffer | undefined {
+    return this.map.get(oid);
+  }
+  add(oid: string, content: Uint8Array): void {
+    if (content.length > this.largest || this.map.has(oid)) return;
+    this.map.set(oid, Buffer.from(content.buffer, content.byteOffset, content.length));
+    this.bytes += content.length;
+    for (const [old, c] of this.map) {
+      if (this.bytes <= this.budget) break;
+      this.map.delete(old);
+      this.bytes -= c.length;
+    }
+  }
+}
