@@ -624,7 +624,8 @@ Kill('shadow apply of 200 files killed with SIGKILL at 15 moments: every path ol
         return now !== fx.old[p] && now !== fx.new[p];
       });
       assert.equal(torn, [], `${moment}: neither old nor new after the kill`);
-      const pending = journals(repo).length;
+      // A journal the kill cut short (a write of it stopped mid-way) means nothing was written after it: recovery drops it.
+      const pending = journals(repo).filter((j) => fs.readFileSync(repo.path(`.git/shadow/journal/${j}`), 'utf8').endsWith('\n')).length;
       const hadTemps = temps(repo.dir).length;
       // Killed at a rename into the working tree: the temp copies of its window of writes are complete and left behind.
       if (what.startsWith('rename:')) assert.ok(hadTemps >= 1 && hadTemps <= 64, `${moment}: ${hadTemps} temp files of the interrupted window of writes`);

@@ -66,7 +66,7 @@ Bases.before.each(async (ctx) => {
   ctx.sh = await ctx.repo.open();
 });
 
-Bases('the cache in draft.json always equals what the history says', async ({ repo, sh }) => {
+Bases('the cache in draft.json always equals what the history says, up to the commit it names', async ({ repo, sh }) => {
   repo.write('README.md', 'Hello\nuser\n');
   repo.write('untracked.txt', 'mine\n');
   await sh.batch({ operations: [{ operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hi' }] });
@@ -80,19 +80,43 @@ Bases('the cache in draft.json always equals what the history says', async ({ re
   });
   const cached = await sh.diff();
   const metaPath = `${repo.dir}/.git/shadow/drafts/default/draft.json`;
-  const meta = JSON.parse(String(repo.fs.readFileSync(metaPath, 'utf8')));
-  assert.equal(Object.keys(meta.bases).sort(), ['README.md', 'gone.txt', 'untracked.txt']);
-  // An untracked file's base is its working-tree content, recorded by the capture commit.
-  assert.equal(meta.bases['untracked.txt'], { mode: '100644', oid: '351be5bf6e17c59ea560546d69654115ecb2fd8d' });
-  for (const damage of ['delete', 'corrupt', 'stale']) {
+  // Two small batches: the file still holds the bases of the draft's start, true as of the commit it names.
+  const lagging = JSON.parse(String(repo.fs.readFileSync(metaPath, 'utf8')));
+  assert.is(lagging.bases_tip, lagging.root);
+  assert.equal(lagging.bases, {});
+  for (const damage of ['lagging', 'delete', 'corrupt']) {
     if (damage === 'delete') repo.fs.unlinkSync(metaPath);
     else if (damage === 'corrupt') repo.fs.writeFileSync(metaPath, '{"version":1,');
-    else repo.fs.writeFileSync(metaPath, JSON.stringify({ ...meta, bases: {}, bases_tip: meta.root }));
     const fresh = await repo.open();
     assert.equal(await fresh.diff(), cached, `after ${damage}`);
-    const rebuilt = JSON.parse(String(repo.fs.readFileSync(metaPath, 'utf8')));
-    assert.equal(rebuilt.bases, meta.bases, `bases rebuilt after ${damage}`);
+    if (damage !== 'lagging') {
+      // Rebuilt from the history, and written at once.
+      const rebuilt = JSON.parse(String(repo.fs.readFileSync(metaPath, 'utf8')));
+      assert.equal(Object.keys(rebuilt.bases).sort(), ['README.md', 'gone.txt', 'untracked.txt'], `bases rebuilt after ${damage}`);
+      // An untracked file's base is its working-tree content, recorded by the capture commit.
+      assert.equal(rebuilt.bases['untracked.txt'], { mode: '100644', oid: '351be5bf6e17c59ea560546d69654115ecb2fd8d' });
+    }
   }
+});
+
+Bases('small batches rewrite draft.json every few batches, a large one at once; a new handle reads the commits since', async ({ repo, sh }) => {
+  const metaPath = `${repo.dir}/.git/shadow/drafts/default/draft.json`;
+  const onDisk = (): { tip: string; bases: string[] } => {
+    const m = JSON.parse(String(repo.fs.readFileSync(metaPath, 'utf8')));
+    return { tip: m.bases_tip, bases: Object.keys(m.bases).sort() };
+  };
+  const tips: string[] = [];
+  for (let i = 0; i < 8; i++) tips.push((await sh.batch({ operations: [{ operation: 'write', path: `n${i}.txt`, content: `${i}\n` }] })).commit!);
+  // Each counts 2 (a commit, a path) against a limit of 16: the eighth batch writes the file.
+  assert.is(onDisk().tip, tips[7]);
+  assert.equal(onDisk().bases, ['n0.txt', 'n1.txt', 'n2.txt', 'n3.txt', 'n4.txt', 'n5.txt', 'n6.txt', 'n7.txt']);
+  await sh.batch({ operations: [{ operation: 'write', path: 'later.txt', content: 'l\n' }] });
+  assert.is(onDisk().tip, tips[7], 'one more small batch leaves it');
+  const fresh = await repo.open();
+  assert.equal((await fresh.status()).changed.map((c) => c.path).sort(), ['later.txt', 'n0.txt', 'n1.txt', 'n2.txt', 'n3.txt', 'n4.txt', 'n5.txt', 'n6.txt', 'n7.txt']);
+  const big = await sh.batch({ operations: Array.from({ length: 20 }, (_, i) => ({ operation: 'write' as const, path: `big/${i}.txt`, content: `${i}\n` })) });
+  assert.is(onDisk().tip, big.commit, 'a large batch writes it at once');
+  assert.is(onDisk().bases.length, 29);
 });
 
 Bases('status lists the changes and the paths the working tree moved away from', async ({ repo, sh }) => {

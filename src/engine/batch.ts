@@ -6,11 +6,10 @@ import { draftRef } from '../core/ref-names.js';
 import { resolveBatch, type Patcher, type Resolution } from '../core/resolve-batch.js';
 import { editTree } from '../core/tree-edit.js';
 import { lookupPath } from '../core/tree-lookup.js';
-import { writeDraftMeta } from '../store/draft-meta.js';
 import type { PackObject } from '../store/pack-writer.js';
 import { RefMoved } from '../store/refs.js';
 import { planCaptures } from './captures.js';
-import { checkWorktree, draftStatusWord, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
+import { checkWorktree, draftStatusWord, keepDraftMeta, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
 import { StagedObjects } from './staged-objects.js';
 import type { Workspace } from './workspace.js';
@@ -125,9 +124,10 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
       bases_tip: outcome.commit.oid,
       high_batch: Math.max(draft.meta.high_batch, outcome.commit.batch),
     };
-    ws.metaCache.set(draft.name, meta);
     const before = draftStatusWord(ws, draft);
-    writeDraftMeta(ws.ctx, repo.shadowDir, { ...meta, status: 'open' }, false);
+    const commits = outcome.result.captured ? 2 : 1;
+    const paths = outcome.result.results.length + (outcome.result.captured?.length ?? 0);
+    keepDraftMeta(ws, { ...meta, status: 'open' }, (ws.metaLag.get(draft.name) ?? 0) + commits + paths);
     const r = outcome.result;
     await logEvent(ws, draft.name, 'batch/commit', options.actor, {
       batch: r.batch,

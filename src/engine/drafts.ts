@@ -66,22 +66,43 @@ function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
   };
 }
 
-/** Bring the cached bases of `meta` up to `tip`, from the history when they are stale. */
-function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): DraftMeta {
-  if (meta.bases_tip === tip) return meta;
+/**
+ * How far `draft.json` may lag its draft's tip, counted as one per commit
+ * plus one per path the commit changed: what a reader pays to bring the
+ * bases up to date from the commits since (the trees of those paths). A run
+ * of small batches writes the file every few batches instead of each time
+ * (rewriting every base costs more than a small batch in a large draft); a
+ * large batch still writes it at once.
+ */
+export const META_LAG_LIMIT = 16;
+
+/**
+ * Bring the cached bases of `meta` up to `tip`, from the history when they
+ * are stale; `walked` is what that cost, in META_LAG_LIMIT's units
+ * (Infinity when the bases were rebuilt from the root, after a rollback).
+ */
+function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMeta; walked: number } {
+  if (meta.bases_tip === tip) return { meta, walked: 0 };
   const repo = ws.repo;
-  let bases;
-  let high = meta.high_batch;
-  if (isOnHistory(repo, tip, meta.bases_tip, meta.root)) {
-    const history = historySince(repo, tip, meta.bases_tip);
-    bases = accumulateBases(repo, meta.bases, history);
-    high = Math.max(high, highestBatch(history));
-  } else {
-    const history = historySince(repo, tip, meta.root);
-    bases = accumulateBases(repo, {}, history);
-    high = Math.max(high, highestBatch(history));
+  const onHistory = isOnHistory(repo, tip, meta.bases_tip, meta.root);
+  const history = historySince(repo, tip, onHistory ? meta.bases_tip : meta.root);
+  const bases = accumulateBases(repo, onHistory ? meta.bases : {}, history);
+  const high = Math.max(meta.high_batch, highestBatch(history));
+  const walked = onHistory ? history.length + Object.keys(bases).length - Object.keys(meta.bases).length : Infinity;
+  return { meta: { ...meta, bases, bases_tip: tip, high_batch: high }, walked };
+}
+
+/**
+ * Keep `meta` as the draft's cached metadata, `lag` ahead of its file; the
+ * file is written when it would lag by META_LAG_LIMIT or more.
+ */
+export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number): void {
+  ws.metaCache.set(meta.name, meta);
+  if (lag >= META_LAG_LIMIT) {
+    writeDraftMeta(ws.ctx, ws.repo.shadowDir, meta, false);
+    lag = 0;
   }
-  return { ...meta, bases, bases_tip: tip, high_batch: high };
+  ws.metaLag.set(meta.name, lag);
 }
 
 /** Load a draft, or undefined when its ref does not exist. */
@@ -91,14 +112,26 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
   const tip = ws.repo.refs.resolve(ref);
   if (tip === undefined) {
     ws.metaCache.delete(name);
+    ws.metaLag.delete(name);
     return undefined;
   }
   let meta = ws.metaCache.get(name);
-  if (!meta || meta.bases_tip !== tip) meta = readDraftMeta(ws.ctx, ws.repo.shadowDir, name);
-  let fresh = meta ?? reconstructMeta(ws, name, tip);
-  fresh = refreshBases(ws, fresh, tip);
-  if (fresh !== meta) writeDraftMeta(ws.ctx, ws.repo.shadowDir, fresh, false);
-  ws.metaCache.set(name, fresh);
+  let lag = ws.metaLag.get(name) ?? 0;
+  if (!meta || meta.bases_tip !== tip) {
+    meta = readDraftMeta(ws.ctx, ws.repo.shadowDir, name);
+    lag = 0;
+  }
+  let fresh: DraftMeta;
+  if (meta) {
+    const refreshed = refreshBases(ws, meta, tip);
+    fresh = refreshed.meta;
+    lag += refreshed.walked;
+  } else {
+    // Lost or damaged: rebuilt from the history, and written at once.
+    fresh = reconstructMeta(ws, name, tip);
+    lag = Infinity;
+  }
+  keepDraftMeta(ws, fresh, lag);
   const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name);
   return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applied.overrides), lastApply: applied.last };
 }
@@ -189,6 +222,7 @@ export async function publishDraft(ws: Workspace, draft: Draft, actor: string): 
     throw e;
   }
   ws.metaCache.set(draft.name, draft.meta);
+  ws.metaLag.set(draft.name, 0);
   await logEvent(ws, draft.name, 'draft/open', actor, { root: draft.meta.root, from: draft.meta.from, tip: draft.tip });
 }
 
@@ -295,5 +329,6 @@ export async function dropDraft(ws: Workspace, name: string, options: { purge: b
     /* already gone, or something else lives there */
   }
   ws.metaCache.delete(name);
+  ws.metaLag.delete(name);
   return archive ? { archive: `${archive}/tip` } : {};
 }

@@ -22,6 +22,8 @@ export class Workspace {
   readonly settings: Settings;
   /** Draft metadata by name, valid while `bases_tip` equals the ref. */
   readonly metaCache = new Map<string, DraftMeta>();
+  /** Commits each cached draft's `draft.json` on disk is behind its tip (see META_LAG_LIMIT). */
+  readonly metaLag = new Map<string, number>();
   /**
    * Reviews of publish sets, by the digest of the set (paths with their old
    * and new blob ids, which pin every byte of the diff): a dry run followed
