@@ -211,6 +211,45 @@ for (const r of REPACKS) {
   });
 }
 
+Read('a small object is read from its pack in one read; a large incompressible one, and the last object of the pack, still whole', ({ repo }) => {
+  const noise = createHash('sha256');
+  const big: Buffer[] = [];
+  for (let i = 0; i < 2048; i++) big.push(noise.copy().update(String(i)).digest());
+  repo.write('noise.bin', Buffer.concat(big)); // 64 KB that deflate cannot shrink
+  for (let i = 0; i < 20; i++) repo.write(`small/s${i}.txt`, `small file ${i}\n`);
+  repo.git('add', '-A');
+  repo.git('commit', '-q', '-m', 'small and big');
+  repo.git('repack', '-adfq');
+  const expected = allObjects(repo);
+  const ctx = nodeContext();
+  const fs = ctx.fs;
+  const packReads: number[] = [];
+  const packFds = new Set<number>();
+  const counting = {
+    ...fs,
+    openSync: (path: string, ...rest: unknown[]) => {
+      const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
+      if (String(path).endsWith('.pack')) packFds.add(fd);
+      return fd;
+    },
+    readSync: (fd: number, ...rest: unknown[]) => {
+      if (packFds.has(fd)) packReads.push(fd);
+      return (fs.readSync as (...a: unknown[]) => number)(fd, ...rest);
+    },
+  } as typeof fs;
+  const db = new ObjectDatabase({ ...ctx, fs: counting }, objectsDir(repo));
+  for (let i = 0; i < 20; i++) {
+    const oid = repo.git('rev-parse', `HEAD:small/s${i}.txt`).trim();
+    const before = packReads.length;
+    assert.is(db.readBlob(oid).toString(), `small file ${i}\n`);
+    assert.is(packReads.length - before, 1, `one read for small/s${i}.txt`);
+  }
+  const noiseBlob = db.readBlob(repo.git('rev-parse', 'HEAD:noise.bin').trim());
+  assert.ok(noiseBlob.equals(Buffer.concat(big)));
+  db.close();
+  assertReadsAll(repo, expected);
+});
+
 Read('objects split between a pack and loose files', ({ repo }) => {
   repo.git('repack', '-adq');
   repo.write('after-repack.txt', 'only loose\n');

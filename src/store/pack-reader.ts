@@ -25,6 +25,8 @@ const REF_DELTA = 7;
 const MAX_DELTA_DEPTH = 10_000;
 const BASE_CACHE_BYTES = 16 * 1024 * 1024;
 const WHOLE_INDEX_BYTES = 256 * 1024;
+/** Bytes read at an entry at first: its header and, for most objects, all of their compressed data. */
+const HEAD_AND_BODY_GUESS = 4096;
 
 function corrupt(file: string, what: string): ShadowError {
   return new ShadowError('CORRUPT_OBJECT', `pack ${file}: ${what}`, { hint: 'run `git fsck`; `git repack -a -d` rewrites packs' });
@@ -211,7 +213,10 @@ export class PackIndex {
   private readAt(offset: number, external: (oid: string) => RawObject, depth: number): RawObject {
     if (depth > MAX_DELTA_DEPTH) throw corrupt(this.packPath, `delta chain deeper than ${MAX_DELTA_DEPTH}`);
     this.ensurePack();
-    const head = this.read(this.packFd, 32, offset);
+    // One read for the header and, most often, all of the compressed data:
+    // a 4 KB guess covers the typical small object (a larger one reads again).
+    const head = this.read(this.packFd, HEAD_AND_BODY_GUESS, offset);
+    if (head.length < 2) throw corrupt(this.packPath, `truncated entry at offset ${offset}`);
     let p = 0;
     let c = head[p++]!;
     const type = (c >> 4) & 7;
@@ -238,7 +243,7 @@ export class PackIndex {
     } else if (!TYPE_NAMES[type]) {
       throw corrupt(this.packPath, `unknown object type ${type} at offset ${offset}`);
     }
-    const data = this.inflateAt(offset + p, size);
+    const data = this.inflateAt(offset + p, size, head.subarray(p));
     if (base) return { type: base.type, content: applyDelta(base.content, data, this.packPath) };
     return { type: TYPE_NAMES[type]!, content: data };
   }
@@ -263,11 +268,12 @@ export class PackIndex {
     return obj;
   }
 
-  private inflateAt(position: number, size: number): Buffer {
+  /** Inflate the object data at `position` (`have`: its first bytes, already read). */
+  private inflateAt(position: number, size: number, have: Buffer): Buffer {
     const limit = this.packSize - 20 - position;
     let want = Math.min(limit, size + 64 + (size >> 6));
     for (;;) {
-      const chunk = this.read(this.packFd, want, position);
+      const chunk = have.length >= want ? have.subarray(0, want) : this.read(this.packFd, want, position);
       try {
         const out = inflateSync(chunk);
         if (out.length !== size) throw corrupt(this.packPath, `object at ${position} inflates to ${out.length} bytes, expected ${size}`);
