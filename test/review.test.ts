@@ -175,11 +175,16 @@ Cache.before.each(async (c) => {
 
 const CACHE = '/.git/shadow/drafts/default/review.cache';
 
-async function secretDraftWithEdit(repo: MemRepo): Promise<Shadow> {
+async function secretDraftWithEdit(repo: MemRepo, filler = 0): Promise<Shadow> {
   const sh = await withSecretDraft(repo);
-  assert.ok((await sh.batch({ operations: [{ operation: 'write', path: 'src/app.ts', content: 'export const a = 2;\n' }] })).success);
+  const operations = [{ operation: 'write' as const, path: 'src/app.ts', content: 'export const a = 2;\n' }];
+  for (let i = 0; i < filler; i++) operations.push({ operation: 'write', path: `docs/n${i}.md`, content: `note ${i}\n` });
+  assert.ok((await sh.batch({ operations })).success);
   return sh;
 }
+
+/** Paths enough for a review to be saved on disk. */
+const LARGE = 40;
 
 /** A dry run on a fresh handle (a new process's view): its result and the objects it read. */
 async function freshDryRun(repo: MemRepo): Promise<{ fingerprint: string; secrets: unknown; read: number }> {
@@ -189,8 +194,8 @@ async function freshDryRun(repo: MemRepo): Promise<{ fingerprint: string; secret
   return { fingerprint: r.fingerprint, secrets: r.findings.secrets, read: sh.stats.objectsRead - before };
 }
 
-Cache('a fresh handle reads the fingerprint and findings a review saved, not the blobs: the same answer with 4 fewer objects read', async ({ repo }) => {
-  const sh = await secretDraftWithEdit(repo);
+Cache('a fresh handle reads the fingerprint and findings a review saved, not the blobs: the same answer with every blob unread', async ({ repo }) => {
+  const sh = await secretDraftWithEdit(repo, LARGE);
   const review = await sh.review();
   assert.ok(repo.fs.existsSync(repo.dir + CACHE));
   const cached = await freshDryRun(repo);
@@ -200,13 +205,13 @@ Cache('a fresh handle reads the fingerprint and findings a review saved, not the
   assert.is(computed.fingerprint, review.fingerprint);
   assert.equal(cached.secrets, computed.secrets);
   assert.equal((cached.secrets as Array<{ rule: string }>).map((s) => s.rule), ['github-token']);
-  // Three new blobs and one base: none is read through the cache.
-  assert.is(computed.read - cached.read, 4);
+  // Every new blob and the one base: none is read through the cache.
+  assert.is(computed.read - cached.read, 3 + LARGE + 1);
   assert.not.match(String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8')), TOKEN.slice(4), 'no secret value in the cache');
 });
 
 Cache('a damaged or foreign review cache is never trusted: the review is computed again and the cache rewritten', async ({ repo }) => {
-  const sh = await secretDraftWithEdit(repo);
+  const sh = await secretDraftWithEdit(repo, LARGE);
   const fingerprint = (await sh.review()).fingerprint;
   const good = String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8'));
   for (const bad of ['{"version":1,"summaries":[{"key":', '[]', good.replace(/"patch_id":"[0-9a-f]+"/, '"patch_id":7')]) {
@@ -222,7 +227,7 @@ Cache('a damaged or foreign review cache is never trusted: the review is compute
 });
 
 Cache('after another batch a fresh handle gets the new fingerprint, never the cached one', async ({ repo }) => {
-  const sh = await secretDraftWithEdit(repo);
+  const sh = await secretDraftWithEdit(repo, LARGE);
   const first = (await sh.review()).fingerprint;
   const sh2 = await repo.open();
   await sh2.batch({ operations: [{ operation: 'write', path: 'src/app.ts', content: 'export const a = 3;\n' }] });
@@ -233,10 +238,17 @@ Cache('after another batch a fresh handle gets the new fingerprint, never the ca
 });
 
 Cache('shadow review shows the diff on a fresh handle too (the cache keeps no text)', async ({ repo }) => {
-  const sh = await secretDraftWithEdit(repo);
+  const sh = await secretDraftWithEdit(repo, LARGE);
   const diff = (await sh.review()).diff;
   assert.match(diff, 'diff --git a/src/app.ts b/src/app.ts');
   assert.is((await (await repo.open()).review()).diff, diff);
+});
+
+Cache('a small draft\'s review is not saved: examining it costs less than the file', async ({ repo }) => {
+  const sh = await secretDraftWithEdit(repo);
+  await sh.review();
+  await sh.apply({ dryRun: true });
+  assert.is(repo.fs.existsSync(repo.dir + CACHE), false);
 });
 
 Cache('the examination format names the installed jsdiff, and a known draft keeps its known fingerprint (bump EXAMINATION_FORMAT when this moves)', async ({ repo }) => {

@@ -139,6 +139,8 @@ function examinationKey(setDigest: string): string {
 }
 
 const REVIEW_CACHE_ENTRIES = 4;
+/** Publish sets from this size have their reviews saved on disk (a smaller one is examined faster than the file is written). */
+const CACHE_REVIEWS_FROM = 32;
 /** New blobs a review hands on to the apply that follows it, at most this many bytes. */
 const HANDOFF_BYTES = 64 << 20;
 /** New contents a cached examination keeps (a dry run, then the apply: the blobs are read once). */
@@ -201,12 +203,13 @@ async function examination(ws: Workspace, draft: Draft, entries: readonly Publis
     ws.reviewCache.delete(key);
     if (blobs && exam.kept) for (const [oid, content] of exam.kept) blobs.set(oid, content);
   } else {
-    const saved = withDiff ? undefined : readReviewSummary(ws.ctx, ws.repo.shadowDir, draft.name, key);
+    const onDisk = entries.length >= CACHE_REVIEWS_FROM;
+    const saved = withDiff || !onDisk ? undefined : readReviewSummary(ws.ctx, ws.repo.shadowDir, draft.name, key);
     if (saved) exam = { patch_id: saved.patch_id, base_sha256_by_path: saved.base_sha256_by_path, secrets: saved.secrets, unscanned: saved.unscanned };
     else {
       exam = await examine(ws, entries, blobs);
       const { patch_id, base_sha256_by_path, secrets, unscanned } = exam;
-      saveReviewSummary(ws.ctx, ws.repo.shadowDir, draft.name, { key, patch_id, base_sha256_by_path, secrets, unscanned });
+      if (onDisk) saveReviewSummary(ws.ctx, ws.repo.shadowDir, draft.name, { key, patch_id, base_sha256_by_path, secrets, unscanned });
     }
     ws.reviewCache.delete(key);
     if (ws.reviewCache.size >= REVIEW_CACHE_ENTRIES) ws.reviewCache.delete(ws.reviewCache.keys().next().value!);
