@@ -126,7 +126,8 @@ interface Examination {
  * cache's key: the format of unified-diff.ts's text and the logic of the
  * secret scanner (bump the first part when either changes; the golden test
  * in review.test.ts fails when the text or the findings move), and the jsdiff
- * release (a test holds it to the installed one). The rules are hashed in.
+ * release (package.json pins it exactly, as fingerprints depend on its
+ * algorithm; a test holds this to the installed one). The rules are hashed in.
  */
 export const EXAMINATION_FORMAT = '1; jsdiff 9.0.0';
 
