@@ -11,7 +11,8 @@ export interface PublishEntry {
 /** What a publish does to a path, for people. */
 export type PublishAction = 'create' | 'modify' | 'delete' | 'mode' | 'type';
 
-function same(a: FileEntry | null, b: FileEntry | null): boolean {
+/** Do two entries (null: absent) name the same content and mode? */
+export function sameEntry(a: FileEntry | null, b: FileEntry | null): boolean {
   return a === null || b === null ? a === b : a.oid === b.oid && a.mode === b.mode;
 }
 
@@ -24,7 +25,7 @@ export function publishSet(bases: Readonly<Record<string, FileEntry | null>>, lo
   for (const path of Object.keys(bases).sort()) {
     const old = bases[path] ?? null;
     const next = lookup(path);
-    if (!same(old, next)) out.push({ path, old, new: next });
+    if (!sameEntry(old, next)) out.push({ path, old, new: next });
   }
   return out;
 }

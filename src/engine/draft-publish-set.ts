@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { publishSet, type PublishEntry } from '../core/publish-set.js';
-import { lookupPath, type FileEntry } from '../core/tree-lookup.js';
+import { publishSet, sameEntry, type PublishEntry } from '../core/publish-set.js';
+import { lookupPath } from '../core/tree-lookup.js';
 import { readPublishSet, savePublishSet } from '../store/publish-set-cache.js';
 import type { Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
@@ -10,7 +10,6 @@ const CACHE_SETS_FROM = 128;
 
 /** The publish set of a draft: its paths whose tip differs from their bases. */
 export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
-  const paths = Object.keys(draft.bases).sort();
   const compute = (): PublishEntry[] => {
     const tree = ws.repo.objects.readCommit(draft.tip).tree;
     return publishSet(draft.bases, (path) => {
@@ -18,7 +17,9 @@ export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
       return k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null;
     });
   };
+  const paths = Object.keys(draft.bases);
   if (paths.length < CACHE_SETS_FROM) return compute();
+  paths.sort();
   const h = createHash('sha256').update(`${draft.tip}\n`);
   for (const p of paths) {
     const b = draft.bases[p];
@@ -27,12 +28,8 @@ export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
   const key = h.digest('hex');
   const saved = readPublishSet(ws.ctx, ws.repo.shadowDir, draft.name, key);
   // Only `new` is taken on trust from the file: every path must be the draft's, with its own base.
-  if (saved && saved.every((e) => sameEntry(e.old, draft.bases[e.path]))) return saved;
+  if (saved && saved.every((e) => Object.hasOwn(draft.bases, e.path) && sameEntry(e.old, draft.bases[e.path]!))) return saved;
   const set = compute();
   savePublishSet(ws.ctx, ws.repo.shadowDir, draft.name, key, set);
   return set;
-}
-
-function sameEntry(a: FileEntry | null, b: FileEntry | null | undefined): boolean {
-  return b !== undefined && (a === null || b === null ? a === b : a.mode === b.mode && a.oid === b.oid);
 }

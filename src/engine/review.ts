@@ -4,7 +4,7 @@ import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../core/git-objects.js';
 import type { PublishEntry } from '../core/publish-set.js';
 import { redact, RULES, scanAddedLines, type SecretFinding } from '../core/secrets.js';
-import { readReviewSummary, saveReviewSummary } from '../store/review-cache.js';
+import { reviewCacheOf } from '../store/review-cache.js';
 import { draftPublishSet } from './draft-publish-set.js';
 import type { Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
@@ -204,13 +204,13 @@ async function examination(ws: Workspace, draft: Draft, entries: readonly Publis
     ws.reviewCache.delete(key);
     if (blobs && exam.kept) for (const [oid, content] of exam.kept) blobs.set(oid, content);
   } else {
-    const onDisk = entries.length >= CACHE_REVIEWS_FROM;
-    const saved = withDiff || !onDisk ? undefined : readReviewSummary(ws.ctx, ws.repo.shadowDir, draft.name, key);
+    const onDisk = entries.length >= CACHE_REVIEWS_FROM ? reviewCacheOf(ws.ctx, ws.repo.shadowDir, draft.name) : undefined;
+    const saved = withDiff ? undefined : onDisk?.find(key);
     if (saved) exam = { patch_id: saved.patch_id, base_sha256_by_path: saved.base_sha256_by_path, secrets: saved.secrets, unscanned: saved.unscanned };
     else {
       exam = await examine(ws, entries, blobs);
       const { patch_id, base_sha256_by_path, secrets, unscanned } = exam;
-      if (onDisk) saveReviewSummary(ws.ctx, ws.repo.shadowDir, draft.name, { key, patch_id, base_sha256_by_path, secrets, unscanned });
+      onDisk?.save({ key, patch_id, base_sha256_by_path, secrets, unscanned });
     }
     ws.reviewCache.delete(key);
     if (ws.reviewCache.size >= REVIEW_CACHE_ENTRIES) ws.reviewCache.delete(ws.reviewCache.keys().next().value!);

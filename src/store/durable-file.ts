@@ -72,6 +72,14 @@ export function renameConcurrently(fs: FileSystem, from: string, to: string, alo
   return onPool(!alone && rename ? (cb) => rename.call(fs, from, to, cb) : undefined, () => fs.renameSync(from, to));
 }
 
+/**
+ * Wait for every promise to settle (none is left running, so descriptors
+ * they use may be closed), then throw the first failure, if any.
+ */
+export async function settleAll(promises: ReadonlyArray<Promise<unknown> | undefined>): Promise<void> {
+  for (const r of await Promise.allSettled(promises)) if (r.status === 'rejected') throw r.reason;
+}
+
 /** How many fsyncs a publish keeps in flight (and so how many descriptors it holds open). */
 export const FSYNC_WINDOW = 64;
 
@@ -132,9 +140,7 @@ export async function writeNewFilesSynced(fs: FileSystem, files: ReadonlyArray<r
       fds.push(fd);
       writeParts(fs, fd, parts);
     }
-    // Every fsync settles before any descriptor is closed.
-    const results = await Promise.allSettled(fds.map((fd) => fsyncConcurrently(fs, fd)));
-    for (const r of results) if (r.status === 'rejected') throw r.reason;
+    await settleAll(fds.map((fd) => fsyncConcurrently(fs, fd)));
   } finally {
     for (const fd of fds) fs.closeSync(fd);
   }

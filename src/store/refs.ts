@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
-import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, tryUnlink, writeAll } from './durable-file.js';
+import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, tryUnlink, writeAll } from './durable-file.js';
 import { createLockFile } from './lock-file.js';
 
 /**
@@ -194,11 +194,8 @@ export class RefStore {
       const current = this.current(u.ref);
       if (u.expected !== undefined && (current ?? null) !== u.expected) throw new RefMoved(u.ref, current);
       writeAll(fs, fd, Buffer.from(`${u.next}\n`, 'latin1'));
-      if (u.after) {
-        const own = fsyncConcurrently(fs, fd);
-        const settled = await Promise.allSettled([own, u.after]);
-        for (const r of settled) if (r.status === 'rejected') throw r.reason;
-      } else fs.fsyncSync(fd);
+      if (u.after) await settleAll([fsyncConcurrently(fs, fd), u.after]);
+      else fs.fsyncSync(fd);
       fs.closeSync(fd);
       closed = true;
       if (u.reflog !== false) this.appendReflog(u.ref, current ?? ZERO_OID, u.next, u.who, u.message);

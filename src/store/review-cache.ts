@@ -40,21 +40,25 @@ function cachePath(shadowDir: string, draft: string): string {
   return `${draftDir(shadowDir, draft)}/review.cache`;
 }
 
-function readAll(ctx: Context, shadowDir: string, draft: string): ReviewSummary[] {
-  return readJsonFile(ctx.fs, cachePath(shadowDir, draft), CacheSchema)?.summaries ?? [];
-}
-
-/** The summary saved under `key`, if any. */
-export function readReviewSummary(ctx: Context, shadowDir: string, draft: string, key: string): ReviewSummary | undefined {
-  return readAll(ctx, shadowDir, draft).find((s) => s.key === key);
-}
-
-/** Save a summary as the newest, keeping the KEPT newest; a failure to write is ignored (the next review recomputes). */
-export function saveReviewSummary(ctx: Context, shadowDir: string, draft: string, summary: ReviewSummary): void {
-  try {
-    const summaries = [summary, ...readAll(ctx, shadowDir, draft).filter((s) => s.key !== summary.key)].slice(0, KEPT);
-    writeFileAtomic(ctx.fs, cachePath(shadowDir, draft), `${JSON.stringify({ version: 1, summaries })}\n`, { token: ctx.ids.token(), durable: false });
-  } catch {
-    // A read-only .git, a full disk: the cache is only ever an optimisation.
-  }
+/**
+ * A draft's review cache, read at most once: `find` a summary, `save` a new
+ * one as the newest (the KEPT newest stay; a failure to write is ignored,
+ * the next review computes again).
+ */
+export function reviewCacheOf(ctx: Context, shadowDir: string, draft: string): { find(key: string): ReviewSummary | undefined; save(summary: ReviewSummary): void } {
+  const path = cachePath(shadowDir, draft);
+  let summaries: ReviewSummary[] | undefined;
+  const all = (): ReviewSummary[] => (summaries ??= readJsonFile(ctx.fs, path, CacheSchema)?.summaries ?? []);
+  return {
+    find: (key) => all().find((s) => s.key === key),
+    save(summary) {
+      try {
+        const kept = [summary, ...all().filter((s) => s.key !== summary.key)].slice(0, KEPT);
+        writeFileAtomic(ctx.fs, path, `${JSON.stringify({ version: 1, summaries: kept })}\n`, { token: ctx.ids.token(), durable: false });
+        summaries = kept;
+      } catch {
+        // A read-only .git, a full disk: the cache is only ever an optimisation.
+      }
+    },
+  };
 }
