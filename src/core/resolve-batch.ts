@@ -29,7 +29,7 @@ export interface Resolution {
   results: OpResult[];
   problems: OpProblem[];
   /** File-level changes relative to the base tree. */
-  changes: Map<string, FileEntry | null>;
+  changes: ReadonlyMap<string, FileEntry | null>;
   /** Contents of the blobs the changes introduce. */
   blobs: Map<Oid, Buffer>;
   opLines: OpLine[];
@@ -266,7 +266,7 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
       try {
         ensureParentsAreDirs(overlay, op.to);
       } catch (e) {
-        if (before === undefined) overlay.changes.delete(op.path);
+        if (before === undefined) overlay.unset(op.path);
         else overlay.set(op.path, before);
         throw e;
       }
