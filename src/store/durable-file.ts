@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import type { FileSystem } from '../context.js';
 import { errnoCode } from '../errors.js';
 
@@ -208,6 +209,22 @@ export function writeFileAtomic(
     throw e;
   }
   if (durable) fsyncDir(fs, dir);
+}
+
+/**
+ * lstat (or stat, with `follow`) a path, or undefined when nothing is there
+ * (ENOENT, or ENOTDIR: a parent is a file). A missing path is asked without
+ * an exception (`throwIfNoEntry`), which costs several times the syscall:
+ * a large batch asks about many paths that do not exist yet.
+ */
+export function statIfExists(fs: FileSystem, path: string, follow = false): Stats | undefined {
+  try {
+    return ((follow ? fs.statSync(path, { throwIfNoEntry: false }) : fs.lstatSync(path, { throwIfNoEntry: false })) as Stats | undefined) ?? undefined;
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw e;
+  }
 }
 
 /** Read a file as UTF-8, or undefined when it does not exist. */

@@ -1,7 +1,7 @@
 import ignore, { type Ignore } from 'ignore';
 import type { FileSystem } from '../context.js';
 import { parentDirs } from '../core/path-rules.js';
-import { readTextIfExists } from './durable-file.js';
+import { readTextIfExists, statIfExists } from './durable-file.js';
 
 /**
  * Decides whether a path is ignored the way git does, reading only the ignore
@@ -30,6 +30,8 @@ export class IgnoreRules {
   }
 
   private addFile(file: string, dir: string): void {
+    // Most directories have no .gitignore: asked first without an exception.
+    if (!statIfExists(this.fs, file, true)) return;
     const text = readTextIfExists(this.fs, file);
     if (!text) return;
     const rules: string[] = [];

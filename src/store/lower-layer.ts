@@ -4,6 +4,7 @@ import { errnoCode, ShadowError } from '../errors.js';
 import { blobOid } from '../core/content.js';
 import { MODE, type Oid } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
+import { statIfExists } from './durable-file.js';
 import { lookupPath, type TreeReader } from '../core/tree-lookup.js';
 
 /** What the lower layer holds at a path. */
@@ -53,10 +54,9 @@ export class WorkingTreeLower implements LowerLayer {
 
   private lstat(path: string): Stats | undefined {
     try {
-      return this.ctx.fs.lstatSync(`${this.root}/${path}`) as Stats;
+      return statIfExists(this.ctx.fs, `${this.root}/${path}`);
     } catch (e) {
       const code = errnoCode(e);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw new ShadowError('IO_ERROR', `cannot read ${path} in the working tree: ${(e as Error).message}`, { data: { path, code } });
     }
   }

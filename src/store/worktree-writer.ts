@@ -1,9 +1,9 @@
 import type { Stats } from 'node:fs';
 import type { Context } from '../context.js';
-import { errnoCode, ShadowError } from '../errors.js';
+import { ShadowError } from '../errors.js';
 import { MODE } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { fsyncConcurrently, fsyncDirs, listDir, renameConcurrently, tryUnlink, writeAll } from './durable-file.js';
+import { fsyncConcurrently, fsyncDirs, listDir, renameConcurrently, statIfExists, tryUnlink, writeAll } from './durable-file.js';
 
 /**
  * The only code that writes into the working tree. Every write is a
@@ -43,13 +43,7 @@ export class WorktreeWriter {
   }
 
   private lstat(path: string): Stats | undefined {
-    try {
-      return this.ctx.fs.lstatSync(this.full(path)) as Stats;
-    } catch (e) {
-      const code = errnoCode(e);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      throw e;
-    }
+    return statIfExists(this.ctx.fs, this.full(path));
   }
 
   /**
