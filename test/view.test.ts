@@ -119,6 +119,30 @@ Bases('small batches rewrite draft.json every few batches, a large one at once; 
   assert.is(onDisk().bases.length, 29);
 });
 
+Bases('in a draft of many bases the lag allowed grows with them: rewrites stay O(1) per path changed', async ({ repo, sh }) => {
+  const metaPath = `${repo.dir}/.git/shadow/drafts/default/draft.json`;
+  const onDisk = (): { tip: string; bases: number } => {
+    const m = JSON.parse(String(repo.fs.readFileSync(metaPath, 'utf8')));
+    return { tip: m.bases_tip, bases: Object.keys(m.bases).length };
+  };
+  const batchOf = async (prefix: string, n: number): Promise<string> =>
+    (await sh.batch({ operations: Array.from({ length: n }, (_, i) => ({ operation: 'write' as const, path: `${prefix}/${i}.txt`, content: `${i}\n` })) })).commit!;
+  const first = await batchOf('a', 400);
+  assert.equal(onDisk(), { tip: first, bases: 400 }, 'a batch over the limit writes the file');
+  // 400 bases allow a lag of 400/8 = 50 units: a batch of 30 paths (31 units) leaves the file...
+  await batchOf('b', 30);
+  assert.equal(onDisk(), { tip: first, bases: 400 });
+  // ...the next one (62 units) writes it.
+  const third = await batchOf('c', 30);
+  assert.equal(onDisk(), { tip: third, bases: 460 });
+  const fourth = await batchOf('d', 30);
+  assert.is(onDisk().tip, third);
+  // A new handle catches up from the commits since.
+  const fresh = await repo.open();
+  assert.is((await fresh.status()).changed.length, 490);
+  assert.is((await fresh.status()).tip, fourth);
+});
+
 Bases('status lists the changes and the paths the working tree moved away from', async ({ repo, sh }) => {
   await sh.batch({ operations: [{ operation: 'edit', path: 'keep.txt', old_content: 'keep', content: 'kept' }, { operation: 'delete', path: 'gone.txt' }] });
   repo.write('keep.txt', 'the user changed it again\n');

@@ -77,6 +77,19 @@ function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
 export const META_LAG_LIMIT = 16;
 
 /**
+ * In a draft of many bases the limit grows to this fraction of them, so
+ * that rewriting the file costs O(1) per path changed however large the
+ * draft grows (each write is paid for by bases/META_LAG_SHARE units), while
+ * a reader's catch-up stays a small part of what reading the file costs.
+ */
+export const META_LAG_SHARE = 8;
+
+/** The lag allowed to a draft whose file holds `bases` bases. */
+export function metaLagLimit(bases: number): number {
+  return Math.max(META_LAG_LIMIT, Math.floor(bases / META_LAG_SHARE));
+}
+
+/**
  * Bring the cached bases of `meta` up to `tip`, from the history when they
  * are stale; `walked` is what that cost, in META_LAG_LIMIT's units
  * (Infinity when the bases were rebuilt from the root, after a rollback).
@@ -94,11 +107,11 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
 
 /**
  * Keep `meta` as the draft's cached metadata, `lag` ahead of its file; the
- * file is written when it would lag by META_LAG_LIMIT or more.
+ * file is written when it would lag by metaLagLimit or more.
  */
 export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number): void {
   ws.metaCache.set(meta.name, meta);
-  if (lag >= META_LAG_LIMIT) {
+  if (lag >= metaLagLimit(Object.keys(meta.bases).length)) {
     writeDraftMeta(ws.ctx, ws.repo.shadowDir, meta, false);
     lag = 0;
   }
