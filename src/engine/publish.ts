@@ -308,14 +308,22 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
   try {
     const index = readIndex(ctx, path);
     const root = ws.repo.layout.worktree!;
+    const written = new Map(journal.entries.map((e) => [e.path, e.new?.oid]));
     const changes = journal.index.set
       .filter((c) => !outcome.conflicts.some((k) => k.path === c.path))
       .map((c) => {
+        // The file's stat data tells git "this entry is what the file holds":
+        // only true when the journal wrote that very blob. An unapply puts
+        // back an index entry the user's unstaged change differed from: it
+        // gets zero stat data, so git compares the content (and shows the
+        // change) instead of trusting a match of size and time.
         let stat: Stats | undefined;
-        try {
-          stat = c.entry ? (ctx.fs.lstatSync(`${root}/${c.path}`) as Stats) : undefined;
-        } catch {
-          stat = undefined;
+        if (c.entry && written.get(c.path) === c.entry.oid) {
+          try {
+            stat = ctx.fs.lstatSync(`${root}/${c.path}`) as Stats;
+          } catch {
+            stat = undefined;
+          }
         }
         return { path: c.path, entry: c.entry, stat };
       });
