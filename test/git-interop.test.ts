@@ -224,6 +224,18 @@ Maintenance('after git gc --prune=now and git pack-refs --all every command work
   fsckClean(repo);
 });
 
+Maintenance('a draft moved back by git update-ref while draft.json lags: batch numbers are not given again', ({ repo }) => {
+  const tips = ['a', 'b', 'c'].map((n) => ok(repo.shadow(['write', `${n}.txt`, '--json'], { input: `${n}\n` }), `batch ${n}`).commit as string);
+  // Three small batches: draft.json still names the draft's start, not the batches.
+  const meta = JSON.parse(nodeFs.readFileSync(join(repo.dir, '.git/shadow/drafts/default/draft.json'), 'utf8'));
+  assert.is.not(meta.bases_tip, tips[2]);
+  repo.git('update-ref', '-m', 'back by hand', DRAFT, tips[0]!);
+  const next = ok(repo.shadow(['write', 'd.txt', '--json'], { input: 'd\n' }), 'batch after the move');
+  assert.is(next.batch, 4, 'batches 2 and 3 still count, from the reflog');
+  assert.equal(history(repo, `${tips[0]}..${DRAFT}`).map((h) => h.trailers['Shadow-Batch']), ['4']);
+  fsckClean(repo);
+});
+
 Maintenance('git gc on a repository with checkpoints reports no errors', ({ repo }) => {
   ok(repo.shadow(['write', 'a.txt'], { input: 'a\n' }), 'batch');
   ok(repo.shadow(['checkpoint', 'c1']), 'checkpoint');

@@ -100,6 +100,28 @@ Update('expected undefined moves the ref whatever it holds', async ({ repo, stor
   assert.is(store.reflog(DRAFT).length, 2);
 });
 
+Update('reflog(ref, from): from the last entry that moved the ref to `from`; an id in a message does not fool it', async ({ repo, store, a, b, c }) => {
+  await store.update({ ref: DRAFT, expected: null, next: a, message: 'create', who: SIG });
+  await store.update({ ref: DRAFT, expected: a, next: b, message: 'forward', who: SIG });
+  await store.update({ ref: DRAFT, expected: b, next: c, message: `a message that names ${b} in passing`, who: SIG });
+  // A plain git command moves it back; git appends its own line.
+  repo.git('update-ref', '-m', 'back by git', DRAFT, b);
+  await store.update({ ref: DRAFT, expected: b, next: a, message: `again ${a} `, who: SIG });
+  const pairs = (from?: string): string[][] => store.reflog(DRAFT, from).map((r) => [r.old, r.new]);
+  assert.equal(pairs(b), [
+    [c, b],
+    [b, a],
+  ]);
+  assert.equal(pairs(c), [
+    [b, c],
+    [c, b],
+    [b, a],
+  ]);
+  assert.is(pairs(a).length, 1, 'the last move to a');
+  assert.is(pairs('0'.repeat(40)).length, 5, 'never moved there: the whole reflog');
+  assert.is(pairs().length, 5);
+});
+
 const WRONG: Array<{ what: string; initial: 'a' | undefined; expected: 'a' | 'b' | null; current: 'a' | undefined }> = [
   { what: 'another id than the ref holds', initial: 'a', expected: 'b', current: 'a' },
   { what: 'null ("must not exist") for an existing ref', initial: 'a', expected: null, current: 'a' },

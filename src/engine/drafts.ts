@@ -6,7 +6,7 @@ import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../stor
 import { listDir, tryUnlink } from '../store/durable-file.js';
 import { RefMoved } from '../store/refs.js';
 import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../store/applied-state.js';
-import { accumulateBases, findRoot, highestBatch, historySince, isOnHistory, type Bases } from './history.js';
+import { accumulateBases, findRoot, highestBatch, highestBatchInReflog, historySince, isOnHistory, type Bases } from './history.js';
 import { logEvent } from './ledger-events.js';
 import { resolveCommitish } from './rev-parse.js';
 import type { Workspace } from './workspace.js';
@@ -60,7 +60,7 @@ function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
     from: root,
     worktree: ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir,
     status: 'open',
-    high_batch: highestBatch(history),
+    high_batch: Math.max(highestBatch(history), highestBatchInReflog(ws.repo, draftRef(name))),
     bases_tip: tip,
     bases: accumulateBases(ws.repo, {}, history),
   };
@@ -100,7 +100,11 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
   const onHistory = isOnHistory(repo, tip, meta.bases_tip, meta.root);
   const history = historySince(repo, tip, onHistory ? meta.bases_tip : meta.root);
   const bases = accumulateBases(repo, onHistory ? meta.bases : {}, history);
-  const high = Math.max(meta.high_batch, highestBatch(history));
+  // The file lags: a plain git command may have moved the ref back over
+  // batches it never recorded (shadow's own rollback writes the high-water
+  // mark first). The reflog since still names them.
+  const dropped = highestBatchInReflog(repo, draftRef(meta.name), meta.bases_tip);
+  const high = Math.max(meta.high_batch, highestBatch(history), dropped);
   const walked = onHistory ? history.length + Object.keys(bases).length - Object.keys(meta.bases).length : Infinity;
   return { meta: { ...meta, bases, bases_tip: tip, high_batch: high }, walked };
 }

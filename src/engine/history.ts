@@ -85,3 +85,30 @@ export function findRoot(repo: Repository, draft: string, tip: Oid): Oid {
     oid = parent;
   }
 }
+
+/**
+ * The highest batch number among the values the ref `ref` held, by its
+ * reflog: from the last entry that moved it to `since` (the whole reflog
+ * without it), old values included, so that a move back to `since` itself
+ * counts the tip it left. A draft whose ref a plain git command moved back
+ * while draft.json lagged behind the batches it dropped still counts them,
+ * so their numbers are never given again. A commit gc pruned counts nothing.
+ */
+export function highestBatchInReflog(repo: Repository, ref: string, since?: Oid): number {
+  let n = 0;
+  const seen = new Set<Oid>();
+  for (const e of repo.refs.reflog(ref, since)) {
+    for (const oid of [e.old, e.new]) {
+      if (seen.has(oid)) continue;
+      seen.add(oid);
+      let t: ShadowTrailers;
+      try {
+        t = parseTrailers(repo.objects.readCommit(oid).message);
+      } catch {
+        continue;
+      }
+      n = Math.max(n, t.batch ?? 0, t.capture ?? 0);
+    }
+  }
+  return n;
+}

@@ -261,10 +261,26 @@ export class RefStore {
     this.ctx.fs.appendFileSync(logPath, `${old} ${next} ${formatSignature(who)}\t${msg}\n`);
   }
 
-  /** The reflog of `ref`, oldest first (empty when there is none). */
-  reflog(ref: string): ReflogEntry[] {
-    const text = readTextIfExists(this.ctx.fs, this.logPathOf(ref));
+  /**
+   * The reflog of `ref`, oldest first (empty when there is none). With
+   * `from`: only from the last entry that moved the ref to `from` (all of
+   * them when none did), found by a search of the text before any line is
+   * parsed.
+   */
+  reflog(ref: string, from?: Oid): ReflogEntry[] {
+    let text = readTextIfExists(this.ctx.fs, this.logPathOf(ref));
     if (!text) return [];
+    if (from !== undefined) {
+      // A line is `<old> <new> <who> <time>\t<message>`: the new value
+      // starts 41 characters into its line (a message may name ids too).
+      for (let at = text.lastIndexOf(` ${from} `); at !== -1; at = at > 0 ? text.lastIndexOf(` ${from} `, at - 1) : -1) {
+        const line = at - 40;
+        if (line === 0 || (line > 0 && text.charCodeAt(line - 1) === 0x0a)) {
+          text = text.slice(line);
+          break;
+        }
+      }
+    }
     const out: ReflogEntry[] = [];
     for (const line of text.split('\n')) {
       const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (.*?) (\d+) [+-]\d{4}\t?(.*)$/.exec(line);
