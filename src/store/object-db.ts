@@ -263,11 +263,7 @@ export class ObjectDatabase {
     if (objects.length === 0) return;
     const built = buildPack(objects);
     const fs = this.ctx.fs;
-    const dir = this.packDir();
-    fs.mkdirSync(dir, { recursive: true });
-    const token = this.ctx.ids.token();
-    const tmpPack = `${dir}/tmp_pack_${token}`;
-    const tmpIdx = `${dir}/tmp_idx_${token}`;
+    const { tmpPack, tmpIdx } = this.tempNames();
     try {
       await writeNewFilesSynced(fs, [
         [tmpPack, built.pack],
@@ -304,10 +300,8 @@ export class ObjectDatabase {
    */
   async writeBlobFromFile(source: string, length: number, prefix: Buffer = Buffer.alloc(0)): Promise<{ oid: Oid; size: number }> {
     const fs = this.ctx.fs;
-    const dir = this.packDir();
-    fs.mkdirSync(dir, { recursive: true });
-    const token = this.ctx.ids.token();
-    const tmpPack = `${dir}/tmp_pack_${token}`;
+    const names = this.tempNames();
+    const { tmpPack } = names;
     let streamed;
     try {
       streamed = await streamBlobPack(fs, source, length, prefix, tmpPack);
@@ -315,25 +309,30 @@ export class ObjectDatabase {
       tryUnlink(fs, tmpPack);
       throw e;
     }
-    const idx = this.install(tmpPack, token, { checksum: streamed.checksum, count: 1, idx: streamed.idx });
+    const idx = this.install(names, { checksum: streamed.checksum, count: 1, idx: streamed.idx });
     if (this.packRegistry !== undefined) registerPack(this.ctx, this.packRegistry, idx);
     return { oid: streamed.oid, size: streamed.size };
+  }
+
+  /** Temporary names for a new pack and its index (git's own `tmp_pack_`/`tmp_idx_` prefixes), the directory made. */
+  private tempNames(): { tmpPack: string; tmpIdx: string } {
+    const dir = this.packDir();
+    this.ctx.fs.mkdirSync(dir, { recursive: true });
+    const token = this.ctx.ids.token();
+    return { tmpPack: `${dir}/tmp_pack_${token}`, tmpIdx: `${dir}/tmp_idx_${token}` };
   }
 
   /** Write a built pack durably; returns its `.idx` path. */
   private writeBuilt(built: BuiltPack): string {
     const fs = this.ctx.fs;
-    const dir = this.packDir();
-    fs.mkdirSync(dir, { recursive: true });
-    const token = this.ctx.ids.token();
-    const tmpPack = `${dir}/tmp_pack_${token}`;
+    const names = this.tempNames();
     try {
-      writeNewFileSynced(fs, tmpPack, built.pack);
+      writeNewFileSynced(fs, names.tmpPack, built.pack);
     } catch (e) {
-      tryUnlink(fs, tmpPack);
+      tryUnlink(fs, names.tmpPack);
       throw e;
     }
-    return this.install(tmpPack, token, built);
+    return this.install(names, built);
   }
 
   /**
@@ -342,10 +341,8 @@ export class ObjectDatabase {
    * git does: readers find packs through their index), the directory
    * fsynced. Returns the `.idx` path.
    */
-  private install(tmpPack: string, token: string, built: { checksum: string; count: number; idx: Buffer }): string {
+  private install({ tmpPack, tmpIdx }: { tmpPack: string; tmpIdx: string }, built: { checksum: string; count: number; idx: Buffer }): string {
     const fs = this.ctx.fs;
-    const dir = this.packDir();
-    const tmpIdx = `${dir}/tmp_idx_${token}`;
     try {
       writeNewFileSynced(fs, tmpIdx, [built.idx]);
     } catch (e) {
