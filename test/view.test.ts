@@ -137,10 +137,12 @@ Bases('in a draft of many bases the lag allowed grows with them: rewrites stay O
   assert.equal(onDisk(), { tip: third, bases: 460 });
   const fourth = await batchOf('d', 30);
   assert.is(onDisk().tip, third);
-  // A new handle catches up from the commits since.
+  // A new handle catches up from the commits since; having walked 31 units
+  // (more than 16), it writes the file, so the next new handle need not.
   const fresh = await repo.open();
   assert.is((await fresh.status()).changed.length, 490);
   assert.is((await fresh.status()).tip, fourth);
+  assert.equal(onDisk(), { tip: fourth, bases: 490 });
 });
 
 Bases('status lists the changes and the paths the working tree moved away from', async ({ repo, sh }) => {

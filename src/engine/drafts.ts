@@ -78,9 +78,10 @@ export const META_LAG_LIMIT = 16;
 
 /**
  * In a draft of many bases the limit grows to this fraction of them, so
- * that rewriting the file costs O(1) per path changed however large the
- * draft grows (each write is paid for by bases/META_LAG_SHARE units), while
- * a reader's catch-up stays a small part of what reading the file costs.
+ * that a handle that stays open (a server, a library user) rewrites the file
+ * at O(1) cost per path changed however large the draft grows (each write
+ * is paid for by bases/META_LAG_SHARE units), while a new handle's catch-up
+ * stays a small part of what reading the file costs.
  */
 export const META_LAG_SHARE = 8;
 
@@ -134,15 +135,21 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
   }
   let meta = ws.metaCache.get(name);
   let lag = ws.metaLag.get(name) ?? 0;
+  let fromFile = false;
   if (!meta || meta.bases_tip !== tip) {
     meta = readDraftMeta(ws.ctx, ws.repo.shadowDir, name);
     lag = 0;
+    fromFile = true;
   }
   let fresh: DraftMeta;
   if (meta) {
     const refreshed = refreshBases(ws, meta, tip);
     fresh = refreshed.meta;
-    lag += refreshed.walked;
+    // A handle that had to catch up from the file shows that new handles
+    // (a CLI command each) pay that walk: past META_LAG_LIMIT it writes the
+    // file at once, whatever the draft's size; the larger lag a big draft
+    // allows is for a handle that stays open.
+    lag = fromFile && refreshed.walked >= META_LAG_LIMIT ? Infinity : lag + refreshed.walked;
   } else {
     // Lost or damaged: rebuilt from the history, and written at once.
     fresh = reconstructMeta(ws, name, tip);
