@@ -116,7 +116,8 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
  */
 export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number): void {
   ws.metaCache.set(meta.name, meta);
-  if (lag >= metaLagLimit(Object.keys(meta.bases).length)) {
+  // The bases are counted (O(draft)) only once the lag passes the floor.
+  if (lag >= META_LAG_LIMIT && lag >= metaLagLimit(Object.keys(meta.bases).length)) {
     writeDraftMeta(ws.ctx, ws.repo.shadowDir, meta, false);
     lag = 0;
   }
