@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyPatch, structuredPatch } from 'diff';
-import { fileDiff } from '../src/core/unified-diff.js';
+import { fileDiff, hunksOf } from '../src/core/unified-diff.js';
+import { lineSegments, patienceSegments, type Segment } from '../src/core/line-diff.js';
 import { prng } from './helpers/prng.js';
 
 /**
@@ -72,6 +73,106 @@ Diff('3,000 seeded random edits: counts match the untrimmed diff and the patch t
     if (applyPatch(a, patch) !== b) problems.push(`case ${t}: the patch does not give the new text: ${JSON.stringify({ a, b })}`);
   }
   assert.equal(problems.slice(0, 5), []);
+});
+
+/** The old text (kept and removed lines) and the new text (kept and added lines) an edit script stands for. */
+function sides(script: readonly Segment[]): { old: string; new: string } {
+  return {
+    old: script.filter((s) => s.kind !== 'add').flatMap((s) => s.lines).join(''),
+    new: script.filter((s) => s.kind !== 'del').flatMap((s) => s.lines).join(''),
+  };
+}
+
+/** A random text over a small alphabet (many repeated lines), with or without a final newline. */
+function randomText(rnd: (n: number) => number, length: number, words: readonly string[]): string {
+  const lines = Array.from({ length }, () => words[rnd(words.length)]!);
+  return lines.length ? `${lines.join('\n')}${rnd(4) ? '\n' : ''}` : '';
+}
+
+Diff('under the budget the hunks are exactly jsdiff structuredPatch\'s, at any context', () => {
+  const uniform = prng(7);
+  const rnd = (n: number): number => Math.floor(uniform() * n);
+  const words = ['a', 'b', 'c', '', 'x', '}'];
+  const problems: string[] = [];
+  for (let t = 0; t < 2000; t++) {
+    const a = randomText(rnd, rnd(30), words);
+    const b = rnd(3) === 0 ? randomText(rnd, rnd(30), words) : a.replace(/b/g, () => (rnd(3) ? 'b' : 'B\nb'));
+    for (const context of [0, 1, 3]) {
+      const ours = hunksOf(lineSegments(a, b), context);
+      const theirs = structuredPatch('a', 'b', a, b, undefined, undefined, { context }).hunks;
+      if (JSON.stringify(ours) !== JSON.stringify(theirs)) problems.push(`case ${t} context ${context}: ${JSON.stringify({ a, b })}`);
+    }
+  }
+  assert.equal(problems.slice(0, 3), []);
+});
+
+Diff('patience diff, with no help from jsdiff: 3,000 seeded texts full of repeated lines give scripts that stand for both texts', () => {
+  const uniform = prng(11);
+  const rnd = (n: number): number => Math.floor(uniform() * n);
+  const problems: string[] = [];
+  for (let t = 0; t < 3000; t++) {
+    const words = ['a', 'b', 'c', 'same', '', `u${t}`, `v${t}`, `w${rnd(50)}`];
+    const a = randomText(rnd, rnd(60), words);
+    const b = rnd(4) === 0 ? randomText(rnd, rnd(60), words) : a.replace(/a/g, () => (rnd(2) ? 'a' : `n${rnd(9)}`));
+    const script = patienceSegments(a, b, 0);
+    const back = sides(script);
+    if (back.old !== a || back.new !== b) problems.push(`case ${t}: the script does not give both texts back: ${JSON.stringify({ a, b })}`);
+    for (let i = 1; i < script.length; i++) {
+      const [x, y] = [script[i - 1]!.kind, script[i]!.kind];
+      if (x === y || (x === 'add' && y === 'del')) problems.push(`case ${t}: runs ${x} then ${y} are not tidy`);
+    }
+    // An empty range is written from the line before it, as in git.
+    const range = (start: number, lines: number): string => `${lines === 0 ? start - 1 : start},${lines}`;
+    const patch = `--- a\n+++ b\n${hunksOf(script, 3).map((h) => `@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@\n${h.lines.join('\n')}\n`).join('')}`;
+    if (a !== b && applyPatch(a, patch) !== b) problems.push(`case ${t}: the hunks do not turn old into new: ${JSON.stringify({ a, b })}`);
+  }
+  assert.equal(problems.slice(0, 3), []);
+});
+
+Diff('patience diff anchors on lines that occur once on each side: a moved function shows as one move, the rest kept', () => {
+  const fn = (name: string): string[] => [`function ${name}() {`, `  return '${name}';`, '}', ''];
+  const a = [...fn('one'), ...fn('two'), ...fn('three')].join('\n') + '\n';
+  const b = [...fn('two'), ...fn('three'), ...fn('one')].join('\n') + '\n';
+  const script = patienceSegments(a, b, 0);
+  assert.equal(sides(script), { old: a, new: b });
+  const count = (kind: Segment['kind']): number => script.filter((s) => s.kind === kind).reduce((n, s) => n + s.lines.length, 0);
+  assert.equal([count('del'), count('add'), count('same')], [4, 4, 8]);
+  const kept = script.filter((s) => s.kind === 'same').flatMap((s) => s.lines);
+  assert.ok(kept.includes('function two() {\n') && kept.includes("  return 'three';\n"), JSON.stringify(kept));
+});
+
+Diff('a file rewritten from scratch, far past the budget: one hunk, every old line out and every new line in', () => {
+  const a = Array.from({ length: 5000 }, (_, i) => `old ${i}`).join('\n') + '\n';
+  const b = Array.from({ length: 4000 }, (_, i) => `new ${i}`).join('\n') + '\n';
+  const d = diffOf(a, b);
+  assert.is(d.deletions, 5000);
+  assert.is(d.insertions, 4000);
+  assert.is(d.added.length, 4000);
+  assert.equal(d.added[3999], { line: 4000, text: 'new 3999' });
+  assert.ok(d.text.includes('@@ -1,5000 +1,4000 @@\n-old 0\n'), d.text.slice(0, 200));
+  assert.is(applyPatch(a, d.text.split('\n').slice(2).join('\n')), b);
+});
+
+Diff('a long file with a tenth of its lines changed, past the budget: still the minimal diff, line numbers right', () => {
+  const lines = Array.from({ length: 6000 }, (_, i) => `line ${i} of the file`);
+  const next = lines.map((l, i) => (i % 10 === 5 ? `${l}, changed` : l));
+  const a = `${lines.join('\n')}\n`;
+  const b = `${next.join('\n')}\n`;
+  const d = diffOf(a, b);
+  assert.is(d.deletions, 600);
+  assert.is(d.insertions, 600);
+  assert.equal(d.added[0], { line: 6, text: 'line 5 of the file, changed' });
+  assert.equal(d.added[599], { line: 5996, text: 'line 5995 of the file, changed' });
+  assert.is(applyPatch(a, d.text.split('\n').slice(2).join('\n')), b);
+});
+
+Diff('a budget of zero still diffs small files with jsdiff (its minimal script), and large ones by patience', () => {
+  const a = 'a\nb\nc\nb\na\n';
+  const b = 'b\na\nb\nc\n';
+  assert.equal(lineSegments(a, b, { budget: 0 }), lineSegments(a, b));
+  const big = Array.from({ length: 400 }, (_, i) => `x${i % 7}`).join('\n') + '\n';
+  const big2 = Array.from({ length: 400 }, (_, i) => `x${(i * 3) % 7}`).join('\n') + '\n';
+  assert.equal(sides(lineSegments(big, big2, { budget: 0 })), { old: big, new: big2 });
 });
 
 Diff.run();

@@ -1,11 +1,12 @@
-import { structuredPatch } from 'diff';
 import { looksBinary } from './content.js';
 import { MODE } from './git-objects.js';
 import type { FileEntry } from './tree-lookup.js';
+import { lineSegments, type Segment } from './line-diff.js';
 
 /**
  * Git-style unified diffs (`diff --git` headers, `index` lines, mode
- * changes) built on jsdiff. Loaded only by commands that print a diff.
+ * changes) of the edit scripts of line-diff.ts. Loaded only by commands that
+ * print a diff.
  */
 
 export interface FileDiffInput {
@@ -23,6 +24,68 @@ export interface FileDiff {
   binary: boolean;
   /** The lines the change adds, with their numbers in the new content (what the secret guard scans). */
   added: Array<{ line: number; text: string }>;
+}
+
+/** One hunk, as jsdiff's `structuredPatch` gives it: lines prefixed with ' ', '-' or '+', without their `\n`. */
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+}
+
+const NO_NEWLINE = '\\ No newline at end of file';
+
+/**
+ * The hunks of an edit script with `context` lines around each change, the
+ * way jsdiff's `structuredPatch` cuts them (a test holds the two to the same
+ * output): changes closer than twice the context share a hunk, and a line
+ * without a final newline is followed by git's "No newline" marker.
+ */
+export function hunksOf(segments: readonly Segment[], context: number): Hunk[] {
+  const hunks: Hunk[] = [];
+  let open: Hunk | undefined;
+  let oldLine = 1;
+  let newLine = 1;
+  const close = (trailing: readonly string[]): void => {
+    for (const l of trailing) open!.lines.push(` ${l}`);
+    open!.oldLines = oldLine - open!.oldStart + trailing.length;
+    open!.newLines = newLine - open!.newStart + trailing.length;
+    hunks.push(open!);
+    open = undefined;
+  };
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i]!;
+    if (s.kind === 'same') {
+      if (open) {
+        if (s.lines.length <= 2 * context && i < segments.length - 1) for (const l of s.lines) open.lines.push(` ${l}`);
+        else close(s.lines.slice(0, context));
+      }
+      oldLine += s.lines.length;
+      newLine += s.lines.length;
+      continue;
+    }
+    if (!open) {
+      const before = segments[i - 1];
+      const lead = before && context > 0 ? before.lines.slice(-context) : [];
+      open = { oldStart: oldLine - lead.length, oldLines: 0, newStart: newLine - lead.length, newLines: 0, lines: lead.map((l) => ` ${l}`) };
+    }
+    const sign = s.kind === 'add' ? '+' : '-';
+    for (const l of s.lines) open.lines.push(sign + l);
+    if (s.kind === 'add') newLine += s.lines.length;
+    else oldLine += s.lines.length;
+  }
+  if (open) close([]);
+  for (const h of hunks) {
+    const lines: string[] = [];
+    for (const l of h.lines) {
+      if (l.endsWith('\n')) lines.push(l.slice(0, -1));
+      else lines.push(l, NO_NEWLINE);
+    }
+    h.lines = lines;
+  }
+  return hunks;
 }
 
 const short = (oid: string): string => oid.slice(0, 7);
@@ -87,12 +150,12 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const to = next ? `b/${path}` : '/dev/null';
   if (binary) return { text: `${head.join('\n')}\nBinary files ${from} and ${to} differ\n`, insertions: 0, deletions: 0, binary: true, added: [] };
   const window = changedWindow(splitText(input.oldContent), splitText(input.newContent), context);
-  const patch = structuredPatch(from, to, window.old, window.new, undefined, undefined, { context });
+  const hunks = hunksOf(lineSegments(window.old, window.new), context);
   let insertions = 0;
   let deletions = 0;
   const added: FileDiff['added'] = [];
   const body: string[] = [`--- ${from}`, `+++ ${to}`];
-  for (const h of patch.hunks) {
+  for (const h of hunks) {
     const oldStart = h.oldStart + window.skipped;
     const newStart = h.newStart + window.skipped;
     body.push(`@@ -${hunkRange(oldStart, h.oldLines)} +${hunkRange(newStart, h.newLines)} @@`);

@@ -128,8 +128,9 @@ interface Examination {
  * in review.test.ts fails when the text or the findings move), and the jsdiff
  * release (package.json pins it exactly, as fingerprints depend on its
  * algorithm; a test holds this to the installed one). The rules are hashed in.
+ * Format 2: files past line-diff.ts's budget are diffed by patience diff.
  */
-export const EXAMINATION_FORMAT = '1; jsdiff 9.0.0';
+export const EXAMINATION_FORMAT = '2; jsdiff 9.0.0';
 
 const RULES_DIGEST = createHash('sha256')
   .update(JSON.stringify(RULES.map((r) => [r.id, r.description, r.pattern.source, r.pattern.flags, r.minEntropy ?? null])))
