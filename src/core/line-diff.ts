@@ -35,9 +35,9 @@ export const DEFAULT_DIFF_BUDGET = 4_000_000;
 const MIN_EDIT_LENGTH = 64;
 /**
  * ... and never more: its time grows with the square of the edit distance
- * (about 60 ns × D² here), so this bounds one attempt to about 15 ms.
+ * (about 60 ns × D² here), so this bounds one attempt to about a millisecond.
  */
-const MAX_EDIT_LENGTH = 500;
+const MAX_EDIT_LENGTH = 128;
 /** A gap with no anchor is left to jsdiff only while the budget still allows it this many edits. */
 const MIN_GAP_EDIT_LENGTH = 8;
 
