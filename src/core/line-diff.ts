@@ -6,9 +6,10 @@ import { diffLines } from 'diff';
  * jsdiff's Myers diff costs O((N+M)·D): a 5,000-line file an agent rewrote
  * from scratch takes it over three seconds, and a regenerated lock file
  * minutes, inside every review and apply. So jsdiff runs only where its
- * answer comes cheap, which is almost every real edit; there the script is
- * exactly jsdiff's (fingerprints of reviews stay what they were). Past a
- * budget the script comes from patience diff (as `git diff --patience`):
+ * answer comes cheap (at most MAX_EDIT_LENGTH lines changed, which covers
+ * almost every real edit); there the script is exactly jsdiff's, so the
+ * fingerprints of such reviews stay what they were. Past that the script
+ * comes from patience diff (as `git diff --patience`):
  * lines that occur once in each text anchor the match, the gaps between
  * anchors are diffed the same way, and a gap with no anchor falls back to
  * jsdiff within its own budget, else to "these lines went, those came".
