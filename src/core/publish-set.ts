@@ -1,3 +1,4 @@
+import type { BaseMap } from './base-map.js';
 import { isInside } from './path-rules.js';
 import type { FileEntry } from './tree-lookup.js';
 
@@ -20,10 +21,10 @@ export function sameEntry(a: FileEntry | null, b: FileEntry | null): boolean {
  * The publish set: every path whose draft entry differs from its base, in
  * path order. `lookup` gives the draft tip's entry at a path.
  */
-export function publishSet(bases: Readonly<Record<string, FileEntry | null>>, lookup: (path: string) => FileEntry | null): PublishEntry[] {
+export function publishSet(bases: BaseMap, lookup: (path: string) => FileEntry | null): PublishEntry[] {
   const out: PublishEntry[] = [];
-  for (const path of Object.keys(bases).sort()) {
-    const old = bases[path] ?? null;
+  for (const path of bases.paths().sort()) {
+    const old = bases.get(path) ?? null;
     const next = lookup(path);
     if (!sameEntry(old, next)) out.push({ path, old, new: next });
   }

@@ -88,8 +88,8 @@ export function draftChanges(ws: Workspace, draftName: string, range?: { from: s
   if (!draft) return { draft, files: [] };
   const tree = repo.objects.readCommit(draft.tip).tree;
   const files: ChangedFile[] = [];
-  for (const path of Object.keys(draft.bases).sort()) {
-    const base = draft.bases[path] ?? null;
+  for (const path of draft.bases.paths().sort()) {
+    const base = draft.bases.get(path) ?? null;
     const k = lookupPath(repo.objects, tree, path);
     const now = k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null;
     if (sameEntry(base, now)) continue;
@@ -126,8 +126,8 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
   const history = historySince(ws.repo, draft.tip, draft.meta.root);
   const lower = ws.lower(draft.meta.root);
   const drifted: Drift[] = [];
-  for (const path of Object.keys(draft.bases).sort()) {
-    const base = draft.bases[path] ?? null;
+  for (const path of draft.bases.paths().sort()) {
+    const base = draft.bases.get(path) ?? null;
     let found: Drift['found'];
     try {
       const l = lower.read(path);

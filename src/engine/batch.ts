@@ -120,7 +120,7 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
     repo.objects.mergeIfDue();
     const meta = {
       ...draft.meta,
-      bases: { ...draft.meta.bases, ...outcome.commit.newBases },
+      bases: draft.meta.bases.adding(Object.entries(outcome.commit.newBases)),
       bases_tip: outcome.commit.oid,
       high_batch: Math.max(draft.meta.high_batch, outcome.commit.batch),
     };
@@ -282,7 +282,7 @@ function attemptBatch(
   for (const [path, entry] of plan.changes) newBases[path] = entry;
   // Exactly the paths the batch commit changes, as a walk of the history would find them.
   for (const [path, after] of resolution.changes) {
-    if (path in draft.meta.bases || path in newBases) continue;
+    if (draft.meta.bases.has(path) || path in newBases) continue;
     const before = lookupPath(staged, base, path);
     const entry = before.kind === 'file' ? { mode: before.mode, oid: before.oid } : null;
     if (entry?.oid === after?.oid && entry?.mode === after?.mode) continue;

@@ -28,8 +28,8 @@ export interface CaptureInput {
 }
 
 function ownedByDraft(bases: Bases, path: string): boolean {
-  if (path in bases) return true;
-  return parentDirs(path).some((d) => d in bases);
+  if (bases.has(path)) return true;
+  return parentDirs(path).some((d) => bases.has(d));
 }
 
 function ignoredProblem(path: string): ShadowError {

@@ -17,18 +17,18 @@ export function draftPublishSet(ws: Workspace, draft: Draft): PublishEntry[] {
       return k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null;
     });
   };
-  const paths = Object.keys(draft.bases);
+  const paths = draft.bases.paths();
   if (paths.length < CACHE_SETS_FROM) return compute();
   paths.sort();
   const h = createHash('sha256').update(`${draft.tip}\n`);
   for (const p of paths) {
-    const b = draft.bases[p];
+    const b = draft.bases.get(p);
     h.update(`${p}\0${b ? `${b.mode} ${b.oid}` : '-'}\n`);
   }
   const key = h.digest('hex');
   const saved = readPublishSet(ws.ctx, ws.repo.shadowDir, draft.name, key);
   // Only `new` is taken on trust from the file: every path must be the draft's, with its own base.
-  if (saved && saved.every((e) => Object.hasOwn(draft.bases, e.path) && sameEntry(e.old, draft.bases[e.path]!))) return saved;
+  if (saved && saved.every((e) => draft.bases.has(e.path) && sameEntry(e.old, draft.bases.get(e.path)!))) return saved;
   const set = compute();
   savePublishSet(ws.ctx, ws.repo.shadowDir, draft.name, key, set);
   return set;

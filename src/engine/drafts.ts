@@ -6,6 +6,7 @@ import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../stor
 import { listDir, tryUnlink } from '../store/durable-file.js';
 import { RefMoved } from '../store/refs.js';
 import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../store/applied-state.js';
+import { BaseMap } from '../core/base-map.js';
 import { accumulateBases, findRoot, highestBatch, highestBatchInReflog, historySince, isOnHistory, type Bases } from './history.js';
 import { logEvent } from './ledger-events.js';
 import { resolveCommitish } from './rev-parse.js';
@@ -28,7 +29,7 @@ export interface Draft {
 
 /** Captured bases with every publish laid over them, in order. */
 function effectiveBases(captured: Bases, overrides: AppliedOverrides): Bases {
-  return Object.keys(overrides).length === 0 ? captured : { ...captured, ...overrides };
+  return captured.replacing(overrides);
 }
 
 /** Throw INVALID_DRAFT_NAME unless `name` is one valid ref component. */
@@ -62,7 +63,7 @@ function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
     status: 'open',
     high_batch: Math.max(highestBatch(history), highestBatchInReflog(ws.repo, draftRef(name))),
     bases_tip: tip,
-    bases: accumulateBases(ws.repo, {}, history),
+    bases: accumulateBases(ws.repo, BaseMap.EMPTY, history),
   };
 }
 
@@ -100,13 +101,13 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
   const repo = ws.repo;
   const onHistory = isOnHistory(repo, tip, meta.bases_tip, meta.root);
   const history = historySince(repo, tip, onHistory ? meta.bases_tip : meta.root);
-  const bases = accumulateBases(repo, onHistory ? meta.bases : {}, history);
+  const bases = accumulateBases(repo, onHistory ? meta.bases : BaseMap.EMPTY, history);
   // The file lags: a plain git command may have moved the ref back over
   // batches it never recorded (shadow's own rollback writes the high-water
   // mark first). The reflog since still names them.
   const dropped = highestBatchInReflog(repo, draftRef(meta.name), meta.bases_tip);
   const high = Math.max(meta.high_batch, highestBatch(history), dropped);
-  const walked = onHistory ? history.length + Object.keys(bases).length - Object.keys(meta.bases).length : Infinity;
+  const walked = onHistory ? history.length + bases.size - meta.bases.size : Infinity;
   return { meta: { ...meta, bases, bases_tip: tip, high_batch: high }, walked };
 }
 
@@ -116,8 +117,7 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
  */
 export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number): void {
   ws.metaCache.set(meta.name, meta);
-  // The bases are counted (O(draft)) only once the lag passes the floor.
-  if (lag >= META_LAG_LIMIT && lag >= metaLagLimit(Object.keys(meta.bases).length)) {
+  if (lag >= META_LAG_LIMIT && lag >= metaLagLimit(meta.bases.size)) {
     writeDraftMeta(ws.ctx, ws.repo.shadowDir, meta, false);
     lag = 0;
   }
@@ -228,9 +228,9 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
     status: 'open',
     high_batch: 0,
     bases_tip: start.root,
-    bases: {},
+    bases: BaseMap.EMPTY,
   };
-  return { name, ref: draftRef(name), tip: start.tip, meta, bases: {}, lastApply: undefined };
+  return { name, ref: draftRef(name), tip: start.tip, meta, bases: BaseMap.EMPTY, lastApply: undefined };
 }
 
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
@@ -301,7 +301,7 @@ export function listDrafts(ws: Workspace): DraftSummary[] {
       status: draftStatusWord(ws, d),
       batches: d.tip === d.meta.root ? 0 : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
       created_at: d.meta.created_at,
-      touched: Object.keys(d.bases).length,
+      touched: d.bases.size,
     };
   });
 }

@@ -2,7 +2,7 @@ import { ShadowError } from '../errors.js';
 import { parseTrailers, type ShadowTrailers } from '../core/commit-message.js';
 import type { Commit, Oid } from '../core/git-objects.js';
 import { diffTrees } from '../core/tree-diff.js';
-import type { FileEntry } from '../core/tree-lookup.js';
+import { BaseMap, type Base } from '../core/base-map.js';
 import type { Repository } from '../store/repository.js';
 
 /** A commit of a draft's first-parent history, with its trailers. */
@@ -13,7 +13,7 @@ export interface HistoryCommit {
 }
 
 /** Captured bases: path → its lower-layer entry when the draft first changed it (null: absent). */
-export type Bases = Record<string, FileEntry | null>;
+export type Bases = BaseMap;
 
 /**
  * The first-parent history from `tip` back to (not including) `stop`,
@@ -54,16 +54,16 @@ export function isOnHistory(repo: Repository, tip: Oid, ancestor: Oid, root: Oid
  * commit changes the draft's own content).
  */
 export function accumulateBases(repo: Repository, bases: Bases, newestFirst: readonly HistoryCommit[]): Bases {
-  const out: Bases = { ...bases };
+  const found = new Map<string, Base>();
   for (let i = newestFirst.length - 1; i >= 0; i--) {
     const h = newestFirst[i]!;
     const parentTree = h.commit.parents[0] ? repo.objects.readCommit(h.commit.parents[0]).tree : null;
     for (const change of diffTrees(repo.objects, parentTree, h.commit.tree)) {
-      if (change.path in out) continue;
-      out[change.path] = h.trailers.capture !== undefined ? change.new : change.old;
+      if (found.has(change.path) || bases.has(change.path)) continue;
+      found.set(change.path, h.trailers.capture !== undefined ? change.new : change.old);
     }
   }
-  return out;
+  return bases.adding(found);
 }
 
 /** The highest batch number in a history. */

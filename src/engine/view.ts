@@ -26,12 +26,12 @@ export interface ViewEntry {
 
 function ownsPath(draft: Draft, path: string): boolean {
   const bases = draft.bases;
-  return path in bases || parentDirs(path).some((d) => d in bases);
+  return bases.has(path) || parentDirs(path).some((d) => bases.has(d));
 }
 
 /** A directory that exists only because the draft made paths inside it. */
 function isDraftDir(ws: Workspace, draft: Draft, path: string): boolean {
-  if (!Object.keys(draft.bases).some((p) => isInside(p, path))) return false;
+  if (!draft.bases.paths().some((p) => isInside(p, path))) return false;
   return lookupPath(ws.repo.objects, ws.repo.objects.readCommit(draft.tip).tree, path).kind === 'dir';
 }
 
@@ -94,7 +94,7 @@ export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: st
     const tipTree = repo.objects.readCommit(draft.tip).tree;
     const dirKind = dir === '' ? { kind: 'dir' as const, oid: tipTree } : lookupPath(repo.objects, tipTree, dir);
     const inDir = new Set<string>();
-    for (const path of Object.keys(draft.bases)) {
+    for (const path of draft.bases.paths()) {
       if (!isInside(path, dir)) continue;
       const rest = dir === '' ? path : path.slice(dir.length + 1);
       inDir.add(rest.split('/')[0]!);
@@ -104,7 +104,7 @@ export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: st
       const child = dir === '' ? name : `${dir}/${name}`;
       const k = lookupPath(repo.objects, tipTree, child);
       if (k.kind === 'absent') {
-        if (child in draft.bases) entries.delete(name);
+        if (draft.bases.has(child)) entries.delete(name);
         continue;
       }
       const type: ViewEntry['type'] = k.kind === 'dir' ? 'dir' : typeOfMode(k.mode);

@@ -139,7 +139,7 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
     dir,
     draft: draftName,
     synced_tip: draft?.tip ?? null,
-    owned: draft ? Object.keys(draft.bases) : [],
+    owned: draft ? draft.bases.paths() : [],
     manifest_shards: manifest.shardCount,
     created_at: now,
     updated_at: now,

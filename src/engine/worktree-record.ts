@@ -202,7 +202,7 @@ export async function recordWorktree(ws: Workspace, rec: WorktreeRecord, options
     ...rec,
     synced_tip: fastForward ? batch.commit : rec.synced_tip,
     // At the batch, the draft owns what its bases say (a recorded path may have resolved unchanged).
-    owned: fastForward ? Object.keys(loadDraft(ws, rec.draft)?.bases ?? {}) : rec.owned,
+    owned: fastForward ? (loadDraft(ws, rec.draft)?.bases.paths() ?? []) : rec.owned,
     updated_at: new Date(ws.ctx.clock.now()).toISOString(),
   };
   writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, next, { durable: false });

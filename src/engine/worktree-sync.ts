@@ -66,7 +66,7 @@ function currentOid(ws: Workspace, dir: string, path: string, st: Stats): Oid {
 
 /** The view of `path` at a draft tip: the draft's file when it owns the path, else the working tree's. */
 function viewAt(ws: Workspace, draft: Draft | undefined, path: string): { entry: FileEntry | null; content: () => Buffer } {
-  if (draft && path in draft.bases) {
+  if (draft && draft.bases.has(path)) {
     const k = lookupPath(ws.repo.objects, ws.repo.objects.readCommit(draft.tip).tree, path);
     if (k.kind !== 'file' || k.mode === MODE.gitlink) return { entry: null, content: () => Buffer.alloc(0) };
     return { entry: { mode: k.mode, oid: k.oid }, content: () => ws.repo.objects.readBlob(k.oid) };
@@ -83,7 +83,7 @@ function candidates(ws: Workspace, rec: WorktreeRecord, draft: Draft | undefined
   // owned at both shows the draft's file at both: the trees' difference
   // says whether it changed. (The union of the owned paths would make a sync
   // O(the draft), not O(what changed).)
-  const now = new Set(Object.keys(draft?.bases ?? {}));
+  const now = new Set(draft?.bases.paths() ?? []);
   const before = new Set(rec.owned);
   const out = new Set<string>(rec.conflicts ?? []);
   for (const p of before) if (!now.has(p)) out.add(p);
@@ -146,7 +146,7 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
   writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, {
     ...rec,
     synced_tip: draft?.tip ?? null,
-    owned: Object.keys(draft?.bases ?? {}),
+    owned: draft?.bases.paths() ?? [],
     conflicts: out.conflicts.map((c) => c.path),
     updated_at: new Date(ws.ctx.clock.now()).toISOString(),
   }, { durable: false });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
+import { BaseMap } from '../core/base-map.js';
 import { writeFileAtomic, readTextIfExists } from './durable-file.js';
 
 /**
@@ -31,7 +32,11 @@ export const DraftMetaSchema = z.object({
   pointers: z.optional(z.record(z.string(), z.unknown())),
 });
 
-export type DraftMeta = z.infer<typeof DraftMetaSchema>;
+/** draft.json as it is on disk. */
+export type DraftMetaFile = z.infer<typeof DraftMetaSchema>;
+
+/** A draft's metadata in memory: the bases as an immutable BaseMap (a batch adds to it without copying it). */
+export type DraftMeta = Omit<DraftMetaFile, 'bases'> & { bases: BaseMap };
 
 export function draftDir(shadowDir: string, draft: string): string {
   return `${shadowDir}/drafts/${draft}`;
@@ -48,7 +53,7 @@ export function readDraftMeta(ctx: Context, shadowDir: string, draft: string): D
     return undefined;
   }
   const parsed = DraftMetaSchema.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
+  return parsed.success ? { ...parsed.data, bases: BaseMap.fromRecord(parsed.data.bases) } : undefined;
 }
 
 /**
@@ -56,7 +61,8 @@ export function readDraftMeta(ctx: Context, shadowDir: string, draft: string): D
  * right for the bases cache, which is checked against the ref on every read.
  */
 export function writeDraftMeta(ctx: Context, shadowDir: string, meta: DraftMeta, durable: boolean): void {
-  writeFileAtomic(ctx.fs, `${draftDir(shadowDir, meta.name)}/draft.json`, `${JSON.stringify(meta, null, 1)}\n`, {
+  const file: DraftMetaFile = { ...meta, bases: meta.bases.toRecord() };
+  writeFileAtomic(ctx.fs, `${draftDir(shadowDir, meta.name)}/draft.json`, `${JSON.stringify(file, null, 1)}\n`, {
     token: ctx.ids.token(),
     durable,
   });
