@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { prng } from './helpers/prng.js';
 import {
   compareTreeEntries,
   compareTreeNames,
@@ -131,6 +132,22 @@ Trees('compareTreeNames: file/tree suffix, prefixes, bytes not UTF-16 units', ()
     assert.is(d, sign, `${a}${at ? '/' : ''} vs ${b}${bt ? '/' : ''}`);
     assert.is(Math.sign(compareTreeNames(b, bt, a, at)), -sign || 0, `reversed: ${b} vs ${a}`);
   }
+});
+
+Trees('compareTreeNames agrees with git\'s byte order on 20,000 seeded names mixing ASCII, Latin, CJK, U+FFFF and emoji', () => {
+  const rnd = prng(31);
+  const alphabet = ['a', 'b', 'B', '.', '-', '0', 'é', 'ß', '中', '\uffff', '\ue000', '😀', '🦀'];
+  const name = (): string => Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => alphabet[Math.floor(rnd() * alphabet.length)]!).join('');
+  const key = (s: string, tree: boolean): Buffer => Buffer.concat([Buffer.from(s, 'utf8'), Buffer.from([tree ? 0x2f : 0])]);
+  const wrong: string[] = [];
+  for (let i = 0; i < 20000; i++) {
+    const [a, b] = [name(), rnd() < 0.3 ? name() : ''];
+    const other = b === '' ? a + name() : b;
+    const [at, bt] = [rnd() < 0.5, rnd() < 0.5];
+    const want = Math.sign(Buffer.compare(key(a, at), key(other, bt)));
+    if (Math.sign(compareTreeNames(a, at, other, bt)) !== want) wrong.push(`${JSON.stringify(a)}${at ? '/' : ''} vs ${JSON.stringify(other)}${bt ? '/' : ''}`);
+  }
+  assert.equal(wrong.slice(0, 5), []);
 });
 
 Trees('parse and serialize round-trip, also with a non-UTF-8 name kept byte-exact', () => {

@@ -112,12 +112,17 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
   return compareTreeNames(a.name, isTreeMode(a.mode), b.name, isTreeMode(b.mode), a.nameBytes, b.nameBytes);
 }
 
-function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
+function isSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit < 0xe000;
 }
 
-/** Compare two entry names in git's tree order. */
+/**
+ * Compare two entry names in git's tree order (the sign is what counts).
+ * Names without raw bytes are compared as UTF-16 code units up to their
+ * first difference: for characters of the Basic Multilingual Plane that is
+ * UTF-8's byte order too, so only a difference at a surrogate (a character
+ * past U+FFFF) needs the names encoded.
+ */
 export function compareTreeNames(
   a: string,
   aIsTree: boolean,
@@ -126,15 +131,13 @@ export function compareTreeNames(
   aBytes?: Buffer,
   bBytes?: Buffer,
 ): number {
-  if (!aBytes && !bBytes && isAscii(a) && isAscii(b)) {
+  if (!aBytes && !bBytes) {
     const n = Math.min(a.length, b.length);
-    for (let i = 0; i < n; i++) {
-      const d = a.charCodeAt(i) - b.charCodeAt(i);
-      if (d !== 0) return d;
-    }
-    const ca = a.length > n ? a.charCodeAt(n) : aIsTree ? 0x2f : 0;
-    const cb = b.length > n ? b.charCodeAt(n) : bIsTree ? 0x2f : 0;
-    return ca - cb;
+    let i = 0;
+    while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+    const ca = i < a.length ? a.charCodeAt(i) : aIsTree ? 0x2f : 0;
+    const cb = i < b.length ? b.charCodeAt(i) : bIsTree ? 0x2f : 0;
+    if (!isSurrogate(ca) && !isSurrogate(cb)) return ca - cb;
   }
   const ab = aBytes ?? Buffer.from(a, 'utf8');
   const bb = bBytes ?? Buffer.from(b, 'utf8');
