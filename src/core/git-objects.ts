@@ -149,25 +149,61 @@ export function compareTreeNames(
   return ca - cb;
 }
 
-/** Serialize tree entries; they must already be in git's order. One allocation. */
+/** Hex digit values by character code (-1: not a lowercase hex digit). */
+const HEX_VALUES = (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let i = 0; i < 10; i++) t[0x30 + i] = i;
+  for (let i = 0; i < 6; i++) t[0x61 + i] = 10 + i;
+  return t;
+})();
+
+function badOid(oid: string): ShadowError {
+  return new ShadowError('CORRUPT_OBJECT', `a tree entry has the object id "${oid}", which is not 40 lowercase hex digits`, { data: { oid } });
+}
+
+/** Length in UTF-8 of `s` when it is ASCII, else -1. */
+function asciiLength(s: string): number {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return -1;
+  return s.length;
+}
+
+/**
+ * Serialize tree entries; they must already be in git's order. One
+ * allocation, and ASCII names, modes and ids written byte by byte: a
+ * `Buffer.write` per field cost twice as much on a tree of 200 entries.
+ */
 export function serializeTree(entries: readonly TreeEntry[]): Buffer {
-  const names: Buffer[] = new Array(entries.length);
+  const names: Array<Buffer | undefined> = new Array(entries.length);
   let size = 0;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    const name = nameBuffer(e);
-    names[i] = name;
-    size += (e.mode === '040000' ? 5 : e.mode.length) + 1 + name.length + 1 + 20;
+    let length = e.nameBytes ? -1 : asciiLength(e.name);
+    if (length === -1) {
+      const bytes = nameBuffer(e);
+      names[i] = bytes;
+      length = bytes.length;
+    }
+    size += (e.mode === '040000' ? 5 : e.mode.length) + 1 + length + 1 + 20;
   }
   const out = Buffer.allocUnsafe(size);
   let p = 0;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    p += out.write(e.mode === '040000' ? MODE.tree : e.mode, p, 'latin1');
+    const mode = e.mode === '040000' ? MODE.tree : e.mode;
+    for (let k = 0; k < mode.length; k++) out[p++] = mode.charCodeAt(k);
     out[p++] = 0x20;
-    p += names[i]!.copy(out, p);
+    const bytes = names[i];
+    if (bytes) p += bytes.copy(out, p);
+    else for (let k = 0; k < e.name.length; k++) out[p++] = e.name.charCodeAt(k);
     out[p++] = 0;
-    p += out.write(e.oid, p, 'hex');
+    const oid = e.oid;
+    if (oid.length !== 40) throw badOid(oid);
+    for (let k = 0; k < 40; k += 2) {
+      const hi = HEX_VALUES[oid.charCodeAt(k) & 0x7f]!;
+      const lo = HEX_VALUES[oid.charCodeAt(k + 1) & 0x7f]!;
+      if ((hi | lo) < 0 || (oid.charCodeAt(k) | oid.charCodeAt(k + 1)) > 0x7f) throw badOid(oid);
+      out[p++] = (hi << 4) | lo;
+    }
   }
   return out;
 }
