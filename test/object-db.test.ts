@@ -493,6 +493,53 @@ Write('a pack of more than 256 objects filling every fan-out bucket', ({ repo })
   fresh.close();
 });
 
+Write('a large index (not read whole): each first byte\'s ids and offsets are read once, then lookups cost only the object\'s own read', ({ repo }) => {
+  // 10,000 objects: an index of 281 KB, over the size read whole.
+  const objects = Array.from({ length: 10_000 }, (_, i) => obj('blob', `object ${i}\n`));
+  new ObjectDatabase(nodeContext(), objectsDir(repo)).write(objects);
+  const [idx] = packs(repo);
+  assert.ok(readFileSync(idx!).length > 256 * 1024);
+  const fs = nodeContext().fs;
+  const reads = { idx: 0, pack: 0 };
+  const kinds = new Map<number, 'idx' | 'pack'>();
+  const counting = {
+    ...fs,
+    openSync: (path: string, ...rest: unknown[]) => {
+      const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
+      kinds.set(fd, String(path).endsWith('.idx') ? 'idx' : 'pack');
+      return fd;
+    },
+    readSync: (fd: number, ...rest: unknown[]) => {
+      const kind = kinds.get(fd);
+      if (kind) reads[kind]++;
+      return (fs.readSync as (...a: unknown[]) => number)(fd, ...rest);
+    },
+  } as typeof fs;
+  const index = new PackIndex(counting, idx!);
+  // Objects whose ids share their first byte: one bucket.
+  const bucket = objects.filter((o) => o.oid.startsWith('5c'));
+  assert.ok(bucket.length > 20, `${bucket.length} objects in the bucket`);
+  const missing = (): never => assert.unreachable('no external base') as never;
+  for (const o of bucket) assert.ok(index.readObject(o.oid, missing)!.content.equals(Buffer.from(o.content)), o.oid);
+  // The head (fan-out), then the bucket's ids and its offsets: three reads of the index in all.
+  assert.equal(reads, { idx: 3, pack: bucket.length });
+  for (const o of objects.filter((x) => x.oid.startsWith('a7'))) assert.ok(index.readObject(o.oid, missing)!.content.equals(Buffer.from(o.content)));
+  assert.is(reads.idx, 5, 'another bucket: two more reads');
+  index.close();
+  // A truncated index is reported as corrupt, never read past.
+  const bytes = readFileSync(idx!);
+  writeFileSync(idx!, bytes.subarray(0, 8 + 1024 + 10_000 * 24 + 100));
+  const cut = new PackIndex(fs, idx!);
+  const late = objects.find((o) => o.oid.startsWith('f0'))!;
+  try {
+    cut.readObject(late.oid, missing);
+    assert.unreachable('read from a truncated index');
+  } catch (e) {
+    assert.is((e as { code?: string }).code, 'CORRUPT_OBJECT');
+  }
+  cut.close();
+});
+
 Write('buildPack is deterministic and its checksum names the pack', () => {
   const list = [obj('blob', 'a\n'), obj('blob', 'b\n'), obj('tree', serializeTree([]))];
   const one = buildPack(list);

@@ -38,6 +38,8 @@ export class PackIndex {
   private fanout: Uint32Array | undefined;
   private count = 0;
   private readonly slices = new Map<number, Buffer>();
+  /** The 4-byte offsets of the ids of each first byte, read with their first lookup (one read, not one per object). */
+  private readonly offsetSlices = new Map<number, Buffer>();
   private packSize = -1;
   /** The whole index, when it is small. */
   private whole: Buffer | undefined;
@@ -69,6 +71,17 @@ export class PackIndex {
   private load(): Uint32Array {
     if (this.fanout) return this.fanout;
     this.idxFd = this.fs.openSync(this.idxPath, 'r');
+    try {
+      return this.loadHead();
+    } catch (e) {
+      // A bad index is not kept open: the next lookup looks at it afresh.
+      this.fs.closeSync(this.idxFd);
+      this.idxFd = -1;
+      throw e;
+    }
+  }
+
+  private loadHead(): Uint32Array {
     const size = Number(this.fs.fstatSync(this.idxFd).size);
     // A small index (every pack a batch writes) is read whole: one read
     // instead of one per id-table slice. A large one is read slice by slice.
@@ -81,6 +94,9 @@ export class PackIndex {
     }
     const fanout = new Uint32Array(256);
     for (let i = 0; i < 256; i++) fanout[i] = head.readUInt32BE(8 + i * 4);
+    // Ids, CRCs and offsets of every object, then the two checksums: an index
+    // shorter than that is cut off, and no lookup may read past its end.
+    if (size < 8 + 1024 + fanout[255]! * 28 + 40) throw corrupt(this.idxPath, `index is truncated (${size} bytes for ${fanout[255]} objects)`);
     this.count = fanout[255]!;
     this.fanout = fanout;
     if (size <= WHOLE_INDEX_BYTES) this.whole = head;
@@ -108,19 +124,25 @@ export class PackIndex {
 
   /** Position of `oid` in the index, or -1. */
   private find(oid: string): number {
+    return this.locate(oid)?.position ?? -1;
+  }
+
+  /** Where `oid` is in the index: its position and its first byte, or undefined. */
+  private locate(oid: string): { position: number; first: number } | undefined {
     const key = Buffer.from(oid, 'hex');
-    const { lo, ids } = this.slice(key[0]!);
+    const first = key[0]!;
+    const { lo, ids } = this.slice(first);
     let a = 0;
     let b = ids.length / 20 - 1;
     while (a <= b) {
       const mid = (a + b) >> 1;
       // Compared in place: no slice allocated per step.
       const c = -key.compare(ids, mid * 20, mid * 20 + 20);
-      if (c === 0) return lo + mid;
+      if (c === 0) return { position: lo + mid, first };
       if (c < 0) a = mid + 1;
       else b = mid - 1;
     }
-    return -1;
+    return undefined;
   }
 
   has(oid: string): boolean {
@@ -182,6 +204,22 @@ export class PackIndex {
     return this.read(this.packFd, length, offset);
   }
 
+  /** The offset of the entry at `position`, whose id starts with the byte `first`. */
+  private offsetIn(first: number, position: number): number {
+    if (this.whole) return this.offsetAt(position);
+    const fanout = this.load();
+    const lo = first === 0 ? 0 : fanout[first - 1]!;
+    let offsets = this.offsetSlices.get(first);
+    if (!offsets) {
+      const want = (fanout[first]! - lo) * 4;
+      offsets = this.read(this.idxFd, want, 8 + 1024 + this.count * 24 + lo * 4);
+      if (offsets.length < want) throw corrupt(this.idxPath, 'index is truncated');
+      this.offsetSlices.set(first, offsets);
+    }
+    const v = offsets.readUInt32BE((position - lo) * 4);
+    return (v & 0x80000000) === 0 ? v : this.offsetAt(position);
+  }
+
   private offsetAt(position: number): number {
     this.load();
     const n = this.count;
@@ -199,9 +237,9 @@ export class PackIndex {
    * `external` resolves a REF_DELTA base stored elsewhere.
    */
   readObject(oid: string, external: (oid: string) => RawObject): RawObject | undefined {
-    const pos = this.find(oid);
-    if (pos === -1) return undefined;
-    return this.readAt(this.offsetAt(pos), external, 0);
+    const at = this.locate(oid);
+    if (!at) return undefined;
+    return this.readAt(this.offsetIn(at.first, at.position), external, 0);
   }
 
   private ensurePack(): void {
@@ -293,6 +331,7 @@ export class PackIndex {
     this.fanout = undefined;
     this.whole = undefined;
     this.slices.clear();
+    this.offsetSlices.clear();
     this.bases.clear();
     this.basesBytes = 0;
   }
