@@ -256,6 +256,35 @@ Read('loose, packed, loose over packed, and missing refs', ({ repo, store, gitdi
   assert.is(store.readPacked().get('refs/shadow/drafts/both'), a);
 });
 
+Read('packed-refs is parsed once while it stays the same file, and again after git rewrites it', ({ repo, gitdir, ctx, a, b }) => {
+  for (let i = 0; i < 300; i++) repo.git('update-ref', `refs/tags/t${i}`, a);
+  repo.git('pack-refs', '--all');
+  let reads = 0;
+  const counting = new Proxy(ctx.fs, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop) as unknown;
+      if (prop !== 'readFileSync' || typeof v !== 'function') return v;
+      return (path: unknown, ...rest: unknown[]) => {
+        if (String(path).endsWith('packed-refs')) reads++;
+        return (v as (...x: unknown[]) => unknown).call(target, path, ...rest);
+      };
+    },
+  });
+  const store = new RefStore({ ...ctx, fs: counting }, gitdir, gitdir, 1000);
+  for (let i = 0; i < 50; i++) assert.is(store.resolve(`refs/tags/t${i}`), a);
+  assert.is(store.resolve('refs/shadow/proposals/none'), undefined);
+  assert.is(reads, 1, 'one parse for 51 lookups');
+  // git rewrites packed-refs (a new file renamed into place): seen at once.
+  repo.git('update-ref', 'refs/tags/t7', b);
+  repo.git('pack-refs', '--all');
+  assert.is(store.resolve('refs/tags/t7'), b);
+  assert.is(reads, 2);
+  // Removed: no packed refs at all.
+  fs.rmSync(join(gitdir, 'packed-refs'));
+  assert.is(store.resolve('refs/tags/t8'), undefined);
+  assert.is(store.readPacked().size, 0);
+});
+
 Read('symbolic HEAD: attached to a loose or packed branch, detached, unborn', ({ repo, store, c, b }) => {
   assert.is(store.headTarget(), 'refs/heads/main');
   assert.is(store.resolve('HEAD'), c);

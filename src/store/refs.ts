@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
-import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, tryUnlink, writeAll } from './durable-file.js';
+import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statIfExists, tryUnlink, writeAll } from './durable-file.js';
 import { createLockFile } from './lock-file.js';
 
 /**
@@ -62,6 +62,9 @@ function isPerWorktree(ref: string): boolean {
 const MAX_SYMREF_DEPTH = 5;
 
 export class RefStore {
+  /** The last parse of packed-refs, under the stat it was read with. */
+  private packed: { stamp: string; refs: ReadonlyMap<string, Oid> } | undefined;
+
   constructor(
     private readonly ctx: Context,
     private readonly gitdir: string,
@@ -82,17 +85,27 @@ export class RefStore {
     return `${isPerWorktree(ref) ? this.gitdir : this.commondir}/logs/${ref}`;
   }
 
-  /** Every packed ref, by name. */
-  readPacked(): Map<string, Oid> {
-    const out = new Map<string, Oid>();
-    const text = readTextIfExists(this.ctx.fs, `${this.commondir}/packed-refs`);
-    if (!text) return out;
-    for (const line of text.split('\n')) {
+  /**
+   * Every packed ref, by name (read-only: shared between calls). The file is
+   * parsed again only when its stat changes: every rewrite of packed-refs,
+   * git's or shadow's, renames a new file into place, so a new inode shows
+   * it. A repository with thousands of packed refs no longer pays for them on
+   * every lookup of a ref that is not loose.
+   */
+  readPacked(): ReadonlyMap<string, Oid> {
+    const path = `${this.commondir}/packed-refs`;
+    const st = statIfExists(this.ctx.fs, path, true);
+    const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '';
+    if (this.packed?.stamp === stamp) return this.packed.refs;
+    const refs = new Map<string, Oid>();
+    const text = st ? readTextIfExists(this.ctx.fs, path) : undefined;
+    for (const line of text ? text.split('\n') : []) {
       if (line.length < 42 || line.startsWith('#') || line.startsWith('^')) continue;
       const oid = line.slice(0, 40);
-      if (isOid(oid) && line[40] === ' ') out.set(line.slice(41).trimEnd(), oid);
+      if (isOid(oid) && line[40] === ' ') refs.set(line.slice(41).trimEnd(), oid);
     }
-    return out;
+    this.packed = { stamp, refs };
+    return refs;
   }
 
   /** The raw content of a loose ref: an id, a symbolic target, or undefined. */
