@@ -685,7 +685,7 @@ Cycle('two applies unwind one at a time, newest first', async ({ repo, sh }) => 
   assert.equal(worktree(repo.fs), before);
 });
 
-Cycle('a draft applied many times reads one apply record per command, not all of them; the fold they make is checked against the records and rebuilt', async ({ repo, sh, seam, viaSeam }) => {
+Cycle('a draft applied many times reads one apply record per command, not all of them, and a handle none again until they change; the fold they make is checked against the records and rebuilt', async ({ repo, sh, seam, viaSeam }) => {
   await sh.apply();
   for (let i = 2; i <= 6; i++) {
     await batch(sh, [{ operation: 'write', path: `step/${i}.txt`, content: `step ${i}\n` }]);
@@ -697,6 +697,9 @@ Cycle('a draft applied many times reads one apply record per command, not all of
   const plan = await viaSeam.apply({ dryRun: true });
   assert.equal(plan.paths, []);
   assert.is(recordReads(), 1, 'only the newest record (what unapply reverses) is read');
+  await viaSeam.apply({ dryRun: true });
+  await viaSeam.status();
+  assert.is(recordReads(), 1, 'a handle reads no record again while the applies stay the same');
 
   // An unapply: the fold of all but the newest was kept, so still one record is read.
   await sh.unapply();

@@ -157,7 +157,7 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
     lag = Infinity;
   }
   keepDraftMeta(ws, fresh, lag);
-  const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name);
+  const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name, ws.appliedMemo);
   return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applied.overrides), lastApply: applied.last };
 }
 

@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../core/content.js';
 import type { Oid } from '../core/git-objects.js';
 import type { DraftMeta } from '../store/draft-meta.js';
+import type { AppliedMemo } from '../store/applied-state.js';
 import type { WriteSession } from './write-session.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
 import { TreeLower, WorkingTreeLower, type LowerLayer } from '../store/lower-layer.js';
@@ -30,6 +31,8 @@ export class Workspace {
    * by an apply diffs once. A few entries, newest last.
    */
   readonly reviewCache = new Map<string, unknown>();
+  /** Each draft's applied state, under the names of the records it was read from. */
+  readonly appliedMemo: AppliedMemo = new Map();
   /** Write sessions this process is feeding, by id. */
   readonly sessions = new Map<string, WriteSession>();
 

@@ -102,11 +102,28 @@ function fold(base: AppliedOverrides, record: ApplyRecord): AppliedOverrides {
  * of them. Reads one record and the fold cache when the cache matches the
  * directory (the usual case), every record when it does not.
  */
-export function readAppliedState(ctx: Context, shadowDir: string, draft: string): AppliedState {
+export function readAppliedState(ctx: Context, shadowDir: string, draft: string, memo?: AppliedMemo): AppliedState {
   const dir = appliesDir(shadowDir, draft);
   const names = recordNames(ctx, dir);
   if (names.length === 0) return { last: undefined, overrides: {} };
   const key = keyOf(names);
+  const known = memo?.get(draft);
+  if (known?.key === key) return known.state;
+  const state = readAppliedStateOf(ctx, dir, names, key);
+  memo?.set(draft, { key, state });
+  return state;
+}
+
+/**
+ * Applied states a handle already read, by draft, under the key of the
+ * record names they were read from. Records are never rewritten (each has
+ * its own name; unapply removes one), so the names decide the state: a
+ * handle re-reads nothing until an apply or unapply changes the directory.
+ * The states are shared: read-only.
+ */
+export type AppliedMemo = Map<string, { key: string; state: AppliedState }>;
+
+function readAppliedStateOf(ctx: Context, dir: string, names: readonly string[], key: string): AppliedState {
   const lastName = names[names.length - 1]!;
   const cached = readJsonFile(ctx.fs, `${dir}/${FOLD_FILE}`, FoldSchema);
   if (cached?.key === key) return { last: readRecord(ctx, dir, lastName), overrides: cached.overrides };
