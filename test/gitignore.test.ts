@@ -263,6 +263,50 @@ Ignore('only the ignore files on the way to the path are read (O(depth), never a
   assert.equal(read, [], 'files already read are not read again');
 });
 
+Ignore('renewed for each batch: rules are read once while their files stay the same, again when one changes or appears, and always while one is racy', (ctx) => {
+  const repo = (ctx.repo = new DiskRepo(null));
+  repo.write('.gitignore', '*.log\n');
+  repo.write('sub/keep.txt', 'x\n');
+  const read: string[] = [];
+  const spy = {
+    ...fs,
+    readFileSync: (path: fs.PathOrFileDescriptor, options?: unknown) => {
+      read.push(String(path).slice(repo.root.length + 1));
+      return (fs.readFileSync as (p: unknown, o?: unknown) => unknown)(path, options);
+    },
+  } as unknown as FileSystem;
+  let now = Date.now() + 10_000;
+  const exclude = join(repo.dir, '.git/info/exclude');
+  const r = new IgnoreRules(spy, repo.dir, [exclude], false, () => now);
+  const batch = (paths: string[]): boolean[] => {
+    r.renew();
+    read.length = 0;
+    return paths.map((p) => r.ignores(p));
+  };
+  assert.equal(batch(['a.log', 'sub/x.dat']), [true, false]);
+  assert.equal(batch(['b.log', 'sub/y.dat']), [true, false]);
+  assert.equal(read, [], 'nothing changed: nothing read again');
+
+  repo.write('.gitignore', '*.txt\n*.tmp\n');
+  assert.equal(batch(['a.log', 'a.txt']), [false, true], 'a changed .gitignore is read again');
+  repo.write('sub/.gitignore', '*.dat\n');
+  assert.equal(batch(['sub/x.dat']), [true], 'a .gitignore that appeared where there was none');
+  fs.appendFileSync(exclude, 'secret/\n');
+  assert.equal(batch(['secret/key.pem', 'sub/x.dat']), [true, true], 'info/exclude changed');
+  fs.rmSync(join(repo.dir, 'sub/.gitignore'));
+  assert.equal(batch(['sub/x.dat']), [false], 'a .gitignore removed');
+  assert.equal(batch(['sub/x.dat']), [false]);
+  assert.equal(read, []);
+
+  // A file changed within the last two seconds could change again unseen: read every time.
+  now = fs.statSync(join(repo.dir, '.gitignore')).mtimeMs + 500;
+  assert.equal(batch(['c.txt']), [true]);
+  assert.ok(read.includes('repo/.gitignore'), read.join(', '));
+  assert.equal(batch(['c.txt']), [true]);
+  assert.ok(read.includes('repo/.gitignore'), 'still racy: read again');
+  for (const path of ['a.txt', 'a.log', 'sub/x.dat', 'secret/key.pem']) assert.is(r.ignores(path), gitIgnores(repo, path), `${path} as git says`);
+});
+
 Ignore('no ignore files at all: nothing is ignored', (ctx) => {
   const repo = (ctx.repo = new DiskRepo(null));
   repo.write('a.log', 'x\n');

@@ -33,6 +33,8 @@ export class Workspace {
   readonly reviewCache = new Map<string, unknown>();
   /** Each draft's applied state, under the names of the records it was read from. */
   readonly appliedMemo: AppliedMemo = new Map();
+  /** The ignore rules, under the ignore files and case rule they were made for. */
+  private ignore: { key: string; rules: IgnoreRules } | undefined;
   /** Write sessions this process is feeding, by id. */
   readonly sessions = new Map<string, WriteSession>();
 
@@ -59,12 +61,24 @@ export class Workspace {
     return new WorkingTreeLower(this.ctx, wt, this.repo.config.getBool('core.filemode') ?? true);
   }
 
-  /** The ignore rules of the working tree, or undefined for a bare repository. */
+  /**
+   * The ignore rules of the working tree, or undefined for a bare
+   * repository. One set for the life of the handle, renewed on each call:
+   * every ignore file is looked at again before its rules are trusted.
+   */
   ignoreRules(): IgnoreRules | undefined {
     const wt = this.repo.layout.worktree;
     if (wt === null) return undefined;
     const files = baseIgnoreFiles(this.ctx.env, this.repo.layout.commondir, this.repo.config.get('core.excludesfile'));
-    return new IgnoreRules(this.ctx.fs, wt, files, this.repo.config.getBool('core.ignorecase') ?? false);
+    const ignoreCase = this.repo.config.getBool('core.ignorecase') ?? false;
+    const key = `${ignoreCase}\0${files.join('\0')}`;
+    if (this.ignore?.key === key) {
+      this.ignore.rules.renew();
+      return this.ignore.rules;
+    }
+    const rules = new IgnoreRules(this.ctx.fs, wt, files, ignoreCase, () => this.ctx.clock.now());
+    this.ignore = { key, rules };
+    return rules;
   }
 
   close(): void {

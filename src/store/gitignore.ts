@@ -15,46 +15,110 @@ import { readTextIfExists, statIfExists } from './durable-file.js';
  * git's answer, parent-directory exclusion included.
  */
 export class IgnoreRules {
-  private readonly loaded = new Set<string>();
-  private readonly matcher: Ignore;
+  /** Directories whose `.gitignore` is in the matcher, with the stamp it was read under. */
+  private readonly loaded = new Map<string, string>();
+  /** Stamps of the base files, as read. */
+  private baseStamps: string[] = [];
+  /** Directories (and the base files, as '\0') looked at again since `renew`. */
+  private readonly fresh = new Set<string>();
+  private matcher!: Ignore;
+  /** Racy stamps made so far (each one is different from every other). */
+  private racy = 0;
 
   constructor(
     private readonly fs: FileSystem,
     private readonly worktree: string,
-    baseFiles: readonly string[],
+    private readonly baseFiles: readonly string[],
     /** git's core.ignoreCase (false on case-sensitive file systems). */
-    ignoreCase = false,
+    private readonly ignoreCase = false,
+    /** The clock, for telling a file changed just now (whose stamp cannot be trusted yet). */
+    private readonly now: () => number = () => Number.POSITIVE_INFINITY,
   ) {
-    this.matcher = ignore({ ignorecase: ignoreCase });
-    for (const f of baseFiles) this.addFile(f, '');
+    this.reset();
   }
 
-  private addFile(file: string, dir: string): void {
+  private reset(): void {
+    this.matcher = ignore({ ignorecase: this.ignoreCase });
+    this.loaded.clear();
+    this.baseStamps = this.baseFiles.map((f) => this.addFile(f, ''));
+    this.fresh.clear();
+    this.fresh.add('\0');
+  }
+
+  /**
+   * Start another use of these rules (a batch): before a rule is trusted
+   * again, the file it came from is looked at (one stat), and the rules are
+   * read again from scratch when any of them changed. Parsing and compiling
+   * a large `.gitignore` on every batch cost more than the batch.
+   */
+  renew(): void {
+    this.fresh.clear();
+  }
+
+  /**
+   * What a file is now: inode, size, times; "-" when missing. A file changed
+   * within the last two seconds is "racy" (a second change within the
+   * file system's time granularity could keep its stamp) and never matches.
+   */
+  private stampOf(file: string): string {
+    const st = statIfExists(this.fs, file, true);
+    if (!st) return '-';
+    if (this.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS) return `racy:${++this.racy}`;
+    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  }
+
+  /** Add the rules of `file` (rebased to `dir`); returns the stamp it was read under. */
+  private addFile(file: string, dir: string): string {
     // Most directories have no .gitignore: asked first without an exception.
-    if (!statIfExists(this.fs, file, true)) return;
+    const stamp = this.stampOf(file);
+    if (stamp === '-') return stamp;
     const text = readTextIfExists(this.fs, file);
-    if (!text) return;
+    if (!text) return stamp;
     const rules: string[] = [];
     for (const raw of text.split(/\r?\n/)) {
       const rule = rebase(raw, dir);
       if (rule !== undefined) rules.push(rule);
     }
     if (rules.length > 0) this.matcher.add(rules);
+    return stamp;
+  }
+
+  private fileOf(dir: string): string {
+    return `${this.worktree}${dir ? `/${dir}` : ''}/.gitignore`;
+  }
+
+  /** False when a file these rules came from changed since it was read. */
+  private unchanged(dirs: readonly string[]): boolean {
+    if (!this.fresh.has('\0')) {
+      if (this.baseFiles.some((f, i) => this.stampOf(f) !== this.baseStamps[i])) return false;
+      this.fresh.add('\0');
+    }
+    for (const d of dirs) {
+      if (this.fresh.has(d)) continue;
+      const was = this.loaded.get(d);
+      if (was !== undefined && this.stampOf(this.fileOf(d)) !== was) return false;
+      this.fresh.add(d);
+    }
+    return true;
   }
 
   private loadDir(dir: string): void {
     if (this.loaded.has(dir)) return;
-    this.loaded.add(dir);
-    this.addFile(`${this.worktree}${dir ? `/${dir}` : ''}/.gitignore`, dir);
+    this.loaded.set(dir, this.addFile(this.fileOf(dir), dir));
+    this.fresh.add(dir);
   }
 
   /** True when git would ignore `path` (as an untracked file). */
   ignores(path: string): boolean {
-    this.loadDir('');
-    for (const d of parentDirs(path)) this.loadDir(d);
+    const dirs = ['', ...parentDirs(path)];
+    if (!this.unchanged(dirs)) this.reset();
+    for (const d of dirs) this.loadDir(d);
     return this.matcher.ignores(path);
   }
 }
+
+/** How recent a change to an ignore file makes its stamp untrustworthy (ms). */
+const RACY_MS = 2000;
 
 /** Rewrite one line of the `.gitignore` in `dir` so that it applies from the root. */
 function rebase(line: string, dir: string): string | undefined {
