@@ -207,6 +207,19 @@ function rules(repo: DiskRepo, s: Scenario): IgnoreRules {
   return new IgnoreRules(fs as FileSystem, repo.dir, baseIgnoreFiles(repo.env, gitdir, s.excludesFile));
 }
 
+/** node's fs, recording the files read (relative to the repository's temporary root). */
+function readSpy(repo: DiskRepo): { read: string[]; spy: FileSystem } {
+  const read: string[] = [];
+  const spy = {
+    ...fs,
+    readFileSync: (path: fs.PathOrFileDescriptor, options?: unknown) => {
+      read.push(String(path).slice(repo.root.length + 1));
+      return (fs.readFileSync as (p: unknown, o?: unknown) => unknown)(path, options);
+    },
+  } as unknown as FileSystem;
+  return { read, spy };
+}
+
 const Ignore = suite<{ repo: DiskRepo }>('IgnoreRules');
 Ignore.after.each((ctx) => ctx.repo?.cleanup());
 
@@ -246,14 +259,7 @@ for (const s of SCENARIOS) {
 Ignore('only the ignore files on the way to the path are read (O(depth), never a scan)', (ctx) => {
   const s = SCENARIOS[0]!;
   const repo = (ctx.repo = makeRepo(s));
-  const read: string[] = [];
-  const spy = {
-    ...fs,
-    readFileSync: (path: fs.PathOrFileDescriptor, options?: unknown) => {
-      read.push(String(path).slice(repo.root.length + 1));
-      return (fs.readFileSync as (p: unknown, o?: unknown) => unknown)(path, options);
-    },
-  } as unknown as FileSystem;
+  const { read, spy } = readSpy(repo);
   const r = new IgnoreRules(spy, repo.dir, baseIgnoreFiles(repo.env, join(repo.dir, '.git'), s.excludesFile));
   assert.is(r.ignores('sub/inner/data.dat'), true);
   assert.equal(read, ['home/global-ignore', 'repo/.git/info/exclude', 'repo/.gitignore', 'repo/sub/.gitignore', 'repo/sub/inner/.gitignore']);
@@ -267,14 +273,7 @@ Ignore('renewed for each batch: rules are read once while their files stay the s
   const repo = (ctx.repo = new DiskRepo(null));
   repo.write('.gitignore', '*.log\n');
   repo.write('sub/keep.txt', 'x\n');
-  const read: string[] = [];
-  const spy = {
-    ...fs,
-    readFileSync: (path: fs.PathOrFileDescriptor, options?: unknown) => {
-      read.push(String(path).slice(repo.root.length + 1));
-      return (fs.readFileSync as (p: unknown, o?: unknown) => unknown)(path, options);
-    },
-  } as unknown as FileSystem;
+  const { read, spy } = readSpy(repo);
   let now = Date.now() + 10_000;
   const exclude = join(repo.dir, '.git/info/exclude');
   const r = new IgnoreRules(spy, repo.dir, [exclude], false, () => now);
