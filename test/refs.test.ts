@@ -256,7 +256,7 @@ Read('loose, packed, loose over packed, and missing refs', ({ repo, store, gitdi
   assert.is(store.readPacked().get('refs/shadow/drafts/both'), a);
 });
 
-Read('packed-refs is parsed once while it stays the same file, and again after git rewrites it', ({ repo, gitdir, ctx, a, b }) => {
+Read('packed-refs is parsed once while it stays the same file, again after git rewrites it, and every time while racy', ({ repo, gitdir, ctx, a, b }) => {
   for (let i = 0; i < 300; i++) repo.git('update-ref', `refs/tags/t${i}`, a);
   repo.git('pack-refs', '--all');
   let reads = 0;
@@ -270,15 +270,23 @@ Read('packed-refs is parsed once while it stays the same file, and again after g
       };
     },
   });
-  const store = new RefStore({ ...ctx, fs: counting }, gitdir, gitdir, 1000);
+  // A clock ten seconds ahead: the file, just written, is past its racy window.
+  let now = Date.now() + 10_000;
+  const store = new RefStore({ ...ctx, fs: counting, clock: { ...ctx.clock, now: () => now } }, gitdir, gitdir, 1000);
   for (let i = 0; i < 50; i++) assert.is(store.resolve(`refs/tags/t${i}`), a);
   assert.is(store.resolve('refs/shadow/proposals/none'), undefined);
   assert.is(reads, 1, 'one parse for 51 lookups');
   // git rewrites packed-refs (a new file renamed into place): seen at once.
   repo.git('update-ref', 'refs/tags/t7', b);
   repo.git('pack-refs', '--all');
+  now = Date.now() + 10_000;
   assert.is(store.resolve('refs/tags/t7'), b);
   assert.is(reads, 2);
+  // Changed within the last two seconds (an edit in place could change it again unseen): parsed every time.
+  now = fs.statSync(join(gitdir, 'packed-refs')).mtimeMs + 500;
+  store.resolve('refs/tags/t1');
+  store.resolve('refs/tags/t2');
+  assert.is(reads, 4);
   // Removed: no packed refs at all.
   fs.rmSync(join(gitdir, 'packed-refs'));
   assert.is(store.resolve('refs/tags/t8'), undefined);

@@ -60,6 +60,8 @@ function isPerWorktree(ref: string): boolean {
 }
 
 const MAX_SYMREF_DEPTH = 5;
+/** How recent a change to packed-refs makes its stat untrustworthy (ms). */
+const RACY_PACKED_REFS_MS = 2000;
 
 export class RefStore {
   /** The last parse of packed-refs, under the stat it was read with. */
@@ -89,14 +91,17 @@ export class RefStore {
    * Every packed ref, by name (read-only: shared between calls). The file is
    * parsed again only when its stat changes: every rewrite of packed-refs,
    * git's or shadow's, renames a new file into place, so a new inode shows
-   * it. A repository with thousands of packed refs no longer pays for them on
-   * every lookup of a ref that is not loose.
+   * it; a file changed in the last two seconds (which an edit in place could
+   * change again unseen) is parsed every time. A repository with thousands
+   * of packed refs no longer pays for them on every lookup of a ref that is
+   * not loose.
    */
   readPacked(): ReadonlyMap<string, Oid> {
     const path = `${this.commondir}/packed-refs`;
     const st = statIfExists(this.ctx.fs, path, true);
+    const racy = st !== undefined && this.ctx.clock.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_PACKED_REFS_MS;
     const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '';
-    if (this.packed?.stamp === stamp) return this.packed.refs;
+    if (this.packed?.stamp === stamp && !racy) return this.packed.refs;
     const refs = new Map<string, Oid>();
     const text = st ? readTextIfExists(this.ctx.fs, path) : undefined;
     for (const line of text ? text.split('\n') : []) {
