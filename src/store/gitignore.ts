@@ -24,6 +24,8 @@ export class IgnoreRules {
   private matcher!: Ignore;
   /** Racy stamps made so far (each one is different from every other). */
   private racy = 0;
+  /** Paths asked about since the matcher was made. */
+  private asked = 0;
 
   constructor(
     private readonly fs: FileSystem,
@@ -39,6 +41,7 @@ export class IgnoreRules {
 
   private reset(): void {
     this.matcher = ignore({ ignorecase: this.ignoreCase });
+    this.asked = 0;
     this.loaded.clear();
     this.baseStamps = this.baseFiles.map((f) => this.addFile(f, ''));
     this.fresh.clear();
@@ -111,7 +114,9 @@ export class IgnoreRules {
   /** True when git would ignore `path` (as an untracked file). */
   ignores(path: string): boolean {
     const dirs = ['', ...parentDirs(path)];
-    if (!this.unchanged(dirs)) this.reset();
+    // The matcher remembers every path it answered: a handle that stays open
+    // starts afresh now and then rather than grow without bound.
+    if (!this.unchanged(dirs) || ++this.asked > MAX_ANSWERS_KEPT) this.reset();
     for (const d of dirs) this.loadDir(d);
     return this.matcher.ignores(path);
   }
@@ -119,6 +124,8 @@ export class IgnoreRules {
 
 /** How recent a change to an ignore file makes its stamp untrustworthy (ms). */
 const RACY_MS = 2000;
+/** Paths a matcher answers before it is made again (it keeps every answer). */
+const MAX_ANSWERS_KEPT = 50_000;
 
 /** Rewrite one line of the `.gitignore` in `dir` so that it applies from the root. */
 function rebase(line: string, dir: string): string | undefined {
