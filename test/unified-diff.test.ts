@@ -166,13 +166,16 @@ Diff('a long file with a tenth of its lines changed, past the budget: still the 
   assert.is(applyPatch(a, d.text.split('\n').slice(2).join('\n')), b);
 });
 
-Diff('a budget of zero still diffs small files with jsdiff (its minimal script), and large ones by patience', () => {
+Diff('a budget of zero leaves even a small file to patience diff; a huge file with a few changes skips jsdiff and still gets them exactly', () => {
   const a = 'a\nb\nc\nb\na\n';
   const b = 'b\na\nb\nc\n';
-  assert.equal(lineSegments(a, b, { budget: 0 }), lineSegments(a, b));
-  const big = Array.from({ length: 400 }, (_, i) => `x${i % 7}`).join('\n') + '\n';
-  const big2 = Array.from({ length: 400 }, (_, i) => `x${(i * 3) % 7}`).join('\n') + '\n';
-  assert.equal(sides(lineSegments(big, big2, { budget: 0 })), { old: big, new: big2 });
+  assert.equal(sides(lineSegments(a, b, { budget: 0 })), { old: a, new: b });
+  assert.equal(lineSegments(a, b, { budget: 0 }), patienceSegments(a, b, 0));
+  const lines = Array.from({ length: 300_000 }, (_, i) => `entry ${i}`);
+  const next = lines.map((l, i) => (i % 30_000 === 7 ? `${l}, bumped` : l));
+  const d = diffOf(`${lines.join('\n')}\n`, `${next.join('\n')}\n`);
+  assert.equal([d.insertions, d.deletions], [10, 10], 'a call stack overflowed on 300,000 lines before');
+  assert.equal(d.added[9], { line: 270_008, text: 'entry 270007, bumped' });
 });
 
 Diff.run();

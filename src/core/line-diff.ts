@@ -5,11 +5,13 @@ import { diffLines } from 'diff';
  *
  * jsdiff's Myers diff costs O((N+M)·D): a 5,000-line file an agent rewrote
  * from scratch takes it over three seconds, and a regenerated lock file
- * minutes, inside every review and apply. So jsdiff runs only where its
- * answer comes cheap (at most MAX_EDIT_LENGTH lines changed, which covers
- * almost every real edit); there the script is exactly jsdiff's, so the
- * fingerprints of such reviews stay what they were. Past that the script
- * comes from patience diff (as `git diff --patience`):
+ * minutes, inside every review and apply; even a few changes in a
+ * 300,000-line file cost it a second. So jsdiff runs only where its answer
+ * comes cheap: at most 128 lines changed in a file of up to 7,800 lines a
+ * side, fewer in a larger one (the budget), which covers almost every real
+ * edit. There the script is exactly jsdiff's, so the fingerprints of such
+ * reviews stay what they were. Past that the script comes from patience
+ * diff (as `git diff --patience`):
  * lines that occur once in each text anchor the match, the gaps between
  * anchors are diffed the same way, and a gap with no anchor falls back to
  * jsdiff within its own budget, else to "these lines went, those came".
@@ -24,23 +26,25 @@ export interface Segment {
 
 export interface LineDiffOptions {
   /**
-   * How much work jsdiff may do, in (lines of both texts) × (edit distance):
-   * the edit distance it may search up to is this over the lines, and never
-   * more than MAX_EDIT_LENGTH.
+   * How much work jsdiff may do, in (lines of both texts) × (edit distance),
+   * about 70 ns a unit here (on nearly equal texts its snakes are walked
+   * once per diagonal): the edit distance it may search up to is this over
+   * the lines, never more than MAX_EDIT_LENGTH; under MIN_EDIT_LENGTH it is
+   * not tried.
    */
   budget?: number;
 }
 
-export const DEFAULT_DIFF_BUDGET = 4_000_000;
-/** jsdiff always gets at least this edit distance (a small file's diff is always jsdiff's own). */
-const MIN_EDIT_LENGTH = 64;
+/** About 0.1 s of jsdiff at the most; every file up to 7,800 lines a side gets the full MAX_EDIT_LENGTH. */
+export const DEFAULT_DIFF_BUDGET = 2_000_000;
 /**
- * ... and never more: its time grows with the square of the edit distance
- * (about 60 ns × D² here), so this bounds one attempt to about a millisecond.
+ * The edit distance jsdiff may search up to at the most: its time also grows
+ * with the square of it (about 60 ns × D² here), so this bounds an attempt
+ * on a small file to about a millisecond.
  */
 const MAX_EDIT_LENGTH = 128;
-/** A gap with no anchor is left to jsdiff only while the budget still allows it this many edits. */
-const MIN_GAP_EDIT_LENGTH = 8;
+/** Below this edit distance jsdiff is not worth trying (a huge file, or the budget spent): patience diff alone. */
+const MIN_EDIT_LENGTH = 8;
 
 /** The lines of `text`, each with its `\n` (the last one may have none), as jsdiff's line diff splits them. */
 export function splitLines(text: string): string[] {
@@ -55,7 +59,7 @@ export function splitLines(text: string): string[] {
 }
 
 function editLimit(lines: number, budget: number): number {
-  return Math.max(MIN_EDIT_LENGTH, Math.min(MAX_EDIT_LENGTH, Math.floor(budget / Math.max(1, lines))));
+  return Math.min(MAX_EDIT_LENGTH, Math.floor(budget / Math.max(1, lines)));
 }
 
 /** How many lines of either text have no equal line in the other: the edit distance is at least this. */
@@ -69,9 +73,9 @@ function unmatchedLines(a: readonly string[], b: readonly string[]): number {
   return n;
 }
 
-/** jsdiff's script, or undefined when it would exceed `limit` edits. */
+/** jsdiff's script, or undefined when it would exceed `limit` edits (or `limit` is too small to try). */
 function jsdiffSegments(a: readonly string[], b: readonly string[], limit: number): Segment[] | undefined {
-  if (unmatchedLines(a, b) > limit) return undefined;
+  if (limit < MIN_EDIT_LENGTH || unmatchedLines(a, b) > limit) return undefined;
   const changes = diffLines(a.join(''), b.join(''), { maxEditLength: limit });
   if (!changes) return undefined;
   return changes
@@ -85,22 +89,33 @@ function jsdiffSegments(a: readonly string[], b: readonly string[], limit: numbe
  * (patience sorting: O(n log n)).
  */
 function uniqueAnchors(a: readonly string[], aLo: number, aHi: number, b: readonly string[], bLo: number, bHi: number): Array<[number, number]> {
-  const seen = new Map<string, { inA: number; atA: number; inB: number; atB: number }>();
+  // Per distinct line of `a`: how often it occurs on each side, and where (typed arrays: no object per line).
+  const slot = new Map<string, number>();
+  const size = aHi - aLo;
+  const inA = new Int32Array(size);
+  const atA = new Int32Array(size);
+  const inB = new Int32Array(size);
+  const atB = new Int32Array(size);
   for (let i = aLo; i < aHi; i++) {
-    const s = seen.get(a[i]!);
-    if (s) s.inA++;
-    else seen.set(a[i]!, { inA: 1, atA: i, inB: 0, atB: -1 });
+    const k = slot.get(a[i]!);
+    if (k !== undefined) inA[k]!++;
+    else {
+      const n = slot.size;
+      slot.set(a[i]!, n);
+      inA[n] = 1;
+      atA[n] = i;
+    }
   }
   for (let j = bLo; j < bHi; j++) {
-    const s = seen.get(b[j]!);
-    if (!s) continue;
-    s.inB++;
-    s.atB = j;
+    const k = slot.get(b[j]!);
+    if (k === undefined) continue;
+    inB[k]!++;
+    atB[k] = j;
   }
+  // Slots were given in the order of `a`: the pairs come out sorted by their position in `a`.
   const pairs: Array<[number, number]> = [];
-  for (const s of seen.values()) if (s.inA === 1 && s.inB === 1) pairs.push([s.atA, s.atB]);
+  for (let k = 0; k < slot.size; k++) if (inA[k] === 1 && inB[k] === 1) pairs.push([atA[k]!, atB[k]!]);
   if (pairs.length === 0) return pairs;
-  pairs.sort((x, y) => x[0] - y[0]);
   // Longest increasing subsequence of the b positions.
   const tails: number[] = [];
   const before = new Array<number>(pairs.length).fill(-1);
@@ -161,27 +176,37 @@ function patience(a: readonly string[], b: readonly string[], budget: number): S
       const oldPart = a.slice(aLo, aHi);
       const newPart = b.slice(bLo, bHi);
       const lines = oldPart.length + newPart.length;
-      const limit = Math.min(MAX_EDIT_LENGTH, Math.floor(left / lines));
-      const script = limit >= MIN_GAP_EDIT_LENGTH ? jsdiffSegments(oldPart, newPart, limit) : undefined;
-      if (limit >= MIN_GAP_EDIT_LENGTH) left -= lines * limit;
-      if (script) out.push(...script);
+      const limit = editLimit(lines, left);
+      const script = jsdiffSegments(oldPart, newPart, limit);
+      if (limit >= MIN_EDIT_LENGTH) left -= lines * limit;
+      if (script) append(out, script);
       else {
         emit('del', oldPart);
         emit('add', newPart);
       }
       continue;
     }
-    // Pushed last gap first, so that they come off the stack in order.
+    // Pushed last gap first, so that they come off the stack in order;
+    // anchors next to one another make one run, and empty gaps no task.
     let [nextA, nextB] = [aHi, bHi];
-    for (let i = anchors.length - 1; i >= 0; i--) {
+    for (let i = anchors.length - 1; i >= 0; ) {
       const [ai, bi] = anchors[i]!;
-      tasks.push({ aLo: ai + 1, aHi: nextA, bLo: bi + 1, bHi: nextB });
-      tasks.push({ same: [ai, ai + 1] });
-      [nextA, nextB] = [ai, bi];
+      if (ai + 1 < nextA || bi + 1 < nextB) tasks.push({ aLo: ai + 1, aHi: nextA, bLo: bi + 1, bHi: nextB });
+      let first = i;
+      while (first > 0 && anchors[first - 1]![0] === anchors[first]![0] - 1 && anchors[first - 1]![1] === anchors[first]![1] - 1) first--;
+      const [fa, fb] = anchors[first]!;
+      tasks.push({ same: [fa, ai + 1] });
+      [nextA, nextB] = [fa, fb];
+      i = first - 1;
     }
-    tasks.push({ aLo, aHi: nextA, bLo, bHi: nextB });
+    if (aLo < nextA || bLo < nextB) tasks.push({ aLo, aHi: nextA, bLo, bHi: nextB });
   }
   return tidy(out);
+}
+
+/** `to.push(...from)` without spreading: a file of 300,000 lines would overflow the call stack. */
+function append<T>(to: T[], from: readonly T[]): void {
+  for (const x of from) to.push(x);
 }
 
 /** Adjacent runs of one kind joined; in each stretch between kept lines, removals before additions (as jsdiff and git print them). */
@@ -196,12 +221,12 @@ function tidy(segments: readonly Segment[]): Segment[] {
     add = [];
   };
   for (const s of segments) {
-    if (s.kind === 'del') del.push(...s.lines);
-    else if (s.kind === 'add') add.push(...s.lines);
+    if (s.kind === 'del') append(del, s.lines);
+    else if (s.kind === 'add') append(add, s.lines);
     else {
       flush();
       const last = out[out.length - 1];
-      if (last?.kind === 'same') last.lines.push(...s.lines);
+      if (last?.kind === 'same') append(last.lines, s.lines);
       else out.push({ kind: 'same', lines: [...s.lines] });
     }
   }
