@@ -71,6 +71,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     .option('actor', { type: 'string', describe: 'who is acting (default: $SHADOW_ACTOR, else git user.name)', global: true, requiresArg: true })
     .option('json', { type: 'boolean', describe: 'print one JSON document (errors too)', global: true });
   const words = commandWords(args);
+  const helpShown = args.includes('--help') || args.includes('-h') || words.length === 0;
   const invoked = COMMANDS.find((e) => ('commands' in e ? e.name : commandName(e)) === words[0] || (!('commands' in e) && e.aliases?.includes(words[0] ?? '')));
   for (const entry of invoked ? [invoked] : COMMANDS) cli = register(cli, entry);
   cli = cli
@@ -81,7 +82,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     .help()
     .alias('h', 'help')
     .exitProcess(false)
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    // yargs lays out the command's help text on every run, in case a
+    // handler fails; unwrapped it costs a third of the time. Help that is
+    // shown is wrapped.
+    .wrap(helpShown ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
       if (err && err.name !== 'YError') throw err;
       if (usageError) return;
