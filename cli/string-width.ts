@@ -10,14 +10,14 @@ import { eastAsianWidth } from 'get-east-asian-width';
  * line that runs once per batch: at import it compiles `/^\p{RGI_Emoji}$/v`
  * (19 ms) and starts an `Intl.Segmenter` (14 ms), about a sixth of a
  * one-shot `shadow batch`, for help text that is almost never shown. This
- * one counts code points: none for control characters, combining and
- * format marks, two for East Asian wide and fullwidth characters and for
- * emoji shown as emoji, one otherwise. It differs from `string-width` only
+ * one counts code points: none for control characters, lone surrogates,
+ * combining and format marks, two for East Asian wide and fullwidth
+ * characters and for emoji shown as emoji, one otherwise. It differs from `string-width` only
  * on grapheme clusters (a ZWJ emoji sequence counts each emoji), which
  * shadow's help text does not hold.
  */
 
-const ZERO_WIDTH = /[\p{Cc}\p{Cf}\p{Mn}\p{Me}]/u;
+const ZERO_WIDTH = /[\p{Cc}\p{Cf}\p{Cs}\p{Mn}\p{Me}]/u;
 const EMOJI = /\p{Emoji_Presentation}/u;
 
 export interface StringWidthOptions {

@@ -28,6 +28,7 @@ const SAMPLES = [
   'Ω ± § ° × ÷',
   'tab\tand\u0007bell',
   '—em dash— “quotes”',
+  'lone \ud800 surrogate',
 ];
 
 Width('the same widths as string-width on help text, colours, CJK, marks and emoji', () => {
