@@ -2,12 +2,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import realStringWidth from 'string-width';
 import stringWidth from '../cli/string-width.js';
+import findUp from '../cli/find-up.js';
+import { readFileSync } from 'node:fs';
 
 /**
- * The CLI bundle's stand-in for `string-width` (loaded in a sixth of the
- * time) agrees with the package on what help text and terminals hold:
- * ASCII, ANSI colours, CJK, fullwidth forms, combining and format marks,
- * emoji, East Asian ambiguous characters.
+ * The CLI bundle's stand-ins for two of yargs' dependencies: the one for
+ * `string-width` (loaded in a sixth of the time) agrees with the package on
+ * what help text and terminals hold (ASCII, ANSI colours, CJK, fullwidth
+ * forms, combining and format marks, emoji, East Asian ambiguous
+ * characters); the one for `escalade/sync` finds shadow's package.json.
  */
 
 const Width = suite('string-width stand-in');
@@ -41,4 +44,17 @@ Width('options: ambiguous characters as wide, ANSI codes counted', () => {
   assert.is(stringWidth(coloured, { countAnsiEscapeCodes: true }), realStringWidth(coloured, { countAnsiEscapeCodes: true }));
 });
 
+const FindUp = suite('escalade stand-in');
+
+FindUp('yargs finds shadow\'s own package.json whatever directory it starts from (never the user\'s)', () => {
+  const isPackage = (_dir: string, names: string[]): string | undefined => (names.includes('package.json') ? 'package.json' : undefined);
+  for (const start of ['/tmp', process.cwd(), '/']) {
+    const found = findUp(start, isPackage);
+    assert.ok(found, `from ${start}`);
+    assert.is((JSON.parse(readFileSync(found!, 'utf8')) as { name: string }).name, 'shadow');
+  }
+  assert.is(findUp('/tmp', () => undefined), undefined, 'nothing matches: undefined, as escalade');
+});
+
 Width.run();
+FindUp.run();
