@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import type { Clock, Context, Env, FileSystem, Ids, Processes } from './context.js';
 import { ShadowError } from './errors.js';
-import { recover } from './engine/apply.js';
 import { Workspace } from './engine/workspace.js';
 import { validate } from './schema.js';
 import { Shadow } from './shadow.js';
@@ -54,6 +53,7 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
   // is running now (its lock held by a live process) is not interrupted.
   if (ws.repo.layout.worktree !== null && hasJournals(ctx, ws.repo.shadowDir)) {
     try {
+      const { recover } = await import('./engine/apply.js');
       sh.recovered = await recover(ws);
     } catch (e) {
       if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;
