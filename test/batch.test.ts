@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
 import { openShadow, type FileSystem } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+import { retryPause } from '../src/engine/batch.js';
 
 const DRAFT_REF = 'refs/shadow/drafts/default';
 
@@ -155,6 +156,16 @@ Batch('a batch reaches the disk in four rounds: pack, index and ref lock fsynced
   const ledger = at('fsyncSync shadow/drafts/default/events.jsonl');
   assert.ok(refMoved < refDir && refDir < ledger);
   assert.is(await refValue(repo, DRAFT_REF), r.commit!);
+});
+
+Batch('a batch that lost the race waits a random while, up to 2^attempt ms and never more than 50 ms', () => {
+  assert.is(retryPause(1, '0000aa'), 0);
+  assert.is(retryPause(1, 'ffffaa'), 2);
+  assert.is(retryPause(3, 'ffff00'), 8);
+  assert.is(retryPause(3, '8000ff'), 4);
+  assert.is(retryPause(10, 'ffff00'), 50);
+  assert.is(retryPause(25, 'ffff00'), 50);
+  for (const token of ['0123ab', '7fffff', 'c0ffee']) for (let a = 1; a < 30; a++) assert.ok(retryPause(a, token) >= 0 && retryPause(a, token) <= 50);
 });
 
 Batch.run();

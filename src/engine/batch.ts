@@ -42,7 +42,22 @@ export interface BatchOptions {
   trailers?: Pick<ShadowTrailers, 'plan' | 'planBatch' | 'session'>;
 }
 
+/**
+ * A batch that keeps losing the race for its draft's ref gives up (BUSY)
+ * once it has made this many attempts and tried for `shadow.lockTimeout`,
+ * or after HARD_MAX_ATTEMPTS at the most: under heavy contention a count
+ * alone gave up within a second while the others were still landing.
+ */
 const MAX_ATTEMPTS = 25;
+const HARD_MAX_ATTEMPTS = 1000;
+/** The longest pause between two attempts of a batch (ms). */
+const MAX_RETRY_PAUSE_MS = 50;
+
+/** A pause before attempt `attempt + 1`: random (from `token`, hex) up to 2^attempt ms, at most MAX_RETRY_PAUSE_MS. */
+export function retryPause(attempt: number, token: string): number {
+  const u = parseInt(token.slice(0, 4), 16) / 0xffff;
+  return Math.floor(u * Math.min(2 ** attempt, MAX_RETRY_PAUSE_MS));
+}
 
 /**
  * Run one batch as one atomic commit on a draft: resolve every op in memory
@@ -72,6 +87,7 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
   const baseTip = first.tip;
   let draft: Draft = first;
 
+  const started = ws.ctx.clock.now();
   for (let attempt = 1; ; attempt++) {
     const outcome = attemptBatch(ws, draft, input, options, settings, patcher, baseTip, touched);
     if (!outcome.commit) {
@@ -107,12 +123,18 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
         () => undefined,
       );
       if (!(e instanceof RefMoved)) throw e;
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${MAX_ATTEMPTS} attempts of this batch`, {
+      const trying = ws.ctx.clock.now() - started;
+      if (attempt >= MAX_ATTEMPTS && (trying >= repo.lockTimeoutMs || attempt >= HARD_MAX_ATTEMPTS)) {
+        throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${attempt} attempts of this batch over ${(trying / 1000).toFixed(1)} s`, {
           hint: 'too many writers on one draft; retry, or give each writer its own draft',
           data: { draft: draft.name, attempts: attempt },
         });
       }
+      // Another writer got there first: back off a random while, doubling
+      // with each loss, so that writers racing for one draft spread out
+      // instead of colliding again at once (one kept losing 25 times to
+      // three others committing back to back).
+      await ws.ctx.clock.sleep(retryPause(attempt, ws.ctx.ids.token()));
       draft = requireDraft(ws, draft.name);
       continue;
     }
