@@ -59,7 +59,8 @@ export function accumulateBases(repo: Repository, bases: Bases, newestFirst: rea
     const h = newestFirst[i]!;
     const parentTree = h.commit.parents[0] ? repo.objects.readCommit(h.commit.parents[0]).tree : null;
     for (const change of diffTrees(repo.objects, parentTree, h.commit.tree)) {
-      if (found.has(change.path) || bases.has(change.path)) continue;
+      // The oldest commit to change a path fixes its base; adding() keeps the bases already known.
+      if (found.has(change.path)) continue;
       found.set(change.path, h.trailers.capture !== undefined ? change.new : change.old);
     }
   }

@@ -227,6 +227,21 @@ export function statIfExists(fs: FileSystem, path: string, follow = false): Stat
   }
 }
 
+/** How recent a change to a file makes its stat untrustworthy as a sign that it did not change (ms). */
+export const RACY_MS = 2000;
+
+/**
+ * What a file is now, for telling whether it changed since: inode, size and
+ * times ("-" when missing). `racy` when it changed within RACY_MS of `now`:
+ * a second change within the file system's time granularity could keep
+ * the same stamp, so such a file is read again every time.
+ */
+export function statStamp(fs: FileSystem, path: string, now: number): { stamp: string; racy: boolean } {
+  const st = statIfExists(fs, path, true);
+  if (!st) return { stamp: '-', racy: false };
+  return { stamp: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, racy: now - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS };
+}
+
 /** Read a file as UTF-8, or undefined when it does not exist. */
 export function readTextIfExists(fs: FileSystem, path: string): string | undefined {
   try {

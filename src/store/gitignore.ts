@@ -1,7 +1,7 @@
 import ignore, { type Ignore } from 'ignore';
 import type { FileSystem } from '../context.js';
 import { parentDirs } from '../core/path-rules.js';
-import { readTextIfExists, statIfExists } from './durable-file.js';
+import { readTextIfExists, statStamp } from './durable-file.js';
 
 /**
  * Decides whether a path is ignored the way git does, reading only the ignore
@@ -64,10 +64,8 @@ export class IgnoreRules {
    * file system's time granularity could keep its stamp) and never matches.
    */
   private stampOf(file: string): string {
-    const st = statIfExists(this.fs, file, true);
-    if (!st) return '-';
-    if (this.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS) return `racy:${++this.racy}`;
-    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    const { stamp, racy } = statStamp(this.fs, file, this.now());
+    return racy ? `racy:${++this.racy}` : stamp;
   }
 
   /** Add the rules of `file` (rebased to `dir`); returns the stamp it was read under. */
@@ -122,8 +120,6 @@ export class IgnoreRules {
   }
 }
 
-/** How recent a change to an ignore file makes its stamp untrustworthy (ms). */
-const RACY_MS = 2000;
 /** Paths a matcher answers before it is made again (it keeps every answer). */
 const MAX_ANSWERS_KEPT = 50_000;
 

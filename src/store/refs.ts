@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
-import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statIfExists, tryUnlink, writeAll } from './durable-file.js';
+import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statStamp, tryUnlink, writeAll } from './durable-file.js';
 import { createLockFile } from './lock-file.js';
 
 /**
@@ -60,8 +60,6 @@ function isPerWorktree(ref: string): boolean {
 }
 
 const MAX_SYMREF_DEPTH = 5;
-/** How recent a change to packed-refs makes its stat untrustworthy (ms). */
-const RACY_PACKED_REFS_MS = 2000;
 
 export class RefStore {
   /** The last parse of packed-refs, under the stat it was read with. */
@@ -98,12 +96,10 @@ export class RefStore {
    */
   readPacked(): ReadonlyMap<string, Oid> {
     const path = `${this.commondir}/packed-refs`;
-    const st = statIfExists(this.ctx.fs, path, true);
-    const racy = st !== undefined && this.ctx.clock.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_PACKED_REFS_MS;
-    const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '';
+    const { stamp, racy } = statStamp(this.ctx.fs, path, this.ctx.clock.now());
     if (this.packed?.stamp === stamp && !racy) return this.packed.refs;
     const refs = new Map<string, Oid>();
-    const text = st ? readTextIfExists(this.ctx.fs, path) : undefined;
+    const text = stamp === '-' ? undefined : readTextIfExists(this.ctx.fs, path);
     for (const line of text ? text.split('\n') : []) {
       if (line.length < 42 || line.startsWith('#') || line.startsWith('^')) continue;
       const oid = line.slice(0, 40);
