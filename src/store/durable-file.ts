@@ -228,7 +228,7 @@ export function statIfExists(fs: FileSystem, path: string, follow = false): Stat
 }
 
 /** How recent a change to a file makes its stat untrustworthy as a sign that it did not change (ms). */
-export const RACY_MS = 2000;
+const RACY_MS = 2000;
 
 /**
  * What a file is now, for telling whether it changed since: inode, size and
