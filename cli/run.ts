@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { findMarker, isShadowError, nodeContext, openShadow, type Shadow } from '../src/index.js';
 import { COMMANDS, commandName, findCommand, type CommandGroup, type CommandSpec } from './command-table.js';
+import { commandWords } from './command-words.js';
 import { EXIT, exitStatusFor } from './exit-status.js';
 import type { CliIO } from './io.js';
 import { Output } from './output.js';
@@ -21,19 +22,19 @@ export interface CommandContext {
   worktreeRoot: string | undefined;
 }
 
-/** Global options that take a value (so their value is not taken for a command word). */
-const VALUE_OPTIONS = new Set(['-C', '--draft', '--actor']);
+/** The table entry the arguments invoke (a command, or a group such as `draft`), if any. */
+function invokedEntry(words: readonly string[]): CommandSpec | CommandGroup | undefined {
+  return COMMANDS.find((e) => ('commands' in e ? e.name : commandName(e)) === words[0] || (!('commands' in e) && e.aliases?.includes(words[0] ?? '')));
+}
 
-/** The words before the first option of a command: `['draft', 'new']`. */
-function commandWords(args: readonly string[]): string[] {
-  const words: string[] = [];
-  for (let i = 0; i < args.length && words.length < 2; i++) {
-    const a = args[i]!;
-    if (VALUE_OPTIONS.has(a)) i++;
-    else if (a.startsWith('-')) continue;
-    else words.push(a);
-  }
-  return words;
+/**
+ * The name of the command (or command group) `args` invoke, for the code
+ * cache of the command (see code-cache.ts): a name from the command table,
+ * or undefined for help and unknown words.
+ */
+export function commandKey(args: readonly string[]): string | undefined {
+  const entry = invokedEntry(commandWords(args));
+  return entry === undefined ? undefined : 'commands' in entry ? entry.name : commandName(entry);
 }
 
 function register(y: Argv, entry: CommandSpec | CommandGroup): Argv {
@@ -72,7 +73,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     .option('json', { type: 'boolean', describe: 'print one JSON document (errors too)', global: true });
   const words = commandWords(args);
   const helpShown = args.includes('--help') || args.includes('-h') || words.length === 0;
-  const invoked = COMMANDS.find((e) => ('commands' in e ? e.name : commandName(e)) === words[0] || (!('commands' in e) && e.aliases?.includes(words[0] ?? '')));
+  const invoked = invokedEntry(words);
   for (const entry of invoked ? [invoked] : COMMANDS) cli = register(cli, entry);
   cli = cli
     .demandCommand(1, 'name a command (shadow --help lists them)')
