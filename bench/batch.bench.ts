@@ -371,6 +371,7 @@ async function makeRunner(e: Env, system: System, k: number, batches: Batch[]): 
         apply: (b, i) => cli.batch(b, i),
         objects: objectsIn(e, [], env),
         after: (next) => traced(e, () => cli.batch(batches[next]!, next)),
+        notes: ['shadow-cli: the warm-up batch writes the code cache of `shadow batch` (dist/bin/.code-cache/); the measured ones use it'],
       });
     }
     case 'fast-import': {
