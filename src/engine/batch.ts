@@ -220,6 +220,7 @@ function attemptBatch(
     trustExecutableBit: repo.config.getBool('core.filemode') ?? true,
     ignore: ws.ignoreRules(),
     allowIgnored: settings.allowIgnored,
+    index: (n) => ws.indexView(n),
   });
   for (const [oid, bytes] of plan.blobs) staged.blobs.set(oid, bytes);
   let base = tipCommit.tree;

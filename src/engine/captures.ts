@@ -3,7 +3,8 @@ import { MODE, type Oid } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
 import { isRegularMode, lookupPath, type FileEntry, type TreeReader } from '../core/tree-lookup.js';
 import type { IgnoreRules } from '../store/gitignore.js';
-import type { LowerLayer } from '../store/lower-layer.js';
+import type { IndexView } from '../store/index-view.js';
+import type { KnownBlob, LowerLayer } from '../store/lower-layer.js';
 import type { Bases } from './history.js';
 
 /** What first touches of paths add to a draft before its batch. */
@@ -25,6 +26,8 @@ export interface CaptureInput {
   trustExecutableBit: boolean;
   ignore: IgnoreRules | undefined;
   allowIgnored: boolean;
+  /** git's index for `n` first touches, if worth reading (files it vouches for are not read). */
+  index?: (n: number) => IndexView | undefined;
 }
 
 function ownedByDraft(bases: Bases, path: string): boolean {
@@ -55,11 +58,15 @@ function typeProblem(path: string, lowerIs: string, draftIs: string): ShadowErro
  */
 export function planCaptures(paths: Iterable<string>, input: CaptureInput): CapturePlan {
   const plan: CapturePlan = { changes: new Map(), blobs: new Map(), problems: new Map() };
-  for (const path of paths) {
-    if (ownedByDraft(input.bases, path) || plan.changes.has(path) || plan.problems.has(path)) continue;
+  const first = [...new Set(paths)].filter((p) => !ownedByDraft(input.bases, p));
+  const index = first.length > 0 ? input.index?.(first.length) : undefined;
+  for (const path of first) {
     try {
       const inTree = lookupPath(input.reader, input.tipTree, path);
-      const inLower = input.lower.read(path);
+      // A file the index vouches for is the tree's blob: not read.
+      const known: KnownBlob | undefined =
+        index && inTree.kind === 'file' ? { mode: inTree.mode, oid: inTree.oid, vouches: (st) => index.vouches(path, st, inTree.mode, inTree.oid, input.trustExecutableBit) } : undefined;
+      const inLower = input.lower.read(path, known);
       const untracked = inTree.kind === 'absent';
       if (untracked && !input.allowIgnored && input.ignore?.ignores(path)) throw ignoredProblem(path);
       if (inLower.kind === 'dir') {

@@ -4,7 +4,9 @@ import type { Oid } from '../core/git-objects.js';
 import type { DraftMeta } from '../store/draft-meta.js';
 import type { AppliedMemo } from '../store/applied-state.js';
 import type { WriteSession } from './write-session.js';
+import { statStamp } from '../store/durable-file.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
+import { IndexView } from '../store/index-view.js';
 import { TreeLower, WorkingTreeLower, type LowerLayer } from '../store/lower-layer.js';
 import { Repository } from '../store/repository.js';
 
@@ -13,6 +15,9 @@ export interface Settings {
   maxContentBytes: number;
   allowIgnored: boolean;
 }
+
+/** What reading one working-tree file costs, in bytes of index read and scanned (see indexView). */
+const INDEX_BYTES_PER_FILE_READ = 100_000;
 
 /**
  * An open repository plus what the engine caches about it for the life of
@@ -35,6 +40,8 @@ export class Workspace {
   readonly appliedMemo: AppliedMemo = new Map();
   /** The ignore rules, under the ignore files and case rule they were made for. */
   private ignore: { key: string; rules: IgnoreRules } | undefined;
+  /** git's index, under the stat stamp of the file it was read from. */
+  private index: { stamp: string; view: IndexView | undefined } | undefined;
   /** Write sessions this process is feeding, by id. */
   readonly sessions = new Map<string, WriteSession>();
 
@@ -79,6 +86,27 @@ export class Workspace {
     const rules = new IgnoreRules(this.ctx.fs, wt, files, ignoreCase, () => this.ctx.clock.now());
     this.ignore = { key, rules };
     return rules;
+  }
+
+  /**
+   * git's index, to tell unchanged working-tree files by their lstat (see
+   * index-view.ts), when it is worth reading for `files` first touches: a
+   * file read costs about as much as reading and scanning 100 KB of index,
+   * so a large index is read only for many files. Once read, it is kept
+   * while the file stays the same (git replaces it with a new file), and is
+   * free to use. Undefined for a bare repository, or when not worth it.
+   */
+  indexView(files: number): IndexView | undefined {
+    if (this.repo.layout.worktree === null || files === 0) return undefined;
+    const path = `${this.repo.layout.gitdir}/index`;
+    const { stamp, racy } = statStamp(this.ctx.fs, path, this.ctx.clock.now());
+    if (this.index?.stamp === stamp && !racy) return this.index.view;
+    if (stamp === '-') return undefined;
+    const size = Number(stamp.split(':')[1]);
+    if (files * INDEX_BYTES_PER_FILE_READ < size) return undefined;
+    const view = IndexView.read(this.ctx.fs, path);
+    this.index = { stamp, view };
+    return view;
   }
 
   close(): void {

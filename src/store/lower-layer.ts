@@ -19,11 +19,25 @@ export interface LowerDirEntry {
   kind: 'file' | 'dir' | 'symlink' | 'other';
 }
 
+/**
+ * What the caller expects at a path, with a way to confirm it from the
+ * file's lstat alone (git's index: see index-view.ts).
+ */
+export interface KnownBlob {
+  mode: string;
+  oid: Oid;
+  vouches(st: Stats): boolean;
+}
+
 /** The layer below a draft: the live working tree, or a commit's tree in a bare repository. */
 export interface LowerLayer {
   readonly kind: 'worktree' | 'tree';
-  /** What the layer holds at `path`. Never follows a symlink. */
-  read(path: string): LowerState;
+  /**
+   * What the layer holds at `path`. Never follows a symlink. With `known`,
+   * a file whose lstat `known` vouches for is not read: its state is
+   * `known`'s (its content is read, and checked, only when asked for).
+   */
+  read(path: string, known?: KnownBlob): LowerState;
   /** The entries of directory `dir` (`''` for the root), or undefined when it is not a directory. */
   list(dir: string): LowerDirEntry[] | undefined;
 }
@@ -86,12 +100,13 @@ export class WorkingTreeLower implements LowerLayer {
     return true;
   }
 
-  read(path: string): LowerState {
+  read(path: string, known?: KnownBlob): LowerState {
     if (!this.parentsAreDirs(path)) return { kind: 'absent' };
     const st = this.lstat(path);
     if (!st) return { kind: 'absent' };
     const full = `${this.root}/${path}`;
     if (st.isDirectory()) return { kind: 'dir' };
+    if (known?.vouches(st)) return { kind: 'file', mode: known.mode, oid: known.oid, content: () => this.readVouched(path, known.oid) };
     if (st.isSymbolicLink()) {
       const target = this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer;
       return { kind: 'file', mode: MODE.symlink, oid: blobOid(target), content: () => target };
@@ -110,6 +125,17 @@ export class WorkingTreeLower implements LowerLayer {
     }
     const executable = this.trustExecutableBit && (Number(st.mode) & 0o100) !== 0;
     return { kind: 'file', mode: executable ? MODE.executable : MODE.file, oid: blobOid(content), content: () => content };
+  }
+
+  /** The content of a file the index vouched for, checked against the id it vouched. */
+  private readVouched(path: string, oid: Oid): Buffer {
+    const full = `${this.root}/${path}`;
+    const st = this.lstat(path);
+    const content = st?.isSymbolicLink() ? (this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer) : (this.ctx.fs.readFileSync(full) as Buffer);
+    if (blobOid(content) !== oid) {
+      throw new ShadowError('IO_ERROR', `${path} changed in the working tree while shadow was reading it`, { hint: 'retry', data: { path } });
+    }
+    return content;
   }
 
   list(dir: string): LowerDirEntry[] | undefined {
