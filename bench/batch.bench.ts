@@ -14,6 +14,10 @@
  * machine-independent facts: objects read and written, packs, fsyncs, files
  * written, file-system calls. Then every target of the issue with PASS/FAIL.
  *
+ * Batches draw their files from 20 leaf directories at every N (see
+ * BATCH_DIRS in helpers/workload.ts), so that a batch has the same shape in
+ * every repository and only N varies.
+ *
  * Repositories (two levels of directories, 50 files per leaf directory,
  * packed by `git gc`) are generated once with `git fast-import` and cached
  * in bench/.cache/; each run works on a scratch copy. The systems of one k
@@ -38,7 +42,7 @@ import { countingFs, delta, snapshot } from './helpers/counting-fs.js';
 import { cachedRepo, copyIntoVolume, copyRepo, countObjects, gitEnv, GitDirReset, run, settle, type CachedRepo } from './helpers/repo.js';
 import { fsyncProbe } from './helpers/fsync-probe.js';
 import { count, median, ms, p90, ratio, table, thousands } from './helpers/stats.js';
-import { makeBatches, type Batch } from './helpers/workload.js';
+import { BATCH_DIRS, makeBatches, type Batch } from './helpers/workload.js';
 
 // ---------------------------------------------------------------- options
 
@@ -123,7 +127,7 @@ function plan(system: System, n: number, k: number, o: Options): { warm: number;
     const runs = { 'shadow-disk': 9, 'shadow-memfs': 9, 'fast-import': 7, plumbing: 5, 'shadow-cli': 5, checkpoint: 3 }[system];
     return { warm: 1, runs: o.runs ?? runs };
   }
-  // k = 100 draws 50 tracked files per batch: 18 batches stay within N = 1,000 (first touches only).
+  // k = 100 draws 50 tracked files per batch: 18 batches stay within the 1,000 files of BATCH_DIRS (first touches only).
   const big = k >= 100;
   const runs = {
     'shadow-disk': big ? 15 : 30,
@@ -514,7 +518,7 @@ function printTables(o: Options, repos: Map<number, { repo: CachedRepo; note: st
         ]);
       }
       if (rows.length === 0) continue;
-      console.log(`\nk = ${k} file${k === 1 ? '' : 's'} per batch (half modified tracked files, half new files)`);
+      console.log(`\nk = ${k} file${k === 1 ? '' : 's'} per batch (half modified tracked files, half new files, in ${BATCH_DIRS} leaf directories at every N)`);
       console.log(
         table(
           ['case', 'runs', 'median ms', 'p90 ms', ...BASELINES.map((b) => BASELINE_SHORT[b]), 'obj read', 'obj written', 'packs', 'fsyncs', 'files written', 'fs calls'],

@@ -87,20 +87,39 @@ export interface FileWrite {
 export type Batch = FileWrite[];
 
 /**
- * `count` batches of `k` writes against the repository of `layout`. Writes
- * alternate between modifying a tracked file (drawn without replacement from
- * a shuffle of the whole tree, so each is a first touch; the shuffle wraps
- * around only when exhausted) and creating a new file in a random leaf
- * directory. With k = 1 the alternation runs across batches. The same seed
- * gives the same batches, so every system applies exactly the same writes.
+ * How many leaf directories the batches draw from, at every N: the number
+ * the smallest repository (N = 1,000) has. A batch spread over more
+ * directories rewrites more trees in any repository; drawing from as many
+ * at every N keeps a batch's shape (the trees it rewrites) the same, so
+ * that only N varies between sizes, which is what "flat in N" compares.
+ */
+export const BATCH_DIRS = 20;
+
+function shuffle<T>(items: T[], rand: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+/**
+ * `count` batches of `k` writes against the repository of `layout`, in
+ * BATCH_DIRS leaf directories chosen by the seed. Writes alternate between
+ * modifying a tracked file of those directories (drawn without replacement
+ * from a shuffle, so each is a first touch; the shuffle wraps around only
+ * when exhausted) and creating a new file in one of them. With k = 1 the
+ * alternation runs across batches. The same seed gives the same batches, so
+ * every system applies exactly the same writes.
  */
 export function makeBatches(lay: Layout, k: number, count: number, tag: string): Batch[] {
   const rand = prng(lay.n * 1000 + k);
-  const order = [...lay.paths];
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
+  const dirs = shuffle([...lay.leafDirs], rand).slice(0, BATCH_DIRS);
+  const inDirs = new Set(dirs);
+  const order = shuffle(
+    lay.paths.filter((p) => inDirs.has(p.slice(0, p.lastIndexOf('/')))),
+    rand,
+  );
   let next = 0;
   const batches: Batch[] = [];
   for (let b = 0; b < count; b++) {
@@ -111,7 +130,7 @@ export function makeBatches(lay: Layout, k: number, count: number, tag: string):
         const path = order[next++ % order.length]!;
         batch.push({ path, content: content(rand, `// ${path}: edited by batch ${b}`), existing: true });
       } else {
-        const dir = lay.leafDirs[Math.floor(rand() * lay.leafDirs.length)]!;
+        const dir = dirs[Math.floor(rand() * dirs.length)]!;
         const path = `${dir}/new-${tag}-${g}.txt`;
         batch.push({ path, content: content(rand, `// ${path}: created by batch ${b}`), existing: false });
       }
