@@ -61,7 +61,10 @@ V('every entry is found by its name (shared prefixes, "-", ".", "/", non-ASCII),
     for (const p of Object.keys(files)) {
       const b = blob(repo, p);
       assert.ok(v.vouches(p, lstat(repo, p), b.mode, b.oid, true), p);
+      assert.is(v.oidOf(p, lstat(repo, p)), b.oid, p);
+      assert.is(v.modeOf(p), b.mode, p);
     }
+    assert.is(v.modeOf('no/such/path'), undefined);
     const any = Object.keys(files)[0]!;
     assert.not.ok(v.vouches(`${any}x`, lstat(repo, any), '100644', blob(repo, any).oid, true), 'a name not in the index');
     assert.not.ok(v.vouches('a', lstat(repo, any), '100644', blob(repo, any).oid, true), 'a directory name');

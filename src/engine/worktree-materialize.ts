@@ -7,7 +7,7 @@ import { listDir, parentOf } from '../store/durable-file.js';
 import { WorktreeWriter } from '../store/worktree-writer.js';
 import { Manifest, modeOfStat, statEntry } from '../store/worktree-manifest.js';
 import { MARKER, writeMarker, writeWorktreeRecord, type WorktreeRecord } from '../store/worktree-state.js';
-import { indexStatOids } from '../store/index-stat.js';
+import { IndexView } from '../store/index-view.js';
 import { loadDraft } from './drafts.js';
 import { walkView } from './view-walk.js';
 import type { Workspace } from './workspace.js';
@@ -82,7 +82,7 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
   const draft = loadDraft(ws, draftName);
   const tipTree = draft ? ws.repo.objects.readCommit(draft.tip).tree : null;
   const { files } = walkView(ws, draftName, '');
-  const known = indexStatOids(ws.ctx, `${ws.repo.layout.gitdir}/index`);
+  const known = IndexView.read(fs, `${ws.repo.layout.gitdir}/index`);
   const trustExec = ws.repo.config.getBool('core.filemode') ?? true;
 
   fs.mkdirSync(dir, { recursive: true });
@@ -117,13 +117,13 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
       // Copied as the link it is, never followed: its target may point anywhere.
       const link = fs.readlinkSync(`${source}/${f.path}`, { encoding: 'buffer' }) as Buffer;
       fs.symlinkSync(link, target);
-      manifest.set(f.path, statEntry(fs.lstatSync(target) as Stats, known.oidOf(f.path, fs.lstatSync(`${source}/${f.path}`) as Stats), MODE.symlink));
+      manifest.set(f.path, statEntry(fs.lstatSync(target) as Stats, known?.oidOf(f.path, fs.lstatSync(`${source}/${f.path}`) as Stats) ?? null, MODE.symlink));
     } else {
       const from = `${source}/${f.path}`;
       const st = fs.lstatSync(from) as Stats;
       copyFile(ws, from, target);
-      const mode = modeOfStat(st, trustExec, known.modeOf(f.path));
-      manifest.set(f.path, statEntry(fs.lstatSync(target) as Stats, known.oidOf(f.path, st), mode));
+      const mode = modeOfStat(st, trustExec, known?.modeOf(f.path));
+      manifest.set(f.path, statEntry(fs.lstatSync(target) as Stats, known?.oidOf(f.path, st) ?? null, mode));
       copied++;
       bytes += st.size;
     }

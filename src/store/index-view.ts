@@ -7,7 +7,9 @@ import { statIfExists } from './durable-file.js';
  * git's index (version 2 or 3) as a table of its entries' offsets, to say
  * "this working-tree file still holds blob X" from an lstat alone, as git's
  * own `status` does: an entry whose recorded size, mtime, ctime and inode
- * match the file holds the file's blob.
+ * match the file holds the file's blob. A batch's first touches use it (a
+ * file it vouches for is not read), and so does materializing a worktree
+ * (the manifest of a copied file gets its id without hashing it).
  *
  * Built in one pass that reads each entry's flags and nothing else (names
  * are not decoded, ids not turned to hex): scanning a 50,000-entry index
@@ -99,6 +101,37 @@ export class IndexView {
     return (this.buf.readUInt16BE(p + 60) & STAGE_MASK) === 0 ? p : -1;
   }
 
+  /** The mode the index records for `path` (octal text, as in trees): what git knows where the file system keeps no executable bit. */
+  modeOf(path: string): string | undefined {
+    const p = this.find(path);
+    return p === -1 ? undefined : this.buf.readUInt32BE(p + 24).toString(8);
+  }
+
+  /**
+   * The blob id the index vouches for at `path`, given the file's lstat
+   * `st`: the entry's, when its stat data (size, mtime, ctime, inode) and its
+   * type (file or symlink) match and it is trusted (see above); else null.
+   * The executable bit is not compared: see `vouches`.
+   */
+  oidOf(path: string, st: Stats): Oid | null {
+    const p = this.find(path);
+    if (p === -1) return null;
+    const b = this.buf;
+    if (this.version >= 3 && (b.readUInt16BE(p + 60) & EXTENDED) !== 0 && (b.readUInt16BE(p + 62) & UNTRUSTED_EXTENDED) !== 0) return null;
+    const entryMode = b.readUInt32BE(p + 24);
+    const typeMatches = entryMode === 0o120000 ? st.isSymbolicLink() : (entryMode === 0o100644 || entryMode === 0o100755) && st.isFile();
+    if (!typeMatches) return null;
+    const mtimeMs = b.readUInt32BE(p + 8) * 1000 + b.readUInt32BE(p + 12) / 1e6;
+    const ctimeMs = b.readUInt32BE(p) * 1000 + b.readUInt32BE(p + 4) / 1e6;
+    // Racily clean, by git's own rule (the mtime): a change in the tick the index was written would not show.
+    if (mtimeMs >= this.indexMtimeMs) return null;
+    if (b.readUInt32BE(p + 36) !== Number(st.size) % 2 ** 32) return null;
+    if (b.readUInt32BE(p + 20) !== Number(st.ino) % 2 ** 32) return null;
+    // To the microsecond: a Stats' times are doubles with about that precision.
+    if (Math.abs(Number(st.mtimeMs) - mtimeMs) > 0.001 || Math.abs(Number(st.ctimeMs) - ctimeMs) > 0.001) return null;
+    return b.toString('hex', p + 40, p + 60);
+  }
+
   /**
    * True when the index says the file at `path`, as `st` (its lstat) shows
    * it, is blob `oid` with `mode` (a tree mode: 100644, 100755, 120000),
@@ -106,29 +139,8 @@ export class IndexView {
    * file's executable bit is not compared.
    */
   vouches(path: string, st: Stats, mode: string, oid: Oid, trustExecutableBit: boolean): boolean {
-    const p = this.find(path);
-    if (p === -1) return false;
-    const b = this.buf;
-    const flags = b.readUInt16BE(p + 60);
-    if (this.version >= 3 && (flags & EXTENDED) !== 0 && (b.readUInt16BE(p + 62) & UNTRUSTED_EXTENDED) !== 0) return false;
-    const entryMode = b.readUInt32BE(p + 24);
-    if (entryMode !== parseInt(mode, 8)) return false;
-    if (entryMode === 0o120000) {
-      if (!st.isSymbolicLink()) return false;
-    } else if (entryMode === 0o100644 || entryMode === 0o100755) {
-      if (!st.isFile()) return false;
-      if (trustExecutableBit && ((Number(st.mode) & 0o100) !== 0) !== (entryMode === 0o100755)) return false;
-    } else {
-      return false;
-    }
-    if (b.toString('hex', p + 40, p + 60) !== oid) return false;
-    const mtimeMs = b.readUInt32BE(p + 8) * 1000 + b.readUInt32BE(p + 12) / 1e6;
-    const ctimeMs = b.readUInt32BE(p) * 1000 + b.readUInt32BE(p + 4) / 1e6;
-    // Racily clean, by git's own rule (the mtime): a change in the tick the index was written would not show.
-    if (mtimeMs >= this.indexMtimeMs) return false;
-    if (b.readUInt32BE(p + 36) !== Number(st.size) % 2 ** 32) return false;
-    if (b.readUInt32BE(p + 20) !== Number(st.ino) % 2 ** 32) return false;
-    // To the microsecond: a Stats' times are doubles with about that precision.
-    return Math.abs(Number(st.mtimeMs) - mtimeMs) <= 0.001 && Math.abs(Number(st.ctimeMs) - ctimeMs) <= 0.001;
+    if (this.modeOf(path) !== mode) return false;
+    if (trustExecutableBit && mode !== '120000' && ((Number(st.mode) & 0o100) !== 0) !== (mode === '100755')) return false;
+    return this.oidOf(path, st) === oid;
   }
 }
