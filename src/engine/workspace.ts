@@ -99,11 +99,9 @@ export class Workspace {
   indexView(files: number): IndexView | undefined {
     if (this.repo.layout.worktree === null || files === 0) return undefined;
     const path = `${this.repo.layout.gitdir}/index`;
-    const { stamp, racy } = statStamp(this.ctx.fs, path, this.ctx.clock.now());
+    const { stamp, racy, size } = statStamp(this.ctx.fs, path, this.ctx.clock.now());
     if (this.index?.stamp === stamp && !racy) return this.index.view;
-    if (stamp === '-') return undefined;
-    const size = Number(stamp.split(':')[1]);
-    if (files * INDEX_BYTES_PER_FILE_READ < size) return undefined;
+    if (stamp === '-' || files * INDEX_BYTES_PER_FILE_READ < size) return undefined;
     const view = IndexView.read(this.ctx.fs, path);
     this.index = { stamp, view };
     return view;

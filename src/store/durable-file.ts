@@ -236,10 +236,10 @@ const RACY_MS = 2000;
  * a second change within the file system's time granularity could keep
  * the same stamp, so such a file is read again every time.
  */
-export function statStamp(fs: FileSystem, path: string, now: number): { stamp: string; racy: boolean } {
+export function statStamp(fs: FileSystem, path: string, now: number): { stamp: string; racy: boolean; size: number } {
   const st = statIfExists(fs, path, true);
-  if (!st) return { stamp: '-', racy: false };
-  return { stamp: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, racy: now - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS };
+  if (!st) return { stamp: '-', racy: false, size: 0 };
+  return { stamp: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, racy: now - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS, size: Number(st.size) };
 }
 
 /** Read a file as UTF-8, or undefined when it does not exist. */

@@ -104,7 +104,11 @@ export class IndexView {
   /** The mode the index records for `path` (octal text, as in trees): what git knows where the file system keeps no executable bit. */
   modeOf(path: string): string | undefined {
     const p = this.find(path);
-    return p === -1 ? undefined : this.buf.readUInt32BE(p + 24).toString(8);
+    return p === -1 ? undefined : this.modeAt(p);
+  }
+
+  private modeAt(p: number): string {
+    return this.buf.readUInt32BE(p + 24).toString(8);
   }
 
   /**
@@ -115,7 +119,10 @@ export class IndexView {
    */
   oidOf(path: string, st: Stats): Oid | null {
     const p = this.find(path);
-    if (p === -1) return null;
+    return p === -1 ? null : this.oidAt(p, st);
+  }
+
+  private oidAt(p: number, st: Stats): Oid | null {
     const b = this.buf;
     if (this.version >= 3 && (b.readUInt16BE(p + 60) & EXTENDED) !== 0 && (b.readUInt16BE(p + 62) & UNTRUSTED_EXTENDED) !== 0) return null;
     const entryMode = b.readUInt32BE(p + 24);
@@ -139,8 +146,9 @@ export class IndexView {
    * file's executable bit is not compared.
    */
   vouches(path: string, st: Stats, mode: string, oid: Oid, trustExecutableBit: boolean): boolean {
-    if (this.modeOf(path) !== mode) return false;
+    const p = this.find(path);
+    if (p === -1 || this.modeAt(p) !== mode) return false;
     if (trustExecutableBit && mode !== '120000' && ((Number(st.mode) & 0o100) !== 0) !== (mode === '100755')) return false;
-    return this.oidOf(path, st) === oid;
+    return this.oidAt(p, st) === oid;
   }
 }
