@@ -227,19 +227,35 @@ export function statIfExists(fs: FileSystem, path: string, follow = false): Stat
   }
 }
 
-/** How recent a change to a file makes its stat untrustworthy as a sign that it did not change (ms). */
-const RACY_MS = 2000;
+/**
+ * How recent a change to a file makes its stat untrustworthy as a sign that
+ * it did not change since (ms): a second change within the file system's
+ * time granularity could keep every field of the stamp. Where the times are
+ * whole seconds (FAT keeps 2 s, HFS+ and ext3's small inodes 1 s, some
+ * network mounts), that is two seconds. Where they carry a fraction of a
+ * second, the granularity is the kernel's clock tick (10 ms at most, at
+ * HZ=100), and a file's time may lag the wall clock by one tick: 100 ms
+ * covers both with room to spare. A file system with fine times shows a
+ * whole second only once in a great while, and is then treated as coarse.
+ */
+const RACY_MS_COARSE = 2000;
+const RACY_MS_FINE = 100;
+
+function racyWindow(mtimeMs: number, ctimeMs: number): number {
+  return mtimeMs % 1000 === 0 && ctimeMs % 1000 === 0 ? RACY_MS_COARSE : RACY_MS_FINE;
+}
 
 /**
  * What a file is now, for telling whether it changed since: inode, size and
- * times ("-" when missing). `racy` when it changed within RACY_MS of `now`:
- * a second change within the file system's time granularity could keep
- * the same stamp, so such a file is read again every time.
+ * times ("-" when missing). `racy` when it changed so recently (see
+ * racyWindow) that a second change could keep the same stamp: such a file
+ * is read again every time.
  */
 export function statStamp(fs: FileSystem, path: string, now: number): { stamp: string; racy: boolean; size: number } {
   const st = statIfExists(fs, path, true);
   if (!st) return { stamp: '-', racy: false, size: 0 };
-  return { stamp: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, racy: now - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS, size: Number(st.size) };
+  const changed = Math.max(st.mtimeMs, st.ctimeMs);
+  return { stamp: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, racy: now - changed < racyWindow(st.mtimeMs, st.ctimeMs), size: Number(st.size) };
 }
 
 /** Read a file as UTF-8, or undefined when it does not exist. */

@@ -60,8 +60,8 @@ export class IgnoreRules {
 
   /**
    * What a file is now: inode, size, times; "-" when missing. A file changed
-   * within the last two seconds is "racy" (a second change within the
-   * file system's time granularity could keep its stamp) and never matches.
+   * so recently that a second change could keep its stamp (see statStamp)
+   * is "racy" and never matches.
    */
   private stampOf(file: string): string {
     const { stamp, racy } = statStamp(this.fs, file, this.now());

@@ -89,9 +89,9 @@ export class RefStore {
    * Every packed ref, by name (read-only: shared between calls). The file is
    * parsed again only when its stat changes: every rewrite of packed-refs,
    * git's or shadow's, renames a new file into place, so a new inode shows
-   * it; a file changed in the last two seconds (which an edit in place could
-   * change again unseen) is parsed every time. A repository with thousands
-   * of packed refs no longer pays for them on every lookup of a ref that is
+   * it; a file changed so recently that an edit in place could change it
+   * again unseen (see statStamp) is parsed every time. A repository with
+   * thousands of packed refs no longer pays for them on every lookup of a ref that is
    * not loose.
    */
   readPacked(): ReadonlyMap<string, Oid> {
