@@ -216,13 +216,14 @@ V('a batch\'s first touches: files the index vouches for are not read; a file ch
   }
 });
 
-V('a large index is not read for a few first touches (reading the files costs less); for many it is, once per handle', async () => {
-  const repo = repoWith({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
-  // 3,000 more index entries (about 250 KB), for files not in the working tree.
+V('a large index is read only for enough first touches of tracked files (reading those costs less), once per handle; new paths do not count', async () => {
+  const repo = repoWith({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+  // 3,000 more tracked files (about 250 KB of index), committed, not in the working tree.
   const oid = repo.git('hash-object', '-w', 'a.txt').trim();
   const info = Array.from({ length: 3000 }, (_, i) => `100644 ${oid}\tbulk/f${String(i).padStart(5, '0')}.txt\n`).join('');
   const added = spawnSync('git', ['update-index', '--index-info'], { cwd: repo.dir, env: repo.env, input: info });
   assert.is(added.status, 0, String(added.stderr));
+  repo.git('commit', '-q', '-m', 'bulk');
   fs.utimesSync(repo.path('.git/index'), new Date(), new Date(Date.now() + 5000));
   const base = nodeContext();
   let indexReads = 0;
@@ -240,9 +241,12 @@ V('a large index is not read for a few first touches (reading the files costs le
   try {
     assert.ok((await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'A\n' }] })).success);
     assert.is(indexReads, 0, 'one first touch: the file is read, not 250 KB of index');
+    const created = Array.from({ length: 6 }, (_, i) => ({ operation: 'write' as const, path: `new/n${i}.txt`, content: 'n\n' }));
+    assert.ok((await sh.batch({ operations: [...created, { operation: 'write', path: 'c.txt', content: 'C\n' }] })).success);
+    assert.is(indexReads, 0, 'six new paths and one tracked file: nothing the index could vouch for but one file');
     const many = Array.from({ length: 3 }, (_, i) => ({ operation: 'write' as const, path: `bulk/f${String(i).padStart(5, '0')}.txt`, content: 'x\n' }));
     assert.ok((await sh.batch({ operations: [...many, { operation: 'write', path: 'b.txt', content: 'B\n' }] })).success);
-    assert.is(indexReads, 1, 'four first touches: the index is read');
+    assert.is(indexReads, 1, 'four first touches of tracked files: the index is read');
     assert.ok((await sh.batch({ operations: [{ operation: 'write', path: 'bulk/f00009.txt', content: 'y\n' }] })).success);
     assert.is(indexReads, 1, 'kept for the handle while the file is the same');
   } finally {

@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { isRegularMode, lookupPath, type FileEntry, type TreeReader } from '../core/tree-lookup.js';
+import { isRegularMode, lookupPath, type FileEntry, type PathKind, type TreeReader } from '../core/tree-lookup.js';
 import type { IgnoreRules } from '../store/gitignore.js';
 import type { IndexView } from '../store/index-view.js';
 import type { KnownBlob, LowerLayer } from '../store/lower-layer.js';
@@ -59,10 +59,21 @@ function typeProblem(path: string, lowerIs: string, draftIs: string): ShadowErro
 export function planCaptures(paths: Iterable<string>, input: CaptureInput): CapturePlan {
   const plan: CapturePlan = { changes: new Map(), blobs: new Map(), problems: new Map() };
   const first = [...new Set(paths)].filter((p) => !ownedByDraft(input.bases, p));
-  const index = first.length > 0 ? input.index?.(first.length) : undefined;
+  const inTrees = new Map<string, PathKind>();
   for (const path of first) {
     try {
-      const inTree = lookupPath(input.reader, input.tipTree, path);
+      inTrees.set(path, lookupPath(input.reader, input.tipTree, path));
+    } catch (e) {
+      if (!(e instanceof ShadowError)) throw e;
+      plan.problems.set(path, e);
+    }
+  }
+  // Only files of the draft's tree can be vouched for: new paths do not make the index worth reading.
+  let tracked = 0;
+  for (const t of inTrees.values()) if (t.kind === 'file') tracked++;
+  const index = tracked > 0 ? input.index?.(tracked) : undefined;
+  for (const [path, inTree] of inTrees) {
+    try {
       // A file the index vouches for is the tree's blob: not read.
       const known: KnownBlob | undefined =
         index && inTree.kind === 'file' ? { mode: inTree.mode, oid: inTree.oid, vouches: (st) => index.vouches(path, st, inTree.mode, inTree.oid, input.trustExecutableBit) } : undefined;
