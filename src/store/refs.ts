@@ -91,8 +91,8 @@ export class RefStore {
    * git's or shadow's, renames a new file into place, so a new inode shows
    * it; a file changed so recently that an edit in place could change it
    * again unseen (see statStamp) is parsed every time. A repository with
-   * thousands of packed refs no longer pays for them on every lookup of a ref that is
-   * not loose.
+   * thousands of packed refs no longer pays for them on every lookup of a
+   * ref that is not loose.
    */
   readPacked(): ReadonlyMap<string, Oid> {
     const path = `${this.commondir}/packed-refs`;
