@@ -83,6 +83,23 @@ export interface Processes {
   isAlive(pid: number): boolean;
 }
 
+/** What a run of native git returned. */
+export interface GitRun {
+  /** The exit status; null when git could not be started or was killed. */
+  status: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * Runs native git, for the few things shadow leaves to git itself because
+ * matching it exactly matters more than a spawn (filter drivers, `ident`,
+ * `working-tree-encoding`).
+ */
+export interface GitRunner {
+  run(args: readonly string[], options: { cwd: string; env: Env; input?: Buffer }): GitRun;
+}
+
 /** Every side effect shadow has comes through this object. */
 export interface Context {
   fs: FileSystem;
@@ -91,4 +108,6 @@ export interface Context {
   env: Env;
   /** Optional: without it, a lock left by a dead process must be removed by hand. */
   processes?: Processes;
+  /** Optional: without it, a path that needs a filter driver, `ident` or an encoding is refused (FILTER_FAILED). */
+  git?: GitRunner;
 }

@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'CORRUPT_OBJECT'
   | 'CORRUPT_REF'
   | 'CORRUPT_STATE'
+  | 'FILTER_FAILED'
   // publishing into the working tree
   | 'STALE_BASE'
   | 'NOT_WRITABLE'

@@ -26,7 +26,7 @@ export { findMarker, MARKER } from './store/worktree-state.js';
 export type { BeginSessionInput } from './sessions-api.js';
 export type { BeginResult, FinalizeResult, SessionStatus } from './engine/session.js';
 export { IDLE_PROMPT } from './engine/session.js';
-export type { Context, FileSystem, Clock, Ids, Env, Processes } from './context.js';
+export type { Context, FileSystem, Clock, Ids, Env, Processes, GitRunner, GitRun } from './context.js';
 export { ShadowError, isShadowError } from './errors.js';
 export type { ErrorCode, ShadowErrorJSON } from './errors.js';
 export type { BatchInput, FileOperation, FileMode, OpResult, OpStatus, OperationName } from './core/ops.js';
@@ -39,7 +39,7 @@ export type { WalkedFile, WalkOptions, SearchMatch, SearchOptions, SearchResult 
 export type { ApplyResult, UnapplyResult, RecoveryReport, PublishedPath } from './engine/apply.js';
 export type { PathConflict } from './engine/publish.js';
 export { BatchInputSchema, FileOperationSchema } from './schema.js';
-export { nodeContext } from './node-context.js';
+export { nodeContext, nativeGit } from './node-context.js';
 export type { RunningServer, ServerOptions } from './server/http-server.js';
 
 /**

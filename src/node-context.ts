@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Clock, Context, Ids, Processes } from './context.js';
+import type { Clock, Context, GitRunner, Ids, Processes } from './context.js';
 
 /** The real clock. */
 export const systemClock: Clock = {
@@ -45,6 +46,16 @@ export const localProcesses: Processes = {
   },
 };
 
+/** Native git on the PATH, run to completion (filters run inside it). */
+export const nativeGit: GitRunner = {
+  run: (args, { cwd, env, input }) => {
+    const r = spawnSync('git', args, { cwd, env: env as NodeJS.ProcessEnv, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+    const stdout = r.stdout ?? Buffer.alloc(0);
+    const stderr = r.error ? r.error.message : (r.stderr ?? Buffer.alloc(0)).toString('utf8');
+    return { status: r.error ? null : r.status, stdout, stderr };
+  },
+};
+
 /**
  * The context of a real process: node's fs, the system clock, crypto ids and
  * `process.env`. Only entry points (the CLI, the server) call this.
@@ -59,6 +70,7 @@ export function nodeContext(overrides: Partial<Context> = {}): Context {
     ids: randomIds(),
     env: process.env,
     processes: localProcesses,
+    git: nativeGit,
     ...overrides,
   };
 }

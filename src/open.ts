@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Clock, Context, Env, FileSystem, Ids, Processes } from './context.js';
+import type { Clock, Context, Env, FileSystem, GitRunner, Ids, Processes } from './context.js';
 import { ShadowError } from './errors.js';
 import { Workspace } from './engine/workspace.js';
 import { validate } from './schema.js';
@@ -15,6 +15,8 @@ export interface OpenOptions {
   ids?: Ids;
   env?: Env;
   processes?: Processes;
+  /** Native git, for filter drivers, `ident` and encodings; defaults to git on the PATH with node's fs, none with another. */
+  git?: GitRunner;
 }
 
 const OpenSchema = z.object({
@@ -35,7 +37,7 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
   validate(OpenSchema, { dir: options.dir }, 'INVALID_ARGUMENT', 'openShadow options');
   let ctx: Context;
   if (options.fs && options.clock && options.ids && options.env) {
-    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env, processes: options.processes };
+    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env, processes: options.processes, git: options.git };
   } else {
     const { nodeContext } = await import('./node-context.js');
     const base = nodeContext();
@@ -45,6 +47,7 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
       ids: options.ids ?? base.ids,
       env: options.env ?? base.env,
       processes: options.processes ?? (options.fs ? undefined : base.processes),
+      git: options.git ?? (options.fs ? undefined : base.git),
     };
   }
   const ws = Workspace.open(ctx, options.dir);

@@ -18,9 +18,24 @@ export interface Patcher {
   applyFilePatch: typeof import('./text-patch.js').applyFilePatch;
 }
 
+/**
+ * The two forms of a file at a path (see ARCHITECTURE: the working tree
+ * through git's eyes): ops carry working-tree bytes, the draft keeps blobs.
+ * Without it, the forms are one.
+ */
+export interface PathForms {
+  /** True when nothing converts `path`: its working-tree bytes are its blob. */
+  plain(path: string): boolean;
+  /** Working tree → blob, as `git add` stores it. */
+  toBlob(path: string, bytes: Buffer): Buffer;
+  /** Blob → working tree, as `git checkout` writes it. */
+  toWorktree(path: string, blob: Buffer): Buffer;
+}
+
 export interface ResolveOptions {
   maxContentBytes: number;
   patcher?: Patcher;
+  forms?: PathForms;
 }
 
 /** The outcome of resolving a batch in memory; nothing is written yet. */
@@ -137,7 +152,7 @@ function readText(path: string, current: PathKind, env: OpEnv, opName: string): 
   if (!isRegularMode(current.mode)) {
     fail('NOT_A_FILE', `${path} is ${describe(current)}`, `${opName} works on regular files; use write to replace it`);
   }
-  const text = decodeUtf8(env.readBlob(current.oid));
+  const text = decodeUtf8(worktreeBytes(path, current.oid, env));
   if (text === undefined) {
     fail('INVALID_CONTENT', `${path} is not UTF-8 text`, `${opName} works on text; use a write op with "encoding": "base64"`);
   }
@@ -161,10 +176,51 @@ function checkText(text: string, field: string): void {
   }
 }
 
-function putText(text: string, env: OpEnv): Oid {
+/** Store text an op made for `path` (working-tree form) as the blob git would store. */
+function putText(path: string, text: string, env: OpEnv): Oid {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length > env.options.maxContentBytes) throw contentTooLarge(bytes.length, env.options.maxContentBytes);
-  return env.putBlob(bytes);
+  const forms = env.options.forms;
+  return env.putBlob(forms && !forms.plain(path) ? forms.toBlob(path, bytes) : bytes);
+}
+
+/** The bytes of blob `oid` as `path` holds them in the working tree (what an edit or patch is written against). */
+function worktreeBytes(path: string, oid: Oid, env: OpEnv): Buffer {
+  const forms = env.options.forms;
+  const blob = env.readBlob(oid);
+  return forms && !forms.plain(path) ? forms.toWorktree(path, blob) : blob;
+}
+
+/** The blob of a write op: its bytes (or a session's stored blob) in the form `git add` stores at the path. */
+function storeWritten(path: string, stored: Oid | undefined, bytes: Buffer | undefined, env: OpEnv): Oid {
+  const forms = env.options.forms;
+  if (!forms || forms.plain(path)) return stored ?? env.putBlob(bytes!);
+  return env.putBlob(forms.toBlob(path, stored ? env.readBlob(stored) : bytes!));
+}
+
+/**
+ * Where `old` stands in `text`: exactly, or, when `text` has CRLF line ends
+ * and `old` plain LF ones, with LF read as CRLF (an agent that was shown, or
+ * assumes, LF). The replacement then gets the file's CRLF too.
+ */
+function locate(text: string, old: string, content: string): { found: number[]; old: string; content: string } {
+  const found = occurrences(text, old, 50);
+  if (found.length > 0 || !old.includes('\n') || old.includes('\r') || !text.includes('\r\n')) return { found, old, content };
+  const crlfOld = old.replace(/\n/g, '\r\n');
+  const crlf = occurrences(text, crlfOld, 50);
+  if (crlf.length === 0) return { found, old, content };
+  return { found: crlf, old: crlfOld, content: content.replace(/\r?\n/g, '\r\n') };
+}
+
+/**
+ * The blob a renamed file has at its new path: the same, unless the two
+ * paths convert differently (an `eol` or filter attribute on one of them),
+ * when it is what `git add` would store after `git mv`.
+ */
+function renamedBlob(from: string, to: string, mode: string, oid: Oid, env: OpEnv): Oid {
+  const forms = env.options.forms;
+  if (!forms || !isRegularMode(mode) || (forms.plain(from) && forms.plain(to))) return oid;
+  return env.putBlob(forms.toBlob(to, forms.toWorktree(from, env.readBlob(oid))));
 }
 
 function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
@@ -179,7 +235,7 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
       if (current.kind === 'absent') ensureParentsAreDirs(overlay, op.path);
       const keepMode = current.kind === 'file' && isRegularMode(current.mode) ? current.mode : MODE.file;
       const mode = op.mode ?? (keepMode === '100664' ? MODE.file : keepMode);
-      const oid = op.stored ? op.stored.oid : env.putBlob(bytes!);
+      const oid = storeWritten(op.path, op.stored?.oid, bytes, env);
       if (current.kind === 'file' && current.oid === oid && current.mode === mode) return 'unchanged';
       overlay.set(op.path, { mode, oid });
       return current.kind === 'absent' ? 'created' : 'updated';
@@ -188,12 +244,12 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
       checkText(op.old_content, 'old_content');
       checkText(op.content, 'content');
       const { entry, text } = readText(op.path, current, env, 'edit');
-      const found = occurrences(text, op.old_content, 50);
+      const { found, old, content } = locate(text, op.old_content, op.content);
       if (found.length === 1) {
         const at = found[0]!;
-        const next = text.slice(0, at) + op.content + text.slice(at + op.old_content.length);
+        const next = text.slice(0, at) + content + text.slice(at + old.length);
         if (next === text) return 'unchanged';
-        overlay.set(op.path, { mode: entry.mode, oid: putText(next, env) });
+        overlay.set(op.path, { mode: entry.mode, oid: putText(op.path, next, env) });
         return 'updated';
       }
       if (found.length === 0) {
@@ -230,7 +286,7 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
         ensureParentsAreDirs(overlay, op.path);
         const outcome = patcher.applyFilePatch('', parsed);
         if (outcome.kind === 'already_applied') return 'already_applied';
-        overlay.set(op.path, { mode: MODE.file, oid: putText(outcome.text, env) });
+        overlay.set(op.path, { mode: MODE.file, oid: putText(op.path, outcome.text, env) });
         return 'created';
       }
       if (parsed.deletes && current.kind === 'absent') return 'already_applied';
@@ -242,7 +298,7 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
         return 'deleted';
       }
       if (outcome.text === text) return 'unchanged';
-      overlay.set(op.path, { mode: entry.mode, oid: putText(outcome.text, env) });
+      overlay.set(op.path, { mode: entry.mode, oid: putText(op.path, outcome.text, env) });
       return 'updated';
     }
     case 'delete': {
@@ -270,7 +326,7 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
         else overlay.set(op.path, before);
         throw e;
       }
-      overlay.set(op.to, { mode: current.mode, oid: current.oid });
+      overlay.set(op.to, { mode: current.mode, oid: renamedBlob(op.path, op.to, current.mode, current.oid, env) });
       return 'renamed';
     }
     case 'chmod': {

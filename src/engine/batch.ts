@@ -231,7 +231,7 @@ function attemptBatch(
   }
 
   // 2. Resolve every op in memory against tip + captures.
-  const resolution: Resolution = resolveBatch(staged, base, input.operations, { maxContentBytes: settings.maxContentBytes, patcher });
+  const resolution: Resolution = resolveBatch(staged, base, input.operations, { maxContentBytes: settings.maxContentBytes, patcher, forms: ws.worktreeForm(false) });
   const problems: Array<{ index: number; error: ShadowError }> = [];
   input.operations.forEach((op, index) => {
     const pathProblem = opPaths(op).map((p) => plan.problems.get(p)).find((e) => e !== undefined);

@@ -40,7 +40,7 @@ function worktreeLower(ws: Workspace): WorkingTreeLower {
       hint: 'run shadow apply in a repository with a working tree',
     });
   }
-  return new WorkingTreeLower(ws.ctx, wt, trustsExecutableBit(ws));
+  return ws.worktreeLower()!;
 }
 
 function trustsExecutableBit(ws: Workspace): boolean {
@@ -192,6 +192,7 @@ async function carryOut(
   const outcome: Outcome = { written: [], conflicts: [], failures: [], skipped: [] };
   const writer = new WorktreeWriter(ws.ctx, ws.repo.layout.worktree!);
   const lower = worktreeLower(ws);
+  const form = ws.worktreeForm();
   const trustExec = trustsExecutableBit(ws);
   const { removals, writes } = publishOrder(journal.entries);
   const removedFirst = new Set(removals.map((e) => e.path));
@@ -268,7 +269,9 @@ async function carryOut(
       if (conflicted.has(e.path)) continue;
       if (check(e, 'write') !== 'do') continue;
       try {
-        const content = blobs?.get(e.new!.oid) ?? ws.repo.objects.readBlob(e.new!.oid);
+        const blob = blobs?.get(e.new!.oid) ?? ws.repo.objects.readBlob(e.new!.oid);
+        // What `git checkout` writes: smudged, with the line endings the path checks out with.
+        const content = e.new!.mode === MODE.symlink || !form ? blob : form.toWorktree(e.path, blob);
         window.push({ e, staged: writer.stage(e.path, e.new!.mode, content), size: content.length });
       } catch (err) {
         fail(e.path, err);

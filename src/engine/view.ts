@@ -12,8 +12,9 @@ export interface ViewFile {
   source: 'draft' | 'lower';
   type: 'file' | 'symlink' | 'submodule';
   mode: string;
-  /** Blob id of the content. */
+  /** The blob id git stores for the file (its clean form). */
   oid: Oid;
+  /** The bytes as the working tree holds them, or will after apply (smudged, with its line endings). */
   content: Buffer;
 }
 
@@ -58,7 +59,10 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
     const k = lookupPath(repo.objects, repo.objects.readCommit(draft.tip).tree, path);
     if (k.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
     if (k.kind === 'absent') throw notFound(path, draftName);
-    const content = k.mode === MODE.gitlink ? Buffer.from(`${k.oid}\n`) : repo.objects.readBlob(k.oid);
+    const blob = k.mode === MODE.gitlink ? Buffer.from(`${k.oid}\n`) : repo.objects.readBlob(k.oid);
+    // Shown as the working tree will hold it after apply (smudged, its line endings).
+    const form = k.mode === MODE.gitlink || k.mode === MODE.symlink ? undefined : ws.worktreeForm();
+    const content = form && !form.plain(path) ? form.toWorktree(path, blob) : blob;
     return { path, source: 'draft', type: typeOfMode(k.mode), mode: k.mode, oid: k.oid, content };
   }
   const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
@@ -69,7 +73,7 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
     throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
   }
   if (l.kind === 'absent') throw notFound(path, draftName);
-  return { path, source: 'lower', type: typeOfMode(l.mode), mode: l.mode, oid: l.oid, content: l.content() };
+  return { path, source: 'lower', type: typeOfMode(l.mode), mode: l.mode, oid: l.oid, content: (l.worktree ?? l.content)() };
 }
 
 /**

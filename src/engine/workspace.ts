@@ -5,10 +5,12 @@ import type { DraftMeta } from '../store/draft-meta.js';
 import type { AppliedMemo } from '../store/applied-state.js';
 import type { WriteSession } from './write-session.js';
 import { statStamp } from '../store/durable-file.js';
+import { AttributeFiles, baseAttributeFiles } from '../store/git-attributes.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
 import { IndexView } from '../store/index-view.js';
 import { TreeLower, WorkingTreeLower, type LowerLayer } from '../store/lower-layer.js';
 import { Repository } from '../store/repository.js';
+import { WorktreeForm } from '../store/worktree-form.js';
 
 /** Settings from git config (`shadow.*`), overridable per call. */
 export interface Settings {
@@ -42,6 +44,8 @@ export class Workspace {
   private ignore: { key: string; rules: IgnoreRules } | undefined;
   /** git's index, under the stat stamp of the file it was read from. */
   private index: { stamp: string; view: IndexView | undefined } | undefined;
+  /** How working-tree files become blobs and back, made on first use. */
+  private form: WorktreeForm | undefined;
   /** Write sessions this process is feeding, by id. */
   readonly sessions = new Map<string, WriteSession>();
 
@@ -63,9 +67,35 @@ export class Workspace {
 
   /** The lower layer of a draft rooted at `root`: the working tree, or the root tree when bare. */
   lower(root: Oid): LowerLayer {
+    return this.worktreeLower() ?? new TreeLower(this.repo.objects, this.repo.objects.readCommit(root).tree);
+  }
+
+  /** The working tree read as git reads it (see WorktreeForm), or undefined for a bare repository. */
+  worktreeLower(): WorkingTreeLower | undefined {
     const wt = this.repo.layout.worktree;
-    if (wt === null) return new TreeLower(this.repo.objects, this.repo.objects.readCommit(root).tree);
-    return new WorkingTreeLower(this.ctx, wt, this.repo.config.getBool('core.filemode') ?? true);
+    if (wt === null) return undefined;
+    return new WorkingTreeLower(this.ctx, wt, this.repo.config.getBool('core.filemode') ?? true, this.worktreeForm());
+  }
+
+  /**
+   * The conversions between working-tree files and blobs (attributes, eol,
+   * filters), renewed on each call unless `renew` is false (a second use
+   * within one batch): attribute files are looked at again before they are
+   * trusted. Undefined for a bare repository.
+   */
+  worktreeForm(renew = true): WorktreeForm | undefined {
+    const wt = this.repo.layout.worktree;
+    if (wt === null) return undefined;
+    if (this.form) {
+      if (renew) this.form.renew();
+      return this.form;
+    }
+    const c = this.repo.config;
+    const [low, high] = baseAttributeFiles(this.ctx.env, this.repo.layout.commondir, c.get('core.attributesfile'));
+    const attrs = new AttributeFiles(this.ctx.fs, wt, low, high, c.getBool('core.ignorecase') ?? false, () => this.ctx.clock.now());
+    // The index is read for the rare question only `text=auto` asks (a CRLF blob already there).
+    this.form = new WorktreeForm(this.ctx, wt, c, attrs, this.repo.objects, (p) => this.indexView(Number.MAX_SAFE_INTEGER)?.recordedOid(p));
+    return this.form;
   }
 
   /**

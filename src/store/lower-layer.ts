@@ -6,10 +6,20 @@ import { MODE, type Oid } from '../core/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
 import { statIfExists } from './durable-file.js';
 import { lookupPath, type TreeReader } from '../core/tree-lookup.js';
+import type { WorktreeForm } from './worktree-form.js';
 
 /** What the lower layer holds at a path. */
 export type LowerState =
-  | { kind: 'file'; mode: string; oid: Oid; content: () => Buffer }
+  | {
+      kind: 'file';
+      mode: string;
+      /** The blob git would store for the file (`git add`'s clean form). */
+      oid: Oid;
+      /** The blob's bytes. */
+      content: () => Buffer;
+      /** The bytes as they stand in the working tree (smudged, CRLF where checked out so), when they can differ. */
+      worktree?: () => Buffer;
+    }
   | { kind: 'dir' }
   | { kind: 'absent' };
 
@@ -64,6 +74,8 @@ export class WorkingTreeLower implements LowerLayer {
     private readonly root: string,
     /** git's `core.fileMode`: when false, the executable bit of files is not trusted. */
     private readonly trustExecutableBit: boolean,
+    /** How files become blobs (attributes, eol, filters); without it, bytes are blobs as they are. */
+    private readonly form?: WorktreeForm,
   ) {}
 
   private lstat(path: string): Stats | undefined {
@@ -106,7 +118,9 @@ export class WorkingTreeLower implements LowerLayer {
     if (!st) return { kind: 'absent' };
     const full = `${this.root}/${path}`;
     if (st.isDirectory()) return { kind: 'dir' };
-    if (known?.vouches(st)) return { kind: 'file', mode: known.mode, oid: known.oid, content: () => this.readVouched(path, known.oid) };
+    if (known?.vouches(st)) {
+      return { kind: 'file', mode: known.mode, oid: known.oid, content: () => this.readVouched(path, known.oid), worktree: () => this.readRaw(path) };
+    }
     if (st.isSymbolicLink()) {
       const target = this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer;
       return { kind: 'file', mode: MODE.symlink, oid: blobOid(target), content: () => target };
@@ -124,14 +138,22 @@ export class WorkingTreeLower implements LowerLayer {
       throw new ShadowError('IO_ERROR', `cannot read ${path} in the working tree: ${(e as Error).message}`, { data: { path, code: errnoCode(e) } });
     }
     const executable = this.trustExecutableBit && (Number(st.mode) & 0o100) !== 0;
-    return { kind: 'file', mode: executable ? MODE.executable : MODE.file, oid: blobOid(content), content: () => content };
+    const raw = content;
+    const blob = this.form ? this.form.toBlob(path, raw) : raw;
+    return { kind: 'file', mode: executable ? MODE.executable : MODE.file, oid: blobOid(blob), content: () => blob, worktree: () => raw };
   }
 
-  /** The content of a file the index vouched for, checked against the id it vouched. */
-  private readVouched(path: string, oid: Oid): Buffer {
+  private readRaw(path: string): Buffer {
     const full = `${this.root}/${path}`;
     const st = this.lstat(path);
-    const content = st?.isSymbolicLink() ? (this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer) : (this.ctx.fs.readFileSync(full) as Buffer);
+    return st?.isSymbolicLink() ? (this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer) : (this.ctx.fs.readFileSync(full) as Buffer);
+  }
+
+  /** The content of a file the index vouched for (as a blob), checked against the id it vouched. */
+  private readVouched(path: string, oid: Oid): Buffer {
+    const st = this.lstat(path);
+    const raw = this.readRaw(path);
+    const content = this.form && !st?.isSymbolicLink() ? this.form.toBlob(path, raw) : raw;
     if (blobOid(content) !== oid) {
       throw new ShadowError('IO_ERROR', `${path} changed in the working tree while shadow was reading it`, { hint: 'retry', data: { path } });
     }
