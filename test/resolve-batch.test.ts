@@ -204,6 +204,12 @@ const OK_CASES: OkCase[] = [
     statuses: ['updated'],
     files: { 'crlf.txt': file('FIRST\r\nsecond\r\n') },
   },
+  {
+    label: 'edit of CRLF text with LF line ends: matched as CRLF, and the new text gets CRLF',
+    ops: [{ operation: 'edit', path: 'crlf.txt', old_content: 'first\nsecond\n', content: 'one\ntwo\nthree\n' }],
+    statuses: ['updated'],
+    files: { 'crlf.txt': file('one\r\ntwo\r\nthree\r\n') },
+  },
   { label: 'patch', ops: [{ operation: 'patch', path: 'twenty.txt', diff: twoHunkDiff() }], statuses: ['updated'], files: { 'twenty.txt': file(PATCHED_20) } },
   {
     label: 'patch creates a file',
@@ -529,10 +535,10 @@ const ERROR_CASES: ErrorCase[] = [
     message: /^old_content was not found in twenty\.txt \(0 matches\); closest: line \d+: "line \d+"/,
   },
   {
-    label: 'edit: 0 matches, LF sent for a CRLF file',
-    op: { operation: 'edit', path: 'crlf.txt', old_content: 'first\nsecond', content: 'CHANGED' },
+    label: 'edit: 0 matches, mixed line endings sent for a CRLF file',
+    op: { operation: 'edit', path: 'crlf.txt', old_content: 'first\r\nsecond\n', content: 'CHANGED' },
     code: 'EDIT_NO_MATCH',
-    message: 'old_content was not found in crlf.txt (0 matches); closest: line 1 (differs in line-endings): "first"',
+    message: 'old_content was not found in crlf.txt (0 matches); closest: line 1 (differs in whitespace): "first"',
   },
   {
     label: 'edit: 0 matches, nothing alike',

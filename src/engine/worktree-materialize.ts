@@ -84,6 +84,7 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
   const { files } = walkView(ws, draftName, '');
   const known = IndexView.read(fs, `${ws.repo.layout.gitdir}/index`);
   const trustExec = ws.repo.config.getBool('core.filemode') ?? true;
+  const form = ws.worktreeForm();
 
   fs.mkdirSync(dir, { recursive: true });
   const writer = new WorktreeWriter(ws.ctx, dir);
@@ -109,7 +110,9 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
     if (f.source === 'draft' && tipTree) {
       const k = lookupPath(ws.repo.objects, tipTree, f.path);
       if (k.kind !== 'file' || k.mode === MODE.gitlink) continue;
-      const content = ws.repo.objects.readBlob(k.oid);
+      const blob = ws.repo.objects.readBlob(k.oid);
+      // As `git checkout` would write it (the main working tree's attributes decide).
+      const content = form && k.mode !== MODE.symlink ? form.toWorktree(f.path, blob) : blob;
       writer.commit(writer.stage(f.path, k.mode, content));
       manifest.set(f.path, statEntry(fs.lstatSync(target) as Stats, k.oid, k.mode));
       bytes += content.length;

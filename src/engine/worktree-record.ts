@@ -89,6 +89,7 @@ interface Found {
 export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Manifest, paths?: readonly string[]): { ops: FileOperation[]; changes: WorktreeChange[]; seen: Map<string, Stats | null>; found: Map<string, Found> } {
   const rules = ignoreRulesFor(ws, rec.dir);
   const trustExec = trustsExecBit(ws);
+  const form = ws.worktreeForm();
   const candidates = new Set<string>();
   if (paths) {
     for (const p of paths) if (p !== MARKER && !isEditorTemp(p) && pathProblem(p) === undefined) candidates.add(p);
@@ -114,7 +115,9 @@ export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Ma
     if (had && unchangedSince(had, st, trustExec)) continue;
     const content = st.isSymbolicLink() ? (ws.ctx.fs.readlinkSync(`${rec.dir}/${path}`, { encoding: 'buffer' }) as Buffer) : (ws.ctx.fs.readFileSync(`${rec.dir}/${path}`) as Buffer);
     const mode = modeOfStat(st, trustExec, had?.mode);
-    const f: Found = { path, st, mode, content, oid: blobOid(content) };
+    // Compared and paired as blobs (clean form); the content stays as the file holds it, for the batch to clean.
+    const blob = st.isSymbolicLink() || !form ? content : form.toBlob(path, content);
+    const f: Found = { path, st, mode, content, oid: blobOid(blob) };
     if (had && had.oid === f.oid && had.mode === mode) continue; // touched, not changed
     if (had) written.push(f);
     else added.set(path, f);

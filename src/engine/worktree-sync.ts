@@ -59,21 +59,26 @@ export function untouched(ws: Workspace, dir: string, path: string, entry: Manif
   return currentOid(ws, dir, path, state.st) === entry.oid;
 }
 
+/** The blob git would store for the file at `path` of `dir` (its clean form, by the main working tree's attributes). */
 function currentOid(ws: Workspace, dir: string, path: string, st: Stats): Oid {
   const full = `${dir}/${path}`;
-  return st.isSymbolicLink() ? blobOid(ws.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer) : blobOid(ws.ctx.fs.readFileSync(full) as Buffer);
+  if (st.isSymbolicLink()) return blobOid(ws.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer);
+  const raw = ws.ctx.fs.readFileSync(full) as Buffer;
+  const form = ws.worktreeForm(false);
+  return blobOid(form ? form.toBlob(path, raw) : raw);
 }
 
-/** The view of `path` at a draft tip: the draft's file when it owns the path, else the working tree's. */
+/** The view of `path` at a draft tip: the draft's file when it owns the path, else the working tree's; content in working-tree form. */
 function viewAt(ws: Workspace, draft: Draft | undefined, path: string): { entry: FileEntry | null; content: () => Buffer } {
   if (draft && draft.bases.has(path)) {
     const k = lookupPath(ws.repo.objects, ws.repo.objects.readCommit(draft.tip).tree, path);
     if (k.kind !== 'file' || k.mode === MODE.gitlink) return { entry: null, content: () => Buffer.alloc(0) };
-    return { entry: { mode: k.mode, oid: k.oid }, content: () => ws.repo.objects.readBlob(k.oid) };
+    const form = k.mode === MODE.symlink ? undefined : ws.worktreeForm(false);
+    return { entry: { mode: k.mode, oid: k.oid }, content: () => (form ? form.toWorktree(path, ws.repo.objects.readBlob(k.oid)) : ws.repo.objects.readBlob(k.oid)) };
   }
   const l = ws.lower(draft?.meta.root ?? '').read(path);
   if (l.kind !== 'file' || l.mode === MODE.gitlink) return { entry: null, content: () => Buffer.alloc(0) };
-  return { entry: { mode: l.mode, oid: l.oid }, content: l.content };
+  return { entry: { mode: l.mode, oid: l.oid }, content: l.worktree ?? l.content };
 }
 
 /** Paths whose view may differ between the worktree's tip and the draft's. */
