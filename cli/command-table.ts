@@ -101,7 +101,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'ls [dir]',
     describe: "list a directory of the draft's view",
-    builder: (y) => y.positional('dir', { type: 'string', default: '' }),
+    builder: (y) => y.positional('dir', { type: 'string', default: '.', describe: 'relative to the current directory; :/ is the repository root' }),
     load: () => import('./commands/view.js').then((m) => m.ls),
   },
   {

@@ -6,6 +6,7 @@ import { commandWords } from './command-words.js';
 import { EXIT, exitStatusFor } from './exit-status.js';
 import type { CliIO } from './io.js';
 import { Output } from './output.js';
+import { repoPath } from './repo-path.js';
 
 /** Everything a command handler gets. */
 export interface CommandContext {
@@ -16,6 +17,8 @@ export interface CommandContext {
   dir: string;
   /** Open the repository (lazily: `--help` never touches the disk). */
   open(): Promise<Shadow>;
+  /** The repository path that a path typed on the command line (relative to `dir`, as git's pathspecs are) names. */
+  repoPath(arg: string): Promise<string>;
   draft: string | undefined;
   actor: string | undefined;
   /** The materialized worktree the command runs inside (found by its marker), if any. */
@@ -126,6 +129,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
           if (orphans.length > 0) out.note(`${orphans.length} write session${orphans.length === 1 ? '' : 's'} left by an earlier run: resume, finalize or drop ${orphans.length === 1 ? 'it' : 'them'} with \`shadow session recover\``);
         }
         return opened;
+      },
+      repoPath: async (arg) => {
+        const { gitdir, commondir, worktree } = (await ctx.open()).layout;
+        return repoPath(arg, { cwd: dir, top: inWorktree?.root ?? worktree, gitDirs: [gitdir, commondir] });
       },
     };
     const handler = await spec.load();

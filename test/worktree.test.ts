@@ -963,7 +963,7 @@ Cmd('add, list, record, sync, remove: exit statuses and JSON; commands run insid
   assert.is(rec.status, 0, rec.stderr);
   assert.is(rec.json.batch.batch, 1);
   assert.is(batches(repo, 'feat')[0]!.subject, 'from inside');
-  const cat = cli(repo, ['cat', 'a.txt'], { cwd: join(wt, 'src') });
+  const cat = cli(repo, ['cat', '../a.txt'], { cwd: join(wt, 'src') });
   assert.is(cat.status, 0, cat.stderr);
   assert.is(cat.stdout, 'edited in the worktree\n');
   const write = cli(repo, ['edit', 'c.txt', '--old', 'charlie', '--new', 'CHARLIE'], { cwd: wt });

@@ -45,8 +45,9 @@ export async function batch(ctx: CommandContext): Promise<number> {
 /** `shadow write <path>` (content from stdin) */
 export async function write(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
+  // The path first: a path refused must not wait for stdin to end.
+  const path = await ctx.repoPath(String(ctx.argv.path));
   const bytes = await readAll(ctx.io.stdin);
-  const path = String(ctx.argv.path);
   const content = ctx.argv.base64 ? new Uint8Array(bytes) : bytes.toString('utf8');
   const mode = ctx.argv.mode as '100644' | '100755' | undefined;
   return report(ctx, await sh.write(path, content, { draft: ctx.draft, actor: ctx.actor, mode, intent: ctx.argv.intent as string | undefined }));
@@ -55,19 +56,23 @@ export async function write(ctx: CommandContext): Promise<number> {
 /** `shadow edit <path> --old <s> --new <s>` */
 export async function edit(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const r = await sh.edit(String(ctx.argv.path), String(ctx.argv.old), String(ctx.argv.new), { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined });
+  const path = await ctx.repoPath(String(ctx.argv.path));
+  const r = await sh.edit(path, String(ctx.argv.old), String(ctx.argv.new), { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined });
   return report(ctx, r);
 }
 
 /** `shadow rm <path…>` */
 export async function rm(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const paths = (ctx.argv.paths as unknown[]).map(String);
+  const paths: string[] = [];
+  for (const p of ctx.argv.paths as unknown[]) paths.push(await ctx.repoPath(String(p)));
   return report(ctx, await sh.remove(paths, { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }));
 }
 
 /** `shadow mv <from> <to>` */
 export async function mv(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  return report(ctx, await sh.move(String(ctx.argv.from), String(ctx.argv.to), { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }));
+  const from = await ctx.repoPath(String(ctx.argv.from));
+  const to = await ctx.repoPath(String(ctx.argv.to));
+  return report(ctx, await sh.move(from, to, { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }));
 }

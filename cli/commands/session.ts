@@ -17,17 +17,18 @@ function describeFinalize(r: FinalizeResult): string {
 /** `shadow session begin --target <path> --op create|overwrite|append [--intent …] [--binary]` */
 export async function begin(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
+  const target = await ctx.repoPath(String(ctx.argv.target));
   const r = await sh.sessions.begin(
     {
       intent: String(ctx.argv.intent ?? ''),
-      target_file: String(ctx.argv.target),
+      target_file: target,
       operation: ctx.argv.op as 'create' | 'overwrite' | 'append',
       draft: ctx.draft,
       binary: ctx.argv.binary === true,
     },
     { actor: ctx.actor },
   );
-  ctx.out.result(r, () => `session ${r.session_id} awaits content for ${String(ctx.argv.target)}\n${r.instructions}\nfeed it: shadow session feed ${r.session_id} < file`);
+  ctx.out.result(r, () => `session ${r.session_id} awaits content for ${target}\n${r.instructions}\nfeed it: shadow session feed ${r.session_id} < file`);
 }
 
 /**

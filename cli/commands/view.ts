@@ -4,7 +4,7 @@ import type { CommandContext } from '../run.js';
 /** `shadow cat <path>`: the bytes as the view shows them (JSON: utf8 text or base64). */
 export async function cat(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const f = await sh.cat(String(ctx.argv.path), { draft: ctx.draft });
+  const f = await sh.cat(await ctx.repoPath(String(ctx.argv.path)), { draft: ctx.draft });
   if (ctx.out.json) {
     let text: string | undefined;
     try {
@@ -22,7 +22,7 @@ export async function cat(ctx: CommandContext): Promise<void> {
 /** `shadow ls [dir]` */
 export async function ls(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const dir = String(ctx.argv.dir ?? '');
+  const dir = await ctx.repoPath(String(ctx.argv.dir ?? '.'));
   const entries = await sh.ls(dir, { draft: ctx.draft });
   ctx.out.result({ dir, entries }, () =>
     entries.map((e) => `${e.source === 'draft' ? '*' : ' '} ${pad(e.type, 9)} ${e.name}${e.type === 'dir' ? '/' : ''}`).join('\n'),
