@@ -1,7 +1,7 @@
 import type { BatchResult } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
-import { readAll, readInputText } from '../read-input.js';
+import { readAll, readInputBytes } from '../read-input.js';
 import type { CommandContext } from '../run.js';
 
 function describeResult(r: BatchResult): string {
@@ -35,11 +35,11 @@ function report(ctx: CommandContext, r: BatchResult): number {
   return EXIT.ok;
 }
 
-/** `shadow batch <file|->` */
+/** `shadow batch <file|->`: the bytes go to the library, which refuses any that are not UTF-8. */
 export async function batch(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const text = await readInputText(String(ctx.argv.file), ctx.dir, ctx.io.stdin);
-  return report(ctx, await sh.batchText(text, { draft: ctx.draft, actor: ctx.actor }));
+  const bytes = await readInputBytes(String(ctx.argv.file), ctx.dir, ctx.io.stdin);
+  return report(ctx, await sh.batchText(bytes, { draft: ctx.draft, actor: ctx.actor }));
 }
 
 /** `shadow write <path>` (content from stdin) */
