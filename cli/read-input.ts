@@ -27,6 +27,46 @@ export async function readAll(stream: Readable, limit = MAX_INPUT_BYTES): Promis
   return Buffer.concat(chunks);
 }
 
+/**
+ * Read a stream up to `limit` bytes and stop there: the caller refuses what
+ * is longer (with its own error) without waiting for the rest, which may
+ * never end (`shadow write f < /dev/urandom`).
+ */
+export async function readUpTo(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    chunks.push(size + b.length > limit ? b.subarray(0, limit - size) : b);
+    size = Math.min(limit, size + b.length);
+    if (size >= limit) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Read base64 text from a stream until it holds more base64 characters than
+ * `maxBytes` bytes need (line breaks and spaces do not count, as the decoder
+ * skips them), and stop there, the way readUpTo stops: what comes back is
+ * then too large for the library to accept.
+ */
+export async function readBase64UpTo(stream: Readable, maxBytes: number): Promise<Buffer> {
+  const enough = Math.ceil(maxBytes / 3) * 4 + 8;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let significant = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    // Only a stream of nearly nothing but blanks gets here; cut, it would decode to a shorter file.
+    if (size > MAX_INPUT_BYTES) throw inputTooLarge(MAX_INPUT_BYTES);
+    chunks.push(b);
+    for (const byte of b) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) significant++;
+    if (significant > enough) break;
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Read `file` (`-` for stdin) as bytes. */
 export async function readInputBytes(file: string, cwd: string, stdin: Readable): Promise<Buffer> {
   // yargs hands a lone "-" over as an empty string.

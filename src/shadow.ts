@@ -171,11 +171,20 @@ export class Shadow {
     return this.batch(input, options);
   }
 
-  /** @example await sh.write('notes.md', '# notes\n') */
-  write(path: string, content: string | Uint8Array, options: BatchCallOptions & { mode?: FileMode; intent?: string } = {}): Promise<BatchResult> {
+  /**
+   * Write a file: a string is UTF-8 text (or base64 with `encoding:
+   * 'base64'`), a Uint8Array is stored byte for byte.
+   *
+   * @example await sh.write('notes.md', '# notes\n')
+   */
+  write(
+    path: string,
+    content: string | Uint8Array,
+    options: BatchCallOptions & { mode?: FileMode; intent?: string; encoding?: 'utf8' | 'base64' } = {},
+  ): Promise<BatchResult> {
     const op: FileOperation =
       typeof content === 'string'
-        ? { operation: 'write', path, content }
+        ? { operation: 'write', path, content, ...(options.encoding ? { encoding: options.encoding } : {}) }
         : { operation: 'write', path, content: Buffer.from(content).toString('base64'), encoding: 'base64' };
     if (options.mode) op.mode = options.mode;
     return this.batch({ intent: options.intent ?? `write ${path}`, operations: [op] }, options);

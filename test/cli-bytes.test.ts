@@ -1,16 +1,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openShadow, startServer } from '../src/index.js';
 import { DiskRepo, type CliResult } from './helpers/disk-repo.js';
+import { prng } from './helpers/prng.js';
 import { Api } from './helpers/session-http.js';
 
 /**
- * Bytes stay bytes: batch JSON that is not UTF-8 is refused where it
- * breaks, never decoded into U+FFFD. Native git is the oracle for every
- * stored blob.
+ * Bytes stay bytes: `shadow write` stores stdin as it came, and batch JSON
+ * that is not UTF-8 is refused where it breaks, never decoded into U+FFFD.
+ * Native git is the oracle for every stored blob.
  */
 
 const DRAFT = 'refs/shadow/drafts/default';
@@ -33,6 +34,8 @@ function gitBytes(repo: DiskRepo, args: string[], input?: Buffer): Buffer {
   return r.stdout;
 }
 
+const hashObject = (repo: DiskRepo, bytes: Buffer): string => gitBytes(repo, ['hash-object', '--stdin'], bytes).toString().trim();
+
 function ok(r: CliResult, what: string): any {
   assert.is(r.status, 0, `${what}: exit ${r.status}\n${r.stdout}${r.stderr}`);
   return r.stdout.trimStart().startsWith('{') ? r.json() : undefined;
@@ -51,6 +54,88 @@ function fails(r: CliResult, code: string, what: string): any {
 function refState(repo: DiskRepo): string {
   return repo.git('for-each-ref', '--format=%(refname) %(objectname)') + (repo.gitResult('reflog', 'show', DRAFT).stdout ?? '');
 }
+
+/** base64 as base64(1) prints it: 76 columns, a final newline. */
+function wrapped(bytes: Buffer): string {
+  return `${bytes.toString('base64').replace(/.{76}/g, '$&\n').replace(/\n$/, '')}\n`;
+}
+
+function randomBytes(n: number, seed: number): Buffer {
+  const rnd = prng(seed);
+  const b = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) b[i] = Math.floor(rnd() * 256);
+  return b;
+}
+
+const ALL_BYTES = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
+const INVALID_UTF8 = Buffer.from([0xff, 0xfe, 0x00, 0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0x80, 0x80, 0x80, 0x41, 0xe2, 0x82]);
+
+// ---------------------------------------------------------------- shadow write
+
+const Write = suite<Ctx>('cli: shadow write stores stdin byte for byte');
+Write.before.each(fresh);
+Write.after.each(teardown);
+
+Write('every byte value, NUL, invalid UTF-8, random bytes, CR: the blob is what git hash-object makes of the same bytes, and apply writes them', ({ repo }) => {
+  const inputs: Record<string, Buffer> = {
+    'all-bytes.bin': ALL_BYTES,
+    'invalid-utf8.bin': INVALID_UTF8,
+    'nul.bin': Buffer.from([0, 0, 0]),
+    'random.bin': randomBytes(200_000, 42),
+    'crlf.txt': Buffer.from('a\r\nb\rc\n\xe9 latin-1\n', 'latin1'),
+    'empty.txt': Buffer.alloc(0),
+  };
+  for (const [path, bytes] of Object.entries(inputs)) {
+    ok(repo.shadow(['write', path, '--json'], { input: bytes }), `write ${path}`);
+    assert.is(repo.git('rev-parse', `${DRAFT}:${path}`).trim(), hashObject(repo, bytes), `${path}: the blob id`);
+    assert.ok(gitBytes(repo, ['cat-file', 'blob', `${DRAFT}:${path}`]).equals(bytes), `${path}: the blob's bytes`);
+  }
+  ok(repo.shadow(['apply', '--json']), 'apply');
+  for (const [path, bytes] of Object.entries(inputs)) assert.ok(readFileSync(repo.path(path)).equals(bytes), `${path}: the working tree after apply`);
+});
+
+Write('--base64 takes base64 text (wrapped or not) and stores the bytes it stands for; cat --json gives the same base64 back', ({ repo }) => {
+  const bytes = Buffer.concat([ALL_BYTES, INVALID_UTF8, randomBytes(3000, 7)]);
+  const w = ok(repo.shadow(['write', 'img.bin', '--base64', '--json'], { input: wrapped(bytes) }), 'write --base64');
+  assert.is(w.results[0].status, 'created');
+  assert.is(repo.git('rev-parse', `${DRAFT}:img.bin`).trim(), hashObject(repo, bytes));
+  const cat = ok(repo.shadow(['cat', 'img.bin', '--json']), 'cat');
+  assert.equal([cat.encoding, cat.content], ['base64', bytes.toString('base64')]);
+
+  ok(repo.shadow(['write', 'hi.txt', '--base64'], { input: 'aGkK' }), 'unwrapped, no newline');
+  assert.ok(gitBytes(repo, ['cat-file', 'blob', `${DRAFT}:hi.txt`]).equals(Buffer.from('hi\n')));
+});
+
+Write('--base64 with text that is not base64 (raw bytes included) is INVALID_BASE64 and moves nothing', ({ repo }) => {
+  ok(repo.shadow(['write', 'seed.txt'], { input: 'seed\n' }), 'seed the draft');
+  const before = refState(repo);
+  for (const input of [Buffer.from('aGk!\n'), Buffer.from([0x00, 0xff, 0x0a])]) {
+    const e = fails(repo.shadow(['write', 'x.bin', '--base64', '--json'], { input }), 'INVALID_BASE64', `--base64 of ${input.toString('hex')}`);
+    assert.match(e.message, /not valid base64/);
+    assert.is(refState(repo), before, 'no ref moved');
+  }
+});
+
+Write('shadow.maxContentBytes holds for raw stdin and for --base64, where line breaks do not count against it', ({ repo }) => {
+  repo.git('config', 'shadow.maxContentBytes', '3000');
+  const atLimit = randomBytes(3000, 1);
+  ok(repo.shadow(['write', 'raw.bin'], { input: atLimit }), 'raw, exactly the limit');
+  ok(repo.shadow(['write', 'b64.bin', '--base64'], { input: wrapped(atLimit) }), '--base64 wrapped at 76, exactly the limit');
+  assert.is(repo.git('rev-parse', `${DRAFT}:b64.bin`).trim(), hashObject(repo, atLimit));
+  const before = refState(repo);
+  const over = randomBytes(3001, 2);
+  for (const [what, args, input] of [
+    ['raw, one byte over', ['write', 'o.bin'], over],
+    ['raw, far over', ['write', 'o.bin'], randomBytes(4 * 1024 * 1024, 3)],
+    ['--base64, one byte over', ['write', 'o.bin', '--base64'], Buffer.from(wrapped(over))],
+  ] as const) {
+    const e = fails(repo.shadow([...args, '--json'], { input }), 'CONTENT_TOO_LARGE', what);
+    assert.match(e.message, /Content exceeds 3000 bytes limit$/, what);
+    assert.is(refState(repo), before, `${what}: no ref moved`);
+  }
+});
+
+Write.run();
 
 // ---------------------------------------------------------------- batch JSON
 
