@@ -39,7 +39,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         y
           .positional('path', { type: 'string' })
           .option('mode', { type: 'string', choices: ['100644', '100755'], describe: 'file mode' })
-          .option('base64', { type: 'boolean', describe: 'stdin is binary: store it byte for byte' }),
+          .option('base64', { type: 'boolean', describe: 'stdin is base64 text, decoded before it is stored (without it, stdin is stored byte for byte)' }),
       ),
     load: () => import('./commands/batch.js').then((m) => m.write),
   },

@@ -2,9 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ShadowError } from '../src/index.js';
+import { decodeJsonBytes } from '../src/schema.js';
 
 /** The most a batch document may weigh (its contents are limited one by one too). */
 export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
+
+function inputTooLarge(limit: number): ShadowError {
+  return new ShadowError('CONTENT_TOO_LARGE', `the input exceeds ${Math.floor(limit / 1024 / 1024)}MB`, {
+    hint: 'split it into several batches',
+    data: { limit },
+  });
+}
 
 /** Read all of a stream, refusing more than `limit` bytes. */
 export async function readAll(stream: Readable, limit = MAX_INPUT_BYTES): Promise<Buffer> {
@@ -13,27 +21,67 @@ export async function readAll(stream: Readable, limit = MAX_INPUT_BYTES): Promis
   for await (const chunk of stream) {
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += b.length;
-    if (size > limit) {
-      throw new ShadowError('CONTENT_TOO_LARGE', `the input exceeds ${Math.floor(limit / 1024 / 1024)}MB`, {
-        hint: 'split it into several batches',
-        data: { limit },
-      });
-    }
+    if (size > limit) throw inputTooLarge(limit);
     chunks.push(b);
   }
   return Buffer.concat(chunks);
 }
 
-/** Read `file` (`-` for stdin) as UTF-8. */
-export async function readInputText(file: string, cwd: string, stdin: Readable): Promise<string> {
+/**
+ * Read a stream up to `limit` bytes and stop there: the caller refuses what
+ * is longer (with its own error) without waiting for the rest, which may
+ * never end (`shadow write f < /dev/urandom`).
+ */
+export async function readUpTo(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    chunks.push(size + b.length > limit ? b.subarray(0, limit - size) : b);
+    size = Math.min(limit, size + b.length);
+    if (size >= limit) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Read base64 text from a stream until it holds more base64 characters than
+ * `maxBytes` bytes need (line breaks and spaces do not count, as the decoder
+ * skips them), and stop there, the way readUpTo stops: what comes back is
+ * then too large for the library to accept.
+ */
+export async function readBase64UpTo(stream: Readable, maxBytes: number): Promise<Buffer> {
+  const enough = Math.ceil(maxBytes / 3) * 4 + 8;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let significant = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    // Only a stream of nearly nothing but blanks gets here; cut, it would decode to a shorter file.
+    if (size > MAX_INPUT_BYTES) throw inputTooLarge(MAX_INPUT_BYTES);
+    chunks.push(b);
+    for (const byte of b) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) significant++;
+    if (significant > enough) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Read `file` (`-` for stdin) as bytes. */
+export async function readInputBytes(file: string, cwd: string, stdin: Readable): Promise<Buffer> {
   // yargs hands a lone "-" over as an empty string.
-  if (file === '-' || file === '') return (await readAll(stdin)).toString('utf8');
+  if (file === '-' || file === '') return readAll(stdin);
   try {
-    return await readFile(resolve(cwd, file), 'utf8');
+    return await readFile(resolve(cwd, file));
   } catch (e) {
     throw new ShadowError('NOT_FOUND', `cannot read ${file}: ${(e as Error).message}`, {
       hint: 'give a readable file, or - to read the batch from stdin',
       data: { file },
     });
   }
+}
+
+/** Read `file` (`-` for stdin) as UTF-8 JSON text: INVALID_JSON, with the byte offset, when it is not UTF-8. */
+export async function readInputText(file: string, cwd: string, stdin: Readable, what: string): Promise<string> {
+  return decodeJsonBytes(await readInputBytes(file, cwd, stdin), what);
 }

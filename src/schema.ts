@@ -3,6 +3,7 @@ import { ShadowError } from './errors.js';
 import { diagnoseJson } from './core/json-diagnose.js';
 import { OPERATION_NAMES, type BatchInput } from './core/ops.js';
 import { pathProblem } from './core/path-rules.js';
+import { invalidUtf8At } from './core/utf8.js';
 
 /**
  * The schemas of everything that crosses shadow's boundary, and the
@@ -141,19 +142,60 @@ export function validate<T>(schema: z.ZodMiniType<T>, input: unknown, code: 'INV
   });
 }
 
-/** Parse batch JSON text; INVALID_JSON says where and whether it was cut off. */
-export function parseJsonText(text: string, what = 'batch'): unknown {
+const BOM = '\uFEFF';
+// ignoreBOM keeps a leading BOM in the text, so positions in it count from the document's first byte.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Decode a JSON document's bytes as UTF-8, refusing what is not: a lenient
+ * decode would turn a path byte `\xff` into U+FFFD and write a file nobody
+ * asked for. INVALID_JSON names the byte offset of the first byte that does
+ * not decode (`data.offset`).
+ *
+ * @example
+ * decodeJsonBytes(await readFile('batch.json'))
+ */
+export function decodeJsonBytes(bytes: Uint8Array, what = 'batch'): string {
+  const offset = invalidUtf8At(bytes);
+  if (offset === -1) return strictUtf8.decode(bytes);
+  const before = strictUtf8.decode(bytes.subarray(0, offset));
+  const line = before.split('\n').length;
+  // The valid text before the bad byte reads as a document cut off there, which says which field held it.
+  const cut = before.trim() === '' ? undefined : diagnoseJson(before.startsWith(BOM) ? before.slice(1) : before);
+  const inside = cut?.truncated ? cut.inside : undefined;
+  const byte = bytes[offset]!;
+  throw new ShadowError(
+    'INVALID_JSON',
+    `the ${what} JSON is not valid UTF-8: byte 0x${byte.toString(16).padStart(2, '0')} at byte offset ${offset} (line ${line}${inside ? `, inside ${inside}` : ''}) does not decode`,
+    {
+      hint: `send the ${what} as UTF-8 text; file content that is not text goes in a write op with "encoding": "base64"`,
+      data: { offset, byte, line, ...(inside ? { inside } : {}) },
+    },
+  );
+}
+
+/**
+ * Parse batch JSON, given as text or as UTF-8 bytes; INVALID_JSON says where
+ * and whether it was cut off. A leading byte order mark is skipped, as git
+ * and most JSON tools skip it; positions still count it.
+ */
+export function parseJsonText(input: string | Uint8Array, what = 'batch'): unknown {
+  const text = typeof input === 'string' ? input : decodeJsonBytes(input, what);
+  const skip = text.startsWith(BOM) ? 1 : 0;
+  const body = skip ? text.slice(1) : text;
   try {
-    return JSON.parse(text);
+    return JSON.parse(body);
   } catch {
-    const d = diagnoseJson(text);
-    const at = `at character ${d.position} (line ${d.line}, column ${d.column})`;
+    const d = diagnoseJson(body);
+    const position = d.position + skip;
+    const column = d.line === 1 ? d.column + skip : d.column;
+    const at = `at character ${position} (line ${d.line}, column ${column})`;
     const message = d.truncated
       ? `the ${what} JSON is cut off ${at}: ${d.reason}; it was probably truncated in transit`
       : `the ${what} JSON is malformed ${at}: ${d.reason}`;
     throw new ShadowError('INVALID_JSON', message, {
       hint: d.truncated ? `resend the whole ${what}; large file contents are safer in smaller batches` : `send one valid JSON document`,
-      data: { position: d.position, line: d.line, column: d.column, truncated: d.truncated, inside: d.inside },
+      data: { position, line: d.line, column, truncated: d.truncated, inside: d.inside },
     });
   }
 }

@@ -112,13 +112,14 @@ export class Shadow {
   }
 
   /**
-   * Parse batch JSON text. INVALID_JSON (with the position, and whether the
-   * text was cut off) or INVALID_BATCH (every problem listed).
+   * Parse batch JSON, as text or UTF-8 bytes. INVALID_JSON (with the
+   * position, and whether the text was cut off; for bytes that are not
+   * UTF-8, the byte offset) or INVALID_BATCH (every problem listed).
    *
    * @example
    * const input = sh.parseBatch('{"operations":[{"operation":"delete","path":"old.txt"}]}');
    */
-  parseBatch(text: string): BatchInput {
+  parseBatch(text: string | Uint8Array): BatchInput {
     return validateBatch(parseJsonText(text));
   }
 
@@ -149,14 +150,16 @@ export class Shadow {
   }
 
   /**
-   * Apply a batch given as JSON text. Text that is not JSON (a tool call cut
-   * off mid-string, say) returns `success: false` with INVALID_JSON, its
-   * position and whether it was truncated.
+   * Apply a batch given as JSON text, or as its bytes. Text that is not
+   * JSON (a tool call cut off mid-string, say) returns `success: false` with
+   * INVALID_JSON, its position and whether it was truncated; so do bytes
+   * that are not UTF-8, with the offset of the first bad byte (nothing is
+   * ever decoded into U+FFFD).
    *
    * @example
-   * const r = await sh.batchText(await readFile('batch.json', 'utf8'));
+   * const r = await sh.batchText(await readFile('batch.json'));
    */
-  async batchText(text: string, options: BatchCallOptions = {}): Promise<BatchResult> {
+  async batchText(text: string | Uint8Array, options: BatchCallOptions = {}): Promise<BatchResult> {
     const draft = this.draftName(options);
     let input: unknown;
     try {
@@ -168,11 +171,20 @@ export class Shadow {
     return this.batch(input, options);
   }
 
-  /** @example await sh.write('notes.md', '# notes\n') */
-  write(path: string, content: string | Uint8Array, options: BatchCallOptions & { mode?: FileMode; intent?: string } = {}): Promise<BatchResult> {
+  /**
+   * Write a file: a string is UTF-8 text (or base64 with `encoding:
+   * 'base64'`), a Uint8Array is stored byte for byte.
+   *
+   * @example await sh.write('notes.md', '# notes\n')
+   */
+  write(
+    path: string,
+    content: string | Uint8Array,
+    options: BatchCallOptions & { mode?: FileMode; intent?: string; encoding?: 'utf8' | 'base64' } = {},
+  ): Promise<BatchResult> {
     const op: FileOperation =
       typeof content === 'string'
-        ? { operation: 'write', path, content }
+        ? { operation: 'write', path, content, ...(options.encoding ? { encoding: options.encoding } : {}) }
         : { operation: 'write', path, content: Buffer.from(content).toString('base64'), encoding: 'base64' };
     if (options.mode) op.mode = options.mode;
     return this.batch({ intent: options.intent ?? `write ${path}`, operations: [op] }, options);

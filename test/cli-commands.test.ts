@@ -292,7 +292,7 @@ Batches('write (stdin), edit, rm and mv: one batch each, in text and --json', ({
   assert.is(repo.git('show', `${DRAFT}:docs/guide.md`), '# Guide\n');
   assert.is(repo.git('log', '-1', '--format=%s', DRAFT).trim(), 'add the guide');
 
-  const w = ok(repo.shadow(['write', 'blob.bin', '--base64', '--json'], { input: Buffer.from([0, 0xff, 10, 13, 0x80]) }), 'write --base64');
+  const w = ok(repo.shadow(['write', 'blob.bin', '--base64', '--json'], { input: Buffer.from([0, 0xff, 10, 13, 0x80]).toString('base64') }), 'write --base64');
   assert.is(w.batch, 2);
   assert.is(repo.git('rev-parse', `${DRAFT}:blob.bin`).trim(), hashOf(repo, Buffer.from([0, 0xff, 10, 13, 0x80])));
 

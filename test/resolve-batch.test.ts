@@ -178,6 +178,13 @@ const OK_CASES: OkCase[] = [
     files: { link: file('plain') },
   },
   { label: 'write base64', ops: [{ operation: 'write', path: 'b.bin', content: 'aGk=\n', encoding: 'base64' }], statuses: ['created'], files: { 'b.bin': file('hi') } },
+  {
+    // base64(1) wraps at 76 columns: the line breaks must not count against the limit.
+    label: 'write base64 wrapped at 76 columns, exactly at the limit',
+    ops: [{ operation: 'write', path: 'full.txt', content: Buffer.alloc(MAX, 'x').toString('base64').replace(/.{76}/g, '$&\n'), encoding: 'base64' }],
+    statuses: ['created'],
+    files: { 'full.txt': file('x'.repeat(MAX)) },
+  },
   { label: 'write empty', ops: [{ operation: 'write', path: 'empty', content: '' }], statuses: ['created'], files: { empty: file('') } },
   {
     label: 'edit replaces the unique match',

@@ -1,7 +1,7 @@
 import type { BatchResult } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
-import { readAll, readInputText } from '../read-input.js';
+import { readBase64UpTo, readInputBytes, readUpTo } from '../read-input.js';
 import type { CommandContext } from '../run.js';
 
 function describeResult(r: BatchResult): string {
@@ -35,22 +35,32 @@ function report(ctx: CommandContext, r: BatchResult): number {
   return EXIT.ok;
 }
 
-/** `shadow batch <file|->` */
+/** `shadow batch <file|->`: the bytes go to the library, which refuses any that are not UTF-8. */
 export async function batch(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const text = await readInputText(String(ctx.argv.file), ctx.dir, ctx.io.stdin);
-  return report(ctx, await sh.batchText(text, { draft: ctx.draft, actor: ctx.actor }));
+  const bytes = await readInputBytes(String(ctx.argv.file), ctx.dir, ctx.io.stdin);
+  return report(ctx, await sh.batchText(bytes, { draft: ctx.draft, actor: ctx.actor }));
 }
 
-/** `shadow write <path>` (content from stdin) */
+/**
+ * `shadow write <path>`: stdin byte for byte, never decoded; `--base64` reads
+ * it as base64 text instead. One byte past what the limit allows is enough
+ * for the library to refuse it with its own CONTENT_TOO_LARGE, so reading
+ * stops there.
+ */
 export async function write(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   // The path first: a path refused must not wait for stdin to end.
   const path = await ctx.repoPath(String(ctx.argv.path));
-  const bytes = await readAll(ctx.io.stdin);
-  const content = ctx.argv.base64 ? new Uint8Array(bytes) : bytes.toString('utf8');
-  const mode = ctx.argv.mode as '100644' | '100755' | undefined;
-  return report(ctx, await sh.write(path, content, { draft: ctx.draft, actor: ctx.actor, mode, intent: ctx.argv.intent as string | undefined }));
+  const options = { draft: ctx.draft, actor: ctx.actor, mode: ctx.argv.mode as '100644' | '100755' | undefined, intent: ctx.argv.intent as string | undefined };
+  const max = sh.maxContentBytes;
+  if (ctx.argv.base64) {
+    const text = await readBase64UpTo(ctx.io.stdin, max);
+    // latin1: one character a byte, so a bad character's position is its byte's.
+    return report(ctx, await sh.write(path, text.toString('latin1'), { ...options, encoding: 'base64' }));
+  }
+  const bytes = await readUpTo(ctx.io.stdin, max + 1);
+  return report(ctx, await sh.write(path, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), options));
 }
 
 /** `shadow edit <path> --old <s> --new <s>` */

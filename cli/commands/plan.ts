@@ -89,7 +89,7 @@ function finish(ctx: CommandContext, out: PlanOutcome): number {
 export async function run(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const file = String(ctx.argv.plan);
-  const text = await readInputText(file, ctx.dir, ctx.io.stdin);
+  const text = await readInputText(file, ctx.dir, ctx.io.stdin, 'plan');
   const progress = reporter(ctx);
   const signals = stopOnSignals(ctx, progress.current);
   try {
@@ -111,7 +111,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 export async function resume(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const file = ctx.argv.plan as string | undefined;
-  const planText = file === undefined ? undefined : await readInputText(file, ctx.dir, ctx.io.stdin);
+  const planText = file === undefined ? undefined : await readInputText(file, ctx.dir, ctx.io.stdin, 'plan');
   const progress = reporter(ctx);
   const signals = stopOnSignals(ctx, progress.current);
   try {
