@@ -107,6 +107,12 @@ export class IndexView {
     return p === -1 ? undefined : this.modeAt(p);
   }
 
+  /** The id the index records for `path` (a blob, or a submodule's commit), whatever the working tree holds. */
+  idOf(path: string): Oid | undefined {
+    const p = this.find(path);
+    return p === -1 ? undefined : this.buf.toString('hex', p + 40, p + 60);
+  }
+
   private modeAt(p: number): string {
     return this.buf.readUInt32BE(p + 24).toString(8);
   }
