@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo, type CliResult } from './helpers/disk-repo.js';
@@ -159,6 +160,52 @@ Committed('other writes in the repository apply cleanly and leave the submodule 
   assert.is(repo.git('-C', 'lib', 'status', '--porcelain', '-uall'), '');
 });
 
+// ---------------------------------------------------------------- a draft made before submodules were refused
+
+const Older = suite<Ctx>('submodules: a draft that holds one is never published');
+Older.before.each((ctx) => {
+  ctx.repo = new DiskRepo({ 'README.md': 'Hello\n' });
+  addSubmodule(ctx.repo, 'lib');
+  ctx.repo.git('commit', '-q', '-m', 'add lib');
+});
+Older.after.each((ctx) => ctx.repo.cleanup());
+
+/**
+ * The draft as an older shadow left it: a batch commit, made with git's own
+ * plumbing, that replaces the gitlink with a blob or with a directory.
+ */
+function olderBatch(repo: DiskRepo, change: 'blob' | 'dir'): void {
+  ok(repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path: 'ok.txt', content: 'ok\n' }) }), 'first batch');
+  const env = { ...repo.env, GIT_INDEX_FILE: join(repo.root, 'older-index') };
+  const git = (args: string[], input?: string): string => {
+    const r = spawnSync('git', args, { cwd: repo.dir, env, input, encoding: 'utf8' });
+    assert.is(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  git(['read-tree', DRAFT]);
+  const blob = git(['hash-object', '-w', '--stdin'], 'x\n');
+  git(['update-index', '--force-remove', 'lib']);
+  git(['update-index', '--add', '--cacheinfo', `100644,${blob},${change === 'blob' ? 'lib' : 'lib/new.txt'}`]);
+  const commit = git(['commit-tree', git(['write-tree']), '-p', DRAFT, '-m', 'write lib\n\nShadow-Draft: default\nShadow-Batch: 2']);
+  repo.git('update-ref', DRAFT, commit);
+}
+
+for (const change of ['blob', 'dir'] as const) {
+  Older(`apply --dry-run and apply refuse a draft that replaced the gitlink with a ${change}, before any write`, ({ repo }) => {
+    olderBatch(repo, change);
+    const before = snapshot(repo);
+    for (const args of [['apply', '--dry-run', '--json'], ['apply', '--json'], ['apply', '--commit', '--json']]) {
+      const r = repo.shadow(args);
+      assert.is(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      const e = r.json().error;
+      assert.is(e.code, 'SUBMODULE_PATH', `${args.join(' ')}: ${e.message}`);
+      assert.is(e.data.submodule, 'lib');
+      assert.equal(snapshot(repo), before, `${args.join(' ')}: nothing written`);
+      assert.not.ok(repo.exists('ok.txt'), 'not even the other paths');
+    }
+  });
+}
+
 // ---------------------------------------------------------------- submodules git knows of before a commit
 
 const Uncommitted = suite<Ctx>('submodules: staged, nested, or only in the index');
@@ -236,5 +283,6 @@ Rule('names the outermost submodule at or above a path', () => {
 });
 
 Committed.run();
+Older.run();
 Uncommitted.run();
 Rule.run();

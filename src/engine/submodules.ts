@@ -1,7 +1,8 @@
 import { MODE, type Oid } from '../core/git-objects.js';
+import type { PublishEntry } from '../core/publish-set.js';
 import { submoduleOf, submodulePathError } from '../core/submodules.js';
 import { lookupPath } from '../core/tree-lookup.js';
-import type { ShadowError } from '../errors.js';
+import { ShadowError } from '../errors.js';
 import { statIfExists } from '../store/durable-file.js';
 import type { IndexView } from '../store/index-view.js';
 import { isNestedRepository } from '../store/nested-repo.js';
@@ -90,4 +91,25 @@ export class SubmoduleProbe {
     this.index = hasModules ? this.ws.gitIndex() : undefined;
     return this.index;
   }
+}
+
+/**
+ * SUBMODULE_PATH when a publish set holds a submodule: a gitlink entry, or
+ * a path at or below a submodule (a draft made before shadow refused them).
+ * Every such path is listed.
+ */
+export function submoduleInPublish(probe: SubmoduleProbe, entries: readonly PublishEntry[]): ShadowError | undefined {
+  const found: ShadowError[] = [];
+  for (const e of entries) {
+    const link = e.old?.mode === MODE.gitlink ? e.old : e.new?.mode === MODE.gitlink ? e.new : undefined;
+    const p = probe.problem(e.path, 'publish into') ?? (link && submodulePathError(e.path, e.path, link.oid, 'publish into'));
+    if (p) found.push(p);
+  }
+  if (found.length <= 1) return found[0];
+  const first = found[0]!;
+  const paths = found.map((f) => f.data!.path as string);
+  return new ShadowError('SUBMODULE_PATH', `${first.message}; and ${found.length - 1} more path${found.length === 2 ? '' : 's'} in submodules: ${paths.slice(1, 11).join(', ')}${paths.length > 11 ? ', …' : ''}`, {
+    hint: first.hint,
+    data: { ...first.data, paths },
+  });
 }
