@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'IGNORED_PATH'
   | 'SYMLINK_IN_PATH'
   | 'UNSUPPORTED_FILE_TYPE'
+  | 'SUBMODULE_PATH'
   // drafts, checkpoints, refs
   | 'DRAFT_NOT_FOUND'
   | 'DRAFT_EXISTS'

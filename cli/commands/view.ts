@@ -25,6 +25,11 @@ export async function ls(ctx: CommandContext): Promise<void> {
   const dir = await ctx.repoPath(String(ctx.argv.dir ?? '.'));
   const entries = await sh.ls(dir, { draft: ctx.draft });
   ctx.out.result({ dir, entries }, () =>
-    entries.map((e) => `${e.source === 'draft' ? '*' : ' '} ${pad(e.type, 9)} ${e.name}${e.type === 'dir' ? '/' : ''}`).join('\n'),
+    entries.map((e) => `${e.source === 'draft' ? '*' : ' '} ${pad(e.type, 9)} ${e.name}${e.type === 'dir' ? '/' : ''}${submoduleNote(e)}`).join('\n'),
   );
+}
+
+function submoduleNote(e: { type: string; commit?: string | null }): string {
+  if (e.type !== 'submodule') return '';
+  return e.commit ? ` @ ${e.commit}` : ' (nested repository, not tracked by git)';
 }

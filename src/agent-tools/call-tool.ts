@@ -110,11 +110,16 @@ type Handler = (conn: ToolConnection, args: Record<string, unknown>) => Promise<
 
 const ok = (value: unknown): ToolOutcome => ({ isError: false, text: typeof value === 'string' ? value : json(value) });
 
+/** Submodules are listed, never entered: say so, so that an agent does not try to write there. */
+function submoduleNote(e: { type: string; commit?: string | null }): string {
+  if (e.type !== 'submodule') return '';
+  return e.commit ? ` (submodule at ${e.commit.slice(0, 12)}; not writable)` : ' (nested git repository; not writable)';
+}
+
 const HANDLERS: Record<string, Handler> = {
   batch_write: async (c, a) => batchOutcome(await c.sh.batch(a, { draft: c.draft, actor: c.actor })),
   read_file: async (c, a) => {
     const f = await c.sh.cat(String(a.path), { draft: c.draft });
-    if (f.type === 'submodule') return ok(`${f.path} is a submodule at commit ${f.content.toString().trim()}`);
     if (f.type === 'symlink') return ok(`${f.path} is a symlink to ${f.content.toString()}`);
     if (looksBinary(f.content)) return ok(`${f.path} is a binary file of ${f.content.length} bytes (blob ${f.oid}); it is not shown`);
     return ok(numbered(f.path, f.source, f.content.toString('utf8'), a.start_line as number | undefined, a.end_line as number | undefined));
@@ -123,11 +128,11 @@ const HANDLERS: Record<string, Handler> = {
     const dir = (a.path as string | undefined) ?? '';
     if (a.recursive === true) {
       const r = await c.sh.files(dir, { draft: c.draft, limit: 5000 });
-      const list = r.files.map((f) => `${f.path}${f.type === 'symlink' ? ' -> (symlink)' : ''}${f.source === 'draft' ? '  *' : ''}`).join('\n');
+      const list = r.files.map((f) => `${f.path}${f.type === 'symlink' ? ' -> (symlink)' : ''}${submoduleNote(f)}${f.source === 'draft' ? '  *' : ''}`).join('\n');
       return ok(`${r.files.length} files${r.truncated ? ' (cut at 5,000; list a subdirectory)' : ''}; * marks what the draft changed\n${list}`);
     }
     const entries = await c.sh.ls(dir, { draft: c.draft });
-    return ok(entries.map((e) => `${e.name}${e.type === 'dir' ? '/' : ''}${e.source === 'draft' ? '  *' : ''}`).join('\n') || '(empty)');
+    return ok(entries.map((e) => `${e.name}${e.type === 'dir' ? '/' : ''}${submoduleNote(e)}${e.source === 'draft' ? '  *' : ''}`).join('\n') || '(empty)');
   },
   search: async (c, a) => {
     const r = await c.sh.search(String(a.pattern), {

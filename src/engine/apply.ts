@@ -10,6 +10,7 @@ import { draftStatusWord, requireDraft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
 import { readPolicy, reviewDraft, type Policy } from './review.js';
 import { guardPaths, runJournal, unwritableDirs, type Outcome, type PathConflict, type Progress } from './publish.js';
+import { SubmoduleProbe, submoduleInPublish } from './submodules.js';
 import type { Workspace } from './workspace.js';
 
 /** A path a publish changes, for people and machines. */
@@ -122,6 +123,10 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   const blobs = new Map<string, Buffer>();
   const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs);
   const entries = review.entries;
+  // A draft made before shadow refused submodule paths may still hold one: it is refused whole, dry run included.
+  const objects = ws.repo.objects;
+  const inSubmodule = submoduleInPublish(new SubmoduleProbe(ws, [objects.readCommit(draft.tip).tree, objects.readCommit(draft.meta.root).tree]), entries);
+  if (inSubmodule) throw inSubmodule;
   const conflicts = guardPaths(ws, entries, 'old');
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
   // A deny sticks: it fails fast, before anything else is looked at.

@@ -12,6 +12,7 @@ import { planCaptures } from './captures.js';
 import { checkWorktree, draftStatusWord, keepDraftMeta, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
 import { StagedObjects } from './staged-objects.js';
+import { SubmoduleProbe } from './submodules.js';
 import type { Workspace } from './workspace.js';
 
 /** The outcome of a batch: the batch tool's output shape, plus what shadow knows. */
@@ -211,8 +212,17 @@ function attemptBatch(
   const staged = new StagedObjects(repo.objects);
   const lower = ws.lower(draft.meta.root);
 
+  // 0. Submodules are their own repositories: no op reaches into one, and
+  // nothing inside one is read for a capture.
+  const submodules = new SubmoduleProbe(ws, [tipCommit.tree, repo.objects.readCommit(draft.meta.root).tree]);
+  const inSubmodule = new Map<string, ShadowError>();
+  for (const path of touched) {
+    const p = submodules.problem(path);
+    if (p) inSubmodule.set(path, p);
+  }
+
   // 1. First touches: record the lower layer's state where it differs.
-  const plan = planCaptures(touched, {
+  const plan = planCaptures(inSubmodule.size > 0 ? touched.filter((p) => !inSubmodule.has(p)) : touched, {
     reader: repo.objects,
     tipTree: tipCommit.tree,
     bases: draft.bases,
@@ -234,7 +244,7 @@ function attemptBatch(
   const resolution: Resolution = resolveBatch(staged, base, input.operations, { maxContentBytes: settings.maxContentBytes, patcher, forms: ws.worktreeForm(false) });
   const problems: Array<{ index: number; error: ShadowError }> = [];
   input.operations.forEach((op, index) => {
-    const pathProblem = opPaths(op).map((p) => plan.problems.get(p)).find((e) => e !== undefined);
+    const pathProblem = opPaths(op).map((p) => inSubmodule.get(p) ?? plan.problems.get(p)).find((e) => e !== undefined);
     if (pathProblem) problems.push({ index, error: pathProblem });
   });
   resolution.problems.forEach((p) => {

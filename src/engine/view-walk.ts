@@ -2,7 +2,7 @@ import { ShadowError } from '../errors.js';
 import { looksBinary } from '../core/content.js';
 import { nestedRepetitionAt } from '../core/regex-risk.js';
 import { loadDraft } from './drafts.js';
-import { listDirOf, readViewFile, type ViewEntry } from './view.js';
+import { listDirOf, readViewFile, viewSubmodules, type ViewEntry } from './view.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -15,6 +15,8 @@ export interface WalkedFile {
   path: string;
   type: ViewEntry['type'];
   source: ViewEntry['source'];
+  /** A submodule's commit (see ViewEntry); a walk lists a submodule and does not enter it. */
+  commit?: ViewEntry['commit'];
 }
 
 export interface WalkOptions {
@@ -30,17 +32,19 @@ export function walkView(ws: Workspace, draftName: string, dir: string, options:
   const ignore = options.ignored ? undefined : ws.ignoreRules();
   const limit = options.limit ?? Infinity;
   const files: WalkedFile[] = [];
+  const submodules = viewSubmodules(ws, draft, draft?.meta.root ?? ws.repo.refs.resolve('HEAD'));
   const visit = (d: string): boolean => {
-    for (const e of listDirOf(ws, draft, draftName, d)) {
+    for (const e of listDirOf(ws, draft, draftName, d, submodules)) {
       const path = d === '' ? e.name : `${d}/${e.name}`;
-      // What the draft wrote is shown whatever .gitignore says; the rest as git would.
-      if (e.source === 'lower' && ignore?.ignores(e.type === 'dir' ? `${path}/` : path)) continue;
+      // What the draft wrote is shown whatever .gitignore says; the rest as git would (a nested repository git does not track is a directory to it).
+      const asDir = e.type === 'dir' || (e.type === 'submodule' && e.commit === null);
+      if (e.source === 'lower' && ignore?.ignores(asDir ? `${path}/` : path)) continue;
       if (e.type === 'dir') {
         if (!visit(path)) return false;
         continue;
       }
       if (files.length >= limit) return false;
-      files.push({ path, type: e.type, source: e.source });
+      files.push(e.type === 'submodule' ? { path, type: e.type, source: e.source, commit: e.commit } : { path, type: e.type, source: e.source });
     }
     return true;
   };

@@ -3,6 +3,7 @@ import { MODE, type Oid } from '../core/git-objects.js';
 import { isInside, parentDirs } from '../core/path-rules.js';
 import { lookupPath } from '../core/tree-lookup.js';
 import { loadDraft, type Draft } from './drafts.js';
+import { SubmoduleProbe } from './submodules.js';
 import type { Workspace } from './workspace.js';
 
 /** A file as the draft's view shows it. */
@@ -10,7 +11,7 @@ export interface ViewFile {
   path: string;
   /** `draft` when the draft changed the path, `lower` when it comes from the working tree (or root). */
   source: 'draft' | 'lower';
-  type: 'file' | 'symlink' | 'submodule';
+  type: 'file' | 'symlink';
   mode: string;
   /** The blob id git stores for the file (its clean form). */
   oid: Oid;
@@ -23,6 +24,8 @@ export interface ViewEntry {
   name: string;
   type: 'file' | 'dir' | 'symlink' | 'submodule' | 'other';
   source: 'draft' | 'lower';
+  /** A submodule's commit, as the index or the draft records it (null: a nested repository git does not track). */
+  commit?: Oid | null;
 }
 
 function ownsPath(draft: Draft, path: string): boolean {
@@ -43,8 +46,16 @@ function notFound(path: string, draft: string): ShadowError {
   });
 }
 
-function typeOfMode(mode: string): ViewFile['type'] {
+function typeOfMode(mode: string): ViewEntry['type'] {
   return mode === MODE.symlink ? 'symlink' : mode === MODE.gitlink ? 'submodule' : 'file';
+}
+
+/** The submodules a view shows: gitlinks of the draft's tip and root, of the index, and nested repositories. */
+export function viewSubmodules(ws: Workspace, draft: Draft | undefined, root: Oid | undefined): SubmoduleProbe {
+  const objects = ws.repo.objects;
+  const trees = root === undefined ? [] : [objects.readCommit(root).tree];
+  if (draft) trees.unshift(objects.readCommit(draft.tip).tree);
+  return new SubmoduleProbe(ws, trees);
 }
 
 /**
@@ -55,17 +66,19 @@ function typeOfMode(mode: string): ViewFile['type'] {
 export function readViewFile(ws: Workspace, draftName: string, path: string): ViewFile {
   const draft = loadDraft(ws, draftName);
   const repo = ws.repo;
+  const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
+  const submodule = viewSubmodules(ws, draft, root).problem(path, 'read');
+  if (submodule) throw submodule;
   if (draft && ownsPath(draft, path)) {
     const k = lookupPath(repo.objects, repo.objects.readCommit(draft.tip).tree, path);
     if (k.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
     if (k.kind === 'absent') throw notFound(path, draftName);
-    const blob = k.mode === MODE.gitlink ? Buffer.from(`${k.oid}\n`) : repo.objects.readBlob(k.oid);
+    const blob = repo.objects.readBlob(k.oid);
     // Shown as the working tree will hold it after apply (smudged, its line endings).
-    const form = k.mode === MODE.gitlink || k.mode === MODE.symlink ? undefined : ws.worktreeForm();
+    const form = k.mode === MODE.symlink ? undefined : ws.worktreeForm();
     const content = form && !form.plain(path) ? form.toWorktree(path, blob) : blob;
-    return { path, source: 'draft', type: typeOfMode(k.mode), mode: k.mode, oid: k.oid, content };
+    return { path, source: 'draft', type: k.mode === MODE.symlink ? 'symlink' : 'file', mode: k.mode, oid: k.oid, content };
   }
-  const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
   if (root === undefined && repo.layout.worktree === null) throw notFound(path, draftName);
   const lower = ws.lower(root ?? '');
   const l = lower.read(path);
@@ -73,7 +86,7 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
     throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
   }
   if (l.kind === 'absent') throw notFound(path, draftName);
-  return { path, source: 'lower', type: typeOfMode(l.mode), mode: l.mode, oid: l.oid, content: (l.worktree ?? l.content)() };
+  return { path, source: 'lower', type: l.mode === MODE.symlink ? 'symlink' : 'file', mode: l.mode, oid: l.oid, content: (l.worktree ?? l.content)() };
 }
 
 /**
@@ -85,13 +98,23 @@ export function listViewDir(ws: Workspace, draftName: string, dir: string): View
   return listDirOf(ws, loadDraft(ws, draftName), draftName, dir);
 }
 
-/** listViewDir for a draft already loaded (a walk loads it once). */
-export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: string, dir: string): ViewEntry[] {
+/** listViewDir for a draft already loaded (a walk loads it once, and looks for submodules with one probe). */
+export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: string, dir: string, probe?: SubmoduleProbe): ViewEntry[] {
   const repo = ws.repo;
   const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
+  const submodules = probe ?? viewSubmodules(ws, draft, root);
+  if (dir !== '') {
+    const inside = submodules.problem(dir, 'list');
+    if (inside) throw inside;
+  }
   const entries = new Map<string, ViewEntry>();
-  const lowerList = root === undefined && repo.layout.worktree === null ? undefined : ws.lower(root ?? '').list(dir);
-  for (const e of lowerList ?? []) entries.set(e.name, { name: e.name, type: e.kind, source: 'lower' });
+  const bare = repo.layout.worktree === null;
+  const lowerList = root === undefined && bare ? undefined : ws.lower(root ?? '').list(dir);
+  for (const e of lowerList ?? []) {
+    // A submodule's directory in the working tree, or (bare) its gitlink in the root tree.
+    const commit = e.kind === 'dir' || (bare && e.kind === 'file') ? submodules.at(dir === '' ? e.name : `${dir}/${e.name}`, e.kind === 'dir') : undefined;
+    entries.set(e.name, commit === undefined ? { name: e.name, type: e.kind, source: 'lower' } : { name: e.name, type: 'submodule', source: 'lower', commit });
+  }
 
   let draftHasDir = false;
   if (draft) {
@@ -112,7 +135,7 @@ export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: st
         continue;
       }
       const type: ViewEntry['type'] = k.kind === 'dir' ? 'dir' : typeOfMode(k.mode);
-      entries.set(name, { name, type, source: 'draft' });
+      entries.set(name, type === 'submodule' && k.kind === 'file' ? { name, type, source: 'draft', commit: k.oid } : { name, type, source: 'draft' });
     }
   }
   if (lowerList === undefined && !draftHasDir) {

@@ -94,7 +94,7 @@ export class Workspace {
     const [low, high] = baseAttributeFiles(this.ctx.env, this.repo.layout.commondir, c.get('core.attributesfile'));
     const attrs = new AttributeFiles(this.ctx.fs, wt, low, high, c.getBool('core.ignorecase') ?? false, () => this.ctx.clock.now());
     // The index is read for the rare question only `text=auto` asks (a CRLF blob already there).
-    this.form = new WorktreeForm(this.ctx, wt, c, attrs, this.repo.objects, (p) => this.indexView(Number.MAX_SAFE_INTEGER)?.recordedOid(p));
+    this.form = new WorktreeForm(this.ctx, wt, c, attrs, this.repo.objects, (p) => this.indexView(Number.MAX_SAFE_INTEGER)?.idOf(p));
     return this.form;
   }
 
@@ -127,11 +127,21 @@ export class Workspace {
    * free to use. Undefined for a bare repository, or when not worth it.
    */
   indexView(files: number): IndexView | undefined {
-    if (this.repo.layout.worktree === null || files === 0) return undefined;
+    if (files === 0) return undefined;
+    return this.readIndex((size) => files * INDEX_BYTES_PER_FILE_READ >= size);
+  }
+
+  /** git's index, whatever it costs to read (kept as indexView keeps it); undefined for a bare repository or an index shadow does not read. */
+  gitIndex(): IndexView | undefined {
+    return this.readIndex(() => true);
+  }
+
+  private readIndex(worth: (size: number) => boolean): IndexView | undefined {
+    if (this.repo.layout.worktree === null) return undefined;
     const path = `${this.repo.layout.gitdir}/index`;
     const { stamp, racy, size } = statStamp(this.ctx.fs, path, this.ctx.clock.now());
     if (this.index?.stamp === stamp && !racy) return this.index.view;
-    if (stamp === '-' || files * INDEX_BYTES_PER_FILE_READ < size) return undefined;
+    if (stamp === '-' || !worth(size)) return undefined;
     const view = IndexView.read(this.ctx.fs, path);
     this.index = { stamp, view };
     return view;

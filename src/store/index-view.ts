@@ -107,8 +107,8 @@ export class IndexView {
     return p === -1 ? undefined : this.modeAt(p);
   }
 
-  /** The blob id the index records at `path` (stage 0), whatever the file is now. */
-  recordedOid(path: string): Oid | undefined {
+  /** The id the index records for `path` (a blob, or a submodule's commit), whatever the working tree holds. */
+  idOf(path: string): Oid | undefined {
     const p = this.find(path);
     return p === -1 ? undefined : this.buf.toString('hex', p + 40, p + 60);
   }
