@@ -1191,7 +1191,7 @@ Crash('an unapply crashed at every call: every path is applied or restored, and 
   assert.equal(groupProblems(problems), [], `${problems.length} problems over ${total} crash points`);
 });
 
-Crash('an apply --commit crashed at each call from its journal on: reopening finishes the files, the branch and the index (a stale git lock is named, then removed as git asks)', async () => {
+Crash('an apply --commit crashed at each call from its journal on: reopening finishes the files, the branch (one reflog line in its log and one in HEAD\'s) and the index (a stale git lock is named, then removed as git asks)', async () => {
   const repo = await memRepo({ 'README.md': 'Hello\n', 'a.txt': 'a\n', 'old/gone.txt': 'gone\n', 'src/app.ts': 'export {}\n' });
   const sh = await openAs(repo);
   await batch(sh, [
@@ -1202,7 +1202,13 @@ Crash('an apply --commit crashed at each call from its journal on: reopening fin
   repo.write('README.md', 'staged by the user\n');
   await git.add({ fs: repo.fs, dir: ROOT, filepath: 'README.md' });
   const tip = await git.resolveRef({ fs: repo.fs, dir: ROOT, ref: 'refs/shadow/drafts/default' });
+  const root = await git.resolveRef({ fs: repo.fs, dir: ROOT, ref: 'main' });
   const frozen = freeze(repo.fs);
+  // Lines of a log that record the apply's move (the memfs repository has no reflog before it).
+  const moves = (fs: FileSystem, log: string): number =>
+    (fs.existsSync(`${ROOT}/.git/logs/${log}`) ? String(fs.readFileSync(`${ROOT}/.git/logs/${log}`, 'utf8')) : '')
+      .split('\n')
+      .filter((l) => l.startsWith(`${root} ${tip} `)).length;
   const expectedStatus = [
     ['README.md', 1, 2, 2],
     ['a.txt', 1, 1, 1],
@@ -1218,7 +1224,7 @@ Crash('an apply --commit crashed at each call from its journal on: reopening fin
 
   const problems: string[] = [];
   let sawGitLock = 0;
-  const GIT_LOCKS = [`${ROOT}/.git/index.lock`, `${ROOT}/.git/refs/heads/main.lock`];
+  const GIT_LOCKS = [`${ROOT}/.git/index.lock`, `${ROOT}/.git/refs/heads/main.lock`, `${ROOT}/.git/HEAD.lock`];
   for (let n = from; n <= log.length; n++) {
     const fs = thaw(frozen);
     const seam = new FsSeam(fs);
@@ -1256,6 +1262,7 @@ Crash('an apply --commit crashed at each call from its journal on: reopening fin
     }
     const main = await git.resolveRef({ fs: fs as never, dir: ROOT, ref: 'main' });
     if (main !== tip) problems.push(`N=${n} ${where}: main is not at the draft tip`);
+    for (const l of ['refs/heads/main', 'HEAD']) if (moves(fs, l) !== 1) problems.push(`N=${n} ${where}: logs/${l} records the move ${moves(fs, l)} times`);
     const st = await git.statusMatrix({ fs: fs as never, dir: ROOT });
     if (JSON.stringify(st) !== JSON.stringify(expectedStatus)) problems.push(`N=${n} ${where}: status ${JSON.stringify(st)}`);
     if (fs.existsSync(`${ROOT}/old`)) problems.push(`N=${n} ${where}: the emptied directory old/ is left`);

@@ -93,6 +93,50 @@ Update('a message of several lines becomes one reflog line', async ({ repo, stor
   assert.is(store.reflog(DRAFT)[0]!.message, 'first line second line');
 });
 
+Update('a message\'s runs of whitespace become one space, as git writes them', async ({ repo, store, a }) => {
+  await store.update({ ref: DRAFT, expected: null, next: a, message: '  commit:  two   spaces ', who: SIG });
+  assert.equal(gitReflog(repo, DRAFT), [`${a} commit: two spaces`]);
+});
+
+Update('moving the branch HEAD points to logs the move in HEAD\'s log too, as git does; shadow\'s refs and other branches leave it alone', async ({ repo, store, gitdir, b, c }) => {
+  const headLog = (): string => fs.readFileSync(join(gitdir, 'logs/HEAD'), 'utf8');
+  const before = headLog();
+  repo.git('branch', 'other', b);
+  await store.update({ ref: 'refs/heads/other', expected: b, next: c, message: 'on another branch', who: SIG });
+  await store.update({ ref: DRAFT, expected: null, next: c, message: 'a draft', who: SIG });
+  assert.is(headLog(), before);
+  await store.update({ ref: 'refs/heads/main', expected: c, next: b, message: 'reset: moving to HEAD~1', who: SIG });
+  assert.equal(gitReflog(repo, 'HEAD')[0], `${b} reset: moving to HEAD~1`);
+  assert.equal(gitReflog(repo, 'main')[0], `${b} reset: moving to HEAD~1`);
+  assert.is(headLog(), `${before}${c} ${b} Shadow Agent <agent@shadow.invalid> 1795348800 +0100\treset: moving to HEAD~1\n`);
+  assert.is(repo.ref('HEAD@{1}'), c);
+  assert.equal(lockFiles(gitdir), []);
+});
+
+Update('HEAD.lock held by git: LOCKED, and neither the branch nor either log moves', async ({ repo, ctx, gitdir, b, c }) => {
+  const store = new RefStore(ctx, gitdir, gitdir, 50);
+  fs.writeFileSync(join(gitdir, 'HEAD.lock'), '');
+  const logs = ['logs/HEAD', 'logs/refs/heads/main'].map((l) => fs.readFileSync(join(gitdir, l), 'utf8'));
+  const e = (await rejects(() => store.update({ ref: 'refs/heads/main', expected: c, next: b, message: 'x', who: SIG }))) as { code?: string; message: string };
+  assert.is(e.code, 'LOCKED');
+  assert.match(e.message, join(gitdir, 'HEAD.lock'));
+  assert.is(repo.ref('main'), c);
+  assert.equal(['logs/HEAD', 'logs/refs/heads/main'].map((l) => fs.readFileSync(join(gitdir, l), 'utf8')), logs);
+  assert.equal(lockFiles(gitdir), [join(gitdir, 'HEAD.lock')], 'git\'s lock stays, shadow\'s is gone');
+});
+
+Update('redo: a move whose lines a crash left before the rename gets no second line; a fresh move does', async ({ repo, store, gitdir, b, c }) => {
+  // The state a crash between the appends and the rename leaves: both lines, the branch not moved.
+  for (const l of ['logs/HEAD', 'logs/refs/heads/main']) fs.appendFileSync(join(gitdir, l), `${c} ${b} Shadow Agent <agent@shadow.invalid> 1795348800 +0100\tcommit: x\n`);
+  const logs = ['logs/HEAD', 'logs/refs/heads/main'].map((l) => fs.readFileSync(join(gitdir, l), 'utf8'));
+  await store.update({ ref: 'refs/heads/main', expected: c, next: b, message: 'commit: x', who: SIG, redo: true });
+  assert.is(repo.ref('main'), b);
+  assert.equal(['logs/HEAD', 'logs/refs/heads/main'].map((l) => fs.readFileSync(join(gitdir, l), 'utf8')), logs);
+  await store.update({ ref: 'refs/heads/main', expected: b, next: c, message: 'reset: moving to c', who: SIG, redo: true });
+  assert.equal(gitReflog(repo, 'HEAD').slice(0, 2), [`${c} reset: moving to c`, `${b} commit: x`]);
+  assert.equal(gitReflog(repo, 'main').slice(0, 2), [`${c} reset: moving to c`, `${b} commit: x`]);
+});
+
 Update('expected undefined moves the ref whatever it holds', async ({ repo, store, a, c }) => {
   await store.update({ ref: DRAFT, expected: undefined, next: a, message: 'create', who: SIG });
   await store.update({ ref: DRAFT, expected: undefined, next: c, message: 'force', who: SIG });

@@ -1,5 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { actionOf, type PublishAction, type PublishEntry } from '../core/publish-set.js';
+import { resetReflogMessage } from '../core/reflog-message.js';
 import { readTextIfExists } from '../store/durable-file.js';
 import { createJournal, hasJournals, readJournals, removeJournal, type Journal } from '../store/journal.js';
 import { takeProcessLock } from '../store/process-lock.js';
@@ -177,7 +178,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       status_before: draftStatusWord(ws, draft),
     };
     if (plan) {
-      journal.branch = plan.branch;
+      journal.branch = { ...plan.branch, reflog: plan.reflog };
       journal.index = plan.index;
     }
     // The journal's fsyncs run on the pool while apply/start is appended.
@@ -256,7 +257,7 @@ export async function unapplyDraft(ws: Workspace, draftName: string, actor: stri
       entries,
     };
     if (last.branch && ws.repo.refs.resolve(last.branch.ref) === last.branch.new && last.branch.old !== null) {
-      journal.branch = { ref: last.branch.ref, old: last.branch.new, new: last.branch.old };
+      journal.branch = { ref: last.branch.ref, old: last.branch.new, new: last.branch.old, reflog: resetReflogMessage(last.branch.old) };
     }
     if (last.index) {
       checkIndexLock(ws);
@@ -266,7 +267,7 @@ export async function unapplyDraft(ws: Workspace, draftName: string, actor: stri
     const outcome = await runJournal(ws, journal, false);
     if (outcome.failures.length > 0) throw outcomeError(outcome, 'unapply');
     const result: UnapplyResult = { draft: draftName, reverted: last.id, paths: describePaths(entries) };
-    if (journal.branch) result.branch = journal.branch;
+    if (journal.branch) result.branch = { ref: journal.branch.ref, old: journal.branch.old, new: journal.branch.new };
     return result;
   } finally {
     lock.release();

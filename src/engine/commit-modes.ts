@@ -1,6 +1,7 @@
 import { ShadowError } from '../errors.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Commit, type Oid } from '../core/git-objects.js';
 import type { PublishEntry } from '../core/publish-set.js';
+import { cherryPickReflogMessage, commitReflogMessage, fastForwardReflogMessage } from '../core/reflog-message.js';
 import { editTree, type NewTree } from '../core/tree-edit.js';
 import { diffTrees } from '../core/tree-diff.js';
 import type { FileEntry } from '../core/tree-lookup.js';
@@ -24,6 +25,8 @@ export interface CommitPlan {
   index: { set: Array<{ path: string; entry: FileEntry | null }>; before: Array<{ path: string; entry: FileEntry | null }> };
   /** How the branch moves: a fast-forward, a replay of the draft's commits on a moved HEAD, or one squashed commit. */
   how: 'fast-forward' | 'replay' | 'squash';
+  /** The message of the move's reflog lines: git's for the same move (`commit`, a fast-forward `merge`, `cherry-pick`). */
+  reflog: string;
 }
 
 function currentBranch(ws: Workspace): string {
@@ -84,6 +87,7 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
   let next: Oid;
   let how: CommitPlan['how'];
   let newTree: Oid;
+  let reflog: string;
 
   if (mode.kind === 'squash') {
     const edited = editTree(staged, headTree, new Map(entries.map((e) => [e.path, e.new])));
@@ -91,6 +95,7 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     newTree = edited.root;
     next = write({ tree: newTree, parents: head ? [head] : [], author: repo.actorSignature(actor), committer, message: `${mode.message.trim()}\n` });
     how = 'squash';
+    reflog = commitReflogMessage(mode.message, head === null);
   } else if (head === root || (head === null && isEmptyRoot(ws, draft))) {
     if (head === null) {
       // The empty root is shadow's own: the branch starts at the first commit after it.
@@ -101,6 +106,7 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     next = draft.tip;
     newTree = repo.objects.readCommit(draft.tip).tree;
     how = 'fast-forward';
+    reflog = fastForwardReflogMessage(draft.ref);
   } else {
     if (head === null || !hasAncestor(ws, head, root)) {
       throw new ShadowError('DIVERGED', `the draft's root ${root.slice(0, 12)} is not an ancestor of ${ref.slice(11)}`, {
@@ -121,6 +127,7 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     // Replay each draft commit, oldest first, on top of HEAD.
     let parent = head;
     let tree = headTree;
+    let lastMessage = '';
     for (const h of historySince(repo, draft.tip, root).reverse()) {
       const parentTree = repo.objects.readCommit(h.commit.parents[0]!).tree;
       const changes = new Map(diffTrees(repo.objects, parentTree, h.commit.tree).map((c) => [c.path, c.new]));
@@ -128,10 +135,12 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
       keep(edited.trees);
       tree = edited.root;
       parent = write({ ...h.commit, tree, parents: [parent], committer });
+      lastMessage = h.commit.message;
     }
     next = parent;
     newTree = tree;
     how = 'replay';
+    reflog = cherryPickReflogMessage(lastMessage);
   }
 
   // The index: published paths take their new entries; a path the branch
@@ -157,6 +166,7 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
       before: [...set.keys()].map((path) => ({ path, entry: indexEntry(index, path) })),
     },
     how,
+    reflog,
   };
   return { plan, objects };
 }

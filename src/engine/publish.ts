@@ -10,8 +10,8 @@ import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
 import { removeJournal, rewriteJournal, type Journal } from '../store/journal.js';
 import { createLockFile } from '../store/lock-file.js';
 import { WorkingTreeLower } from '../store/lower-layer.js';
-import { RefMoved } from '../store/refs.js';
 import { WorktreeWriter, type StagedFile } from '../store/worktree-writer.js';
+import { moveBranch } from './branch-move.js';
 import { logEvents } from './ledger-events.js';
 import type { Workspace } from './workspace.js';
 
@@ -288,20 +288,6 @@ async function carryOut(
   return { outcome, dirsSynced };
 }
 
-/** Move the journal's branch, if it has one and it still is where the journal found it. */
-async function moveBranch(ws: Workspace, journal: Journal, outcome: Outcome): Promise<void> {
-  const b = journal.branch;
-  if (!b) return;
-  const current = ws.repo.refs.resolve(b.ref) ?? null;
-  if (current === b.new) return;
-  try {
-    await ws.repo.refs.update({ ref: b.ref, expected: b.old, next: b.new, message: `shadow: ${journal.kind} of draft ${journal.draft}`, who: ws.repo.committer() });
-  } catch (e) {
-    if (!(e instanceof RefMoved)) throw e;
-    outcome.failures.push({ path: b.ref, code: 'CONFLICT', message: `${b.ref} moved to ${current ?? '(nothing)'} meanwhile; it was not moved` });
-  }
-}
-
 /** Set the journal's index entries, with the stat data of the files just written. */
 async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outcome): Promise<void> {
   if (!journal.index) return;
@@ -366,11 +352,12 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
     await dirsSynced;
     return outcome;
   }
-  await moveBranch(ws, journal, outcome);
+  const branchFailure = await moveBranch(ws, journal, recheck);
+  if (branchFailure) outcome.failures.push(branchFailure);
   await writeIndexEntries(ws, journal, outcome);
   const shadowDir = ws.repo.shadowDir;
   const who = journal.actor;
-  const summary = { id: journal.id, tip: journal.tip, written: outcome.written.length, conflicts: outcome.conflicts, skipped: outcome.skipped, branch: journal.branch ?? null, recovered: recheck };
+  const summary = { id: journal.id, tip: journal.tip, written: outcome.written.length, conflicts: outcome.conflicts, skipped: outcome.skipped, branch: journal.branch ? { ref: journal.branch.ref, old: journal.branch.old, new: journal.branch.new } : null, recovered: recheck };
   if (journal.kind === 'apply') {
     // A crash before the record leaves the journal, and its recovery logs
     // the completion again (marked recovered).

@@ -27,8 +27,11 @@ export const JournalSchema = z.object({
   actor: z.string(),
   /** Each path, what the working tree held before, what it holds after. */
   entries: z.array(z.object({ path: z.string(), old: Entry, new: Entry })),
-  /** A branch to move once the files are written (`apply --commit` / `--squash`). */
-  branch: z.optional(z.object({ ref: z.string(), old: z.nullable(z.string()), new: z.string() })),
+  /**
+   * A branch to move once the files are written (`apply --commit` / `--squash`),
+   * with the message of its reflog lines.
+   */
+  branch: z.optional(z.object({ ref: z.string(), old: z.nullable(z.string()), new: z.string(), reflog: z.optional(z.string()) })),
   /**
    * Index entries to set once the files are written (`--commit`/`--squash`),
    * and the ones they replace (so unapply can put them back).

@@ -1,7 +1,8 @@
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
-import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statStamp, tryUnlink, writeAll } from './durable-file.js';
+import { normalizeReflogMessage } from '../core/reflog-message.js';
+import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statIfExists, statStamp, tryUnlink, writeAll } from './durable-file.js';
 import { createLockFile } from './lock-file.js';
 
 /**
@@ -10,7 +11,9 @@ import { createLockFile } from './lock-file.js';
  * update goes through git's lockfile protocol here instead: `<ref>.lock`
  * created exclusively, the old value checked against loose and packed refs,
  * the new value written and fsynced, a reflog line appended, the lock renamed
- * over the ref.
+ * over the ref. As in git, a move of the branch this worktree's HEAD points
+ * to is logged in HEAD's reflog too (`<gitdir>/logs/HEAD`, per worktree),
+ * under HEAD.lock, so `HEAD@{1}` is where the branch was.
  */
 
 /** Thrown when a compare-and-swap finds another value than expected. */
@@ -46,6 +49,17 @@ export interface RefUpdate {
    */
   reflog?: boolean;
   /**
+   * Create a reflog that does not exist yet (default). False appends only to
+   * logs that exist: git's `core.logAllRefUpdates=false`.
+   */
+  createReflog?: boolean;
+  /**
+   * A redo of a move that a crash may have cut short between its reflog
+   * lines and the rename: a log whose last line already records this very
+   * move gets no second one.
+   */
+  redo?: boolean;
+  /**
    * What must be durable before the ref moves (the objects it will point
    * to, being written): awaited while the lock file's own fsync is in
    * flight, so the two reach the disk together. Its failure leaves the ref
@@ -54,12 +68,25 @@ export interface RefUpdate {
   after?: Promise<void>;
 }
 
+/** A reflog line to append, and how (see RefUpdate's `createReflog` and `redo`). */
+interface ReflogLine {
+  old: Oid;
+  next: Oid;
+  who: Signature;
+  message: string;
+  create: boolean;
+  redo: boolean;
+}
+
 /** Refs that live in each worktree's own git dir rather than the common dir. */
 function isPerWorktree(ref: string): boolean {
   return ref === 'HEAD' || ref.startsWith('refs/bisect/') || ref.startsWith('refs/worktree/') || ref.startsWith('refs/rewritten/');
 }
 
 const MAX_SYMREF_DEPTH = 5;
+
+/** How much of a reflog's end is read to find its last line. */
+const LAST_LINE_WINDOW = 64 * 1024;
 
 export class RefStore {
   /** The last parse of packed-refs, under the stat it was read with. */
@@ -204,22 +231,54 @@ export class RefStore {
     const fd = await this.lock(path);
     const lockPath = `${path}.lock`;
     let closed = false;
+    let headLocked = false;
     try {
       const current = this.current(u.ref);
       if (u.expected !== undefined && (current ?? null) !== u.expected) throw new RefMoved(u.ref, current);
+      if (u.reflog !== false && this.mayBeHeadTarget(u.ref) && this.headTarget() === u.ref) {
+        // git locks HEAD too for its log line: a checkout meanwhile cannot
+        // make the line describe a branch HEAD no longer points to.
+        fs.closeSync(await this.lock(this.pathOf('HEAD'))); // git writes nothing in it for a log-only update
+        headLocked = true;
+      }
       writeAll(fs, fd, Buffer.from(`${u.next}\n`, 'latin1'));
       if (u.after) await settleAll([fsyncConcurrently(fs, fd), u.after]);
       else fs.fsyncSync(fd);
       fs.closeSync(fd);
       closed = true;
-      if (u.reflog !== false) this.appendReflog(u.ref, current ?? ZERO_OID, u.next, u.who, u.message);
+      if (u.reflog !== false) {
+        // Both lines go before the rename, as the branch's always did: a
+        // crash leaves at worst a line for a move not made, which a redo
+        // (`redo`) recognises, never a move without its lines.
+        const line: ReflogLine = {
+          old: current ?? ZERO_OID,
+          next: u.next,
+          who: u.who,
+          message: u.message,
+          create: u.createReflog !== false,
+          redo: u.redo === true,
+        };
+        this.appendReflog(u.ref, line);
+        if (headLocked && this.headTarget() === u.ref) this.appendReflog('HEAD', line);
+      }
+      // HEAD's lock goes first: a crash after the rename leaves no lock that
+      // recovery, finding the branch moved, would never name.
+      if (headLocked) tryUnlink(fs, this.lockPathOf('HEAD'));
+      headLocked = false;
       fs.renameSync(lockPath, path);
     } catch (e) {
       if (!closed) fs.closeSync(fd);
       tryUnlink(fs, lockPath);
       throw e;
+    } finally {
+      if (headLocked) tryUnlink(fs, this.lockPathOf('HEAD'));
     }
     fsyncDir(fs, parentOf(path));
+  }
+
+  /** Only a branch can be checked out: shadow's own refs skip the read of HEAD. */
+  private mayBeHeadTarget(ref: string): boolean {
+    return ref.startsWith('refs/') && !ref.startsWith('refs/shadow/');
   }
 
   /** Delete `ref` (loose, packed and its reflog) if it still holds `expected`. */
@@ -268,11 +327,43 @@ export class RefStore {
     }
   }
 
-  private appendReflog(ref: string, old: Oid, next: Oid, who: Signature, message: string): void {
+  private appendReflog(ref: string, line: ReflogLine): void {
+    const fs = this.ctx.fs;
     const logPath = this.logPathOf(ref);
-    this.ctx.fs.mkdirSync(parentOf(logPath), { recursive: true });
-    const msg = message.replace(/[\n\r\t]+/g, ' ').trim();
-    this.ctx.fs.appendFileSync(logPath, `${old} ${next} ${formatSignature(who)}\t${msg}\n`);
+    if (!line.create && statIfExists(fs, logPath) === undefined) return;
+    if (line.redo && this.lastLogLine(logPath)?.startsWith(`${line.old} ${line.next} `)) return;
+    fs.mkdirSync(parentOf(logPath), { recursive: true });
+    const who = formatSignature(line.who);
+    fs.appendFileSync(logPath, `${line.old} ${line.next} ${who}\t${normalizeReflogMessage(line.message)}\n`);
+  }
+
+  /** The last line of a reflog, read from its end (a branch's log grows without bound). */
+  private lastLogLine(logPath: string): string | undefined {
+    const fs = this.ctx.fs;
+    let fd: number;
+    try {
+      fd = fs.openSync(logPath, 'r');
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT') return undefined;
+      throw e;
+    }
+    try {
+      const size = fs.fstatSync(fd).size;
+      const length = Math.min(size, LAST_LINE_WINDOW);
+      const buf = Buffer.alloc(length);
+      let got = 0;
+      while (got < length) {
+        const n = fs.readSync(fd, buf, got, length - got, size - length + got);
+        if (n === 0) break;
+        got += n;
+      }
+      const text = buf.subarray(0, got).toString('latin1').replace(/\n$/, '');
+      const start = text.lastIndexOf('\n');
+      // A line longer than the window is no line shadow wrote for a move.
+      return start === -1 && length < size ? undefined : text.slice(start + 1);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /**
