@@ -10,6 +10,7 @@ import { gateApply, type ApprovalState } from './approvals.js';
 import { checkWorktree, draftStatusWord, requireDraft } from './drafts.js';
 import { readDraftMeta } from '../store/draft-meta.js';
 import { logEvent } from './ledger-events.js';
+import { sparsePathError, sparsePaths } from './sparse-paths.js';
 import { readPolicy, reviewDraft, type Policy } from './review.js';
 import { guardPaths, runJournal, unwritableDirs, type Outcome, type PathConflict, type Progress } from './publish.js';
 import type { Workspace } from './workspace.js';
@@ -145,6 +146,9 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   const blobs = new Map<string, Buffer>();
   const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs);
   const entries = review.entries;
+  // Before the guard: an absent sparse path would read as a deletion there.
+  const sparse = sparsePaths(ws, entries);
+  if (sparse.length > 0) throw sparsePathError(ws, sparse, 'apply', options.dryRun === true);
   const conflicts = guardPaths(ws, entries, 'old');
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
   // A deny sticks: it fails fast, before anything else is looked at.
@@ -259,6 +263,8 @@ export async function unapplyDraft(ws: Workspace, draftName: string, actor: stri
     throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
   }
   const entries: PublishEntry[] = last.entries.map((e) => ({ path: e.path, old: e.new, new: e.old }));
+  const sparse = sparsePaths(ws, entries);
+  if (sparse.length > 0) throw sparsePathError(ws, sparse, 'unapply');
   const conflicts = guardPaths(ws, entries, 'old');
   if (conflicts.length > 0) throw staleBase(conflicts, 'unapply');
   const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow unapply');
