@@ -54,6 +54,7 @@ export type ErrorCode =
   | 'APPLY_FAILED'
   | 'APPLY_PENDING'
   | 'NO_BRANCH'
+  | 'SPARSE_PATH'
   | 'DIVERGED'
   // review and approvals
   | 'APPROVAL_NOT_FOUND'

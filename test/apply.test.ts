@@ -1318,7 +1318,7 @@ Crash('a path the user changed between the crash and the recovery is reported an
   assert.equal(plan.conflicts.map((c) => [c.path, c.found]), [['src/lib/util.ts', 'modified']]);
   // Recovery with nothing interrupted is a no-op.
   const again = await reopened.recover();
-  assert.equal(again, { finished: [], failed: [], unreadable: [] });
+  assert.equal(again, { finished: [], failed: [], unreadable: [], elsewhere: [] });
 });
 
 Crash('a journal a crash cut short while it was made is dropped by recovery; one damaged later is reported and kept; without the apply lock nothing is removed', async () => {

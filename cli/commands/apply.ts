@@ -103,7 +103,8 @@ export async function unapply(ctx: CommandContext): Promise<void> {
 }
 
 function describeRecovery(r: RecoveryReport): string {
-  if (r.finished.length === 0 && r.failed.length === 0 && r.unreadable.length === 0) return 'nothing to recover: no apply was interrupted';
+  const elsewhere = r.elsewhere.map((e) => `an interrupted apply of draft ${e.draft} belongs to the worktree at ${e.worktree}: run \`shadow recover\` there`);
+  if (r.finished.length === 0 && r.failed.length === 0 && r.unreadable.length === 0) return ['nothing to recover here: no apply of this worktree was interrupted', ...elsewhere].join('\n');
   const lines: string[] = [];
   for (const f of r.finished) {
     lines.push(`finished the interrupted ${f.kind} of draft ${f.draft}: ${plural(f.written.length, 'path')} written`);
@@ -111,7 +112,7 @@ function describeRecovery(r: RecoveryReport): string {
   }
   for (const f of r.failed) lines.push(`could not finish an apply of draft ${f.draft}: ${f.error}`);
   for (const u of r.unreadable) lines.push(`unreadable journal left in place: ${u}`);
-  return lines.join('\n');
+  return [...lines, ...elsewhere].join('\n');
 }
 
 /** `shadow recover` */

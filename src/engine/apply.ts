@@ -2,13 +2,16 @@ import { ShadowError } from '../errors.js';
 import { actionOf, type PublishAction, type PublishEntry } from '../core/publish-set.js';
 import { resetReflogMessage } from '../core/reflog-message.js';
 import { readTextIfExists } from '../store/durable-file.js';
+import { worktreeOfGitDir } from '../store/repository.js';
 import { createJournal, hasJournals, readJournals, removeJournal, type Journal } from '../store/journal.js';
 import { takeProcessLock } from '../store/process-lock.js';
 import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
 import type { SecretFinding } from '../core/secrets.js';
 import { gateApply, type ApprovalState } from './approvals.js';
-import { draftStatusWord, requireDraft } from './drafts.js';
+import { checkWorktree, draftStatusWord, requireDraft } from './drafts.js';
+import { readDraftMeta } from '../store/draft-meta.js';
 import { logEvent } from './ledger-events.js';
+import { sparsePathError, sparsePaths } from './sparse-paths.js';
 import { readPolicy, reviewDraft, type Policy } from './review.js';
 import { guardPaths, runJournal, unwritableDirs, type Outcome, type PathConflict, type Progress } from './publish.js';
 import { SubmoduleProbe, submoduleInPublish } from './submodules.js';
@@ -86,8 +89,28 @@ function outcomeError(outcome: Outcome, verb: string): ShadowError {
   });
 }
 
+/** The git dir naming this worktree in journals and draft metadata (null when bare). */
+function thisWorktree(ws: Workspace): string | null {
+  return ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir;
+}
+
+/**
+ * The worktree a journal writes into: its own field, or for a journal of an
+ * older version its draft's worktree. Undefined when neither says (such a
+ * journal is replayed where it is found, as it always was).
+ */
+function journalWorktree(ws: Workspace, j: Journal): string | null | undefined {
+  if (j.worktree !== undefined) return j.worktree;
+  return readDraftMeta(ws.ctx, ws.repo.shadowDir, j.draft)?.worktree;
+}
+
+function isMine(ws: Workspace, j: Journal): boolean {
+  const owner = journalWorktree(ws, j);
+  return owner === undefined || owner === null || owner === thisWorktree(ws);
+}
+
 function refuseWhilePending(ws: Workspace): void {
-  if (hasJournals(ws.ctx, ws.repo.shadowDir) && readJournals(ws.ctx, ws.repo.shadowDir).journals.length > 0) {
+  if (hasJournals(ws.ctx, ws.repo.shadowDir) && readJournals(ws.ctx, ws.repo.shadowDir).journals.some((j) => isMine(ws, j))) {
     throw new ShadowError('APPLY_PENDING', 'an interrupted apply is waiting to be finished', {
       hint: 'run `shadow recover` first',
     });
@@ -113,6 +136,7 @@ function checkIndexLock(ws: Workspace): void {
  */
 export async function applyDraft(ws: Workspace, draftName: string, options: ApplyOptions): Promise<ApplyResult> {
   const draft = requireDraft(ws, draftName);
+  checkWorktree(ws, draft, options.dryRun ? 'shadow apply --dry-run' : 'shadow apply');
   const policy = readPolicy(ws, options.policy);
   if (policy.sandbox === 'read-only' && !options.dryRun) {
     throw new ShadowError('READ_ONLY', 'the sandbox is read-only: apply is refused (drafts are still allowed)', {
@@ -128,6 +152,9 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   const objects = ws.repo.objects;
   const inSubmodule = submoduleInPublish(new SubmoduleProbe(ws, [objects.readCommit(draft.tip).tree, objects.readCommit(draft.meta.root).tree]), entries);
   if (inSubmodule) throw inSubmodule;
+  // Before the guard: an absent sparse path would read as a deletion there.
+  const sparse = sparsePaths(ws, entries);
+  if (sparse.length > 0) throw sparsePathError(ws, sparse, 'apply', options.dryRun === true);
   const conflicts = guardPaths(ws, entries, 'old');
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
   // A deny sticks: it fails fast, before anything else is looked at.
@@ -171,6 +198,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       id: ws.ctx.ids.uuid(),
       kind: 'apply',
       draft: draftName,
+      worktree: thisWorktree(ws),
       tip: draft.tip,
       created_at: new Date(ws.ctx.clock.now()).toISOString(),
       actor: options.actor,
@@ -229,6 +257,7 @@ export interface UnapplyResult {
  */
 export async function unapplyDraft(ws: Workspace, draftName: string, actor: string, policy: Partial<Policy> = {}): Promise<UnapplyResult> {
   const draft = requireDraft(ws, draftName);
+  checkWorktree(ws, draft, 'shadow unapply');
   if (readPolicy(ws, policy).sandbox === 'read-only') {
     throw new ShadowError('READ_ONLY', 'the sandbox is read-only: unapply writes the working tree and is refused', {
       hint: 'git config shadow.sandbox workspace-write, or --sandbox workspace-write',
@@ -240,6 +269,8 @@ export async function unapplyDraft(ws: Workspace, draftName: string, actor: stri
     throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
   }
   const entries: PublishEntry[] = last.entries.map((e) => ({ path: e.path, old: e.new, new: e.old }));
+  const sparse = sparsePaths(ws, entries);
+  if (sparse.length > 0) throw sparsePathError(ws, sparse, 'unapply');
   const conflicts = guardPaths(ws, entries, 'old');
   if (conflicts.length > 0) throw staleBase(conflicts, 'unapply');
   const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow unapply');
@@ -251,6 +282,7 @@ export async function unapplyDraft(ws: Workspace, draftName: string, actor: stri
       kind: 'unapply',
       reverts: last.id,
       draft: draftName,
+      worktree: thisWorktree(ws),
       tip: last.tip,
       created_at: new Date(ws.ctx.clock.now()).toISOString(),
       actor,
@@ -280,22 +312,30 @@ export interface RecoveryReport {
   /** Journals that still could not be finished (the error says why). */
   failed: Array<{ id: string; draft: string; error: string }>;
   unreadable: string[];
+  /** Journals of other worktrees, left for recovery there. */
+  elsewhere: Array<{ id: string; draft: string; worktree: string }>;
 }
 
 /**
  * Finish every interrupted apply or unapply from its journal: each path ends
  * exactly at its new content, a path someone changed meanwhile is reported
  * and left alone, leftover temporary files are removed. Safe to run any time;
- * a no-op when nothing was interrupted.
+ * a no-op when nothing was interrupted. Only this worktree's journals: those
+ * of other worktrees (journals live in the common git dir) are reported as
+ * `elsewhere` and left for recovery there.
  */
 export async function recover(ws: Workspace): Promise<RecoveryReport> {
-  const report: RecoveryReport = { finished: [], failed: [], unreadable: [] };
+  const report: RecoveryReport = { finished: [], failed: [], unreadable: [], elsewhere: [] };
   if (!hasJournals(ws.ctx, ws.repo.shadowDir)) return report;
   const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow recover');
   try {
     const { journals, unreadable } = readJournals(ws.ctx, ws.repo.shadowDir, { dropTorn: true });
     report.unreadable = unreadable;
     for (const j of journals) {
+      if (!isMine(ws, j)) {
+        report.elsewhere.push({ id: j.id, draft: j.draft, worktree: worktreeOfGitDir(ws.ctx, journalWorktree(ws, j)!) });
+        continue;
+      }
       try {
         const outcome = await runJournal(ws, j, true);
         if (outcome.failures.length > 0) throw outcomeError(outcome, 'recovery');

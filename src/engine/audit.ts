@@ -4,6 +4,7 @@ import { diffTrees, type FileChange } from '../core/tree-diff.js';
 import { lookupPath, type FileEntry } from '../core/tree-lookup.js';
 import { loadDraft, requireDraft, type Draft } from './drafts.js';
 import { historySince } from './history.js';
+import { skipWorktreeEntry } from './sparse-paths.js';
 import { listCheckpoints, resolveTarget } from './checkpoints.js';
 import type { Workspace } from './workspace.js';
 
@@ -126,12 +127,17 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
   const history = historySince(ws.repo, draft.tip, draft.meta.root);
   const lower = ws.lower(draft.meta.root);
   const drifted: Drift[] = [];
+  const cheap = ws.indexView(draft.bases.size);
   for (const path of draft.bases.paths().sort()) {
     const base = draft.bases.get(path) ?? null;
     let found: Drift['found'];
     try {
-      const l = lower.read(path);
-      found = l.kind === 'file' ? l.oid : l.kind === 'dir' ? 'directory' : null;
+      // Kept out of the working tree by git: its content is the index's (never a deletion), as reads of the view show it.
+      let kept = cheap ? skipWorktreeEntry(ws, path, cheap) : undefined;
+      const l = kept === undefined ? lower.read(path) : ({ kind: 'absent' } as const);
+      if (kept === undefined && l.kind === 'absent' && base !== null) kept = skipWorktreeEntry(ws, path);
+      if (kept && base && kept.oid === base.oid) continue;
+      found = kept ? kept.oid : l.kind === 'file' ? l.oid : l.kind === 'dir' ? 'directory' : null;
       if (l.kind === 'file' && base && l.oid === base.oid) continue;
     } catch {
       found = 'unreadable';

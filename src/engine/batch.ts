@@ -9,6 +9,7 @@ import { lookupPath } from '../core/tree-lookup.js';
 import type { PackObject } from '../store/pack-writer.js';
 import { RefMoved } from '../store/refs.js';
 import { planCaptures } from './captures.js';
+import { skipWorktreeEntry } from './sparse-paths.js';
 import { checkWorktree, draftStatusWord, keepDraftMeta, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
 import { StagedObjects } from './staged-objects.js';
@@ -231,6 +232,7 @@ function attemptBatch(
     ignore: ws.ignoreRules(),
     allowIgnored: settings.allowIgnored,
     index: (n) => ws.indexView(n),
+    skipWorktree: (path, view) => skipWorktreeEntry(ws, path, view),
   });
   for (const [oid, bytes] of plan.blobs) staged.blobs.set(oid, bytes);
   let base = tipCommit.tree;

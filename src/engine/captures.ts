@@ -28,6 +28,12 @@ export interface CaptureInput {
   allowIgnored: boolean;
   /** git's index for `n` first touches, if worth reading (files it vouches for are not read). */
   index?: (n: number) => IndexView | undefined;
+  /**
+   * The index's entry for a path git keeps out of the working tree (see
+   * sparse-paths.ts), from `view` when given, else from an index read for
+   * it: asked that way only for a tracked file absent from the working tree.
+   */
+  skipWorktree?: (path: string, view?: IndexView) => FileEntry | null | undefined;
 }
 
 function ownedByDraft(bases: Bases, path: string): boolean {
@@ -77,7 +83,15 @@ export function planCaptures(paths: Iterable<string>, input: CaptureInput): Capt
       // A file the index vouches for is the tree's blob: not read.
       const known: KnownBlob | undefined =
         index && inTree.kind === 'file' ? { mode: inTree.mode, oid: inTree.oid, vouches: (st) => index.vouches(path, st, inTree.mode, inTree.oid, input.trustExecutableBit) } : undefined;
-      const inLower = input.lower.read(path, known);
+      // A path git keeps out of the working tree has the index's blob as its base, not the file (stale or absent).
+      let kept = index && inTree.kind === 'file' ? input.skipWorktree?.(path, index) : undefined;
+      const inLower = kept === undefined ? input.lower.read(path, known) : ({ kind: 'absent' } as const);
+      if (kept === undefined && inLower.kind === 'absent' && inTree.kind === 'file') kept = input.skipWorktree?.(path);
+      if (kept !== undefined) {
+        if (inTree.kind === 'file' && kept !== null && kept.oid === inTree.oid && kept.mode === inTree.mode) continue;
+        plan.changes.set(path, kept);
+        continue;
+      }
       const untracked = inTree.kind === 'absent';
       if (untracked && !input.allowIgnored && input.ignore?.ignores(path)) throw ignoredProblem(path);
       if (inLower.kind === 'dir') {

@@ -5,6 +5,7 @@ import { ARCHIVE_PREFIX, checkpointsPrefix, draftRef, DRAFTS_PREFIX, proposalRef
 import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
 import { listDir, tryUnlink } from '../store/durable-file.js';
 import { RefMoved } from '../store/refs.js';
+import { worktreeOfGitDir } from '../store/repository.js';
 import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../store/applied-state.js';
 import { BaseMap } from '../core/base-map.js';
 import { accumulateBases, findRoot, highestBatch, highestBatchInReflog, historySince, isOnHistory, type Bases } from './history.js';
@@ -173,15 +174,20 @@ export function requireDraft(ws: Workspace, name: string): Draft {
   return d;
 }
 
-/** Refuse to write to a draft whose lower layer is another worktree's. */
-export function checkWorktree(ws: Workspace, draft: Draft): void {
+/**
+ * Refuse to act for a draft whose lower layer is another worktree's: a batch
+ * would capture this worktree's files as its bases, and a publish would write
+ * its changes here. `command` is what to run in the right worktree.
+ */
+export function checkWorktree(ws: Workspace, draft: Draft, command = 'shadow'): void {
+  const owner = draft.meta.worktree;
   const mine = ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir;
-  if (draft.meta.worktree !== null && mine !== null && draft.meta.worktree !== mine) {
-    throw new ShadowError('DRAFT_WORKTREE_MISMATCH', `draft "${draft.name}" belongs to the worktree of ${draft.meta.worktree}`, {
-      hint: 'run shadow in that worktree, or make a draft for this one with `shadow draft new <name>`',
-      data: { draft: draft.name, worktree: draft.meta.worktree },
-    });
-  }
+  if (owner === null || mine === null || owner === mine) return;
+  const there = worktreeOfGitDir(ws.ctx, owner);
+  throw new ShadowError('DRAFT_WORKTREE_MISMATCH', `draft "${draft.name}" belongs to the worktree at ${there}, not this one (${ws.repo.layout.worktree}): nothing was written`, {
+    hint: `run \`${command}\` in ${there}; or continue the draft here with \`shadow draft new <name> --from ${draft.ref}\``,
+    data: { draft: draft.name, worktree: there, gitdir: owner },
+  });
 }
 
 /** The commit a new draft starts from: a commit-ish, HEAD, or an empty root when there is no commit. */

@@ -4,6 +4,7 @@ import { isInside, parentDirs } from '../core/path-rules.js';
 import { lookupPath } from '../core/tree-lookup.js';
 import { loadDraft, type Draft } from './drafts.js';
 import { SubmoduleProbe } from './submodules.js';
+import { skipWorktreeEntry } from './sparse-paths.js';
 import type { Workspace } from './workspace.js';
 
 /** A file as the draft's view shows it. */
@@ -81,11 +82,23 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
   }
   if (root === undefined && repo.layout.worktree === null) throw notFound(path, draftName);
   const lower = ws.lower(root ?? '');
-  const l = lower.read(path);
+  // A path git keeps out of the working tree reads as git's index holds it:
+  // from an index read anyway (a small one), or, for a tracked file absent
+  // from the working tree, from the index read for it.
+  const cheap = ws.indexView(1);
+  let kept = cheap ? skipWorktreeEntry(ws, path, cheap) : undefined;
+  const l = kept === undefined ? lower.read(path) : ({ kind: 'absent' } as const);
   if (l.kind === 'dir' || (l.kind === 'absent' && draft && isDraftDir(ws, draft, path))) {
     throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
   }
-  if (l.kind === 'absent') throw notFound(path, draftName);
+  if (l.kind === 'absent') {
+    if (kept === undefined && root !== undefined && lookupPath(repo.objects, repo.objects.readCommit(root).tree, path).kind === 'file') kept = skipWorktreeEntry(ws, path);
+    if (!kept) throw notFound(path, draftName);
+    const blob = repo.objects.readBlob(kept.oid);
+    const form = kept.mode === MODE.symlink ? undefined : ws.worktreeForm();
+    const content = form && !form.plain(path) ? form.toWorktree(path, blob) : blob;
+    return { path, source: 'lower', type: kept.mode === MODE.symlink ? 'symlink' : 'file', mode: kept.mode, oid: kept.oid, content };
+  }
   return { path, source: 'lower', type: l.mode === MODE.symlink ? 'symlink' : 'file', mode: l.mode, oid: l.oid, content: (l.worktree ?? l.content)() };
 }
 

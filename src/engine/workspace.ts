@@ -7,6 +7,7 @@ import type { WriteSession } from './write-session.js';
 import { statStamp } from '../store/durable-file.js';
 import { AttributeFiles, baseAttributeFiles } from '../store/git-attributes.js';
 import { baseIgnoreFiles, IgnoreRules } from '../store/gitignore.js';
+import { readIndexVersion } from '../store/index-file.js';
 import { IndexView } from '../store/index-view.js';
 import { TreeLower, WorkingTreeLower, type LowerLayer } from '../store/lower-layer.js';
 import { Repository } from '../store/repository.js';
@@ -142,6 +143,25 @@ export class Workspace {
     const { stamp, racy, size } = statStamp(this.ctx.fs, path, this.ctx.clock.now());
     if (this.index?.stamp === stamp && !racy) return this.index.view;
     if (stamp === '-' || !worth(size)) return undefined;
+    const view = IndexView.read(this.ctx.fs, path);
+    this.index = { stamp, view };
+    return view;
+  }
+
+  /**
+   * git's index when it may keep paths out of the working tree (sparse
+   * checkout, skip-worktree), whatever its size: only git's version-3 index
+   * carries the skip-worktree flag (git writes version 2 unless an entry
+   * needs extended flags), so a repository with neither costs a 12-byte
+   * read. Callers ask only where a path's absence or a publish makes it
+   * worth it. Shares indexView's cache.
+   */
+  skipWorktreeView(): IndexView | undefined {
+    if (this.repo.layout.worktree === null) return undefined;
+    const path = `${this.repo.layout.gitdir}/index`;
+    const { stamp, racy } = statStamp(this.ctx.fs, path, this.ctx.clock.now());
+    if (this.index?.stamp === stamp && !racy) return this.index.view;
+    if (stamp === '-' || readIndexVersion(this.ctx.fs, path)?.version !== 3) return undefined;
     const view = IndexView.read(this.ctx.fs, path);
     this.index = { stamp, view };
     return view;

@@ -8,7 +8,7 @@ import { WorktreeWriter } from '../store/worktree-writer.js';
 import { Manifest, modeOfStat, statEntry } from '../store/worktree-manifest.js';
 import { MARKER, writeMarker, writeWorktreeRecord, type WorktreeRecord } from '../store/worktree-state.js';
 import { IndexView } from '../store/index-view.js';
-import { loadDraft } from './drafts.js';
+import { checkWorktree, loadDraft } from './drafts.js';
 import { walkView } from './view-walk.js';
 import type { Workspace } from './workspace.js';
 
@@ -80,6 +80,8 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
   if (source === null) throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to materialize from', { hint: 'run it in a repository with a working tree' });
   const fs = ws.ctx.fs;
   const draft = loadDraft(ws, draftName);
+  // Its view would lay the draft over this worktree's files, not its own worktree's.
+  if (draft) checkWorktree(ws, draft, 'shadow worktree add');
   const tipTree = draft ? ws.repo.objects.readCommit(draft.tip).tree : null;
   const { files } = walkView(ws, draftName, '');
   const known = IndexView.read(fs, `${ws.repo.layout.gitdir}/index`);

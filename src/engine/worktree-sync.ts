@@ -7,7 +7,7 @@ import { lookupPath, type FileEntry } from '../core/tree-lookup.js';
 import { WorktreeWriter } from '../store/worktree-writer.js';
 import { Manifest, modeOfStat, statEntry, unchangedSince, type ManifestEntry } from '../store/worktree-manifest.js';
 import { writeWorktreeRecord, type WorktreeRecord } from '../store/worktree-state.js';
-import { loadDraft, type Draft } from './drafts.js';
+import { checkWorktree, loadDraft, type Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -110,6 +110,7 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
       data: { dir: rec.dir, draft: rec.draft },
     });
   }
+  if (draft) checkWorktree(ws, draft, 'shadow worktree sync');
   const out: SyncResult = { dir: rec.dir, draft: rec.draft, from: rec.synced_tip, to: draft?.tip ?? null, written: [], removed: [], conflicts: [] };
   if ((draft?.tip ?? null) === rec.synced_tip && (rec.conflicts ?? []).length === 0) return out;
   const manifest = Manifest.open(ws.ctx, ws.repo.shadowDir, rec);

@@ -28,7 +28,12 @@ const ENTRY_FIXED = 62;
 const STAGE_MASK = 0x3000;
 const EXTENDED = 0x4000;
 /** Extended flags (version 3): skip-worktree, intent-to-add. */
-const UNTRUSTED_EXTENDED = 0x4000 | 0x2000;
+const SKIP_WORKTREE = 0x4000;
+const UNTRUSTED_EXTENDED = SKIP_WORKTREE | 0x2000;
+const DIRECTORY_MODE = 0o040000;
+
+/** Where git keeps a path out of the working tree: its own entry, or (sparse index) the directory entry that holds it. */
+export type SkipWorktreeEntry = { mode: string; oid: Oid } | { dir: string; tree: Oid };
 
 export class IndexView {
   private constructor(
@@ -82,23 +87,49 @@ export class IndexView {
 
   /** The offset of `path`'s stage-0 entry, or -1. */
   private find(path: string): number {
-    const want = Buffer.from(path, 'utf8');
+    const p = this.findName(Buffer.from(path, 'utf8'));
+    return p !== -1 && (this.buf.readUInt16BE(p + 60) & STAGE_MASK) === 0 ? p : -1;
+  }
+
+  /** The offset of the first entry named exactly `name` (stage 0 sorts first), or -1. */
+  private findName(name: Buffer): number {
     let lo = 0;
     let hi = this.offsets.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const start = this.names[2 * mid]!;
-      const c = this.buf.compare(want, 0, want.length, start, start + this.names[2 * mid + 1]!);
-      // compare(target...) orders the entry's name against the path.
-      if (c < 0) lo = mid + 1;
+      // compare(target...) orders the entry's name against the name sought.
+      if (this.buf.compare(name, 0, name.length, start, start + this.names[2 * mid + 1]!) < 0) lo = mid + 1;
       else hi = mid;
     }
-    // lo: the first entry whose name is not below the path; stage 0 sorts first.
     if (lo >= this.offsets.length) return -1;
     const start = this.names[2 * lo]!;
-    if (this.names[2 * lo + 1] !== want.length || this.buf.compare(want, 0, want.length, start, start + want.length) !== 0) return -1;
-    const p = this.offsets[lo]!;
-    return (this.buf.readUInt16BE(p + 60) & STAGE_MASK) === 0 ? p : -1;
+    if (this.names[2 * lo + 1] !== name.length || this.buf.compare(name, 0, name.length, start, start + name.length) !== 0) return -1;
+    return this.offsets[lo]!;
+  }
+
+  private skipsWorktree(p: number): boolean {
+    const b = this.buf;
+    return this.version >= 3 && (b.readUInt16BE(p + 60) & EXTENDED) !== 0 && (b.readUInt16BE(p + 62) & SKIP_WORKTREE) !== 0;
+  }
+
+  /**
+   * What git's index holds at `path` when git keeps the path out of the
+   * working tree (outside the sparse cone, or `update-index
+   * --skip-worktree`): its entry's mode and blob, or, in a sparse index, the
+   * collapsed directory entry (`dir/`, a tree) that holds it. Undefined for
+   * any other path: the working tree is the truth there.
+   */
+  skipWorktree(path: string): SkipWorktreeEntry | undefined {
+    const p = this.find(path);
+    if (p !== -1) return this.skipsWorktree(p) ? { mode: this.modeAt(p), oid: this.buf.toString('hex', p + 40, p + 60) } : undefined;
+    for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1)) {
+      const q = this.findName(Buffer.from(path.slice(0, at + 1), 'utf8'));
+      if (q !== -1 && this.buf.readUInt32BE(q + 24) === DIRECTORY_MODE && this.skipsWorktree(q)) {
+        return { dir: path.slice(0, at), tree: this.buf.toString('hex', q + 40, q + 60) };
+      }
+    }
+    return undefined;
   }
 
   /** The mode the index records for `path` (octal text, as in trees): what git knows where the file system keeps no executable bit. */

@@ -21,6 +21,12 @@ export const JournalSchema = z.object({
   /** The draft's status when the publish began (for the ledger's tx/status events). */
   status_before: z.optional(z.string()),
   draft: z.string(),
+  /**
+   * The git dir of the worktree the journal writes into. Journals live in
+   * the common dir, which every worktree shares: recovery in one worktree
+   * must never replay another's. Absent in journals of older versions.
+   */
+  worktree: z.optional(z.nullable(z.string())),
   /** The draft tip that was published (for unapply: the tip of the apply it reverses). */
   tip: z.string(),
   created_at: z.string(),

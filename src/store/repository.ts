@@ -86,6 +86,17 @@ export function discoverRepository(ctx: Context, dir: string): RepositoryLayout 
   }
 }
 
+/**
+ * The working tree whose git dir is `gitdir`, for messages: a linked
+ * worktree's git dir names its `.git` file in `gitdir`; the main one is the
+ * parent of `.git`. The git dir itself when neither holds.
+ */
+export function worktreeOfGitDir(ctx: Context, gitdir: string): string {
+  const dotgit = readTextIfExists(ctx.fs, `${gitdir}/gitdir`)?.trim();
+  if (dotgit) return dotgit.endsWith('/.git') ? parentOf(dotgit) : dotgit;
+  return gitdir.endsWith('/.git') ? parentOf(gitdir) : gitdir;
+}
+
 function withCommonDir(ctx: Context, gitdir: string, worktree: string | null): RepositoryLayout {
   const common = readTextIfExists(ctx.fs, `${gitdir}/commondir`);
   const commondir = common ? resolvePath(gitdir, common.trim()) : gitdir;
