@@ -149,8 +149,9 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs);
   const entries = review.entries;
   // A draft made before shadow refused submodule paths may still hold one: it is refused whole, dry run included.
-  const objects = ws.repo.objects;
-  const inSubmodule = submoduleInPublish(new SubmoduleProbe(ws, [objects.readCommit(draft.tip).tree, objects.readCommit(draft.meta.root).tree]), entries);
+  // No tree is looked in: a gitlink the draft replaced is an entry of the set itself (its old side), and
+  // nothing lies below a gitlink in a tree; the index and the working tree say where submodules are now.
+  const inSubmodule = submoduleInPublish(new SubmoduleProbe(ws, []), entries);
   if (inSubmodule) throw inSubmodule;
   // Before the guard: an absent sparse path would read as a deletion there.
   const sparse = sparsePaths(ws, entries);
