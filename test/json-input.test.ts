@@ -3,24 +3,8 @@ import * as assert from 'uvu/assert';
 import { diagnoseJson } from '../src/core/json-diagnose.js';
 import { parseJsonText, validateBatch, type InputProblem } from '../src/schema.js';
 import { OPERATION_NAMES } from '../src/core/ops.js';
+import { caught } from './helpers/caught.js';
 
-interface Caught {
-  code: string;
-  message: string;
-  hint?: string;
-  data: Record<string, unknown>;
-}
-
-function caught(fn: () => unknown): Caught {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  if (thrown === undefined) assert.unreachable('expected an error');
-  return thrown as Caught;
-}
 
 // ---------------------------------------------------------------- parseJsonText
 

@@ -1,11 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DiskRepo, type CliResult } from './helpers/disk-repo.js';
+import { DiskRepo, type CliResult, treeHashes } from './helpers/disk-repo.js';
 
 /*
  * A draft belongs to the worktree it was made in (`git worktree add`): every
@@ -29,22 +28,6 @@ interface Ctx {
   b: string;
 }
 
-/** Every file under `root` but `.git`, with a hash of its bytes. */
-function scan(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string, rel: string): void => {
-    for (const name of fs.readdirSync(dir).sort()) {
-      if (rel === '' && name === '.git') continue;
-      const full = join(dir, name);
-      const path = rel === '' ? name : `${rel}/${name}`;
-      const st = fs.lstatSync(full);
-      if (st.isDirectory()) walk(full, path);
-      else out[path] = createHash('sha256').update(fs.readFileSync(full)).digest('hex');
-    }
-  };
-  walk(root, '');
-  return out;
-}
 
 function journals(repo: DiskRepo): string[] {
   try {
@@ -78,14 +61,14 @@ W.after.each((ctx) => ctx.repo.cleanup());
 
 W('a draft of worktree B: apply (every mode, dry run too) and unapply from A are refused, A keeps its bytes; in B both work', ({ repo, b }) => {
   ok(repo.shadow(['batch', '-', '--json'], { cwd: b, input: DRAFT_OPS }), 'batch in B');
-  const a = scan(repo.dir);
-  const inB = scan(b);
+  const a = treeHashes(repo.dir);
+  const inB = treeHashes(b);
   const head = repo.ref('main');
   const index = fs.readFileSync(repo.path('.git/index'));
   for (const args of [['apply'], ['apply', '--dry-run'], ['apply', '--commit'], ['apply', '--squash', '-m', 'all']]) {
     refused(repo.shadow([...args, '--json']), args.includes('--dry-run') ? 'shadow apply --dry-run' : 'shadow apply', b);
-    assert.equal(scan(repo.dir), a, `${args.join(' ')}: A is unchanged`);
-    assert.equal(scan(b), inB, `${args.join(' ')}: B is unchanged`);
+    assert.equal(treeHashes(repo.dir), a, `${args.join(' ')}: A is unchanged`);
+    assert.equal(treeHashes(b), inB, `${args.join(' ')}: B is unchanged`);
     assert.is(repo.ref('main'), head, 'the branch stays');
     assert.ok(fs.readFileSync(repo.path('.git/index')).equals(index), "A's index stays");
     assert.equal(journals(repo), []);
@@ -95,16 +78,16 @@ W('a draft of worktree B: apply (every mode, dry run too) and unapply from A are
   assert.is(applied.applied, true);
   assert.is(fs.readFileSync(join(b, 'README.md'), 'utf8'), 'Hello from B\n');
   assert.is(fs.readFileSync(join(b, 'new.txt'), 'utf8'), 'new in B\n');
-  assert.equal(scan(repo.dir), a, 'A is still unchanged');
+  assert.equal(treeHashes(repo.dir), a, 'A is still unchanged');
 
-  const afterApply = scan(b);
+  const afterApply = treeHashes(b);
   refused(repo.shadow(['unapply', '--json']), 'shadow unapply', b);
-  assert.equal(scan(repo.dir), a);
-  assert.equal(scan(b), afterApply, 'B keeps what apply wrote');
+  assert.equal(treeHashes(repo.dir), a);
+  assert.equal(treeHashes(b), afterApply, 'B keeps what apply wrote');
 
   ok(repo.shadow(['unapply', '--json'], { cwd: b }), 'unapply in B');
-  assert.equal(scan(b), inB, 'B is back as it was');
-  assert.equal(scan(repo.dir), a);
+  assert.equal(treeHashes(b), inB, 'B is back as it was');
+  assert.equal(treeHashes(repo.dir), a);
 });
 
 W('worktree add (materialize) from A of a draft of B is refused: its view would lay B\'s draft over A\'s files', ({ repo, b }) => {
@@ -116,23 +99,23 @@ W('worktree add (materialize) from A of a draft of B is refused: its view would 
 
 W('a journal a crash left in B is replayed only in B: commands in A leave it and A\'s files alone, and A may apply its own draft', ({ repo, b }) => {
   ok(repo.shadow(['batch', '-', '--json'], { cwd: b, input: DRAFT_OPS }), 'batch in B');
-  const inB = scan(b);
+  const inB = treeHashes(b);
   // Killed at its first rename into B: one path new, the other old, the journal left.
   const killed = spawnSync(process.execPath, [WORKER, b, 'apply', 'rename:1'], { cwd: b, env: repo.env, encoding: 'utf8' });
   assert.is(killed.signal, 'SIGKILL', `the worker was killed: ${killed.stdout}${killed.stderr}`);
   assert.is(journals(repo).length, 1, 'the journal is left');
-  const torn = scan(b);
+  const torn = treeHashes(b);
   assert.not.equal(torn, inB, 'the crash came after a write in B');
 
   // A itself has the README.md and no new.txt: a replay here would show.
-  const a = scan(repo.dir);
+  const a = treeHashes(repo.dir);
   ok(repo.shadow(['status', '--json']), 'status in A');
   const r = ok(repo.shadow(['recover', '--json']), 'recover in A');
   assert.equal(r.finished, []);
   assert.equal(r.elsewhere.map((e: any) => [e.draft, e.worktree]), [['default', b]]);
   assert.match(repo.shadow(['recover']).stdout, new RegExp(`run \`shadow recover\` there`));
-  assert.equal(scan(repo.dir), a, 'A is unchanged');
-  assert.equal(scan(b), torn, 'B is left for its own recovery');
+  assert.equal(treeHashes(repo.dir), a, 'A is unchanged');
+  assert.equal(treeHashes(b), torn, 'B is left for its own recovery');
   assert.is(journals(repo).length, 1);
 
   // B's pending apply does not hold A's own drafts back.

@@ -1,9 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
-import { DiskRepo, type CliResult } from './helpers/disk-repo.js';
+import { DiskRepo, type CliResult, treeHashes } from './helpers/disk-repo.js';
 
 /*
  * Paths git keeps out of the working tree (outside the sparse-checkout cone,
@@ -60,20 +58,6 @@ const VARIANTS: Variant[] = [
   },
 ];
 
-function scan(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string, rel: string): void => {
-    for (const name of fs.readdirSync(dir).sort()) {
-      if (rel === '' && name === '.git') continue;
-      const full = join(dir, name);
-      const path = rel === '' ? name : `${rel}/${name}`;
-      if (fs.lstatSync(full).isDirectory()) walk(full, path);
-      else out[path] = createHash('sha256').update(fs.readFileSync(full)).digest('hex');
-    }
-  };
-  walk(root, '');
-  return out;
-}
 
 function ok(r: CliResult, what: string): any {
   assert.is(r.status, 0, `${what}: exit ${r.status}\n${r.stdout}${r.stderr}`);
@@ -105,7 +89,7 @@ for (const v of VARIANTS) {
     assert.equal(diff.map((f: any) => [f.path, f.status, f.old]), [['b/x.txt', 'M', { mode, oid }]], 'the base is git ls-files -s b/x.txt');
     assert.equal(ok(repo.shadow(['status', '--json']), 'status').drifted, [], 'never drifted nor deleted');
 
-    const before = scan(repo.dir);
+    const before = treeHashes(repo.dir);
     for (const args of [['apply', '--dry-run'], ['apply'], ['apply', '--commit']]) {
       const r = repo.shadow([...args, '--json']);
       assert.is(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
@@ -114,7 +98,7 @@ for (const v of VARIANTS) {
       assert.match(e.message, /b\/x\.txt/);
       assert.match(e.hint, v.hint);
       assert.equal(e.data.paths, ['b/x.txt']);
-      assert.equal(scan(repo.dir), before, `${args.join(' ')} wrote nothing`);
+      assert.equal(treeHashes(repo.dir), before, `${args.join(' ')} wrote nothing`);
       assert.is(repo.git('status', '--porcelain'), '', 'git sees nothing changed');
       assert.is(repo.ref('main'), root);
     }

@@ -5,6 +5,7 @@ import { decodeJsonBytes, parseJsonText } from '../src/schema.js';
 import type { Shadow } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { prng } from './helpers/prng.js';
+import { caught } from './helpers/caught.js';
 
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -74,21 +75,6 @@ Scan.run();
 
 // ---------------------------------------------------------------- JSON bytes
 
-interface Caught {
-  code: string;
-  message: string;
-  hint?: string;
-  data: Record<string, unknown>;
-}
-
-function caught(fn: () => unknown): Caught {
-  try {
-    fn();
-  } catch (e) {
-    return e as Caught;
-  }
-  return assert.unreachable('expected an error') as never;
-}
 
 const latin1 = (s: string): Buffer => Buffer.from(s, 'latin1');
 

@@ -2,6 +2,7 @@ import type { FileSystem } from '../context.js';
 import { attributesOf, parseAttrFile, type AttrFile, type AttrState } from '../core/gitattributes.js';
 import { parentDirs } from '../core/path-rules.js';
 import { readTextIfExists, statStamp } from './durable-file.js';
+import { userGitFile } from './gitignore.js';
 
 /**
  * The attributes of working-tree paths, reading only the attribute files on
@@ -74,13 +75,7 @@ export function baseAttributeFiles(
 ): [string[], string[]] {
   const low: string[] = [];
   if (!env.GIT_ATTR_NOSYSTEM) low.push('/etc/gitattributes');
-  const home = env.HOME;
-  let global = attributesFile;
-  if (global?.startsWith('~/') && home) global = home + global.slice(1);
-  if (global === undefined) {
-    const xdg = env.XDG_CONFIG_HOME ?? (home ? `${home}/.config` : undefined);
-    if (xdg) global = `${xdg}/git/attributes`;
-  }
+  const global = userGitFile(env, attributesFile, 'attributes');
   if (global) low.push(global);
   return [low, [`${gitdir}/info/attributes`]];
 }

@@ -148,12 +148,18 @@ export function baseIgnoreFiles(
   gitdir: string,
   excludesFile: string | undefined,
 ): string[] {
-  const home = env.HOME;
-  let global = excludesFile;
-  if (global?.startsWith('~/') && home) global = home + global.slice(1);
-  if (global === undefined) {
-    const xdg = env.XDG_CONFIG_HOME ?? (home ? `${home}/.config` : undefined);
-    if (xdg) global = `${xdg}/git/ignore`;
-  }
+  const global = userGitFile(env, excludesFile, 'ignore');
   return [...(global ? [global] : []), `${gitdir}/info/exclude`];
+}
+
+/**
+ * A per-user file git reads beside a repository's own: the configured one
+ * (`core.excludesFile`, `core.attributesFile`; `~/` is the home directory),
+ * else `$XDG_CONFIG_HOME/git/<name>` (`~/.config/git/<name>`).
+ */
+export function userGitFile(env: Readonly<Record<string, string | undefined>>, configured: string | undefined, name: string): string | undefined {
+  const home = env.HOME;
+  if (configured !== undefined) return configured.startsWith('~/') && home ? home + configured.slice(1) : configured;
+  const xdg = env.XDG_CONFIG_HOME ?? (home ? `${home}/.config` : undefined);
+  return xdg ? `${xdg}/git/${name}` : undefined;
 }

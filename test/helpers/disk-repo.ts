@@ -1,5 +1,6 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync, existsSync, readdirSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,4 +101,20 @@ export class DiskRepo {
   cleanup(): void {
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** Every file under `root` but `.git`, with a sha256 of its bytes: a working tree's state, to compare before and after. */
+export function treeHashes(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string, rel: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      if (rel === '' && name === '.git') continue;
+      const full = join(dir, name);
+      const path = rel === '' ? name : `${rel}/${name}`;
+      if (lstatSync(full).isDirectory()) walk(full, path);
+      else out[path] = createHash('sha256').update(readFileSync(full)).digest('hex');
+    }
+  };
+  walk(root, '');
+  return out;
 }
