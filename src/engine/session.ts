@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { pathProblem } from '../core/path-rules.js';
-import { fsyncDir } from '../store/durable-file.js';
+import { ensureDir, fsyncDir } from '../store/durable-file.js';
 import { createLockFile } from '../store/lock-file.js';
 import {
   contentPath,
@@ -176,7 +176,7 @@ export async function beginSession(ws: Workspace, input: BeginInput): Promise<Be
   if (problem) throw new ShadowError('INVALID_PATH', `target_file "${input.target_file}": ${problem}`, { data: { target_file: input.target_file } });
   const settings = sessionSettings(ws);
   const shadowDir = ws.repo.shadowDir;
-  ws.ctx.fs.mkdirSync(sessionsDir(shadowDir), { recursive: true });
+  ensureDir(ws.ctx.fs, sessionsDir(shadowDir));
   const lockFd = await createLockFile(ws.ctx, `${sessionsDir(shadowDir)}/begin`, ws.repo.lockTimeoutMs);
   ws.ctx.fs.closeSync(lockFd);
   try {
@@ -205,7 +205,7 @@ export async function beginSession(ws: Workspace, input: BeginInput): Promise<Be
       status: 'awaiting_content',
       errors: [],
     };
-    ws.ctx.fs.mkdirSync(sessionDir(shadowDir, id), { recursive: true });
+    ensureDir(ws.ctx.fs, sessionDir(shadowDir, id));
     ws.ctx.fs.writeFileSync(contentPath(shadowDir, id), '');
     writeSessionState(ws.ctx, shadowDir, id, { bytes: 0, lines: 0, last_save: null, last_activity: meta.created_at, done: false, pid: null, host: null });
     writeSessionMeta(ws.ctx, shadowDir, meta);

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { draftDir } from './draft-meta.js';
-import { fsyncDir, listDir, readTextIfExists, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { ensureDir, fsyncDir, listDir, readTextIfExists, tryUnlink, writeFileAtomic } from './durable-file.js';
 import { readJsonFile } from './json-file.js';
 import { journalDir, JournalSchema, type Journal } from './journal.js';
 
@@ -157,7 +157,7 @@ function writeFold(ctx: Context, dir: string, f: Fold): void {
 /** Turn a finished apply journal into the draft's newest apply record (one rename). */
 export function recordApply(ctx: Context, shadowDir: string, journal: Journal): void {
   const dir = appliesDir(shadowDir, journal.draft);
-  ctx.fs.mkdirSync(dir, { recursive: true });
+  ensureDir(ctx.fs, dir);
   const from = `${journalDir(shadowDir)}/${journal.id}.json`;
   try {
     ctx.fs.renameSync(from, `${dir}/${recordName(journal)}`);

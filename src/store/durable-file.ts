@@ -8,9 +8,27 @@ export function parentOf(path: string): string {
   return i <= 0 ? (i === 0 ? '/' : '.') : path.slice(0, i);
 }
 
-/** mkdir -p. */
-export function ensureDir(fs: FileSystem, dir: string): void {
-  fs.mkdirSync(dir, { recursive: true });
+/**
+ * mkdir -p, durably: each directory it makes is fsynced into its parent, so
+ * a file created inside (and the directory's own fsync) cannot be lost with
+ * a directory entry a power loss took back. A directory that exists costs
+ * one stat; `durable` false skips the fsyncs (caches, scratch).
+ */
+export function ensureDir(fs: FileSystem, dir: string, durable = true): void {
+  if (statIfExists(fs, dir, true)?.isDirectory()) return;
+  const missing: string[] = [];
+  for (let d = dir; d !== '/' && d !== '.' && statIfExists(fs, d, true) === undefined; d = parentOf(d)) missing.unshift(d);
+  for (const d of missing) {
+    try {
+      fs.mkdirSync(d);
+    } catch (e) {
+      // Another process made it meanwhile: its parent holds it all the same.
+      if (errnoCode(e) !== 'EEXIST') throw e;
+    }
+    if (durable) fsyncDir(fs, parentOf(d));
+  }
+  // Neither missing nor a directory: mkdir says why (ENOTDIR, EEXIST on a file).
+  if (missing.length === 0) fs.mkdirSync(dir, { recursive: true });
 }
 
 /**
@@ -190,7 +208,7 @@ export function writeFileAtomic(
 ): void {
   const durable = options.durable ?? true;
   const dir = parentOf(path);
-  ensureDir(fs, dir);
+  ensureDir(fs, dir, durable);
   const tmp = `${path}.tmp-${options.token}`;
   const fd = fs.openSync(tmp, 'wx', options.mode ?? 0o644);
   try {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
-import { fsyncConcurrently, fsyncDir, fsyncDirs, listDir, readTextIfExists, tryUnlink, writeAll, writeFileAtomic } from './durable-file.js';
+import { ensureDir, fsyncConcurrently, fsyncDir, fsyncDirs, listDir, readTextIfExists, tryUnlink, writeAll, writeFileAtomic } from './durable-file.js';
 import { readJsonFile } from './json-file.js';
 
 /**
@@ -69,7 +69,7 @@ function journalText(journal: Journal): string {
  */
 export async function createJournal(ctx: Context, shadowDir: string, journal: Journal): Promise<void> {
   const dir = journalDir(shadowDir);
-  ctx.fs.mkdirSync(dir, { recursive: true });
+  ensureDir(ctx.fs, dir);
   const path = `${dir}/${journal.id}.json`;
   const fd = ctx.fs.openSync(path, 'wx', 0o644);
   try {

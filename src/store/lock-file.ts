@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
-import { parentOf } from './durable-file.js';
+import { ensureDir, parentOf } from './durable-file.js';
 
 /**
  * git's lockfile protocol: `<path>.lock` created exclusively. git itself
@@ -9,7 +9,7 @@ import { parentOf } from './durable-file.js';
  * the open descriptor of the lock file.
  */
 export async function createLockFile(ctx: Context, path: string, timeoutMs: number): Promise<number> {
-  ctx.fs.mkdirSync(parentOf(path), { recursive: true });
+  ensureDir(ctx.fs, parentOf(path));
   const start = ctx.clock.now();
   let wait = 1;
   for (;;) {

@@ -13,7 +13,7 @@ import {
   type TreeEntry,
 } from '../core/git-objects.js';
 import { streamBlobPack } from './blob-pack-stream.js';
-import { fsyncDir, listDir, tryUnlink, writeNewFileSynced, writeNewFilesSynced } from './durable-file.js';
+import { ensureDir, fsyncDir, listDir, tryUnlink, writeNewFileSynced, writeNewFilesSynced } from './durable-file.js';
 import { PackIndex, type RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { Lru, RecentBlobs } from './object-caches.js';
@@ -317,7 +317,7 @@ export class ObjectDatabase {
   /** Temporary names for a new pack and its index (git's own `tmp_pack_`/`tmp_idx_` prefixes), the directory made. */
   private tempNames(): { tmpPack: string; tmpIdx: string } {
     const dir = this.packDir();
-    this.ctx.fs.mkdirSync(dir, { recursive: true });
+    ensureDir(this.ctx.fs, dir);
     const token = this.ctx.ids.token();
     return { tmpPack: `${dir}/tmp_pack_${token}`, tmpIdx: `${dir}/tmp_idx_${token}` };
   }

@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
-import { parentOf, readTextIfExists, tryUnlink, writeAll } from './durable-file.js';
+import { ensureDir, parentOf, readTextIfExists, tryUnlink, writeAll } from './durable-file.js';
 
 /**
  * A lock held for the length of an operation (an apply): a file created
@@ -47,7 +47,7 @@ function isStale(ctx: Context, holder: Holder | undefined): boolean {
  * into place), so a lock is never seen empty while it is being taken.
  */
 export function takeProcessLock(ctx: Context, path: string, what: string): HeldLock {
-  ctx.fs.mkdirSync(parentOf(path), { recursive: true });
+  ensureDir(ctx.fs, parentOf(path));
   const procs = ctx.processes;
   const holder: Holder = { pid: procs?.self ?? -1, host: procs?.host ?? 'unknown', since: new Date(ctx.clock.now()).toISOString(), what };
   const tmp = `${path}.tmp-${ctx.ids.token()}`;

@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
 import { normalizeReflogMessage } from '../core/reflog-message.js';
-import { fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statIfExists, statStamp, tryUnlink, writeAll } from './durable-file.js';
+import { ensureDir, fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statIfExists, statStamp, tryUnlink, writeAll } from './durable-file.js';
 import { createLockFile } from './lock-file.js';
 
 /**
@@ -332,7 +332,7 @@ export class RefStore {
     const logPath = this.logPathOf(ref);
     if (!line.create && statIfExists(fs, logPath) === undefined) return;
     if (line.redo && this.lastLogLine(logPath)?.startsWith(`${line.old} ${line.next} `)) return;
-    fs.mkdirSync(parentOf(logPath), { recursive: true });
+    ensureDir(fs, parentOf(logPath));
     const who = formatSignature(line.who);
     fs.appendFileSync(logPath, `${line.old} ${line.next} ${who}\t${normalizeReflogMessage(line.message)}\n`);
   }

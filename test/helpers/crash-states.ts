@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import { Volume, createFsFromVolume } from 'memfs';
+import type { CrashEvent, CrashFs, Ino, InodeState } from './crash-fs.js';
+import { prng } from './prng.js';
+
+/**
+ * The disks a power loss may leave, built from a CrashFs log.
+ *
+ * The model (what the file systems shadow supports promise; ext4, XFS,
+ * btrfs and APFS give at least this):
+ *
+ * - A file's content is durable once an fsync of it completes, as it was
+ *   when the fsync was called. Writes after that may be lost: a crash keeps,
+ *   for each file, its writes in order up to some point (possibly none, or
+ *   all), and the last kept write of a file over one block may be cut at a
+ *   block boundary.
+ * - A directory's entries (a create, link, unlink, rename in or out, mkdir,
+ *   rmdir) are durable once an fsync of that directory completes. Later
+ *   changes may be lost: a crash keeps, for each directory, its changes in
+ *   order up to some point. A rename between two directories is kept only
+ *   where both keep it (it is one change, never half done).
+ * - A new directory or symlink holds what it was made with once its entry
+ *   is there; a new file's content is subject to the first rule.
+ * - Nothing else is reordered, and the process's own view (the page cache)
+ *   is gone.
+ *
+ * For each crash point (before each logged event, and after the last) the
+ * objects with changes not yet durable are found, and states are chosen:
+ * every object losing all of them, every object keeping all, each object
+ * alone losing (or alone keeping) its changes, and every combination where
+ * there are few, or a seeded sample where there are many. States are told
+ * apart by their content, so each distinct disk is checked once.
+ */
+
+const BLOCK = 4096;
+const ALL_COMBINATIONS_UP_TO = 64;
+const SAMPLES = 24;
+
+/** A disk after a crash: its files, to mount as a fresh volume. */
+export interface CrashState {
+  /** The crash point: how many events had happened. */
+  at: number;
+  /** A digest of the whole disk. */
+  digest: string;
+  /** Build the disk as a new memfs volume. */
+  mount(): ReturnType<typeof createFsFromVolume>;
+}
+
+interface Pending {
+  /** Events (indices) of this object not yet durable at the crash point. */
+  events: number[];
+  ino: Ino;
+  kind: 'data' | 'dir';
+}
+
+/** What was durable, and what was pending, at crash point `at`. */
+function pendingAt(events: readonly CrashEvent[], at: number): Pending[] {
+  const durableBefore = new Map<Ino, number>();
+  for (let i = 0; i < at; i++) {
+    const e = events[i]!;
+    if (e.kind === 'sync') durableBefore.set(e.ino, Math.max(durableBefore.get(e.ino) ?? 0, e.asOf));
+  }
+  const byObject = new Map<string, Pending>();
+  const add = (ino: Ino, kind: 'data' | 'dir', i: number): void => {
+    if (i < (durableBefore.get(ino) ?? 0)) return;
+    const key = `${kind}:${ino}`;
+    const p = byObject.get(key) ?? { events: [], ino, kind };
+    p.events.push(i);
+    byObject.set(key, p);
+  };
+  for (let i = 0; i < at; i++) {
+    const e = events[i]!;
+    if (e.kind === 'data') add(e.ino, 'data', i);
+    if (e.kind === 'entries') for (const op of e.ops) add(op.dir, 'dir', i);
+  }
+  return [...byObject.values()];
+}
+
+/** How many of each object's pending events a state keeps (cut: the last kept write is cut to a block). */
+type Choice = Array<{ keep: number; cut: boolean }>;
+
+function choices(pending: readonly Pending[], seed: number): Choice[] {
+  const none: Choice = pending.map(() => ({ keep: 0, cut: false }));
+  const all: Choice = pending.map((p) => ({ keep: p.events.length, cut: false }));
+  const out: Choice[] = [none, all];
+  pending.forEach((_, i) => {
+    out.push(all.map((c, j) => (j === i ? { keep: 0, cut: false } : c)));
+    out.push(none.map((c, j) => (j === i ? { keep: pending[i]!.events.length, cut: false } : c)));
+    if (pending[i]!.kind === 'data') out.push(all.map((c, j) => (j === i ? { keep: c.keep, cut: true } : c)));
+  });
+  let product = 1;
+  for (const p of pending) product *= p.events.length + 1;
+  if (product <= ALL_COMBINATIONS_UP_TO) {
+    for (let n = 0; n < product; n++) {
+      let rest = n;
+      out.push(
+        pending.map((p) => {
+          const keep = rest % (p.events.length + 1);
+          rest = Math.floor(rest / (p.events.length + 1));
+          return { keep, cut: false };
+        }),
+      );
+    }
+  } else {
+    const rand = prng(seed);
+    for (let s = 0; s < SAMPLES; s++) out.push(pending.map((p) => ({ keep: Math.floor(rand() * (p.events.length + 1)), cut: rand() < 0.2 })));
+  }
+  return out;
+}
+
+function cloneState(s: InodeState): InodeState {
+  if (s.kind === 'dir') return { kind: 'dir', mode: s.mode, entries: new Map(s.entries) };
+  return s;
+}
+
+/** The disk a choice leaves: the base, with the durable events and the kept pending ones applied in order. */
+function build(crash: CrashFs, at: number, pending: readonly Pending[], choice: Choice): Map<Ino, InodeState> {
+  const dropped = new Set<number>();
+  const cutAt = new Set<number>();
+  pending.forEach((p, i) => {
+    const c = choice[i]!;
+    p.events.slice(c.keep).forEach((e) => dropped.add(p.kind === 'dir' ? -1 - e : e));
+    if (c.cut && p.kind === 'data' && c.keep > 0) cutAt.add(p.events[c.keep - 1]!);
+  });
+  const inodes = new Map<Ino, InodeState>();
+  for (const [ino, s] of crash.base) inodes.set(ino, cloneState(s));
+  for (let i = 0; i < at; i++) {
+    const e = crash.events[i]!;
+    if (e.kind === 'inode') inodes.set(e.ino, cloneState(e.state));
+    else if (e.kind === 'data') {
+      if (dropped.has(i)) {
+        if (!inodes.has(e.ino)) inodes.set(e.ino, { kind: 'file', mode: e.mode, content: Buffer.alloc(0) });
+        continue;
+      }
+      let content = e.content;
+      if (cutAt.has(i) && content.length > BLOCK) content = content.subarray(0, Math.floor(content.length / 2 / BLOCK) * BLOCK || BLOCK);
+      inodes.set(e.ino, { kind: 'file', mode: e.mode, content });
+    } else if (e.kind === 'entries') {
+      // One change, over one or two directories: kept only where every directory keeps it.
+      if (dropped.has(-1 - i)) continue;
+      for (const op of e.ops) {
+        const dir = inodes.get(op.dir);
+        if (dir?.kind !== 'dir') continue;
+        if (op.ino === null) dir.entries.delete(op.name);
+        else dir.entries.set(op.name, op.ino);
+      }
+    }
+  }
+  return inodes;
+}
+
+function mountOf(inodes: Map<Ino, InodeState>, root: Ino, rootPath: string): ReturnType<typeof createFsFromVolume> {
+  const vol = new Volume();
+  const fs = createFsFromVolume(vol);
+  const walk = (ino: Ino, path: string, depth: number): void => {
+    const s = inodes.get(ino);
+    if (!s || depth > 64) return;
+    if (s.kind === 'dir') {
+      if (path !== '/') fs.mkdirSync(path, { mode: s.mode });
+      for (const [name, child] of s.entries) walk(child, path === '/' ? `/${name}` : `${path}/${name}`, depth + 1);
+    } else if (s.kind === 'file') fs.writeFileSync(path, s.content, { mode: s.mode });
+    else fs.symlinkSync(s.target.toString(), path);
+  };
+  walk(root, rootPath, 0);
+  return fs;
+}
+
+function digestOf(inodes: Map<Ino, InodeState>, root: Ino): string {
+  const h = createHash('sha256');
+  const walk = (ino: Ino, path: string): void => {
+    const s = inodes.get(ino);
+    if (!s) return;
+    if (s.kind === 'dir') {
+      h.update(`d ${path} ${s.mode}\n`);
+      for (const name of [...s.entries.keys()].sort()) walk(s.entries.get(name)!, `${path}/${name}`);
+    } else if (s.kind === 'file') h.update(`f ${path} ${s.mode} ${createHash('sha1').update(s.content).digest('hex')}\n`);
+    else h.update(`l ${path} ${s.target.toString('hex')}\n`);
+  };
+  walk(root, '');
+  return h.digest('hex');
+}
+
+/**
+ * Every distinct disk a power loss during the logged run may leave (see the
+ * model above), each once, in the order of their crash points; with `at`,
+ * those of that crash point alone.
+ */
+export function crashStates(crash: CrashFs, options: { seed?: number; at?: number } = {}): CrashState[] {
+  const seed = options.seed ?? 1;
+  const seen = new Set<string>();
+  const out: CrashState[] = [];
+  const from = options.at ?? 0;
+  const to = options.at ?? crash.events.length;
+  for (let at = from; at <= to; at++) {
+    const pending = pendingAt(crash.events, at);
+    for (const choice of choices(pending, seed + at)) {
+      const inodes = build(crash, at, pending, choice);
+      const digest = digestOf(inodes, crash.rootIno);
+      if (seen.has(digest)) continue;
+      seen.add(digest);
+      out.push({ at, digest, mount: () => mountOf(inodes, crash.rootIno, '/') });
+    }
+  }
+  return out;
+}

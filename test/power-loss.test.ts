@@ -1,0 +1,219 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openShadow, type FileSystem, type Shadow } from '../src/index.js';
+import { CrashFs } from './helpers/crash-fs.js';
+import { crashStates, type CrashState } from './helpers/crash-states.js';
+import { testContext } from './helpers/context.js';
+import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+import { withReplacingRename } from './helpers/memfs-rename.js';
+
+/**
+ * Power loss, not only kill -9: each protocol runs once on a CrashFs, then
+ * every disk a power loss at any point of it may leave (crash-states.ts says
+ * under which model) is opened as the next command would open it, and the
+ * protocol's promise is checked there: refs name complete commits, files
+ * are wholly old or wholly new, an apply is all or nothing, recovery
+ * converges, the ledger verifies and claims nothing the refs lost, and no
+ * lock is left that stops the next command. The number of states checked
+ * per protocol is printed.
+ */
+
+const FILES = { 'README.md': 'Hello\n', 'a.txt': 'a old\n', 'b/c.txt': 'c old\n', 'gone.txt': 'bye\n' };
+
+interface Protocol {
+  name: string;
+  /** What the draft holds before the run (normal file system). */
+  prepare(sh: Shadow, repo: MemRepo): Promise<void>;
+  /** The run whose crash states are checked. */
+  act(sh: Shadow): Promise<void>;
+  /** The promise, on a recovered disk. `before`/`after`: the disk's view of the run's paths without and with it. */
+  check(sh: Shadow, fs: FileSystem): Promise<void>;
+}
+
+function read(fs: FileSystem, path: string): string | null {
+  return fs.existsSync(`/repo/${path}`) ? String(fs.readFileSync(`/repo/${path}`, 'utf8')) : null;
+}
+
+let opened = 0;
+
+/** A handle as a new process would open it: its temporary names are its own (as random ones are), not the crashed run's. */
+async function open(fs: FileSystem): Promise<Shadow> {
+  const ctx = testContext(fs);
+  const run = (++opened).toString(16).padStart(4, '0');
+  const ids = { token: () => `${run}${ctx.ids.token()}`, uuid: ctx.ids.uuid };
+  // After a power loss every process that held a lock is gone.
+  const processes = { self: 1000 + opened, host: 'test-host', isAlive: (pid: number) => pid === 1000 + opened };
+  return openShadow({ dir: '/repo', fs: ctx.fs, clock: ctx.clock, ids, env: ctx.env, processes });
+}
+
+/** A digest of everything under /repo, to tell whether a second recovery changed anything. */
+function digest(fs: FileSystem, dir = '/repo'): string {
+  const parts: string[] = [];
+  for (const name of (fs.readdirSync(dir) as unknown[]).map(String).sort()) {
+    const p = `${dir}/${name}`;
+    const st = fs.lstatSync(p);
+    parts.push(st.isDirectory() ? `${p}/\n${digest(fs, p)}` : `${p} ${st.isSymbolicLink() ? fs.readlinkSync(p) : (fs.readFileSync(p) as Buffer).toString('base64')}`);
+  }
+  return parts.join('\n');
+}
+
+/** Checks every protocol shares: the ledger verifies, recovery converges, the draft reads whole, the next batch runs. */
+async function common(sh: Shadow, fs: FileSystem, label: string): Promise<void> {
+  const verdict = await sh.verifyEvents();
+  assert.ok(verdict.ok, `${label}: ledger: ${JSON.stringify(verdict.broken)}`);
+  const again = digest(fs);
+  const second = await sh.recover();
+  assert.equal(second.finished, [], `${label}: a second recovery finishes nothing`);
+  assert.is(digest(fs), again, `${label}: a second recovery changes nothing`);
+  // Everything the draft names reads (and hashes right): its log and its files.
+  if (await sh.hasDraft()) {
+    const log = await sh.log();
+    const batches = log.map((e) => e.batch);
+    const tipBatch = Math.max(0, ...batches);
+    for (const e of await sh.events()) {
+      const n = (e.data as { batch?: number } | undefined)?.batch;
+      if (e.type === 'batch' && typeof n === 'number') assert.ok(n <= tipBatch, `${label}: the ledger claims batch ${n}, the draft holds ${tipBatch}`);
+    }
+    for (const f of (await sh.files()).files) if (f.type === 'file') await sh.cat(f.path);
+  }
+  const next = await sh.batch({ operations: [{ operation: 'write', path: 'next.txt', content: 'next\n' }] });
+  assert.ok(next.success, `${label}: the next batch runs: ${JSON.stringify(next.error)}`);
+}
+
+const PUBLISHED: Record<string, [string | null, string | null]> = {
+  'a.txt': ['a old\n', 'a new\n'],
+  'b/c.txt': ['c old\n', 'c new\n'],
+  'b/d/new.txt': [null, 'made\n'],
+  'gone.txt': ['bye\n', null],
+};
+
+/** Every published path old, or every one new: an apply is all or nothing. */
+function allOrNothing(fs: FileSystem, label: string, flip = false): 'old' | 'new' {
+  const seen = Object.entries(PUBLISHED).map(([p, [o, n]]) => {
+    const v = read(fs, p);
+    const [before, after] = flip ? [n, o] : [o, n];
+    assert.ok(v === before || v === after, `${label}: ${p} is torn: ${JSON.stringify(v)}`);
+    return v === after && before !== after ? 'new' : 'old';
+  });
+  const kinds = new Set(seen);
+  assert.is(kinds.size, 1, `${label}: some paths old, some new: ${JSON.stringify(Object.keys(PUBLISHED).map((p) => [p, read(fs, p)]))}`);
+  return seen[0]!;
+}
+
+const draftChanges = async (sh: Shadow): Promise<void> => {
+  const r = await sh.batch({
+    operations: [
+      { operation: 'write', path: 'a.txt', content: 'a new\n' },
+      { operation: 'write', path: 'b/c.txt', content: 'c new\n' },
+      { operation: 'write', path: 'b/d/new.txt', content: 'made\n' },
+      { operation: 'delete', path: 'gone.txt' },
+    ],
+  });
+  assert.ok(r.success);
+};
+
+const PROTOCOLS: Protocol[] = [
+  {
+    name: 'batch (objects, pack, ref, reflog, ledger)',
+    prepare: async (sh) => void (await sh.write('first.txt', 'first\n')),
+    act: draftChanges,
+    check: async (sh) => {
+      const log = await sh.log();
+      const tip = Math.max(...log.map((e) => e.batch));
+      assert.ok(tip === 1 || tip === 2, `the draft is at batch 1 or 2, not ${tip}`);
+      if (tip === 2) assert.is((await sh.cat('a.txt')).content.toString(), 'a new\n');
+    },
+  },
+  {
+    name: 'draft creation (first batch of a new draft)',
+    prepare: async () => undefined,
+    act: draftChanges,
+    check: async (sh) => {
+      if (await sh.hasDraft()) {
+        const log = await sh.log();
+        if (log.some((e) => e.batch === 1)) assert.is((await sh.cat('b/c.txt')).content.toString(), 'c new\n');
+      }
+    },
+  },
+  {
+    name: 'apply',
+    prepare: draftChanges,
+    act: async (sh) => void (await sh.apply()),
+    check: async (_sh, fs) => void allOrNothing(fs, 'apply'),
+  },
+  {
+    name: 'unapply',
+    prepare: async (sh) => {
+      await draftChanges(sh);
+      await sh.apply();
+    },
+    act: async (sh) => void (await sh.unapply()),
+    check: async (_sh, fs) => void allOrNothing(fs, 'unapply', true),
+  },
+  {
+    name: 'checkpoint and rollback',
+    prepare: draftChanges,
+    act: async (sh) => {
+      await sh.checkpoint('cp');
+      await sh.write('a.txt', 'a later\n');
+      await sh.rollback('cp');
+    },
+    check: async (sh) => {
+      const a = (await sh.cat('a.txt')).content.toString();
+      assert.ok(a === 'a new\n' || a === 'a later\n', `a.txt reads ${JSON.stringify(a)}`);
+      for (const c of await sh.checkpoints()) assert.ok(c.name === 'cp');
+    },
+  },
+  {
+    name: 'undo',
+    prepare: async (sh) => {
+      await draftChanges(sh);
+      await sh.write('a.txt', 'a later\n');
+    },
+    act: async (sh) => void (await sh.undo()),
+    check: async (sh) => {
+      const a = (await sh.cat('a.txt')).content.toString();
+      assert.ok(a === 'a new\n' || a === 'a later\n', `a.txt reads ${JSON.stringify(a)}`);
+    },
+  },
+];
+
+const counts: string[] = [];
+const Loss = suite('power loss: every crash state of each protocol recovers');
+
+for (const p of PROTOCOLS) {
+  Loss(p.name, async () => {
+    const repo = await memRepo(FILES);
+    const base = withReplacingRename(repo.fs);
+    const prep = await open(base);
+    await p.prepare(prep, repo);
+    prep.close();
+    const crash = new CrashFs(base);
+    const sh = await open(crash.fs);
+    await p.act(sh);
+    await new Promise((r) => setImmediate(r));
+    sh.close();
+    const states: CrashState[] = crashStates(crash);
+    for (const s of states) {
+      const fs = withReplacingRename(s.mount() as unknown as FileSystem);
+      const label = `${p.name}, crash at event ${s.at}/${crash.events.length}`;
+      let next: Shadow;
+      try {
+        next = await open(fs);
+      } catch (e) {
+        assert.unreachable(`${label}: the next command cannot open the repository: ${(e as Error).message}`);
+        return;
+      }
+      await p.check(next, fs);
+      await common(next, fs, label);
+      next.close();
+    }
+    counts.push(`crash states: ${p.name}: ${states.length} states over ${crash.events.length + 1} crash points`);
+  });
+}
+
+Loss.after(() => {
+  for (const c of counts) console.log(c);
+});
+
+Loss.run();
