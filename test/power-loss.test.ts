@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openShadow, type FileSystem, type Shadow } from '../src/index.js';
+import { blobOid } from '../src/core/content.js';
+import { IndexView } from '../src/store/index-view.js';
 import { CrashFs } from './helpers/crash-fs.js';
 import { crashStates, type CrashState } from './helpers/crash-states.js';
 import { testContext } from './helpers/context.js';
@@ -161,7 +163,7 @@ const PROTOCOLS: Protocol[] = [
     check: async (sh) => {
       const a = (await sh.cat('a.txt')).content.toString();
       assert.ok(a === 'a new\n' || a === 'a later\n', `a.txt reads ${JSON.stringify(a)}`);
-      for (const c of await sh.checkpoints()) assert.ok(c.name === 'cp');
+      for (const c of await sh.checkpoints()) assert.ok(c.name === 'cp' || c.auto, `an unexpected checkpoint ${c.name}`);
     },
   },
   {
@@ -177,6 +179,68 @@ const PROTOCOLS: Protocol[] = [
     },
   },
 ];
+
+/** What refs/heads/main holds on a disk (loose, else packed). */
+async function mainBranch(fs: FileSystem): Promise<string> {
+  const loose = '/repo/.git/refs/heads/main';
+  if (fs.existsSync(loose)) return String(fs.readFileSync(loose, 'utf8')).trim();
+  const packed = String(fs.readFileSync('/repo/.git/packed-refs', 'utf8'));
+  return /^([0-9a-f]{40}) refs\/heads\/main$/m.exec(packed)![1]!;
+}
+
+let sessionId = '';
+let branchBefore = '';
+const BIG = `${'a line of a long document\n'.repeat(400)}`;
+
+PROTOCOLS.push(
+  {
+    name: 'apply --commit (files, branch, index)',
+    prepare: async (sh, repo) => {
+      await draftChanges(sh);
+      branchBefore = await mainBranch(repo.fs);
+    },
+    act: async (sh) => void (await sh.apply({ commit: true })),
+    check: async (_sh, fs) => {
+      const files = allOrNothing(fs, 'apply --commit');
+      const moved = (await mainBranch(fs)) !== branchBefore;
+      assert.is(moved, files === 'new', `the branch ${moved ? 'moved' : 'stayed'} while the files are ${files}`);
+      // git's index agrees with the branch: after the move it holds the published blobs.
+      const index = IndexView.read(fs, '/repo/.git/index')!;
+      for (const [path, [old, next]] of Object.entries(PUBLISHED)) {
+        const want = moved ? next : old;
+        assert.is(index.idOf(path), want === null ? undefined : blobOid(Buffer.from(want)), `the index at ${path}, the branch ${moved ? 'moved' : 'not moved'}`);
+      }
+    },
+  },
+  {
+    name: 'write session finalize',
+    prepare: async (sh) => {
+      const { session_id } = await sh.sessions.begin({ intent: 'a long document', target_file: 'docs/long.md', operation: 'create' });
+      sessionId = session_id;
+      if (!sh.sessions.push(session_id, Buffer.from(BIG))) sh.sessions.end(session_id);
+      sh.sessions.save(session_id);
+    },
+    act: async (sh) => void (await sh.sessions.finalize(sessionId)),
+    check: async (sh) => {
+      // The content is never lost: committed, or still in its session, which finalizes now.
+      let found = await sh.cat('docs/long.md').catch(() => undefined);
+      if (!found) {
+        const r = await sh.sessions.finalize(sessionId);
+        assert.ok(r.success, `the session finalizes after the crash: ${JSON.stringify(r)}`);
+        found = await sh.cat('docs/long.md');
+      }
+      assert.is(found.content.toString(), BIG);
+    },
+  },
+  {
+    name: 'draft drop',
+    prepare: draftChanges,
+    act: async (sh) => void (await sh.draftDrop('default')),
+    check: async (sh) => {
+      if (await sh.hasDraft()) assert.is((await sh.cat('a.txt')).content.toString(), 'a new\n');
+    },
+  },
+);
 
 const counts: string[] = [];
 const Loss = suite('power loss: every crash state of each protocol recovers');
@@ -213,7 +277,7 @@ for (const p of PROTOCOLS) {
 }
 
 Loss.after(() => {
-  for (const c of counts) console.log(c);
+  console.log(`\n${counts.join('\n')}`);
 });
 
 Loss.run();

@@ -5,7 +5,7 @@ import { parentDirs } from '../core/path-rules.js';
 import { publishOrder, type PublishEntry } from '../core/publish-set.js';
 import { isRegularMode, type FileEntry } from '../core/tree-lookup.js';
 import { dropApply, findApply, recordApply } from '../store/applied-state.js';
-import { FSYNC_WINDOW, writeAll } from '../store/durable-file.js';
+import { FSYNC_WINDOW, fsyncDir, writeAll } from '../store/durable-file.js';
 import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
 import { removeJournal, rewriteJournal, type Journal } from '../store/journal.js';
 import { createLockFile } from '../store/lock-file.js';
@@ -321,6 +321,8 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
     ctx.fs.fsyncSync(fd);
     ctx.fs.closeSync(fd);
     ctx.fs.renameSync(`${path}.lock`, path);
+    // Before the journal goes: an index rename a power loss took back would leave the branch moved and the index behind it.
+    fsyncDir(ctx.fs, ws.repo.layout.gitdir);
   } catch (e) {
     try {
       ctx.fs.closeSync(fd);

@@ -33,8 +33,8 @@ import { prng } from './prng.js';
  */
 
 const BLOCK = 4096;
-const ALL_COMBINATIONS_UP_TO = 64;
-const SAMPLES = 24;
+const ALL_COMBINATIONS_UP_TO = 16;
+const SAMPLES = 8;
 
 /** A disk after a crash: its files, to mount as a fresh volume. */
 export interface CrashState {
