@@ -1,14 +1,14 @@
 import { ShadowError } from '../errors.js';
 import { emptyRootMessage, parseTrailers } from '../core/commit-message.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../core/git-objects.js';
-import { ARCHIVE_PREFIX, checkpointsPrefix, draftRef, DRAFTS_PREFIX, proposalRef, refComponentProblem } from '../core/ref-names.js';
-import { draftDir, readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
-import { listDir, tryUnlink } from '../store/durable-file.js';
+import { draftRef, DRAFTS_PREFIX, proposalRef, refComponentProblem } from '../core/ref-names.js';
+import { readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
 import { RefMoved } from '../store/refs.js';
 import { worktreeOfGitDir } from '../store/repository.js';
 import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../store/applied-state.js';
 import { BaseMap } from '../core/base-map.js';
 import { accumulateBases, findRoot, highestBatch, highestBatchInReflog, historySince, isOnHistory, type Bases } from './history.js';
+import { clearDraftRemains, hasDraftRemains } from './draft-remains.js';
 import { logEvent } from './ledger-events.js';
 import { resolveCommitish } from './rev-parse.js';
 import type { Workspace } from './workspace.js';
@@ -242,6 +242,9 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
 export async function publishDraft(ws: Workspace, draft: Draft, actor: string): Promise<void> {
   const repo = ws.repo;
+  // What a dropped draft of this name left (a purge a crash stopped, a ref
+  // git deleted) is not this draft's: above all not its apply records.
+  if (hasDraftRemains(ws, draft.name)) await clearDraftRemains(ws, draft.name);
   // Metadata first: a ref never exists without the root it was made from.
   writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
   try {
@@ -310,56 +313,4 @@ export function listDrafts(ws: Workspace): DraftSummary[] {
       touched: d.bases.size,
     };
   });
-}
-
-/** `20261122T101500.123Z`: an archive name that sorts by time. */
-function compactStamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '');
-}
-
-/**
- * Drop a draft. Unless `purge`, its tip and checkpoints stay reachable under
- * `refs/shadow/archive/<draft>/<time>/`, and its metadata moves beside them,
- * so `shadow draft new <name> --from <archive ref>` brings the work back.
- */
-export async function dropDraft(ws: Workspace, name: string, options: { purge: boolean; actor: string }): Promise<{ archive?: string }> {
-  const draft = requireDraft(ws, name);
-  const before = draftStatusWord(ws, draft);
-  await logEvent(ws, name, 'tx/status', options.actor, { from: before, to: 'discarded' });
-  await logEvent(ws, name, 'tx/close', options.actor, { status: 'discarded', tip: draft.tip, purge: options.purge });
-  const repo = ws.repo;
-  const who = repo.committer();
-  const checkpoints = repo.refs.list(checkpointsPrefix(name));
-  let archive: string | undefined;
-  if (!options.purge) {
-    const stamp = compactStamp(ws.ctx.clock.now());
-    archive = `${ARCHIVE_PREFIX}${name}/${stamp}`;
-    for (let n = 2; repo.refs.list(`${archive}/`).length > 0; n++) archive = `${ARCHIVE_PREFIX}${name}/${stamp}-${n}`;
-    await repo.refs.update({ ref: `${archive}/tip`, expected: null, next: draft.tip, message: `shadow: archive of draft ${name}`, who });
-    for (const cp of checkpoints) {
-      const cpName = cp.ref.slice(checkpointsPrefix(name).length);
-      await repo.refs.update({ ref: `${archive}/checkpoints/${cpName}`, expected: null, next: cp.oid, message: `shadow: archive of checkpoint ${cpName}`, who, reflog: false });
-    }
-  }
-  for (const cp of checkpoints) await repo.refs.delete(cp.ref, cp.oid);
-  await repo.refs.delete(draft.ref, draft.tip);
-  if (repo.refs.resolve(proposalRef(name)) !== undefined) await repo.refs.delete(proposalRef(name), undefined);
-  const dir = draftDir(repo.shadowDir, name);
-  for (const f of listDir(ws.ctx.fs, dir)) {
-    if (!options.purge && archive) {
-      const dest = `${repo.shadowDir}/archive/${archive.slice(ARCHIVE_PREFIX.length)}`;
-      ws.ctx.fs.mkdirSync(dest, { recursive: true });
-      ws.ctx.fs.renameSync(`${dir}/${f}`, `${dest}/${f}`);
-    } else {
-      tryUnlink(ws.ctx.fs, `${dir}/${f}`);
-    }
-  }
-  try {
-    ws.ctx.fs.rmdirSync(dir);
-  } catch {
-    /* already gone, or something else lives there */
-  }
-  ws.metaCache.delete(name);
-  ws.metaLag.delete(name);
-  return archive ? { archive: `${archive}/tip` } : {};
 }

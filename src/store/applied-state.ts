@@ -35,9 +35,11 @@ function recordNames(ctx: Context, dir: string): string[] {
 }
 
 function readRecord(ctx: Context, dir: string, name: string): ApplyRecord {
+  // An I/O error reading it is not damage: it propagates as it is.
+  const text = readTextIfExists(ctx.fs, `${dir}/${name}`) ?? '';
   let json: unknown;
   try {
-    json = JSON.parse(readTextIfExists(ctx.fs, `${dir}/${name}`) ?? '');
+    json = JSON.parse(text);
   } catch {
     json = undefined;
   }

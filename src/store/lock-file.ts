@@ -12,10 +12,17 @@ export async function createLockFile(ctx: Context, path: string, timeoutMs: numb
   ensureDir(ctx.fs, parentOf(path));
   const start = ctx.clock.now();
   let wait = 1;
+  let vanished = 0;
   for (;;) {
     try {
       return ctx.fs.openSync(`${path}.lock`, 'wx', 0o644);
     } catch (e) {
+      // `git pack-refs --prune` (run by `git gc`) removes directories its
+      // packing emptied, this one included, between the mkdir and the open.
+      if (errnoCode(e) === 'ENOENT' && vanished++ < 8) {
+        ctx.fs.mkdirSync(parentOf(path), { recursive: true });
+        continue;
+      }
       if (errnoCode(e) !== 'EEXIST') throw e;
     }
     if (ctx.clock.now() - start >= timeoutMs) {

@@ -19,6 +19,49 @@ import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolida
 import { Lru, RecentBlobs } from './object-caches.js';
 import { buildPack, type BuiltPack, type PackObject } from './pack-writer.js';
 
+/**
+ * A pack's temporary file was gone when it was to be renamed into place:
+ * `git prune` (run by `git gc --prune=now`) removes every `tmp_*` file in
+ * `objects/pack`, however young. Nothing was installed; writing again is safe.
+ */
+class TempPackVanished extends Error {
+  constructor(override readonly cause: unknown) {
+    super('a temporary pack was removed before it was renamed into place');
+  }
+}
+
+/** How often a pack is written again after its temporary file was removed under it. */
+const TEMP_VANISHED_ATTEMPTS = 4;
+
+function vanishedTooOften(): ShadowError {
+  return new ShadowError('BUSY', `the temporary pack was removed ${TEMP_VANISHED_ATTEMPTS} times before it could be renamed into place (by \`git gc --prune=now\` or \`git prune\` running meanwhile): nothing was written`, {
+    hint: 'retry once git gc has finished; `git gc` without --prune=now leaves files being written alone',
+    data: { attempts: TEMP_VANISHED_ATTEMPTS },
+  });
+}
+
+async function whileTempVanishes<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (e) {
+      if (!(e instanceof TempPackVanished)) throw e;
+      if (attempt >= TEMP_VANISHED_ATTEMPTS) throw vanishedTooOften();
+    }
+  }
+}
+
+function whileTempVanishesSync<T>(write: () => T): T {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return write();
+    } catch (e) {
+      if (!(e instanceof TempPackVanished)) throw e;
+      if (attempt >= TEMP_VANISHED_ATTEMPTS) throw vanishedTooOften();
+    }
+  }
+}
+
 /** Counters a benchmark prints next to its milliseconds. */
 export interface ObjectStats {
   /** Objects read from disk (cache hits are not counted). */
@@ -263,18 +306,21 @@ export class ObjectDatabase {
     if (objects.length === 0) return;
     const built = buildPack(objects);
     const fs = this.ctx.fs;
-    const { tmpPack, tmpIdx } = this.tempNames();
-    try {
-      await writeNewFilesSynced(fs, [
-        [tmpPack, built.pack],
-        [tmpIdx, [built.idx]],
-      ]);
-    } catch (e) {
-      tryUnlink(fs, tmpPack);
-      tryUnlink(fs, tmpIdx);
-      throw e;
-    }
-    this.written(objects, this.place(tmpPack, tmpIdx, built));
+    const idx = await whileTempVanishes(async () => {
+      const { tmpPack, tmpIdx } = this.tempNames();
+      try {
+        await writeNewFilesSynced(fs, [
+          [tmpPack, built.pack],
+          [tmpIdx, [built.idx]],
+        ]);
+      } catch (e) {
+        tryUnlink(fs, tmpPack);
+        tryUnlink(fs, tmpIdx);
+        throw e;
+      }
+      return this.place(tmpPack, tmpIdx, built);
+    });
+    this.written(objects, idx);
   }
 
   /** After a pack of `objects` is in place at `idx`: remember its blobs and register it. */
@@ -300,16 +346,17 @@ export class ObjectDatabase {
    */
   async writeBlobFromFile(source: string, length: number, prefix: Buffer = Buffer.alloc(0)): Promise<{ oid: Oid; size: number }> {
     const fs = this.ctx.fs;
-    const names = this.tempNames();
-    const { tmpPack } = names;
-    let streamed;
-    try {
-      streamed = await streamBlobPack(fs, source, length, prefix, tmpPack);
-    } catch (e) {
-      tryUnlink(fs, tmpPack);
-      throw e;
-    }
-    const idx = this.install(names, { checksum: streamed.checksum, count: 1, idx: streamed.idx });
+    let streamed!: Awaited<ReturnType<typeof streamBlobPack>>;
+    const idx = await whileTempVanishes(async () => {
+      const names = this.tempNames();
+      try {
+        streamed = await streamBlobPack(fs, source, length, prefix, names.tmpPack);
+      } catch (e) {
+        tryUnlink(fs, names.tmpPack);
+        throw e;
+      }
+      return this.install(names, { checksum: streamed.checksum, count: 1, idx: streamed.idx });
+    });
     if (this.packRegistry !== undefined) registerPack(this.ctx, this.packRegistry, idx);
     return { oid: streamed.oid, size: streamed.size };
   }
@@ -325,14 +372,16 @@ export class ObjectDatabase {
   /** Write a built pack durably; returns its `.idx` path. */
   private writeBuilt(built: BuiltPack): string {
     const fs = this.ctx.fs;
-    const names = this.tempNames();
-    try {
-      writeNewFileSynced(fs, names.tmpPack, built.pack);
-    } catch (e) {
-      tryUnlink(fs, names.tmpPack);
-      throw e;
-    }
-    return this.install(names, built);
+    return whileTempVanishesSync(() => {
+      const names = this.tempNames();
+      try {
+        writeNewFileSynced(fs, names.tmpPack, built.pack);
+      } catch (e) {
+        tryUnlink(fs, names.tmpPack);
+        throw e;
+      }
+      return this.install(names, built);
+    });
   }
 
   /**
@@ -365,7 +414,7 @@ export class ObjectDatabase {
     } catch (e) {
       tryUnlink(fs, tmpPack);
       tryUnlink(fs, tmpIdx);
-      throw e;
+      throw errnoCode(e) === 'ENOENT' ? new TempPackVanished(e) : e;
     }
     fsyncDir(fs, dir);
     this.stats.objectsWritten += built.count;

@@ -281,8 +281,13 @@ export class RefStore {
     return ref.startsWith('refs/') && !ref.startsWith('refs/shadow/');
   }
 
-  /** Delete `ref` (loose, packed and its reflog) if it still holds `expected`. */
-  async delete(ref: string, expected: Oid | undefined): Promise<void> {
+  /**
+   * Delete `ref` (loose, packed and its reflog) if it still holds `expected`
+   * (`null`: only a reflog left without its ref goes). The deletion is
+   * durable when this returns: what is removed after it (a draft's state)
+   * must never outlive it into a crash that brings the ref back.
+   */
+  async delete(ref: string, expected: Oid | null | undefined): Promise<void> {
     const fs = this.ctx.fs;
     const path = this.pathOf(ref);
     const fd = await this.lock(path);
@@ -290,9 +295,11 @@ export class RefStore {
     try {
       fs.closeSync(fd);
       const current = this.current(ref);
-      if (expected !== undefined && current !== expected) throw new RefMoved(ref, current);
+      if (expected !== undefined && (current ?? null) !== expected) throw new RefMoved(ref, current);
       if (this.readPacked().has(ref)) await this.removePacked(ref);
-      tryUnlink(fs, path);
+      // The ref, then its log, as git deletes them: a crash between the two
+      // leaves a log without its ref, which `delete(ref, null)` removes.
+      if (tryUnlink(fs, path)) fsyncDir(fs, parentOf(path));
       tryUnlink(fs, this.logPathOf(ref));
       pruneEmptyDirs(fs, parentOf(this.logPathOf(ref)), `${this.commondir}/logs/refs`);
     } finally {
@@ -321,6 +328,7 @@ export class RefStore {
       fs.fsyncSync(fd);
       fs.closeSync(fd);
       fs.renameSync(`${packedPath}.lock`, packedPath);
+      fsyncDir(fs, this.commondir);
     } catch (e) {
       tryUnlink(fs, `${packedPath}.lock`);
       throw e;
