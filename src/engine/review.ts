@@ -33,6 +33,10 @@ export interface RequiredApproval {
   fingerprint: string;
   reason: string;
   paths: string[];
+  /** Asked only by the apply that puts commits on the branch: `--commit` (the draft's commits) or `--squash` (one new commit). */
+  when?: 'commit' | 'squash';
+  /** The draft commit the approval is for (then `fingerprint` is `commit:<oid>`). */
+  commit?: Oid;
 }
 
 export interface Review {
@@ -135,6 +139,9 @@ export const EXAMINATION_FORMAT = '2; jsdiff 9.0.0';
 const RULES_DIGEST = createHash('sha256')
   .update(JSON.stringify(RULES.map((r) => [r.id, r.description, r.pattern.source, r.pattern.flags, r.minEntropy ?? null])))
   .digest('hex');
+
+/** Everything a secret scan's result depends on besides the lines scanned: what a cache of scans is keyed by. */
+export const SCAN_KEY = createHash('sha256').update(`${EXAMINATION_FORMAT}\0${RULES_DIGEST}`).digest('hex');
 
 function examinationKey(setDigest: string): string {
   return createHash('sha256').update(`${EXAMINATION_FORMAT}\0${RULES_DIGEST}\0${setDigest}`).digest('hex');
