@@ -53,6 +53,10 @@ function listFindings(secrets: readonly SecretFinding[]): string {
   return `${where.slice(0, 5).join(', ')}${where.length > 5 ? ', …' : ''}`;
 }
 
+function secretCount(secrets: readonly SecretFinding[]): string {
+  return secrets.length === 1 ? 'a secret' : `${secrets.length} secrets`;
+}
+
 const SQUASH_HINT = '`shadow apply --squash -m <message>` publishes only the final diff as one commit';
 
 /** The draft's commits `apply --commit` publishes, oldest first, each with the secrets it adds (scans cached by commit id). */
@@ -71,7 +75,9 @@ function scanDraftCommits(ws: Workspace, draft: Draft): CommitSecrets[] {
       }
       if (scan.secrets.length === 0) continue;
       const capture = h.trailers.capture !== undefined;
-      const subject = capture ? `your uncommitted state, captured before batch ${h.trailers.capture}` : `batch ${h.trailers.batch ?? '?'}: ${summaryOf(h.commit.message)}`;
+      const subject = capture
+        ? `your uncommitted state, captured before batch ${h.trailers.capture}`
+        : `batch ${h.trailers.batch ?? '?'}: ${summaryOf(h.commit.message)}`;
       out.push({ commit: h.oid, capture, subject, secrets: scan.secrets });
     }
   } finally {
@@ -111,7 +117,9 @@ export function guardBranchCommits(ws: Workspace, draft: Draft, entries: readonl
         id: approvalId(fingerprint, 'secrets_override'),
         kind: 'secrets_override',
         fingerprint,
-        reason: `commit ${c.commit!.slice(0, 12)} (${c.subject}) adds ${c.secrets.length === 1 ? 'a secret' : `${c.secrets.length} secrets`}: ${listFindings(c.secrets)}; \`apply --commit\` would put it on the branch (${SQUASH_HINT})`,
+        reason:
+          `commit ${c.commit!.slice(0, 12)} (${c.subject}) adds ${secretCount(c.secrets)}: ${listFindings(c.secrets)}; ` +
+          `\`apply --commit\` would put it on the branch (${SQUASH_HINT})`,
         paths: [...new Set(c.secrets.map((s) => s.path))],
         when: 'commit',
         commit: c.commit!,
@@ -134,7 +142,9 @@ export function guardBranchCommits(ws: Workspace, draft: Draft, entries: readonl
           id: approvalId(fingerprint, 'secrets_override'),
           kind: 'secrets_override',
           fingerprint,
-          reason: `the commit \`apply --squash\` would make adds ${secrets.length === 1 ? 'a secret' : `${secrets.length} secrets`} against HEAD (your uncommitted state goes in with it): ${listFindings(secrets)}`,
+          reason:
+            `the commit \`apply --squash\` would make adds ${secretCount(secrets)} against HEAD ` +
+            `(your uncommitted state goes in with it): ${listFindings(secrets)}`,
           paths: [...new Set(secrets.map((s) => s.path))],
           when: 'squash',
         });
