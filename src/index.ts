@@ -9,6 +9,7 @@ export { Shadow } from './shadow.js';
 export type { DraftOption, BatchCallOptions, DiffFile } from './shadow.js';
 export type { ReviewReport } from './engine/review-report.js';
 export type { ApprovalState } from './engine/approvals.js';
+export type { CommitSecrets } from './engine/commit-guard.js';
 export type { Proposal } from './engine/proposal.js';
 export type { SecretFinding } from './core/secrets.js';
 export type { LedgerEvent, LedgerVerdict } from './store/ledger.js';

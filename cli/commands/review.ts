@@ -19,7 +19,8 @@ export async function propose(ctx: CommandContext): Promise<void> {
 
 function approvalLine(a: ApprovalState): string {
   const who = a.status === 'pending' ? '' : ` by ${a.decided_by} at ${shortTime(a.decided_at ?? '')}${a.decision_reason ? `: ${a.decision_reason}` : ''}`;
-  return `  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${who}`;
+  const only = a.when ? ` (apply --${a.when} only)` : '';
+  return `  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${only}${who}`;
 }
 
 function describeReview(r: ReviewReport, stat: boolean): string {
@@ -30,8 +31,13 @@ function describeReview(r: ReviewReport, stat: boolean): string {
   }
   if (r.protected.length > 0) lines.push(`protected paths: ${r.protected.join(', ')}`);
   if (r.unscanned.length > 0) lines.push(`not scanned (binary): ${r.unscanned.join(', ')}`);
-  lines.push(r.approvals.length > 0 ? `approvals (${r.approvals.length}):` : 'approvals: none needed');
+  const none = r.branch_approvals.length > 0 ? 'approvals: none needed to apply the files' : 'approvals: none needed';
+  lines.push(r.approvals.length > 0 ? `approvals (${r.approvals.length}):` : none);
   for (const a of r.approvals) lines.push(approvalLine(a));
+  if (r.branch_approvals.length > 0) {
+    lines.push(`also needed to put commits on the branch (${r.branch_approvals.length}):`);
+    for (const a of r.branch_approvals) lines.push(approvalLine(a));
+  }
   lines.push('');
   if (stat) for (const f of r.files) lines.push(`  ${f.old === null ? 'A' : f.new === null ? 'D' : 'M'} ${f.path}`);
   else lines.push(r.diff);
@@ -49,7 +55,9 @@ export async function review(ctx: CommandContext): Promise<void> {
 export async function approve(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const a = await sh.approve(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined });
-  ctx.out.result(a, () => `approved ${a.id} (${a.kind}) for ${a.fingerprint.slice(0, 20)}…: valid until the draft changes`);
+  ctx.out.result(a, () =>
+    a.commit ? `approved ${a.id} (${a.kind}) for commit ${a.commit.slice(0, 12)}: \`apply --commit\` may publish it` : `approved ${a.id} (${a.kind}) for ${a.fingerprint.slice(0, 20)}…: valid until the draft changes`,
+  );
 }
 
 /** `shadow deny <id> --reason …` */

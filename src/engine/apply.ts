@@ -8,6 +8,7 @@ import { takeProcessLock } from '../store/process-lock.js';
 import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
 import type { SecretFinding } from '../core/secrets.js';
 import { gateApply, type ApprovalState } from './approvals.js';
+import { guardBranchCommits, type CommitSecrets } from './commit-guard.js';
 import { checkWorktree, draftStatusWord, requireDraft } from './drafts.js';
 import { readDraftMeta } from '../store/draft-meta.js';
 import { logEvent } from './ledger-events.js';
@@ -47,7 +48,7 @@ export interface ApplyResult {
   /** Approvals the policy requires and that nobody gave yet (apply writes nothing while there are any). */
   pendingApprovals: ApprovalState[];
   /** What the review found (secret values redacted). */
-  findings: { secrets: SecretFinding[]; protected: string[]; deletions: number; unscanned: string[] };
+  findings: { secrets: SecretFinding[]; protected: string[]; deletions: number; unscanned: string[]; commits?: CommitSecrets[] };
 }
 
 export interface ApplyOptions {
@@ -158,8 +159,11 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   if (sparse.length > 0) throw sparsePathError(ws, sparse, 'apply', options.dryRun === true);
   const conflicts = guardPaths(ws, entries, 'old');
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
+  // The commits --commit or --squash puts on the branch pass the secret guard too, not only the final diff.
+  const branch = options.mode ? guardBranchCommits(ws, draft, entries, options.mode.kind) : undefined;
+  const gated = branch ? { ...review, required: [...review.required, ...branch.required] } : review;
   // A deny sticks: it fails fast, before anything else is looked at.
-  const pending = await gateApply(ws, review, options.actor, !options.dryRun && conflicts.length === 0);
+  const pending = await gateApply(ws, gated, options.actor, !options.dryRun && conflicts.length === 0);
   const result: ApplyResult = {
     ok: pending.length === 0,
     draft: draftName,
@@ -174,6 +178,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     pendingApprovals: pending,
     findings: { secrets: review.secrets, protected: review.protected, deletions: review.deletions, unscanned: review.unscanned },
   };
+  if (branch) result.findings.commits = branch.commits;
   if (options.dryRun) return result;
   if (conflicts.length > 0) throw staleBase(conflicts, 'apply');
   if (pending.length > 0) return result;

@@ -2,6 +2,7 @@ import { ShadowError } from '../errors.js';
 import type { LedgerEvent } from '../store/ledger.js';
 import { requireDraft } from './drafts.js';
 import { draftEvents, logEvent } from './ledger-events.js';
+import { guardBranchCommits } from './commit-guard.js';
 import { readPolicy, reviewDraft, type RequiredApproval, type Review } from './review.js';
 import type { Workspace } from './workspace.js';
 
@@ -9,7 +10,10 @@ import type { Workspace } from './workspace.js';
  * Approvals, kept as events of the draft's ledger. An approval is bound to
  * its fingerprint (the draft's diff): any change to the draft asks again.
  * A deny sticks: while the fingerprint is unchanged apply fails fast, and an
- * approve after a deny is refused.
+ * approve after a deny is refused. A secret's deny also sticks to the
+ * commits that added it: removing the secret in a later batch changes the
+ * final diff, but those commits still hold it, so `apply --commit` (which
+ * would publish them) stays denied.
  */
 
 export interface ApprovalState extends RequiredApproval {
@@ -19,14 +23,20 @@ export interface ApprovalState extends RequiredApproval {
   decision_reason?: string;
 }
 
-function decisionsOf(events: readonly LedgerEvent[], id: string): LedgerEvent[] {
-  return events.filter((e) => e.type === 'approval/decision' && e.data.id === id);
+function decisionsOf(events: readonly LedgerEvent[], r: RequiredApproval): LedgerEvent[] {
+  return events.filter(
+    (e) =>
+      e.type === 'approval/decision' &&
+      (e.data.id === r.id ||
+        // A deny of the secrets in a draft's diff names the commits that added them.
+        (r.commit !== undefined && e.data.decision === 'deny' && e.data.kind === r.kind && Array.isArray(e.data.commits) && e.data.commits.includes(r.commit))),
+  );
 }
 
 /** The state of each approval a review requires, from the ledger's decisions. */
 export function approvalStates(events: readonly LedgerEvent[], required: readonly RequiredApproval[]): ApprovalState[] {
   return required.map((r) => {
-    const decisions = decisionsOf(events, r.id);
+    const decisions = decisionsOf(events, r);
     const deny = decisions.find((d) => d.data.decision === 'deny');
     const decided = deny ?? decisions.find((d) => d.data.decision === 'approve');
     if (!decided) return { ...r, status: 'pending' };
@@ -38,11 +48,21 @@ export function approvalStates(events: readonly LedgerEvent[], required: readonl
 
 /** DENIED for the first denied approval: who, when, why. */
 export function deniedError(denied: ApprovalState): ShadowError {
-  return new ShadowError(
-    'DENIED',
-    `${denied.kind} (${denied.id}) was denied by ${denied.decided_by} at ${denied.decided_at}${denied.decision_reason ? `: ${denied.decision_reason}` : ''}; the deny stands until the draft changes`,
-    { hint: 'change the draft (a new batch, or a rollback) to ask again; no retry gets past a deny', data: { ...denied } },
-  );
+  const by = `by ${denied.decided_by} at ${denied.decided_at}${denied.decision_reason ? `: ${denied.decision_reason}` : ''}`;
+  if (denied.commit !== undefined) {
+    return new ShadowError(
+      'DENIED',
+      `${denied.kind} for commit ${denied.commit.slice(0, 12)} (${denied.id}) was denied ${by}; that commit adds a secret, and \`apply --commit\` would put it on the branch`,
+      {
+        hint: '`shadow apply --squash -m <message>` publishes only the final diff as one commit; or roll the draft back to before that commit',
+        data: { ...denied },
+      },
+    );
+  }
+  return new ShadowError('DENIED', `${denied.kind} (${denied.id}) was denied ${by}; the deny stands until the draft changes`, {
+    hint: 'change the draft (a new batch, or a rollback) to ask again; no retry gets past a deny',
+    data: { ...denied },
+  });
 }
 
 /**
@@ -71,8 +91,10 @@ export async function gateApply(ws: Workspace, review: Review, actor: string, lo
 export async function decide(ws: Workspace, draftName: string, id: string, decision: 'approve' | 'deny', actor: string, reason: string | undefined): Promise<ApprovalState> {
   const draft = requireDraft(ws, draftName);
   const review = await reviewDraft(ws, draft, readPolicy(ws));
+  const branch = guardBranchCommits(ws, draft, review.entries, 'any');
+  const required = [...review.required, ...branch.required];
   const events = draftEvents(ws, draftName);
-  const current = approvalStates(events, review.required).find((s) => s.id === id);
+  const current = approvalStates(events, required).find((s) => s.id === id);
   if (!current) {
     const earlier = events.find((e) => (e.type === 'approval/request' || e.type === 'approval/decision') && e.data.id === id);
     if (earlier) {
@@ -82,7 +104,7 @@ export async function decide(ws: Workspace, draftName: string, id: string, decis
       });
     }
     throw new ShadowError('APPROVAL_NOT_FOUND', `draft "${draftName}" needs no approval ${id}`, {
-      hint: review.required.length > 0 ? `it needs: ${review.required.map((r) => `${r.id} (${r.kind})`).join(', ')}` : 'the draft needs no approval now',
+      hint: required.length > 0 ? `it needs: ${required.map((r) => `${r.id} (${r.kind})`).join(', ')}` : 'the draft needs no approval now',
       data: { id },
     });
   }
@@ -98,6 +120,12 @@ export async function decide(ws: Workspace, draftName: string, id: string, decis
   }
   const data: Record<string, unknown> = { id, kind: current.kind, fingerprint: current.fingerprint, decision };
   if (reason !== undefined) data.reason = reason;
+  if (decision === 'deny' && current.kind === 'secrets_override' && current.fingerprint.startsWith('patchset:')) {
+    // The commits that added the secrets denied here: they keep the deny after a later batch removes them.
+    const same = (a: { path: string; rule: string; redacted: string }, b: typeof a): boolean => a.path === b.path && a.rule === b.rule && a.redacted === b.redacted;
+    const commits = branch.commits.filter((c) => c.commit !== null && c.secrets.some((s) => review.secrets.some((f) => same(s, f)))).map((c) => c.commit);
+    if (commits.length > 0) data.commits = commits;
+  }
   const event = await logEvent(ws, draftName, 'approval/decision', actor, data);
   const state: ApprovalState = { ...current, status: decision === 'approve' ? 'approved' : 'denied', decided_by: actor, decided_at: event.ts };
   if (reason !== undefined) state.decision_reason = reason;

@@ -1,0 +1,109 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as git from 'isomorphic-git';
+import { DEFAULT_PROTECT, protectGlobs, splitProtectGlobs } from '../src/core/protected-paths.js';
+import { DiskRepo } from './helpers/disk-repo.js';
+import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+
+// ---------------------------------------------------------------- the globs
+
+const Globs = suite('protect globs');
+
+Globs('the defaults come first, configured globs after; turned off, only the configured ones; `!` marks an exception', () => {
+  assert.equal(protectGlobs(['docs/**'], true), [...DEFAULT_PROTECT, 'docs/**']);
+  assert.equal(protectGlobs(['docs/**'], false), ['docs/**']);
+  assert.equal(splitProtectGlobs(['*.pem', 'ci/**', '!.env.example', '!']), { protect: ['**/*.pem', 'ci/**'], except: ['**/.env.example'] });
+});
+
+Globs.run();
+
+// ---------------------------------------------------------------- the policy apply is checked against
+
+const Policy = suite<{ repo: MemRepo }>('protected paths by default');
+Policy.before.each(async (c) => {
+  c.repo = await memRepo({ 'README.md': 'Hello\n', '.github/workflows/ci.yml': 'on: push\n' });
+});
+
+async function protectedBy(repo: MemRepo, paths: string[], config: Record<string, string[]> = {}): Promise<string[]> {
+  for (const [key, values] of Object.entries(config)) {
+    for (const value of values) await git.setConfig({ fs: repo.fs, dir: repo.dir, path: key, value, append: true });
+  }
+  const sh = await repo.open();
+  const b = await sh.batch({ operations: paths.map((path) => ({ operation: 'write' as const, path, content: 'x\n' })) });
+  assert.ok(b.success, JSON.stringify(b));
+  const r = await sh.apply({ dryRun: true });
+  return r.pendingApprovals.filter((a) => a.kind === 'protected_path').flatMap((a) => a.paths);
+}
+
+const SAMPLES = [
+  '.github/workflows/ci.yml',
+  '.gitlab-ci.yml',
+  '.circleci/config.yml',
+  'Jenkinsfile',
+  'azure-pipelines.yml',
+  'deploy/tls/server.pem',
+  'certs/site.key',
+  'keys/id_ed25519.pub',
+  'config/.env',
+  '.env.local',
+  '.npmrc',
+  'pip.conf',
+  '.gitmodules',
+  '.gitattributes',
+  '.husky/pre-commit',
+];
+const FREE = ['.env.example', 'src/key.ts', 'docs/env.md', '.github/ISSUE_TEMPLATE/bug.md', '.gitignore', 'src/keys/index.ts'];
+
+Policy('with no configuration, CI, keys, env files, registry config and git files need an approval; templates and look-alikes do not', async ({ repo }) => {
+  assert.equal(await protectedBy(repo, [...SAMPLES, ...FREE]), [...SAMPLES].sort());
+});
+
+Policy('shadow.protectDefaults false turns the defaults off; configured globs still count', async ({ repo }) => {
+  assert.equal(await protectedBy(repo, [...SAMPLES, 'secret/plan.md'], { 'shadow.protectDefaults': ['false'], 'shadow.protect': ['secret/**'] }), ['secret/plan.md']);
+});
+
+Policy('shadow.protect adds to the defaults (repeated or comma-separated); a `!glob` frees what it matches', async ({ repo }) => {
+  const got = await protectedBy(repo, ['.github/workflows/ci.yml', '.github/workflows/docs.yml', 'secret/plan.md', 'db/schema.sql', 'a.txt'], {
+    'shadow.protect': ['secret/**, db/*.sql', '!.github/workflows/docs.yml'],
+  });
+  assert.equal(got, ['.github/workflows/ci.yml', 'db/schema.sql', 'secret/plan.md']);
+});
+
+Policy.run();
+
+// ---------------------------------------------------------------- from the command line, with real git
+
+const Cli = suite<{ repo: DiskRepo }>('a CI edit from the command line');
+Cli.before.each((c) => {
+  c.repo = new DiskRepo({ 'README.md': 'Hello\n', '.github/workflows/ci.yml': 'on: push\njobs: {}\n' });
+});
+Cli.after.each((c) => c.repo.cleanup());
+
+const EDIT = ['edit', '.github/workflows/ci.yml', '--old', 'on: push', '--new', 'on: [push, pull_request]'];
+
+Cli('an agent edit to .github/workflows/ci.yml waits for a protected_path approval (exit 3, nothing written) until approved', ({ repo }) => {
+  assert.is(repo.shadow(EDIT).status, 0);
+  for (let i = 0; i < 2; i++) {
+    const r = repo.shadow(['apply', '--commit', '--json']);
+    assert.is(r.status, 3, r.stdout + r.stderr);
+    assert.equal(r.json().pendingApprovals.map((a: { kind: string; paths: string[] }) => [a.kind, a.paths]), [['protected_path', ['.github/workflows/ci.yml']]]);
+  }
+  assert.is(repo.read('.github/workflows/ci.yml'), 'on: push\njobs: {}\n');
+  assert.is(repo.git('log', '--oneline', 'main').trim().split('\n').length, 1);
+  const id = repo.shadow(['review', '--json']).json().approvals[0].id;
+  assert.is(repo.shadow(['approve', id, '--reason', 'CI on pull requests too']).status, 0);
+  const done = repo.shadow(['apply', '--commit', '--json']);
+  assert.is(done.status, 0, done.stdout + done.stderr);
+  assert.is(repo.git('show', 'main:.github/workflows/ci.yml'), 'on: [push, pull_request]\njobs: {}\n');
+  assert.is(repo.git('status', '--porcelain'), '');
+});
+
+Cli('with shadow.protectDefaults false the same edit applies at once', ({ repo }) => {
+  repo.git('config', 'shadow.protectDefaults', 'false');
+  assert.is(repo.shadow(EDIT).status, 0);
+  const r = repo.shadow(['apply', '--json']);
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.is(repo.read('.github/workflows/ci.yml'), 'on: [push, pull_request]\njobs: {}\n');
+});
+
+Cli.run();
