@@ -102,7 +102,8 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
     try {
       if (unborn) {
         try {
-          await publishDraft(ws, draft, options.actor);
+          // A plan's first batch: the plan's lock, tracker and ledger lines are already in the draft's directory.
+          await publishDraft(ws, draft, options.actor, { planState: options.trailers?.plan !== undefined });
           created = true;
         } catch (e) {
           if (!(e instanceof ShadowError) || e.code !== 'DRAFT_EXISTS') throw e;

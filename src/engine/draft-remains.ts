@@ -1,7 +1,11 @@
 import { checkpointsPrefix, draftRef, proposalRef } from '../core/ref-names.js';
 import { discardDir } from '../store/discard-dir.js';
+import { listDir, tryUnlink } from '../store/durable-file.js';
 import { draftDir } from '../store/draft-meta.js';
 import type { Workspace } from './workspace.js';
+
+/** What a plan writes in its draft's directory before its first batch makes the draft (its lock, tracker, stop request, ledger). */
+const PLAN_STATE = new Set(['plan.lock', 'tracker.json', 'stop', 'events.jsonl']);
 
 function logOf(ws: Workspace, ref: string): string {
   return `${ws.repo.layout.commondir}/logs/${ref}`;
@@ -17,7 +21,7 @@ function logOf(ws: Workspace, ref: string): string {
  * apply record (its `unapply` would put back what the old draft published)
  * or a checkpoint.
  */
-export async function clearDraftRemains(ws: Workspace, name: string): Promise<void> {
+export async function clearDraftRemains(ws: Workspace, name: string, options: { keepPlanState?: boolean } = {}): Promise<void> {
   const repo = ws.repo;
   if (repo.refs.resolve(draftRef(name)) !== undefined) return; // a draft, not remains
   for (const cp of repo.refs.list(checkpointsPrefix(name))) await repo.refs.delete(cp.ref, cp.oid);
@@ -26,7 +30,9 @@ export async function clearDraftRemains(ws: Workspace, name: string): Promise<vo
     await repo.refs.delete(proposalRef(name), undefined);
   }
   if (ws.ctx.fs.existsSync(logOf(ws, draftRef(name)))) await repo.refs.delete(draftRef(name), null);
-  discardDir(ws.ctx, repo.shadowDir, draftDir(repo.shadowDir, name));
+  const dir = draftDir(repo.shadowDir, name);
+  if (!options.keepPlanState) discardDir(ws.ctx, repo.shadowDir, dir);
+  else for (const entry of listDir(ws.ctx.fs, dir)) if (!PLAN_STATE.has(entry)) discardPath(ws.ctx, repo.shadowDir, `${dir}/${entry}`);
   ws.metaCache.delete(name);
   ws.metaLag.delete(name);
   ws.appliedMemo.delete(name);
@@ -44,4 +50,10 @@ export function hasDraftRemains(ws: Workspace, name: string): boolean {
     repo.refs.resolve(proposalRef(name)) !== undefined ||
     repo.refs.list(checkpointsPrefix(name)).length > 0
   );
+}
+
+/** Remove one entry of a draft's directory: a directory through the trash, a file at once. */
+function discardPath(ctx: Workspace['ctx'], shadowDir: string, path: string): void {
+  if (ctx.fs.lstatSync(path).isDirectory()) discardDir(ctx, shadowDir, path);
+  else tryUnlink(ctx.fs, path);
 }

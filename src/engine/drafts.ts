@@ -240,11 +240,12 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
 }
 
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
-export async function publishDraft(ws: Workspace, draft: Draft, actor: string): Promise<void> {
+export async function publishDraft(ws: Workspace, draft: Draft, actor: string, options: { planState?: boolean } = {}): Promise<void> {
   const repo = ws.repo;
   // What a dropped draft of this name left (a purge a crash stopped, a ref
-  // git deleted) is not this draft's: above all not its apply records.
-  if (hasDraftRemains(ws, draft.name)) await clearDraftRemains(ws, draft.name);
+  // git deleted) is not this draft's: above all not its apply records. A
+  // plan writes its own state before its first batch makes the draft: kept.
+  if (hasDraftRemains(ws, draft.name)) await clearDraftRemains(ws, draft.name, { keepPlanState: options.planState === true });
   // Metadata first: a ref never exists without the root it was made from.
   writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
   try {
