@@ -314,14 +314,15 @@ PublishSet('the write protocol: the journal is durable before the first write; e
   assert.ok(changedDirs.has(ROOT) && changedDirs.has(`${ROOT}/src/new`), [...changedDirs].join(', '));
 });
 
-PublishSet('fsyncs an apply spends in .git: the journal (file and directory), one for the ledger; apply/start rides on the completion\'s fsync, the record on none', async ({ repo, seam, viaSeam }) => {
+PublishSet('fsyncs an apply spends in .git: the journal (file and directory), one for the ledger; apply/start rides on the completion\'s fsync, the record on none; a first apply also makes its directories durably', async ({ repo, seam, viaSeam }) => {
   seam.arm();
   await viaSeam.apply();
   const log = seam.log;
   const ledger = `${SHADOW}/drafts/default/events.jsonl`;
   const inGit = log.filter((c) => c.op === 'fsyncSync' && c.path!.startsWith(`${ROOT}/.git/`)).map((c) => c.path!.slice(SHADOW.length + 1));
   const journal = log.find((c) => c.op === 'openSync' && c.path!.startsWith(`${SHADOW}/journal/`))!.path!;
-  assert.equal(inGit, [journal.slice(SHADOW.length + 1), 'journal', 'drafts/default/events.jsonl']);
+  // The first apply makes journal/ (fsynced into shadow/) and the draft's applies/ (into drafts/default).
+  assert.equal(inGit, ['', journal.slice(SHADOW.length + 1), 'journal', 'drafts/default/events.jsonl', 'drafts/default']);
   // The start event is written while the journal's fsyncs run, before any
   // change in the work tree; the completion after the files; one fsync takes both.
   const ledgerWrites = log.filter((c) => c.op === 'writeSync' && c.path === ledger).map((c) => c.n);
