@@ -308,7 +308,8 @@ Locks('a lock held by native git: shadow waits shadow.lockTimeout, then fails wi
     assert.is(r.status, 1, `${r.stdout}${r.stderr}`);
     const error = r.json().error;
     assert.is(error.code, 'LOCKED');
-    assert.is(error.message, `${lockPath} exists: another git or shadow process is updating it`);
+    assert.is(error.message, `${lockPath} exists and no shadow process recorded it: git (or another tool) is updating it`);
+    assert.is(error.data.holder, null);
     assert.match(error.hint, /retry/);
     assert.is(error.data.lock, lockPath);
     assert.ok(error.data.waitedMs >= 300, `shadow waited ${error.data.waitedMs} ms`);
@@ -316,7 +317,7 @@ Locks('a lock held by native git: shadow waits shadow.lockTimeout, then fails wi
     assert.ok(nodeFs.existsSync(lockPath), "shadow never removes git's lock");
     const text = repo.shadow(['rollback', '~1']);
     assert.is(text.status, 1);
-    assert.match(text.stderr, /^error: .*default\.lock exists: another git or shadow process is updating it\nhint: /);
+    assert.match(text.stderr, /^error: .*default\.lock exists and no shadow process recorded it: .*\nhint: .*if no git process is running, remove /);
     assert.is(repo.ref(DRAFT), tip);
   } finally {
     const done = await lock.release();

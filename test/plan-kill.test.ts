@@ -233,9 +233,9 @@ const SHORT_PLAN = evolvingPlan(SHORT);
 
 /** SIGKILL at an exact step (see helpers/plan-crash-worker.ts); `committed`: plan batches on the draft after it. */
 const CRASH_POINTS: Array<{ name: string; after: number; method: string; pattern: string; nth: number; committed: number }> = [
-  { name: "the draft's first batch, holding the new draft's ref lock", after: 0, method: 'openSync', pattern: 'refs/shadow/drafts/default\\.lock$', nth: 1, committed: 0 },
+  { name: "the draft's first batch, holding the new draft's ref lock", after: 0, method: 'linkSync', pattern: 'refs/shadow/drafts/default\\.lock$', nth: 1, committed: 0 },
   { name: 'batch 3: its pack written, the ref not yet moved', after: 2, method: 'renameSync', pattern: '/objects/pack/pack-[0-9a-f]+\\.idx$', nth: 1, committed: 2 },
-  { name: "batch 3: holding the draft's ref lock", after: 2, method: 'openSync', pattern: 'refs/shadow/drafts/default\\.lock$', nth: 1, committed: 2 },
+  { name: "batch 3: holding the draft's ref lock", after: 2, method: 'linkSync', pattern: 'refs/shadow/drafts/default\\.lock$', nth: 1, committed: 2 },
   { name: 'batch 3: the ref moved, draft.json not yet written', after: 2, method: 'renameSync', pattern: 'refs/shadow/drafts/default$', nth: 1, committed: 3 },
   { name: 'batch 3: holding the ledger lock for its batch/commit event', after: 2, method: 'openSync', pattern: '/events\\.jsonl$', nth: 1, committed: 3 },
   { name: 'batch 3: committed, the tracker not yet written (the tracker behind the ref)', after: 2, method: 'openSync', pattern: '/tracker\\.json\\.tmp-', nth: 1, committed: 3 },

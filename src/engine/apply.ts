@@ -1,7 +1,8 @@
 import { ShadowError } from '../errors.js';
 import { actionOf, type PublishAction, type PublishEntry } from '../core/publish-set.js';
 import { resetReflogMessage } from '../core/reflog-message.js';
-import { readTextIfExists } from '../store/durable-file.js';
+import { lockedError } from '../store/lock-file.js';
+import { lockOwner } from '../store/lock-holders.js';
 import { worktreeOfGitDir } from '../store/repository.js';
 import { createJournal, hasJournals, readJournals, removeJournal, type Journal } from '../store/journal.js';
 import { takeProcessLock } from '../store/process-lock.js';
@@ -118,14 +119,16 @@ function refuseWhilePending(ws: Workspace): void {
   }
 }
 
+/**
+ * Refuse before any write while git (or a live shadow) holds the index. A
+ * lock a dead shadow process left is no obstacle: writing the index takes
+ * it over.
+ */
 function checkIndexLock(ws: Workspace): void {
   const lock = `${ws.repo.layout.gitdir}/index.lock`;
-  if (readTextIfExists(ws.ctx.fs, lock) !== undefined) {
-    throw new ShadowError('LOCKED', `${lock} exists: git is using the index`, {
-      hint: `retry when the git command finishes; if none is running, remove ${lock}`,
-      data: { lock },
-    });
-  }
+  const owner = lockOwner(ws.ctx, ws.repo.lockHolders, lock);
+  if (owner === undefined || (owner.kind === 'shadow' && owner.stale)) return;
+  throw lockedError(lock, owner);
 }
 
 /**

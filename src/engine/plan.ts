@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { parseTrailers } from '../core/commit-message.js';
-import { draftRef } from '../core/ref-names.js';
 import type { Oid } from '../core/git-objects.js';
 import { draftDir } from '../store/draft-meta.js';
 import { readTextIfExists, tryUnlink, writeFileAtomic } from '../store/durable-file.js';
@@ -119,28 +118,6 @@ export function requestStop(ws: Workspace, draft: string): Tracker {
 }
 
 /**
- * A run killed while it held the draft's ref lock leaves `<ref>.lock` behind.
- * git never writes shadow's draft refs, so when the tracker's runner is a
- * process on this host that is gone, and the lock was made during its run,
- * that runner made it: remove it so the run can go on.
- */
-function releaseDeadRunnersLock(ws: Workspace, draft: string, previous: Tracker | undefined): void {
-  const procs = ws.ctx.processes;
-  if (!procs || previous?.status !== 'running' || previous.pid === null || previous.host !== procs.host) return;
-  if (previous.pid === procs.self || procs.isAlive(previous.pid)) return;
-  const lock = ws.repo.refs.lockPathOf(draftRef(draft));
-  let made: number;
-  try {
-    made = ws.ctx.fs.statSync(lock).mtimeMs;
-  } catch {
-    return;
-  }
-  // mtime granularity and clock skew between processes: one second of slack.
-  if (made + 1000 < Date.parse(previous.started_at)) return;
-  tryUnlink(ws.ctx.fs, lock);
-}
-
-/**
  * Run `plan` on a draft from the first batch not yet on it (or `from`).
  * Between batches: a stop request (signal or `shadow stop`) ends the run
  * with status `stopped`. A failing batch leaves the draft at the last good
@@ -170,7 +147,6 @@ async function runLocked(ws: Workspace, plan: Plan, options: RunOptions): Promis
   const total = plan.batches.length;
   const done = planProgress(ws, draft, plan.id);
   const previous = readTracker(ws, draft);
-  releaseDeadRunnersLock(ws, draft, previous);
   const skipped = previous?.plan_id === plan.id ? [...previous.skipped] : [];
   // Skipped batches count as done: a resume never runs one again by itself.
   let start = options.from ?? Math.max(0, ...done, ...skipped) + 1;

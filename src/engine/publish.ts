@@ -5,7 +5,7 @@ import { parentDirs } from '../core/path-rules.js';
 import { publishOrder, type PublishEntry } from '../core/publish-set.js';
 import { isRegularMode, type FileEntry } from '../core/tree-lookup.js';
 import { dropApply, findApply, recordApply } from '../store/applied-state.js';
-import { FSYNC_WINDOW, fsyncDir, writeAll } from '../store/durable-file.js';
+import { FSYNC_WINDOW, fsyncDir, tryUnlink, writeAll } from '../store/durable-file.js';
 import { readIndex, serializeIndex, updateIndex } from '../store/git-index.js';
 import { removeJournal, rewriteJournal, type Journal } from '../store/journal.js';
 import { createLockFile } from '../store/lock-file.js';
@@ -293,7 +293,8 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
   if (!journal.index) return;
   const ctx = ws.ctx;
   const path = `${ws.repo.layout.gitdir}/index`;
-  const fd = await createLockFile(ctx, path, ws.repo.lockTimeoutMs);
+  const lock = await createLockFile(ctx, path, ws.repo.lockTimeoutMs, ws.repo.lockHolders);
+  const fd = lock.fd;
   try {
     const index = readIndex(ctx, path);
     const root = ws.repo.layout.worktree!;
@@ -323,17 +324,15 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
     ctx.fs.renameSync(`${path}.lock`, path);
     // Before the journal goes: an index rename a power loss took back would leave the branch moved and the index behind it.
     fsyncDir(ctx.fs, ws.repo.layout.gitdir);
+    lock.forget();
   } catch (e) {
     try {
       ctx.fs.closeSync(fd);
     } catch {
       /* already closed */
     }
-    try {
-      ctx.fs.unlinkSync(`${path}.lock`);
-    } catch {
-      /* gone */
-    }
+    tryUnlink(ctx.fs, `${path}.lock`);
+    lock.forget();
     throw e;
   }
 }

@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { pathProblem } from '../core/path-rules.js';
-import { ensureDir, fsyncDir } from '../store/durable-file.js';
+import { ensureDir, fsyncDir, tryUnlink } from '../store/durable-file.js';
 import { createLockFile } from '../store/lock-file.js';
 import {
   contentPath,
@@ -177,8 +177,8 @@ export async function beginSession(ws: Workspace, input: BeginInput): Promise<Be
   const settings = sessionSettings(ws);
   const shadowDir = ws.repo.shadowDir;
   ensureDir(ws.ctx.fs, sessionsDir(shadowDir));
-  const lockFd = await createLockFile(ws.ctx, `${sessionsDir(shadowDir)}/begin`, ws.repo.lockTimeoutMs);
-  ws.ctx.fs.closeSync(lockFd);
+  const lock = await createLockFile(ws.ctx, `${sessionsDir(shadowDir)}/begin`, ws.repo.lockTimeoutMs, ws.repo.lockHolders);
+  ws.ctx.fs.closeSync(lock.fd);
   try {
     expireSessions(ws, settings);
     const live = listSessionIds(ws.ctx, shadowDir)
@@ -212,11 +212,8 @@ export async function beginSession(ws: Workspace, input: BeginInput): Promise<Be
     fsyncDir(ws.ctx.fs, sessionsDir(shadowDir));
     return { session_id: id, stage: 'awaiting_content', session_dir: sessionDir(shadowDir, id), instructions: instructions(input.target_file, meta.binary) };
   } finally {
-    try {
-      ws.ctx.fs.unlinkSync(`${sessionsDir(shadowDir)}/begin.lock`);
-    } catch {
-      /* gone */
-    }
+    tryUnlink(ws.ctx.fs, `${sessionsDir(shadowDir)}/begin.lock`);
+    lock.forget();
   }
 }
 

@@ -3,7 +3,7 @@ import { errnoCode, ShadowError } from '../errors.js';
 import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from '../core/git-objects.js';
 import { normalizeReflogMessage } from '../core/reflog-message.js';
 import { ensureDir, fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statIfExists, statStamp, tryUnlink, writeAll } from './durable-file.js';
-import { createLockFile } from './lock-file.js';
+import { createLockFile, type LockFile } from './lock-file.js';
 
 /**
  * shadow's own ref store. isomorphic-git's `writeRef` writes the file in
@@ -97,6 +97,8 @@ export class RefStore {
     private readonly gitdir: string,
     private readonly commondir: string,
     private readonly lockTimeoutMs: number,
+    /** Where shadow records who holds the locks it takes (see lock-holders.ts). */
+    private readonly lockHolders?: string,
   ) {}
 
   private pathOf(ref: string): string {
@@ -208,8 +210,8 @@ export class RefStore {
       .map(([ref, oid]) => ({ ref, oid }));
   }
 
-  private lock(path: string): Promise<number> {
-    return createLockFile(this.ctx, path, this.lockTimeoutMs);
+  private lock(path: string): Promise<LockFile> {
+    return createLockFile(this.ctx, path, this.lockTimeoutMs, this.lockHolders);
   }
 
   private current(ref: string): Oid | undefined {
@@ -228,18 +230,19 @@ export class RefStore {
   async update(u: RefUpdate): Promise<void> {
     const fs = this.ctx.fs;
     const path = this.pathOf(u.ref);
-    const fd = await this.lock(path);
+    const lock = await this.lock(path);
+    const fd = lock.fd;
     const lockPath = `${path}.lock`;
     let closed = false;
-    let headLocked = false;
+    let head: LockFile | undefined;
     try {
       const current = this.current(u.ref);
       if (u.expected !== undefined && (current ?? null) !== u.expected) throw new RefMoved(u.ref, current);
       if (u.reflog !== false && this.mayBeHeadTarget(u.ref) && this.headTarget() === u.ref) {
         // git locks HEAD too for its log line: a checkout meanwhile cannot
         // make the line describe a branch HEAD no longer points to.
-        fs.closeSync(await this.lock(this.pathOf('HEAD'))); // git writes nothing in it for a log-only update
-        headLocked = true;
+        head = await this.lock(this.pathOf('HEAD'));
+        fs.closeSync(head.fd); // git writes nothing in it for a log-only update
       }
       writeAll(fs, fd, Buffer.from(`${u.next}\n`, 'latin1'));
       if (u.after) await settleAll([fsyncConcurrently(fs, fd), u.after]);
@@ -259,21 +262,28 @@ export class RefStore {
           redo: u.redo === true,
         };
         this.appendReflog(u.ref, line);
-        if (headLocked && this.headTarget() === u.ref) this.appendReflog('HEAD', line);
+        if (head && this.headTarget() === u.ref) this.appendReflog('HEAD', line);
       }
       // HEAD's lock goes first: a crash after the rename leaves no lock that
       // recovery, finding the branch moved, would never name.
-      if (headLocked) tryUnlink(fs, this.lockPathOf('HEAD'));
-      headLocked = false;
+      if (head) this.unlock(head, this.lockPathOf('HEAD'));
+      head = undefined;
       fs.renameSync(lockPath, path);
+      lock.forget();
     } catch (e) {
       if (!closed) fs.closeSync(fd);
-      tryUnlink(fs, lockPath);
+      this.unlock(lock, lockPath);
       throw e;
     } finally {
-      if (headLocked) tryUnlink(fs, this.lockPathOf('HEAD'));
+      if (head) this.unlock(head, this.lockPathOf('HEAD'));
     }
     fsyncDir(fs, parentOf(path));
+  }
+
+  /** Remove a lock, then its holder record (never the other way: a lock without a record is git's). */
+  private unlock(lock: LockFile, lockPath: string): void {
+    tryUnlink(this.ctx.fs, lockPath);
+    lock.forget();
   }
 
   /** Only a branch can be checked out: shadow's own refs skip the read of HEAD. */
@@ -290,10 +300,10 @@ export class RefStore {
   async delete(ref: string, expected: Oid | null | undefined): Promise<void> {
     const fs = this.ctx.fs;
     const path = this.pathOf(ref);
-    const fd = await this.lock(path);
+    const lock = await this.lock(path);
     const lockPath = `${path}.lock`;
     try {
-      fs.closeSync(fd);
+      fs.closeSync(lock.fd);
       const current = this.current(ref);
       if (expected !== undefined && (current ?? null) !== expected) throw new RefMoved(ref, current);
       if (this.readPacked().has(ref)) await this.removePacked(ref);
@@ -303,7 +313,7 @@ export class RefStore {
       tryUnlink(fs, this.logPathOf(ref));
       pruneEmptyDirs(fs, parentOf(this.logPathOf(ref)), `${this.commondir}/logs/refs`);
     } finally {
-      tryUnlink(fs, lockPath);
+      this.unlock(lock, lockPath);
     }
     pruneEmptyDirs(fs, parentOf(path), `${this.commondir}/refs`);
   }
@@ -311,7 +321,8 @@ export class RefStore {
   private async removePacked(ref: string): Promise<void> {
     const fs = this.ctx.fs;
     const packedPath = `${this.commondir}/packed-refs`;
-    const fd = await this.lock(packedPath);
+    const lock = await this.lock(packedPath);
+    const fd = lock.fd;
     try {
       const text = readTextIfExists(fs, packedPath) ?? '';
       const lines = text.split('\n');
@@ -329,8 +340,9 @@ export class RefStore {
       fs.closeSync(fd);
       fs.renameSync(`${packedPath}.lock`, packedPath);
       fsyncDir(fs, this.commondir);
+      lock.forget();
     } catch (e) {
-      tryUnlink(fs, `${packedPath}.lock`);
+      this.unlock(lock, `${packedPath}.lock`);
       throw e;
     }
   }

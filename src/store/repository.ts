@@ -7,6 +7,10 @@ import { hasLinkExtension, readIndexVersion } from './index-file.js';
 import { ObjectDatabase } from './object-db.js';
 import { RefStore } from './refs.js';
 
+function lockHoldersDir(commondir: string): string {
+  return `${commondir}/shadow/locks`;
+}
+
 /** Where a repository lives. */
 export interface RepositoryLayout {
   /** This worktree's git dir (`.git`, or `.git/worktrees/<name>`). */
@@ -184,7 +188,7 @@ export class Repository {
     const precious = config.getBool('extensions.preciousobjects') === true;
     this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, precious ? undefined : `${layout.commondir}/shadow/packs.list`);
     this.lockTimeoutMs = config.getInt('shadow.locktimeout') ?? DEFAULT_LOCK_TIMEOUT_MS;
-    this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, this.lockTimeoutMs);
+    this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, this.lockTimeoutMs, lockHoldersDir(layout.commondir));
   }
 
   /** Open the repository containing `dir` (absolute), after checking its format. */
@@ -199,6 +203,11 @@ export class Repository {
   /** shadow's own directory inside the common git dir. */
   get shadowDir(): string {
     return `${this.layout.commondir}/shadow`;
+  }
+
+  /** Where the holders of shadow's git-format locks are recorded (see lock-holders.ts). */
+  get lockHolders(): string {
+    return lockHoldersDir(this.layout.commondir);
   }
 
   /** The committer identity: git's `user.name`/`user.email` (or GIT_COMMITTER_*), else shadow. */

@@ -1,7 +1,7 @@
 /**
  * A plan runner that SIGKILLs itself at an exact step: once plan batch
  * `after` has committed (0: from the start), the `nth` call of the
- * file-system method `method` whose path (the destination, for renameSync)
+ * file-system method `method` whose path (the destination, for renameSync and linkSync)
  * matches `pattern`, right after that call returns. It prints the plan's
  * events as JSON lines until then. With `event` for the method, it signals
  * itself right after printing the batch/commit event of plan batch
@@ -23,7 +23,7 @@ if (method !== 'event') {
   const real = nodeFs[method] as (...args: unknown[]) => unknown;
   fs[method] = (...args: unknown[]): unknown => {
     const out = real(...args);
-    const path = String(method === 'renameSync' ? args[1] : args[0]);
+    const path = String(method === 'renameSync' || method === 'linkSync' ? args[1] : args[0]);
     if (armed && re.test(path) && ++seen === nth) process.kill(process.pid, signal);
     return out;
   };
