@@ -81,6 +81,12 @@ export interface Processes {
   /** This machine's name: a lock held on another machine is never taken as stale. */
   host: string;
   isAlive(pid: number): boolean;
+  /**
+   * When this machine last started (ms since the epoch), if known: a lock
+   * made before it is stale whoever made it, git included, since no process
+   * outlives a restart (a power loss leaves locks nobody holds).
+   */
+  bootTime?: number;
 }
 
 /** What a run of native git returned. */

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { hostname, uptime } from 'node:os';
 import type { Clock, Context, GitRunner, Ids, Processes } from './context.js';
 
 /** The real clock. */
@@ -32,10 +32,14 @@ export function randomIds(): Ids {
   };
 }
 
+/** Seconds of slack on the boot time: a lock made this soon after a restart is never taken for one made before it. */
+const BOOT_SLACK_MS = 10_000;
+
 /** This process, and liveness of others by signal 0. */
 export const localProcesses: Processes = {
   self: process.pid,
   host: hostname(),
+  bootTime: Date.now() - uptime() * 1000 - BOOT_SLACK_MS,
   isAlive: (pid) => {
     try {
       process.kill(pid, 0);

@@ -38,14 +38,20 @@ function read(fs: FileSystem, path: string): string | null {
 
 let opened = 0;
 
-/** A handle as a new process would open it: its temporary names are its own (as random ones are), not the crashed run's. */
-async function open(fs: FileSystem): Promise<Shadow> {
+/**
+ * A handle as a new process would open it: its temporary names are its own
+ * (as random ones are), not the crashed run's. After a restart (`bootTime`):
+ * every file of the crashed disk is older than the boot, its locks' holders
+ * are gone, and the clock is the real one that file times are read against.
+ */
+async function open(fs: FileSystem, bootTime?: number): Promise<Shadow> {
   const ctx = testContext(fs);
   const run = (++opened).toString(16).padStart(4, '0');
   const ids = { token: () => `${run}${ctx.ids.token()}`, uuid: ctx.ids.uuid };
-  // After a power loss every process that held a lock is gone.
-  const processes = { self: 1000 + opened, host: 'test-host', isAlive: (pid: number) => pid === 1000 + opened };
-  return openShadow({ dir: '/repo', fs: ctx.fs, clock: ctx.clock, ids, env: ctx.env, processes });
+  const self = 1000 + opened;
+  const processes = { self, host: 'test-host', isAlive: (pid: number) => pid === self, bootTime };
+  const clock = bootTime === undefined ? ctx.clock : { ...ctx.clock, now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+  return openShadow({ dir: '/repo', fs: ctx.fs, clock, ids, env: ctx.env, processes });
 }
 
 /** A digest of everything under /repo, to tell whether a second recovery changed anything. */
@@ -259,11 +265,12 @@ for (const p of PROTOCOLS) {
     sh.close();
     const states: CrashState[] = crashStates(crash);
     for (const s of states) {
-      const fs = withReplacingRename(s.mount() as unknown as FileSystem);
+      const bootTime = Date.now();
+      const fs = withReplacingRename(s.mount({ mtimeMs: bootTime - 60_000 }) as unknown as FileSystem);
       const label = `${p.name}, crash at event ${s.at}/${crash.events.length}`;
       let next: Shadow;
       try {
-        next = await open(fs);
+        next = await open(fs, bootTime);
       } catch (e) {
         assert.unreachable(`${label}: the next command cannot open the repository: ${(e as Error).message}`);
         return;

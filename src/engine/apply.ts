@@ -127,7 +127,7 @@ function refuseWhilePending(ws: Workspace): void {
 function checkIndexLock(ws: Workspace): void {
   const lock = `${ws.repo.layout.gitdir}/index.lock`;
   const owner = lockOwner(ws.ctx, ws.repo.lockHolders, lock);
-  if (owner === undefined || (owner.kind === 'shadow' && owner.stale)) return;
+  if (owner === undefined || (owner.kind === 'shadow' ? owner.stale : owner.beforeBoot)) return;
   throw lockedError(lock, owner);
 }
 

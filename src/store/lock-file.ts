@@ -56,7 +56,8 @@ export async function createLockFile(ctx: Context, path: string, timeoutMs: numb
       }
       const owner = lockOwner(ctx, holdersDir, lock);
       if (owner === undefined) continue;
-      if (owner.kind === 'shadow' && owner.stale && takeOver(ctx, holdersDir!, lock, owner)) continue;
+      const stale = owner.kind === 'shadow' ? owner.stale : owner.beforeBoot;
+      if (stale && holdersDir !== undefined && takeOver(ctx, holdersDir, lock, owner)) continue;
       if (ctx.clock.now() - start >= timeoutMs) throw lockedError(lock, owner, ctx.clock.now() - start);
       const jitter = parseInt(ctx.ids.token().slice(0, 2), 16) / 255;
       await ctx.clock.sleep(Math.ceil(wait * (0.5 + jitter)));

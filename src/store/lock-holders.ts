@@ -12,7 +12,9 @@ import { takeProcessLock } from './process-lock.js';
  * and host: link(2) fails when the lock exists, as git's O_EXCL open does,
  * and the lock and its record appear in one step, so no crash leaves a lock
  * of shadow's that does not say whose it is. A lock with no record was
- * taken by git (or by a shadow that could not link) and is never removed.
+ * taken by git (or by a shadow that could not link) and is never removed,
+ * unless it was made before this machine last started: a power loss can
+ * keep a lock and lose its record, and nobody holds a lock across a restart.
  */
 
 export interface LockHolder {
@@ -23,7 +25,8 @@ export interface LockHolder {
 /** The holder of an existing lock: a shadow process (recorded), or unknown (git's, most likely). */
 export type LockOwner =
   | { kind: 'shadow'; holder: LockHolder; record: string; ino: number; dev: number; stale: boolean }
-  | { kind: 'unknown' };
+  /** No record: git's, most likely. `beforeBoot`: made before this machine last started, so nobody holds it. */
+  | { kind: 'unknown'; beforeBoot: boolean; ino: number; dev: number };
 
 const RECORD = /^([0-9a-f]{16})\.(\d+)\.([A-Za-z0-9_-]*)\.([^.]+)$/;
 
@@ -38,9 +41,18 @@ function parseRecord(name: string): { key: string; holder: LockHolder } | undefi
   return { key: m[1]!, holder: { pid: Number(m[2]), host: Buffer.from(m[3]!, 'base64url').toString('utf8') } };
 }
 
-function isStale(ctx: Context, holder: LockHolder): boolean {
+function isStale(ctx: Context, holder: LockHolder, madeMs: number): boolean {
   const procs = ctx.processes;
-  return procs !== undefined && holder.host === procs.host && holder.pid !== procs.self && !procs.isAlive(holder.pid);
+  if (procs === undefined || holder.host !== procs.host) return false;
+  // Its pid may belong to another process since a restart.
+  if (madeBeforeBoot(ctx, madeMs)) return true;
+  return holder.pid !== procs.self && !procs.isAlive(holder.pid);
+}
+
+/** Whether a file last changed at `madeMs` was made before this machine last started. */
+export function madeBeforeBoot(ctx: Context, madeMs: number): boolean {
+  const boot = ctx.processes?.bootTime;
+  return boot !== undefined && madeMs < boot;
 }
 
 /**
@@ -71,7 +83,8 @@ export function linkUnsupported(e: unknown): boolean {
 export function lockOwner(ctx: Context, holdersDir: string | undefined, lockPath: string): LockOwner | undefined {
   const st = statIfExists(ctx.fs, lockPath);
   if (!st) return undefined;
-  if (holdersDir === undefined || st.nlink < 2) return { kind: 'unknown' };
+  const unknown: LockOwner = { kind: 'unknown', beforeBoot: madeBeforeBoot(ctx, Number(st.mtimeMs)), ino: Number(st.ino), dev: Number(st.dev) };
+  if (holdersDir === undefined || st.nlink < 2) return unknown;
   const key = keyOf(lockPath);
   let found: LockOwner | undefined;
   for (const name of listDir(ctx.fs, holdersDir)) {
@@ -80,12 +93,12 @@ export function lockOwner(ctx: Context, holdersDir: string | undefined, lockPath
     const path = `${holdersDir}/${name}`;
     const rec = statIfExists(ctx.fs, path);
     if (rec && rec.ino === st.ino && rec.dev === st.dev) {
-      found = { kind: 'shadow', holder: parsed.holder, record: path, ino: st.ino, dev: st.dev, stale: isStale(ctx, parsed.holder) };
-    } else if (rec && parsed.key === key && isStale(ctx, parsed.holder)) {
+      found = { kind: 'shadow', holder: parsed.holder, record: path, ino: st.ino, dev: st.dev, stale: isStale(ctx, parsed.holder, Number(st.mtimeMs)) };
+    } else if (rec && parsed.key === key && isStale(ctx, parsed.holder, Number(rec.mtimeMs))) {
       tryUnlink(ctx.fs, path);
     }
   }
-  return found ?? { kind: 'unknown' };
+  return found ?? unknown;
 }
 
 /**
@@ -94,7 +107,7 @@ export function lockOwner(ctx: Context, holdersDir: string | undefined, lockPath
  * holder's (same inode): two takers never remove each other's new lock.
  * False when another taker is at it (the caller looks again).
  */
-export function takeOver(ctx: Context, holdersDir: string, lockPath: string, owner: Extract<LockOwner, { kind: 'shadow' }>): boolean {
+export function takeOver(ctx: Context, holdersDir: string, lockPath: string, owner: LockOwner): boolean {
   let mutex;
   try {
     mutex = takeProcessLock(ctx, `${holdersDir}/${keyOf(lockPath)}.takeover`, `take-over of ${lockPath}`);
@@ -105,7 +118,7 @@ export function takeOver(ctx: Context, holdersDir: string, lockPath: string, own
   try {
     const st = statIfExists(ctx.fs, lockPath);
     if (st && st.ino === owner.ino && st.dev === owner.dev) tryUnlink(ctx.fs, lockPath);
-    tryUnlink(ctx.fs, owner.record);
+    if (owner.kind === 'shadow') tryUnlink(ctx.fs, owner.record);
   } finally {
     mutex.release();
   }

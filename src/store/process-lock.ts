@@ -38,7 +38,10 @@ function isStale(ctx: Context, holder: Holder | undefined): boolean {
   // once a process table can vouch for nobody holding it.
   if (!procs) return false;
   if (!holder) return true;
-  return holder.host === procs.host && holder.pid !== procs.self && !procs.isAlive(holder.pid);
+  if (holder.host !== procs.host) return false;
+  // Taken before this machine last started: its pid may be another process's now.
+  if (procs.bootTime !== undefined && Date.parse(holder.since) < procs.bootTime) return true;
+  return holder.pid !== procs.self && !procs.isAlive(holder.pid);
 }
 
 /**

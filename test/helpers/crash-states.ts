@@ -42,8 +42,8 @@ export interface CrashState {
   at: number;
   /** A digest of the whole disk. */
   digest: string;
-  /** Build the disk as a new memfs volume. */
-  mount(): ReturnType<typeof createFsFromVolume>;
+  /** Build the disk as a new memfs volume; every file and directory dated `mtimeMs` when given (a disk from before a restart). */
+  mount(options?: { mtimeMs?: number }): ReturnType<typeof createFsFromVolume>;
 }
 
 interface Pending {
@@ -149,17 +149,23 @@ function build(crash: CrashFs, at: number, pending: readonly Pending[], choice: 
   return inodes;
 }
 
-function mountOf(inodes: Map<Ino, InodeState>, root: Ino, rootPath: string): ReturnType<typeof createFsFromVolume> {
+function mountOf(inodes: Map<Ino, InodeState>, root: Ino, rootPath: string, mtimeMs: number | undefined): ReturnType<typeof createFsFromVolume> {
   const vol = new Volume();
   const fs = createFsFromVolume(vol);
+  const date = (path: string): void => {
+    if (mtimeMs !== undefined) fs.utimesSync(path, mtimeMs / 1000, mtimeMs / 1000);
+  };
   const walk = (ino: Ino, path: string, depth: number): void => {
     const s = inodes.get(ino);
     if (!s || depth > 64) return;
     if (s.kind === 'dir') {
       if (path !== '/') fs.mkdirSync(path, { mode: s.mode });
       for (const [name, child] of s.entries) walk(child, path === '/' ? `/${name}` : `${path}/${name}`, depth + 1);
-    } else if (s.kind === 'file') fs.writeFileSync(path, s.content, { mode: s.mode });
-    else fs.symlinkSync(s.target.toString(), path);
+      if (path !== '/') date(path);
+    } else if (s.kind === 'file') {
+      fs.writeFileSync(path, s.content, { mode: s.mode });
+      date(path);
+    } else fs.symlinkSync(s.target.toString(), path);
   };
   walk(root, rootPath, 0);
   return fs;
@@ -198,7 +204,7 @@ export function crashStates(crash: CrashFs, options: { seed?: number; at?: numbe
       const digest = digestOf(inodes, crash.rootIno);
       if (seen.has(digest)) continue;
       seen.add(digest);
-      out.push({ at, digest, mount: () => mountOf(inodes, crash.rootIno, '/') });
+      out.push({ at, digest, mount: (o) => mountOf(inodes, crash.rootIno, '/', o?.mtimeMs) });
     }
   }
   return out;
