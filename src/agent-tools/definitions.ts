@@ -56,7 +56,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "Nothing touches the user's working tree: the person reviews and applies the draft. For content over a few hundred lines use begin_write instead.",
     input: z.strictObject({
       intent: z.optional(describe(z.string().check(z.maxLength(10_000)), 'one line saying what the batch is for; it becomes the commit message')),
-      operations: describe(z.array(FileOperationSchema).check(z.minLength(1), z.maxLength(100_000)), 'the file operations, applied in order, all or nothing'),
+      operations: describe(z.array(FileOperationSchema).check(z.minLength(1)), 'the file operations, applied in order, all or nothing'),
     }),
     annotations: hints('Write files (atomic batch)', 'destructive'),
   },
