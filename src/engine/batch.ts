@@ -1,5 +1,6 @@
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { batchMessage, captureMessage, parseTrailers, type ShadowTrailers } from '../core/commit-message.js';
+import { decodeContent } from '../core/content.js';
 import { hashObject, serializeCommit, type Commit, type Oid, type TreeEntry } from '../core/git-objects.js';
 import { opPaths, type BatchInput, type OpResult } from '../core/ops.js';
 import { draftRef } from '../core/ref-names.js';
@@ -45,6 +46,24 @@ export interface BatchOptions {
 }
 
 /**
+ * The batch with each write's text decoded to bytes once, its string let go:
+ * a batch is held for its whole run (a lost race resolves it again), and
+ * holding both forms doubled its memory. A content that does not decode is
+ * left as it is, for resolution to report in its place among the others.
+ */
+function decodeWrites(input: BatchInput, maxContentBytes: number): BatchInput {
+  const operations = input.operations.map((op) => {
+    if (op.operation !== 'write' || op.bytes || op.stored) return op;
+    try {
+      return { ...op, content: '', encoding: undefined, bytes: decodeContent(op.content, op.encoding, maxContentBytes) };
+    } catch {
+      return op;
+    }
+  });
+  return { ...input, operations };
+}
+
+/**
  * A batch that keeps losing the race for its draft's ref gives up (BUSY)
  * once it has made this many attempts and tried for `shadow.lockTimeout`,
  * or after HARD_MAX_ATTEMPTS at the most: under heavy contention a count
@@ -71,6 +90,9 @@ export function retryPause(attempt: number, token: string): number {
  */
 export async function runBatch(ws: Workspace, input: BatchInput, options: BatchOptions): Promise<BatchResult> {
   const repo = ws.repo;
+  input = decodeWrites(input, options.maxContentBytes ?? ws.settings.maxContentBytes);
+  // The callers' frames, which hold the batch as it was sent, unwind here.
+  await null;
   // A draft that does not exist yet is made by its first batch that commits: a
   // rejected batch leaves no trace, not even an empty draft.
   const existing = loadDraft(ws, options.draft);

@@ -17,7 +17,7 @@ import { fsyncDir, listDir, tryUnlink, writeNewFileSynced, writeNewFilesSynced }
 import { PackIndex, type RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { Lru, RecentBlobs } from './object-caches.js';
-import { buildPack, type BuiltPack, type PackObject } from './pack-writer.js';
+import { buildPack, streamPack, type BuiltPack, type PackObject } from './pack-writer.js';
 
 /** Counters a benchmark prints next to its milliseconds. */
 export interface ObjectStats {
@@ -261,20 +261,20 @@ export class ObjectDatabase {
    */
   async writeConcurrently(objects: readonly PackObject[]): Promise<void> {
     if (objects.length === 0) return;
-    const built = buildPack(objects);
     const fs = this.ctx.fs;
     const { tmpPack, tmpIdx } = this.tempNames();
+    let built: Omit<BuiltPack, 'pack'> | undefined;
     try {
       await writeNewFilesSynced(fs, [
-        [tmpPack, built.pack],
-        [tmpIdx, [built.idx]],
+        [tmpPack, (write) => (built = streamPack(objects, write))],
+        [tmpIdx, (write) => write(built!.idx)],
       ]);
     } catch (e) {
       tryUnlink(fs, tmpPack);
       tryUnlink(fs, tmpIdx);
       throw e;
     }
-    this.written(objects, this.place(tmpPack, tmpIdx, built));
+    this.written(objects, this.place(tmpPack, tmpIdx, built!));
   }
 
   /** After a pack of `objects` is in place at `idx`: remember its blobs and register it. */
