@@ -85,3 +85,18 @@ export async function readInputBytes(file: string, cwd: string, stdin: Readable)
 export async function readInputText(file: string, cwd: string, stdin: Readable, what: string): Promise<string> {
   return decodeJsonBytes(await readInputBytes(file, cwd, stdin), what);
 }
+
+/**
+ * A batch document (`-` for stdin) as text, its bytes let go before it is
+ * parsed (a suspended caller would hold them through the whole batch); bytes
+ * that are not UTF-8 come back as they are, for the library to refuse in a
+ * batch result.
+ */
+export async function readBatchDocument(file: string, cwd: string, stdin: Readable): Promise<string | Buffer> {
+  const bytes = await readInputBytes(file, cwd, stdin);
+  try {
+    return decodeJsonBytes(bytes);
+  } catch {
+    return bytes;
+  }
+}

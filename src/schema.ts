@@ -57,7 +57,7 @@ export const FileOperationSchema = z.discriminatedUnion('operation', [WriteOp, E
 export const BatchInputSchema = z.strictObject({
   intent: z.optional(z.string().check(z.maxLength(10_000))),
   actor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-  operations: z.array(FileOperationSchema).check(z.minLength(1), z.maxLength(100_000)),
+  operations: z.array(FileOperationSchema).check(z.minLength(1)),
 });
 
 /** One problem of an input, located by its path in the document. */

@@ -20,6 +20,7 @@ import { verifyLedger, type LedgerEvent, type LedgerVerdict } from './store/ledg
 import { Workspace } from './engine/workspace.js';
 import { checkPath, parseJsonText, validate, validateBatch } from './schema.js';
 import { invalidBatchResult } from './batch-failure.js';
+import { batchTooLarge } from './core/batch-bounds.js';
 import type { ReviewReport } from './engine/review-report.js';
 import { Sessions } from './sessions-api.js';
 import { Worktrees } from './worktrees-api.js';
@@ -135,6 +136,9 @@ export class Shadow {
    */
   async batch(input: unknown, options: BatchCallOptions = {}): Promise<BatchResult> {
     const draft = this.draftName(options);
+    // Counted before validation, and answered without a result per operation: it may hold 100,000.
+    const tooLarge = batchTooLarge(input, this.ws.settings.batchLimits);
+    if (tooLarge) return invalidBatchResult(draft, undefined, tooLarge);
     let parsed: BatchInput;
     try {
       parsed = validateBatch(input);

@@ -270,12 +270,19 @@ Batches('batch from a file and from stdin: every operation, expect, base64 and m
   assert.is(repo.git('show', `${out.commit}:src/main.ts`), 'export const app = 1\n');
   assert.is(repo.git('ls-tree', '--name-only', out.commit, 'old.txt', 'src/app.ts'), '');
   assert.is(repo.git('ls-tree', out.commit, 'bin/run.sh').split(' ')[0], '100644');
-  assert.equal(trailers(repo, out.commit), { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'Test User' });
+  const { 'Shadow-Ops': fingerprint, ...named } = trailers(repo, out.commit);
+  assert.equal(named, { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'Test User' });
+  assert.match(fingerprint!, /^[0-9a-f]{64}$/, 'the batch is known by its fingerprint when it is sent again');
 
-  // The same edit again is already applied: success, no commit.
-  r = repo.shadow(['batch', '-'], { input: batchText([{ operation: 'edit', path: 'notes.md', old_content: 'line 2', content: 'line two' }]) });
+  // The same batch again (a retry) is already applied: success, no commit.
+  r = repo.shadow(['batch', '-'], { input: stdinBatch });
   ok(r, 'batch (already applied)');
-  assert.is(r.stdout, 'nothing to change on draft default: every operation was already in place\n  already_applied notes.md\n');
+  assert.match(r.stdout, /^nothing to change on draft default: every operation was already in place\n {2}already_applied notes\.md\n/);
+  assert.is(repo.ref(DRAFT), out.commit);
+  // Its edit alone is another batch: old_content is gone, and that is no match, not a success.
+  r = repo.shadow(['batch', '-'], { input: batchText([{ operation: 'edit', path: 'notes.md', old_content: 'line 2', content: 'line two' }]) });
+  assert.is(r.status, 1, r.stdout);
+  assert.match(r.stdout, /old_content was not found in notes\.md \(0 matches\)/);
   assert.is(repo.ref(DRAFT), out.commit);
 
   // The working tree is never touched.

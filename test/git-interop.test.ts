@@ -4,7 +4,8 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo, type CliResult } from './helpers/disk-repo.js';
-import { openShadow, type BatchResult, type FileSystem } from '../src/index.js';
+import { openShadow, type BatchResult, type FileOperation, type FileSystem } from '../src/index.js';
+import { opsFingerprint } from '../src/core/ops-fingerprint.js';
 
 /**
  * shadow and native git on the same repository: git must read everything
@@ -77,14 +78,12 @@ Reads('git fsck --strict is clean; git log shows every batch with its trailers; 
   const head = repo.ref('HEAD')!;
   // The user has an uncommitted change when the agent first touches the file.
   repo.write('README.md', 'Hello from the user\n');
+  const ops1: FileOperation[] = [
+    { operation: 'edit', path: 'README.md', old_content: 'from the user', content: 'from the agent' },
+    { operation: 'write', path: 'bin/run.sh', content: '#!/bin/sh\n', mode: '100755' },
+  ];
   const b1 = ok(repo.shadow(['batch', '-', '--actor', 'agent-a', '--json'], {
-    input: JSON.stringify({
-      intent: 'greet\n\nA body line.',
-      operations: [
-        { operation: 'edit', path: 'README.md', old_content: 'from the user', content: 'from the agent' },
-        { operation: 'write', path: 'bin/run.sh', content: '#!/bin/sh\n', mode: '100755' },
-      ],
-    }),
+    input: JSON.stringify({ intent: 'greet\n\nA body line.', operations: ops1 }),
   }), 'batch 1');
   const b2 = ok(repo.shadow(['rm', 'old.txt', '--json'], { env: { SHADOW_ACTOR: 'agent-b' } }), 'batch 2');
   ok(repo.shadow(['checkpoint', 'two', '-m', 'two batches in']), 'checkpoint');
@@ -96,9 +95,10 @@ Reads('git fsck --strict is clean; git log shows every batch with its trailers; 
 
   const log = history(repo, `${head}..${DRAFT}`);
   assert.equal(log.map((c) => [c.oid, c.subject, c.author, c.trailers]), [
-    [b4.commit, 'write notes.md', 'Test User', { 'Shadow-Draft': 'default', 'Shadow-Batch': '4', 'Shadow-Actor': 'Test User' }],
-    [b2.commit, 'delete old.txt', 'agent-b', { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'agent-b' }],
-    [b1.commit, 'greet', 'agent-a', { 'Shadow-Draft': 'default', 'Shadow-Batch': '1', 'Shadow-Actor': 'agent-a' }],
+    // `shadow write` sends bytes: the fingerprint is of what is stored, however it was sent.
+    [b4.commit, 'write notes.md', 'Test User', { 'Shadow-Draft': 'default', 'Shadow-Batch': '4', 'Shadow-Actor': 'Test User', 'Shadow-Ops': opsFingerprint([{ operation: 'write', path: 'notes.md', content: 'notes\n' }]) }],
+    [b2.commit, 'delete old.txt', 'agent-b', { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'agent-b', 'Shadow-Ops': opsFingerprint([{ operation: 'delete', path: 'old.txt' }]) }],
+    [b1.commit, 'greet', 'agent-a', { 'Shadow-Draft': 'default', 'Shadow-Batch': '1', 'Shadow-Actor': 'agent-a', 'Shadow-Ops': opsFingerprint(ops1) }],
     [log[3]!.oid, 'capture working tree state of 1 path before batch 1', 'Test User', { 'Shadow-Draft': 'default', 'Shadow-Capture': '1' }],
   ]);
   assert.is(repo.git('rev-parse', `${log[3]!.oid}^`).trim(), head, 'the draft starts at HEAD');

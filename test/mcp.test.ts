@@ -197,7 +197,9 @@ Main('batch_write: the seed batch is one commit by the client (its name is the a
   assert.is(repo.ref('refs/shadow/drafts/default'), r.commit);
   const [c] = commits(repo, 'refs/shadow/drafts/default');
   assert.equal([c!.oid, c!.subject, c!.author, c!.email], [r.commit, 'add greeting', 'Claude Code', 'claude-code@shadow.invalid']);
-  assert.equal(c!.trailers, { 'Shadow-Draft': 'default', 'Shadow-Batch': '1', 'Shadow-Actor': 'Claude Code' });
+  const { 'Shadow-Ops': fingerprint, ...named } = c!.trailers;
+  assert.equal(named, { 'Shadow-Draft': 'default', 'Shadow-Batch': '1', 'Shadow-Actor': 'Claude Code' });
+  assert.match(fingerprint!, /^[0-9a-f]{64}$/);
   assert.is(repo.git('show', 'refs/shadow/drafts/default:src/hello.ts'), 'export const hi = 1\n');
   assert.is(repo.git('show', 'refs/shadow/drafts/default:README.md'), 'Hello, world\n');
   assert.is(repo.gitResult('cat-file', '-e', 'refs/shadow/drafts/default:old.txt').status, 128);

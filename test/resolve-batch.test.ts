@@ -198,12 +198,6 @@ const OK_CASES: OkCase[] = [
     statuses: ['updated'],
     files: { 'run.sh': file('echo there\n', MODE.executable) },
   },
-  {
-    label: 'edit already applied',
-    ops: [{ operation: 'edit', path: 'README.md', old_content: 'Goodbye', content: 'Hello' }],
-    statuses: ['already_applied'],
-    noChange: true,
-  },
   { label: 'edit to the same text', ops: [{ operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hello' }], statuses: ['unchanged'], noChange: true },
   {
     label: 'edit of CRLF text with exact CRLF',
@@ -229,12 +223,6 @@ const OK_CASES: OkCase[] = [
     ops: [{ operation: 'patch', path: 'README.md', diff: '--- a/README.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-Hello\n' }],
     statuses: ['deleted'],
     files: { 'README.md': null },
-  },
-  {
-    label: 'patch deleting a file that is gone',
-    ops: [{ operation: 'patch', path: 'gone.txt', diff: '--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n' }],
-    statuses: ['already_applied'],
-    noChange: true,
   },
   { label: 'delete', ops: [{ operation: 'delete', path: 'README.md' }], statuses: ['deleted'], files: { 'README.md': null } },
   { label: 'delete of a symlink', ops: [{ operation: 'delete', path: 'link' }], statuses: ['deleted'], files: { link: null } },
@@ -298,7 +286,6 @@ Ops('results carry operation, path, rename target; op lines carry args and notes
     { operation: 'write', path: 'a.txt', content: 'a' },
     { operation: 'rename', path: 'src/app.ts', to: 'app.ts' },
     { operation: 'chmod', path: 'README.md', mode: '100755' },
-    { operation: 'edit', path: 'docs/guide.md', old_content: 'nope', content: 'guide' },
     { operation: 'write', path: 'twenty.txt', content: LINES_20 },
   ]);
   assert.is(r.ok, true);
@@ -306,14 +293,12 @@ Ops('results carry operation, path, rename target; op lines carry args and notes
     { operation: 'write', path: 'a.txt', success: true, status: 'created' },
     { operation: 'rename', path: 'src/app.ts', success: true, status: 'renamed', to: 'app.ts' },
     { operation: 'chmod', path: 'README.md', success: true, status: 'mode_changed' },
-    { operation: 'edit', path: 'docs/guide.md', success: true, status: 'already_applied' },
     { operation: 'write', path: 'twenty.txt', success: true, status: 'unchanged' },
   ]);
   assert.equal(r.opLines, [
     { operation: 'write', path: 'a.txt' },
     { operation: 'rename', path: 'src/app.ts', arg: 'app.ts' },
     { operation: 'chmod', path: 'README.md', arg: '100755' },
-    { operation: 'edit', path: 'docs/guide.md', note: 'already applied' },
     { operation: 'write', path: 'twenty.txt', note: 'unchanged' },
   ]);
   assert.equal([...r.blobs.keys()], [blobId('a'), blobId(LINES_20)]);
@@ -555,6 +540,13 @@ const ERROR_CASES: ErrorCase[] = [
     data: { matches: 0, closest: [] },
   },
   {
+    label: 'edit: 0 matches while the new content is in the file is no match, never "already applied" by a guess',
+    op: { operation: 'edit', path: 'README.md', old_content: 'Goodbye', content: 'Hello' },
+    code: 'EDIT_NO_MATCH',
+    message: 'old_content was not found in README.md (0 matches)',
+    data: { matches: 0, closest: [] },
+  },
+  {
     label: 'edit: 0 matches and an empty replacement is never "already applied"',
     op: { operation: 'edit', path: 'README.md', old_content: 'absent', content: '' },
     code: 'EDIT_NO_MATCH',
@@ -778,18 +770,29 @@ Errors('content of exactly the limit is accepted', () => {
   assert.is(r.blobs.get(blobId('x'.repeat(MAX)))!.length, MAX);
 });
 
-Errors('a patch already applied is already_applied, and changes nothing', () => {
-  const { r } = run([{ operation: 'patch', path: 'twenty.txt', diff: twoHunkDiff() }], OPTIONS, { 'twenty.txt': PATCHED_20 });
-  assert.equal(r.problems, []);
-  assert.equal(
-    r.results.map((x) => x.status),
-    ['already_applied'],
-  );
+Errors('a mistyped edit (debug(2) for debug(1)) fails EDIT_NO_MATCH with the closest line, though its new text is in the file', () => {
+  const method = 'save() {\n  debug(1);\n  return this;\n}\n';
+  const { r } = run([{ operation: 'edit', path: 'method.ts', old_content: '  debug(2);\n  return this;', content: '  return this;' }], OPTIONS, { 'method.ts': method });
+  assert.equal(r.results.map((x) => x.status), ['failed']);
+  assert.is(r.problems[0]!.code, 'EDIT_NO_MATCH');
+  assert.is(r.problems[0]!.message, 'old_content was not found in method.ts (0 matches); closest: line 2: "debug(1);"');
+  assert.equal(r.problems[0]!.data, { matches: 0, closest: [{ line: 2, text: '  debug(1);', kind: 'similar' }] });
   assert.is(r.changes.size, 0);
-  assert.equal(r.opLines, [{ operation: 'patch', path: 'twenty.txt', note: 'already applied' }]);
 });
 
-Errors('a file-creating patch sent again is already_applied, not applied twice', () => {
+Errors('a patch already in place fails, saying so: it is never taken for success by a guess', () => {
+  const { r } = run([{ operation: 'patch', path: 'twenty.txt', diff: twoHunkDiff() }], OPTIONS, { 'twenty.txt': PATCHED_20 });
+  assert.equal(
+    r.results.map((x) => x.status),
+    ['failed'],
+  );
+  assert.is(r.problems[0]!.code, 'PATCH_FAILED');
+  assert.match(r.problems[0]!.message, /^hunk 1 of 2 \(@@ -2,3 \+2,3 @@\) does not apply: expected line 3 to be "line 3" but found "LINE 3"; the file already holds what the diff makes$/);
+  assert.is(r.problems[0]!.data!.in_place, true);
+  assert.is(r.changes.size, 0);
+});
+
+Errors('a file-creating patch sent again fails ALREADY_EXISTS, not applied twice', () => {
   const diff = '--- /dev/null\n+++ b/made.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n';
   const first = run([{ operation: 'patch', path: 'made.txt', diff }]);
   assert.equal(
@@ -797,11 +800,13 @@ Errors('a file-creating patch sent again is already_applied, not applied twice',
     ['created'],
   );
   const again = run([{ operation: 'patch', path: 'made.txt', diff }], OPTIONS, { 'made.txt': 'a\nb\n' });
-  assert.equal(
-    again.r.results.map((x) => x.status),
-    ['already_applied'],
-  );
+  assert.equal(again.r.problems.map((p) => [p.code, p.message]), [['ALREADY_EXISTS', 'the diff creates made.txt, which already exists, the content this diff makes']]);
   assert.equal(again.after(), { 'made.txt': file('a\nb\n') });
+});
+
+Errors('a patch deleting a file that is gone fails NOT_FOUND', () => {
+  const { r } = run([{ operation: 'patch', path: 'gone.txt', diff: '--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n' }]);
+  assert.equal(r.problems.map((p) => [p.code, p.message]), [['NOT_FOUND', 'the diff deletes gone.txt, which does not exist']]);
 });
 
 Errors('every problem is listed when several ops fail; the others are not_applied', () => {

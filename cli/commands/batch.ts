@@ -1,7 +1,7 @@
 import type { BatchResult } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
-import { readBase64UpTo, readInputBytes, readUpTo } from '../read-input.js';
+import { readBase64UpTo, readBatchDocument, readUpTo } from '../read-input.js';
 import type { CommandContext } from '../run.js';
 
 function describeResult(r: BatchResult): string {
@@ -38,8 +38,7 @@ function report(ctx: CommandContext, r: BatchResult): number {
 /** `shadow batch <file|->`: the bytes go to the library, which refuses any that are not UTF-8. */
 export async function batch(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const bytes = await readInputBytes(String(ctx.argv.file), ctx.dir, ctx.io.stdin);
-  return report(ctx, await sh.batchText(bytes, { draft: ctx.draft, actor: ctx.actor }));
+  return report(ctx, await sh.batchText(await readBatchDocument(String(ctx.argv.file), ctx.dir, ctx.io.stdin), { draft: ctx.draft, actor: ctx.actor }));
 }
 
 /**

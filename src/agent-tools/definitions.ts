@@ -51,12 +51,13 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Change files as one atomic batch: every operation is validated first and either all land as one commit on the draft or none does. ' +
       'Operations run in order and see each other. write: create or replace a file (content; encoding "base64" for bytes). ' +
       'edit: replace the single occurrence of old_content with content (copy old_content exactly from read_file, whitespace included; ' +
-      'if old_content is absent but content is already there the op reports already_applied). patch: apply a unified diff to one file. ' +
+      'an old_content that is absent fails with the closest lines). patch: apply a unified diff to one file. ' +
+      'Sending the same batch again right after it landed (a retry) changes nothing and reports already_applied. ' +
       'delete, rename (path -> to), chmod (mode 100644 or 100755). Optional expect: the blob id or sha256:<hex> the path must hold first. ' +
       "Nothing touches the user's working tree: the person reviews and applies the draft. For content over a few hundred lines use begin_write instead.",
     input: z.strictObject({
       intent: z.optional(describe(z.string().check(z.maxLength(10_000)), 'one line saying what the batch is for; it becomes the commit message')),
-      operations: describe(z.array(FileOperationSchema).check(z.minLength(1), z.maxLength(100_000)), 'the file operations, applied in order, all or nothing'),
+      operations: describe(z.array(FileOperationSchema).check(z.minLength(1)), 'the file operations, applied in order, all or nothing'),
     }),
     annotations: hints('Write files (atomic batch)', 'destructive'),
   },

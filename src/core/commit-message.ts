@@ -13,6 +13,8 @@ export interface ShadowTrailers {
   plan?: string;
   planBatch?: string;
   session?: string;
+  /** The batch's identity (see ops-fingerprint.ts): a retry of it is recognised by this. */
+  ops?: string;
 }
 
 /** One op as recorded in a commit body. */
@@ -21,7 +23,7 @@ export interface OpLine {
   path: string;
   /** The rename target, or the new mode of a chmod. */
   arg?: string;
-  /** The op's status when it was not a plain change (`already_applied`, `unchanged`). */
+  /** The op's status when it was not a plain change (`unchanged`). */
   note?: string;
 }
 
@@ -33,6 +35,7 @@ const TRAILER_KEYS: Array<[keyof ShadowTrailers, string]> = [
   ['plan', 'Shadow-Plan'],
   ['planBatch', 'Shadow-Plan-Batch'],
   ['session', 'Shadow-Session'],
+  ['ops', 'Shadow-Ops'],
 ];
 
 const MAX_SUMMARY = 200;

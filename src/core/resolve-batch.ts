@@ -60,6 +60,13 @@ function fail(code: ShadowError['code'], message: string, hint?: string, data?: 
  * earlier ones. Every op is checked even after one fails, so the caller can
  * list every problem; a batch with any problem changes nothing.
  *
+ * Each op is judged on the content it finds, and only on that: an edit whose
+ * `old_content` is absent fails (EDIT_NO_MATCH, with the closest lines) even
+ * when its `content` is there, and so does a patch already in place. Taking
+ * either for success would let a mistyped edit report it. Retries stay
+ * safe one level up: a batch sent again onto the commit it made is known by
+ * its fingerprint and answered `already_applied` without being resolved.
+ *
  * @example
  * const r = resolveBatch(source, tree, [{ operation: 'write', path: 'a.txt', content: 'hi\n' }], { maxContentBytes: 1 << 20 });
  */
@@ -86,7 +93,7 @@ export function resolveBatch(source: ResolveSource, base: Oid, ops: readonly Fil
       const line: OpLine = { operation: op.operation, path: op.path };
       if (op.operation === 'rename') line.arg = op.to;
       if (op.operation === 'chmod') line.arg = op.mode;
-      if (status === 'already_applied' || status === 'unchanged') line.note = status.replace('_', ' ');
+      if (status === 'unchanged') line.note = status;
       opLines.push(line);
     } catch (e) {
       const err = e instanceof ShadowError ? e : new ShadowError('INTERNAL', String((e as Error)?.message ?? e), { cause: e });
@@ -253,7 +260,9 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
         return 'updated';
       }
       if (found.length === 0) {
-        if (op.content.length > 0 && text.includes(op.content)) return 'already_applied';
+        // Never `already_applied` because `content` is somewhere in the file: a mistyped
+        // old_content would then pass for success. A batch sent again is recognised by
+        // its identity before it is resolved (see runBatch), not here.
         const near = nearMatches(text, op.old_content);
         const nearText = near.length
           ? `; closest: ${near.map((n) => `line ${n.line}${n.kind === 'similar' ? '' : ` (differs in ${n.kind})`}: "${clip(n.text.trim(), 80)}"`).join('; ')}`
@@ -275,30 +284,26 @@ function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
       if (!patcher) throw new ShadowError('INTERNAL', 'patch support was not loaded');
       checkText(op.diff, 'diff');
       const parsed = patcher.parseFilePatch(op.diff);
+      // A diff already in place is a failure like any other that does not apply: see the file's head.
       if (parsed.creates && current.kind !== 'absent') {
-        // A diff that creates the file, sent again: in place already, or a clash.
         const { text } = readText(op.path, current, env, 'patch');
-        const created = patcher.applyFilePatch('', parsed);
-        if (created.kind === 'applied' && created.text === text) return 'already_applied';
-        fail('ALREADY_EXISTS', `the diff creates ${op.path}, which already exists with other content`, 'send a diff against the current content, or a write op');
+        const same = patcher.applyFilePatch('', parsed) === text ? ', the content this diff makes' : ' with other content';
+        fail('ALREADY_EXISTS', `the diff creates ${op.path}, which already exists${same}`, 'send a diff against the current content, or a write op');
       }
       if (parsed.creates && current.kind === 'absent') {
         ensureParentsAreDirs(overlay, op.path);
-        const outcome = patcher.applyFilePatch('', parsed);
-        if (outcome.kind === 'already_applied') return 'already_applied';
-        overlay.set(op.path, { mode: MODE.file, oid: putText(op.path, outcome.text, env) });
+        overlay.set(op.path, { mode: MODE.file, oid: putText(op.path, patcher.applyFilePatch('', parsed), env) });
         return 'created';
       }
-      if (parsed.deletes && current.kind === 'absent') return 'already_applied';
+      if (parsed.deletes && current.kind === 'absent') fail('NOT_FOUND', `the diff deletes ${op.path}, which does not exist`, 'nothing to delete; drop this op');
       const { entry, text } = readText(op.path, current, env, 'patch');
-      const outcome = patcher.applyFilePatch(text, parsed);
-      if (outcome.kind === 'already_applied') return 'already_applied';
-      if (parsed.deletes && outcome.text === '') {
+      const next = patcher.applyFilePatch(text, parsed);
+      if (parsed.deletes && next === '') {
         overlay.set(op.path, null);
         return 'deleted';
       }
-      if (outcome.text === text) return 'unchanged';
-      overlay.set(op.path, { mode: entry.mode, oid: putText(op.path, outcome.text, env) });
+      if (next === text) return 'unchanged';
+      overlay.set(op.path, { mode: entry.mode, oid: putText(op.path, next, env) });
       return 'updated';
     }
     case 'delete': {

@@ -53,22 +53,20 @@ function apply(text: string, patch: StructuredPatch): string | false {
   return applyPatch(text, patch, { fuzzFactor: 0, autoConvertLineEndings: false });
 }
 
-/** Result of applying a diff to a file's text. */
-export type PatchOutcome = { kind: 'applied'; text: string } | { kind: 'already_applied' };
-
 /**
- * Apply `parsed` to `text`. When it does not apply but its reverse does, the
- * change is already there (`already_applied`, for idempotent retries).
- * Otherwise PATCH_FAILED names the first hunk that does not fit and why.
+ * Apply `parsed` to `text`: the new text. Otherwise PATCH_FAILED names the
+ * first hunk that does not fit and why; when the diff's reverse applies, it
+ * also says the file already holds what the diff makes. That is never taken
+ * for success: only a batch recognised as sent before is `already_applied`
+ * (see resolve-batch.ts), since a diff can be in place for other reasons.
  */
-export function applyFilePatch(text: string, parsed: ParsedFilePatch): PatchOutcome {
+export function applyFilePatch(text: string, parsed: ParsedFilePatch): string {
   const out = apply(text, parsed.patch);
-  if (out !== false) return { kind: 'applied', text: out };
-  if (apply(text, reversePatch(parsed.patch)) !== false) return { kind: 'already_applied' };
-  throw diagnose(text, parsed.patch);
+  if (out !== false) return out;
+  throw diagnose(text, parsed.patch, apply(text, reversePatch(parsed.patch)) !== false);
 }
 
-function diagnose(text: string, patch: StructuredPatch): ShadowError {
+function diagnose(text: string, patch: StructuredPatch, inPlace: boolean): ShadowError {
   const hunks = patch.hunks;
   let failing = hunks.length - 1;
   for (let i = 0; i < hunks.length; i++) {
@@ -93,8 +91,11 @@ function diagnose(text: string, patch: StructuredPatch): ShadowError {
       break;
     }
   }
-  return new ShadowError('PATCH_FAILED', `hunk ${failing + 1} of ${hunks.length} (${hunkHeader(hunk)}) does not apply${detail}`, {
-    hint: 'the file changed since the diff was made: read it again and send a new diff, or use an edit op',
-    data: { hunk: failing + 1, hunks: hunks.length, header: hunkHeader(hunk) },
+  const already = inPlace ? '; the file already holds what the diff makes' : '';
+  return new ShadowError('PATCH_FAILED', `hunk ${failing + 1} of ${hunks.length} (${hunkHeader(hunk)}) does not apply${detail}${already}`, {
+    hint: inPlace
+      ? 'the change is in the file already: drop this op (a batch sent again right after it landed is recognised and answered already_applied)'
+      : 'the file changed since the diff was made: read it again and send a new diff, or use an edit op',
+    data: { hunk: failing + 1, hunks: hunks.length, header: hunkHeader(hunk), in_place: inPlace },
   });
 }

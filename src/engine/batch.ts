@@ -1,7 +1,9 @@
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { batchMessage, captureMessage, parseTrailers, type ShadowTrailers } from '../core/commit-message.js';
+import { decodeContent } from '../core/content.js';
 import { hashObject, serializeCommit, type Commit, type Oid, type TreeEntry } from '../core/git-objects.js';
 import { opPaths, type BatchInput, type OpResult } from '../core/ops.js';
+import { opsFingerprint } from '../core/ops-fingerprint.js';
 import { draftRef } from '../core/ref-names.js';
 import { resolveBatch, type Patcher, type Resolution } from '../core/resolve-batch.js';
 import { editTree } from '../core/tree-edit.js';
@@ -12,6 +14,7 @@ import { planCaptures } from './captures.js';
 import { skipWorktreeEntry } from './sparse-paths.js';
 import { checkWorktree, draftStatusWord, keepDraftMeta, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
+import { concurrentConflicts } from './batch-conflicts.js';
 import { StagedObjects } from './staged-objects.js';
 import { SubmoduleProbe } from './submodules.js';
 import type { Workspace } from './workspace.js';
@@ -45,6 +48,24 @@ export interface BatchOptions {
 }
 
 /**
+ * The batch with each write's text decoded to bytes once, its string let go:
+ * a batch is held for its whole run (a lost race resolves it again), and
+ * holding both forms doubled its memory. A content that does not decode is
+ * left as it is, for resolution to report in its place among the others.
+ */
+function decodeWrites(input: BatchInput, maxContentBytes: number): BatchInput {
+  const operations = input.operations.map((op) => {
+    if (op.operation !== 'write' || op.bytes || op.stored) return op;
+    try {
+      return { ...op, content: '', encoding: undefined, bytes: decodeContent(op.content, op.encoding, maxContentBytes) };
+    } catch {
+      return op;
+    }
+  });
+  return { ...input, operations };
+}
+
+/**
  * A batch that keeps losing the race for its draft's ref gives up (BUSY)
  * once it has made this many attempts and tried for `shadow.lockTimeout`,
  * or after HARD_MAX_ATTEMPTS at the most: under heavy contention a count
@@ -71,6 +92,10 @@ export function retryPause(attempt: number, token: string): number {
  */
 export async function runBatch(ws: Workspace, input: BatchInput, options: BatchOptions): Promise<BatchResult> {
   const repo = ws.repo;
+  input = decodeWrites(input, options.maxContentBytes ?? ws.settings.maxContentBytes);
+  // The callers' frames, which hold the batch as it was sent, unwind here.
+  await null;
+  const fingerprint = opsFingerprint(input.operations, options.trailers);
   // A draft that does not exist yet is made by its first batch that commits: a
   // rejected batch leaves no trace, not even an empty draft.
   const existing = loadDraft(ws, options.draft);
@@ -91,7 +116,7 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
 
   const started = ws.ctx.clock.now();
   for (let attempt = 1; ; attempt++) {
-    const outcome = attemptBatch(ws, draft, input, options, settings, patcher, baseTip, touched);
+    const outcome = attemptBatch(ws, draft, input, options, settings, patcher, baseTip, touched, fingerprint);
     if (!outcome.commit) {
       return finish(outcome.result, created);
     }
@@ -208,9 +233,11 @@ function attemptBatch(
   patcher: Patcher | undefined,
   baseTip: Oid,
   touched: string[],
+  fingerprint: string,
 ): Attempt {
   const repo = ws.repo;
   const tipCommit = repo.objects.readCommit(draft.tip);
+  if (isRetryOf(draft, tipCommit.message, fingerprint)) return { result: alreadyApplied(draft, input) };
   const staged = new StagedObjects(repo.objects);
   const lower = ws.lower(draft.meta.root);
 
@@ -302,7 +329,7 @@ function attemptBatch(
     if (entry && resolution.blobs.has(entry.oid)) objects.push({ oid: entry.oid, type: 'blob', content: resolution.blobs.get(entry.oid)! });
   }
   for (const t of [...staged.trees.values(), ...edited.trees]) objects.push({ oid: t.oid, type: 'tree', content: t.content });
-  const trailers: ShadowTrailers = { draft: draft.name, batch, actor: options.actor, ...options.trailers };
+  const trailers: ShadowTrailers = { draft: draft.name, batch, actor: options.actor, ...options.trailers, ops: fingerprint };
   const batchCommit: Commit = {
     tree: edited.root,
     parents: [parent],
@@ -329,75 +356,35 @@ function attemptBatch(
   return { result, commit: { oid, batch, summary: batchCommit.message.split('\n')[0]!, newBases, objects, trees } };
 }
 
+/**
+ * True when the draft's tip is the commit this very batch made: it was sent
+ * again (its answer lost, a client's retry) and is in place. Only the tip
+ * counts: a batch after another one is a new request, judged on what it
+ * finds, and so is one after a rollback past it. The same holds on each
+ * attempt of the race loop: a batch that lost the race to another writer's
+ * commit of the same operations (a duplicate sent concurrently) is that
+ * commit; one that lost to any other commit is resolved on top of it.
+ */
+function isRetryOf(draft: Draft, tipMessage: string, fingerprint: string): boolean {
+  if (draft.tip === draft.meta.root) return false;
+  const t = parseTrailers(tipMessage);
+  return t.ops === fingerprint && t.draft === draft.name && t.batch !== undefined;
+}
+
+/** The answer to a batch sent again: every op already applied, no commit. */
+function alreadyApplied(draft: Draft, input: BatchInput): BatchResult {
+  const results: OpResult[] = input.operations.map((op) => {
+    const r: OpResult = { operation: op.operation, path: op.path, success: true, status: 'already_applied' };
+    if (op.operation === 'rename') r.to = op.to;
+    return r;
+  });
+  return { success: true, results, commit: draft.tip, batch: null, draft: draft.name, unchanged: true };
+}
+
 function pushCommit(ws: Workspace, objects: PackObject[], commit: Commit): Oid {
   const content = serializeCommit(commit);
   const oid = hashObject('commit', content);
   objects.push({ oid, type: 'commit', content });
   ws.repo.objects.rememberCommit(oid, commit);
   return oid;
-}
-
-const MERGING_OPS = new Set(['edit', 'patch']);
-
-/**
- * Ops whose path another writer changed between the tip this batch was sent
- * against and the tip it is now resolving on. An edit or patch that still
- * applies merges; any other op assumed the old content, and a failing edit
- * or patch no longer finds it: both are conflicts, never silent overwrites.
- */
-function concurrentConflicts(
-  ws: Workspace,
-  draft: Draft,
-  input: BatchInput,
-  baseTip: Oid,
-  touched: string[],
-  resolution: Resolution,
-): Array<{ index: number; error: ShadowError }> {
-  const repo = ws.repo;
-  const oldTree = repo.objects.readCommit(baseTip).tree;
-  const newTree = repo.objects.readCommit(draft.tip).tree;
-  const moved = new Set<string>();
-  for (const path of touched) {
-    const a = lookupPath(repo.objects, oldTree, path);
-    const b = lookupPath(repo.objects, newTree, path);
-    const same = a.kind === b.kind && (a.kind !== 'file' || (b.kind === 'file' && a.oid === b.oid && a.mode === b.mode));
-    if (!same) moved.add(path);
-  }
-  const out: Array<{ index: number; error: ShadowError }> = [];
-  input.operations.forEach((op, index) => {
-    const path = opPaths(op).find((p) => moved.has(p));
-    if (path === undefined) return;
-    const stillApplies = MERGING_OPS.has(op.operation) && resolution.results[index]?.success !== false && !resolution.problems.some((p) => p.index === index);
-    if (stillApplies) return;
-    const by = changedBy(ws, draft.tip, baseTip, path);
-    out.push({
-      index,
-      error: new ShadowError('CONFLICT', `${path} was changed by ${by.label} while this batch was being written`, {
-        hint: 'read the path again and resend the batch',
-        data: { path, commit: by.oid, batch: by.batch, actor: by.actor },
-      }),
-    });
-  });
-  return out;
-}
-
-/** The newest commit between `from` (exclusive) and `tip` that changed `path`. */
-function changedBy(ws: Workspace, tip: Oid, from: Oid, path: string): { oid: Oid; label: string; batch?: number; actor?: string } {
-  const repo = ws.repo;
-  let oid: Oid | undefined = tip;
-  while (oid && oid !== from) {
-    const c = repo.objects.readCommit(oid);
-    const parent: Oid | undefined = c.parents[0];
-    const before = parent ? lookupPath(repo.objects, repo.objects.readCommit(parent).tree, path) : { kind: 'absent' as const };
-    const after = lookupPath(repo.objects, c.tree, path);
-    const differs = before.kind !== after.kind || (before.kind === 'file' && after.kind === 'file' && (before.oid !== after.oid || before.mode !== after.mode));
-    if (differs) {
-      const t = parseTrailers(c.message);
-      const who = t.actor ? ` (actor ${t.actor})` : '';
-      const what = t.batch !== undefined ? `batch ${t.batch}` : t.capture !== undefined ? `the capture before batch ${t.capture}` : 'a commit';
-      return { oid, label: `${what}, commit ${oid.slice(0, 12)}${who}`, batch: t.batch, actor: t.actor };
-    }
-    oid = parent;
-  }
-  return { oid: tip, label: `commit ${tip.slice(0, 12)}` };
 }

@@ -13,7 +13,7 @@ const PlanBatchSchema = z.strictObject({
   id: z.number().check(z.int(), z.positive()),
   intent: z.optional(z.string().check(z.maxLength(10_000))),
   actor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-  operations: z.array(FileOperationSchema).check(z.minLength(1), z.maxLength(100_000)),
+  operations: z.array(FileOperationSchema).check(z.minLength(1)),
 });
 
 const PlanSchema = z.strictObject({

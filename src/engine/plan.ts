@@ -5,6 +5,7 @@ import type { Oid } from '../core/git-objects.js';
 import { draftDir } from '../store/draft-meta.js';
 import { readTextIfExists, tryUnlink, writeFileAtomic } from '../store/durable-file.js';
 import { takeProcessLock, type HeldLock } from '../store/process-lock.js';
+import { batchTooLarge } from '../core/batch-bounds.js';
 import { runBatch } from './batch.js';
 import { loadDraft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
@@ -124,6 +125,11 @@ export function requestStop(ws: Workspace, draft: string): Tracker {
  * batch and the tracker naming the failure.
  */
 export async function runPlan(ws: Workspace, plan: Plan, options: RunOptions): Promise<PlanOutcome> {
+  // Every batch is held to the batch limits before the first runs, as the plan is validated whole.
+  for (const b of plan.batches) {
+    const tooLarge = batchTooLarge(b, ws.settings.batchLimits, `batch ${b.id} of plan ${plan.id}`);
+    if (tooLarge) throw tooLarge;
+  }
   // One runner per draft: two would both run the batches after the last on the draft.
   let lock: HeldLock;
   try {

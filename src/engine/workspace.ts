@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { DEFAULT_MAX_BATCH_BYTES, DEFAULT_MAX_BATCH_OPS, type BatchLimits } from '../core/batch-bounds.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../core/content.js';
 import type { Oid } from '../core/git-objects.js';
 import type { DraftMeta } from '../store/draft-meta.js';
@@ -17,6 +18,12 @@ import { WorktreeForm } from '../store/worktree-form.js';
 export interface Settings {
   maxContentBytes: number;
   allowIgnored: boolean;
+  batchLimits: BatchLimits;
+}
+
+/** A limit from git config: a value below 1 would refuse every batch, so it counts as unset. */
+function positive(n: number | undefined): number | undefined {
+  return n !== undefined && n >= 1 ? n : undefined;
 }
 
 /** What reading one working-tree file costs, in bytes of index read and scanned (see indexView). */
@@ -55,6 +62,10 @@ export class Workspace {
     this.settings = {
       maxContentBytes: c.getInt('shadow.maxcontentbytes') ?? DEFAULT_MAX_CONTENT_BYTES,
       allowIgnored: c.getBool('shadow.allowignored') ?? false,
+      batchLimits: {
+        maxOps: positive(c.getInt('shadow.maxbatchops')) ?? DEFAULT_MAX_BATCH_OPS,
+        maxBytes: positive(c.getInt('shadow.maxbatchbytes')) ?? DEFAULT_MAX_BATCH_BYTES,
+      },
     };
   }
 

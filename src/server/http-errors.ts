@@ -25,6 +25,7 @@ export function statusFor(code: string): number {
     case 'NO_PLAN':
       return 409;
     case 'CONTENT_TOO_LARGE':
+    case 'BATCH_TOO_LARGE':
       return 413;
     case 'UNSUPPORTED_MEDIA_TYPE':
       return 415;

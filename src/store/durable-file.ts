@@ -147,17 +147,27 @@ export function writeNewFileSynced(fs: FileSystem, path: string, parts: readonly
   }
 }
 
+/** A file's bytes: its pieces, or a producer that hands them over one by one (never all held at once). */
+export type FileBody = readonly Uint8Array[] | ((write: (part: Uint8Array) => void) => void);
+
 /**
  * `writeNewFileSynced` for several files, their fsyncs in flight together
- * on libuv's pool: one round trip to the disk for all of them.
+ * on libuv's pool: one round trip to the disk for all of them. The files
+ * are written in order, so a producer may use what an earlier one made.
  */
-export async function writeNewFilesSynced(fs: FileSystem, files: ReadonlyArray<readonly [string, readonly Uint8Array[]]>): Promise<void> {
+export async function writeNewFilesSynced(fs: FileSystem, files: ReadonlyArray<readonly [string, FileBody]>): Promise<void> {
   const fds: number[] = [];
   try {
-    for (const [path, parts] of files) {
+    for (const [path, body] of files) {
       const fd = fs.openSync(path, 'wx', 0o644);
       fds.push(fd);
-      writeParts(fs, fd, parts);
+      if (typeof body === 'function') {
+        const writer = new PartWriter(fs, fd);
+        body((part) => writer.write(part));
+        writer.end();
+      } else {
+        writeParts(fs, fd, body);
+      }
     }
     await settleAll(fds.map((fd) => fsyncConcurrently(fs, fd)));
   } finally {
@@ -168,30 +178,44 @@ export async function writeNewFilesSynced(fs: FileSystem, files: ReadonlyArray<r
 /** Pieces smaller than this are joined before they are written (one call for many small ones). */
 const JOIN_BELOW = 256 * 1024;
 
+/** Writes pieces in order: small ones joined into one write, large ones as they are (never copied into a joined buffer). */
+class PartWriter {
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+
+  constructor(
+    private readonly fs: FileSystem,
+    private readonly fd: number,
+  ) {}
+
+  write(p: Uint8Array): void {
+    if (p.length >= JOIN_BELOW) {
+      this.end();
+      writeAll(this.fs, this.fd, p);
+      return;
+    }
+    this.pending.push(p);
+    this.pendingBytes += p.length;
+    if (this.pendingBytes >= JOIN_BELOW) this.end();
+  }
+
+  /** Write what is pending. */
+  end(): void {
+    if (this.pending.length === 1) writeAll(this.fs, this.fd, this.pending[0]!);
+    else if (this.pending.length > 1) writeAll(this.fs, this.fd, Buffer.concat(this.pending, this.pendingBytes));
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
+
 /**
  * Write `parts` in order: small ones joined into one write, large ones
  * written as they are (never copied into a joined buffer).
  */
 export function writeParts(fs: FileSystem, fd: number, parts: readonly Uint8Array[]): void {
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  const flush = (): void => {
-    if (pending.length === 1) writeAll(fs, fd, pending[0]!);
-    else if (pending.length > 1) writeAll(fs, fd, Buffer.concat(pending, pendingBytes));
-    pending = [];
-    pendingBytes = 0;
-  };
-  for (const p of parts) {
-    if (p.length >= JOIN_BELOW) {
-      flush();
-      writeAll(fs, fd, p);
-      continue;
-    }
-    pending.push(p);
-    pendingBytes += p.length;
-    if (pendingBytes >= JOIN_BELOW) flush();
-  }
-  flush();
+  const writer = new PartWriter(fs, fd);
+  for (const p of parts) writer.write(p);
+  writer.end();
 }
 
 /**

@@ -17,7 +17,7 @@ import { ensureDir, fsyncDir, listDir, tryUnlink, writeNewFileSynced, writeNewFi
 import { PackIndex, type RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { Lru, RecentBlobs } from './object-caches.js';
-import { buildPack, type BuiltPack, type PackObject } from './pack-writer.js';
+import { buildPack, streamPack, type BuiltPack, type PackObject } from './pack-writer.js';
 
 /**
  * A pack's temporary file was gone when it was to be renamed into place:
@@ -304,21 +304,21 @@ export class ObjectDatabase {
    */
   async writeConcurrently(objects: readonly PackObject[]): Promise<void> {
     if (objects.length === 0) return;
-    const built = buildPack(objects);
     const fs = this.ctx.fs;
     const idx = await whileTempVanishes(async () => {
       const { tmpPack, tmpIdx } = this.tempNames();
+      let built: Omit<BuiltPack, 'pack'> | undefined;
       try {
         await writeNewFilesSynced(fs, [
-          [tmpPack, built.pack],
-          [tmpIdx, [built.idx]],
+          [tmpPack, (write) => (built = streamPack(objects, write))],
+          [tmpIdx, (write) => write(built!.idx)],
         ]);
       } catch (e) {
         tryUnlink(fs, tmpPack);
         tryUnlink(fs, tmpIdx);
         throw e;
       }
-      return this.place(tmpPack, tmpIdx, built);
+      return this.place(tmpPack, tmpIdx, built!);
     });
     this.written(objects, idx);
   }

@@ -69,18 +69,50 @@ export interface RawEntry {
  * do not compress, and framing them costs a tenth of deflating them.
  */
 export function buildPack(objects: readonly PackObject[]): BuiltPack {
+  return buildPackFromRaw(uniqueObjects(objects).map(encodeEntry));
+}
+
+/**
+ * Pack `objects` as buildPack does, handing each piece of the pack to
+ * `write` as soon as it is made: a batch's deflated blobs are never all held
+ * at once. Returns what buildPack returns, but the pack's bytes.
+ */
+export function streamPack(objects: readonly PackObject[], write: (part: Buffer) => void): Omit<BuiltPack, 'pack'> {
+  const unique = uniqueObjects(objects);
+  const hash = createHash('sha1');
+  const emit = (p: Buffer): void => {
+    hash.update(p);
+    write(p);
+  };
+  emit(packHeader(unique.length));
+  const meta: Array<{ id: Buffer; offset: number; crc: number }> = [];
+  let offset = 12;
+  for (const o of unique) {
+    const e = encodeEntry(o);
+    meta.push({ id: Buffer.from(e.oid, 'hex'), offset, crc: e.crc });
+    for (const p of e.parts) {
+      emit(p);
+      offset += p.length;
+    }
+  }
+  const packSum = hash.digest();
+  write(packSum);
+  return { checksum: packSum.toString('hex'), count: unique.length, idx: buildIndex(meta, packSum) };
+}
+
+function uniqueObjects(objects: readonly PackObject[]): PackObject[] {
   const unique = new Map<string, PackObject>();
   for (const o of objects) if (!unique.has(o.oid)) unique.set(o.oid, o);
-  const entries: RawEntry[] = [];
-  for (const o of unique.values()) {
-    const parts = [entryHeader(o.type, o.content.length)];
-    if (o.type === 'blob') parts.push(deflateSync(o.content, o.content.length <= SMALL_OBJECT ? SMALL_DEFLATE : { level: 1 }));
-    else parts.push(...storedZlib(o.content));
-    let crc = 0;
-    for (const p of parts) crc = crc32(p, crc);
-    entries.push({ oid: o.oid, crc, parts });
-  }
-  return buildPackFromRaw(entries);
+  return [...unique.values()];
+}
+
+function encodeEntry(o: PackObject): RawEntry {
+  const parts = [entryHeader(o.type, o.content.length)];
+  if (o.type === 'blob') parts.push(deflateSync(o.content, o.content.length <= SMALL_OBJECT ? SMALL_DEFLATE : { level: 1 }));
+  else parts.push(...storedZlib(o.content));
+  let crc = 0;
+  for (const p of parts) crc = crc32(p, crc);
+  return { oid: o.oid, crc, parts };
 }
 
 /** Pack entries that are already encoded (a merge of packs copies them as they are). */
