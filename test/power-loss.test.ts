@@ -41,8 +41,8 @@ let opened = 0;
 /**
  * A handle as a new process would open it: its temporary names are its own
  * (as random ones are), not the crashed run's. After a restart (`bootTime`):
- * every file of the crashed disk is older than the boot, its locks' holders
- * are gone, and the clock is the real one that file times are read against.
+ * every file of the crashed disk is older than the boot, and its locks'
+ * holders are gone.
  */
 async function open(fs: FileSystem, bootTime?: number): Promise<Shadow> {
   const ctx = testContext(fs);
@@ -50,7 +50,8 @@ async function open(fs: FileSystem, bootTime?: number): Promise<Shadow> {
   const ids = { token: () => `${run}${ctx.ids.token()}`, uuid: ctx.ids.uuid };
   const self = 1000 + opened;
   const processes = { self, host: 'test-host', isAlive: (pid: number) => pid === self, bootTime };
-  const clock = bootTime === undefined ? ctx.clock : { ...ctx.clock, now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+  // The real clock, which file times (and the boot) are read against.
+  const clock = { ...ctx.clock, now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
   return openShadow({ dir: '/repo', fs: ctx.fs, clock, ids, env: ctx.env, processes });
 }
 
