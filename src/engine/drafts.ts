@@ -3,6 +3,7 @@ import { emptyRootMessage, parseTrailers } from '../core/commit-message.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../core/git-objects.js';
 import { draftRef, DRAFTS_PREFIX, proposalRef, refComponentProblem } from '../core/ref-names.js';
 import { readDraftMeta, writeDraftMeta, type DraftMeta } from '../store/draft-meta.js';
+import { waitForProcessLock } from '../store/process-lock.js';
 import { RefMoved } from '../store/refs.js';
 import { worktreeOfGitDir } from '../store/repository.js';
 import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../store/applied-state.js';
@@ -242,19 +243,26 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
 export async function publishDraft(ws: Workspace, draft: Draft, actor: string, options: { planState?: boolean } = {}): Promise<void> {
   const repo = ws.repo;
-  // What a dropped draft of this name left (a purge a crash stopped, a ref
-  // git deleted) is not this draft's: above all not its apply records. A
-  // plan writes its own state before its first batch makes the draft: kept.
-  if (hasDraftRemains(ws, draft.name)) await clearDraftRemains(ws, draft.name, { keepPlanState: options.planState === true });
-  // Metadata first: a ref never exists without the root it was made from.
-  writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
+  const exists = (): ShadowError => new ShadowError('DRAFT_EXISTS', `draft "${draft.name}" was created by another process just now`, { data: { draft: draft.name } });
+  // Creations take turns: between one's metadata and its ref, its directory
+  // would look like a dropped draft's remains to another.
+  const turn = await waitForProcessLock(ws.ctx, `${repo.shadowDir}/create.lock`, 'draft creation', repo.lockTimeoutMs);
   try {
-    await repo.refs.update({ ref: draft.ref, expected: null, next: draft.tip, message: `shadow: draft new ${draft.name} from ${draft.meta.from}`, who: repo.committer() });
-  } catch (e) {
-    if (e instanceof RefMoved) {
-      throw new ShadowError('DRAFT_EXISTS', `draft "${draft.name}" was created by another process just now`, { data: { draft: draft.name } });
+    if (repo.refs.resolve(draft.ref) !== undefined) throw exists();
+    // What a dropped draft of this name left (a purge a crash stopped, a ref
+    // git deleted) is not this draft's: above all not its apply records. A
+    // plan writes its own state before its first batch makes the draft: kept.
+    if (hasDraftRemains(ws, draft.name)) await clearDraftRemains(ws, draft.name, { keepPlanState: options.planState === true });
+    // Metadata first: a ref never exists without the root it was made from.
+    writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
+    try {
+      await repo.refs.update({ ref: draft.ref, expected: null, next: draft.tip, message: `shadow: draft new ${draft.name} from ${draft.meta.from}`, who: repo.committer() });
+    } catch (e) {
+      if (e instanceof RefMoved) throw exists();
+      throw e;
     }
-    throw e;
+  } finally {
+    turn.release();
   }
   ws.metaCache.set(draft.name, draft.meta);
   ws.metaLag.set(draft.name, 0);
