@@ -73,6 +73,8 @@ export type ErrorCode =
   | 'PLAN_CHANGED'
   | 'PLAN_FAILED'
   | 'NO_PLAN'
+  // the HTTP server
+  | 'SERVER_RUNNING'
   // materialized worktrees
   | 'WORKTREE_DIRTY'
   | 'WORKTREE_GONE'

@@ -23,6 +23,7 @@ export function statusFor(code: string): number {
     case 'STALE_BASE':
     case 'NOTHING_TO_UNDO':
     case 'NO_PLAN':
+    case 'SERVER_RUNNING':
       return 409;
     case 'CONTENT_TOO_LARGE':
       return 413;

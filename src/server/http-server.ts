@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { parseJsonText } from '../schema.js';
 import type { Shadow } from '../shadow.js';
-import { tryUnlink, writeFileAtomic } from '../store/durable-file.js';
+import { claimServerFile } from '../store/server-file.js';
 import { registerDraftRoutes } from './routes-drafts.js';
 import { registerSessionRoutes } from './routes-sessions.js';
 import { errorBody, statusFor } from './http-errors.js';
@@ -13,7 +13,7 @@ import { errorBody, statusFor } from './http-errors.js';
  * The local HTTP API (fastify): bound to 127.0.0.1 only, every request
  * needs `Authorization: Bearer <token>` and a Host of 127.0.0.1 or localhost
  * (a DNS-rebinding defence), no CORS headers. The port, token and pid are in
- * `shadow/server.json` (mode 0600) while it runs.
+ * `shadow/server.json` (mode 0600) while it runs; one server per repository.
  */
 
 export interface ServerOptions {
@@ -29,7 +29,7 @@ export interface RunningServer {
   port: number;
   token: string;
   url: string;
-  /** Stop listening and remove server.json. */
+  /** Stop listening and remove server.json (unless another server has it now). */
   close(): Promise<void>;
 }
 
@@ -99,7 +99,15 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : 0;
   const infoPath = `${sh.layout.commondir}/shadow/server.json`;
-  writeFileAtomic(sh.context.fs, infoPath, `${JSON.stringify({ port, token, pid: sh.context.processes?.self ?? null })}\n`, { token: sh.context.ids.token(), mode: 0o600 });
+  const url = `http://127.0.0.1:${port}`;
+  const ctx = sh.context;
+  let claim;
+  try {
+    claim = claimServerFile(ctx, infoPath, { port, token, url, pid: ctx.processes?.self ?? null, host: ctx.processes?.host ?? 'unknown', since: new Date(ctx.clock.now()).toISOString() });
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
 
   // Sessions fed over HTTP save every few seconds even when no chunk arrives.
   const saver = setInterval(() => sh.sessions.saveAll(), Math.max(250, Math.min(sh.sessions.settings().saveMs, 1000)));
@@ -112,14 +120,14 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   return {
     port,
     token,
-    url: `http://127.0.0.1:${port}`,
+    url,
     close: async () => {
       if (closed) return;
       closed = true;
       clearInterval(saver);
       sh.sessions.saveAll();
       await app.close();
-      tryUnlink(sh.context.fs, infoPath);
+      claim.release();
     },
   };
 }
