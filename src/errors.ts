@@ -74,6 +74,7 @@ export type ErrorCode =
   | 'PLAN_FAILED'
   | 'NO_PLAN'
   // the HTTP server
+  | 'REQUEST_TIMEOUT'
   | 'SERVER_RUNNING'
   // materialized worktrees
   | 'WORKTREE_DIRTY'

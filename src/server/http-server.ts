@@ -5,6 +5,7 @@ import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { parseJsonText } from '../schema.js';
 import type { Shadow } from '../shadow.js';
 import { claimServerFile } from '../store/server-file.js';
+import { watchBody, type BodyLimits, type BodyTimeout } from './body-deadline.js';
 import { registerDraftRoutes } from './routes-drafts.js';
 import { registerSessionRoutes } from './routes-sessions.js';
 import { errorBody, statusFor } from './http-errors.js';
@@ -14,6 +15,8 @@ import { errorBody, statusFor } from './http-errors.js';
  * needs `Authorization: Bearer <token>` and a Host of 127.0.0.1 or localhost
  * (a DNS-rebinding defence), no CORS headers. The port, token and pid are in
  * `shadow/server.json` (mode 0600) while it runs; one server per repository.
+ * A request's body must keep coming (`shadow.serverIdleMs`) and end in time
+ * (`shadow.serverBodyMs`), or it gets 408 and its connection is closed.
  */
 
 export interface ServerOptions {
@@ -23,6 +26,8 @@ export interface ServerOptions {
   token?: string;
   /** Notes for the operator (orphaned sessions, warnings). */
   log?: (line: string) => void;
+  /** Bounds on a request body's time; `sh.serverLimits` (git config) when not given. */
+  limits?: Partial<BodyLimits>;
 }
 
 export interface RunningServer {
@@ -38,6 +43,24 @@ export function sendError(reply: FastifyReply, e: ShadowErrorJSON): FastifyReply
   return reply.code(statusFor(e.code)).type('application/json').send(errorBody(e));
 }
 
+/** A body too slow: 408 when no reply has started, and the connection closed either way. */
+function replyTimedOut(reply: FastifyReply, limits: BodyLimits, why: BodyTimeout): void {
+  const socket = reply.request.raw.socket;
+  if (reply.raw.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const idle = why === 'idle';
+  const message = idle ? `no byte of the request body arrived for ${limits.idleMs} ms` : `the request body did not arrive within ${limits.bodyMs} ms`;
+  const hint = idle
+    ? 'send the body without pausing (shadow.serverIdleMs sets the bound); a write session keeps what arrived: send the rest in another content request'
+    : 'send long session content in several content requests, appended in order (shadow.serverBodyMs sets the bound); a write session keeps what arrived';
+  // The route still reading the body fails once the socket closes; this reply is the one the client gets.
+  sendError(reply.header('connection', 'close'), { code: 'REQUEST_TIMEOUT', message, hint, data: { bound: why, limit_ms: idle ? limits.idleMs : limits.bodyMs } });
+  // Node closes the socket once a `connection: close` reply is written; a client that never reads it does not hold it either.
+  setTimeout(() => socket.destroy(), limits.idleMs).unref();
+}
+
 function sameToken(given: string, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
@@ -50,7 +73,9 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   const maxContent = sh.maxContentBytes;
   // A JSON body carries at most one content in base64 (4/3 of it) plus the rest of the batch.
   const jsonLimit = Math.ceil((maxContent * 4) / 3) + 1024 * 1024;
-  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: jsonLimit, forceCloseConnections: true });
+  const limits: BodyLimits = { ...sh.serverLimits, ...options.limits };
+  // An idle connection between requests is bound like an idle body.
+  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: jsonLimit, forceCloseConnections: true, keepAliveTimeout: limits.idleMs });
   let port = 0;
 
   app.removeAllContentTypeParsers();
@@ -65,6 +90,10 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   // Content for a session is streamed, never buffered whole: the route reads it chunk by chunk.
   app.addContentTypeParser(['text/plain', 'application/octet-stream'], (_req: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void) => done(null, payload));
 
+  // First of all, before a 401 can leave a body for node to drain at the client's pace.
+  app.addHook('onRequest', async (req, reply) => {
+    watchBody(req.raw, limits, () => sh.context.clock.now(), (why) => replyTimedOut(reply, limits, why));
+  });
   app.addHook('onRequest', async (req, reply) => {
     const host = (req.headers.host ?? '').toLowerCase();
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
