@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import * as nodeFs from 'node:fs';
 import { connect } from 'node:net';
 import { nodeContext, openShadow, startServer, type RunningServer, type Shadow } from '../src/index.js';
 import { DiskRepo } from './helpers/disk-repo.js';
@@ -19,12 +20,18 @@ interface Ctx {
   sh: Shadow;
   server: RunningServer;
   api: Api;
+  /** Milliseconds each fsync and rename on the pool takes on top of its own: work that outlasts the idle bound. */
+  slowDisk: { ms: number };
 }
 
 async function setUp(c: Ctx, config: Record<string, string>): Promise<void> {
   c.repo = new DiskRepo({ 'README.md': 'Hello\n' });
   for (const [k, v] of Object.entries(config)) c.repo.git('config', k, v);
-  c.sh = await openShadow({ dir: c.repo.dir, ...nodeContext({ env: c.repo.env }) });
+  const base = nodeContext({ env: c.repo.env });
+  const slowDisk = (c.slowDisk = { ms: 0 });
+  const later = <A extends unknown[]>(f: (...args: A) => void) => (...args: A) => void setTimeout(() => f(...args), slowDisk.ms);
+  const fs = { ...base.fs, fsync: later(nodeFs.fsync), rename: later(nodeFs.rename) } as typeof base.fs;
+  c.sh = await openShadow({ dir: c.repo.dir, ...base, fs });
   c.server = await startServer(c.sh);
   c.api = new Api(c.server.url, c.server.token);
 }
@@ -158,6 +165,20 @@ Idle('a session stream cut by the idle bound keeps every line it received; a lat
   const done = await c.api.content(id, 'ial line\nDONE\n');
   assert.is(done.status, 200, JSON.stringify(done.body));
   assert.is(gitShow(c.repo, 'cut.md'), 'line 1\nline 2\npartial line\n');
+});
+
+Idle('a DONE line answers on the route\'s time: a finalize longer than the bound, a rest stalled after DONE, still gets its 200', async (c) => {
+  const id = await begin(c.api, 'done.md');
+  const first = Buffer.from('kept\nDONE\n');
+  const rest = Buffer.from('after DONE, and slow');
+  c.slowDisk.ms = 2 * IDLE_MS;
+  const r = await slowRequest(c.server.port, head(c, `/api/write-session/${id}/content`, 'text/plain', first.length + rest.length), first, rest, 4 * IDLE_MS);
+  c.slowDisk.ms = 0;
+  assert.is(r.status, 200, JSON.stringify(r));
+  assert.is(r.body.success, true);
+  assert.is(r.headers.connection, 'close', 'the rest is not drained at the client pace');
+  assert.ok(r.sent < first.length + rest.length);
+  assert.is(gitShow(c.repo, 'done.md'), 'kept\n');
 });
 
 Idle('a session stream that keeps sending stays open well past the idle bound', async ({ api, repo }) => {

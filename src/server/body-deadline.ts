@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 
 /** How long a request's body may take: `idleMs` without a byte, `bodyMs` from its headers to its last byte. */
 export interface BodyLimits {
@@ -15,7 +16,7 @@ export type BodyTimeout = 'idle' | 'total';
  * them, so a body nobody reads (node drains it after an early 401) is bound
  * too, and time the server spends on a complete request never counts.
  */
-export function watchBody(req: IncomingMessage, limits: BodyLimits, now: () => number, expire: (why: BodyTimeout) => void): void {
+export function watchBody(req: IncomingMessage, limits: BodyLimits, now: () => number, expire: (why: BodyTimeout, socket: Socket) => void): { stop(): void } {
   const socket = req.socket;
   const start = now();
   let lastBytes = socket.bytesRead;
@@ -24,6 +25,7 @@ export function watchBody(req: IncomingMessage, limits: BodyLimits, now: () => n
   const timer = setInterval(check, Math.max(10, Math.floor(Math.min(limits.idleMs, limits.bodyMs) / 4)));
   timer.unref();
   socket.once('close', stop);
+  return { stop };
 
   function stop(): void {
     clearInterval(timer);
@@ -40,6 +42,6 @@ export function watchBody(req: IncomingMessage, limits: BodyLimits, now: () => n
     const why: BodyTimeout | undefined = t - lastByteAt >= limits.idleMs ? 'idle' : t - start >= limits.bodyMs ? 'total' : undefined;
     if (why === undefined) return;
     stop();
-    expire(why);
+    expire(why, socket);
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
@@ -44,8 +45,7 @@ export function sendError(reply: FastifyReply, e: ShadowErrorJSON): FastifyReply
 }
 
 /** A body too slow: 408 when no reply has started, and the connection closed either way. */
-function replyTimedOut(reply: FastifyReply, limits: BodyLimits, why: BodyTimeout): void {
-  const socket = reply.request.raw.socket;
+function replyTimedOut(reply: FastifyReply, socket: Socket, limits: BodyLimits, why: BodyTimeout): void {
   if (reply.raw.headersSent) {
     socket.destroy();
     return;
@@ -91,9 +91,15 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   app.addContentTypeParser(['text/plain', 'application/octet-stream'], (_req: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void) => done(null, payload));
 
   // First of all, before a 401 can leave a body for node to drain at the client's pace.
+  const watches = new WeakMap<FastifyRequest, { stop(): void }>();
   app.addHook('onRequest', async (req, reply) => {
-    watchBody(req.raw, limits, () => sh.context.clock.now(), (why) => replyTimedOut(reply, limits, why));
+    watches.set(req, watchBody(req.raw, limits, () => sh.context.clock.now(), (why, socket) => replyTimedOut(reply, socket, limits, why)));
   });
+  // A route that has all it needs (a DONE line) answers on its own time; a rest still coming is dropped with the connection.
+  const bodyNotNeeded = (req: FastifyRequest, reply: FastifyReply): void => {
+    watches.get(req)?.stop();
+    if (!req.raw.complete) reply.header('connection', 'close');
+  };
   app.addHook('onRequest', async (req, reply) => {
     const host = (req.headers.host ?? '').toLowerCase();
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
@@ -121,7 +127,7 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   });
   app.setNotFoundHandler((req, reply) => sendError(reply, { code: 'ROUTE_NOT_FOUND' as ShadowErrorJSON['code'], message: `no route ${req.method} ${req.url}`, hint: 'see the README for the endpoints' }));
 
-  registerSessionRoutes(app, sh);
+  registerSessionRoutes(app, sh, bodyNotNeeded);
   registerDraftRoutes(app, sh);
 
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
