@@ -74,6 +74,9 @@ export type ErrorCode =
   | 'PLAN_CHANGED'
   | 'PLAN_FAILED'
   | 'NO_PLAN'
+  // the HTTP server
+  | 'REQUEST_TIMEOUT'
+  | 'SERVER_RUNNING'
   // materialized worktrees
   | 'WORKTREE_DIRTY'
   | 'WORKTREE_GONE'

@@ -96,6 +96,21 @@ export class Shadow {
     return this.ws.settings.maxContentBytes;
   }
 
+  /**
+   * How long the HTTP server waits for a request's body: `shadow.serverIdleMs`
+   * without a byte (default 30 s), `shadow.serverBodyMs` in all (default 10 min).
+   */
+  get serverLimits(): { idleMs: number; bodyMs: number } {
+    const c = this.ws.repo.config;
+    const positive = (key: string, fallback: number): number => {
+      const v = c.getInt(key.toLowerCase());
+      if (v === undefined) return fallback;
+      if (v > 0) return v;
+      throw new ShadowError('INVALID_ARGUMENT', `${key} is ${v}: it must be a positive number of milliseconds`, { hint: `set it with \`git config ${key} <ms>\`, or unset it for the default` });
+    };
+    return { idleMs: positive('shadow.serverIdleMs', 30_000), bodyMs: positive('shadow.serverBodyMs', 10 * 60_000) };
+  }
+
   /** Counters of the object database (objects read and written, packs). */
   get stats(): { objectsRead: number; objectsWritten: number; packsWritten: number } {
     return { ...this.ws.repo.objects.stats };

@@ -475,7 +475,7 @@ Serve('server.json (mode 0600: port, token, pid) while it runs; SIGTERM and SIGI
     const s = await serveChild(repo);
     assert.is(statSync(s.infoPath).mode & 0o777, 0o600);
     const info = JSON.parse(readFileSync(s.infoPath, 'utf8'));
-    assert.equal(Object.keys(info).sort(), ['pid', 'port', 'token']);
+    assert.equal(Object.keys(info).sort(), ['host', 'pid', 'port', 'since', 'token', 'url']);
     assert.is(info.pid, s.child.pid);
     assert.ok(info.port > 0 && info.token.length >= 24);
     assert.is((await s.api.call('GET', '/api/drafts')).status, 200);

@@ -1,6 +1,6 @@
 import type { ShadowErrorJSON } from '../errors.js';
 
-/** The HTTP status for each error code (400 bad input, 404 unknown, 409 state, 413 size, 422 refused content). */
+/** The HTTP status for each error code (400 bad input, 404 unknown, 408 slow body, 409 state, 413 size, 422 refused content). */
 export function statusFor(code: string): number {
   switch (code) {
     case 'UNAUTHORIZED':
@@ -14,6 +14,8 @@ export function statusFor(code: string): number {
     case 'APPROVAL_NOT_FOUND':
     case 'ROUTE_NOT_FOUND':
       return 404;
+    case 'REQUEST_TIMEOUT':
+      return 408;
     case 'CONFLICT':
     case 'SESSION_ACTIVE':
     case 'LOCKED':
@@ -23,6 +25,7 @@ export function statusFor(code: string): number {
     case 'STALE_BASE':
     case 'NOTHING_TO_UNDO':
     case 'NO_PLAN':
+    case 'SERVER_RUNNING':
       return 409;
     case 'CONTENT_TOO_LARGE':
     case 'BATCH_TOO_LARGE':

@@ -1,10 +1,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { parseJsonText } from '../schema.js';
 import type { Shadow } from '../shadow.js';
-import { tryUnlink, writeFileAtomic } from '../store/durable-file.js';
+import { claimServerFile } from '../store/server-file.js';
+import { watchBody, type BodyLimits, type BodyTimeout } from './body-deadline.js';
 import { registerDraftRoutes } from './routes-drafts.js';
 import { registerSessionRoutes } from './routes-sessions.js';
 import { errorBody, statusFor } from './http-errors.js';
@@ -13,7 +15,9 @@ import { errorBody, statusFor } from './http-errors.js';
  * The local HTTP API (fastify): bound to 127.0.0.1 only, every request
  * needs `Authorization: Bearer <token>` and a Host of 127.0.0.1 or localhost
  * (a DNS-rebinding defence), no CORS headers. The port, token and pid are in
- * `shadow/server.json` (mode 0600) while it runs.
+ * `shadow/server.json` (mode 0600) while it runs; one server per repository.
+ * A request's body must keep coming (`shadow.serverIdleMs`) and end in time
+ * (`shadow.serverBodyMs`), or it gets 408 and its connection is closed.
  */
 
 export interface ServerOptions {
@@ -23,19 +27,38 @@ export interface ServerOptions {
   token?: string;
   /** Notes for the operator (orphaned sessions, warnings). */
   log?: (line: string) => void;
+  /** Bounds on a request body's time; `sh.serverLimits` (git config) when not given. */
+  limits?: Partial<BodyLimits>;
 }
 
 export interface RunningServer {
   port: number;
   token: string;
   url: string;
-  /** Stop listening and remove server.json. */
+  /** Stop listening and remove server.json (unless another server has it now). */
   close(): Promise<void>;
 }
 
 /** Reply with a shadow error as `{error: {code, message, hint}}` and its status. */
 export function sendError(reply: FastifyReply, e: ShadowErrorJSON): FastifyReply {
   return reply.code(statusFor(e.code)).type('application/json').send(errorBody(e));
+}
+
+/** A body too slow: 408 when no reply has started, and the connection closed either way. */
+function replyTimedOut(reply: FastifyReply, socket: Socket, limits: BodyLimits, why: BodyTimeout): void {
+  if (reply.raw.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const idle = why === 'idle';
+  const message = idle ? `no byte of the request body arrived for ${limits.idleMs} ms` : `the request body did not arrive within ${limits.bodyMs} ms`;
+  const hint = idle
+    ? 'send the body without pausing (shadow.serverIdleMs sets the bound); a write session keeps what arrived: send the rest in another content request'
+    : 'send long session content in several content requests, appended in order (shadow.serverBodyMs sets the bound); a write session keeps what arrived';
+  // The route still reading the body fails once the socket closes; this reply is the one the client gets.
+  sendError(reply.header('connection', 'close'), { code: 'REQUEST_TIMEOUT', message, hint, data: { bound: why, limit_ms: idle ? limits.idleMs : limits.bodyMs } });
+  // Node closes the socket once a `connection: close` reply is written; a client that never reads it does not hold it either.
+  setTimeout(() => socket.destroy(), limits.idleMs).unref();
 }
 
 function sameToken(given: string, token: string): boolean {
@@ -50,7 +73,9 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   const maxContent = sh.maxContentBytes;
   // A JSON body carries at most one content in base64 (4/3 of it) plus the rest of the batch.
   const jsonLimit = Math.ceil((maxContent * 4) / 3) + 1024 * 1024;
-  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: jsonLimit, forceCloseConnections: true });
+  const limits: BodyLimits = { ...sh.serverLimits, ...options.limits };
+  // An idle connection between requests is bound like an idle body.
+  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: jsonLimit, forceCloseConnections: true, keepAliveTimeout: limits.idleMs });
   let port = 0;
 
   app.removeAllContentTypeParsers();
@@ -65,6 +90,16 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   // Content for a session is streamed, never buffered whole: the route reads it chunk by chunk.
   app.addContentTypeParser(['text/plain', 'application/octet-stream'], (_req: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void) => done(null, payload));
 
+  // First of all, before a 401 can leave a body for node to drain at the client's pace.
+  const watches = new WeakMap<FastifyRequest, { stop(): void }>();
+  app.addHook('onRequest', async (req, reply) => {
+    watches.set(req, watchBody(req.raw, limits, () => sh.context.clock.now(), (why, socket) => replyTimedOut(reply, socket, limits, why)));
+  });
+  // A route that has all it needs (a DONE line) answers on its own time; a rest still coming is dropped with the connection.
+  const bodyNotNeeded = (req: FastifyRequest, reply: FastifyReply): void => {
+    watches.get(req)?.stop();
+    if (!req.raw.complete) reply.header('connection', 'close');
+  };
   app.addHook('onRequest', async (req, reply) => {
     const host = (req.headers.host ?? '').toLowerCase();
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
@@ -92,14 +127,22 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   });
   app.setNotFoundHandler((req, reply) => sendError(reply, { code: 'ROUTE_NOT_FOUND' as ShadowErrorJSON['code'], message: `no route ${req.method} ${req.url}`, hint: 'see the README for the endpoints' }));
 
-  registerSessionRoutes(app, sh);
+  registerSessionRoutes(app, sh, bodyNotNeeded);
   registerDraftRoutes(app, sh);
 
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : 0;
   const infoPath = `${sh.layout.commondir}/shadow/server.json`;
-  writeFileAtomic(sh.context.fs, infoPath, `${JSON.stringify({ port, token, pid: sh.context.processes?.self ?? null })}\n`, { token: sh.context.ids.token(), mode: 0o600 });
+  const url = `http://127.0.0.1:${port}`;
+  const ctx = sh.context;
+  let claim;
+  try {
+    claim = claimServerFile(ctx, infoPath, { port, token, url, pid: ctx.processes?.self ?? null, host: ctx.processes?.host ?? 'unknown', since: new Date(ctx.clock.now()).toISOString() });
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
 
   // Sessions fed over HTTP save every few seconds even when no chunk arrives.
   const saver = setInterval(() => sh.sessions.saveAll(), Math.max(250, Math.min(sh.sessions.settings().saveMs, 1000)));
@@ -112,14 +155,14 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   return {
     port,
     token,
-    url: `http://127.0.0.1:${port}`,
+    url,
     close: async () => {
       if (closed) return;
       closed = true;
       clearInterval(saver);
       sh.sessions.saveAll();
       await app.close();
-      tryUnlink(sh.context.fs, infoPath);
+      claim.release();
     },
   };
 }

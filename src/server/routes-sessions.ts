@@ -16,7 +16,7 @@ function sendFinalize(reply: FastifyReply, r: Awaited<ReturnType<Shadow['session
 }
 
 /** The write-session endpoints: begin, content (streamed, appended in order), finalize, status, cancel. */
-export function registerSessionRoutes(app: FastifyInstance, sh: Shadow): void {
+export function registerSessionRoutes(app: FastifyInstance, sh: Shadow, bodyNotNeeded: (req: FastifyRequest, reply: FastifyReply) => void): void {
   app.post('/api/write-session/begin', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (isStream(body)) throw new ShadowError('INVALID_ARGUMENT', 'begin takes a JSON body', { hint: 'send {"intent", "target_file", "operation"} as application/json' });
@@ -52,6 +52,7 @@ export function registerSessionRoutes(app: FastifyInstance, sh: Shadow): void {
       throw e;
     }
     if (done) {
+      bodyNotNeeded(req, reply);
       body.resume();
       return sendFinalize(reply, await sh.sessions.finalize(id));
     }

@@ -32,7 +32,8 @@ function readHolder(ctx: Context, path: string): Holder | undefined {
   }
 }
 
-function isStale(ctx: Context, holder: Holder | undefined): boolean {
+/** True when `holder` is gone: a process of this machine that is no longer alive (an unreadable record counts as gone). */
+export function isStale(ctx: Context, holder: Pick<Holder, 'pid' | 'host'> | undefined): boolean {
   const procs = ctx.processes;
   // An unreadable lock (its writer died between create and write) is stale
   // once a process table can vouch for nobody holding it.
