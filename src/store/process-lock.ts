@@ -33,7 +33,7 @@ function readHolder(ctx: Context, path: string): Holder | undefined {
 }
 
 /** True when `holder` is gone: a process of this machine that is no longer alive (an unreadable record counts as gone). */
-export function isStale(ctx: Context, holder: Pick<Holder, 'pid' | 'host'> | undefined): boolean {
+export function isStale(ctx: Context, holder: Pick<Holder, 'pid' | 'host'> & { since?: string } | undefined): boolean {
   const procs = ctx.processes;
   // An unreadable lock (its writer died between create and write) is stale
   // once a process table can vouch for nobody holding it.
@@ -41,7 +41,7 @@ export function isStale(ctx: Context, holder: Pick<Holder, 'pid' | 'host'> | und
   if (!holder) return true;
   if (holder.host !== procs.host) return false;
   // Taken before this machine last started: its pid may be another process's now.
-  if (procs.bootTime !== undefined && Date.parse(holder.since) < procs.bootTime) return true;
+  if (procs.bootTime !== undefined && holder.since !== undefined && Date.parse(holder.since) < procs.bootTime) return true;
   return holder.pid !== procs.self && !procs.isAlive(holder.pid);
 }
 

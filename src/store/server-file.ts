@@ -40,7 +40,8 @@ function readRecord(ctx: Context, path: string): Partial<ServerRecord> | undefin
 function isGone(ctx: Context, r: Partial<ServerRecord>): boolean {
   if (typeof r.pid !== 'number') return isStale(ctx, undefined);
   // A record without a host was written by a shadow that wrote none: always on the machine that serves.
-  return isStale(ctx, { pid: r.pid, host: typeof r.host === 'string' ? r.host : (ctx.processes?.host ?? 'unknown') });
+  const since = typeof r.since === 'string' ? r.since : undefined;
+  return isStale(ctx, { pid: r.pid, host: typeof r.host === 'string' ? r.host : (ctx.processes?.host ?? 'unknown'), since });
 }
 
 function serverRunning(path: string, r: Partial<ServerRecord>): ShadowError {
