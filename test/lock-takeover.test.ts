@@ -100,6 +100,24 @@ M("a lock without a record is git's: waited for, named as git's, never removed",
   assert.equal(fs.readdirSync(HOLDERS), [], 'the waiting record is gone');
 });
 
+M('a lock made before this machine last started is stale, record or not: a power loss keeps locks nobody holds', async ({ ctx, fs }) => {
+  // A git-format lock with no record (the record lost with the power, or git's own), dated before the boot.
+  fs.writeFileSync(`${REF}.lock`, '');
+  const made = Number(fs.statSync(`${REF}.lock`).mtimeMs);
+  const before = { ...ctx, processes: { ...procs(100), bootTime: made + 1000 } };
+  const lock = await createLockFile(before, REF, 5, HOLDERS);
+  fs.writeSync(lock.fd, 'new\n');
+  fs.closeSync(lock.fd);
+  assert.is(String(fs.readFileSync(`${REF}.lock`, 'utf8')), 'new\n', 'taken over');
+  lock.forget();
+  fs.unlinkSync(`${REF}.lock`);
+  // The same lock made after the boot is still git's.
+  fs.writeFileSync(`${REF}.lock`, '');
+  const after = { ...ctx, processes: { ...procs(100), bootTime: Number(fs.statSync(`${REF}.lock`).mtimeMs) - 1000 } };
+  assert.is((await locked(createLockFile(after, REF, 5, HOLDERS))).code, 'LOCKED');
+  assert.ok(fs.existsSync(`${REF}.lock`));
+});
+
 M('where the file system cannot link, the lock is made as git makes it', async ({ ctx, fs }) => {
   const noLinks = { ...fs, linkSync: () => { throw Object.assign(new Error('EPERM'), { code: 'EPERM' }); } } as FileSystem;
   const lock = await createLockFile({ ...ctx, fs: noLinks }, REF, 5, HOLDERS);
