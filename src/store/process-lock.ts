@@ -54,10 +54,46 @@ export function takeProcessLock(ctx: Context, path: string, what: string): HeldL
   ensureDir(ctx.fs, parentOf(path));
   const procs = ctx.processes;
   const holder: Holder = { pid: procs?.self ?? -1, host: procs?.host ?? 'unknown', since: new Date(ctx.clock.now()).toISOString(), what };
+  claimByLink(ctx, path, Buffer.from(JSON.stringify(holder)), 0o644, {
+    read: () => readHolder(ctx, path),
+    stale: (current) => isStale(ctx, current),
+    busy: (current) =>
+      new ShadowError(
+        'LOCKED',
+        current
+          ? `another ${current.what} is running (process ${current.pid} on ${current.host}, since ${current.since})`
+          : `${path} exists: another shadow operation is running`,
+        { hint: `wait for it to finish; if no shadow process is running, remove ${path}`, data: { lock: path, holder: current } },
+      ),
+    keepsChanging: () => new ShadowError('LOCKED', `could not take ${path}`, { hint: 'retry in a moment', data: { lock: path } }),
+  });
+  let released = false;
+  return {
+    release: () => {
+      if (!released) tryUnlink(ctx.fs, path);
+      released = true;
+    },
+  };
+}
+
+/**
+ * Put `content` at `path` in one step, holder and all: a temporary file
+ * linked into place (link fails where a file is, as O_EXCL does), so nobody
+ * ever sees it empty. Where another holder's file is: one `stale` says is a
+ * dead holder's is removed (if it is still the one read) and the claim tried
+ * again; a live holder's fails with `busy`.
+ */
+export function claimByLink<T>(
+  ctx: Context,
+  path: string,
+  content: Uint8Array,
+  mode: number,
+  how: { read(): T | undefined; stale(current: T | undefined): boolean; busy(current: T | undefined): ShadowError; keepsChanging(): ShadowError },
+): void {
   const tmp = `${path}.tmp-${ctx.ids.token()}`;
-  const fd = ctx.fs.openSync(tmp, 'wx', 0o644);
+  const fd = ctx.fs.openSync(tmp, 'wx', mode);
   try {
-    writeAll(ctx.fs, fd, Buffer.from(JSON.stringify(holder)));
+    writeAll(ctx.fs, fd, content);
   } finally {
     ctx.fs.closeSync(fd);
   }
@@ -65,31 +101,16 @@ export function takeProcessLock(ctx: Context, path: string, what: string): HeldL
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         ctx.fs.linkSync(tmp, path);
-        let released = false;
-        return {
-          release: () => {
-            if (!released) tryUnlink(ctx.fs, path);
-            released = true;
-          },
-        };
+        return;
       } catch (e) {
         if (errnoCode(e) !== 'EEXIST') throw e;
       }
-      const current = readHolder(ctx, path);
-      if (isStale(ctx, current)) {
-        // Look once more just before removing it: another process may have taken it over already.
-        if (JSON.stringify(readHolder(ctx, path)) === JSON.stringify(current)) tryUnlink(ctx.fs, path);
-        continue;
-      }
-      throw new ShadowError(
-        'LOCKED',
-        current
-          ? `another ${current.what} is running (process ${current.pid} on ${current.host}, since ${current.since})`
-          : `${path} exists: another shadow operation is running`,
-        { hint: `wait for it to finish; if no shadow process is running, remove ${path}`, data: { lock: path, holder: current } },
-      );
+      const current = how.read();
+      if (!how.stale(current)) throw how.busy(current);
+      // Look once more just before removing it: another process may have taken it over already.
+      if (JSON.stringify(how.read()) === JSON.stringify(current)) tryUnlink(ctx.fs, path);
     }
-    throw new ShadowError('LOCKED', `could not take ${path}`, { hint: 'retry in a moment', data: { lock: path } });
+    throw how.keepsChanging();
   } finally {
     tryUnlink(ctx.fs, tmp);
   }

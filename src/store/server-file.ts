@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
-import { errnoCode, ShadowError } from '../errors.js';
-import { parentOf, readTextIfExists, tryUnlink, writeAll } from './durable-file.js';
-import { isStale } from './process-lock.js';
+import { ShadowError } from '../errors.js';
+import { parentOf, readTextIfExists, tryUnlink } from './durable-file.js';
+import { claimByLink, isStale } from './process-lock.js';
 
 /**
  * `shadow/server.json`: how clients reach the running server, and the claim
@@ -55,32 +55,16 @@ function serverRunning(path: string, r: Partial<ServerRecord>): ShadowError {
 /** Write `record` to `path` unless a live server holds it (SERVER_RUNNING, naming it). */
 export function claimServerFile(ctx: Context, path: string, record: ServerRecord): ServerClaim {
   ctx.fs.mkdirSync(parentOf(path), { recursive: true });
-  const tmp = `${path}.tmp-${ctx.ids.token()}`;
   // 0600 from the start: the token must never be readable by others, even for a moment.
-  const fd = ctx.fs.openSync(tmp, 'wx', 0o600);
-  try {
-    writeAll(ctx.fs, fd, Buffer.from(`${JSON.stringify(record)}\n`));
-  } finally {
-    ctx.fs.closeSync(fd);
-  }
-  try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        ctx.fs.linkSync(tmp, path);
-        return { release: () => releaseIfOurs(ctx, path, record.token) };
-      } catch (e) {
-        if (errnoCode(e) !== 'EEXIST') throw e;
-      }
-      const current = readRecord(ctx, path);
-      if (current === undefined) continue;
-      if (!isGone(ctx, current)) throw serverRunning(path, current);
-      // Look once more just before removing it: another server may have taken it over already.
-      if (JSON.stringify(readRecord(ctx, path)) === JSON.stringify(current)) tryUnlink(ctx.fs, path);
-    }
-    throw new ShadowError('SERVER_RUNNING', `another shadow serve is starting on this repository (${path} keeps changing)`, { hint: 'use the server that started, or retry', data: { server_json: path } });
-  } finally {
-    tryUnlink(ctx.fs, tmp);
-  }
+  claimByLink(ctx, path, Buffer.from(`${JSON.stringify(record)}\n`), 0o600, {
+    read: () => readRecord(ctx, path),
+    // A record gone meanwhile is simply tried again.
+    stale: (current) => current === undefined || isGone(ctx, current),
+    busy: (current) => serverRunning(path, current!),
+    keepsChanging: () =>
+      new ShadowError('SERVER_RUNNING', `another shadow serve is starting on this repository (${path} keeps changing)`, { hint: 'use the server that started, or retry', data: { server_json: path } }),
+  });
+  return { release: () => releaseIfOurs(ctx, path, record.token) };
 }
 
 function releaseIfOurs(ctx: Context, path: string, token: string): void {
