@@ -1,5 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openShadow, type FileSystem, type Shadow } from '../src/index.js';
 import { blobOid } from '../src/core/content.js';
 import { IndexView } from '../src/store/index-view.js';
@@ -8,6 +12,7 @@ import { crashStates, type CrashState } from './helpers/crash-states.js';
 import { testContext } from './helpers/context.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { withReplacingRename } from './helpers/memfs-rename.js';
+import { FsSeam } from './helpers/fs-seam.js';
 
 /**
  * Power loss, not only kill -9: each protocol runs once on a CrashFs, then
@@ -249,6 +254,77 @@ PROTOCOLS.push(
   },
 );
 
+const PLAN = JSON.stringify({
+  id: 'two-steps',
+  batches: [
+    { id: 1, operations: [{ operation: 'write', path: 'plan/one.txt', content: 'one\n' }] },
+    { id: 2, operations: [{ operation: 'write', path: 'plan/two.txt', content: 'two\n' }] },
+  ],
+});
+
+PROTOCOLS.push(
+  {
+    name: 'recover (an apply the disk filling stopped, finished by the next open)',
+    prepare: async (_sh, repo) => {
+      // The disk fills after the first file: APPLY_FAILED, the journal stays.
+      const seam = new FsSeam(withReplacingRename(repo.fs));
+      seam.inject({ op: 'writeSync', path: (p) => p.includes('.shadow-tmp-'), after: 1, code: 'ENOSPC' });
+      const viaSeam = await open(seam.fs);
+      await draftChanges(viaSeam);
+      await viaSeam.apply().then(
+        () => assert.unreachable('the apply was to fail'),
+        (e: { code?: string }) => assert.is(e.code, 'APPLY_FAILED'),
+      );
+      viaSeam.close();
+    },
+    // Opening the repository finishes the journal: that is the run recorded.
+    act: async (sh) => assert.is(sh.recovered?.finished.length, 1),
+    check: async (_sh, fs) => void allOrNothing(fs, 'recover'),
+  },
+  {
+    name: 'plan steps',
+    prepare: async () => undefined,
+    act: async (sh) => void (await sh.runPlan(PLAN)),
+    check: async (sh) => {
+      const steps = (await sh.log()).map((e) => e.plan_batch).filter((b) => b !== undefined);
+      assert.is(new Set(steps).size, steps.length, `no step applied twice: ${JSON.stringify(steps)}`);
+      const tracker = await sh.planStatus();
+      if (steps.length < 2 && tracker) {
+        const out = await sh.resumePlan({ planText: PLAN });
+        assert.is(out.status, 'complete');
+      }
+      const after = (await sh.log()).map((e) => e.plan_batch).filter((b) => b !== undefined);
+      if (tracker) assert.equal([...after].sort(), ['1', '2'], 'every step once');
+    },
+  },
+);
+
+/** Copy the repository of a disk to a real directory. */
+function toDisk(fs: FileSystem, from: string, to: string): void {
+  nodeFs.mkdirSync(to, { recursive: true });
+  for (const name of (fs.readdirSync(from) as unknown[]).map(String)) {
+    const st = fs.lstatSync(`${from}/${name}`);
+    if (st.isDirectory()) toDisk(fs, `${from}/${name}`, join(to, name));
+    else if (st.isSymbolicLink()) nodeFs.symlinkSync(String(fs.readlinkSync(`${from}/${name}`)), join(to, name));
+    else nodeFs.writeFileSync(join(to, name), fs.readFileSync(`${from}/${name}`) as Buffer);
+  }
+}
+
+/** Native git's verdict on a recovered disk: `git fsck --strict` finds nothing wrong. */
+function gitFsck(fs: FileSystem, label: string): void {
+  const dir = nodeFs.mkdtempSync(join(tmpdir(), 'shadow-power-loss-'));
+  try {
+    toDisk(fs, '/repo', dir);
+    const r = spawnSync('git', ['fsck', '--strict', '--no-progress', '--no-dangling'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } });
+    assert.is(r.status, 0, `${label}: git fsck --strict: ${r.stdout}${r.stderr}`);
+  } finally {
+    nodeFs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Which states also go through native git: a few spread over the run. */
+const FSCK_SAMPLE = 4;
+
 const counts: string[] = [];
 const Loss = suite('power loss: every crash state of each protocol recovers');
 
@@ -279,6 +355,7 @@ for (const p of PROTOCOLS) {
       await p.check(next, fs);
       await common(next, fs, label);
       next.close();
+      if (states.indexOf(s) % Math.max(1, Math.floor(states.length / FSCK_SAMPLE)) === 0) gitFsck(fs, label);
     }
     counts.push(`crash states: ${p.name}: ${states.length} states over ${crash.events.length + 1} crash points`);
   });
