@@ -33,8 +33,10 @@ interface Protocol {
   prepare(sh: Shadow, repo: MemRepo): Promise<void>;
   /** The run whose crash states are checked. */
   act(sh: Shadow): Promise<void>;
-  /** The promise, on a recovered disk. `before`/`after`: the disk's view of the run's paths without and with it. */
+  /** The promise, on a recovered disk. */
   check(sh: Shadow, fs: FileSystem): Promise<void>;
+  /** What must hold on a disk left after the run returned: what it made is durable. */
+  done?(sh: Shadow, fs: FileSystem): Promise<void>;
 }
 
 function read(fs: FileSystem, path: string): string | null {
@@ -137,6 +139,7 @@ const PROTOCOLS: Protocol[] = [
       assert.ok(tip === 1 || tip === 2, `the draft is at batch 1 or 2, not ${tip}`);
       if (tip === 2) assert.is((await sh.cat('a.txt')).content.toString(), 'a new\n');
     },
+    done: async (sh) => assert.is(Math.max(...(await sh.log()).map((e) => e.batch)), 2, 'a batch that returned is durable'),
   },
   {
     name: 'draft creation (first batch of a new draft)',
@@ -154,6 +157,7 @@ const PROTOCOLS: Protocol[] = [
     prepare: draftChanges,
     act: async (sh) => void (await sh.apply()),
     check: async (_sh, fs) => void allOrNothing(fs, 'apply'),
+    done: async (_sh, fs) => assert.is(allOrNothing(fs, 'apply'), 'new', 'an apply that returned is durable'),
   },
   {
     name: 'unapply',
@@ -163,6 +167,7 @@ const PROTOCOLS: Protocol[] = [
     },
     act: async (sh) => void (await sh.unapply()),
     check: async (_sh, fs) => void allOrNothing(fs, 'unapply', true),
+    done: async (_sh, fs) => assert.is(allOrNothing(fs, 'unapply', true), 'new', 'an unapply that returned is durable'),
   },
   {
     name: 'checkpoint and rollback',
@@ -243,6 +248,7 @@ PROTOCOLS.push(
       }
       assert.is(found.content.toString(), BIG);
     },
+    done: async (sh) => assert.is((await sh.cat('docs/long.md')).content.toString(), BIG, 'a finalized session is durable'),
   },
   {
     name: 'draft drop',
@@ -325,6 +331,30 @@ function gitFsck(fs: FileSystem, label: string): void {
 /** Which states also go through native git: a few spread over the run. */
 const FSCK_SAMPLE = 4;
 
+let begun = '';
+PROTOCOLS.push({
+  name: 'write session begin and content',
+  prepare: async () => undefined,
+  act: async (sh) => {
+    const { session_id } = await sh.sessions.begin({ intent: 'notes', target_file: 'notes.md', operation: 'create' });
+    begun = session_id;
+    sh.sessions.push(session_id, Buffer.from(BIG));
+    // The end of the content is fsynced (a save between brings it to the kernel only: see the README).
+    sh.sessions.end(session_id);
+  },
+  check: async (sh) => {
+    // A session that is there is whole enough to go on: its status reads.
+    const known = sh.sessions.list().some((x) => x.session_id === begun);
+    if (known) sh.sessions.status(begun);
+  },
+  // Ended: all of its content survives.
+  done: async (sh) => {
+    const r = await sh.sessions.finalize(begun);
+    assert.ok(r.success, `the saved session finalizes: ${JSON.stringify(r)}`);
+    assert.is((await sh.cat('notes.md')).content.toString(), BIG);
+  },
+});
+
 const counts: string[] = [];
 const Loss = suite('power loss: every crash state of each protocol recovers');
 
@@ -338,6 +368,7 @@ for (const p of PROTOCOLS) {
     const crash = new CrashFs(base);
     const sh = await open(crash.fs);
     await p.act(sh);
+    const returnedAt = crash.events.length;
     await new Promise((r) => setImmediate(r));
     sh.close();
     const states: CrashState[] = crashStates(crash);
@@ -353,6 +384,7 @@ for (const p of PROTOCOLS) {
         return;
       }
       await p.check(next, fs);
+      if (s.at >= returnedAt && p.done) await p.done(next, fs);
       await common(next, fs, label);
       next.close();
       if (states.indexOf(s) % Math.max(1, Math.floor(states.length / FSCK_SAMPLE)) === 0) gitFsck(fs, label);
