@@ -124,6 +124,8 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
     // ref moves once both are durable.
     const durable = repo.objects.writeConcurrently(outcome.commit.objects);
     durable.catch(() => undefined); // awaited through the ref update, or below
+    const durableVoid = durable.then(() => undefined);
+    durableVoid.catch(() => undefined);
     try {
       if (unborn) {
         try {
@@ -143,12 +145,15 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
         next: outcome.commit.oid,
         message: `shadow: batch ${outcome.commit.batch}: ${input.intent?.split('\n')[0] ?? outcome.commit.summary}`,
         who: repo.committer(),
-        after: durable,
+        after: durableVoid,
       });
     } catch (e) {
-      await durable.then(
-        () => undefined,
-        () => undefined,
+      // Named by no ref: git may repack (and prune) it.
+      repo.objects.releaseKeep(
+        await durable.then(
+          (idx) => idx,
+          () => undefined,
+        ),
       );
       if (!(e instanceof RefMoved)) throw e;
       const trying = ws.ctx.clock.now() - started;
@@ -167,6 +172,7 @@ export async function runBatch(ws: Workspace, input: BatchInput, options: BatchO
       continue;
     }
     for (const t of outcome.commit.trees) repo.objects.rememberTree(t.oid, t.entries);
+    repo.objects.releaseKeep(await durable);
     repo.objects.mergeIfDue();
     const meta = {
       ...draft.meta,

@@ -52,12 +52,14 @@ async function writeCheckpoint(ws: Workspace, draft: Draft, name: string, commit
   const tagger = repo.committer();
   const content = serializeTag({ object: commit, type: 'commit', tag: name, tagger, message: `${message.trim()}\n` });
   const tag = hashObject('tag', content);
-  repo.objects.write([{ oid: tag, type: 'tag', content }]);
+  const pack = repo.objects.write([{ oid: tag, type: 'tag', content }]);
   try {
     await repo.refs.update({ ref: checkpointRef(draft.name, name), expected: null, next: tag, message: `shadow: checkpoint ${name}`, who: tagger, reflog: false });
   } catch (e) {
     if (e instanceof RefMoved) throw checkpointExists(draft.name, name);
     throw e;
+  } finally {
+    repo.objects.releaseKeep(pack);
   }
   return checkpointInfo(ws, name, tag);
 }

@@ -19,6 +19,7 @@ import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolida
 import { Lru, RecentBlobs } from './object-caches.js';
 import { buildPack, streamPack, type BuiltPack, type PackObject } from './pack-writer.js';
 import { TempPackVanished, whileTempVanishes, whileTempVanishesSync } from './pack-temp-retry.js';
+import { PackKeeps } from './pack-keeps.js';
 
 /** Counters a benchmark prints next to its milliseconds. */
 export interface ObjectStats {
@@ -44,6 +45,8 @@ export class ObjectDatabase {
   private readonly trees = new Lru<readonly TreeEntry[]>(TREE_CACHE_ENTRIES);
   private readonly commits = new Lru<Commit>(COMMIT_CACHE_ENTRIES);
   private readonly recentBlobs = new RecentBlobs();
+  /** The packs this handle wrote that no ref may name yet (see pack-keeps.ts). */
+  private readonly keeps: PackKeeps;
   /** Packs written since the last look at merging (the directory is listed only every few writes). */
   private writesSinceMerge = MERGE_AT_PACKS - 1;
 
@@ -56,7 +59,9 @@ export class ObjectDatabase {
      * undefined (an alternate, or git's preciousObjects extension) never merges.
      */
     private readonly packRegistry?: string,
-  ) {}
+  ) {
+    this.keeps = new PackKeeps(ctx.fs);
+  }
 
   private packDir(): string {
     return `${this.dir}/pack`;
@@ -248,10 +253,12 @@ export class ObjectDatabase {
    * does: readers find packs through their index), then the directory
    * fsynced. After this returns, a crash cannot lose them.
    */
-  write(objects: readonly PackObject[]): void {
-    if (objects.length === 0) return;
-    this.written(objects, this.writeBuilt(buildPack(objects)));
+  write(objects: readonly PackObject[]): string | undefined {
+    if (objects.length === 0) return undefined;
+    const idx = this.writeBuilt(buildPack(objects));
+    this.written(objects, idx);
     this.mergeIfDue();
+    return idx;
   }
 
   /**
@@ -260,8 +267,8 @@ export class ObjectDatabase {
    * while its ref's lock file is fsynced too, and calls `mergeIfDue` once
    * the ref has moved (a merge never runs under the ref's lock).
    */
-  async writeConcurrently(objects: readonly PackObject[]): Promise<void> {
-    if (objects.length === 0) return;
+  async writeConcurrently(objects: readonly PackObject[]): Promise<string | undefined> {
+    if (objects.length === 0) return undefined;
     const fs = this.ctx.fs;
     const idx = await whileTempVanishes(async () => {
       const { tmpPack, tmpIdx } = this.tempNames();
@@ -279,6 +286,7 @@ export class ObjectDatabase {
       return this.place(tmpPack, tmpIdx, built!);
     });
     this.written(objects, idx);
+    return idx;
   }
 
   /** After a pack of `objects` is in place at `idx`: remember its blobs and register it. */
@@ -293,7 +301,13 @@ export class ObjectDatabase {
   mergeIfDue(): void {
     if (this.packRegistry === undefined || this.writesSinceMerge < MERGE_AT_PACKS) return;
     this.writesSinceMerge = 0;
-    const merged = consolidatePacks(this.ctx, { dir: this.packDir(), registry: this.packRegistry, writeBuilt: (p) => this.writeBuilt(p) });
+    // A merge copies objects of packs already free to go: its own pack needs no keep.
+    const writeBuilt = (p: BuiltPack): string => {
+      const idx = this.writeBuilt(p);
+      this.keeps.release(idx);
+      return idx;
+    };
+    const merged = consolidatePacks(this.ctx, { dir: this.packDir(), registry: this.packRegistry, writeBuilt });
     if (merged > 0) this.rescan();
   }
 
@@ -366,10 +380,12 @@ export class ObjectDatabase {
     const dir = this.packDir();
     const finalPack = `${dir}/pack-${built.checksum}.pack`;
     const finalIdx = `${dir}/pack-${built.checksum}.idx`;
+    this.keeps.keep(finalIdx);
     try {
       fs.renameSync(tmpPack, finalPack);
       fs.renameSync(tmpIdx, finalIdx);
     } catch (e) {
+      this.keeps.release(finalIdx);
       tryUnlink(fs, tmpPack);
       tryUnlink(fs, tmpIdx);
       throw errnoCode(e) === 'ENOENT' ? new TempPackVanished(e) : e;
@@ -382,7 +398,13 @@ export class ObjectDatabase {
     return finalIdx;
   }
 
+  /** The pack at `idx` (a write's result) is named by a ref now, or never will be: git may repack it. */
+  releaseKeep(idx: string | undefined): void {
+    if (idx !== undefined) this.keeps.release(idx);
+  }
+
   close(): void {
+    this.keeps.releaseAll();
     for (const p of this.packs ?? []) p.close();
     this.packs = undefined;
     for (const a of this.alternates ?? []) a.close();

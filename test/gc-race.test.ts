@@ -1,0 +1,71 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, spawnSync } from 'node:child_process';
+import { openShadow, nodeContext } from '../src/index.js';
+import { blobOid } from '../src/core/content.js';
+import { Repository } from '../src/store/repository.js';
+import { DiskRepo } from './helpers/disk-repo.js';
+
+/**
+ * `git gc --prune=now` beside shadow. It repacks every pack it may and drops
+ * objects no ref reaches: a batch's pack, in the moment between its rename
+ * and its ref's move, is such a pack. shadow keeps (`.keep`) each pack it
+ * writes until the ref that names it has moved.
+ */
+
+const Gc = suite('git gc --prune=now beside shadow');
+
+function gcNow(repo: DiskRepo): void {
+  const r = spawnSync('git', ['gc', '--prune=now', '-q'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+  assert.is(r.status, 0, r.stderr);
+}
+
+function hasObject(repo: DiskRepo, oid: string): boolean {
+  return spawnSync('git', ['cat-file', '-e', oid], { cwd: repo.dir, env: repo.env }).status === 0;
+}
+
+Gc('a pack no ref names yet survives git gc --prune=now until its writer lets it go', async () => {
+  const repo = new DiskRepo();
+  try {
+    const ctx = nodeContext({ env: repo.env });
+    const store = Repository.open(ctx, repo.dir);
+    const content = Buffer.from('not yet named by any ref\n');
+    const oid = blobOid(content);
+    const idx = await store.objects.writeConcurrently([{ oid, type: 'blob', content }]);
+    gcNow(repo);
+    assert.ok(hasObject(repo, oid), 'kept while its ref has not moved');
+    store.objects.releaseKeep(idx);
+    gcNow(repo);
+    assert.is(hasObject(repo, oid), false, 'once let go, an object nothing names is git gc\'s to prune');
+    store.close();
+  } finally {
+    repo.cleanup();
+  }
+});
+
+Gc('batches while git gc --prune=now runs in a loop: none fails INTERNAL, every object a draft names is there', async () => {
+  const repo = new DiskRepo();
+  try {
+    const gc = spawn('sh', ['-c', 'for i in $(seq 1 25); do git gc --prune=now -q || exit 1; done'], { cwd: repo.dir, env: repo.env, stdio: 'ignore' });
+    const gcDone = new Promise<number | null>((r) => gc.on('exit', r));
+    let running = true;
+    void gcDone.then(() => (running = false));
+    const sh = await openShadow({ dir: repo.dir, env: repo.env });
+    const codes = new Map<string, number>();
+    for (let n = 0; running && n < 2000; n++) {
+      const r = await sh.batch({ operations: [{ operation: 'write', path: `f${n % 7}.txt`, content: `v${n}\n` }] }, { draft: `d${n % 3}` });
+      const code = r.success ? 'ok' : (r.error?.code ?? '?');
+      codes.set(code, (codes.get(code) ?? 0) + 1);
+    }
+    sh.close();
+    assert.is(await gcDone, 0, 'git gc ran to the end');
+    assert.is(codes.get('INTERNAL'), undefined, JSON.stringify([...codes]));
+    assert.ok((codes.get('ok') ?? 0) > 0, 'batches ran');
+    const fsck = spawnSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+    assert.is(fsck.status, 0, `git fsck --strict: ${fsck.stdout}${fsck.stderr}`);
+  } finally {
+    repo.cleanup();
+  }
+});
+
+Gc.run();
