@@ -3,8 +3,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { DiskRepo, SHADOW_BIN, type CliResult } from './helpers/disk-repo.js';
-import { openShadow, type Shadow } from '../src/index.js';
+import { DiskRepo, SHADOW_BIN, withShadow, type CliResult } from './helpers/disk-repo.js';
 
 /**
  * Every command of the CLI on a real repository, in text and with --json,
@@ -20,15 +19,6 @@ function fresh(ctx: Ctx): void {
   ctx.repo = new DiskRepo({ 'README.md': 'Hello\n', 'src/app.ts': 'export const app = 1\n', 'old.txt': 'old\n' });
 }
 
-/** Fixture setup runs in-process through the library: the CLI spawns are kept for what a test checks. */
-async function withShadow<T>(repo: DiskRepo, f: (sh: Shadow) => Promise<T>): Promise<T> {
-  const sh = await openShadow({ dir: repo.dir, env: repo.env });
-  try {
-    return await f(sh);
-  } finally {
-    sh.close();
-  }
-}
 
 /** Commit one batch as a fixture; its commit. */
 async function seed(repo: DiskRepo, operations: unknown[], options: { draft?: string; intent?: string } = {}): Promise<string> {

@@ -4,18 +4,11 @@ import * as git from 'isomorphic-git';
 import { scanChanges } from '../src/core/change-secrets.js';
 import type { Shadow } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+import { codeOf } from './helpers/caught.js';
 
 const TOKEN = 'ghp_' + 'k7Q2mZ9xR4tB8wN1vC6yL3pH5sD0fJ2gA9eU'; // made up, shaped like a classic GitHub token
 const CACHE = '/repo/.git/shadow/drafts/default/commit-secrets.cache';
 
-async function codeOf(f: () => Promise<unknown>): Promise<string> {
-  try {
-    await f();
-  } catch (e) {
-    return (e as { code: string }).code;
-  }
-  return 'no error';
-}
 
 // ---------------------------------------------------------------- the scan of one set of changes
 

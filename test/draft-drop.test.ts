@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync } from 'node:fs';
 import { Volume, createFsFromVolume } from 'memfs';
 import { openShadow, type FileSystem, type Processes, type Shadow } from '../src/index.js';
-import { DiskRepo } from './helpers/disk-repo.js';
+import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { FsSeam, SimulatedCrash } from './helpers/fs-seam.js';
 
@@ -15,14 +15,6 @@ import { FsSeam, SimulatedCrash } from './helpers/fs-seam.js';
 
 const Purge = suite('draft drop --purge');
 
-async function withShadow<T>(repo: DiskRepo, f: (sh: Shadow) => Promise<T>): Promise<T> {
-  const sh = await openShadow({ dir: repo.dir, env: repo.env });
-  try {
-    return await f(sh);
-  } finally {
-    sh.close();
-  }
-}
 
 /** Every path under `dir` (relative), or [] when it does not exist. */
 function walk(dir: string, rel = ''): string[] {

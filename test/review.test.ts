@@ -5,20 +5,13 @@ import type { Shadow } from '../src/index.js';
 import { createRequire } from 'node:module';
 import { EXAMINATION_FORMAT } from '../src/engine/review.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+import { codeOf } from './helpers/caught.js';
 
 /** The fingerprint of secretDraftWithEdit's draft: it moves only when the diff's text does. */
 const GOLDEN_FINGERPRINT = 'patchset:10a6551faa591c7cf9da2cb2e16383ca84f4fe76988fdfe2e8633e2b358f29f6';
 
 const TOKEN = 'ghp_' + 'k7Q2mZ9xR4tB8wN1vC6yL3pH5sD0fJ2gA9eU'; // made up, shaped like a classic GitHub token
 
-async function codeOf(f: () => Promise<unknown>): Promise<string> {
-  try {
-    await f();
-  } catch (e) {
-    return (e as { code: string }).code;
-  }
-  return 'no error';
-}
 
 async function withSecretDraft(repo: MemRepo): Promise<Shadow> {
   await git.setConfig({ fs: repo.fs, dir: repo.dir, path: 'shadow.protect', value: '.github/**' });

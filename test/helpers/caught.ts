@@ -17,3 +17,13 @@ export function caught(fn: () => unknown): Caught {
   }
   return assert.unreachable('expected an error') as never;
 }
+
+/** The code `f` rejects with ('no error' when it resolves). */
+export async function codeOf(f: () => Promise<unknown>): Promise<string> {
+  try {
+    await f();
+  } catch (e) {
+    return (e as { code: string }).code;
+  }
+  return 'no error';
+}

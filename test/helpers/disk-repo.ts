@@ -4,6 +4,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openShadow, type Shadow } from '../../src/index.js';
 
 /** The bundled CLI, as users run it. */
 export const SHADOW_BIN = fileURLToPath(new URL('../../bin/shadow.mjs', import.meta.url));
@@ -117,4 +118,14 @@ export function treeHashes(root: string): Record<string, string> {
   };
   walk(root, '');
   return out;
+}
+
+/** Run `f` with a library handle on `repo` (as its own environment sees it), closed after. */
+export async function withShadow<T>(repo: DiskRepo, f: (sh: Shadow) => Promise<T>): Promise<T> {
+  const sh = await openShadow({ dir: repo.dir, env: repo.env });
+  try {
+    return await f(sh);
+  } finally {
+    sh.close();
+  }
 }
