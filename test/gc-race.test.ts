@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { openShadow, nodeContext } from '../src/index.js';
 import { blobOid } from '../src/core/content.js';
 import { Repository } from '../src/store/repository.js';
@@ -37,6 +38,35 @@ Gc('a pack no ref names yet survives git gc --prune=now until its writer lets it
     store.objects.releaseKeep(idx);
     gcNow(repo);
     assert.is(hasObject(repo, oid), false, 'once let go, an object nothing names is git gc\'s to prune');
+    store.close();
+  } finally {
+    repo.cleanup();
+  }
+});
+
+Gc('a keep a crashed shadow left (from before the last restart) is dropped when shadow next merges its packs; anyone else\'s keep stands', async () => {
+  const repo = new DiskRepo();
+  try {
+    const store = Repository.open(nodeContext({ env: repo.env }), repo.dir);
+    const blob = (i: number) => {
+      const content = Buffer.from(`blob ${i}\n`);
+      return { oid: blobOid(content), type: 'blob' as const, content };
+    };
+    const keepOf = (idx: string | undefined): string => `${idx!.slice(0, -4)}.keep`;
+    // A pack whose writer died before its ref moved: its keep is still there, from before the restart.
+    const crashed = await store.objects.writeConcurrently([blob(0)]);
+    utimesSync(keepOf(crashed), 1, 1);
+    // A pack someone kept on purpose, as long ago.
+    const mine = await store.objects.writeConcurrently([blob(1)]);
+    store.objects.releaseKeep(mine);
+    writeFileSync(keepOf(mine), 'kept by hand\n');
+    utimesSync(keepOf(mine), 1, 1);
+    for (let i = 2; i < 10; i++) store.objects.releaseKeep(await store.objects.writeConcurrently([blob(i)]));
+    store.objects.mergeIfDue();
+    assert.is(existsSync(keepOf(crashed)), false, 'the stale keep is gone');
+    assert.is(existsSync(crashed!), false, 'its pack was merged');
+    assert.ok(existsSync(keepOf(mine)) && existsSync(mine!), 'a keep that is not shadow\'s stands, with its pack');
+    for (let i = 0; i < 10; i++) assert.ok(hasObject(repo, blob(i).oid), `blob ${i} is there`);
     store.close();
   } finally {
     repo.cleanup();

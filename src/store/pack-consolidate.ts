@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
 import { listDir, parentOf, readTextIfExists, tryUnlink, writeFileAtomic } from './durable-file.js';
+import { dropStaleKeep } from './pack-keeps.js';
 import { PackIndex } from './pack-reader.js';
 import type { BuiltPack, RawEntry } from './pack-writer.js';
 import { buildPackFromRaw } from './pack-writer.js';
@@ -67,7 +68,8 @@ export function shadowPacks(ctx: Context, sink: PackSink): Candidate[] {
   const listed = new Set((readTextIfExists(ctx.fs, sink.registry) ?? '').split('\n').filter((n) => n.startsWith('pack-')));
   const out: Candidate[] = [];
   for (const name of listed) {
-    if (!present.has(`${name}.idx`) || present.has(`${name}.keep`) || present.has(`${name}.promisor`)) continue;
+    if (!present.has(`${name}.idx`) || present.has(`${name}.promisor`)) continue;
+    if (present.has(`${name}.keep`) && !dropStaleKeep(ctx, `${sink.dir}/${name}.keep`)) continue;
     const size = packSize(ctx, `${sink.dir}/${name}.pack`);
     if (size !== undefined) out.push({ name, idx: `${sink.dir}/${name}.idx`, size });
   }

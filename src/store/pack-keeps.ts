@@ -1,5 +1,5 @@
-import type { FileSystem } from '../context.js';
-import { tryUnlink } from './durable-file.js';
+import type { Context, FileSystem } from '../context.js';
+import { readTextIfExists, statIfExists, tryUnlink } from './durable-file.js';
 
 /** What a shadow `.keep` says, for whoever finds one a crash left: the pack may be repacked once no shadow runs. */
 const KEEP_TEXT = 'shadow: kept until the ref naming these objects has moved\n';
@@ -38,4 +38,18 @@ export class PackKeeps {
     for (const path of this.keeps) tryUnlink(this.fs, path);
     this.keeps.clear();
   }
+}
+
+/**
+ * Whether the `.keep` at `path` is one a shadow process left that no
+ * process can still need: shadow's own (by what it says), made before this
+ * machine last started. Removed then, and the pack is git's and shadow's to
+ * repack again. Any other keep (a person's, git's) stands.
+ */
+export function dropStaleKeep(ctx: Context, path: string): boolean {
+  const boot = ctx.processes?.bootTime;
+  if (boot === undefined) return false;
+  const st = statIfExists(ctx.fs, path);
+  if (!st || Number(st.mtimeMs) >= boot || readTextIfExists(ctx.fs, path) !== KEEP_TEXT) return false;
+  return tryUnlink(ctx.fs, path);
 }
