@@ -192,7 +192,7 @@ async function carryOut(
   const outcome: Outcome = { written: [], conflicts: [], failures: [], skipped: [] };
   const writer = new WorktreeWriter(ws.ctx, ws.repo.layout.worktree!);
   const lower = worktreeLower(ws);
-  const form = ws.worktreeForm();
+  const form = ws.worktreeForm(false);
   const trustExec = trustsExecutableBit(ws);
   const { removals, writes } = publishOrder(journal.entries);
   const removedFirst = new Set(removals.map((e) => e.path));

@@ -95,7 +95,7 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
     if (kept === undefined && root !== undefined && lookupPath(repo.objects, repo.objects.readCommit(root).tree, path).kind === 'file') kept = skipWorktreeEntry(ws, path);
     if (!kept) throw notFound(path, draftName);
     const blob = repo.objects.readBlob(kept.oid);
-    const form = kept.mode === MODE.symlink ? undefined : ws.worktreeForm();
+    const form = kept.mode === MODE.symlink ? undefined : ws.worktreeForm(false);
     const content = form && !form.plain(path) ? form.toWorktree(path, blob) : blob;
     return { path, source: 'lower', type: kept.mode === MODE.symlink ? 'symlink' : 'file', mode: kept.mode, oid: kept.oid, content };
   }
