@@ -1,6 +1,6 @@
 /**
  * bench/diff.bench.ts: the unified diff every review, apply and `shadow
- * diff` computes per changed file (src/core/unified-diff.ts), on files of
+ * diff` computes per changed file (src/git/unified-diff.ts), on files of
  * 1,000 to 20,000 lines changed in the shapes agents change them:
  *
  *   tenth      every tenth line edited
@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { structuredPatch } from 'diff';
-import { fileDiff } from '../src/core/unified-diff.js';
+import { fileDiff } from '../src/git/unified-diff.js';
 import { positiveInt, positiveInts, readFlags } from './helpers/flags.js';
 import { median, ms, ratio, table, thousands } from './helpers/stats.js';
 import { prng } from './helpers/workload.js';

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import type { CommandContext } from './run.js';
+import type { CommandContext } from './command-context.js';
 
 /** A command's implementation: resolves to its exit status (default 0). */
 export type Handler = (ctx: CommandContext) => Promise<number | void>;

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ShadowError } from '../src/index.js';
-import { decodeJsonBytes } from '../src/schema.js';
+import { decodeJsonBytes } from '../src/drafts/batch-schema.js';
 
 /** The most a batch document may weigh (its contents are limited one by one too). */
 export const MAX_INPUT_BYTES = 256 * 1024 * 1024;

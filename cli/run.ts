@@ -4,26 +4,10 @@ import { findMarker, isShadowError, nodeContext, openShadow, type Shadow } from 
 import { COMMANDS, commandName, findCommand, type CommandGroup, type CommandSpec } from './command-table.js';
 import { commandWords } from './command-words.js';
 import { EXIT, exitStatusFor } from './exit-status.js';
+import type { CommandContext } from './command-context.js';
 import type { CliIO } from './io.js';
 import { Output } from './output.js';
 import { repoPath } from './repo-path.js';
-
-/** Everything a command handler gets. */
-export interface CommandContext {
-  argv: Record<string, unknown>;
-  io: CliIO;
-  out: Output;
-  /** The directory the command runs in: the working directory, or `-C`. Relative paths resolve from here. */
-  dir: string;
-  /** Open the repository (lazily: `--help` never touches the disk). */
-  open(): Promise<Shadow>;
-  /** The repository path that a path typed on the command line (relative to `dir`, as git's pathspecs are) names. */
-  repoPath(arg: string): Promise<string>;
-  draft: string | undefined;
-  actor: string | undefined;
-  /** The materialized worktree the command runs inside (found by its marker), if any. */
-  worktreeRoot: string | undefined;
-}
 
 /** The table entry the arguments invoke (a command, or a group such as `draft`), if any. */
 function invokedEntry(words: readonly string[]): CommandSpec | CommandGroup | undefined {

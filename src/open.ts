@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import type { Clock, Context, Env, FileSystem, GitRunner, Ids, Processes } from './context.js';
 import { ShadowError } from './errors.js';
-import { Workspace } from './engine/workspace.js';
-import { validate } from './schema.js';
+import { Workspace } from './drafts/workspace.js';
+import { validate } from './drafts/batch-schema.js';
 import { Shadow } from './shadow.js';
-import { hasJournals } from './store/journal.js';
+import { hasJournals } from './state/journal.js';
 
 /** Options of `openShadow`: where, and the side effects (all optional but `dir`). */
 export interface OpenOptions {
@@ -56,7 +56,7 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
   // is running now (its lock held by a live process) is not interrupted.
   if (ws.repo.layout.worktree !== null && hasJournals(ctx, ws.repo.shadowDir)) {
     try {
-      const { recover } = await import('./engine/apply.js');
+      const { recover } = await import('./publish/apply.js');
       sh.recovered = await recover(ws);
     } catch (e) {
       if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;

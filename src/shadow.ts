@@ -1,30 +1,30 @@
 import * as z from 'zod/mini';
 import type { Context } from './context.js';
 import { ShadowError } from './errors.js';
-import type { BatchInput, FileMode, FileOperation } from './core/ops.js';
-import type { Oid } from './core/git-objects.js';
-import { draftChanges, draftLog, draftStatus, type ChangedFile, type DraftStatus, type LogEntry } from './engine/audit.js';
-import { runBatch, type BatchResult } from './engine/batch.js';
-import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from './engine/checkpoints.js';
-import { checkDraftName, createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from './engine/drafts.js';
-import { dropDraft } from './engine/draft-drop.js';
-import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from './engine/view.js';
-import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from './engine/view-walk.js';
-import type { ApplyResult, RecoveryReport, UnapplyResult } from './engine/apply.js';
-import type { CommitMode } from './engine/commit-modes.js';
-import type { ApprovalState } from './engine/approvals.js';
-import { draftEvents, ledgerPath } from './engine/ledger-events.js';
-import type { Proposal } from './engine/proposal.js';
-import type { Policy } from './engine/review.js';
-import { verifyLedger, type LedgerEvent, type LedgerVerdict } from './store/ledger.js';
-import { Workspace } from './engine/workspace.js';
-import { checkPath, parseJsonText, validate, validateBatch } from './schema.js';
-import { invalidBatchResult } from './batch-failure.js';
-import { batchTooLarge } from './core/batch-bounds.js';
-import type { ReviewReport } from './engine/review-report.js';
-import { Sessions } from './sessions-api.js';
-import { Worktrees } from './worktrees-api.js';
-import type { PlanOutcome, ResumeOptions, RunOptions, Tracker } from './engine/plan.js';
+import type { BatchInput, FileMode, FileOperation } from './drafts/ops.js';
+import type { Oid } from './git/git-objects.js';
+import { draftChanges, draftLog, draftStatus, type ChangedFile, type DraftStatus, type LogEntry } from './drafts/audit.js';
+import { runBatch, type BatchResult } from './drafts/batch.js';
+import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from './drafts/checkpoints.js';
+import { checkDraftName, createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from './drafts/drafts.js';
+import { dropDraft } from './drafts/draft-drop.js';
+import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from './drafts/view.js';
+import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from './drafts/view-walk.js';
+import type { ApplyResult, RecoveryReport, UnapplyResult } from './publish/apply.js';
+import type { CommitMode } from './publish/commit-modes.js';
+import type { ApprovalState } from './review/approvals.js';
+import { draftEvents, ledgerPath } from './drafts/ledger-events.js';
+import type { Proposal } from './review/proposal.js';
+import type { Policy } from './review/review.js';
+import { verifyLedger, type LedgerEvent, type LedgerVerdict } from './state/ledger.js';
+import { Workspace } from './drafts/workspace.js';
+import { checkPath, parseJsonText, validate, validateBatch } from './drafts/batch-schema.js';
+import { invalidBatchResult } from './api/batch-failure.js';
+import { batchTooLarge } from './drafts/batch-bounds.js';
+import type { ReviewReport } from './review/review-report.js';
+import { Sessions } from './api/sessions-api.js';
+import { Worktrees } from './api/worktrees-api.js';
+import type { PlanOutcome, ResumeOptions, RunOptions, Tracker } from './plans/plan.js';
 
 /** Options every draft-scoped call takes. */
 
@@ -306,7 +306,7 @@ export class Shadow {
     const content = options.content ?? 'none';
     let files: DiffFile[] = changes.files;
     if (content !== 'none') {
-      const { fileDiff } = await import('./core/unified-diff.js');
+      const { fileDiff } = await import('./git/unified-diff.js');
       const objects = this.ws.repo.objects;
       const read = (e: { mode: string; oid: Oid } | null): Buffer => (e && e.mode !== '160000' ? objects.readBlob(e.oid) : Buffer.alloc(0));
       files = changes.files.map((f) => {
@@ -369,13 +369,13 @@ export class Shadow {
     validate(ApplyOptionsSchema, checked, 'INVALID_ARGUMENT', 'the apply options');
     const mode: CommitMode | undefined = options.squash !== undefined ? { kind: 'squash', message: options.squash } : options.commit ? { kind: 'commit' } : undefined;
     const policy = options.sandbox ? { sandbox: options.sandbox } : {};
-    const { applyDraft } = await import('./engine/apply.js');
+    const { applyDraft } = await import('./publish/apply.js');
     return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress, policy });
   }
 
   /** @example await sh.unapply() // the working tree as it was before the last apply */
   async unapply(options: DraftOption & { actor?: string; sandbox?: Policy['sandbox'] } = {}): Promise<UnapplyResult> {
-    const { unapplyDraft } = await import('./engine/apply.js');
+    const { unapplyDraft } = await import('./publish/apply.js');
     return unapplyDraft(this.ws, this.draftName(options), this.actor(options.actor), options.sandbox ? { sandbox: options.sandbox } : {});
   }
 
@@ -385,7 +385,7 @@ export class Shadow {
    * @example const p = await sh.propose({ message: 'refactor parser' }); p.patch_fingerprint
    */
   async propose(options: DraftOption & { message?: string; actor?: string } = {}): Promise<Proposal> {
-    const { proposeDraft } = await import('./engine/proposal.js');
+    const { proposeDraft } = await import('./review/proposal.js');
     return proposeDraft(this.ws, this.draftName(options), { message: options.message, actor: this.actor(options.actor) });
   }
 
@@ -396,19 +396,19 @@ export class Shadow {
    * @example const r = await sh.review(); r.approvals.filter((a) => a.status === 'pending')
    */
   async review(options: DraftOption = {}): Promise<ReviewReport> {
-    const { reviewReport } = await import('./engine/review-report.js');
+    const { reviewReport } = await import('./review/review-report.js');
     return reviewReport(this.ws, this.draftName(options));
   }
 
   /** @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real' }) */
   async approve(id: string, options: DraftOption & { reason?: string; actor?: string } = {}): Promise<ApprovalState> {
-    const { decide } = await import('./engine/approvals.js');
+    const { decide } = await import('./review/approvals.js');
     return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason);
   }
 
   /** @example await sh.deny('ap-1a2b3c4d5e', { reason: 'no keys in the repo' }) */
   async deny(id: string, options: DraftOption & { reason?: string; actor?: string } = {}): Promise<ApprovalState> {
-    const { decide } = await import('./engine/approvals.js');
+    const { decide } = await import('./review/approvals.js');
     return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason);
   }
 
@@ -429,7 +429,7 @@ export class Shadow {
 
   /** @example const r = await sh.recover(); r.finished.length */
   async recover(): Promise<RecoveryReport> {
-    const { recover } = await import('./engine/apply.js');
+    const { recover } = await import('./publish/apply.js');
     return recover(this.ws);
   }
 
@@ -459,7 +459,7 @@ export class Shadow {
    * const out = await sh.runPlan(planText, { onEvent: (e) => console.log(e.type) });
    */
   async runPlan(planText: string, options: DraftOption & Omit<RunOptions, 'draft' | 'actor'> & { actor?: string } = {}): Promise<PlanOutcome> {
-    const [{ runPlan }, { parsePlan }] = await Promise.all([import('./engine/plan.js'), import('./engine/plan-file.js')]);
+    const [{ runPlan }, { parsePlan }] = await Promise.all([import('./plans/plan.js'), import('./plans/plan-file.js')]);
     return runPlan(this.ws, parsePlan(planText), { ...options, draft: this.draftName(options), actor: this.actor(options.actor) });
   }
 
@@ -469,20 +469,20 @@ export class Shadow {
    * changed since, unless `force`. `skip` skips the batch that failed.
    */
   async resumePlan(options: DraftOption & Omit<ResumeOptions, 'draft' | 'actor'> & { actor?: string } = {}): Promise<PlanOutcome> {
-    const { resumePlan } = await import('./engine/plan.js');
+    const { resumePlan } = await import('./plans/plan.js');
     return resumePlan(this.ws, { ...options, draft: this.draftName(options), actor: this.actor(options.actor) });
   }
 
   /** Ask the plan running on the draft (in any process) to stop after its current batch. */
   async stopPlan(options: DraftOption = {}): Promise<Tracker> {
-    const { requestStop } = await import('./engine/plan.js');
+    const { requestStop } = await import('./plans/plan.js');
     return requestStop(this.ws, this.draftName(options));
   }
 
   /** Where the draft's plan stands: the tracker, with its progress checked against the draft's commits. */
   async planStatus(options: DraftOption = {}): Promise<Tracker | undefined> {
     const draft = this.draftName(options);
-    const { planProgress, readTracker } = await import('./engine/plan.js');
+    const { planProgress, readTracker } = await import('./plans/plan.js');
     const t = readTracker(this.ws, draft);
     if (!t) return undefined;
     const done = planProgress(this.ws, draft, t.plan_id);

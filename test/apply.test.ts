@@ -1332,7 +1332,7 @@ Crash('a journal a crash cut short while it was made is dropped by recovery; one
   repo.fs.writeFileSync(`${dir}/11111111-0000-4000-8000-000000000004.json.tmp-abc`, '{"version":1'); // a rewrite cut short
 
   // A reader that does not hold the apply lock (another process may be making its journal) removes nothing.
-  const { readJournals } = await import('../src/store/journal.js');
+  const { readJournals } = await import('../src/state/journal.js');
   const seen = readJournals({ ...repo.ctx, fs: repo.fs }, SHADOW);
   assert.equal(seen.journals, []);
   assert.is(seen.unreadable.length, 3);

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BaseMap, type Base } from '../src/core/base-map.js';
+import { BaseMap, type Base } from '../src/state/base-map.js';
 import { prng } from './helpers/prng.js';
 
 /**

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { DiskRepo } from './helpers/disk-repo.js';
-import { parseTrailers } from '../src/core/commit-message.js';
-import { opsFingerprint } from '../src/core/ops-fingerprint.js';
+import { parseTrailers } from '../src/drafts/commit-message.js';
+import { opsFingerprint } from '../src/drafts/ops-fingerprint.js';
 import type { BatchResult, FileOperation, Shadow } from '../src/index.js';
 
 /**

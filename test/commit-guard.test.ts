@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
-import { scanChanges } from '../src/core/change-secrets.js';
+import { scanChanges } from '../src/review/change-secrets.js';
 import type { Shadow } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { codeOf } from './helpers/caught.js';

@@ -10,7 +10,7 @@ import {
   summaryOf,
   type OpLine,
   type ShadowTrailers,
-} from '../src/core/commit-message.js';
+} from '../src/drafts/commit-message.js';
 
 /** Commit messages shadow writes and reads back: summaries, op lines, trailers. */
 const Messages = suite('commit-message');

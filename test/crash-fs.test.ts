@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Volume, createFsFromVolume } from 'memfs';
 import type { FileSystem } from '../src/index.js';
-import { fsyncConcurrently, fsyncDir } from '../src/store/durable-file.js';
+import { fsyncConcurrently, fsyncDir } from '../src/durable/durable-file.js';
 import { CrashFs } from './helpers/crash-fs.js';
 import { crashStates } from './helpers/crash-states.js';
 

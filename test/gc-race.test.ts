@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
+import { blobOid } from '../src/git/git-objects.js';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { openShadow, nodeContext } from '../src/index.js';
-import { blobOid } from '../src/core/content.js';
-import { Repository } from '../src/store/repository.js';
+import { Repository } from '../src/git/repository.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 
 /**

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Volume, createFsFromVolume } from 'memfs';
 import type { FileSystem } from '../src/context.js';
-import { GitConfig, parseConfig } from '../src/store/git-config.js';
+import { GitConfig, parseConfig } from '../src/git/git-config.js';
 import { isolatedEnv } from './helpers/disk-repo.js';
 
 /** Ask native git what it reads for `name` in the config `text` (undefined when unset). */

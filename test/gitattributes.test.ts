@@ -5,9 +5,9 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { prng } from './helpers/prng.js';
-import { attributesOf, parseAttrFile, type AttrState } from '../src/core/gitattributes.js';
-import { eolAction, eolToGit, eolToWorktree, type EolAction, type EolConfig } from '../src/core/eol.js';
-import { AttributeFiles, baseAttributeFiles } from '../src/store/git-attributes.js';
+import { attributesOf, parseAttrFile, type AttrState } from '../src/git/gitattributes.js';
+import { eolAction, eolToGit, eolToWorktree, type EolAction, type EolConfig } from '../src/git/eol.js';
+import { AttributeFiles, baseAttributeFiles } from '../src/git/git-attributes.js';
 
 /**
  * Attributes and end-of-line conversion against native git: `git

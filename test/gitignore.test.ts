@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { FileSystem } from '../src/context.js';
-import { baseIgnoreFiles, IgnoreRules } from '../src/store/gitignore.js';
+import { baseIgnoreFiles, IgnoreRules } from '../src/git/gitignore.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 
 /**

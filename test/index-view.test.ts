@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import type { Stats } from 'node:fs';
 import { nodeContext, openShadow, type FileSystem } from '../src/index.js';
-import { IndexView } from '../src/store/index-view.js';
+import { IndexView } from '../src/git/index-view.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { prng } from './helpers/prng.js';
 

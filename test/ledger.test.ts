@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Volume, createFsFromVolume } from 'memfs';
 import { createHash } from 'node:crypto';
 import type { FileSystem } from '../src/index.js';
-import { appendEvent, readEvents, verifyLedger } from '../src/store/ledger.js';
+import { appendEvent, readEvents, verifyLedger } from '../src/state/ledger.js';
 import { toJsonSafe } from '../src/core/json-safe.js';
 import { testContext, type TestContext } from './helpers/context.js';
 

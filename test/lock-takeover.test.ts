@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Volume, createFsFromVolume } from 'memfs';
 import type { FileSystem, Processes } from '../src/index.js';
-import { createLockFile } from '../src/store/lock-file.js';
+import { createLockFile } from '../src/durable/lock-file.js';
 import { testContext, type TestContext } from './helpers/context.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 

@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, symlinkSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { nodeContext } from '../src/node-context.js';
-import { ObjectDatabase } from '../src/store/object-db.js';
-import { PackIndex } from '../src/store/pack-reader.js';
-import { buildPack, type PackObject } from '../src/store/pack-writer.js';
+import { ObjectDatabase } from '../src/git/object-db.js';
+import { PackIndex } from '../src/git/pack-reader.js';
+import { buildPack, type PackObject } from '../src/git/pack-writer.js';
 import {
   EMPTY_TREE_OID,
   hashObject,
@@ -17,7 +17,7 @@ import {
   serializeTree,
   type ObjectType,
   type Signature,
-} from '../src/core/git-objects.js';
+} from '../src/git/git-objects.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 
 // ---------------------------------------------------------------- fixtures

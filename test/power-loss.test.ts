@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
+import { blobOid } from '../src/git/git-objects.js';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openShadow, type FileSystem, type Shadow } from '../src/index.js';
-import { blobOid } from '../src/core/content.js';
-import { IndexView } from '../src/store/index-view.js';
+import { IndexView } from '../src/git/index-view.js';
 import { CrashFs } from './helpers/crash-fs.js';
 import { crashStates, type CrashState } from './helpers/crash-states.js';
 import { testContext } from './helpers/context.js';

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Volume, createFsFromVolume } from 'memfs';
 import type { FileSystem } from '../src/index.js';
-import { takeProcessLock, waitForProcessLock } from '../src/store/process-lock.js';
+import { takeProcessLock, waitForProcessLock } from '../src/durable/process-lock.js';
 import { testContext, type TestContext } from './helpers/context.js';
 import { FsSeam } from './helpers/fs-seam.js';
 

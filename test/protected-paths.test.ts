@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
-import { DEFAULT_PROTECT, protectGlobs, splitProtectGlobs } from '../src/core/protected-paths.js';
+import { DEFAULT_PROTECT, protectGlobs, splitProtectGlobs } from '../src/review/protected-paths.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 

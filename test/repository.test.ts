@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Context } from '../src/context.js';
 import { nodeContext } from '../src/node-context.js';
-import { discoverRepository, Repository, type RepositoryLayout } from '../src/store/repository.js';
+import { discoverRepository, Repository, type RepositoryLayout } from '../src/git/repository.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 
 function ctxFor(repo: DiskRepo, env: Record<string, string> = {}): Context {

@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/core/git-objects.js';
-import { resolveBatch, type Resolution, type ResolveOptions, type ResolveSource } from '../src/core/resolve-batch.js';
-import { editTree } from '../src/core/tree-edit.js';
-import type { FileOperation, OpStatus } from '../src/core/ops.js';
+import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/git/git-objects.js';
+import { resolveBatch, type Resolution, type ResolveOptions, type ResolveSource } from '../src/drafts/resolve-batch.js';
+import { editTree } from '../src/git/tree-edit.js';
+import type { FileOperation, OpStatus } from '../src/drafts/ops.js';
 
-const patcher = await import('../src/core/text-patch.js');
+const patcher = await import('../src/drafts/text-patch.js');
 const MAX = 10 * 1024 * 1024;
 const OPTIONS: ResolveOptions = { maxContentBytes: MAX, patcher };
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
 import type { Shadow } from '../src/index.js';
 import { createRequire } from 'node:module';
-import { EXAMINATION_FORMAT } from '../src/engine/review.js';
+import { EXAMINATION_FORMAT } from '../src/review/review.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { codeOf } from './helpers/caught.js';
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { entropy, redact, RULES, scanAddedLines, scanText, type AddedLine, type SecretFinding } from '../src/core/secrets.js';
+import { entropy, redact, RULES, scanAddedLines, scanText, type AddedLine, type SecretFinding } from '../src/review/secrets.js';
 import { prng } from './helpers/prng.js';
 
 /**

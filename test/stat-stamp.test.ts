@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FileSystem } from '../src/index.js';
-import { statStamp } from '../src/store/durable-file.js';
+import { statStamp } from '../src/durable/durable-file.js';
 
 /**
  * statStamp's racy rule, which decides when a cached index, packed-refs or

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Volume, createFsFromVolume } from 'memfs';
 import { openShadow, type FileSystem } from '../src/index.js';
-import { Manifest, manifestDir, shardsFor, type ManifestEntry } from '../src/store/worktree-manifest.js';
+import { Manifest, manifestDir, shardsFor, type ManifestEntry } from '../src/state/worktree-manifest.js';
 import { testContext, type TestContext } from './helpers/context.js';
 import { memRepo } from './helpers/mem-repo.js';
 import { withReplacingRename } from './helpers/memfs-rename.js';

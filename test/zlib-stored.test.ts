@@ -2,9 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { buildPack } from '../src/store/pack-writer.js';
-import { adler32, storedZlib } from '../src/store/zlib-stored.js';
-import { hashObject, MODE, serializeTree } from '../src/core/git-objects.js';
+import { buildPack } from '../src/git/pack-writer.js';
+import { adler32, storedZlib } from '../src/git/zlib-stored.js';
+import { hashObject, MODE, serializeTree } from '../src/git/git-objects.js';
 
 const Stored = suite('storedZlib');
 

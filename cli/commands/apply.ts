@@ -2,7 +2,7 @@ import type { ApplyResult, PathConflict, PublishedPath, RecoveryReport } from '.
 import { ShadowError } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 function pathLines(paths: readonly PublishedPath[]): string[] {
   return paths.map((p) => `  ${pad(p.action, 7)} ${p.path}`);

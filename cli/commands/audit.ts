@@ -1,5 +1,5 @@
 import { pad, plural, short, shortTime } from '../output.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 /** `shadow log [-n N]` */
 export async function log(ctx: CommandContext): Promise<void> {

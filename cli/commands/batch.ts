@@ -2,7 +2,7 @@ import type { BatchResult } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
 import { readBase64UpTo, readBatchDocument, readUpTo } from '../read-input.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 function describeResult(r: BatchResult): string {
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 import { short, shortTime } from '../output.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 /** `shadow checkpoint <name> [-m msg]` */
 export async function checkpoint(ctx: CommandContext): Promise<void> {

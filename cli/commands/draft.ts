@@ -1,5 +1,5 @@
 import { pad, plural, short, shortTime } from '../output.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 /** `shadow draft new [name] [--from <commit-ish>]` */
 export async function draftNew(ctx: CommandContext): Promise<void> {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { formatTools, offeredTools, type ToolFormat } from '../../src/agent-tools/definitions.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 import { shadowVersion } from '../version.js';
 
 

@@ -3,7 +3,7 @@ import type { PlanEvent, PlanOutcome } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { plural } from '../output.js';
 import { readInputText } from '../read-input.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 /** Exit status of a run stopped by a signal or `shadow stop` (128 + SIGINT). */
 const STOPPED = 130;

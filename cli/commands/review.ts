@@ -1,7 +1,7 @@
 import type { ApprovalState, LedgerEvent, ReviewReport } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short, shortTime } from '../output.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 /** `shadow propose [-m msg]` */
 export async function propose(ctx: CommandContext): Promise<void> {

@@ -1,5 +1,5 @@
 import { startServer } from '../../src/index.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 /** `shadow serve [--port N]`: runs until SIGINT or SIGTERM, then removes server.json. */
 export async function serve(ctx: CommandContext): Promise<number> {

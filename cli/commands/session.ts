@@ -2,7 +2,7 @@ import type { FinalizeResult, SessionStatus } from '../../src/index.js';
 import { IDLE_PROMPT } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, short } from '../output.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 function describeStatus(s: SessionStatus): string {
   const age = `${Math.round(s.age_ms / 1000)}s old`;

@@ -1,5 +1,5 @@
 import { pad } from '../output.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 /** `shadow cat <path>`: the bytes as the view shows them (JSON: utf8 text or base64). */
 export async function cat(ctx: CommandContext): Promise<void> {

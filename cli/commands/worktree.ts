@@ -5,7 +5,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ShadowError, type RecordResult, type Shadow, type SyncResult, type WorktreeChange } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { plural, short } from '../output.js';
-import type { CommandContext } from '../run.js';
+import type { CommandContext } from '../command-context.js';
 
 function dirArg(ctx: CommandContext, name = 'dir'): string {
   return resolve(ctx.dir, String(ctx.argv[name]));

@@ -1,9 +1,9 @@
 import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { looksBinary } from '../core/content.js';
-import { refComponentProblem } from '../core/ref-names.js';
-import type { BatchResult } from '../engine/batch.js';
-import type { FinalizeResult } from '../engine/session.js';
-import { parseJsonText, validate } from '../schema.js';
+import { refComponentProblem } from '../drafts/ref-names.js';
+import type { BatchResult } from '../drafts/batch.js';
+import type { FinalizeResult } from '../sessions/session.js';
+import { parseJsonText, validate } from '../drafts/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { offeredTools, type ToolDefinition } from './definitions.js';
 

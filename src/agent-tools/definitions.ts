@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { FileOperationSchema, REPO_PATH_PATTERN, RepoPath } from '../schema.js';
+import { FileOperationSchema, REPO_PATH_PATTERN, RepoPath } from '../drafts/batch-schema.js';
 
 /**
  * The tools shadow offers an agent: names, descriptions written for a model,

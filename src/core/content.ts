@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { ShadowError } from '../errors.js';
-import { hashObject } from './git-objects.js';
 
 /** The default of `shadow.maxContentBytes`: 10 MiB. */
 export const DEFAULT_MAX_CONTENT_BYTES = 10 * 1024 * 1024;
@@ -114,11 +113,6 @@ export function meetsExpectation(e: Expectation, oid: string, content: () => Buf
 /** sha256 of bytes, in hex. */
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-/** The blob id of `bytes`. */
-export function blobOid(bytes: Uint8Array): string {
-  return hashObject('blob', bytes);
 }
 
 /** True when bytes look binary the way git decides it: a NUL in the first 8000 bytes. */

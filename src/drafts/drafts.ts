@@ -1,0 +1,325 @@
+import { ShadowError } from '../errors.js';
+import { emptyRootMessage, parseTrailers } from './commit-message.js';
+import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../git/git-objects.js';
+import { draftRef, DRAFTS_PREFIX, proposalRef, refComponentProblem } from './ref-names.js';
+import { readDraftMeta, writeDraftMeta, type DraftMeta } from '../state/draft-meta.js';
+import { waitForProcessLock } from '../durable/process-lock.js';
+import { RefMoved } from '../git/refs.js';
+import { worktreeOfGitDir } from '../git/repository.js';
+import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../state/applied-state.js';
+import { BaseMap } from '../state/base-map.js';
+import { accumulateBases, findRoot, highestBatch, highestBatchInReflog, historySince, isOnHistory, type Bases } from './history.js';
+import { clearDraftRemains, hasDraftRemains } from './draft-remains.js';
+import { logEvent } from './ledger-events.js';
+import { resolveCommitish } from './rev-parse.js';
+import type { Workspace } from './workspace.js';
+
+/** A draft as loaded: its tip and metadata whose bases belong to that tip. */
+export interface Draft {
+  name: string;
+  ref: string;
+  tip: Oid;
+  meta: DraftMeta;
+  /**
+   * The base of every path the draft owns: what the working tree held when
+   * the draft first touched it, or what the last apply published there.
+   */
+  bases: Bases;
+  /** The newest publish of this draft (what `unapply` reverses), if any. */
+  lastApply: ApplyRecord | undefined;
+}
+
+/** Captured bases with every publish laid over them, in order. */
+function effectiveBases(captured: Bases, overrides: AppliedOverrides): Bases {
+  return captured.replacing(overrides);
+}
+
+/** Throw INVALID_DRAFT_NAME unless `name` is one valid ref component. */
+export function checkDraftName(name: string): void {
+  const problem = refComponentProblem(name);
+  if (problem) {
+    throw new ShadowError('INVALID_DRAFT_NAME', `"${name}" is not a valid draft name: ${problem}`, {
+      hint: 'use letters, digits, "-", "_" and "." (one ref component, as `git check-ref-format` accepts)',
+      data: { name },
+    });
+  }
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Rebuild lost metadata from the ref's history. */
+function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
+  const root = findRoot(ws.repo, name, tip);
+  const history = historySince(ws.repo, tip, root);
+  const rootCommit = ws.repo.objects.readCommit(root);
+  return {
+    version: 1,
+    name,
+    root,
+    created_at: isoTime(rootCommit.committer.timestamp * 1000),
+    created_by: 'unknown',
+    from: root,
+    worktree: ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir,
+    status: 'open',
+    high_batch: Math.max(highestBatch(history), highestBatchInReflog(ws.repo, draftRef(name))),
+    bases_tip: tip,
+    bases: accumulateBases(ws.repo, BaseMap.EMPTY, history),
+  };
+}
+
+/**
+ * How far `draft.json` may lag its draft's tip, counted as one per commit
+ * plus one per path the commit changed: what a reader pays to bring the
+ * bases up to date from the commits since (the trees of those paths). A run
+ * of small batches writes the file every few batches instead of each time
+ * (rewriting every base costs more than a small batch in a large draft); a
+ * large batch still writes it at once.
+ */
+export const META_LAG_LIMIT = 16;
+
+/**
+ * In a draft of many bases the limit grows to this fraction of them, so
+ * that a handle that stays open (a server, a library user) rewrites the file
+ * at O(1) cost per path changed however large the draft grows (each write
+ * is paid for by bases/META_LAG_SHARE units), while a new handle's catch-up
+ * stays a small part of what reading the file costs.
+ */
+export const META_LAG_SHARE = 8;
+
+/** The lag allowed to a draft whose file holds `bases` bases. */
+export function metaLagLimit(bases: number): number {
+  return Math.max(META_LAG_LIMIT, Math.floor(bases / META_LAG_SHARE));
+}
+
+/**
+ * Bring the cached bases of `meta` up to `tip`, from the history when they
+ * are stale; `walked` is what that cost, in META_LAG_LIMIT's units
+ * (Infinity when the bases were rebuilt from the root, after a rollback).
+ */
+function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMeta; walked: number } {
+  if (meta.bases_tip === tip) return { meta, walked: 0 };
+  const repo = ws.repo;
+  const onHistory = isOnHistory(repo, tip, meta.bases_tip, meta.root);
+  const history = historySince(repo, tip, onHistory ? meta.bases_tip : meta.root);
+  const bases = accumulateBases(repo, onHistory ? meta.bases : BaseMap.EMPTY, history);
+  // The file lags: a plain git command may have moved the ref back over
+  // batches it never recorded (shadow's own rollback writes the high-water
+  // mark first). The reflog since still names them.
+  const dropped = highestBatchInReflog(repo, draftRef(meta.name), meta.bases_tip);
+  const high = Math.max(meta.high_batch, highestBatch(history), dropped);
+  const walked = onHistory ? history.length + bases.size - meta.bases.size : Infinity;
+  return { meta: { ...meta, bases, bases_tip: tip, high_batch: high }, walked };
+}
+
+/**
+ * Keep `meta` as the draft's cached metadata, `lag` ahead of its file; the
+ * file is written when it would lag by metaLagLimit or more.
+ */
+export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number): void {
+  ws.metaCache.set(meta.name, meta);
+  if (lag >= META_LAG_LIMIT && lag >= metaLagLimit(meta.bases.size)) {
+    writeDraftMeta(ws.ctx, ws.repo.shadowDir, meta, false);
+    lag = 0;
+  }
+  ws.metaLag.set(meta.name, lag);
+}
+
+/** Load a draft, or undefined when its ref does not exist. */
+export function loadDraft(ws: Workspace, name: string): Draft | undefined {
+  checkDraftName(name);
+  const ref = draftRef(name);
+  const tip = ws.repo.refs.resolve(ref);
+  if (tip === undefined) {
+    ws.metaCache.delete(name);
+    ws.metaLag.delete(name);
+    return undefined;
+  }
+  let meta = ws.metaCache.get(name);
+  let lag = ws.metaLag.get(name) ?? 0;
+  let fromFile = false;
+  if (!meta || meta.bases_tip !== tip) {
+    meta = readDraftMeta(ws.ctx, ws.repo.shadowDir, name);
+    lag = 0;
+    fromFile = true;
+  }
+  let fresh: DraftMeta;
+  if (meta) {
+    const refreshed = refreshBases(ws, meta, tip);
+    fresh = refreshed.meta;
+    // A handle that had to catch up from the file shows that new handles
+    // (a CLI command each) pay that walk: past META_LAG_LIMIT it writes the
+    // file at once, whatever the draft's size; the larger lag a big draft
+    // allows is for a handle that stays open.
+    lag = fromFile && refreshed.walked >= META_LAG_LIMIT ? Infinity : lag + refreshed.walked;
+  } else {
+    // Lost or damaged: rebuilt from the history, and written at once.
+    fresh = reconstructMeta(ws, name, tip);
+    lag = Infinity;
+  }
+  keepDraftMeta(ws, fresh, lag);
+  const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name, ws.appliedMemo);
+  return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applied.overrides), lastApply: applied.last };
+}
+
+/** Load a draft that must exist. */
+export function requireDraft(ws: Workspace, name: string): Draft {
+  const d = loadDraft(ws, name);
+  if (!d) {
+    throw new ShadowError('DRAFT_NOT_FOUND', `there is no draft "${name}"`, {
+      hint: 'list drafts with `shadow draft list`; a draft is created by `shadow draft new` or by its first batch',
+      data: { draft: name },
+    });
+  }
+  return d;
+}
+
+/**
+ * Refuse to act for a draft whose lower layer is another worktree's: a batch
+ * would capture this worktree's files as its bases, and a publish would write
+ * its changes here. `command` is what to run in the right worktree.
+ */
+export function checkWorktree(ws: Workspace, draft: Draft, command = 'shadow'): void {
+  const owner = draft.meta.worktree;
+  const mine = ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir;
+  if (owner === null || mine === null || owner === mine) return;
+  const there = worktreeOfGitDir(ws.ctx, owner);
+  throw new ShadowError('DRAFT_WORKTREE_MISMATCH', `draft "${draft.name}" belongs to the worktree at ${there}, not this one (${ws.repo.layout.worktree}): nothing was written`, {
+    hint: `run \`${command}\` in ${there}; or continue the draft here with \`shadow draft new <name> --from ${draft.ref}\``,
+    data: { draft: draft.name, worktree: there, gitdir: owner },
+  });
+}
+
+/** The commit a new draft starts from: a commit-ish, HEAD, or an empty root when there is no commit. */
+function startingPoint(ws: Workspace, name: string, from: string | undefined): { root: Oid; tip: Oid; from: string } {
+  const repo = ws.repo;
+  if (from !== undefined) {
+    const tip = resolveCommitish(repo, from);
+    // A commit of another draft (an archived tip, a draft to fork): the new
+    // draft continues that line, with its root and its captured bases.
+    const trailers = parseTrailers(repo.objects.readCommit(tip).message);
+    const lineage = trailers.draft !== undefined && (trailers.batch !== undefined || trailers.capture !== undefined);
+    return { root: lineage ? findRoot(repo, trailers.draft!, tip) : tip, tip, from };
+  }
+  const head = repo.refs.resolve('HEAD');
+  if (head !== undefined) return { root: head, tip: head, from: 'HEAD' };
+  const who = repo.committer();
+  const commit = { tree: EMPTY_TREE_OID, parents: [], author: who, committer: who, message: emptyRootMessage(name) };
+  const content = serializeCommit(commit);
+  const oid = hashObject('commit', content);
+  repo.objects.write([
+    { oid: EMPTY_TREE_OID, type: 'tree', content: Buffer.alloc(0) },
+    { oid, type: 'commit', content },
+  ]);
+  return { root: oid, tip: oid, from: 'empty' };
+}
+
+/**
+ * A draft that does not exist yet, as it would start (from HEAD, or an empty
+ * root in a repository with no commit). Nothing is written but, in an empty
+ * repository, the root commit object.
+ */
+export function unbornDraft(ws: Workspace, name: string, options: { from?: string; actor: string }): Draft {
+  checkDraftName(name);
+  const repo = ws.repo;
+  const start = startingPoint(ws, name, options.from);
+  const meta: DraftMeta = {
+    version: 1,
+    name,
+    root: start.root,
+    created_at: isoTime(ws.ctx.clock.now()),
+    created_by: options.actor,
+    from: start.from,
+    worktree: repo.layout.worktree === null ? null : repo.layout.gitdir,
+    status: 'open',
+    high_batch: 0,
+    bases_tip: start.root,
+    bases: BaseMap.EMPTY,
+  };
+  return { name, ref: draftRef(name), tip: start.tip, meta, bases: BaseMap.EMPTY, lastApply: undefined };
+}
+
+/** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
+export async function publishDraft(ws: Workspace, draft: Draft, actor: string, options: { planState?: boolean } = {}): Promise<void> {
+  const repo = ws.repo;
+  const exists = (): ShadowError => new ShadowError('DRAFT_EXISTS', `draft "${draft.name}" was created by another process just now`, { data: { draft: draft.name } });
+  // Creations take turns: between one's metadata and its ref, its directory
+  // would look like a dropped draft's remains to another.
+  const turn = await waitForProcessLock(ws.ctx, `${repo.shadowDir}/create.lock`, 'draft creation', repo.lockTimeoutMs);
+  try {
+    if (repo.refs.resolve(draft.ref) !== undefined) throw exists();
+    // What a dropped draft of this name left (a purge a crash stopped, a ref
+    // git deleted) is not this draft's: above all not its apply records. A
+    // plan writes its own state before its first batch makes the draft: kept.
+    if (hasDraftRemains(ws, draft.name)) await clearDraftRemains(ws, draft.name, { keepPlanState: options.planState === true });
+    // Metadata first: a ref never exists without the root it was made from.
+    writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
+    try {
+      await repo.refs.update({ ref: draft.ref, expected: null, next: draft.tip, message: `shadow: draft new ${draft.name} from ${draft.meta.from}`, who: repo.committer() });
+    } catch (e) {
+      if (e instanceof RefMoved) throw exists();
+      throw e;
+    }
+  } finally {
+    turn.release();
+  }
+  ws.metaCache.set(draft.name, draft.meta);
+  ws.metaLag.set(draft.name, 0);
+  await logEvent(ws, draft.name, 'draft/open', actor, { root: draft.meta.root, from: draft.meta.from, tip: draft.tip });
+}
+
+/**
+ * Create draft `name` at `from` (default HEAD). O(1): a ref and a metadata
+ * file, no scan of the working tree.
+ */
+export async function createDraft(ws: Workspace, name: string, options: { from?: string; actor: string }): Promise<Draft> {
+  checkDraftName(name);
+  if (ws.repo.refs.resolve(draftRef(name)) !== undefined) {
+    throw new ShadowError('DRAFT_EXISTS', `draft "${name}" already exists`, {
+      hint: `use it with --draft ${name}, or drop it first with \`shadow draft drop ${name}\``,
+      data: { draft: name },
+    });
+  }
+  const draft = unbornDraft(ws, name, options);
+  await publishDraft(ws, draft, options.actor);
+  // A draft that continues another's line derives its bases from that history.
+  return draft.tip === draft.meta.root ? draft : requireDraft(ws, name);
+}
+
+/** A draft's status: `open`, `proposed` (its tip is the proposed commit) or `completed` (its tip was applied). */
+export type DraftStatusWord = 'open' | 'proposed' | 'completed';
+
+/** The status of a draft at `tip` (default its tip), from its refs and apply records. */
+export function draftStatusWord(ws: Workspace, d: Draft, tip: Oid = d.tip): DraftStatusWord {
+  if (d.lastApply?.tip === tip) return 'completed';
+  if (ws.repo.refs.resolve(proposalRef(d.name)) === tip) return 'proposed';
+  return 'open';
+}
+
+/** Summary of a draft for listings. */
+export interface DraftSummary {
+  name: string;
+  tip: Oid;
+  root: Oid;
+  status: string;
+  batches: number;
+  created_at: string;
+  touched: number;
+}
+
+/** Every draft of the repository. */
+export function listDrafts(ws: Workspace): DraftSummary[] {
+  return ws.repo.refs.list(DRAFTS_PREFIX).map(({ ref }) => {
+    const d = requireDraft(ws, ref.slice(DRAFTS_PREFIX.length));
+    return {
+      name: d.name,
+      tip: d.tip,
+      root: d.meta.root,
+      status: draftStatusWord(ws, d),
+      batches: d.tip === d.meta.root ? 0 : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
+      created_at: d.meta.created_at,
+      touched: d.bases.size,
+    };
+  });
+}

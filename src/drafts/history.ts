@@ -1,0 +1,115 @@
+import { ShadowError } from '../errors.js';
+import { parseTrailers, type ShadowTrailers } from './commit-message.js';
+import type { Commit, Oid } from '../git/git-objects.js';
+import { diffTrees } from '../git/tree-diff.js';
+import { BaseMap, type Base } from '../state/base-map.js';
+import type { Repository } from '../git/repository.js';
+
+/** A commit of a draft's first-parent history, with its trailers. */
+export interface HistoryCommit {
+  oid: Oid;
+  commit: Commit;
+  trailers: ShadowTrailers;
+}
+
+/** Captured bases: path → its lower-layer entry when the draft first changed it (null: absent). */
+export type Bases = BaseMap;
+
+/**
+ * The first-parent history from `tip` back to (not including) `stop`,
+ * newest first. Fails when the walk reaches a commit with no parent before
+ * `stop`: the ref then no longer descends from its draft's root.
+ */
+export function historySince(repo: Repository, tip: Oid, stop: Oid): HistoryCommit[] {
+  const out: HistoryCommit[] = [];
+  let oid: Oid | undefined = tip;
+  while (oid !== stop) {
+    if (oid === undefined) {
+      throw new ShadowError('CORRUPT_REF', `the draft's history from ${tip.slice(0, 12)} does not reach its root ${stop.slice(0, 12)}`, {
+        hint: 'the draft ref was rewritten outside shadow; move it back with `shadow undo`, or drop the draft',
+        data: { tip, root: stop },
+      });
+    }
+    const commit = repo.objects.readCommit(oid);
+    out.push({ oid, commit, trailers: parseTrailers(commit.message) });
+    oid = commit.parents[0];
+  }
+  return out;
+}
+
+/** True when `ancestor` is on the first-parent history of `tip` down to `root`. */
+export function isOnHistory(repo: Repository, tip: Oid, ancestor: Oid, root: Oid): boolean {
+  let oid: Oid | undefined = tip;
+  for (;;) {
+    if (oid === ancestor) return true;
+    if (oid === root || oid === undefined) return false;
+    oid = repo.objects.readCommit(oid).parents[0];
+  }
+}
+
+/**
+ * Add to `bases` what the commits in `newestFirst` tell: the first commit
+ * that changes a path fixes its base — the entry it captured (a capture
+ * commit records the lower layer's state) or the entry before it (a batch
+ * commit changes the draft's own content).
+ */
+export function accumulateBases(repo: Repository, bases: Bases, newestFirst: readonly HistoryCommit[]): Bases {
+  const found = new Map<string, Base>();
+  for (let i = newestFirst.length - 1; i >= 0; i--) {
+    const h = newestFirst[i]!;
+    const parentTree = h.commit.parents[0] ? repo.objects.readCommit(h.commit.parents[0]).tree : null;
+    for (const change of diffTrees(repo.objects, parentTree, h.commit.tree)) {
+      // The oldest commit to change a path fixes its base; adding() keeps the bases already known.
+      if (found.has(change.path)) continue;
+      found.set(change.path, h.trailers.capture !== undefined ? change.new : change.old);
+    }
+  }
+  return bases.adding(found);
+}
+
+/** The highest batch number in a history. */
+export function highestBatch(history: readonly HistoryCommit[]): number {
+  let n = 0;
+  for (const h of history) n = Math.max(n, h.trailers.batch ?? 0, h.trailers.capture ?? 0);
+  return n;
+}
+
+/** The root of a draft when its metadata is lost: the newest commit not made for this draft. */
+export function findRoot(repo: Repository, draft: string, tip: Oid): Oid {
+  let oid = tip;
+  for (;;) {
+    const commit = repo.objects.readCommit(oid);
+    const t = parseTrailers(commit.message);
+    if (t.draft !== draft || (t.batch === undefined && t.capture === undefined)) return oid;
+    const parent = commit.parents[0];
+    if (parent === undefined) return oid;
+    oid = parent;
+  }
+}
+
+/**
+ * The highest batch number among the values the ref `ref` held, by its
+ * reflog: from the last entry that moved it to `since` (the whole reflog
+ * without it), old values included, so that a move back to `since` itself
+ * counts the tip it left. A draft whose ref a plain git command moved back
+ * while draft.json lagged behind the batches it dropped still counts them,
+ * so their numbers are never given again. A commit gc pruned counts nothing.
+ */
+export function highestBatchInReflog(repo: Repository, ref: string, since?: Oid): number {
+  let n = 0;
+  const seen = new Set<Oid>();
+  for (const e of repo.refs.reflog(ref, since)) {
+    for (const oid of [e.old, e.new]) {
+      if (seen.has(oid)) continue;
+      seen.add(oid);
+      let t: ShadowTrailers;
+      try {
+        t = parseTrailers(repo.objects.readCommit(oid).message);
+      } catch {
+        continue;
+      }
+      n = Math.max(n, t.batch ?? 0, t.capture ?? 0);
+    }
+  }
+  return n;
+}

@@ -1,0 +1,173 @@
+import { looksBinary } from '../core/content.js';
+import { MODE } from './git-objects.js';
+import type { FileEntry } from './tree-lookup.js';
+import { lineSegments, type Segment } from '../core/line-diff.js';
+
+/**
+ * Git-style unified diffs (`diff --git` headers, `index` lines, mode
+ * changes) of the edit scripts of line-diff.ts. Loaded only by commands that
+ * print a diff.
+ */
+
+export interface FileDiffInput {
+  path: string;
+  old: FileEntry | null;
+  new: FileEntry | null;
+  oldContent: Buffer;
+  newContent: Buffer;
+}
+
+export interface FileDiff {
+  text: string;
+  insertions: number;
+  deletions: number;
+  binary: boolean;
+  /** The lines the change adds, with their numbers in the new content (what the secret guard scans). */
+  added: Array<{ line: number; text: string }>;
+}
+
+/** One hunk, as jsdiff's `structuredPatch` gives it: lines prefixed with ' ', '-' or '+', without their `\n`. */
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+}
+
+const NO_NEWLINE = '\\ No newline at end of file';
+
+/**
+ * The hunks of an edit script with `context` lines around each change, the
+ * way jsdiff's `structuredPatch` cuts them (a test holds the two to the same
+ * output): changes closer than twice the context share a hunk, and a line
+ * without a final newline is followed by git's "No newline" marker.
+ */
+export function hunksOf(segments: readonly Segment[], context: number): Hunk[] {
+  const hunks: Hunk[] = [];
+  let open: Hunk | undefined;
+  let oldLine = 1;
+  let newLine = 1;
+  const close = (trailing: readonly string[]): void => {
+    for (const l of trailing) open!.lines.push(` ${l}`);
+    open!.oldLines = oldLine - open!.oldStart + trailing.length;
+    open!.newLines = newLine - open!.newStart + trailing.length;
+    hunks.push(open!);
+    open = undefined;
+  };
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i]!;
+    if (s.kind === 'same') {
+      if (open) {
+        if (s.lines.length <= 2 * context && i < segments.length - 1) for (const l of s.lines) open.lines.push(` ${l}`);
+        else close(s.lines.slice(0, context));
+      }
+      oldLine += s.lines.length;
+      newLine += s.lines.length;
+      continue;
+    }
+    if (!open) {
+      const before = segments[i - 1];
+      const lead = before && context > 0 ? before.lines.slice(-context) : [];
+      open = { oldStart: oldLine - lead.length, oldLines: 0, newStart: newLine - lead.length, newLines: 0, lines: lead.map((l) => ` ${l}`) };
+    }
+    const sign = s.kind === 'add' ? '+' : '-';
+    for (const l of s.lines) open.lines.push(sign + l);
+    if (s.kind === 'add') newLine += s.lines.length;
+    else oldLine += s.lines.length;
+  }
+  if (open) close([]);
+  for (const h of hunks) {
+    const lines: string[] = [];
+    for (const l of h.lines) {
+      if (l.endsWith('\n')) lines.push(l.slice(0, -1));
+      else lines.push(l, NO_NEWLINE);
+    }
+    h.lines = lines;
+  }
+  return hunks;
+}
+
+const short = (oid: string): string => oid.slice(0, 7);
+
+function splitText(b: Buffer): string {
+  return b.toString('utf8');
+}
+
+/** A hunk range as git prints it: an empty range starts at the line before it (jsdiff gives the line after). */
+function hunkRange(start: number, lines: number): string {
+  if (lines === 1) return `${start}`;
+  return lines === 0 ? `${start - 1},0` : `${start},${lines}`;
+}
+
+/** Offsets of the line starts of `text` (a final line without a newline included). */
+function lineStarts(text: string): number[] {
+  const starts: number[] = [];
+  for (let i = 0; i < text.length; i = text.indexOf('\n', i) + 1 || text.length) starts.push(i);
+  return starts;
+}
+
+/**
+ * The part of two texts a diff needs to look at: the lines between their
+ * common prefix and common suffix, with `context` lines of each kept. jsdiff
+ * compares every line of both texts (100 µs for a 60-line file with one
+ * change); trimming first, as git's xdiff does, makes a small change cost
+ * what its few lines cost. `skipped` is how many lines were cut from the top.
+ */
+function changedWindow(a: string, b: string, context: number): { old: string; new: string; skipped: number } {
+  const as = lineStarts(a);
+  const bs = lineStarts(b);
+  const line = (text: string, starts: number[], i: number): string => text.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : text.length);
+  let prefix = 0;
+  while (prefix < as.length && prefix < bs.length && line(a, as, prefix) === line(b, bs, prefix)) prefix++;
+  let suffix = 0;
+  while (
+    suffix < as.length - prefix &&
+    suffix < bs.length - prefix &&
+    line(a, as, as.length - 1 - suffix) === line(b, bs, bs.length - 1 - suffix)
+  ) {
+    suffix++;
+  }
+  const top = Math.max(0, prefix - context);
+  const bottom = Math.max(0, suffix - context);
+  const cut = (text: string, starts: number[]): string => text.slice(starts[top] ?? text.length, bottom === 0 ? text.length : starts[starts.length - bottom]);
+  return { old: cut(a, as), new: cut(b, bs), skipped: top };
+}
+
+/** The unified diff of one file, in git's format, with its line counts. */
+export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
+  const { path, old, new: next } = input;
+  const head: string[] = [`diff --git a/${path} b/${path}`];
+  if (!old && next) head.push(`new file mode ${next.mode}`);
+  else if (old && !next) head.push(`deleted file mode ${old.mode}`);
+  else if (old && next && old.mode !== next.mode) head.push(`old mode ${old.mode}`, `new mode ${next.mode}`);
+  const oldId = old ? short(old.oid) : '0000000';
+  const newId = next ? short(next.oid) : '0000000';
+  if (old?.oid !== next?.oid) head.push(`index ${oldId}..${newId}${old && next && old.mode === next.mode ? ` ${old.mode}` : ''}`);
+  else return { text: `${head.join('\n')}\n`, insertions: 0, deletions: 0, binary: false, added: [] };
+  const binary = looksBinary(input.oldContent) || looksBinary(input.newContent) || old?.mode === MODE.gitlink || next?.mode === MODE.gitlink;
+  const from = old ? `a/${path}` : '/dev/null';
+  const to = next ? `b/${path}` : '/dev/null';
+  if (binary) return { text: `${head.join('\n')}\nBinary files ${from} and ${to} differ\n`, insertions: 0, deletions: 0, binary: true, added: [] };
+  const window = changedWindow(splitText(input.oldContent), splitText(input.newContent), context);
+  const hunks = hunksOf(lineSegments(window.old, window.new), context);
+  let insertions = 0;
+  let deletions = 0;
+  const added: FileDiff['added'] = [];
+  const body: string[] = [`--- ${from}`, `+++ ${to}`];
+  for (const h of hunks) {
+    const oldStart = h.oldStart + window.skipped;
+    const newStart = h.newStart + window.skipped;
+    body.push(`@@ -${hunkRange(oldStart, h.oldLines)} +${hunkRange(newStart, h.newLines)} @@`);
+    let newLine = newStart;
+    for (const line of h.lines) {
+      if (line.startsWith('+')) {
+        insertions++;
+        added.push({ line: newLine++, text: line.slice(1) });
+      } else if (line.startsWith('-')) deletions++;
+      else if (line.startsWith(' ')) newLine++;
+      body.push(line);
+    }
+  }
+  return { text: `${head.join('\n')}\n${body.join('\n')}\n`, insertions, deletions, binary: false, added };
+}

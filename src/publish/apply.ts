@@ -1,0 +1,360 @@
+import { ShadowError } from '../errors.js';
+import { actionOf, type PublishAction, type PublishEntry } from '../drafts/publish-set.js';
+import { resetReflogMessage } from '../git/reflog-message.js';
+import { lockedError } from '../durable/lock-file.js';
+import { lockOwner } from '../durable/lock-holders.js';
+import { worktreeOfGitDir } from '../git/repository.js';
+import { createJournal, hasJournals, readJournals, removeJournal, type Journal } from '../state/journal.js';
+import { takeProcessLock } from '../durable/process-lock.js';
+import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
+import type { SecretFinding } from '../review/secrets.js';
+import { gateApply, type ApprovalState } from '../review/approvals.js';
+import { guardBranchCommits, type CommitSecrets } from '../review/commit-guard.js';
+import { checkWorktree, draftStatusWord, requireDraft } from '../drafts/drafts.js';
+import { readDraftMeta } from '../state/draft-meta.js';
+import { logEvent } from '../drafts/ledger-events.js';
+import { sparsePathError, sparsePaths } from '../drafts/sparse-paths.js';
+import { readPolicy, reviewDraft, type Policy } from '../review/review.js';
+import { guardPaths, runJournal, unwritableDirs, type Outcome, type PathConflict, type Progress } from './publish.js';
+import { SubmoduleProbe, submoduleInPublish } from '../drafts/submodules.js';
+import type { Workspace } from '../drafts/workspace.js';
+
+/** A path a publish changes, for people and machines. */
+export interface PublishedPath {
+  path: string;
+  action: PublishAction;
+  old: string | null;
+  new: string | null;
+}
+
+export interface ApplyResult {
+  /** False when approvals are pending (then nothing was written). */
+  ok: boolean;
+  draft: string;
+  /** False for a dry run, and when approvals are pending. */
+  applied: boolean;
+  dry_run: boolean;
+  /** The apply's id (its record), when something was written. */
+  id?: string;
+  tip: string;
+  paths: PublishedPath[];
+  conflicts: PathConflict[];
+  /** Directories that could not be written, found before any write. */
+  unwritable: string[];
+  /** Submodule entries, which shadow does not check out. */
+  skipped: string[];
+  branch?: { ref: string; old: string | null; new: string; how: CommitPlan['how'] };
+  /** The fingerprint approvals are bound to: `patchset:<sha256 of the diff>`. */
+  fingerprint: string;
+  /** Approvals the policy requires and that nobody gave yet (apply writes nothing while there are any). */
+  pendingApprovals: ApprovalState[];
+  /** What the review found (secret values redacted). */
+  findings: { secrets: SecretFinding[]; protected: string[]; deletions: number; unscanned: string[]; commits?: CommitSecrets[] };
+}
+
+export interface ApplyOptions {
+  dryRun?: boolean;
+  mode?: CommitMode;
+  actor: string;
+  /** Policy overrides (flags): sandbox, protected globs, deletion limit. */
+  policy?: Partial<Policy>;
+  /** Called as paths are written: `done` of `total`, and bytes so far. */
+  onProgress?: Progress;
+}
+
+function lockPath(ws: Workspace): string {
+  return `${ws.repo.shadowDir}/apply.lock`;
+}
+
+function describePaths(entries: readonly PublishEntry[]): PublishedPath[] {
+  return entries.map((e) => ({ path: e.path, action: actionOf(e), old: e.old?.oid ?? null, new: e.new?.oid ?? null }));
+}
+
+function staleBase(conflicts: PathConflict[], verb: string): ShadowError {
+  const list = conflicts
+    .slice(0, 10)
+    .map((c) => `${c.path} (${c.found}${c.detail ? `: ${c.detail}` : ''})`)
+    .join(', ');
+  const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
+  const noun = conflicts.length === 1 ? 'path no longer holds' : 'paths no longer hold';
+  return new ShadowError('STALE_BASE', `${verb} stopped before writing anything: ${conflicts.length} ${noun} what the draft was based on: ${list}${more}`, {
+    hint: 'the working tree changed under the draft: look with `shadow status`, keep or revert your change, then apply again',
+    data: { conflicts },
+  });
+}
+
+function outcomeError(outcome: Outcome, verb: string): ShadowError {
+  const list = outcome.failures.map((f) => `${f.path}: ${f.message}`).join('; ');
+  return new ShadowError('APPLY_FAILED', `${verb} could not write ${outcome.failures.length} path${outcome.failures.length === 1 ? '' : 's'} (${outcome.written.length} written, none torn): ${list}`, {
+    hint: 'fix the cause (disk space, permissions), then run `shadow recover` to finish; every path is either old or new meanwhile',
+    data: { failures: outcome.failures, written: outcome.written },
+  });
+}
+
+/** The git dir naming this worktree in journals and draft metadata (null when bare). */
+function thisWorktree(ws: Workspace): string | null {
+  return ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir;
+}
+
+/**
+ * The worktree a journal writes into: its own field, or for a journal of an
+ * older version its draft's worktree. Undefined when neither says (such a
+ * journal is replayed where it is found, as it always was).
+ */
+function journalWorktree(ws: Workspace, j: Journal): string | null | undefined {
+  if (j.worktree !== undefined) return j.worktree;
+  return readDraftMeta(ws.ctx, ws.repo.shadowDir, j.draft)?.worktree;
+}
+
+function isMine(ws: Workspace, j: Journal): boolean {
+  const owner = journalWorktree(ws, j);
+  return owner === undefined || owner === null || owner === thisWorktree(ws);
+}
+
+function refuseWhilePending(ws: Workspace): void {
+  if (hasJournals(ws.ctx, ws.repo.shadowDir) && readJournals(ws.ctx, ws.repo.shadowDir).journals.some((j) => isMine(ws, j))) {
+    throw new ShadowError('APPLY_PENDING', 'an interrupted apply is waiting to be finished', {
+      hint: 'run `shadow recover` first',
+    });
+  }
+}
+
+/**
+ * Refuse before any write while git (or a live shadow) holds the index. A
+ * lock a dead shadow process left is no obstacle: writing the index takes
+ * it over.
+ */
+function checkIndexLock(ws: Workspace): void {
+  const lock = `${ws.repo.layout.gitdir}/index.lock`;
+  const owner = lockOwner(ws.ctx, ws.repo.lockHolders, lock);
+  if (owner === undefined || (owner.kind === 'shadow' ? owner.stale : owner.beforeBoot)) return;
+  throw lockedError(lock, owner);
+}
+
+/**
+ * Publish a draft into the working tree: only where every path still holds
+ * its base (else STALE_BASE, nothing written); a redo journal, fsynced,
+ * before the first write; each file temp-fsync-rename; then the branch and
+ * the index for --commit/--squash; then the journal becomes the apply's
+ * record. A dry run stops after the checks.
+ */
+export async function applyDraft(ws: Workspace, draftName: string, options: ApplyOptions): Promise<ApplyResult> {
+  const draft = requireDraft(ws, draftName);
+  checkWorktree(ws, draft, options.dryRun ? 'shadow apply --dry-run' : 'shadow apply');
+  const policy = readPolicy(ws, options.policy);
+  if (policy.sandbox === 'read-only' && !options.dryRun) {
+    throw new ShadowError('READ_ONLY', 'the sandbox is read-only: apply is refused (drafts are still allowed)', {
+      hint: 'apply from a workspace-write sandbox: git config shadow.sandbox workspace-write, or --sandbox workspace-write',
+      data: { sandbox: policy.sandbox },
+    });
+  }
+  if (!options.dryRun) refuseWhilePending(ws);
+  const blobs = new Map<string, Buffer>();
+  const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs);
+  const entries = review.entries;
+  // A draft made before shadow refused submodule paths may still hold one: it is refused whole, dry run included.
+  // No tree is looked in: a gitlink the draft replaced is an entry of the set itself (its old side), and
+  // nothing lies below a gitlink in a tree; the index and the working tree say where submodules are now.
+  const inSubmodule = submoduleInPublish(new SubmoduleProbe(ws, []), entries);
+  if (inSubmodule) throw inSubmodule;
+  // Before the guard: an absent sparse path would read as a deletion there.
+  const sparse = sparsePaths(ws, entries);
+  if (sparse.length > 0) throw sparsePathError(ws, sparse, 'apply', options.dryRun === true);
+  const conflicts = guardPaths(ws, entries, 'old');
+  const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
+  // The commits --commit or --squash puts on the branch pass the secret guard too, not only the final diff.
+  const branch = options.mode ? guardBranchCommits(ws, draft, entries, options.mode.kind) : undefined;
+  const gated = branch ? { ...review, required: [...review.required, ...branch.required] } : review;
+  // A deny sticks: it fails fast, before anything else is looked at.
+  const pending = await gateApply(ws, gated, options.actor, !options.dryRun && conflicts.length === 0);
+  const result: ApplyResult = {
+    ok: pending.length === 0,
+    draft: draftName,
+    applied: false,
+    dry_run: options.dryRun === true,
+    tip: draft.tip,
+    paths: describePaths(entries),
+    conflicts,
+    unwritable,
+    skipped: [],
+    fingerprint: review.fingerprint,
+    pendingApprovals: pending,
+    findings: { secrets: review.secrets, protected: review.protected, deletions: review.deletions, unscanned: review.unscanned },
+  };
+  if (branch) result.findings.commits = branch.commits;
+  if (options.dryRun) return result;
+  if (conflicts.length > 0) throw staleBase(conflicts, 'apply');
+  if (pending.length > 0) return result;
+  if (unwritable.length > 0) {
+    throw new ShadowError('NOT_WRITABLE', `apply stopped before writing anything: cannot write in ${unwritable.join(', ')}`, {
+      hint: 'give yourself write permission on those directories, then apply again',
+      data: { directories: unwritable },
+    });
+  }
+  if (entries.length === 0 && !options.mode) return result;
+
+  const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow apply');
+  try {
+    let plan: CommitPlan | undefined;
+    if (options.mode) {
+      checkIndexLock(ws);
+      const planned = planCommit(ws, draft, entries, options.mode, options.actor);
+      ws.repo.objects.write(planned.objects);
+      plan = planned.plan;
+    }
+    const journal: Journal = {
+      version: 1,
+      id: ws.ctx.ids.uuid(),
+      kind: 'apply',
+      draft: draftName,
+      worktree: thisWorktree(ws),
+      tip: draft.tip,
+      created_at: new Date(ws.ctx.clock.now()).toISOString(),
+      actor: options.actor,
+      entries,
+      status_before: draftStatusWord(ws, draft),
+    };
+    if (plan) {
+      journal.branch = { ...plan.branch, reflog: plan.reflog };
+      journal.index = plan.index;
+    }
+    // The journal's fsyncs run on the pool while apply/start is appended.
+    // That line is not fsynced: the journal is the durable record that the
+    // apply began (recovery logs what it finishes), and the completion's
+    // fsync takes the line to disk with it.
+    const journaled = createJournal(ws.ctx, ws.repo.shadowDir, journal);
+    journaled.catch(() => undefined); // awaited below
+    try {
+      await logEvent(
+        ws,
+        draftName,
+        'apply/start',
+        options.actor,
+        { id: journal.id, tip: draft.tip, fingerprint: review.fingerprint, paths: entries.map((e) => e.path), mode: options.mode?.kind ?? 'files' },
+        { durable: false },
+      );
+    } catch (e) {
+      // Nothing written yet: the journal must not outlive the failed apply.
+      await journaled.then(() => removeJournal(ws.ctx, ws.repo.shadowDir, journal.id, true), () => undefined);
+      throw e;
+    }
+    await journaled;
+    const outcome = await runJournal(ws, journal, false, options.onProgress, blobs);
+    if (outcome.failures.length > 0) throw outcomeError(outcome, 'apply');
+    result.applied = true;
+    result.id = journal.id;
+    result.skipped = outcome.skipped;
+    if (plan) result.branch = { ...plan.branch, how: plan.how };
+    return result;
+  } finally {
+    lock.release();
+  }
+}
+
+export interface UnapplyResult {
+  draft: string;
+  /** The apply that was reversed. */
+  reverted: string;
+  paths: PublishedPath[];
+  branch?: { ref: string; old: string | null; new: string };
+}
+
+/**
+ * Put back what the draft's last apply replaced, only where each path still
+ * holds what that apply wrote (else STALE_BASE). The draft's bases return to
+ * what they were, so applying again publishes the same changes.
+ */
+export async function unapplyDraft(ws: Workspace, draftName: string, actor: string, policy: Partial<Policy> = {}): Promise<UnapplyResult> {
+  const draft = requireDraft(ws, draftName);
+  checkWorktree(ws, draft, 'shadow unapply');
+  if (readPolicy(ws, policy).sandbox === 'read-only') {
+    throw new ShadowError('READ_ONLY', 'the sandbox is read-only: unapply writes the working tree and is refused', {
+      hint: 'git config shadow.sandbox workspace-write, or --sandbox workspace-write',
+    });
+  }
+  refuseWhilePending(ws);
+  const last = draft.lastApply;
+  if (!last) {
+    throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
+  }
+  const entries: PublishEntry[] = last.entries.map((e) => ({ path: e.path, old: e.new, new: e.old }));
+  const sparse = sparsePaths(ws, entries);
+  if (sparse.length > 0) throw sparsePathError(ws, sparse, 'unapply');
+  const conflicts = guardPaths(ws, entries, 'old');
+  if (conflicts.length > 0) throw staleBase(conflicts, 'unapply');
+  const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow unapply');
+  try {
+    const journal: Journal = {
+      status_before: 'completed',
+      version: 1,
+      id: ws.ctx.ids.uuid(),
+      kind: 'unapply',
+      reverts: last.id,
+      draft: draftName,
+      worktree: thisWorktree(ws),
+      tip: last.tip,
+      created_at: new Date(ws.ctx.clock.now()).toISOString(),
+      actor,
+      entries,
+    };
+    if (last.branch && ws.repo.refs.resolve(last.branch.ref) === last.branch.new && last.branch.old !== null) {
+      journal.branch = { ref: last.branch.ref, old: last.branch.new, new: last.branch.old, reflog: resetReflogMessage(last.branch.old) };
+    }
+    if (last.index) {
+      checkIndexLock(ws);
+      journal.index = { set: last.index.before, before: last.index.set };
+    }
+    await createJournal(ws.ctx, ws.repo.shadowDir, journal);
+    const outcome = await runJournal(ws, journal, false);
+    if (outcome.failures.length > 0) throw outcomeError(outcome, 'unapply');
+    const result: UnapplyResult = { draft: draftName, reverted: last.id, paths: describePaths(entries) };
+    if (journal.branch) result.branch = { ref: journal.branch.ref, old: journal.branch.old, new: journal.branch.new };
+    return result;
+  } finally {
+    lock.release();
+  }
+}
+
+export interface RecoveryReport {
+  /** Journals finished. */
+  finished: Array<{ id: string; kind: string; draft: string; written: string[]; conflicts: PathConflict[] }>;
+  /** Journals that still could not be finished (the error says why). */
+  failed: Array<{ id: string; draft: string; error: string }>;
+  unreadable: string[];
+  /** Journals of other worktrees, left for recovery there. */
+  elsewhere: Array<{ id: string; draft: string; worktree: string }>;
+}
+
+/**
+ * Finish every interrupted apply or unapply from its journal: each path ends
+ * exactly at its new content, a path someone changed meanwhile is reported
+ * and left alone, leftover temporary files are removed. Safe to run any time;
+ * a no-op when nothing was interrupted. Only this worktree's journals: those
+ * of other worktrees (journals live in the common git dir) are reported as
+ * `elsewhere` and left for recovery there.
+ */
+export async function recover(ws: Workspace): Promise<RecoveryReport> {
+  const report: RecoveryReport = { finished: [], failed: [], unreadable: [], elsewhere: [] };
+  if (!hasJournals(ws.ctx, ws.repo.shadowDir)) return report;
+  const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow recover');
+  try {
+    const { journals, unreadable } = readJournals(ws.ctx, ws.repo.shadowDir, { dropTorn: true });
+    report.unreadable = unreadable;
+    for (const j of journals) {
+      if (!isMine(ws, j)) {
+        report.elsewhere.push({ id: j.id, draft: j.draft, worktree: worktreeOfGitDir(ws.ctx, journalWorktree(ws, j)!) });
+        continue;
+      }
+      try {
+        const outcome = await runJournal(ws, j, true);
+        if (outcome.failures.length > 0) throw outcomeError(outcome, 'recovery');
+        report.finished.push({ id: j.id, kind: j.kind, draft: j.draft, written: outcome.written, conflicts: outcome.conflicts });
+      } catch (e) {
+        report.failed.push({ id: j.id, draft: j.draft, error: (e as Error).message });
+      }
+    }
+  } finally {
+    lock.release();
+  }
+  return report;
+}

@@ -1,0 +1,133 @@
+import { ShadowError } from '../errors.js';
+import type { LedgerEvent } from '../state/ledger.js';
+import { requireDraft } from '../drafts/drafts.js';
+import { draftEvents, logEvent } from '../drafts/ledger-events.js';
+import { guardBranchCommits } from './commit-guard.js';
+import { readPolicy, reviewDraft, type RequiredApproval, type Review } from './review.js';
+import type { Workspace } from '../drafts/workspace.js';
+
+/**
+ * Approvals, kept as events of the draft's ledger. An approval is bound to
+ * its fingerprint (the draft's diff): any change to the draft asks again.
+ * A deny sticks: while the fingerprint is unchanged apply fails fast, and an
+ * approve after a deny is refused. A secret's deny also sticks to the
+ * commits that added it: removing the secret in a later batch changes the
+ * final diff, but those commits still hold it, so `apply --commit` (which
+ * would publish them) stays denied.
+ */
+
+export interface ApprovalState extends RequiredApproval {
+  status: 'pending' | 'approved' | 'denied';
+  decided_by?: string;
+  decided_at?: string;
+  decision_reason?: string;
+}
+
+function decisionsOf(events: readonly LedgerEvent[], r: RequiredApproval): LedgerEvent[] {
+  return events.filter(
+    (e) =>
+      e.type === 'approval/decision' &&
+      (e.data.id === r.id ||
+        // A deny of the secrets in a draft's diff names the commits that added them.
+        (r.commit !== undefined && e.data.decision === 'deny' && e.data.kind === r.kind && Array.isArray(e.data.commits) && e.data.commits.includes(r.commit))),
+  );
+}
+
+/** The state of each approval a review requires, from the ledger's decisions. */
+export function approvalStates(events: readonly LedgerEvent[], required: readonly RequiredApproval[]): ApprovalState[] {
+  return required.map((r) => {
+    const decisions = decisionsOf(events, r);
+    const deny = decisions.find((d) => d.data.decision === 'deny');
+    const decided = deny ?? decisions.find((d) => d.data.decision === 'approve');
+    if (!decided) return { ...r, status: 'pending' };
+    const state: ApprovalState = { ...r, status: deny ? 'denied' : 'approved', decided_by: decided.actor, decided_at: decided.ts };
+    if (typeof decided.data.reason === 'string') state.decision_reason = decided.data.reason;
+    return state;
+  });
+}
+
+/** DENIED for the first denied approval: who, when, why. */
+export function deniedError(denied: ApprovalState): ShadowError {
+  const by = `by ${denied.decided_by} at ${denied.decided_at}${denied.decision_reason ? `: ${denied.decision_reason}` : ''}`;
+  if (denied.commit !== undefined) {
+    return new ShadowError(
+      'DENIED',
+      `${denied.kind} for commit ${denied.commit.slice(0, 12)} (${denied.id}) was denied ${by}; that commit adds a secret, and \`apply --commit\` would put it on the branch`,
+      {
+        hint: '`shadow apply --squash -m <message>` publishes only the final diff as one commit; or roll the draft back to before that commit',
+        data: { ...denied },
+      },
+    );
+  }
+  return new ShadowError('DENIED', `${denied.kind} (${denied.id}) was denied ${by}; the deny stands until the draft changes`, {
+    hint: 'change the draft (a new batch, or a rollback) to ask again; no retry gets past a deny',
+    data: { ...denied },
+  });
+}
+
+/**
+ * Check the approvals apply needs. Throws DENIED when one is denied; returns
+ * the pending ones (after logging an approval/request for each that was not
+ * requested yet).
+ */
+export async function gateApply(ws: Workspace, review: Review, actor: string, log: boolean): Promise<ApprovalState[]> {
+  // Nothing to approve: the ledger (which grows with the draft's life) need not be read.
+  if (review.required.length === 0) return [];
+  const events = draftEvents(ws, review.draft);
+  const states = approvalStates(events, review.required);
+  const denied = states.find((s) => s.status === 'denied');
+  if (denied) throw deniedError(denied);
+  const pending = states.filter((s) => s.status === 'pending');
+  if (log) {
+    for (const p of pending) {
+      if (events.some((e) => e.type === 'approval/request' && e.data.id === p.id)) continue;
+      await logEvent(ws, review.draft, 'approval/request', actor, { id: p.id, kind: p.kind, fingerprint: p.fingerprint, reason: p.reason, paths: p.paths });
+    }
+  }
+  return pending;
+}
+
+/** Record an approve or deny for approval `id` of the draft's current version. */
+export async function decide(ws: Workspace, draftName: string, id: string, decision: 'approve' | 'deny', actor: string, reason: string | undefined): Promise<ApprovalState> {
+  const draft = requireDraft(ws, draftName);
+  const review = await reviewDraft(ws, draft, readPolicy(ws));
+  const branch = guardBranchCommits(ws, draft, review.entries, 'any');
+  const required = [...review.required, ...branch.required];
+  const events = draftEvents(ws, draftName);
+  const current = approvalStates(events, required).find((s) => s.id === id);
+  if (!current) {
+    const earlier = events.find((e) => (e.type === 'approval/request' || e.type === 'approval/decision') && e.data.id === id);
+    if (earlier) {
+      throw new ShadowError('STALE_APPROVAL', `${id} was asked for an earlier version of draft "${draftName}" (${String(earlier.data.fingerprint ?? '').slice(0, 20)}…); the draft has changed since`, {
+        hint: 'look at `shadow review` for the approvals the draft needs now',
+        data: { id, fingerprint: earlier.data.fingerprint, current: review.fingerprint },
+      });
+    }
+    throw new ShadowError('APPROVAL_NOT_FOUND', `draft "${draftName}" needs no approval ${id}`, {
+      hint: required.length > 0 ? `it needs: ${required.map((r) => `${r.id} (${r.kind})`).join(', ')}` : 'the draft needs no approval now',
+      data: { id },
+    });
+  }
+  if (current.status === 'denied') {
+    if (decision === 'approve') throw deniedError(current);
+    throw new ShadowError('ALREADY_DECIDED', `${id} is already denied (by ${current.decided_by} at ${current.decided_at})`, { data: { ...current } });
+  }
+  if (current.status === 'approved') {
+    throw new ShadowError('ALREADY_DECIDED', `${id} is already approved (by ${current.decided_by} at ${current.decided_at})`, {
+      hint: decision === 'deny' ? 'an approval given stands for this version of the draft; change the draft to ask again' : undefined,
+      data: { ...current },
+    });
+  }
+  const data: Record<string, unknown> = { id, kind: current.kind, fingerprint: current.fingerprint, decision };
+  if (reason !== undefined) data.reason = reason;
+  if (decision === 'deny' && current.kind === 'secrets_override' && current.fingerprint.startsWith('patchset:')) {
+    // The commits that added the secrets denied here: they keep the deny after a later batch removes them.
+    const same = (a: { path: string; rule: string; redacted: string }, b: typeof a): boolean => a.path === b.path && a.rule === b.rule && a.redacted === b.redacted;
+    const commits = branch.commits.filter((c) => c.commit !== null && c.secrets.some((s) => review.secrets.some((f) => same(s, f)))).map((c) => c.commit);
+    if (commits.length > 0) data.commits = commits;
+  }
+  const event = await logEvent(ws, draftName, 'approval/decision', actor, data);
+  const state: ApprovalState = { ...current, status: decision === 'approve' ? 'approved' : 'denied', decided_by: actor, decided_at: event.ts };
+  if (reason !== undefined) state.decision_reason = reason;
+  return state;
+}

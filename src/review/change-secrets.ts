@@ -1,0 +1,38 @@
+import { MODE, type Oid } from '../git/git-objects.js';
+import { scanAddedLines, type SecretFinding } from './secrets.js';
+import type { FileChange } from '../git/tree-diff.js';
+import { fileDiff } from '../git/unified-diff.js';
+
+/** What the secret guard found in one set of file changes (a commit against its parent, say). */
+export interface ChangeSecrets {
+  secrets: SecretFinding[];
+  /** Binary files (and gitlinks) the guard could not read. */
+  unscanned: string[];
+}
+
+/**
+ * The secrets in the lines `changes` add, each file diffed old against new
+ * exactly as a review diffs it (so a commit and the final diff are judged
+ * by the same lines and the same rules). `read` gives a blob's bytes; it is
+ * asked only for the two sides of each change. Cost: the changed files'
+ * diffs, nothing else of the trees.
+ */
+export function scanChanges(changes: readonly FileChange[], read: (oid: Oid) => Buffer): ChangeSecrets {
+  const secrets: SecretFinding[] = [];
+  const unscanned: string[] = [];
+  const empty = Buffer.alloc(0);
+  for (const c of changes) {
+    if (c.new === null) continue; // a deletion adds no line
+    const gitlink = c.new.mode === MODE.gitlink || c.old?.mode === MODE.gitlink;
+    const d = fileDiff({
+      path: c.path,
+      old: c.old,
+      new: c.new,
+      oldContent: c.old && !gitlink ? read(c.old.oid) : empty,
+      newContent: gitlink ? empty : read(c.new.oid),
+    });
+    if (d.binary) unscanned.push(c.path);
+    else if (d.added.length > 0) secrets.push(...scanAddedLines(c.path, d.added));
+  }
+  return { secrets, unscanned };
+}

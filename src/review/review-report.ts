@@ -1,0 +1,38 @@
+import type { Oid } from '../git/git-objects.js';
+import { approvalStates, type ApprovalState } from './approvals.js';
+import { guardBranchCommits, type CommitSecrets } from './commit-guard.js';
+import { draftStatusWord, requireDraft } from '../drafts/drafts.js';
+import { draftEvents } from '../drafts/ledger-events.js';
+import { readProposal, type Proposal } from './proposal.js';
+import { readPolicy, reviewDraftWithDiff, type ReviewWithDiff } from './review.js';
+import type { Workspace } from '../drafts/workspace.js';
+
+/** What `shadow review` shows. */
+export interface ReviewReport extends Omit<ReviewWithDiff, 'entries' | 'required'> {
+  status: string;
+  files: Array<{ path: string; old: Oid | null; new: Oid | null }>;
+  /** Every approval apply needs. */
+  approvals: ApprovalState[];
+  /** The approvals `apply --commit` or `--squash` needs besides (`when` says which): for commits that add secrets. */
+  branch_approvals: ApprovalState[];
+  /** The commits `apply --commit` (or `--squash`) would put on the branch that add secrets. */
+  commit_secrets: CommitSecrets[];
+  proposal: Proposal | null;
+}
+
+/** A draft as a reviewer sees it: the diff, the findings, and every approval apply needs with its state. */
+export async function reviewReport(ws: Workspace, name: string): Promise<ReviewReport> {
+  const draft = requireDraft(ws, name);
+  const { entries, required, ...rest } = await reviewDraftWithDiff(ws, draft, readPolicy(ws));
+  const branch = guardBranchCommits(ws, draft, entries, 'any');
+  const events = required.length + branch.required.length > 0 ? draftEvents(ws, name) : [];
+  return {
+    ...rest,
+    status: draftStatusWord(ws, draft),
+    files: entries.map((e) => ({ path: e.path, old: e.old?.oid ?? null, new: e.new?.oid ?? null })),
+    approvals: approvalStates(events, required),
+    branch_approvals: approvalStates(events, branch.required),
+    commit_secrets: branch.commits,
+    proposal: readProposal(ws, name) ?? null,
+  };
+}

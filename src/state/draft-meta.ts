@@ -1,0 +1,69 @@
+import * as z from 'zod/mini';
+import type { Context } from '../context.js';
+import { BaseMap } from './base-map.js';
+import { writeFileAtomic, readTextIfExists } from '../durable/durable-file.js';
+
+/**
+ * `shadow/drafts/<draft>/draft.json`: a draft's metadata and the cache of its
+ * captured bases. The ref and its commits are the truth: the cache is used
+ * only while `bases_tip` equals the ref's value, and is rebuilt from the
+ * history otherwise, so a crash between a ref move and this file's write
+ * never leaves a wrong base behind.
+ */
+
+const FileEntrySchema = z.object({ mode: z.string(), oid: z.string() });
+
+export const DraftMetaSchema = z.object({
+  version: z.literal(1),
+  name: z.string(),
+  root: z.string(),
+  created_at: z.string(),
+  created_by: z.string(),
+  from: z.string(),
+  /** The git dir of the worktree whose files are this draft's lower layer (null when bare). */
+  worktree: z.nullable(z.string()),
+  status: z.string(),
+  /** The highest batch number ever given (batch numbers are never reused, even after a rollback). */
+  high_batch: z.number(),
+  /** The draft tip the cached bases belong to. */
+  bases_tip: z.string(),
+  /** Captured base of every path the draft changed: its lower-layer entry, or null when absent. */
+  bases: z.record(z.string(), z.nullable(FileEntrySchema)),
+  pointers: z.optional(z.record(z.string(), z.unknown())),
+});
+
+/** draft.json as it is on disk. */
+export type DraftMetaFile = z.infer<typeof DraftMetaSchema>;
+
+/** A draft's metadata in memory: the bases as an immutable BaseMap (a batch adds to it without copying it). */
+export type DraftMeta = Omit<DraftMetaFile, 'bases'> & { bases: BaseMap };
+
+export function draftDir(shadowDir: string, draft: string): string {
+  return `${shadowDir}/drafts/${draft}`;
+}
+
+/** Read a draft's metadata; undefined when missing or unreadable (it is then rebuilt). */
+export function readDraftMeta(ctx: Context, shadowDir: string, draft: string): DraftMeta | undefined {
+  const text = readTextIfExists(ctx.fs, `${draftDir(shadowDir, draft)}/draft.json`);
+  if (text === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = DraftMetaSchema.safeParse(json);
+  return parsed.success ? { ...parsed.data, bases: BaseMap.fromRecord(parsed.data.bases) } : undefined;
+}
+
+/**
+ * Write a draft's metadata atomically. `durable: false` skips the fsyncs:
+ * right for the bases cache, which is checked against the ref on every read.
+ */
+export function writeDraftMeta(ctx: Context, shadowDir: string, meta: DraftMeta, durable: boolean): void {
+  const file: DraftMetaFile = { ...meta, bases: meta.bases.toRecord() };
+  writeFileAtomic(ctx.fs, `${draftDir(shadowDir, meta.name)}/draft.json`, `${JSON.stringify(file, null, 1)}\n`, {
+    token: ctx.ids.token(),
+    durable,
+  });
+}
