@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { structuredPatch } from 'diff';
-import { fileDiff } from '../src/git/unified-diff.js';
+import { fileDiff } from '../src/git/format/unified-diff.js';
 import { positiveInt, positiveInts, readFlags } from './helpers/flags.js';
 import { median, ms, ratio, table, thousands } from './helpers/stats.js';
 import { prng } from './helpers/workload.js';

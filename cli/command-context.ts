@@ -1,7 +1,6 @@
 /**
- * cli/command-context.ts: what every command handler is given. Its own
- * file so that handlers, the command table and the runner all import it
- * without importing each other.
+ * What every command handler is given. Its own file so that handlers, the
+ * command table and the runner all import it without importing each other.
  */
 import type { Shadow } from '../src/index.js';
 import type { CliIO } from './io.js';

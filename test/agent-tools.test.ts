@@ -4,7 +4,7 @@ import AjvModule from 'ajv/dist/2020.js';
 import { openShadow, type Shadow } from '../src/index.js';
 import { callTool, draftForActor, type ToolConnection, type ToolOutcome } from '../src/agent-tools/call-tool.js';
 import { TOOLS, formatTools, inputJsonSchema, offeredTools, type JsonSchema } from '../src/agent-tools/definitions.js';
-import { refComponentProblem } from '../src/drafts/ref-names.js';
+import { refComponentProblem } from '../src/core/ref-component.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { withReplacingRename } from './helpers/memfs-rename.js';
 

@@ -20,7 +20,7 @@ import {
   type Signature,
   type Tag,
   type TreeEntry,
-} from '../src/git/git-objects.js';
+} from '../src/git/format/git-objects.js';
 
 // Ids below were computed with git 2.39 (`git hash-object`, `git mktree`,
 // `git commit-tree`, `git mktag`), so they pin shadow to git's own encoding.

@@ -5,8 +5,8 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { prng } from './helpers/prng.js';
-import { attributesOf, parseAttrFile, type AttrState } from '../src/git/gitattributes.js';
-import { eolAction, eolToGit, eolToWorktree, type EolAction, type EolConfig } from '../src/git/eol.js';
+import { attributesOf, parseAttrFile, type AttrState } from '../src/git/format/gitattributes.js';
+import { eolAction, eolToGit, eolToWorktree, type EolAction, type EolConfig } from '../src/git/format/eol.js';
 import { AttributeFiles, baseAttributeFiles } from '../src/git/git-attributes.js';
 
 /**

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { nodeContext } from '../src/node-context.js';
 import { ObjectDatabase } from '../src/git/object-db.js';
 import { PackIndex } from '../src/git/pack-reader.js';
-import { buildPack, type PackObject } from '../src/git/pack-writer.js';
+import { buildPack, type PackObject } from '../src/git/format/pack-writer.js';
 import {
   EMPTY_TREE_OID,
   hashObject,
@@ -17,7 +17,7 @@ import {
   serializeTree,
   type ObjectType,
   type Signature,
-} from '../src/git/git-objects.js';
+} from '../src/git/format/git-objects.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 
 // ---------------------------------------------------------------- fixtures

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/git/git-objects.js';
+import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/git/format/git-objects.js';
 import { Overlay } from '../src/drafts/overlay.js';
-import type { TreeReader } from '../src/git/tree-lookup.js';
+import type { TreeReader } from '../src/git/format/tree-lookup.js';
 
 /** Trees in memory: `build({ a: { b: 'x' } })` makes the tree of a/b holding "x". */
 class Trees implements TreeReader {

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { basename, dirname, isInside, MAX_NAME_BYTES, MAX_PATH_BYTES, parentDirs, pathProblem } from '../src/core/path-rules.js';
-import { checkpointNameProblem, checkpointRef, draftRef, refComponentProblem } from '../src/drafts/ref-names.js';
+import { checkpointNameProblem, checkpointRef, draftRef } from '../src/drafts/ref-names.js';
+import { refComponentProblem } from '../src/core/ref-component.js';
 
 // ---------------------------------------------------------------- pathProblem
 

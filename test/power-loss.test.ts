@@ -1,5 +1,5 @@
 import { suite } from 'uvu';
-import { blobOid } from '../src/git/git-objects.js';
+import { blobOid } from '../src/git/format/git-objects.js';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';

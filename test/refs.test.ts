@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { Context, FileSystem } from '../src/context.js';
-import { ZERO_OID, type Signature } from '../src/git/git-objects.js';
+import { ZERO_OID, type Signature } from '../src/git/format/git-objects.js';
 import { RefMoved, RefStore } from '../src/git/refs.js';
 import { testContext, type TestContext } from './helpers/context.js';
 import { DiskRepo } from './helpers/disk-repo.js';

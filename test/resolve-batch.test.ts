@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/git/git-objects.js';
+import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/git/format/git-objects.js';
 import { resolveBatch, type Resolution, type ResolveOptions, type ResolveSource } from '../src/drafts/resolve-batch.js';
-import { editTree } from '../src/git/tree-edit.js';
+import { editTree } from '../src/git/format/tree-edit.js';
 import type { FileOperation, OpStatus } from '../src/drafts/ops.js';
 
 const patcher = await import('../src/drafts/text-patch.js');

@@ -5,7 +5,7 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo, type CliResult } from './helpers/disk-repo.js';
 import { openShadow, type FileSystem } from '../src/index.js';
-import { submoduleOf } from '../src/git/submodules.js';
+import { submoduleOf } from '../src/git/format/submodules.js';
 
 /**
  * Submodules are git's to manage: shadow lists them as submodules with the

@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, parseTree, serializeTree, type Oid, type TreeEntry } from '../src/git/git-objects.js';
-import { editTree, type NewTree } from '../src/git/tree-edit.js';
-import { diffTrees, type FileChange } from '../src/git/tree-diff.js';
+import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, parseTree, serializeTree, type Oid, type TreeEntry } from '../src/git/format/git-objects.js';
+import { editTree, type NewTree } from '../src/git/format/tree-edit.js';
+import { diffTrees, type FileChange } from '../src/git/format/tree-diff.js';
 import { Overlay } from '../src/drafts/overlay.js';
-import { findEntry, isRegularMode, lookupPath, type FileEntry, type TreeReader } from '../src/git/tree-lookup.js';
+import { findEntry, isRegularMode, lookupPath, type FileEntry, type TreeReader } from '../src/git/format/tree-lookup.js';
 
 // ---------------------------------------------------------------- an in-memory object store
 

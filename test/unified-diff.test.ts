@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyPatch, structuredPatch } from 'diff';
-import { fileDiff, hunksOf } from '../src/git/unified-diff.js';
+import { fileDiff, hunksOf } from '../src/git/format/unified-diff.js';
 import { lineSegments, patienceSegments, type Segment } from '../src/core/line-diff.js';
 import { prng } from './helpers/prng.js';
 

@@ -2,9 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { buildPack } from '../src/git/pack-writer.js';
-import { adler32, storedZlib } from '../src/git/zlib-stored.js';
-import { hashObject, MODE, serializeTree } from '../src/git/git-objects.js';
+import { buildPack } from '../src/git/format/pack-writer.js';
+import { adler32, storedZlib } from '../src/git/format/zlib-stored.js';
+import { hashObject, MODE, serializeTree } from '../src/git/format/git-objects.js';
 
 const Stored = suite('storedZlib');
 

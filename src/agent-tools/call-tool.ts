@@ -1,8 +1,7 @@
 import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { looksBinary } from '../core/content.js';
-import { refComponentProblem } from '../drafts/ref-names.js';
-import type { BatchResult } from '../drafts/batch.js';
-import type { FinalizeResult } from '../sessions/session.js';
+import { refComponentProblem } from '../core/ref-component.js';
+import type { BatchResult, FinalizeResult } from '../index.js';
 import { parseJsonText, validate } from '../drafts/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { offeredTools, type ToolDefinition } from './definitions.js';

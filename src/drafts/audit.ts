@@ -1,7 +1,7 @@
 import { parseOpLines, summaryOf, type OpLine } from './commit-message.js';
-import type { Oid } from '../git/git-objects.js';
-import { diffTrees, type FileChange } from '../git/tree-diff.js';
-import { lookupPath, type FileEntry } from '../git/tree-lookup.js';
+import type { Oid } from '../git/format/git-objects.js';
+import { diffTrees, type FileChange } from '../git/format/tree-diff.js';
+import { lookupPath, type FileEntry } from '../git/format/tree-lookup.js';
 import { loadDraft, requireDraft, type Draft } from './drafts.js';
 import { historySince } from './history.js';
 import { skipWorktreeEntry } from './sparse-paths.js';

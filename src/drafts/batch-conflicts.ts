@@ -1,9 +1,9 @@
 import { ShadowError } from '../errors.js';
 import { parseTrailers } from './commit-message.js';
-import type { Oid } from '../git/git-objects.js';
+import type { Oid } from '../git/format/git-objects.js';
 import { opPaths, type BatchInput } from './ops.js';
 import type { Resolution } from './resolve-batch.js';
-import { lookupPath } from '../git/tree-lookup.js';
+import { lookupPath } from '../git/format/tree-lookup.js';
 import type { Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
 

@@ -1,14 +1,14 @@
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { batchMessage, captureMessage, parseTrailers, type ShadowTrailers } from './commit-message.js';
 import { decodeContent } from '../core/content.js';
-import { hashObject, serializeCommit, type Commit, type Oid, type TreeEntry } from '../git/git-objects.js';
+import { hashObject, serializeCommit, type Commit, type Oid, type TreeEntry } from '../git/format/git-objects.js';
 import { opPaths, type BatchInput, type OpResult } from './ops.js';
 import { opsFingerprint } from './ops-fingerprint.js';
 import { draftRef } from './ref-names.js';
 import { resolveBatch, type Patcher, type Resolution } from './resolve-batch.js';
-import { editTree } from '../git/tree-edit.js';
-import { lookupPath } from '../git/tree-lookup.js';
-import type { PackObject } from '../git/pack-writer.js';
+import { editTree } from '../git/format/tree-edit.js';
+import { lookupPath } from '../git/format/tree-lookup.js';
+import type { PackObject } from '../git/format/pack-writer.js';
 import { RefMoved } from '../git/refs.js';
 import { planCaptures } from './captures.js';
 import { skipWorktreeEntry } from './sparse-paths.js';

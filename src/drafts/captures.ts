@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
-import { MODE, type Oid } from '../git/git-objects.js';
+import { MODE, type Oid } from '../git/format/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { isRegularMode, lookupPath, type FileEntry, type PathKind, type TreeReader } from '../git/tree-lookup.js';
+import { isRegularMode, lookupPath, type FileEntry, type PathKind, type TreeReader } from '../git/format/tree-lookup.js';
 import type { IgnoreRules } from '../git/gitignore.js';
 import type { IndexView } from '../git/index-view.js';
 import type { KnownBlob, LowerLayer } from '../git/lower-layer.js';

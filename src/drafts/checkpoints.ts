@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { parseTrailers } from './commit-message.js';
-import { hashObject, serializeTag, ZERO_OID, type Oid } from '../git/git-objects.js';
+import { hashObject, serializeTag, ZERO_OID, type Oid } from '../git/format/git-objects.js';
 import { AUTO_CHECKPOINT_PREFIX, checkpointNameProblem, checkpointRef, checkpointsPrefix, draftRef } from './ref-names.js';
 import { writeDraftMeta } from '../state/draft-meta.js';
 import { RefMoved } from '../git/refs.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { publishSet, sameEntry, type PublishEntry } from './publish-set.js';
-import { lookupPath } from '../git/tree-lookup.js';
+import { lookupPath } from '../git/format/tree-lookup.js';
 import { readPublishSet, savePublishSet } from './publish-set-cache.js';
 import type { Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';

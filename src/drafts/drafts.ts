@@ -1,7 +1,8 @@
 import { ShadowError } from '../errors.js';
 import { emptyRootMessage, parseTrailers } from './commit-message.js';
-import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../git/git-objects.js';
-import { draftRef, DRAFTS_PREFIX, proposalRef, refComponentProblem } from './ref-names.js';
+import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../git/format/git-objects.js';
+import { draftRef, DRAFTS_PREFIX, proposalRef } from './ref-names.js';
+import { refComponentProblem } from '../core/ref-component.js';
 import { readDraftMeta, writeDraftMeta, type DraftMeta } from '../state/draft-meta.js';
 import { waitForProcessLock } from '../durable/process-lock.js';
 import { RefMoved } from '../git/refs.js';

@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import { parseTrailers, type ShadowTrailers } from './commit-message.js';
-import type { Commit, Oid } from '../git/git-objects.js';
-import { diffTrees } from '../git/tree-diff.js';
+import type { Commit, Oid } from '../git/format/git-objects.js';
+import { diffTrees } from '../git/format/tree-diff.js';
 import { BaseMap, type Base } from '../state/base-map.js';
 import type { Repository } from '../git/repository.js';
 

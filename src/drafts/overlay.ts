@@ -1,6 +1,6 @@
-import { isTreeMode } from '../git/git-objects.js';
+import { isTreeMode } from '../git/format/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { lookupPath, type FileEntry, type PathKind, type TreeReader } from '../git/tree-lookup.js';
+import { lookupPath, type FileEntry, type PathKind, type TreeReader } from '../git/format/tree-lookup.js';
 
 /**
  * A tree with pending changes on top: what the ops of a batch see while it

@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import type { PublishEntry } from './publish-set.js';
-import type { FileEntry } from '../git/tree-lookup.js';
+import type { FileEntry } from '../git/format/tree-lookup.js';
 import { draftDir } from '../state/draft-meta.js';
 import { readTextIfExists, writeFileAtomic } from '../durable/durable-file.js';
 

@@ -1,6 +1,6 @@
 import type { BaseMap } from '../state/base-map.js';
 import { isInside } from '../core/path-rules.js';
-import type { FileEntry } from '../git/tree-lookup.js';
+import type { FileEntry } from '../git/format/tree-lookup.js';
 
 /** One path of a publish: what the working tree should hold before, and after. */
 export interface PublishEntry {

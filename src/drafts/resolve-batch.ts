@@ -1,11 +1,11 @@
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import type { OpLine } from './commit-message.js';
 import { decodeContent, decodeUtf8, meetsExpectation, parseExpect, contentTooLarge, loneSurrogateAt } from '../core/content.js';
-import { blobOid, MODE, type Oid } from '../git/git-objects.js';
+import { blobOid, MODE, type Oid } from '../git/format/git-objects.js';
 import type { FileOperation, OpProblem, OpResult, OpStatus } from './ops.js';
 import { Overlay } from './overlay.js';
 import { clip, linesAt, nearMatches, occurrences } from './text-edit.js';
-import { isRegularMode, type FileEntry, type PathKind, type TreeReader } from '../git/tree-lookup.js';
+import { isRegularMode, type FileEntry, type PathKind, type TreeReader } from '../git/format/tree-lookup.js';
 
 /** Everything resolution reads: trees and blobs. */
 export interface ResolveSource extends TreeReader {

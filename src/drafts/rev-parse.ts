@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
-import { isOid, type Oid } from '../git/git-objects.js';
-import { refComponentProblem } from './ref-names.js';
+import { isOid, type Oid } from '../git/format/git-objects.js';
+import { refComponentProblem } from '../core/ref-component.js';
 import type { Repository } from '../git/repository.js';
 
 function invalid(spec: string, why: string): ShadowError {

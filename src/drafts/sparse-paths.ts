@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
 import type { PublishEntry } from './publish-set.js';
-import { lookupPath, type FileEntry } from '../git/tree-lookup.js';
+import { lookupPath, type FileEntry } from '../git/format/tree-lookup.js';
 import type { IndexView } from '../git/index-view.js';
 import type { Workspace } from './workspace.js';
 

@@ -1,6 +1,6 @@
-import type { Oid, TreeEntry } from '../git/git-objects.js';
+import type { Oid, TreeEntry } from '../git/format/git-objects.js';
 import type { ResolveSource } from './resolve-batch.js';
-import type { NewTree } from '../git/tree-edit.js';
+import type { NewTree } from '../git/format/tree-edit.js';
 import type { ObjectDatabase } from '../git/object-db.js';
 
 /**

@@ -1,7 +1,7 @@
-import { MODE, type Oid } from '../git/git-objects.js';
+import { MODE, type Oid } from '../git/format/git-objects.js';
 import type { PublishEntry } from './publish-set.js';
-import { submoduleOf, submodulePathError } from '../git/submodules.js';
-import { lookupPath } from '../git/tree-lookup.js';
+import { submoduleOf, submodulePathError } from '../git/format/submodules.js';
+import { lookupPath } from '../git/format/tree-lookup.js';
 import { ShadowError } from '../errors.js';
 import { statIfExists } from '../durable/durable-file.js';
 import type { IndexView } from '../git/index-view.js';

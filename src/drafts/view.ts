@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
-import { MODE, type Oid } from '../git/git-objects.js';
+import { MODE, type Oid } from '../git/format/git-objects.js';
 import { isInside, parentDirs } from '../core/path-rules.js';
-import { lookupPath } from '../git/tree-lookup.js';
+import { lookupPath } from '../git/format/tree-lookup.js';
 import { loadDraft, type Draft } from './drafts.js';
 import { SubmoduleProbe } from './submodules.js';
 import { skipWorktreeEntry } from './sparse-paths.js';

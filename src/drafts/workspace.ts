@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { DEFAULT_MAX_BATCH_BYTES, DEFAULT_MAX_BATCH_OPS, type BatchLimits } from './batch-bounds.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../core/content.js';
-import type { Oid } from '../git/git-objects.js';
+import type { Oid } from '../git/format/git-objects.js';
 import type { DraftMeta } from '../state/draft-meta.js';
 import type { AppliedMemo } from '../state/applied-state.js';
 import { statStamp } from '../durable/durable-file.js';

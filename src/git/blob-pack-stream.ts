@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createDeflate, crc32 } from 'node:zlib';
 import type { FileSystem } from '../context.js';
 import { writeAll } from '../durable/durable-file.js';
-import { buildIndex, entryHeader, packHeader } from './pack-writer.js';
+import { buildIndex, entryHeader, packHeader } from './format/pack-writer.js';
 
 /**
  * A one-blob pack streamed from a file: the blob's content is `prefix`

@@ -1,5 +1,5 @@
 import type { FileSystem } from '../context.js';
-import { attributesOf, parseAttrFile, type AttrFile, type AttrState } from './gitattributes.js';
+import { attributesOf, parseAttrFile, type AttrFile, type AttrState } from './format/gitattributes.js';
 import { parentDirs } from '../core/path-rules.js';
 import { readTextIfExists, statStamp } from '../durable/durable-file.js';
 import { userGitFile } from './gitignore.js';

@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
 import { parentDirs } from '../core/path-rules.js';
-import type { FileEntry } from './tree-lookup.js';
+import type { FileEntry } from './format/tree-lookup.js';
 
 /**
  * git's index (versions 2 and 3), read and written for `apply --commit` and

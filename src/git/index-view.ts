@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import type { FileSystem } from '../context.js';
-import type { Oid } from './git-objects.js';
+import type { Oid } from './format/git-objects.js';
 import { statIfExists } from '../durable/durable-file.js';
 
 /**

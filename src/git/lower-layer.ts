@@ -1,10 +1,10 @@
 import type { Stats } from 'node:fs';
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
-import { blobOid, MODE, type Oid } from './git-objects.js';
+import { blobOid, MODE, type Oid } from './format/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
 import { statIfExists } from '../durable/durable-file.js';
-import { lookupPath, type TreeReader } from './tree-lookup.js';
+import { lookupPath, type TreeReader } from './format/tree-lookup.js';
 import type { WorktreeForm } from './worktree-form.js';
 
 /** What the lower layer holds at a path. */

@@ -11,13 +11,13 @@ import {
   type Oid,
   type Tag,
   type TreeEntry,
-} from './git-objects.js';
+} from './format/git-objects.js';
 import { streamBlobPack } from './blob-pack-stream.js';
 import { ensureDir, fsyncDir, listDir, tryUnlink, writeNewFileSynced, writeNewFilesSynced } from '../durable/durable-file.js';
 import { PackIndex, type RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { Lru, RecentBlobs } from './object-caches.js';
-import { buildPack, streamPack, type BuiltPack, type PackObject } from './pack-writer.js';
+import { buildPack, streamPack, type BuiltPack, type PackObject } from './format/pack-writer.js';
 import { TempPackVanished, whileTempVanishes, whileTempVanishesSync } from './pack-temp-retry.js';
 import { PackKeeps } from './pack-keeps.js';
 

@@ -3,8 +3,8 @@ import { errnoCode } from '../errors.js';
 import { listDir, parentOf, readTextIfExists, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
 import { dropStaleKeep } from './pack-keeps.js';
 import { PackIndex } from './pack-reader.js';
-import type { BuiltPack, RawEntry } from './pack-writer.js';
-import { buildPackFromRaw } from './pack-writer.js';
+import type { BuiltPack, RawEntry } from './format/pack-writer.js';
+import { buildPackFromRaw } from './format/pack-writer.js';
 
 /**
  * Keeps the small packs that batches write (one each) from piling up. Only

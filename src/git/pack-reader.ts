@@ -1,7 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import type { FileSystem } from '../context.js';
 import { ShadowError } from '../errors.js';
-import type { ObjectType } from './git-objects.js';
+import type { ObjectType } from './format/git-objects.js';
 
 /**
  * Reads objects out of one packfile through its version-2 index, with

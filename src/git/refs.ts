@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
-import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from './git-objects.js';
-import { normalizeReflogMessage } from './reflog-message.js';
+import { formatSignature, isOid, ZERO_OID, type Oid, type Signature } from './format/git-objects.js';
+import { normalizeReflogMessage } from './format/reflog-message.js';
 import { ensureDir, fsyncConcurrently, fsyncDir, listDir, parentOf, pruneEmptyDirs, readTextIfExists, settleAll, statIfExists, statStamp, tryUnlink, writeAll } from '../durable/durable-file.js';
 import { createLockFile, type LockFile } from '../durable/lock-file.js';
 

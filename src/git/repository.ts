@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
-import type { Signature } from './git-objects.js';
+import type { Signature } from './format/git-objects.js';
 import { listDir, parentOf, readTextIfExists } from '../durable/durable-file.js';
 import { GitConfig } from './git-config.js';
 import { hasLinkExtension, readIndexVersion } from './index-file.js';

@@ -1,9 +1,9 @@
 import type { Context } from '../context.js';
-import { blobOid } from './git-objects.js';
+import { blobOid } from './format/git-objects.js';
 import { ShadowError } from '../errors.js';
-import { blobHasCrlfText, eolAction, eolToGit, eolToWorktree, type AttrValue, type EolAction, type EolConfig } from './eol.js';
-import type { AttrState } from './gitattributes.js';
-import type { Oid } from './git-objects.js';
+import { blobHasCrlfText, eolAction, eolToGit, eolToWorktree, type AttrValue, type EolAction, type EolConfig } from './format/eol.js';
+import type { AttrState } from './format/gitattributes.js';
+import type { Oid } from './format/git-objects.js';
 import type { AttributeFiles } from './git-attributes.js';
 import type { GitConfig } from './git-config.js';
 

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
-import { MODE } from './git-objects.js';
+import { MODE } from './format/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
 import { fsyncConcurrently, fsyncDirs, listDir, renameConcurrently, statIfExists, tryUnlink, writeAll } from '../durable/durable-file.js';
 

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { parseJsonText } from '../drafts/batch-schema.js';
 import type { Shadow } from '../shadow.js';
-import { claimServerFile } from '../state/server-file.js';
+import { claimServerFile } from './server-file.js';
 import { watchBody, type BodyLimits, type BodyTimeout } from './body-deadline.js';
 import { registerDraftRoutes } from './routes-drafts.js';
 import { registerSessionRoutes } from './routes-sessions.js';

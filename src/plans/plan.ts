@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { parseTrailers } from '../drafts/commit-message.js';
-import type { Oid } from '../git/git-objects.js';
+import type { Oid } from '../git/format/git-objects.js';
 import { draftDir } from '../state/draft-meta.js';
 import { readTextIfExists, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
 import { takeProcessLock, type HeldLock } from '../durable/process-lock.js';

@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { actionOf, type PublishAction, type PublishEntry } from '../drafts/publish-set.js';
-import { resetReflogMessage } from '../git/reflog-message.js';
+import { resetReflogMessage } from '../git/format/reflog-message.js';
 import { lockedError } from '../durable/lock-file.js';
 import { lockOwner } from '../durable/lock-holders.js';
 import { worktreeOfGitDir } from '../git/repository.js';

@@ -1,12 +1,12 @@
 import { ShadowError } from '../errors.js';
-import { EMPTY_TREE_OID, hashObject, serializeCommit, type Commit, type Oid } from '../git/git-objects.js';
+import { EMPTY_TREE_OID, hashObject, serializeCommit, type Commit, type Oid } from '../git/format/git-objects.js';
 import type { PublishEntry } from '../drafts/publish-set.js';
-import { cherryPickReflogMessage, commitReflogMessage, fastForwardReflogMessage } from '../git/reflog-message.js';
-import { editTree, type NewTree } from '../git/tree-edit.js';
-import { diffTrees } from '../git/tree-diff.js';
-import type { FileEntry } from '../git/tree-lookup.js';
+import { cherryPickReflogMessage, commitReflogMessage, fastForwardReflogMessage } from '../git/format/reflog-message.js';
+import { editTree, type NewTree } from '../git/format/tree-edit.js';
+import { diffTrees } from '../git/format/tree-diff.js';
+import type { FileEntry } from '../git/format/tree-lookup.js';
 import { indexEntry, isUnmerged, readIndex } from '../git/git-index.js';
-import type { PackObject } from '../git/pack-writer.js';
+import type { PackObject } from '../git/format/pack-writer.js';
 import type { Draft } from '../drafts/drafts.js';
 import { StagedObjects } from '../drafts/staged-objects.js';
 import { historySince } from '../drafts/history.js';

@@ -1,7 +1,7 @@
-import { MODE, type Oid } from '../git/git-objects.js';
+import { MODE, type Oid } from '../git/format/git-objects.js';
 import { scanAddedLines, type SecretFinding } from './secrets.js';
-import type { FileChange } from '../git/tree-diff.js';
-import { fileDiff } from '../git/unified-diff.js';
+import type { FileChange } from '../git/format/tree-diff.js';
+import { fileDiff } from '../git/format/unified-diff.js';
 
 /** What the secret guard found in one set of file changes (a commit against its parent, say). */
 export interface ChangeSecrets {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { scanChanges } from './change-secrets.js';
 import { summaryOf } from '../drafts/commit-message.js';
-import type { Oid } from '../git/git-objects.js';
+import type { Oid } from '../git/format/git-objects.js';
 import { sameEntry, type PublishEntry } from '../drafts/publish-set.js';
 import type { SecretFinding } from './secrets.js';
-import { diffTrees, type FileChange } from '../git/tree-diff.js';
-import { lookupPath } from '../git/tree-lookup.js';
+import { diffTrees, type FileChange } from '../git/format/tree-diff.js';
+import { lookupPath } from '../git/format/tree-lookup.js';
 import { commitScanCacheOf } from '../state/commit-scan-cache.js';
 import type { Draft } from '../drafts/drafts.js';
 import { historySince } from '../drafts/history.js';

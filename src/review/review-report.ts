@@ -1,4 +1,4 @@
-import type { Oid } from '../git/git-objects.js';
+import type { Oid } from '../git/format/git-objects.js';
 import { approvalStates, type ApprovalState } from './approvals.js';
 import { guardBranchCommits, type CommitSecrets } from './commit-guard.js';
 import { draftStatusWord, requireDraft } from '../drafts/drafts.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { ShadowError } from '../errors.js';
-import { MODE, type Oid } from '../git/git-objects.js';
+import { MODE, type Oid } from '../git/format/git-objects.js';
 import { protectGlobs, splitProtectGlobs } from './protected-paths.js';
 import type { PublishEntry } from '../drafts/publish-set.js';
 import { redact, RULES, scanAddedLines, type SecretFinding } from './secrets.js';
@@ -178,7 +178,7 @@ function publishSetDigest(entries: readonly PublishEntry[]): string {
 }
 
 async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: Map<Oid, Buffer>): Promise<Examination> {
-  const { fileDiff } = await import('../git/unified-diff.js');
+  const { fileDiff } = await import('../git/format/unified-diff.js');
   const objects = ws.repo.objects;
   const read = (e: { mode: string; oid: Oid } | null): Buffer => (e && e.mode !== MODE.gitlink ? objects.readBlob(e.oid) : Buffer.alloc(0));
   const parts: string[] = [];

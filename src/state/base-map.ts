@@ -1,4 +1,4 @@
-import type { FileEntry } from '../git/tree-lookup.js';
+import type { FileEntry } from '../git/format/tree-lookup.js';
 
 /** A path's captured base: its lower-layer entry, or null where the path was absent. */
 export type Base = FileEntry | null;

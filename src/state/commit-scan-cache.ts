@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
-import type { Oid } from '../git/git-objects.js';
+import type { Oid } from '../git/format/git-objects.js';
 import { draftDir } from './draft-meta.js';
 import { writeFileAtomic } from '../durable/durable-file.js';
 import { readJsonFile } from '../durable/json-file.js';

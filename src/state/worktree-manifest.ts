@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
-import { MODE } from '../git/git-objects.js';
+import { MODE } from '../git/format/git-objects.js';
 import { listDir, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
 import { readJsonFile } from '../durable/json-file.js';
 

@@ -1,8 +1,8 @@
 import { constants, type Stats } from 'node:fs';
 import { ShadowError, errnoCode } from '../errors.js';
-import { MODE, type Oid } from '../git/git-objects.js';
+import { MODE, type Oid } from '../git/format/git-objects.js';
 import { isInside } from '../core/path-rules.js';
-import { lookupPath } from '../git/tree-lookup.js';
+import { lookupPath } from '../git/format/tree-lookup.js';
 import { listDir, parentOf } from '../durable/durable-file.js';
 import { WorktreeWriter } from '../git/worktree-writer.js';
 import { Manifest, modeOfStat, statEntry } from '../state/worktree-manifest.js';

@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { blobOid, MODE } from '../git/git-objects.js';
+import { blobOid, MODE } from '../git/format/git-objects.js';
 import type { FileOperation } from '../drafts/ops.js';
 import { pathProblem } from '../core/path-rules.js';
 import { baseIgnoreFiles, IgnoreRules } from '../git/gitignore.js';

@@ -1,8 +1,8 @@
 import type { Stats } from 'node:fs';
 import { ShadowError, errnoCode } from '../errors.js';
-import { blobOid, MODE, type Oid } from '../git/git-objects.js';
-import { diffTrees } from '../git/tree-diff.js';
-import { lookupPath, type FileEntry } from '../git/tree-lookup.js';
+import { blobOid, MODE, type Oid } from '../git/format/git-objects.js';
+import { diffTrees } from '../git/format/tree-diff.js';
+import { lookupPath, type FileEntry } from '../git/format/tree-lookup.js';
 import { WorktreeWriter } from '../git/worktree-writer.js';
 import { Manifest, modeOfStat, statEntry, unchangedSince, type ManifestEntry } from '../state/worktree-manifest.js';
 import { writeWorktreeRecord, type WorktreeRecord } from '../state/worktree-state.js';

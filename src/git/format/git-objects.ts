@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ShadowError } from '../errors.js';
+import { ShadowError } from '../../errors.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 

@@ -1,5 +1,5 @@
-import { ShadowError } from '../errors.js';
-import { parentDirs } from '../core/path-rules.js';
+import { ShadowError } from '../../errors.js';
+import { parentDirs } from '../../core/path-rules.js';
 
 /**
  * The outermost of `path` and its parent directories that `isSubmodule`

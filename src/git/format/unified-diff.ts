@@ -1,7 +1,7 @@
-import { looksBinary } from '../core/content.js';
+import { looksBinary } from '../../core/content.js';
 import { MODE } from './git-objects.js';
 import type { FileEntry } from './tree-lookup.js';
-import { lineSegments, type Segment } from '../core/line-diff.js';
+import { lineSegments, type Segment } from '../../core/line-diff.js';
 
 /**
  * Git-style unified diffs (`diff --git` headers, `index` lines, mode

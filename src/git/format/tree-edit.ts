@@ -1,4 +1,4 @@
-import { ShadowError } from '../errors.js';
+import { ShadowError } from '../../errors.js';
 import {
   compareTreeNames,
   EMPTY_TREE_OID,

@@ -1,0 +1,128 @@
+/**
+ * The import rules of shadow's source, checked by test/import-rules.test.ts
+ * on every `npm test` (and by hand: `npx depcruise src cli`).
+ *
+ * The rooms, from the bottom up (each may import the rooms below it and
+ * itself, nothing above):
+ *
+ *   core/       pure helpers every room shares; no I/O
+ *   durable/    files that survive a crash: atomic writes, fsync order, locks
+ *   git/format/ git's formats as pure codecs: objects, trees, diffs,
+ *               attributes and eol rules, pack and reflog encodings; no I/O
+ *   git/        git's storage on disk over those codecs: objects, packs,
+ *               refs, reflogs, index, config, attributes, ignore rules,
+ *               working-tree conversion
+ *   state/      shadow's own records: draft metadata, applies, the ledger,
+ *               sessions' and worktrees' files, caches
+ *   drafts/     the transactional core: batches, captures, views, history,
+ *               checkpoints, the change set a publish writes
+ *   review/     proposals, policy, approvals, the secret guard
+ *   publish/    apply, unapply, recover, commit modes, the branch move
+ *   plans/ sessions/ worktrees/   built on drafts, never on review,
+ *               publish or each other
+ *   api/, shadow.ts, open.ts, index.ts   the library's facade
+ *   http/, agent-tools/, cli/            the surfaces, on the facade: they
+ *               reach the rooms only through index.ts / shadow.ts, plus
+ *               the batch schema, errors and core/'s shared helpers
+ *
+ * context.ts and errors.ts are the two modules every room may import.
+ */
+const ROOMS = ['core', 'durable', 'git', 'state', 'drafts', 'review', 'publish', 'plans', 'sessions', 'worktrees', 'api', 'http', 'agent-tools'];
+const SHARED = '^src/(context|errors)\\.ts$';
+const room = (name) => `^src/${name}/`;
+const rooms = (names) => `^src/(${names.join('|')})/`;
+
+/** `name` may import only `allowed` rooms (itself included) and the shared modules. */
+function only(name, allowed, comment) {
+  return {
+    name: `${name}-imports`,
+    comment,
+    severity: 'error',
+    from: { path: room(name) },
+    to: { path: '^src/', pathNot: [rooms([name, ...allowed]), SHARED] },
+  };
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No module may import itself through others (type imports count: they are the design too).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    only('core', [], 'core/ is the bottom: pure helpers that know no other room.'),
+    {
+      name: 'core-is-pure',
+      comment: 'core/ does no I/O: it is tested without a disk.',
+      severity: 'error',
+      from: { path: room('core') },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process|net|http|https)$' },
+    },
+    only('durable', ['core'], 'durable/ is the file discipline both substrates use; it knows neither.'),
+    {
+      name: 'git-format-imports',
+      comment: 'git/format/ is pure: codecs that know only core/ and each other.',
+      severity: 'error',
+      from: { path: '^src/git/format/' },
+      to: { path: '^src/', pathNot: ['^src/git/format/', room('core'), SHARED] },
+    },
+    {
+      name: 'git-format-is-pure',
+      comment: 'git/format/ does no I/O: it is tested without a disk.',
+      severity: 'error',
+      from: { path: '^src/git/format/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process|net|http|https)$' },
+    },
+    only('git', ['core', 'durable'], 'git/ reads and writes git\'s formats and knows nothing of drafts.'),
+    only('state', ['core', 'durable', 'git'], 'state/ is shadow\'s own records, below every capability.'),
+    only('drafts', ['core', 'durable', 'git', 'state'], 'drafts/ is the transactional core every capability builds on.'),
+    only('review', ['core', 'durable', 'git', 'state', 'drafts'], 'review/ judges a draft; it never publishes.'),
+    only('publish', ['core', 'durable', 'git', 'state', 'drafts', 'review'], 'publish/ asks review before it writes.'),
+    only('plans', ['core', 'durable', 'git', 'state', 'drafts'], 'plans/ run batches on drafts.'),
+    only('sessions', ['core', 'durable', 'git', 'state', 'drafts'], 'sessions/ stream content into one batch.'),
+    only('worktrees', ['core', 'durable', 'git', 'state', 'drafts'], 'worktrees/ mirror a draft into a directory.'),
+    {
+      name: 'facade-above-rooms',
+      comment: 'Nothing below the facade imports it, nor the surfaces built on it.',
+      severity: 'error',
+      from: { path: rooms(ROOMS.filter((r) => !['http', 'agent-tools'].includes(r))) },
+      to: { path: ['^src/(shadow|open|index|node-context)\\.ts$', rooms(['http', 'agent-tools']), '^cli/'] },
+    },
+    {
+      name: 'api-below-surfaces',
+      comment: 'api/ is the facade\'s calls; the surfaces use it through shadow.ts and index.ts.',
+      severity: 'error',
+      from: { path: room('api') },
+      to: { path: ['^src/(shadow|open|index)\\.ts$'] },
+    },
+    {
+      name: 'surfaces-through-the-facade',
+      comment: 'The HTTP API and the agent tools call the library as any program would.',
+      severity: 'error',
+      from: { path: rooms(['http', 'agent-tools']) },
+      to: { path: '^src/', pathNot: [rooms(['http', 'agent-tools', 'core', 'durable']), '^src/(index|shadow|errors|context)\\.ts$', '^src/drafts/batch-schema\\.ts$'] },
+    },
+    {
+      name: 'cli-through-the-library',
+      comment: 'The CLI uses the library\'s public entry point, the agent tools it serves, and the batch schema\'s byte decoder.',
+      severity: 'error',
+      from: { path: '^cli/' },
+      to: { path: '^src/', pathNot: ['^src/(index|errors)\\.ts$', room('agent-tools'), '^src/drafts/batch-schema\\.ts$'] },
+    },
+    {
+      name: 'library-not-cli',
+      comment: 'The library never imports the CLI.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^cli/' },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+  },
+};

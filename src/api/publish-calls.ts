@@ -1,0 +1,70 @@
+/**
+ * The library's publish: apply a draft into the working tree (and, with a
+ * commit mode, onto the branch), unapply it, and finish what a crash
+ * interrupted (src/publish/). The publish code loads only when one of these
+ * is called.
+ */
+import * as z from 'zod/mini';
+import type { ApplyResult, RecoveryReport, UnapplyResult } from '../publish/apply.js';
+import type { CommitMode } from '../publish/commit-modes.js';
+import type { Policy } from '../review/review.js';
+import { validate } from '../drafts/batch-schema.js';
+import type { DraftOption, ShadowCore } from './shadow-core.js';
+
+const ApplyOptionsSchema = z.object({
+  draft: z.optional(z.string()),
+  dryRun: z.optional(z.boolean()),
+  commit: z.optional(z.boolean()),
+  squash: z.optional(z.string().check(z.refine((m) => m.trim().length > 0, 'a commit message must not be empty'))),
+  actor: z.optional(z.string()),
+  sandbox: z.optional(z.enum(['read-only', 'workspace-write'])),
+}).check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'));
+
+export interface ApplyOptions extends DraftOption {
+  dryRun?: boolean;
+  commit?: boolean;
+  squash?: string;
+  actor?: string;
+  sandbox?: Policy['sandbox'];
+  onProgress?: (done: number, total: number, bytes: number) => void;
+}
+
+export interface PublishCalls {
+  /**
+   * Publish the draft into the working tree (see the README's guarantees).
+   * `dryRun` checks and lists without writing; `commit` also moves the
+   * current branch to the draft's commits; `squash` makes one commit.
+   *
+   * @example
+   * const plan = await sh.apply({ dryRun: true });
+   * if (plan.conflicts.length === 0) await sh.apply();
+   */
+  apply(options?: ApplyOptions): Promise<ApplyResult>;
+
+  /** @example await sh.unapply() // the working tree as it was before the last apply */
+  unapply(options?: DraftOption & { actor?: string; sandbox?: Policy['sandbox'] }): Promise<UnapplyResult>;
+
+  /** @example const r = await sh.recover(); r.finished.length */
+  recover(): Promise<RecoveryReport>;
+}
+
+export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = {
+  async apply(options = {}) {
+    const { onProgress, ...checked } = options;
+    validate(ApplyOptionsSchema, checked, 'INVALID_ARGUMENT', 'the apply options');
+    const mode: CommitMode | undefined = options.squash !== undefined ? { kind: 'squash', message: options.squash } : options.commit ? { kind: 'commit' } : undefined;
+    const policy = options.sandbox ? { sandbox: options.sandbox } : {};
+    const { applyDraft } = await import('../publish/apply.js');
+    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress, policy });
+  },
+
+  async unapply(options = {}) {
+    const { unapplyDraft } = await import('../publish/apply.js');
+    return unapplyDraft(this.ws, this.draftName(options), this.actor(options.actor), options.sandbox ? { sandbox: options.sandbox } : {});
+  },
+
+  async recover() {
+    const { recover } = await import('../publish/apply.js');
+    return recover(this.ws);
+  },
+};

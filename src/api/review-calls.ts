@@ -1,0 +1,77 @@
+/**
+ * The library's review: proposals, the review report, approvals, and the
+ * draft's hash-chained ledger (src/review/, src/state/ledger.ts). The review
+ * code loads only when it is called.
+ */
+import type { ApprovalState } from '../review/approvals.js';
+import type { Proposal } from '../review/proposal.js';
+import type { ReviewReport } from '../review/review-report.js';
+import { draftEvents, ledgerPath } from '../drafts/ledger-events.js';
+import { verifyLedger, type LedgerEvent, type LedgerVerdict } from '../state/ledger.js';
+import type { DraftOption, ShadowCore } from './shadow-core.js';
+
+export interface ReviewCalls {
+  /**
+   * Freeze the draft's diff as a proposal (its fingerprint and findings).
+   *
+   * @example const p = await sh.propose({ message: 'refactor parser' }); p.patch_fingerprint
+   */
+  propose(options?: DraftOption & { message?: string; actor?: string }): Promise<Proposal>;
+
+  /**
+   * What a reviewer sees: the diff, the findings (secrets redacted,
+   * protected paths, deletions) and the state of every approval apply needs.
+   *
+   * @example const r = await sh.review(); r.approvals.filter((a) => a.status === 'pending')
+   */
+  review(options?: DraftOption): Promise<ReviewReport>;
+
+  /** @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real' }) */
+  approve(id: string, options?: DraftOption & { reason?: string; actor?: string }): Promise<ApprovalState>;
+
+  /** @example await sh.deny('ap-1a2b3c4d5e', { reason: 'no keys in the repo' }) */
+  deny(id: string, options?: DraftOption & { reason?: string; actor?: string }): Promise<ApprovalState>;
+
+  /** @example for (const e of await sh.events()) console.log(e.seq, e.type) */
+  events(options?: DraftOption): Promise<LedgerEvent[]>;
+
+  /** Check the ledger's hash chain; reports the first broken line. */
+  verifyEvents(options?: DraftOption): Promise<LedgerVerdict>;
+
+  /** The ledger's file (for followers). */
+  eventsPath(options?: DraftOption): string;
+}
+
+export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
+  async propose(options = {}) {
+    const { proposeDraft } = await import('../review/proposal.js');
+    return proposeDraft(this.ws, this.draftName(options), { message: options.message, actor: this.actor(options.actor) });
+  },
+
+  async review(options = {}) {
+    const { reviewReport } = await import('../review/review-report.js');
+    return reviewReport(this.ws, this.draftName(options));
+  },
+
+  async approve(id, options = {}) {
+    const { decide } = await import('../review/approvals.js');
+    return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason);
+  },
+
+  async deny(id, options = {}) {
+    const { decide } = await import('../review/approvals.js');
+    return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason);
+  },
+
+  async events(options = {}) {
+    return draftEvents(this.ws, this.draftName(options));
+  },
+
+  async verifyEvents(options = {}) {
+    return verifyLedger(this.ctx, ledgerPath(this.ws, this.draftName(options)));
+  },
+
+  eventsPath(options = {}) {
+    return ledgerPath(this.ws, this.draftName(options));
+  },
+};

@@ -1,0 +1,108 @@
+/**
+ * The library's reads of a draft: its view (the working tree with the draft
+ * on top: cat, ls, files, search) and its history (log, diff, status).
+ * Nothing here writes.
+ */
+import type { Oid } from '../git/format/git-objects.js';
+import { draftChanges, draftLog, draftStatus, type ChangedFile, type DraftStatus, type LogEntry } from '../drafts/audit.js';
+import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from '../drafts/view.js';
+import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from '../drafts/view-walk.js';
+import { checkPath } from '../drafts/batch-schema.js';
+import { viewDir, type DraftOption, type ShadowCore } from './shadow-core.js';
+
+/** A file of a draft's diff, with its patch when asked for. */
+export interface DiffFile extends ChangedFile {
+  insertions?: number;
+  deletions?: number;
+  binary?: boolean;
+  patch?: string;
+}
+
+export interface ViewCalls {
+  /** @example const f = await sh.cat('src/hello.ts'); f.content.toString() */
+  cat(path: string, options?: DraftOption): Promise<ViewFile>;
+
+  /** @example for (const e of await sh.ls('src')) console.log(e.name, e.type) */
+  ls(dir?: string, options?: DraftOption): Promise<ViewEntry[]>;
+
+  /**
+   * Every file of the view under `dir`, recursively, skipping what
+   * .gitignore ignores (unless the draft wrote it; `ignored: true` lists it all).
+   *
+   * @example const { files } = await sh.files('src')
+   */
+  files(dir?: string, options?: DraftOption & WalkOptions): Promise<{ files: WalkedFile[]; truncated: boolean }>;
+
+  /**
+   * Lines of the view's text files that hold `pattern` (a substring, or a
+   * regular expression with `regex: true`), bounded in results and files.
+   *
+   * @example const { matches } = await sh.search('TODO', { dir: 'src' })
+   */
+  search(pattern: string, options?: DraftOption & SearchOptions & { dir?: string }): Promise<SearchResult>;
+
+  /** @example for (const b of await sh.log()) console.log(b.batch, b.intent) */
+  log(options?: DraftOption & { limit?: number }): Promise<LogEntry[]>;
+
+  /**
+   * What the draft changes: against its captured bases, or between two points
+   * (`range: 'before-refactor..'`). `content: 'stat'` adds line counts,
+   * `'patch'` the unified diffs too.
+   *
+   * @example const { files } = await sh.diff({ content: 'patch' })
+   */
+  diff(options?: DraftOption & { range?: string; content?: 'none' | 'stat' | 'patch' }): Promise<{ draft: string; from?: Oid; to?: Oid; files: DiffFile[] }>;
+
+  /** @example const s = await sh.status(); s.drifted.length */
+  status(options?: DraftOption): Promise<DraftStatus>;
+}
+
+export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
+  async cat(path, options) {
+    return readViewFile(this.ws, this.draftName(options), checkPath(path));
+  },
+
+  async ls(dir = '', options) {
+    return listViewDir(this.ws, this.draftName(options), viewDir(dir));
+  },
+
+  async files(dir = '', options = {}) {
+    return walkView(this.ws, this.draftName(options), viewDir(dir), options);
+  },
+
+  async search(pattern, options = {}) {
+    return searchView(this.ws, this.draftName(options), pattern, viewDir(options.dir ?? ''), options);
+  },
+
+  async log(options = {}) {
+    return draftLog(this.ws, this.draftName(options), options.limit ?? Infinity);
+  },
+
+  async diff(options = {}) {
+    const draft = this.draftName(options);
+    let range: { from: string; to: string } | undefined;
+    if (options.range !== undefined) {
+      const m = /^(.*?)\.\.(.*)$/.exec(options.range);
+      range = m ? { from: m[1]!, to: m[2]! } : { from: options.range, to: '' };
+    }
+    const changes = draftChanges(this.ws, draft, range);
+    const content = options.content ?? 'none';
+    let files: DiffFile[] = changes.files;
+    if (content !== 'none') {
+      const { fileDiff } = await import('../git/format/unified-diff.js');
+      const objects = this.ws.repo.objects;
+      const read = (e: { mode: string; oid: Oid } | null): Buffer => (e && e.mode !== '160000' ? objects.readBlob(e.oid) : Buffer.alloc(0));
+      files = changes.files.map((f) => {
+        const d = fileDiff({ path: f.path, old: f.old, new: f.new, oldContent: read(f.old), newContent: read(f.new) });
+        const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
+        if (content === 'patch') out.patch = d.text;
+        return out;
+      });
+    }
+    return { draft, from: changes.from, to: changes.to, files };
+  },
+
+  async status(options) {
+    return draftStatus(this.ws, this.draftName(options));
+  },
+};
