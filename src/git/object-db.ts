@@ -25,7 +25,9 @@ const COMMIT_CACHE_ENTRIES = 5_000;
  * The repository's object database: reads loose objects, packs and
  * alternates; writes each set of new objects as one durable pack. Parsed
  * trees and commits are cached for the life of the handle (objects are
- * immutable, so the cache never goes stale).
+ * immutable, so the cache never goes stale). Loose objects are read in
+ * loose-objects.ts, packs listed in pack-set.ts, new packs installed by
+ * pack-install.ts.
  */
 export class ObjectDatabase {
   readonly stats: ObjectStats = { objectsRead: 0, objectsWritten: 0, packsWritten: 0 };

@@ -16,7 +16,8 @@ import { appendReflogLine, readReflog, type ReflogEntry, type ReflogLine } from 
  * the new value written and fsynced, a reflog line appended, the lock renamed
  * over the ref. As in git, a move of the branch this worktree's HEAD points
  * to is logged in HEAD's reflog too (`<gitdir>/logs/HEAD`, per worktree),
- * under HEAD.lock, so `HEAD@{1}` is where the branch was.
+ * under HEAD.lock, so `HEAD@{1}` is where the branch was. The files it
+ * reads and writes have theirs: loose-refs.ts, packed-refs.ts, reflog.ts.
  */
 
 /** Thrown when a compare-and-swap finds another value than expected. */
