@@ -7,7 +7,7 @@ import { DiskRepo } from './helpers/disk-repo.js';
 import { prng } from './helpers/prng.js';
 import { attributesOf, parseAttrFile, type AttrState } from '../src/git/format/gitattributes.js';
 import { eolAction, eolToGit, eolToWorktree, type EolAction, type EolConfig } from '../src/git/format/eol.js';
-import { AttributeFiles, baseAttributeFiles } from '../src/git/git-attributes.js';
+import { AttributeFiles, baseAttributeFiles } from '../src/git/attribute-files.js';
 
 /**
  * Attributes and end-of-line conversion against native git: `git

@@ -5,7 +5,7 @@ import type { Oid } from '../git/format/git-objects.js';
 import type { DraftMeta } from '../state/draft-meta.js';
 import type { AppliedMemo } from '../state/applied-state.js';
 import { statStamp } from '../durable/durable-file.js';
-import { AttributeFiles, baseAttributeFiles } from '../git/git-attributes.js';
+import { AttributeFiles, baseAttributeFiles } from '../git/attribute-files.js';
 import { baseIgnoreFiles, IgnoreRules } from '../git/gitignore.js';
 import { readIndexVersion } from '../git/index-file.js';
 import { IndexView } from '../git/index-view.js';

@@ -1,25 +1,14 @@
-import { inflateSync } from 'node:zlib';
 import type { Context } from '../context.js';
-import { errnoCode, ShadowError } from '../errors.js';
-import {
-  EMPTY_TREE_OID,
-  parseCommit,
-  parseTag,
-  parseTree,
-  type Commit,
-  type ObjectType,
-  type Oid,
-  type Tag,
-  type TreeEntry,
-} from './format/git-objects.js';
-import { streamBlobPack } from './blob-pack-stream.js';
-import { ensureDir, fsyncDir, listDir, tryUnlink, writeNewFileSynced, writeNewFilesSynced } from '../durable/durable-file.js';
-import { PackIndex, type RawObject } from './pack-reader.js';
+import { ShadowError } from '../errors.js';
+import { EMPTY_TREE_OID, parseCommit, parseTag, parseTree, type Commit, type ObjectType, type Oid, type Tag, type TreeEntry } from './format/git-objects.js';
+import type { RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { Lru, RecentBlobs } from './object-caches.js';
-import { buildPack, streamPack, type BuiltPack, type PackObject } from './format/pack-writer.js';
-import { TempPackVanished, whileTempVanishes, whileTempVanishesSync } from './pack-temp-retry.js';
+import { buildPack, type BuiltPack, type PackObject } from './format/pack-writer.js';
 import { PackKeeps } from './pack-keeps.js';
+import { PackSet } from './pack-set.js';
+import { PackInstaller } from './pack-install.js';
+import { looseIdsWithPrefix, readLooseObject } from './loose-objects.js';
 
 /** Counters a benchmark prints next to its milliseconds. */
 export interface ObjectStats {
@@ -36,11 +25,14 @@ const COMMIT_CACHE_ENTRIES = 5_000;
  * The repository's object database: reads loose objects, packs and
  * alternates; writes each set of new objects as one durable pack. Parsed
  * trees and commits are cached for the life of the handle (objects are
- * immutable, so the cache never goes stale).
+ * immutable, so the cache never goes stale). Loose objects are read in
+ * loose-objects.ts, packs listed in pack-set.ts, new packs installed by
+ * pack-install.ts.
  */
 export class ObjectDatabase {
   readonly stats: ObjectStats = { objectsRead: 0, objectsWritten: 0, packsWritten: 0 };
-  private packs: PackIndex[] | undefined;
+  private readonly packs: PackSet;
+  private readonly installer: PackInstaller;
   private alternates: ObjectDatabase[] | undefined;
   private readonly trees = new Lru<readonly TreeEntry[]>(TREE_CACHE_ENTRIES);
   private readonly commits = new Lru<Commit>(COMMIT_CACHE_ENTRIES);
@@ -61,37 +53,17 @@ export class ObjectDatabase {
     private readonly packRegistry?: string,
   ) {
     this.keeps = new PackKeeps(ctx.fs);
-  }
-
-  private packDir(): string {
-    return `${this.dir}/pack`;
-  }
-
-  private listPacks(): PackIndex[] {
-    if (!this.packs) this.packs = this.scanPacks(new Map());
-    return this.packs;
-  }
-
-  private scanPacks(reuse: ReadonlyMap<string, PackIndex>): PackIndex[] {
-    const dir = this.packDir();
-    return listDir(this.ctx.fs, dir)
-      .filter((n) => n.startsWith('pack-') && n.endsWith('.idx'))
-      .map((n) => reuse.get(`${dir}/${n}`) ?? new PackIndex(this.ctx.fs, `${dir}/${n}`));
+    this.packs = new PackSet(ctx.fs, `${dir}/pack`);
+    this.installer = new PackInstaller(ctx, this.packs.dir, this.keeps, (idx, count) => {
+      this.stats.objectsWritten += count;
+      this.stats.packsWritten++;
+      this.packs.add(idx);
+    });
   }
 
   /** Look at the pack directory again (another process wrote or merged packs); true when it changed. */
   rescan(): boolean {
-    const old = new Map((this.packs ?? []).map((p) => [p.idxPath, p]));
-    this.packs = this.scanPacks(old);
-    const kept = new Set(this.packs.map((p) => p.idxPath));
-    let changed = this.packs.length !== old.size;
-    for (const [path, pack] of old) {
-      if (!kept.has(path)) {
-        pack.close();
-        changed = true;
-      }
-    }
-    return changed;
+    return this.packs.rescan();
   }
 
   /**
@@ -124,45 +96,8 @@ export class ObjectDatabase {
     return this.alternates;
   }
 
-  private readLoose(oid: Oid): RawObject | undefined {
-    let compressed: Buffer;
-    try {
-      compressed = this.ctx.fs.readFileSync(`${this.dir}/${oid.slice(0, 2)}/${oid.slice(2)}`) as Buffer;
-    } catch (e) {
-      if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return undefined;
-      throw e;
-    }
-    let raw: Buffer;
-    try {
-      raw = inflateSync(compressed);
-    } catch {
-      throw new ShadowError('CORRUPT_OBJECT', `loose object ${oid} is not valid zlib data`, { hint: 'run `git fsck`', data: { oid } });
-    }
-    const nul = raw.indexOf(0);
-    const m = /^(blob|tree|commit|tag) (\d+)$/.exec(raw.toString('latin1', 0, nul));
-    if (nul === -1 || !m || Number(m[2]) !== raw.length - nul - 1) {
-      throw new ShadowError('CORRUPT_OBJECT', `loose object ${oid} has a bad header`, { hint: 'run `git fsck`', data: { oid } });
-    }
-    return { type: m[1] as ObjectType, content: raw.subarray(nul + 1) };
-  }
-
-  private readFromPacks(oid: Oid): RawObject | undefined {
-    for (const pack of this.listPacks()) {
-      let obj: RawObject | undefined;
-      try {
-        obj = pack.readObject(oid, (base) => this.read(base));
-      } catch (e) {
-        // A pack removed by a concurrent repack: its objects are in a new pack now.
-        if (errnoCode(e) === 'ENOENT') continue;
-        throw e;
-      }
-      if (obj) return obj;
-    }
-    return undefined;
-  }
-
   private tryRead(oid: Oid): RawObject | undefined {
-    const obj = this.readFromPacks(oid) ?? this.readLoose(oid);
+    const obj = this.packs.read(oid, (base) => this.read(base)) ?? readLooseObject(this.ctx.fs, this.dir, oid);
     if (obj) return obj;
     for (const alt of this.listAlternates()) {
       const a = alt.tryRead(oid);
@@ -226,14 +161,8 @@ export class ObjectDatabase {
   /** Full ids that start with `prefix` (for abbreviated ids), at most `limit`. */
   expandPrefix(prefix: string, limit = 2): Oid[] {
     const found = new Set<string>();
-    for (const pack of this.listPacks()) for (const id of pack.matchPrefix(prefix, limit)) found.add(id);
-    const dirs = prefix.length >= 2 ? [prefix.slice(0, 2)] : Array.from({ length: 16 }, (_, i) => prefix + i.toString(16));
-    for (const d of dirs) {
-      for (const name of listDir(this.ctx.fs, `${this.dir}/${d}`)) {
-        const id = d + name;
-        if (id.length === 40 && id.startsWith(prefix)) found.add(id);
-      }
-    }
+    for (const id of this.packs.matchPrefix(prefix, limit)) found.add(id);
+    for (const id of looseIdsWithPrefix(this.ctx.fs, this.dir, prefix)) found.add(id);
     for (const alt of this.listAlternates()) for (const id of alt.expandPrefix(prefix, limit)) found.add(id);
     return [...found].slice(0, Math.max(limit, 2));
   }
@@ -255,7 +184,7 @@ export class ObjectDatabase {
    */
   write(objects: readonly PackObject[]): string | undefined {
     if (objects.length === 0) return undefined;
-    const idx = this.writeBuilt(buildPack(objects));
+    const idx = this.installer.writeBuilt(buildPack(objects));
     this.written(objects, idx);
     this.mergeIfDue();
     return idx;
@@ -269,22 +198,7 @@ export class ObjectDatabase {
    */
   async writeConcurrently(objects: readonly PackObject[]): Promise<string | undefined> {
     if (objects.length === 0) return undefined;
-    const fs = this.ctx.fs;
-    const idx = await whileTempVanishes(async () => {
-      const { tmpPack, tmpIdx } = this.tempNames();
-      let built: Omit<BuiltPack, 'pack'> | undefined;
-      try {
-        await writeNewFilesSynced(fs, [
-          [tmpPack, (write) => (built = streamPack(objects, write))],
-          [tmpIdx, (write) => write(built!.idx)],
-        ]);
-      } catch (e) {
-        tryUnlink(fs, tmpPack);
-        tryUnlink(fs, tmpIdx);
-        throw e;
-      }
-      return this.place(tmpPack, tmpIdx, built!);
-    });
+    const idx = await this.installer.writeStreamed(objects);
     this.written(objects, idx);
     return idx;
   }
@@ -303,11 +217,11 @@ export class ObjectDatabase {
     this.writesSinceMerge = 0;
     // A merge copies objects of packs already free to go: its own pack needs no keep.
     const writeBuilt = (p: BuiltPack): string => {
-      const idx = this.writeBuilt(p);
+      const idx = this.installer.writeBuilt(p);
       this.keeps.release(idx);
       return idx;
     };
-    const merged = consolidatePacks(this.ctx, { dir: this.packDir(), registry: this.packRegistry, writeBuilt });
+    const merged = consolidatePacks(this.ctx, { dir: this.packs.dir, registry: this.packRegistry, writeBuilt });
     if (merged > 0) this.rescan();
   }
 
@@ -317,85 +231,9 @@ export class ObjectDatabase {
    * Returns the blob's id and size.
    */
   async writeBlobFromFile(source: string, length: number, prefix: Buffer = Buffer.alloc(0)): Promise<{ oid: Oid; size: number }> {
-    const fs = this.ctx.fs;
-    let streamed!: Awaited<ReturnType<typeof streamBlobPack>>;
-    const idx = await whileTempVanishes(async () => {
-      const names = this.tempNames();
-      try {
-        streamed = await streamBlobPack(fs, source, length, prefix, names.tmpPack);
-      } catch (e) {
-        tryUnlink(fs, names.tmpPack);
-        throw e;
-      }
-      return this.install(names, { checksum: streamed.checksum, count: 1, idx: streamed.idx });
-    });
+    const { idx, oid, size } = await this.installer.writeBlobFromFile(source, length, prefix);
     if (this.packRegistry !== undefined) registerPack(this.ctx, this.packRegistry, idx);
-    return { oid: streamed.oid, size: streamed.size };
-  }
-
-  /** Temporary names for a new pack and its index (git's own `tmp_pack_`/`tmp_idx_` prefixes), the directory made. */
-  private tempNames(): { tmpPack: string; tmpIdx: string } {
-    const dir = this.packDir();
-    ensureDir(this.ctx.fs, dir);
-    const token = this.ctx.ids.token();
-    return { tmpPack: `${dir}/tmp_pack_${token}`, tmpIdx: `${dir}/tmp_idx_${token}` };
-  }
-
-  /** Write a built pack durably; returns its `.idx` path. */
-  private writeBuilt(built: BuiltPack): string {
-    const fs = this.ctx.fs;
-    return whileTempVanishesSync(() => {
-      const names = this.tempNames();
-      try {
-        writeNewFileSynced(fs, names.tmpPack, built.pack);
-      } catch (e) {
-        tryUnlink(fs, names.tmpPack);
-        throw e;
-      }
-      return this.install(names, built);
-    });
-  }
-
-  /**
-   * Put a pack written (and fsynced) at `tmpPack` into place with its index:
-   * the index written and fsynced, both renamed (pack first, index last, as
-   * git does: readers find packs through their index), the directory
-   * fsynced. Returns the `.idx` path.
-   */
-  private install({ tmpPack, tmpIdx }: { tmpPack: string; tmpIdx: string }, built: { checksum: string; count: number; idx: Buffer }): string {
-    const fs = this.ctx.fs;
-    try {
-      writeNewFileSynced(fs, tmpIdx, [built.idx]);
-    } catch (e) {
-      tryUnlink(fs, tmpPack);
-      tryUnlink(fs, tmpIdx);
-      throw e;
-    }
-    return this.place(tmpPack, tmpIdx, built);
-  }
-
-  /** Rename a pack and its index, both durable under temporary names, into place (pack first), and fsync the directory. */
-  private place(tmpPack: string, tmpIdx: string, built: { checksum: string; count: number }): string {
-    const fs = this.ctx.fs;
-    const dir = this.packDir();
-    const finalPack = `${dir}/pack-${built.checksum}.pack`;
-    const finalIdx = `${dir}/pack-${built.checksum}.idx`;
-    this.keeps.keep(finalIdx);
-    try {
-      fs.renameSync(tmpPack, finalPack);
-      fs.renameSync(tmpIdx, finalIdx);
-    } catch (e) {
-      this.keeps.release(finalIdx);
-      tryUnlink(fs, tmpPack);
-      tryUnlink(fs, tmpIdx);
-      throw errnoCode(e) === 'ENOENT' ? new TempPackVanished(e) : e;
-    }
-    fsyncDir(fs, dir);
-    this.stats.objectsWritten += built.count;
-    this.stats.packsWritten++;
-    const packs = this.listPacks();
-    if (!packs.some((p) => p.idxPath === finalIdx)) packs.unshift(new PackIndex(fs, finalIdx));
-    return finalIdx;
+    return { oid, size };
   }
 
   /** The pack at `idx` (a write's result) is named by a ref now, or never will be: git may repack it. */
@@ -405,8 +243,7 @@ export class ObjectDatabase {
 
   close(): void {
     this.keeps.releaseAll();
-    for (const p of this.packs ?? []) p.close();
-    this.packs = undefined;
+    this.packs.close();
     for (const a of this.alternates ?? []) a.close();
   }
 }

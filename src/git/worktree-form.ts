@@ -4,7 +4,7 @@ import { ShadowError } from '../errors.js';
 import { blobHasCrlfText, eolAction, eolToGit, eolToWorktree, type AttrValue, type EolAction, type EolConfig } from './format/eol.js';
 import type { AttrState } from './format/gitattributes.js';
 import type { Oid } from './format/git-objects.js';
-import type { AttributeFiles } from './git-attributes.js';
+import type { AttributeFiles } from './attribute-files.js';
 import type { GitConfig } from './git-config.js';
 
 /** How one path crosses between the working tree and git. */

@@ -1,0 +1,77 @@
+/** The packs of one `objects/pack` directory: listed through their indexes on first use, looked at again on demand, read in turn. */
+
+import type { FileSystem } from '../context.js';
+import { errnoCode } from '../errors.js';
+import type { Oid } from './format/git-objects.js';
+import { listDir } from '../durable/durable-file.js';
+import { PackIndex, type RawObject } from './pack-reader.js';
+
+export class PackSet {
+  private packs: PackIndex[] | undefined;
+
+  constructor(
+    private readonly fs: FileSystem,
+    /** The `objects/pack` directory. */
+    readonly dir: string,
+  ) {}
+
+  /** The packs, the directory listed on first use. */
+  list(): PackIndex[] {
+    if (!this.packs) this.packs = this.scan(new Map());
+    return this.packs;
+  }
+
+  private scan(reuse: ReadonlyMap<string, PackIndex>): PackIndex[] {
+    const dir = this.dir;
+    return listDir(this.fs, dir)
+      .filter((n) => n.startsWith('pack-') && n.endsWith('.idx'))
+      .map((n) => reuse.get(`${dir}/${n}`) ?? new PackIndex(this.fs, `${dir}/${n}`));
+  }
+
+  /** Look at the pack directory again (another process wrote or merged packs); true when it changed. */
+  rescan(): boolean {
+    const old = new Map((this.packs ?? []).map((p) => [p.idxPath, p]));
+    this.packs = this.scan(old);
+    const kept = new Set(this.packs.map((p) => p.idxPath));
+    let changed = this.packs.length !== old.size;
+    for (const [path, pack] of old) {
+      if (!kept.has(path)) {
+        pack.close();
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /** `oid` from the first pack that has it (delta bases outside a pack read through `external`), or undefined. */
+  read(oid: Oid, external: (oid: Oid) => RawObject): RawObject | undefined {
+    for (const pack of this.list()) {
+      let obj: RawObject | undefined;
+      try {
+        obj = pack.readObject(oid, external);
+      } catch (e) {
+        // A pack removed by a concurrent repack: its objects are in a new pack now.
+        if (errnoCode(e) === 'ENOENT') continue;
+        throw e;
+      }
+      if (obj) return obj;
+    }
+    return undefined;
+  }
+
+  /** Ids in any pack that start with `prefix`, at most `limit` from each. */
+  matchPrefix(prefix: string, limit: number): Oid[] {
+    return this.list().flatMap((pack) => pack.matchPrefix(prefix, limit));
+  }
+
+  /** A pack just put in place at `idxPath`: listed now, without a look at the directory. */
+  add(idxPath: string): void {
+    const packs = this.list();
+    if (!packs.some((p) => p.idxPath === idxPath)) packs.unshift(new PackIndex(this.fs, idxPath));
+  }
+
+  close(): void {
+    for (const p of this.packs ?? []) p.close();
+    this.packs = undefined;
+  }
+}
