@@ -7,14 +7,17 @@
  * Per run: the child's peak resident memory (`/usr/bin/time -f %M`), its
  * growth over the peak of a one-operation batch in the same repository (what
  * node and shadow cost before any content), and that growth as a multiple of
- * the content: the JSON text, the parsed strings, the blobs and the pack are
- * each a copy of it.
+ * the content.
  *
- * Target: growth under 4x the content. What a batch holds once parsed is
- * about one copy (its blobs; the pack is streamed to disk as it is
- * deflated), but JSON.parse needs the document's text and makes a copy of
- * every string, and the garbage collector frees those when it chooses:
- * that, not what shadow keeps, sets the peak. Exits 1 when missed.
+ * Target: growth under 2x the content (1.9x measured). A document this
+ * large is parsed as it is read (src/drafts/batch-stream.ts): one operation at a
+ * time, each write's content taken out as its bytes as soon as it is
+ * parsed, so the contents are held once, as the blobs' bytes, from the
+ * start; the pack is streamed to disk as it is deflated. The rest of the
+ * peak is garbage the collector frees when it chooses: the short-lived
+ * strings of the parse, the deflated pieces of the pack. (Parsed whole, the
+ * document's bytes, its text, JSON.parse's copy of every string and the
+ * blobs made it 3.9x.) Exits 1 when missed.
  *
  *   node dist/bench/batch-memory.bench.js [--runs 3] [--ops 5000] [--kb 20]
  */
@@ -38,6 +41,8 @@ const KB = opt('--kb', 20);
 const MB = 1024 * 1024;
 const SHADOW = fileURLToPath(new URL('../bin/shadow.mjs', import.meta.url));
 const TIME = '/usr/bin/time';
+/** The most the peak may grow, as a multiple of the content. */
+const TARGET = 2;
 
 const WORDS = ['const', 'return', 'function', 'value', 'export', 'import', 'index', 'length', 'string', 'await', 'result', 'if', 'else', '{', '}', '(', ')', '=>', 'x', 'y'];
 
@@ -95,8 +100,8 @@ try {
   console.log(`one batch of ${OPS} writes of ${KB} KiB, \`shadow batch <file> --json\`\n`);
   console.log(table(['run', 'content MiB', '1-op peak MiB', 'peak MiB', 'growth MiB', 'growth/content'], rows));
   const m = median(ratios);
-  const pass = m < 4;
-  console.log(`\ntarget: growth under 4x the content (median): ${m.toFixed(2)}x ${pass ? 'PASS' : 'FAIL'}`);
+  const pass = m < TARGET;
+  console.log(`\ntarget: growth under ${TARGET}x the content (median): ${m.toFixed(2)}x ${pass ? 'PASS' : 'FAIL'}`);
   process.exitCode = pass ? 0 : 1;
 } finally {
   rmSync(root, { recursive: true, force: true });

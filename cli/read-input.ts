@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ShadowError } from '../src/index.js';
@@ -74,10 +74,7 @@ export async function readInputBytes(file: string, cwd: string, stdin: Readable)
   try {
     return await readFile(resolve(cwd, file));
   } catch (e) {
-    throw new ShadowError('NOT_FOUND', `cannot read ${file}: ${(e as Error).message}`, {
-      hint: 'give a readable file, or - to read the batch from stdin',
-      data: { file },
-    });
+    throw unreadable(file, e);
   }
 }
 
@@ -87,13 +84,90 @@ export async function readInputText(file: string, cwd: string, stdin: Readable, 
 }
 
 /**
+ * From this size on a batch document is handed over as it is read, for the
+ * library to parse in pieces (src/drafts/batch-stream.ts): JSON.parse needs the
+ * whole text and copies each of its strings, and with the bytes that made
+ * three copies of a large batch's contents.
+ */
+export const STREAM_BATCH_BYTES = 4 * 1024 * 1024;
+const FILE_CHUNK_BYTES = 1024 * 1024;
+
+function unreadable(file: string, e: unknown): ShadowError {
+  return new ShadowError('NOT_FOUND', `cannot read ${file}: ${(e as Error).message}`, {
+    hint: 'give a readable file, or - to read the batch from stdin',
+    data: { file },
+  });
+}
+
+/** A file's bytes, a piece at a time; each piece is a new buffer. */
+async function* fileChunks(path: string, file: string): AsyncGenerator<Buffer> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (e) {
+    throw unreadable(file, e);
+  }
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(FILE_CHUNK_BYTES);
+      let n: number;
+      try {
+        ({ bytesRead: n } = await handle.read(chunk, 0, chunk.length, null));
+      } catch (e) {
+        throw unreadable(file, e);
+      }
+      if (n === 0) return;
+      yield n < chunk.length ? chunk.subarray(0, n) : chunk;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `first`, then the rest of `stream`, refusing more than MAX_INPUT_BYTES in all, as readAll does. */
+async function* streamChunks(first: Buffer[], stream: AsyncIterator<unknown>, size: number): AsyncGenerator<Buffer> {
+  yield* first.splice(0);
+  for (;;) {
+    const { done, value } = await stream.next();
+    if (done) return;
+    const b = typeof value === 'string' ? Buffer.from(value) : (value as Buffer);
+    size += b.length;
+    if (size > MAX_INPUT_BYTES) throw inputTooLarge(MAX_INPUT_BYTES);
+    yield b;
+  }
+}
+
+/**
  * A batch document (`-` for stdin) as text, its bytes let go before it is
  * parsed (a suspended caller would hold them through the whole batch); bytes
  * that are not UTF-8 come back as they are, for the library to refuse in a
- * batch result.
+ * batch result. A document of STREAM_BATCH_BYTES or more comes back as its
+ * bytes in pieces, read as the library parses them.
  */
-export async function readBatchDocument(file: string, cwd: string, stdin: Readable): Promise<string | Buffer> {
-  const bytes = await readInputBytes(file, cwd, stdin);
+export async function readBatchDocument(file: string, cwd: string, stdin: Readable): Promise<string | Buffer | AsyncIterable<Buffer>> {
+  let bytes: Buffer;
+  if (file === '-' || file === '') {
+    const it = stdin[Symbol.asyncIterator]();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await it.next();
+      if (done) break;
+      const b = typeof value === 'string' ? Buffer.from(value) : (value as Buffer);
+      chunks.push(b);
+      size += b.length;
+      if (size >= STREAM_BATCH_BYTES) return streamChunks(chunks, it, size);
+    }
+    bytes = Buffer.concat(chunks);
+  } else {
+    const path = resolve(cwd, file);
+    const size = await stat(path).then(
+      (s) => (s.isFile() ? s.size : 0),
+      () => 0,
+    );
+    if (size >= STREAM_BATCH_BYTES) return fileChunks(path, file);
+    bytes = await readInputBytes(file, cwd, stdin);
+  }
   try {
     return decodeJsonBytes(bytes);
   } catch {

@@ -34,16 +34,19 @@ export interface BatchCalls {
   batch(input: unknown, options?: BatchCallOptions): Promise<BatchResult>;
 
   /**
-   * Apply a batch given as JSON text, or as its bytes. Text that is not
-   * JSON (a tool call cut off mid-string, say) returns `success: false` with
-   * INVALID_JSON, its position and whether it was truncated; so do bytes
-   * that are not UTF-8, with the offset of the first bad byte (nothing is
-   * ever decoded into U+FFFD).
+   * Apply a batch given as JSON text, or as its bytes, whole or as they are
+   * read (a large batch is then parsed without its whole text ever held).
+   * Text that is not JSON (a tool call cut off mid-string, say) returns
+   * `success: false` with INVALID_JSON, its position and whether it was
+   * truncated; so do bytes that are not UTF-8, with the offset of the first
+   * bad byte (nothing is ever decoded into U+FFFD). An error reading the
+   * pieces is thrown.
    *
    * @example
    * const r = await sh.batchText(await readFile('batch.json'));
+   * const big = await sh.batchText(createReadStream('large-batch.json'));
    */
-  batchText(text: string | Uint8Array, options?: BatchCallOptions): Promise<BatchResult>;
+  batchText(text: string | Uint8Array | AsyncIterable<Uint8Array>, options?: BatchCallOptions): Promise<BatchResult>;
 
   /**
    * Write a file: a string is UTF-8 text (or base64 with `encoding:
@@ -69,35 +72,24 @@ export const batchCalls: BatchCalls & ThisType<ShadowCore & BatchCalls> = {
   },
 
   async batch(input, options = {}) {
-    const draft = this.draftName(options);
-    // Counted before validation, and answered without a result per operation: it may hold 100,000.
-    const tooLarge = batchTooLarge(input, this.ws.settings.batchLimits);
-    if (tooLarge) return invalidBatchResult(draft, undefined, tooLarge);
-    let parsed: BatchInput;
-    try {
-      parsed = validateBatch(input);
-    } catch (e) {
-      if (e instanceof ShadowError) return invalidBatchResult(draft, input, e);
-      throw e;
-    }
-    return runBatch(this.ws, parsed, {
-      draft,
-      actor: this.actor(options.actor, parsed.actor),
-      allowIgnored: options.allowIgnored,
-      maxContentBytes: options.maxContentBytes,
-    });
+    return batchCarrying(this, input, options);
   },
 
   async batchText(text, options = {}) {
     const draft = this.draftName(options);
     let input: unknown;
+    let carried: WeakMap<object, Uint8Array> | undefined;
     try {
-      input = parseJsonText(text);
+      if (typeof text === 'string' || text instanceof Uint8Array) input = parseJsonText(text);
+      else {
+        const taken = (carried = new WeakMap());
+        input = await (await import('../drafts/batch-stream.js')).parseJsonStream(text, 'batch', (op) => takeContent(op, taken));
+      }
     } catch (e) {
-      if (e instanceof ShadowError) return invalidBatchResult(draft, undefined, e);
+      if (e instanceof ShadowError && e.code === 'INVALID_JSON') return invalidBatchResult(draft, undefined, e);
       throw e;
     }
-    return this.batch(input, options);
+    return batchCarrying(this, input, options, carried);
   },
 
   write(path, content, options = {}) {
@@ -122,3 +114,51 @@ export const batchCalls: BatchCalls & ThisType<ShadowCore & BatchCalls> = {
     return this.batch({ intent: options.intent ?? `rename ${from} to ${to}`, operations: [{ operation: 'rename', path: from, to }] }, options);
   },
 };
+
+/** batch(), for a batch some of whose writes' contents were taken out as bytes as it was read (`carried`, by op). */
+function batchCarrying(sh: ShadowCore, input: unknown, options: BatchCallOptions, carried?: WeakMap<object, Uint8Array>): Promise<BatchResult> | BatchResult {
+  const draft = sh.draftName(options);
+  // Counted before validation, and answered without a result per operation: it may hold 100,000.
+  const tooLarge = batchTooLarge(input, sh.ws.settings.batchLimits, undefined, carried);
+  if (tooLarge) return invalidBatchResult(draft, undefined, tooLarge);
+  let parsed: BatchInput;
+  try {
+    parsed = validateBatch(input);
+  } catch (e) {
+    if (e instanceof ShadowError) return invalidBatchResult(draft, input, e);
+    throw e;
+  }
+  if (carried) parsed = putBack(parsed, input, carried);
+  return runBatch(sh.ws, parsed, {
+    draft,
+    actor: sh.actor(options.actor, parsed.actor),
+    allowIgnored: options.allowIgnored,
+    maxContentBytes: options.maxContentBytes,
+  });
+}
+
+/**
+ * A write's text content, as a large batch is read: taken out of the op as
+ * its UTF-8 bytes (`carried`), its string left to be collected while it is
+ * young, so that the batch's contents are never held both as strings and as
+ * bytes. Only what validation cannot refuse for its content is taken: a
+ * string, UTF-8 (any other encoding, or a lone surrogate, stays for the usual
+ * checks to report).
+ */
+function takeContent(op: unknown, carried: WeakMap<object, Uint8Array>): void {
+  if (op === null || typeof op !== 'object') return;
+  const o = op as { operation?: unknown; content?: unknown; encoding?: unknown };
+  if (o.operation !== 'write' || typeof o.content !== 'string' || (o.encoding !== undefined && o.encoding !== 'utf8') || !o.content.isWellFormed()) return;
+  carried.set(op, Buffer.from(o.content, 'utf8'));
+  o.content = '';
+}
+
+/** The validated batch with the contents takeContent took out put back in its writes, as their bytes. */
+function putBack(parsed: BatchInput, sent: unknown, carried: WeakMap<object, Uint8Array>): BatchInput {
+  const raw = (sent as { operations: unknown[] }).operations;
+  const operations = parsed.operations.map((op, i) => {
+    const bytes = carried.get(raw[i] as object);
+    return bytes && op.operation === 'write' ? { ...op, content: '', encoding: undefined, bytes } : op;
+  });
+  return { ...parsed, operations };
+}

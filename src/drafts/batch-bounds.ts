@@ -23,12 +23,14 @@ const TEXT_FIELDS = ['content', 'old_content', 'diff'] as const;
  * BATCH_TOO_LARGE when `input` (a batch document, not yet validated) holds
  * more operations or more bytes of text than `limits` allow; undefined when
  * it fits or is not shaped like a batch (validation then says why).
- * `where` names the batch in a message (a plan's batch).
+ * `where` names the batch in a message (a plan's batch). `carried`: the
+ * bytes of contents taken out of their ops as the batch was read, which
+ * count as those contents did.
  *
  * @example
  * const e = batchTooLarge(doc, { maxOps: 10_000, maxBytes: 256 << 20 }); if (e) throw e;
  */
-export function batchTooLarge(input: unknown, limits: BatchLimits, where = 'the batch'): ShadowError | undefined {
+export function batchTooLarge(input: unknown, limits: BatchLimits, where = 'the batch', carried?: WeakMap<object, Uint8Array>): ShadowError | undefined {
   const ops = (input as { operations?: unknown } | null)?.operations;
   if (!Array.isArray(ops)) return undefined;
   if (ops.length > limits.maxOps) {
@@ -40,6 +42,7 @@ export function batchTooLarge(input: unknown, limits: BatchLimits, where = 'the 
   let bytes = 0;
   for (const op of ops) {
     if (op === null || typeof op !== 'object') continue;
+    bytes += carried?.get(op)?.length ?? 0;
     for (const field of TEXT_FIELDS) {
       const v = (op as Record<string, unknown>)[field];
       if (typeof v === 'string') bytes += Buffer.byteLength(v, 'utf8');

@@ -147,23 +147,38 @@ const BOM = '\uFEFF';
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
+ * Where a place in a shortened document stands in the document it was made
+ * from: batch-stream.ts parses a large document with each operation cut out
+ * and a short stand-in left in its place, and answers the errors of what
+ * is left with the byte offsets, positions, lines and columns of the whole.
+ */
+export interface Shortening {
+  /** The document's byte offset of byte `offset` of the shortened bytes. */
+  offset(offset: number): number;
+  /** The document's character position, line and column of character `at` of the shortened text `text` (its start). */
+  place(text: string, at: number): { position: number; line: number; column: number };
+}
+
+/**
  * Decode a JSON document's bytes as UTF-8, refusing what is not: a lenient
  * decode would turn a path byte `\xff` into U+FFFD and write a file nobody
  * asked for. INVALID_JSON names the byte offset of the first byte that does
- * not decode (`data.offset`).
+ * not decode (`data.offset`). `shortened`: the bytes stand for a larger
+ * document, whose offset and line the error gives.
  *
  * @example
  * decodeJsonBytes(await readFile('batch.json'))
  */
-export function decodeJsonBytes(bytes: Uint8Array, what = 'batch'): string {
-  const offset = invalidUtf8At(bytes);
-  if (offset === -1) return strictUtf8.decode(bytes);
-  const before = strictUtf8.decode(bytes.subarray(0, offset));
-  const line = before.split('\n').length;
+export function decodeJsonBytes(bytes: Uint8Array, what = 'batch', shortened?: Shortening): string {
+  const at = invalidUtf8At(bytes);
+  if (at === -1) return strictUtf8.decode(bytes);
+  const before = strictUtf8.decode(bytes.subarray(0, at));
+  const line = shortened ? shortened.place(before, before.length).line : before.split('\n').length;
+  const offset = shortened ? shortened.offset(at) : at;
   // The valid text before the bad byte reads as a document cut off there, which says which field held it.
   const cut = before.trim() === '' ? undefined : diagnoseJson(before.startsWith(BOM) ? before.slice(1) : before);
   const inside = cut?.truncated ? cut.inside : undefined;
-  const byte = bytes[offset]!;
+  const byte = bytes[at]!;
   throw new ShadowError(
     'INVALID_JSON',
     `the ${what} JSON is not valid UTF-8: byte 0x${byte.toString(16).padStart(2, '0')} at byte offset ${offset} (line ${line}${inside ? `, inside ${inside}` : ''}) does not decode`,
@@ -177,25 +192,27 @@ export function decodeJsonBytes(bytes: Uint8Array, what = 'batch'): string {
 /**
  * Parse batch JSON, given as text or as UTF-8 bytes; INVALID_JSON says where
  * and whether it was cut off. A leading byte order mark is skipped, as git
- * and most JSON tools skip it; positions still count it.
+ * and most JSON tools skip it; positions still count it. `shortened`: the
+ * input stands for a larger document, where the error's positions are.
  */
-export function parseJsonText(input: string | Uint8Array, what = 'batch'): unknown {
-  const text = typeof input === 'string' ? input : decodeJsonBytes(input, what);
+export function parseJsonText(input: string | Uint8Array, what = 'batch', shortened?: Shortening): unknown {
+  const text = typeof input === 'string' ? input : decodeJsonBytes(input, what, shortened);
   const skip = text.startsWith(BOM) ? 1 : 0;
   const body = skip ? text.slice(1) : text;
   try {
     return JSON.parse(body);
   } catch {
     const d = diagnoseJson(body);
-    const position = d.position + skip;
-    const column = d.line === 1 ? d.column + skip : d.column;
-    const at = `at character ${position} (line ${d.line}, column ${column})`;
+    const { position, line, column } = shortened
+      ? shortened.place(text, d.position + skip)
+      : { position: d.position + skip, line: d.line, column: d.line === 1 ? d.column + skip : d.column };
+    const at = `at character ${position} (line ${line}, column ${column})`;
     const message = d.truncated
       ? `the ${what} JSON is cut off ${at}: ${d.reason}; it was probably truncated in transit`
       : `the ${what} JSON is malformed ${at}: ${d.reason}`;
     throw new ShadowError('INVALID_JSON', message, {
       hint: d.truncated ? `resend the whole ${what}; large file contents are safer in smaller batches` : `send one valid JSON document`,
-      data: { position, line: d.line, column, truncated: d.truncated, inside: d.inside },
+      data: { position, line, column, truncated: d.truncated, inside: d.inside },
     });
   }
 }

@@ -2,7 +2,7 @@ import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { batchMessage, captureMessage, parseTrailers, type ShadowTrailers } from './commit-message.js';
 import { decodeContent } from '../core/content.js';
 import { hashObject, serializeCommit, type Commit, type Oid, type TreeEntry } from '../git/format/git-objects.js';
-import { opPaths, type BatchInput, type OpResult } from './ops.js';
+import { opPaths, type BatchInput, type FileOperation, type OpResult } from './ops.js';
 import { opsFingerprint } from './ops-fingerprint.js';
 import { draftRef } from './ref-names.js';
 import { resolveBatch, type Patcher, type Resolution } from './resolve-batch.js';
@@ -48,21 +48,24 @@ export interface BatchOptions {
 }
 
 /**
- * The batch with each write's text decoded to bytes once, its string let go:
- * a batch is held for its whole run (a lost race resolves it again), and
- * holding both forms doubled its memory. A content that does not decode is
- * left as it is, for resolution to report in its place among the others.
+ * Each write's text in `operations` (the batch's own list) decoded to bytes
+ * once, its string let go: a batch is held for its whole run (a lost race
+ * resolves it again), and holding both forms doubled its memory. Replaced
+ * in place one by one, each text can be collected as soon as its bytes are
+ * made when nothing else holds the batch as sent. A content that does not
+ * decode is left as it is, for resolution to report in its place among the
+ * others.
  */
-function decodeWrites(input: BatchInput, maxContentBytes: number): BatchInput {
-  const operations = input.operations.map((op) => {
-    if (op.operation !== 'write' || op.bytes || op.stored) return op;
+function decodeWrites(operations: FileOperation[], maxContentBytes: number): void {
+  for (let i = 0; i < operations.length; i++) {
+    const op = operations[i]!;
+    if (op.operation !== 'write' || op.bytes || op.stored) continue;
     try {
-      return { ...op, content: '', encoding: undefined, bytes: decodeContent(op.content, op.encoding, maxContentBytes) };
+      operations[i] = { ...op, content: '', encoding: undefined, bytes: decodeContent(op.content, op.encoding, maxContentBytes) };
     } catch {
-      return op;
+      // Left for resolution to report.
     }
-  });
-  return { ...input, operations };
+  }
 }
 
 /**
@@ -90,11 +93,26 @@ export function retryPause(attempt: number, token: string): number {
  * top; a path another writer changed under an op that assumed the old
  * content fails the batch with CONFLICT. Nothing is ever half-written.
  */
-export async function runBatch(ws: Workspace, input: BatchInput, options: BatchOptions): Promise<BatchResult> {
+export function runBatch(ws: Workspace, input: BatchInput, options: BatchOptions): Promise<BatchResult> {
+  // In a box the run empties: a suspended async function keeps what its
+  // parameters held when it suspended, whatever it assigns them later.
+  return runSent(ws, [input], options);
+}
+
+/** The batch out of its box, in a copy of its own: nothing here holds the one it was sent as. */
+function takeBatch(sent: BatchInput[]): BatchInput {
+  const input = sent.pop()!;
+  return { ...input, operations: input.operations.slice() };
+}
+
+async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions): Promise<BatchResult> {
   const repo = ws.repo;
-  input = decodeWrites(input, options.maxContentBytes ?? ws.settings.maxContentBytes);
-  // The callers' frames, which hold the batch as it was sent, unwind here.
+  // The callers' frames, which hold the batch as it was sent, unwind here;
+  // then the texts of its writes are held by this copy alone, and each can
+  // be collected once its bytes are made.
   await null;
+  const input = takeBatch(sent);
+  decodeWrites(input.operations, options.maxContentBytes ?? ws.settings.maxContentBytes);
   const fingerprint = opsFingerprint(input.operations, options.trailers);
   // A draft that does not exist yet is made by its first batch that commits: a
   // rejected batch leaves no trace, not even an empty draft.
