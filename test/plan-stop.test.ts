@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Tracker } from '../src/index.js';
+import type { Tracker } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { evolvingPlan, PLAN_BASE_FILES } from './helpers/plan-fixtures.js';
 import { draftFiles, planBatchIds, refValue } from './helpers/mem-draft-history.js';
