@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo } from './helpers/disk-repo.js';
-import { codeOf, commits, CONFLICT_CODES, connect, fsck, okJson, showAll, type Mcp } from './helpers/mcp-client.js';
+import { commits, CONFLICT_CODES, connect, fsck, showAll, type Mcp } from './helpers/mcp-client.js';
+import { codeOf, okJson } from './helpers/tool-outcome.js';
 
 /*
  * Four `shadow mcp` clients on one draft at once: none of their batches is

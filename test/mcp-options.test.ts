@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync } from 'node:fs';
 import { DiskRepo } from './helpers/disk-repo.js';
-import { commits, connect, okJson, TOOL_NAMES, type Mcp } from './helpers/mcp-client.js';
+import { commits, connect, TOOL_NAMES, type Mcp } from './helpers/mcp-client.js';
+import { okJson } from './helpers/tool-outcome.js';
 
 /*
  * The options of `shadow mcp`: which draft and which actor (--draft-per-actor,

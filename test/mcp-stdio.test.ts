@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { openShadow, type Shadow } from '../src/index.js';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
-import { codeOf, commits, CONFLICT_CODES, connect, fsck, okJson, showAll, STACK_LINE, TOOL_NAMES, type Mcp } from './helpers/mcp-client.js';
+import { commits, CONFLICT_CODES, connect, fsck, showAll, TOOL_NAMES, type Mcp } from './helpers/mcp-client.js';
+import { codeOf, okJson, STACK_LINE } from './helpers/tool-outcome.js';
 
 /*
  * `shadow mcp` over stdio: one client on the default draft (the protocol, a

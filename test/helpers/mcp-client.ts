@@ -3,14 +3,14 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { DiskRepo, SHADOW_BIN } from './disk-repo.js';
+import { STACK_LINE } from './tool-outcome.js';
 
 /*
  * `shadow mcp` as an agent's runtime drives it: a real `shadow mcp` process
  * (the bundled CLI) spoken to by the MCP SDK's own Client over stdio, the
- * outcomes of its tool calls, and what native git sees of its commits.
+ * tools it offers, and what native git sees of its commits.
  */
 
-export const STACK_LINE = /^\s+at /m;
 /** Codes a batch may fail with when others changed the same paths first. (BUSY: the draft kept moving.) */
 export const CONFLICT_CODES = ['CONFLICT', 'EDIT_NO_MATCH', 'BUSY'];
 export const TOOL_NAMES = [
@@ -58,18 +58,6 @@ export async function connect(repo: DiskRepo, name: string, args: string[] = [])
     },
     close: () => client.close(),
   };
-}
-
-export function codeOf(r: Outcome): string {
-  assert.ok(r.isError, `expected an error, got: ${r.text.slice(0, 500)}`);
-  const m = /^([A-Z_]+): /.exec(r.text);
-  assert.ok(m, `the error text does not start with a code: ${r.text.slice(0, 300)}`);
-  return m![1]!;
-}
-
-export function okJson(r: Outcome): any {
-  assert.is(r.isError, false, r.text.slice(0, 2000));
-  return JSON.parse(r.text);
 }
 
 export interface Commit {
