@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FileSystem } from '../src/index.js';
-import { AFTER, batch, blobOid, codeOf, EXPECTED_SET, standardFixture, UNTOUCHED, type Fixture } from './helpers/apply-fixture.js';
+import { AFTER, batch, blobOid, codeOf, EXPECTED_SET, standardFixture, USER_FILES, type Fixture } from './helpers/apply-fixture.js';
 import { journalCalls, journals, lockHeld, MUTATING, records, SHADOW, temps } from './helpers/apply-state.js';
 import { assertPaths, nodeAt, ROOT, worktree } from './helpers/working-tree.js';
 
@@ -10,6 +10,8 @@ import { assertPaths, nodeAt, ROOT, worktree } from './helpers/working-tree.js';
  * publish set holds, and the order of the writes and fsyncs that make it
  * durable.
  */
+
+const UNTOUCHED = ['.gitignore', 'README.md', 'src/lib/util.ts', ...Object.keys(USER_FILES)];
 
 /** inode and mtime: a path rewritten (even with the same bytes) changes them. */
 function identity(fs: FileSystem, path: string): string {

@@ -4,12 +4,23 @@ import { parsePlan } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { PLAN_BASE_FILES, writesPlan } from './helpers/plan-fixtures.js';
 import { planBatchIds, planCommits, refValue } from './helpers/mem-draft-history.js';
-import { draftPath, expectCode, expectThrowCode, good, jsonPlan, PLAN_FILE, range, readTrackerFile, recorder, write } from './helpers/plan-memfs.js';
+import { draftPath, expectCode, good, jsonPlan, PLAN_FILE, range, readTrackerFile, recorder, write } from './helpers/plan-memfs.js';
 
 /*
  * Plan files on memfs: JSON and JSON Lines, the fingerprint, and every bad
  * plan refused before anything is written.
  */
+
+function expectThrowCode(fn: () => unknown, code: string): Error & { code: string; data?: any } {
+  try {
+    fn();
+  } catch (e) {
+    assert.is((e as { code?: string }).code, code, (e as Error).message);
+    return e as Error & { code: string };
+  }
+  assert.unreachable(`expected ${code}`);
+  throw new Error('unreachable');
+}
 
 // ---------------------------------------------------------------- plan file
 

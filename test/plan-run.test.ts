@@ -4,7 +4,7 @@ import * as git from 'isomorphic-git';
 import { parsePlan, type PlanEvent } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { evolvingPlan, PLAN_BASE_FILES, writesPlan } from './helpers/plan-fixtures.js';
-import { draftFiles, history, looseRef, planBatchIds, planCommits, refValue } from './helpers/mem-draft-history.js';
+import { draftFiles, history, planBatchIds, planCommits, refValue } from './helpers/mem-draft-history.js';
 import { expectCode, good, jsonPlan, N, PLAN_FILE, range, readTrackerFile, recorder, runAndStop, write, writePlanFile } from './helpers/plan-memfs.js';
 
 /*
@@ -12,6 +12,12 @@ import { expectCode, good, jsonPlan, N, PLAN_FILE, range, readTrackerFile, recor
  * the events, the ledger, the tracker, --from. History is read back with
  * isomorphic-git.
  */
+
+/** The draft's tip read synchronously (a loose ref), for use inside onEvent. */
+function looseRef(repo: MemRepo, draft = 'default'): string | undefined {
+  const p = `/repo/.git/refs/shadow/drafts/${draft}`;
+  return repo.fs.existsSync(p) ? String(repo.fs.readFileSync(p, 'utf8')).trim() : undefined;
+}
 
 // ---------------------------------------------------------------- run
 

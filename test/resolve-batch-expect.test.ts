@@ -1,9 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
 import type { FileOperation } from '../src/drafts/ops.js';
-import { blobId, run, sha256 } from './helpers/resolve-source.js';
+import { blobId, run } from './helpers/resolve-source.js';
 
 /* resolveBatch: an operation's expect (a blob id or sha256) checked against the file it acts on. */
+
+const sha256 = (content: string): string => createHash('sha256').update(content).digest('hex');
 
 // ---------------------------------------------------------------- expect
 

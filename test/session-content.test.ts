@@ -2,12 +2,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Shadow } from '../src/index.js';
 import type { MemRepo } from './helpers/mem-repo.js';
-import { chunks, committed, draftTip, files, lines, openAs, repoWith, SESSIONS, STRAY, thrown, writeThrough } from './helpers/session-memfs.js';
+import { committed, draftTip, files, lines, openAs, repoWith, SESSIONS, STRAY, thrown, writeThrough } from './helpers/session-memfs.js';
 
 /*
  * Write sessions on memfs: begin, how content is split into lines and
  * ended (DONE), and when it is saved to content.txt.
  */
+
+/** Cut `b` into chunks of `size` bytes. */
+function chunks(b: Buffer, size: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < b.length; i += size) out.push(b.subarray(i, i + size));
+  return out;
+}
 
 // ---------------------------------------------------------------- begin
 

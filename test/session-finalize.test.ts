@@ -1,14 +1,21 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import * as git from 'isomorphic-git';
 import { parse as parseYaml } from 'yaml';
 import type { Shadow } from '../src/index.js';
 import type { MemRepo } from './helpers/mem-repo.js';
-import { committed, draftTip, files, NOT_FOUND, openAs, repoWith, STRAY, thrown, tipMessage, writeThrough } from './helpers/session-memfs.js';
+import { committed, draftTip, files, NOT_FOUND, openAs, repoWith, ROOT, STRAY, thrown, writeThrough } from './helpers/session-memfs.js';
 
 /*
  * Finalizing a write session on memfs: validation, the commit, and
  * corrected resends.
  */
+
+async function tipMessage(repo: MemRepo): Promise<string> {
+  const oid = await draftTip(repo);
+  assert.ok(oid, 'the draft exists');
+  return (await git.readCommit({ fs: repo.fs, dir: ROOT, oid: oid! })).commit.message;
+}
 
 // ---------------------------------------------------------------- validation and commit
 

@@ -3,12 +3,15 @@ import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
 import { IDLE_PROMPT } from '../src/index.js';
 import type { MemRepo } from './helpers/mem-repo.js';
-import { ACTIVE, committed, files, MiB, NOT_FOUND, openAs, repoWith, ROOT, thrown } from './helpers/session-memfs.js';
+import { committed, files, NOT_FOUND, openAs, repoWith, ROOT, thrown } from './helpers/session-memfs.js';
 
 /*
  * The limits of write sessions on memfs: the size limit, one session per
  * draft and target, and expiry after idle minutes.
  */
+
+const MiB = 1024 * 1024;
+const ACTIVE = { code: 'SESSION_ACTIVE', message: 'Another write session is already active' };
 
 // ---------------------------------------------------------------- size limit
 

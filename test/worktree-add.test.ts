@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { MARKER } from '../src/index.js';
 import { beside, expectError, open, REF, repoSuite } from './helpers/worktree-repo.js';
-import { filesUnder, read, snapshotTree } from './helpers/dir-snapshot.js';
+import { read, snapshotTree } from './helpers/dir-snapshot.js';
 import { fsck, lsTree } from './helpers/draft-commits.js';
 
 /*
@@ -11,6 +11,13 @@ import { fsck, lsTree } from './helpers/draft-commits.js';
  * working tree with the draft laid over it), copied, never linked; the
  * targets it refuses.
  */
+
+/** The files (and symlinks) under `dir`, relative, sorted. */
+function filesUnder(dir: string, skip: readonly string[] = []): string[] {
+  return Object.keys(snapshotTree(dir, skip))
+    .filter((p) => !p.endsWith('/'))
+    .sort();
+}
 
 // ---------------------------------------------------------------- materialize
 

@@ -75,7 +75,6 @@ export const USER_FILES: Record<string, string> = {
   'build/out.js': 'built\n',
   'docs/guide.md': 'guide\nmy edit\n',
 };
-export const UNTOUCHED = ['.gitignore', 'README.md', 'src/lib/util.ts', ...Object.keys(USER_FILES)];
 
 /** The draft: a captured dirty edit, a modify, a create in a new directory, a delete that empties a directory, a rename, a mode change. */
 export const DRAFT_OPS: FileOperation[] = [

@@ -35,13 +35,6 @@ export function treeHash(dir: string): string {
   return createHash('sha256').update(JSON.stringify(snapshotTree(dir))).digest('hex');
 }
 
-/** The files (and symlinks) under `dir`, relative, sorted. */
-export function filesUnder(dir: string, skip: readonly string[] = []): string[] {
-  return Object.keys(snapshotTree(dir, skip))
-    .filter((p) => !p.endsWith('/'))
-    .sort();
-}
-
 export function read(dir: string, p: string): string {
   return fs.readFileSync(join(dir, p), 'utf8');
 }

@@ -10,7 +10,7 @@ export interface Entry {
   trailers: Record<string, string>;
 }
 
-export function trailersOf(message: string): Record<string, string> {
+function trailersOf(message: string): Record<string, string> {
   const paragraphs = message.trimEnd().split('\n\n');
   const out: Record<string, string> = {};
   for (const line of paragraphs[paragraphs.length - 1]!.split('\n')) {
@@ -26,12 +26,6 @@ export async function refValue(repo: MemRepo, draft = 'default'): Promise<string
   } catch {
     return undefined;
   }
-}
-
-/** The draft's tip read synchronously (a loose ref), for use inside onEvent. */
-export function looseRef(repo: MemRepo, draft = 'default'): string | undefined {
-  const p = `/repo/.git/refs/shadow/drafts/${draft}`;
-  return repo.fs.existsSync(p) ? String(repo.fs.readFileSync(p, 'utf8')).trim() : undefined;
 }
 
 /** The draft's first-parent history, oldest first ([] when the draft does not exist). */

@@ -77,17 +77,6 @@ export async function expectCode(p: Promise<unknown>, code: string): Promise<Err
   throw new Error('unreachable');
 }
 
-export function expectThrowCode(fn: () => unknown, code: string): Error & { code: string; data?: any } {
-  try {
-    fn();
-  } catch (e) {
-    assert.is((e as { code?: string }).code, code, (e as Error).message);
-    return e as Error & { code: string };
-  }
-  assert.unreachable(`expected ${code}`);
-  throw new Error('unreachable');
-}
-
 export const write = (path: string, content = `${path}\n`) => ({ operation: 'write' as const, path, content });
 
 export const good = (id: number): Record<string, unknown> => ({ id, operations: [write(`f${id}.txt`)] });

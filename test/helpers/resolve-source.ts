@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../../src/git/git-objects.js';
 import { resolveBatch, type Resolution, type ResolveOptions, type ResolveSource } from '../../src/drafts/resolve-batch.js';
 import { editTree } from '../../src/git/tree-edit.js';
@@ -116,7 +115,6 @@ export function run(ops: FileOperation[], options: ResolveOptions = OPTIONS, spe
 
 export const file = (content: string, mode: string = MODE.file): string => `${mode} ${content}`;
 export const blobId = (content: string | Buffer): string => hashObject('blob', typeof content === 'string' ? Buffer.from(content) : content);
-export const sha256 = (content: string): string => createHash('sha256').update(content).digest('hex');
 
 export function twoHunkDiff(path = 'twenty.txt'): string {
   return [

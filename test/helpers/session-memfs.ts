@@ -12,14 +12,13 @@ import { withReplacingRename } from './memfs-rename.js';
 
 export const ROOT = '/repo';
 export const SESSIONS = `${ROOT}/.git/shadow/sessions`;
-export const HOST = 'memhost';
-export const DRAFT_REF = 'refs/shadow/drafts/default';
-export const MiB = 1024 * 1024;
+const HOST = 'memhost';
+const DRAFT_REF = 'refs/shadow/drafts/default';
 
-export const BASE_FILES = { 'README.md': 'Hello\n', 'notes.txt': 'one\n', 'conf/app.json': '{"a": 1}\n' };
+const BASE_FILES = { 'README.md': 'Hello\n', 'notes.txt': 'one\n', 'conf/app.json': '{"a": 1}\n' };
 
 /** A process table in which only `self` (and `alsoAlive`) is alive. */
-export function processes(self: number, alsoAlive: number[] = []): Processes {
+function processes(self: number, alsoAlive: number[] = []): Processes {
   return { self, host: HOST, isAlive: (pid) => pid === self || alsoAlive.includes(pid) };
 }
 
@@ -74,12 +73,6 @@ export async function committed(repo: MemRepo, path: string, ref = DRAFT_REF): P
   }
 }
 
-export async function tipMessage(repo: MemRepo): Promise<string> {
-  const oid = await draftTip(repo);
-  assert.ok(oid, 'the draft exists');
-  return (await git.readCommit({ fs: repo.fs, dir: ROOT, oid: oid! })).commit.message;
-}
-
 /** The error code and message a call throws (fails when it does not throw a ShadowError). */
 export async function thrown(fn: () => unknown): Promise<{ code: string; message: string }> {
   try {
@@ -93,14 +86,6 @@ export async function thrown(fn: () => unknown): Promise<{ code: string; message
 }
 
 export const NOT_FOUND = { code: 'SESSION_NOT_FOUND', message: 'Session not found or expired' };
-export const ACTIVE = { code: 'SESSION_ACTIVE', message: 'Another write session is already active' };
-
-/** Cut `b` into chunks of `size` bytes. */
-export function chunks(b: Buffer, size: number): Buffer[] {
-  const out: Buffer[] = [];
-  for (let i = 0; i < b.length; i += size) out.push(b.subarray(i, i + size));
-  return out;
-}
 
 /** Begin a session on `target`, feed `parts`, end the stream and finalize. */
 export async function writeThrough(sh: Shadow, target: string, op: 'create' | 'overwrite' | 'append', parts: Array<string | Buffer>, binary = false) {
