@@ -5,7 +5,8 @@ import type { ChildRun } from './plan-child.js';
 
 /*
  * What a plan run left and printed: the draft's tracker and ledger on disk,
- * the JSON events on stdout, and a one-line account of a child's run.
+ * the JSON events on stdout, a one-line account of a child's run, and the
+ * batch ids a..b it is checked against.
  */
 
 export function range(a: number, b: number): number[] {
