@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/git/format/git-objects.js';
 import { Overlay } from '../src/drafts/overlay.js';
 import type { TreeReader } from '../src/git/format/tree-lookup.js';
+import { F, MemStore, type Spec } from './helpers/mem-tree-store.js';
 
 /** Trees in memory: `build({ a: { b: 'x' } })` makes the tree of a/b holding "x". */
 class Trees implements TreeReader {
@@ -92,3 +93,72 @@ Dirs('a file set where a directory was blocks the paths below it', () => {
 });
 
 Dirs.run();
+
+// ---------------------------------------------------------------- Overlay
+
+const OverlaySuite = suite('Overlay');
+
+function overlayOn(spec: Spec): { s: MemStore; o: Overlay; root: Oid } {
+  const s = new MemStore();
+  const root = s.build(spec);
+  return { s, o: new Overlay(s, root), root };
+}
+
+OverlaySuite('with no changes it reads the base tree', () => {
+  const { s, o } = overlayOn({ 'a.txt': 'a', d: { e: { 'f.txt': 'f' } }, 'run.sh': new F('x', MODE.executable) });
+  assert.equal(o.get('a.txt'), { kind: 'file', mode: MODE.file, oid: s.blob('a') });
+  assert.equal(o.get('run.sh'), { kind: 'file', mode: MODE.executable, oid: s.blob('x') });
+  assert.is(o.get('d').kind, 'dir');
+  assert.is(o.get('d/e').kind, 'dir');
+  assert.equal(o.get('missing'), { kind: 'absent' });
+  assert.equal(o.get('d/missing/x'), { kind: 'absent' });
+  assert.equal(o.get('a.txt/below'), { kind: 'absent', blockedBy: 'a.txt' });
+  assert.is(o.fileAncestor('a.txt/below/deeper'), 'a.txt');
+  assert.is(o.fileAncestor('d/e/new'), undefined);
+});
+
+OverlaySuite('files set in the overlay are seen, with their directories', () => {
+  const { s, o } = overlayOn({ 'a.txt': 'a' });
+  const e = s.entry('new');
+  o.set('n/m/x.txt', e);
+  assert.equal(o.get('n/m/x.txt'), { kind: 'file', ...e });
+  assert.is(o.get('n').kind, 'dir');
+  assert.is(o.get('n/m').kind, 'dir');
+  assert.equal(o.get('n/m/x.txt/y'), { kind: 'absent', blockedBy: 'n/m/x.txt' });
+  assert.is(o.fileAncestor('n/m/x.txt/y/z'), 'n/m/x.txt');
+  assert.is(o.get('nm').kind, 'absent', 'a name sharing a prefix is not inside');
+});
+
+OverlaySuite('a directory whose files were all deleted is absent', () => {
+  const { o } = overlayOn({ d: { a: 'a', sub: { b: 'b' } }, keep: 'k' });
+  o.set('d/a', null);
+  assert.is(o.get('d').kind, 'dir', 'd/sub/b is still there');
+  o.set('d/sub/b', null);
+  assert.equal(o.get('d'), { kind: 'absent' });
+  assert.equal(o.get('d/sub'), { kind: 'absent' });
+  assert.equal(o.get('d/a'), { kind: 'absent' });
+  assert.is(o.get('keep').kind, 'file');
+});
+
+OverlaySuite('a deleted file no longer blocks paths below it', () => {
+  const { s, o } = overlayOn({ f: 'file' });
+  o.set('f', null);
+  assert.equal(o.get('f'), { kind: 'absent' });
+  assert.equal(o.get('f/g'), { kind: 'absent' });
+  assert.is(o.fileAncestor('f/g'), undefined);
+  const e = s.entry('g');
+  o.set('f/g', e);
+  assert.is(o.get('f').kind, 'dir');
+  assert.equal(o.get('f/g'), { kind: 'file', ...e });
+});
+
+OverlaySuite('a file written over a deleted directory hides what was below', () => {
+  const { s, o } = overlayOn({ d: { a: 'a' } });
+  o.set('d/a', null);
+  const e = s.entry('file d');
+  o.set('d', e);
+  assert.equal(o.get('d'), { kind: 'file', ...e });
+  assert.equal(o.get('d/a'), { kind: 'absent', blockedBy: 'd' });
+});
+
+OverlaySuite.run();

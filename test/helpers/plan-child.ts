@@ -5,7 +5,11 @@
  * output, never by sleeping.
  */
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { SHADOW_BIN, type DiskRepo } from './disk-repo.js';
+
+/** A plan run that SIGKILLs (or SIGSTOPs) itself at an exact step: see plan-crash-worker.ts. */
+export const CRASH_WORKER = fileURLToPath(new URL('./plan-crash-worker.js', import.meta.url));
 
 /** When to signal the child. */
 export type Trigger =
