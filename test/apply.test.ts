@@ -451,6 +451,8 @@ interface Hostile {
   /** Change the working tree after the draft was made. */
   make(repo: MemRepo): void;
   conflicts: Array<Omit<PathConflict, 'detail'> & { detail?: RegExp }>;
+  /** The error, when not STALE_BASE: CONFLICT where both changed the same lines. */
+  code?: string;
 }
 
 const HOSTILE: Hostile[] = [
@@ -458,6 +460,7 @@ const HOSTILE: Hostile[] = [
     name: 'a file of the set was modified',
     make: (r) => r.write('src/app.ts', 'export {} // mine\n'),
     conflicts: [{ path: 'src/app.ts', expected: blobOid('export {}\n'), found: 'modified' }],
+    code: 'CONFLICT',
   },
   {
     name: 'a file of the set was deleted',
@@ -473,6 +476,7 @@ const HOSTILE: Hostile[] = [
     name: 'a path the draft creates was created by the user',
     make: (r) => r.write('src/new/feature.ts', 'mine\n'),
     conflicts: [{ path: 'src/new/feature.ts', expected: null, found: 'created' }],
+    code: 'CONFLICT',
   },
   {
     name: 'a file of the set is now a directory',
@@ -540,7 +544,7 @@ for (const h of HOSTILE) {
     assert.equal(mutations(seam), [], 'the dry run wrote');
     seam.arm();
     const e = await codeOf(() => viaSeam.apply());
-    assert.is(e.code, 'STALE_BASE');
+    assert.is(e.code, h.code ?? 'STALE_BASE');
     assert.equal(mutations(seam).filter((m) => !m.includes(`${SHADOW}/`)), [], 'the apply wrote outside its own state (working tree, objects, refs, index)');
 
     for (const got of [dry.conflicts, e.data.conflicts as PathConflict[]]) {
@@ -566,11 +570,10 @@ Guard('every conflict is reported at once, in path order', async ({ repo, sh }) 
   repo.fs.unlinkSync(`${ROOT}/move/me.txt`);
   repo.write('moved/me.txt', 'mine too\n');
   const e = await codeOf(() => sh.apply());
-  assert.is(e.code, 'STALE_BASE');
+  assert.is(e.code, 'CONFLICT');
   assert.equal(
     (e.data.conflicts as PathConflict[]).map((c) => [c.path, c.found]),
     [
-      ['move/me.txt', 'deleted'],
       ['moved/me.txt', 'created'],
       ['src/app.ts', 'modified'],
     ],
@@ -644,7 +647,7 @@ Cycle('after apply the bases are the published contents: the agent keeps working
   repo.write('src/app.ts', 'user after apply\n');
   await batch(sh, [{ operation: 'write', path: 'src/app.ts', content: 'agent again\n' }]);
   const e = await codeOf(() => sh.apply());
-  assert.is(e.code, 'STALE_BASE');
+  assert.is(e.code, 'CONFLICT');
   assert.equal((e.data.conflicts as PathConflict[]).map((c) => [c.path, c.expected, c.found]), [['src/app.ts', blobOid('export const app = 1\n'), 'modified']]);
   assert.ok(first.id && second.id && first.id !== second.id);
 });
@@ -715,7 +718,8 @@ Cycle('a draft applied many times reads one apply record per command, not all of
   repo.fs.unlinkSync(`${SHADOW}/drafts/default/applies/${third}`);
   const forgot = await sh.apply({ dryRun: true });
   assert.equal(forgot.paths.map((p) => [p.path, p.old]), [['step/3.txt', null], ['step/6.txt', null]], 'its path falls back to its captured base');
-  assert.equal(forgot.conflicts.map((c) => [c.path, c.found]), [['step/3.txt', 'created']]);
+  assert.equal(forgot.conflicts, [], 'the working tree holds what the draft has there: nothing to merge');
+  assert.equal(forgot.paths.map((p) => p.merge), ['merged', 'clean']);
 
   // A damaged fold is ignored.
   repo.fs.writeFileSync(`${SHADOW}/drafts/default/applies/fold.cache`, '{"version":1,"key":');
