@@ -141,13 +141,14 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   { usage: 'undo', describe: "reverse the draft's last move (a batch, a rollback, an undo)", load: () => import('./commands/checkpoint.js').then((m) => m.undo) },
   {
     usage: 'apply',
-    describe: "publish the draft's changes into the working tree, where your files still hold what it was based on",
+    describe: "publish the draft's changes into the working tree, merged with your own changes to the same files",
     builder: (y) =>
       y
         .option('dry-run', { type: 'boolean', describe: 'list what would change and any conflict, writing nothing' })
         .option('commit', { type: 'boolean', describe: "also move the current branch to the draft's commits", conflicts: 'squash' })
         .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch (needs -m)', implies: 'message' })
         .option('message', { alias: 'm', type: 'string', describe: 'the commit message for --squash' })
+        .option('conflict', { type: 'string', choices: ['refuse', 'markers'], describe: 'where you changed the same lines as the draft: stop (refuse, the default) or write git conflict markers' })
         .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' }),
     load: () => import('./commands/apply.js').then((m) => m.apply),
   },

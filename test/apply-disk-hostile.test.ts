@@ -75,11 +75,7 @@ const HOSTILE: Hostile[] = [
     },
     conflicts: [{ path: 'newdir/x.txt', expected: null, found: 'type changed' }],
   },
-  {
-    name: 'a file of the set was made executable',
-    make: (r) => fs.chmodSync(r.path('a.txt'), 0o755),
-    conflicts: [{ path: 'a.txt', expected: blobOid('a\n'), found: 'modified' }],
-  },
+  // A file of the set made executable is no refusal any more: the person's mode and the draft's content merge (test/apply-merge.test.ts).
 ];
 
 const Hostility = suite('apply on disk: hostile working trees');

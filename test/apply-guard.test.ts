@@ -22,6 +22,8 @@ interface Hostile {
   /** Change the working tree after the draft was made. */
   make(repo: MemRepo): void;
   conflicts: Array<Omit<PathConflict, 'detail'> & { detail?: RegExp }>;
+  /** The error, when not STALE_BASE: CONFLICT where both changed the same lines. */
+  code?: string;
 }
 
 const HOSTILE: Hostile[] = [
@@ -29,6 +31,7 @@ const HOSTILE: Hostile[] = [
     name: 'a file of the set was modified',
     make: (r) => r.write('src/app.ts', 'export {} // mine\n'),
     conflicts: [{ path: 'src/app.ts', expected: blobOid('export {}\n'), found: 'modified' }],
+    code: 'CONFLICT',
   },
   {
     name: 'a file of the set was deleted',
@@ -44,6 +47,7 @@ const HOSTILE: Hostile[] = [
     name: 'a path the draft creates was created by the user',
     make: (r) => r.write('src/new/feature.ts', 'mine\n'),
     conflicts: [{ path: 'src/new/feature.ts', expected: null, found: 'created' }],
+    code: 'CONFLICT',
   },
   {
     name: 'a file of the set is now a directory',
@@ -111,7 +115,7 @@ for (const h of HOSTILE) {
     assert.equal(mutations(seam), [], 'the dry run wrote');
     seam.arm();
     const e = await codeOf(() => viaSeam.apply());
-    assert.is(e.code, 'STALE_BASE');
+    assert.is(e.code, h.code ?? 'STALE_BASE');
     assert.equal(mutations(seam).filter((m) => !m.includes(`${SHADOW}/`)), [], 'the apply wrote outside its own state (working tree, objects, refs, index)');
 
     for (const got of [dry.conflicts, e.data.conflicts as PathConflict[]]) {
@@ -137,11 +141,10 @@ Guard('every conflict is reported at once, in path order', async ({ repo, sh }) 
   repo.fs.unlinkSync(`${ROOT}/move/me.txt`);
   repo.write('moved/me.txt', 'mine too\n');
   const e = await codeOf(() => sh.apply());
-  assert.is(e.code, 'STALE_BASE');
+  assert.is(e.code, 'CONFLICT');
   assert.equal(
     (e.data.conflicts as PathConflict[]).map((c) => [c.path, c.found]),
     [
-      ['move/me.txt', 'deleted'],
       ['moved/me.txt', 'created'],
       ['src/app.ts', 'modified'],
     ],

@@ -42,7 +42,7 @@ Cycle('after apply the bases are the published contents: the agent keeps working
   repo.write('src/app.ts', 'user after apply\n');
   await batch(sh, [{ operation: 'write', path: 'src/app.ts', content: 'agent again\n' }]);
   const e = await codeOf(() => sh.apply());
-  assert.is(e.code, 'STALE_BASE');
+  assert.is(e.code, 'CONFLICT');
   assert.equal((e.data.conflicts as PathConflict[]).map((c) => [c.path, c.expected, c.found]), [['src/app.ts', blobOid('export const app = 1\n'), 'modified']]);
   assert.ok(first.id && second.id && first.id !== second.id);
 });
@@ -113,7 +113,8 @@ Cycle('a draft applied many times reads one apply record per command, not all of
   repo.fs.unlinkSync(`${SHADOW}/drafts/default/applies/${third}`);
   const forgot = await sh.apply({ dryRun: true });
   assert.equal(forgot.paths.map((p) => [p.path, p.old]), [['step/3.txt', null], ['step/6.txt', null]], 'its path falls back to its captured base');
-  assert.equal(forgot.conflicts.map((c) => [c.path, c.found]), [['step/3.txt', 'created']]);
+  assert.equal(forgot.conflicts, [], 'the working tree holds what the draft has there: nothing to merge');
+  assert.equal(forgot.paths.map((p) => p.merge), ['merged', 'clean']);
 
   // A damaged fold is ignored.
   repo.fs.writeFileSync(`${SHADOW}/drafts/default/applies/fold.cache`, '{"version":1,"key":');

@@ -1,15 +1,50 @@
-import type { ApplyResult, PathConflict, PublishedPath, RecoveryReport } from '../../src/index.js';
+import type { ApplyResult, ConflictHunk, PathConflict, PublishedPath, RecoveryReport } from '../../src/index.js';
 import { ShadowError } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
 import type { CommandContext } from '../command-context.js';
 
 function pathLines(paths: readonly PublishedPath[]): string[] {
-  return paths.map((p) => `  ${pad(p.action, 7)} ${p.path}`);
+  // An apply says how each path stands with the working tree (clean, merged, conflict); an unapply does not.
+  const merges = paths.some((p) => p.merge !== undefined && p.merge !== 'clean');
+  return paths.map((p) => `  ${pad(p.action, 7)} ${merges ? `${pad(p.merge ?? '', 8)} ` : ''}${p.path}`);
 }
 
-function conflictLines(conflicts: readonly PathConflict[]): string[] {
-  return conflicts.map((c) => `  ${pad(c.found, 13)} ${c.path}${c.detail ? ` (${c.detail})` : ''}${c.expected ? `  expected ${short(c.expected)}` : '  expected absent'}`);
+/** At most this many lines of each side of a hunk are shown (--json has them all). */
+const HUNK_LINES = 12;
+
+/** A conflicting hunk as git's markers show it, indented under its path. */
+function hunkLines(h: ConflictHunk, draft: string): string[] {
+  const side = (text: string): string[] => {
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    const shown = lines.slice(0, HUNK_LINES).map((l) => `      ${l.replace(/\r$/, '')}`);
+    return lines.length > HUNK_LINES ? [...shown, `      … ${lines.length - HUNK_LINES} more lines`] : shown;
+  };
+  const range = (line: number, count: number): string => (count === 0 ? `after line ${line - 1}` : count === 1 ? `line ${line}` : `lines ${line}-${line + count - 1}`);
+  return [
+    `    ${range(h.ours.line, h.ours.count)} of the working tree, ${range(h.theirs.line, h.theirs.count)} of the draft:`,
+    '      <<<<<<< working tree',
+    ...side(h.ours.text),
+    '      =======',
+    ...side(h.theirs.text),
+    `      >>>>>>> draft ${draft}`,
+  ];
+}
+
+function conflictLines(conflicts: readonly PathConflict[], draft: string): string[] {
+  return conflicts.flatMap((c) => [
+    `  ${pad(c.found, 13)} ${c.path}${c.detail ? ` (${c.detail})` : ''}${c.expected ? `  expected ${short(c.expected)}` : '  expected absent'}${c.reason && c.reason !== 'type' ? `  not merged: ${c.reason}` : ''}`,
+    ...(c.hunks ?? []).flatMap((h) => hunkLines(h, draft)),
+  ]);
+}
+
+/** Paths an apply with --conflict=markers writes with conflict markers, and their hunks. */
+function markerLines(r: ApplyResult): string[] {
+  const marked = r.paths.filter((p) => p.merge === 'conflict' && p.hunks && p.merged !== undefined);
+  if (marked.length === 0) return [];
+  const verb = r.dry_run ? 'would write' : 'wrote';
+  return [`${verb} conflict markers into ${plural(marked.length, 'path')} (resolve them, then commit as usual):`, ...marked.flatMap((p) => [`  ${p.path}`, ...p.hunks!.flatMap((h) => hunkLines(h, r.draft))])];
 }
 
 function describeApply(r: ApplyResult): string {
@@ -18,6 +53,7 @@ function describeApply(r: ApplyResult): string {
   else if (r.dry_run) lines.push(`would apply draft ${r.draft} (${short(r.tip)}): ${plural(r.paths.length, 'path')}`);
   else lines.push(`applied draft ${r.draft} (${short(r.tip)}): ${plural(r.paths.length, 'path')}`);
   lines.push(...pathLines(r.paths));
+  lines.push(...markerLines(r));
   if (r.dry_run && r.pendingApprovals.length > 0) {
     lines.push(`approvals needed first (${r.pendingApprovals.length}):`, ...r.pendingApprovals.map((a) => `  ${a.id}  ${pad(a.kind, 16)} ${a.reason}`));
   }
@@ -50,15 +86,28 @@ export async function apply(ctx: CommandContext): Promise<number> {
   if (squash !== undefined && squash.trim() === '') {
     throw new ShadowError('USAGE', '--squash needs a commit message: -m "<message>"', { hint: 'shadow apply --squash -m "what the change does"' });
   }
-  const r = await sh.apply({
-    draft: ctx.draft,
-    actor: ctx.actor,
-    dryRun: ctx.argv['dry-run'] === true,
-    commit: ctx.argv.commit === true,
-    squash,
-    sandbox: ctx.argv.sandbox as 'read-only' | 'workspace-write' | undefined,
-    onProgress: progressBar(ctx),
-  });
+  const run = async (): Promise<ApplyResult> => {
+    try {
+      return await sh.apply({
+        draft: ctx.draft,
+        actor: ctx.actor,
+        dryRun: ctx.argv['dry-run'] === true,
+        commit: ctx.argv.commit === true,
+        squash,
+        sandbox: ctx.argv.sandbox as 'read-only' | 'workspace-write' | undefined,
+        conflict: ctx.argv.conflict as 'refuse' | 'markers' | undefined,
+        onProgress: progressBar(ctx),
+      });
+    } catch (e) {
+      // Overlapping hunks: both sides of each, before the error says what to do.
+      const data = (e as { data?: { draft?: string; conflicts?: PathConflict[] } }).data;
+      if (!ctx.out.json && (e as { code?: string }).code === 'CONFLICT' && data?.conflicts) {
+        ctx.io.stdout(`conflicts (${data.conflicts.length}):\n${conflictLines(data.conflicts, data.draft ?? '').join('\n')}\n`);
+      }
+      throw e;
+    }
+  };
+  const r = await run();
   if (ctx.io.isTTY) ctx.io.stderr('\r\x1b[K');
   if (!r.ok && !r.dry_run) {
     ctx.out.result(r, () =>
@@ -71,15 +120,23 @@ export async function apply(ctx: CommandContext): Promise<number> {
     return EXIT.approvals;
   }
   if (r.dry_run && (r.conflicts.length > 0 || r.unwritable.length > 0)) {
-    const code = r.conflicts.length > 0 ? 'STALE_BASE' : 'NOT_WRITABLE';
-    const message = r.conflicts.length > 0
-      ? `apply would stop before writing anything: ${plural(r.conflicts.length, 'path')} no longer hold what the draft was based on`
-      : `apply would stop before writing anything: cannot write in ${r.unwritable.join(', ')}`;
+    // Overlapping hunks alone can be written with markers (CONFLICT); anything else cannot merge (STALE_BASE).
+    const overlaps = r.conflicts.length > 0 && r.conflicts.every((c) => c.reason === 'overlap');
+    const code = r.conflicts.length === 0 ? 'NOT_WRITABLE' : overlaps ? 'CONFLICT' : 'STALE_BASE';
+    const message =
+      r.conflicts.length === 0
+        ? `apply would stop before writing anything: cannot write in ${r.unwritable.join(', ')}`
+        : overlaps
+          ? `apply would stop before writing anything: ${plural(r.conflicts.length, 'path')} changed in the working tree on the same lines as the draft`
+          : `apply would stop before writing anything: ${plural(r.conflicts.length, 'path')} no longer hold what the draft was based on, and cannot be merged`;
+    const hint = overlaps
+      ? "keep or revert your change where the two overlap, or `shadow apply --conflict=markers` to write both with git's conflict markers"
+      : 'look with `shadow status`, keep or revert your change, then apply again';
     if (ctx.out.json) {
-      ctx.out.error({ code, message, hint: 'look with `shadow status`, keep or revert your change, then apply again', data: { ...r } });
+      ctx.out.error({ code, message, hint, data: { ...r } });
     } else {
       ctx.io.stdout(`${describeApply(r)}\n`);
-      if (r.conflicts.length > 0) ctx.io.stdout(`conflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts).join('\n')}\n`);
+      if (r.conflicts.length > 0) ctx.io.stdout(`conflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts, r.draft).join('\n')}\n`);
       ctx.io.stderr(`error: ${message}\n`);
     }
     return EXIT.error;

@@ -184,15 +184,15 @@ const HANDLERS: Record<string, Handler> = {
     return ok({
       draft: r.draft,
       can_apply: r.conflicts.length === 0 && r.pendingApprovals.length === 0 && r.unwritable.length === 0,
-      paths: r.paths.map((p) => `${p.action} ${p.path}`),
+      paths: r.paths.map((p) => `${p.action} ${p.path}${p.merge && p.merge !== 'clean' ? ` (${p.merge})` : ''}`),
       conflicts: r.conflicts,
       pending_approvals: r.pendingApprovals.map((p) => ({ id: p.id, kind: p.kind, reason: p.reason, paths: p.paths })),
       findings: r.findings,
       note: 'Only the person applies: they review the draft (shadow review) and run shadow apply, approving what the policy asks for.',
     });
   },
-  apply: async (c) => {
-    const r = await c.sh.apply({ draft: c.draft, actor: c.actor });
+  apply: async (c, a) => {
+    const r = await c.sh.apply({ draft: c.draft, actor: c.actor, conflict: a.conflict as 'refuse' | 'markers' | undefined });
     if (r.ok) return ok(r);
     const list = r.pendingApprovals.map((p) => `${p.id} (${p.kind}): ${p.reason}`).join('\n');
     return { isError: true, text: `APPROVALS_PENDING: nothing was applied; the person must approve first:\n${list}\nhint: ask them to review the draft (shadow review) and approve or deny` };

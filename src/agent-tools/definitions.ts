@@ -167,14 +167,17 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'apply_status',
-    description: 'Whether the draft could be applied now: the paths it would write, conflicts with the working tree, and approvals still pending (secrets, protected paths, mass deletes). Read-only.',
+    description: 'Whether the draft could be applied now: the paths it would write (each clean, merged with the user\'s own change, or in conflict), conflicts with the working tree, and approvals still pending (secrets, protected paths, mass deletes). Read-only.',
     input: z.strictObject({}),
     annotations: hints('Apply status', 'read'),
   },
   {
     name: 'apply',
-    description: "Publish the draft into the user's working tree (only where their files still hold what the draft was based on). Fails while approvals are pending.",
-    input: z.strictObject({}),
+    description:
+      "Publish the draft into the user's working tree. A file the user changed meanwhile is merged line by line; where both changed the same lines it fails with CONFLICT (writing nothing) unless conflict is 'markers'. Fails while approvals are pending.",
+    input: z.strictObject({
+      conflict: z.optional(describe(z.enum(['refuse', 'markers']), "where the user changed the same lines: stop (refuse, the default) or write git's conflict markers into the file")),
+    }),
     annotations: hints('Apply to the working tree', 'destructive'),
     gated: 'apply',
   },

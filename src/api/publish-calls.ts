@@ -18,6 +18,7 @@ const ApplyOptionsSchema = z.object({
   squash: z.optional(z.string().check(z.refine((m) => m.trim().length > 0, 'a commit message must not be empty'))),
   actor: z.optional(z.string()),
   sandbox: z.optional(z.enum(['read-only', 'workspace-write'])),
+  conflict: z.optional(z.enum(['refuse', 'markers'])),
 }).check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'));
 
 export interface ApplyOptions extends DraftOption {
@@ -26,6 +27,12 @@ export interface ApplyOptions extends DraftOption {
   squash?: string;
   actor?: string;
   sandbox?: Policy['sandbox'];
+  /**
+   * Where the person changed the same lines as the draft: stop with
+   * CONFLICT, writing nothing (`refuse`, the default), or write both sides
+   * with git's conflict markers and publish (`markers`).
+   */
+  conflict?: 'refuse' | 'markers';
   onProgress?: (done: number, total: number, bytes: number) => void;
 }
 
@@ -34,6 +41,9 @@ export interface PublishCalls {
    * Publish the draft into the working tree (see the README's guarantees).
    * `dryRun` checks and lists without writing; `commit` also moves the
    * current branch to the draft's commits; `squash` makes one commit.
+   * A path the person changed since the draft captured it is merged with
+   * the draft's change, line by line as `git merge-file` does; `conflict`
+   * says what to do where both changed the same lines.
    *
    * @example
    * const plan = await sh.apply({ dryRun: true });
@@ -55,7 +65,7 @@ export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = 
     const mode: CommitMode | undefined = options.squash !== undefined ? { kind: 'squash', message: options.squash } : options.commit ? { kind: 'commit' } : undefined;
     const policy = options.sandbox ? { sandbox: options.sandbox } : {};
     const { applyDraft } = await import('../publish/apply.js');
-    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress, policy });
+    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress, policy, conflict: options.conflict });
   },
 
   async unapply(options = {}) {

@@ -1,5 +1,5 @@
 import { errnoCode, ShadowError } from '../errors.js';
-import { ARCHIVE_PREFIX, checkpointsPrefix } from './ref-names.js';
+import { ARCHIVE_PREFIX, checkpointsPrefix, mergesRef } from './ref-names.js';
 import { draftDir } from '../state/draft-meta.js';
 import { fsyncDir, parentOf } from '../durable/durable-file.js';
 import { readJournals } from '../state/journal.js';
@@ -55,6 +55,8 @@ export async function dropDraft(ws: Workspace, name: string, options: { purge: b
       archive = `${ARCHIVE_PREFIX}${name}/${stamp}`;
       for (let n = 2; repo.refs.list(`${archive}/`).length > 0; n++) archive = `${ARCHIVE_PREFIX}${name}/${stamp}-${n}`;
       await repo.refs.update({ ref: `${archive}/tip`, expected: null, next: draft.tip, message: `shadow: archive of draft ${name}`, who });
+      const merges = repo.refs.resolve(mergesRef(name));
+      if (merges !== undefined) await repo.refs.update({ ref: `${archive}/merges`, expected: null, next: merges, message: `shadow: archive of draft ${name}`, who, reflog: false });
       for (const cp of repo.refs.list(checkpointsPrefix(name))) {
         const cpName = cp.ref.slice(checkpointsPrefix(name).length);
         await repo.refs.update({ ref: `${archive}/checkpoints/${cpName}`, expected: null, next: cp.oid, message: `shadow: archive of checkpoint ${cpName}`, who, reflog: false });

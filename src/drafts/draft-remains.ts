@@ -1,4 +1,4 @@
-import { checkpointsPrefix, draftRef, proposalRef } from './ref-names.js';
+import { checkpointsPrefix, draftRef, mergesRef, proposalRef } from './ref-names.js';
 import { discardDir } from '../durable/discard-dir.js';
 import { listDir, tryUnlink } from '../durable/durable-file.js';
 import { draftDir } from '../state/draft-meta.js';
@@ -12,7 +12,7 @@ function logOf(ws: Workspace, ref: string): string {
 }
 
 /**
- * A draft is its ref: everything else of it (checkpoints, proposal, reflog,
+ * A draft is its ref: everything else of it (checkpoints, proposal, merges, reflog,
  * `shadow/drafts/<draft>/` with its apply records, ledger and caches) belongs
  * to the ref while it exists. Once the ref is gone (a purge deleted it, and a
  * crash stopped the purge there; or plain git deleted it), what is left is
@@ -29,6 +29,8 @@ export async function clearDraftRemains(ws: Workspace, name: string, options: { 
   if (repo.refs.resolve(proposalRef(name)) !== undefined || ws.ctx.fs.existsSync(logOf(ws, proposalRef(name)))) {
     await repo.refs.delete(proposalRef(name), undefined);
   }
+  const merges = repo.refs.resolve(mergesRef(name));
+  if (merges !== undefined) await repo.refs.delete(mergesRef(name), merges);
   if (ws.ctx.fs.existsSync(logOf(ws, draftRef(name)))) await repo.refs.delete(draftRef(name), null);
   const dir = draftDir(repo.shadowDir, name);
   if (!options.keepPlanState) discardDir(ws.ctx, repo.shadowDir, dir);
@@ -48,6 +50,7 @@ export function hasDraftRemains(ws: Workspace, name: string): boolean {
     exists(logOf(ws, draftRef(name))) ||
     exists(logOf(ws, proposalRef(name))) ||
     repo.refs.resolve(proposalRef(name)) !== undefined ||
+    repo.refs.resolve(mergesRef(name)) !== undefined ||
     repo.refs.list(checkpointsPrefix(name)).length > 0
   );
 }

@@ -15,7 +15,11 @@ import { readDraftMeta } from '../state/draft-meta.js';
 import { logEvent } from '../drafts/ledger-events.js';
 import { sparsePathError, sparsePaths } from '../drafts/sparse-paths.js';
 import { readPolicy, reviewDraft, type Policy } from '../review/review.js';
-import { guardPaths, runJournal, unwritableDirs, type Outcome, type PathConflict, type Progress } from './publish.js';
+import { guardPaths, runJournal, unwritableDirs, type Outcome, type Progress } from './publish.js';
+import type { PathConflict } from './path-conflict.js';
+import { mergePaths, type MergeStatus, type PathMerge } from './merge-paths.js';
+import { journalEntries, keepMergeBlobs, overlapError } from './merge-record.js';
+import type { ConflictHunk } from '../git/format/merge-file.js';
 import { SubmoduleProbe, submoduleInPublish } from '../drafts/submodules.js';
 import type { Workspace } from '../drafts/workspace.js';
 
@@ -25,6 +29,17 @@ export interface PublishedPath {
   action: PublishAction;
   old: string | null;
   new: string | null;
+  /**
+   * For an apply: `clean` when the working tree held the base, `merged`
+   * when the person's change and the draft's were merged, `conflict` when
+   * they could not be (see `conflicts`; with `conflict: 'markers'` an
+   * overlap is written with git's markers and the apply goes on).
+   */
+  merge?: MergeStatus;
+  /** The blob written when it is not `new`: the merge (with markers, for a conflict written so). */
+  merged?: string | null;
+  /** Where both changed the same lines: each side's lines (an `overlap`). */
+  hunks?: ConflictHunk[];
 }
 
 export interface ApplyResult {
@@ -60,6 +75,8 @@ export interface ApplyOptions {
   policy?: Partial<Policy>;
   /** Called as paths are written: `done` of `total`, and bytes so far. */
   onProgress?: Progress;
+  /** Where the person and the draft changed the same lines: stop (`refuse`, the default), or write git's conflict markers (`markers`). */
+  conflict?: 'refuse' | 'markers';
 }
 
 function lockPath(ws: Workspace): string {
@@ -70,10 +87,21 @@ function describePaths(entries: readonly PublishEntry[]): PublishedPath[] {
   return entries.map((e) => ({ path: e.path, action: actionOf(e), old: e.old?.oid ?? null, new: e.new?.oid ?? null }));
 }
 
+/** An apply's paths, each with how it stands with the working tree. */
+function describeApply(entries: readonly PublishEntry[], merges: readonly PathMerge[]): PublishedPath[] {
+  const byPath = new Map(merges.map((m) => [m.path, m]));
+  return describePaths(entries).map((p) => {
+    const m = byPath.get(p.path);
+    if (!m) return { ...p, merge: 'clean' };
+    const merged = m.result === undefined || m.result?.oid === p.new ? {} : { merged: m.result?.oid ?? null };
+    return { ...p, merge: m.status, ...merged, ...(m.hunks ? { hunks: m.hunks } : {}) };
+  });
+}
+
 function staleBase(conflicts: PathConflict[], verb: string): ShadowError {
   const list = conflicts
     .slice(0, 10)
-    .map((c) => `${c.path} (${c.found}${c.detail ? `: ${c.detail}` : ''})`)
+    .map((c) => `${c.path} (${c.found}${c.detail ? `: ${c.detail}` : ''}${c.reason && c.reason !== 'type' ? `, not merged: ${c.reason}` : ''})`)
     .join(', ');
   const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
   const noun = conflicts.length === 1 ? 'path no longer holds' : 'paths no longer hold';
@@ -160,7 +188,9 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   // Before the guard: an absent sparse path would read as a deletion there.
   const sparse = sparsePaths(ws, entries);
   if (sparse.length > 0) throw sparsePathError(ws, sparse, 'apply', options.dryRun === true);
-  const conflicts = guardPaths(ws, entries, 'old');
+  // Where the working tree moved from a base, the person's change and the draft's are merged.
+  const moved = guardPaths(ws, entries, 'old');
+  const { merges, conflicts } = mergePaths(ws, entries, moved, { draft: draftName, markers: options.conflict === 'markers', blobs });
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
   // The commits --commit or --squash puts on the branch pass the secret guard too, not only the final diff.
   const branch = options.mode ? guardBranchCommits(ws, draft, entries, options.mode.kind) : undefined;
@@ -173,7 +203,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     applied: false,
     dry_run: options.dryRun === true,
     tip: draft.tip,
-    paths: describePaths(entries),
+    paths: describeApply(entries, merges),
     conflicts,
     unwritable,
     skipped: [],
@@ -183,7 +213,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   };
   if (branch) result.findings.commits = branch.commits;
   if (options.dryRun) return result;
-  if (conflicts.length > 0) throw staleBase(conflicts, 'apply');
+  if (conflicts.length > 0) throw conflicts.every((c) => c.reason === 'overlap') ? overlapError(conflicts, draftName) : staleBase(conflicts, 'apply');
   if (pending.length > 0) return result;
   if (unwritable.length > 0) {
     throw new ShadowError('NOT_WRITABLE', `apply stopped before writing anything: cannot write in ${unwritable.join(', ')}`, {
@@ -202,16 +232,19 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       ws.repo.objects.write(planned.objects);
       plan = planned.plan;
     }
+    const id = ws.ctx.ids.uuid();
+    // The merges' blobs are durable (and kept from git gc) before the journal names them.
+    for (const [oid, content] of await keepMergeBlobs(ws, draftName, id, merges)) blobs.set(oid, content);
     const journal: Journal = {
       version: 1,
-      id: ws.ctx.ids.uuid(),
+      id,
       kind: 'apply',
       draft: draftName,
       worktree: thisWorktree(ws),
       tip: draft.tip,
       created_at: new Date(ws.ctx.clock.now()).toISOString(),
       actor: options.actor,
-      entries,
+      entries: journalEntries(entries, merges),
       status_before: draftStatusWord(ws, draft),
     };
     if (plan) {

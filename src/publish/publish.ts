@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../git/format/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { publishOrder, type PublishEntry } from '../drafts/publish-set.js';
+import { publishOrder, sameEntry, type PublishEntry } from '../drafts/publish-set.js';
 import { isRegularMode, type FileEntry } from '../git/format/tree-lookup.js';
 import { dropApply, findApply, recordApply } from '../state/applied-state.js';
 import { FSYNC_WINDOW, fsyncDir, tryUnlink, writeAll } from '../durable/durable-file.js';
@@ -13,6 +13,7 @@ import { WorkingTreeLower } from '../git/lower-layer.js';
 import { WorktreeWriter, type StagedFile } from '../git/worktree-writer.js';
 import { moveBranch } from './branch-move.js';
 import { logEvents } from '../drafts/ledger-events.js';
+import type { PathConflict } from './path-conflict.js';
 import type { Workspace } from '../drafts/workspace.js';
 
 /**
@@ -20,15 +21,6 @@ import type { Workspace } from '../drafts/workspace.js';
  * the working tree holds at a path, the guard, and carrying a journal out:
  * files, then the branch, then the index, then the record.
  */
-
-/** Why a path cannot be published. */
-export interface PathConflict {
-  path: string;
-  /** The blob the path should hold (null: it should be absent). */
-  expected: Oid | null;
-  found: 'modified' | 'deleted' | 'created' | 'type changed';
-  detail?: string;
-}
 
 /** What the working tree holds at a path. */
 type WorktreeState = FileEntry | null | { dir: true } | { problem: string };
@@ -194,7 +186,8 @@ async function carryOut(
   const lower = worktreeLower(ws);
   const form = ws.worktreeForm(false);
   const trustExec = trustsExecutableBit(ws);
-  const { removals, writes } = publishOrder(journal.entries);
+  // A path a merge found already as the draft has it is recorded, not written.
+  const { removals, writes } = publishOrder(journal.entries.filter((e) => !sameEntry(e.old, e.new)));
   const removedFirst = new Set(removals.map((e) => e.path));
   const conflicted = new Set<string>();
   const total = journal.entries.length;

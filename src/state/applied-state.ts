@@ -95,7 +95,8 @@ function keyOf(names: readonly string[]): string {
 
 function fold(base: AppliedOverrides, record: ApplyRecord): AppliedOverrides {
   const out = { ...base };
-  for (const e of record.entries) out[e.path] = e.new;
+  // A merged path's base is the draft's entry, not the merge: the person's part of it stays theirs.
+  for (const e of record.entries) out[e.path] = e.base !== undefined ? e.base : e.new;
   return out;
 }
 

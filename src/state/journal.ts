@@ -31,8 +31,13 @@ export const JournalSchema = z.object({
   tip: z.string(),
   created_at: z.string(),
   actor: z.string(),
-  /** Each path, what the working tree held before, what it holds after. */
-  entries: z.array(z.object({ path: z.string(), old: Entry, new: Entry })),
+  /**
+   * Each path, what the working tree held before, what it holds after; and
+   * for a path apply merged (the person had changed it), `base`: the
+   * draft's own entry there, which becomes the path's base, while `new` is
+   * the merge written.
+   */
+  entries: z.array(z.object({ path: z.string(), old: Entry, new: Entry, base: z.optional(Entry) })),
   /**
    * A branch to move once the files are written (`apply --commit` / `--squash`),
    * with the message of its reflog lines.
