@@ -1,4 +1,5 @@
-import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../../src/git/format/git-objects.js';
+import { hashObject, MODE, type Oid } from '../../src/git/format/git-objects.js';
+import { F, MemStore, type Spec } from './mem-tree-store.js';
 import { resolveBatch, type Resolution, type ResolveOptions, type ResolveSource } from '../../src/drafts/resolve-batch.js';
 import { editTree } from '../../src/git/format/tree-edit.js';
 import type { FileOperation } from '../../src/drafts/ops.js';
@@ -14,56 +15,18 @@ export const OPTIONS: ResolveOptions = { maxContentBytes: MAX, patcher };
 
 // ---------------------------------------------------------------- an in-memory source
 
-export class F {
-  constructor(
-    readonly content: string | Buffer,
-    readonly mode: string = MODE.file,
-  ) {}
-}
-export type Spec = { [name: string]: string | F | Spec };
+export { F, type Spec } from './mem-tree-store.js';
 
-export class MemSource implements ResolveSource {
-  readonly trees = new Map<Oid, TreeEntry[]>([[EMPTY_TREE_OID, []]]);
-  readonly blobs = new Map<Oid, Buffer>();
-
-  readTree(oid: Oid): readonly TreeEntry[] {
-    const t = this.trees.get(oid);
-    if (!t) throw new Error(`tree ${oid} is not in the store`);
-    return t;
-  }
-
+/** The in-memory tree store, with the blob reads resolveBatch makes. */
+export class MemSource extends MemStore implements ResolveSource {
   readBlob(oid: Oid): Buffer {
     const b = this.blobs.get(oid);
     if (!b) throw new Error(`blob ${oid} is not in the store`);
     return b;
   }
 
-  blob(content: string | Buffer): Oid {
-    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-    const oid = hashObject('blob', bytes);
-    this.blobs.set(oid, bytes);
-    return oid;
-  }
-
-  build(spec: Spec): Oid {
-    const entries: TreeEntry[] = [];
-    for (const [name, v] of Object.entries(spec)) {
-      if (typeof v === 'string' || v instanceof F) {
-        const f = typeof v === 'string' ? new F(v) : v;
-        entries.push({ mode: f.mode, name, oid: this.blob(f.content) });
-      } else {
-        entries.push({ mode: MODE.tree, name, oid: this.build(v) });
-      }
-    }
-    entries.sort(compareTreeEntries);
-    const content = serializeTree(entries);
-    const oid = hashObject('tree', content);
-    this.trees.set(oid, entries);
-    return oid;
-  }
-
-  /** Every file under `root`: path → `mode content`. */
-  files(root: Oid, prefix = ''): Record<string, string> {
+  /** Every file under `root`: path → `mode content` (a blob missing throws; empty trees pass). */
+  override files(root: Oid, prefix = ''): Record<string, string> {
     const out: Record<string, string> = {};
     for (const e of this.readTree(root)) {
       const path = prefix + e.name;
