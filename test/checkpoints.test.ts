@@ -64,6 +64,26 @@ Rollback('targets: ~N skips a batch with its capture, a batch number, a checkpoi
   assert.is(await tip(repo), tips[2]);
 });
 
+Rollback('an abbreviated commit id made only of digits names that commit, not a batch the draft does not have', async ({ repo, sh, tips }) => {
+  // Batches until one's commit id starts with four or more digits (not 0): about one commit in seven.
+  let digits: { prefix: string; commit: string } | undefined;
+  for (let i = 0; !digits && i < 400; i++) {
+    const r = await sh.batch({ intent: `try ${i}`, operations: [{ operation: 'write', path: 'n.txt', content: `${i}\n` }] });
+    assert.ok(r.success, JSON.stringify(r.error));
+    const m = /^[1-9]\d{3,}/.exec(r.commit!);
+    if (m) digits = { prefix: m[0].slice(0, 12), commit: r.commit! };
+  }
+  assert.ok(digits, 'no commit id starting with digits in 400 batches');
+  await sh.rollback(tips[0]!);
+  const m = await sh.rollback(digits.prefix);
+  assert.is(m.to, digits.commit);
+  assert.is(await tip(repo), digits.commit);
+  // A number that is neither a batch nor a commit is still refused by name.
+  const e = await sh.rollback('999999').catch((x: unknown) => x as { code?: string; message?: string });
+  assert.is((e as { code?: string }).code, 'INVALID_TARGET');
+  assert.match(String((e as { message?: string }).message), /has no batch 999999/);
+});
+
 Rollback('the view follows the rollback; the working tree is never touched', async ({ repo, sh }) => {
   await sh.rollback('~1');
   assert.is(await content(sh, 'a.txt'), 'v2\n');

@@ -139,6 +139,16 @@ export function resolveTarget(ws: Workspace, draft: Draft, spec: string, purpose
       const found = findBatch(ws, cp.commit, root, n);
       if (found) return { commit: found, label: `batch ${n} (kept by checkpoint ${cp.name})` };
     }
+    // An abbreviated commit id can be all digits (about one in a hundred of
+    // ten characters): a number that names no batch is tried as one, as git
+    // would read it.
+    if (spec.length >= 4) {
+      try {
+        return { commit: resolveCommitish(repo, spec), label: spec };
+      } catch (e) {
+        if (!(e instanceof ShadowError && e.code === 'INVALID_TARGET')) throw e;
+      }
+    }
     throw invalidTarget(spec, `draft "${draft.name}" has no batch ${n}`, purpose);
   }
   const cp = repo.refs.resolve(checkpointRef(draft.name, spec));
