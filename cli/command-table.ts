@@ -140,10 +140,11 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   },
   { usage: 'undo', describe: "reverse the draft's last move (a batch, a rollback, an undo)", load: () => import('./commands/checkpoint.js').then((m) => m.undo) },
   {
-    usage: 'apply',
-    describe: "publish the draft's changes into the working tree, merged with your own changes to the same files",
+    usage: 'apply [paths..]',
+    describe: "publish the draft's changes into the working tree, merged with your own changes to the same files (only the given paths, when any)",
     builder: (y) =>
       y
+        .positional('paths', { type: 'string', array: true, describe: 'publish only these files, directories or globs (relative to the current directory); the draft keeps the rest' })
         .option('dry-run', { type: 'boolean', describe: 'list what would change and any conflict, writing nothing' })
         .option('commit', { type: 'boolean', describe: "also move the current branch to the draft's commits", conflicts: 'squash' })
         .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch (needs -m)', implies: 'message' })

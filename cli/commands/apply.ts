@@ -86,9 +86,12 @@ export async function apply(ctx: CommandContext): Promise<number> {
   if (squash !== undefined && squash.trim() === '') {
     throw new ShadowError('USAGE', '--squash needs a commit message: -m "<message>"', { hint: 'shadow apply --squash -m "what the change does"' });
   }
+  const specs = Array.isArray(ctx.argv.paths) ? (ctx.argv.paths as unknown[]).map(String) : [];
+  const paths = specs.length > 0 ? await Promise.all(specs.map((s) => ctx.repoPath(s))) : undefined;
   const run = async (): Promise<ApplyResult> => {
     try {
       return await sh.apply({
+        paths,
         draft: ctx.draft,
         actor: ctx.actor,
         dryRun: ctx.argv['dry-run'] === true,

@@ -34,6 +34,8 @@ export interface ApplyOptions extends DraftOption {
    */
   conflict?: 'refuse' | 'markers';
   onProgress?: (done: number, total: number, bytes: number) => void;
+  /** Publish only what these pathspecs match (repository-relative paths, directories, globs); the draft keeps the rest. */
+  paths?: string[];
 }
 
 export interface PublishCalls {
@@ -48,6 +50,7 @@ export interface PublishCalls {
    * @example
    * const plan = await sh.apply({ dryRun: true });
    * if (plan.conflicts.length === 0) await sh.apply();
+   * await sh.apply({ paths: ['src/api.ts', 'docs/'] }); // only these; the draft keeps the rest
    */
   apply(options?: ApplyOptions): Promise<ApplyResult>;
 
@@ -65,7 +68,7 @@ export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = 
     const mode: CommitMode | undefined = options.squash !== undefined ? { kind: 'squash', message: options.squash } : options.commit ? { kind: 'commit' } : undefined;
     const policy = options.sandbox ? { sandbox: options.sandbox } : {};
     const { applyDraft } = await import('../publish/apply.js');
-    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress, policy, conflict: options.conflict });
+    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress, policy, conflict: options.conflict, paths: options.paths });
   },
 
   async unapply(options = {}) {

@@ -248,8 +248,9 @@ async function examination(ws: Workspace, draft: Draft, entries: readonly Publis
  * apply needs. `blobs`, when given, receives the new contents the review
  * read (for the apply that follows, so each blob is read once).
  */
-export function reviewDraft(ws: Workspace, draft: Draft, policy: Policy, blobs?: Map<Oid, Buffer>): Promise<Review> {
-  return review(ws, draft, policy, false, blobs);
+/** The review of a draft's change set, or of the part of it `only` keeps (a partial apply): approvals bind to what is reviewed. */
+export function reviewDraft(ws: Workspace, draft: Draft, policy: Policy, blobs?: Map<Oid, Buffer>, only?: (path: string) => boolean): Promise<Review> {
+  return review(ws, draft, policy, false, blobs, only);
 }
 
 /** `reviewDraft` with the diff's text (redacted), for `shadow review`. */
@@ -258,8 +259,9 @@ export async function reviewDraftWithDiff(ws: Workspace, draft: Draft, policy: P
   return { ...r, diff: r.diff! };
 }
 
-async function review(ws: Workspace, draft: Draft, policy: Policy, withDiff: boolean, blobs?: Map<Oid, Buffer>): Promise<Review & { diff?: string }> {
-  const entries = draftPublishSet(ws, draft);
+async function review(ws: Workspace, draft: Draft, policy: Policy, withDiff: boolean, blobs?: Map<Oid, Buffer>, only?: (path: string) => boolean): Promise<Review & { diff?: string }> {
+  const all = draftPublishSet(ws, draft);
+  const entries = only ? all.filter((e) => only(e.path)) : all;
   const exam = await examination(ws, draft, entries, withDiff, blobs);
   const { diff, patch_id } = exam;
   const base_sha256_by_path = { ...exam.base_sha256_by_path };

@@ -1,0 +1,32 @@
+/**
+ * Pathspecs as `shadow apply <pathspec>…` takes them, after the CLI has
+ * made them relative to the repository root: a path names that file, or
+ * every path below it when it is a directory (`docs` and `docs/` alike); a
+ * spec with `*`, `?` or `[` is a glob (picomatch, dot files included) that
+ * matches a path or one of its directories. Unlike git's default pathspec,
+ * `*` stays within one path component: `**` crosses directories.
+ */
+import picomatch from 'picomatch';
+
+const GLOB = /[*?[]/;
+
+/** A test of repository paths against `specs` (true when any matches). */
+export function pathspecMatcher(specs: readonly string[]): (path: string) => boolean {
+  const tests = specs.map((raw): ((path: string) => boolean) => {
+    const spec = raw.replace(/\/+$/, '');
+    if (spec === '' || spec === '.') return () => true;
+    if (!GLOB.test(spec)) return (path) => path === spec || path.startsWith(`${spec}/`);
+    const glob = picomatch(spec, { dot: true });
+    return (path) => {
+      if (glob(path)) return true;
+      for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) if (glob(path.slice(0, i))) return true;
+      return false;
+    };
+  });
+  return (path) => tests.some((t) => t(path));
+}
+
+/** The specs of `specs` that match none of `paths`. */
+export function unmatchedSpecs(specs: readonly string[], paths: readonly string[]): string[] {
+  return specs.filter((s) => !paths.some(pathspecMatcher([s])));
+}
