@@ -100,11 +100,11 @@ export class Workspace {
     return this.worktreeLower() ?? new TreeLower(this.repo.objects, this.repo.objects.readCommit(root).tree);
   }
 
-  /** The working tree read as git reads it (see WorktreeForm), or undefined for a bare repository. */
-  worktreeLower(): WorkingTreeLower | undefined {
+  /** The working tree read as git reads it (see WorktreeForm, and `renew` there), or undefined for a bare repository. */
+  worktreeLower(renew = true): WorkingTreeLower | undefined {
     const wt = this.repo.layout.worktree;
     if (wt === null) return undefined;
-    return new WorkingTreeLower(this.ctx, wt, this.repo.config.getBool('core.filemode') ?? true, this.worktreeForm());
+    return new WorkingTreeLower(this.ctx, wt, this.repo.config.getBool('core.filemode') ?? true, this.worktreeForm(renew));
   }
 
   /**

@@ -10,9 +10,8 @@ import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js'
 import type { SecretFinding } from '../review/secrets.js';
 import { gateApply, type ApprovalState } from '../review/approvals.js';
 import { guardBranchCommits, type CommitSecrets } from '../review/commit-guard.js';
-import { checkWorktree, draftStatusWord, requireDraft, type Draft } from '../drafts/drafts.js';
-import { draftPublishSet } from '../drafts/draft-publish-set.js';
-import { pathspecMatcher, unmatchedSpecs } from '../core/pathspec.js';
+import { checkWorktree, draftStatusWord, requireDraft } from '../drafts/drafts.js';
+import { checkPathspecs, partialPaths } from './partial-apply.js';
 import { readDraftMeta } from '../state/draft-meta.js';
 import { logEvent } from '../drafts/ledger-events.js';
 import { sparsePathError, sparsePaths } from '../drafts/sparse-paths.js';
@@ -164,30 +163,6 @@ function checkIndexLock(ws: Workspace): void {
 }
 
 /**
- * The test of a partial apply's paths, or undefined for a whole one. A
- * commit mode publishes whole commits, so it takes no pathspec; a pathspec
- * that matches none of the draft's changes is refused, as git refuses one
- * that matches no file.
- */
-function partialPaths(ws: Workspace, draft: Draft, options: ApplyOptions): ((path: string) => boolean) | undefined {
-  if (options.paths === undefined || options.paths.length === 0) return undefined;
-  if (options.mode) {
-    throw new ShadowError('INVALID_ARGUMENT', `--${options.mode.kind} publishes the draft's commits whole: it takes no paths`, {
-      hint: 'apply the paths alone (shadow apply <paths>), then commit them with git; or drop the paths to apply --commit the whole draft',
-    });
-  }
-  const changed = draftPublishSet(ws, draft).map((e) => e.path);
-  const unmatched = unmatchedSpecs(options.paths, changed);
-  if (unmatched.length > 0) {
-    throw new ShadowError('INVALID_ARGUMENT', `pathspec ${unmatched.map((s) => `'${s}'`).join(', ')} did not match any path the draft changes`, {
-      hint: 'see the draft\'s changes with shadow diff --stat; paths are relative to the current directory',
-      data: { unmatched, changed: changed.slice(0, 50) },
-    });
-  }
-  return pathspecMatcher(options.paths);
-}
-
-/**
  * Publish a draft into the working tree: only where every path still holds
  * its base (else STALE_BASE, nothing written); a redo journal, fsynced,
  * before the first write; each file temp-fsync-rename; then the branch and
@@ -206,9 +181,10 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   }
   if (!options.dryRun) refuseWhilePending(ws);
   const blobs = new Map<string, Buffer>();
-  const only = partialPaths(ws, draft, options);
+  const only = partialPaths(options);
   const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs, only);
   const entries = review.entries;
+  checkPathspecs(only && options.paths, entries);
   // A draft made before shadow refused submodule paths may still hold one: it is refused whole, dry run included.
   // No tree is looked in: a gitlink the draft replaced is an entry of the set itself (its old side), and
   // nothing lies below a gitlink in a tree; the index and the working tree say where submodules are now.

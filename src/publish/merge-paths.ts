@@ -20,7 +20,7 @@ import type { Workspace } from '../drafts/workspace.js';
  * What git cannot merge either stays a conflict unless one side left it as
  * it was: binary content, a change of mode both made differently, a
  * symlink, a change of type, a deletion against a change. Everything here
- * reads; apply writes what it decides (merge-objects.ts, then the journal).
+ * reads; apply writes what it decides (merge-record.ts, then the journal).
  */
 
 /** How a path of an apply stands: the working tree held the base (`clean`), the person's change and the draft's merged (`merged`), or not (`conflict`). */
@@ -87,7 +87,8 @@ function mergeMode(base: string | undefined, ours: string, theirs: string): stri
  */
 export function mergePaths(ws: Workspace, entries: readonly PublishEntry[], stopped: readonly PathConflict[], options: MergeOptions): { merges: PathMerge[]; conflicts: PathConflict[] } {
   const trustExec = ws.repo.config.getBool('core.filemode') ?? true;
-  const lower = new WorkingTreeLower(ws.ctx, ws.repo.layout.worktree!, trustExec, ws.worktreeForm(false));
+  // The guard renewed the working-tree form for this apply: the same one serves the merge.
+  const lower = ws.worktreeLower(false)!;
   const byPath = new Map(entries.map((e) => [e.path, e]));
   const contents = new Map<Oid, Buffer>();
   const read = (oid: Oid): Buffer => contents.get(oid) ?? options.blobs?.get(oid) ?? ws.repo.objects.readBlob(oid);
