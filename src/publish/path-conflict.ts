@@ -1,5 +1,6 @@
 import type { Oid } from '../git/format/git-objects.js';
 import type { ConflictHunk } from '../git/format/merge-file.js';
+import type { ConflictReason } from '../drafts/entry-merge.js';
 
 /**
  * What stops a publish at a path: the guard's finding (the working tree no
@@ -7,14 +8,8 @@ import type { ConflictHunk } from '../git/format/merge-file.js';
  * three-way merge could not settle it (merge-paths.ts).
  */
 
-/**
- * Why apply could not merge a path (merge-paths.ts): `overlap`, both
- * changed the same lines (`--conflict=markers` writes them); or what no
- * line merge settles: `binary`, `delete/modify`, `mode` (both changed it,
- * differently), `symlink` (both changed its target), `type` (a file
- * against a symlink, a directory, a special file), `too complex`.
- */
-export type ConflictReason = 'overlap' | 'binary' | 'delete/modify' | 'mode' | 'symlink' | 'type' | 'too complex';
+/** Why apply could not merge a path (drafts/entry-merge.ts says each reason). */
+export type { ConflictReason };
 
 /** Why a path cannot be published. */
 export interface PathConflict {
