@@ -138,7 +138,19 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     builder: (y) => y.positional('target', { type: 'string' }),
     load: () => import('./commands/checkpoint.js').then((m) => m.rollback),
   },
-  { usage: 'undo', describe: "reverse the draft's last move (a batch, a rollback, an undo)", load: () => import('./commands/checkpoint.js').then((m) => m.undo) },
+  {
+    usage: 'rebase',
+    describe: 'move the draft onto the working tree as it is now (or --onto a commit), merging each path it changed; conflicts stay in the draft',
+    builder: (y) => y.option('onto', { type: 'string', describe: 'a commit-ish (branch, tag, commit) to move onto instead of the working tree' }),
+    load: () => import('./commands/rebase.js').then((m) => m.rebase),
+  },
+  {
+    usage: 'resolve <paths..>',
+    describe: 'mark paths in conflict since a rebase resolved, as the draft holds them',
+    builder: (y) => y.positional('paths', { type: 'string', array: true, describe: 'relative to the current directory' }),
+    load: () => import('./commands/rebase.js').then((m) => m.resolve),
+  },
+  { usage: 'undo', describe: "reverse the draft's last move (a batch, a rollback, a rebase, an undo)", load: () => import('./commands/checkpoint.js').then((m) => m.undo) },
   {
     usage: 'apply [paths..]',
     describe: "publish the draft's changes into the working tree, merged with your own changes to the same files (only the given paths, when any)",

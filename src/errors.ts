@@ -57,6 +57,7 @@ export type ErrorCode =
   | 'NO_BRANCH'
   | 'SPARSE_PATH'
   | 'DIVERGED'
+  | 'UNRESOLVED_CONFLICT'
   // review and approvals
   | 'APPROVAL_NOT_FOUND'
   | 'STALE_APPROVAL'

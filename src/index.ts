@@ -38,6 +38,8 @@ export type { DraftSummary } from './drafts/drafts.js';
 export type { ViewEntry, ViewFile } from './drafts/view.js';
 export type { WalkedFile, WalkOptions, SearchMatch, SearchOptions, SearchResult } from './drafts/view-walk.js';
 export type { ApplyResult, UnapplyResult, RecoveryReport, PublishedPath } from './publish/apply.js';
+export type { RebaseResult } from './drafts/rebase.js';
+export type { RebasedPath } from './drafts/rebase-plan.js';
 export type { PathConflict, ConflictReason } from './publish/path-conflict.js';
 export type { MergeStatus } from './publish/merge-paths.js';
 export type { ConflictHunk, HunkSide } from './git/format/merge-file.js';

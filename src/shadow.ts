@@ -17,6 +17,7 @@ import { viewCalls, type ViewCalls } from './api/view-calls.js';
 import { publishCalls, type PublishCalls } from './api/publish-calls.js';
 import { reviewCalls, type ReviewCalls } from './api/review-calls.js';
 import { planCalls, type PlanCalls } from './api/plan-calls.js';
+import { rebaseCalls, type RebaseCalls } from './api/rebase-calls.js';
 import { Sessions } from './api/sessions-api.js';
 import { Worktrees } from './api/worktrees-api.js';
 import type { RecoveryReport } from './publish/apply.js';
@@ -25,7 +26,7 @@ export type { DraftOption, BatchCallOptions } from './api/shadow-core.js';
 export type { DiffFile } from './api/view-calls.js';
 
 /** Every call of the handle, by capability (declared on the class below). */
-export interface Shadow extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls {}
+export interface Shadow extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls {}
 
 /**
  * A handle on one repository: every shadow operation, with arguments
@@ -115,4 +116,4 @@ export class Shadow implements ShadowCore {
   }
 }
 
-installCalls(Shadow.prototype, batchCalls, draftCalls, viewCalls, publishCalls, reviewCalls, planCalls);
+installCalls(Shadow.prototype, batchCalls, draftCalls, viewCalls, publishCalls, reviewCalls, planCalls, rebaseCalls);

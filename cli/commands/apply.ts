@@ -57,7 +57,7 @@ function describeApply(r: ApplyResult): string {
   if (r.dry_run && r.pendingApprovals.length > 0) {
     lines.push(`approvals needed first (${r.pendingApprovals.length}):`, ...r.pendingApprovals.map((a) => `  ${a.id}  ${pad(a.kind, 16)} ${a.reason}`));
   }
-  if (r.dry_run && r.paths.length > 0 && r.conflicts.length === 0 && r.unwritable.length === 0 && r.pendingApprovals.length === 0) lines.push('no conflicts: `shadow apply` would write these paths');
+  if (r.dry_run && r.paths.length > 0 && r.conflicts.length === 0 && r.unresolved.length === 0 && r.unwritable.length === 0 && r.pendingApprovals.length === 0) lines.push('no conflicts: `shadow apply` would write these paths');
   if (r.unwritable.length > 0) lines.push(`cannot write in: ${r.unwritable.join(', ')}`);
   if (r.skipped.length > 0) lines.push(`submodules left as they are: ${r.skipped.join(', ')}`);
   if (r.branch) lines.push(`${r.branch.ref.replace(/^refs\/heads\//, '')}: ${short(r.branch.old)} -> ${short(r.branch.new)} (${r.branch.how})`);
@@ -121,6 +121,17 @@ export async function apply(ctx: CommandContext): Promise<number> {
       ].join('\n'),
     );
     return EXIT.approvals;
+  }
+  if (r.dry_run && r.unresolved.length > 0) {
+    // Paths left in conflict by a rebase: apply refuses them until a batch resolves them.
+    const message = `apply would be refused: ${plural(r.unresolved.length, 'path')} in conflict since the draft's rebase`;
+    const hint = 'resolve each with a batch on it (or `shadow resolve <path>` to keep it as the draft holds it), or `shadow undo` the rebase';
+    if (ctx.out.json) ctx.out.error({ code: 'UNRESOLVED_CONFLICT', message, hint, data: { ...r } });
+    else {
+      ctx.io.stdout(`${describeApply(r)}\nin conflict (${r.unresolved.length}):\n${r.unresolved.map((u) => `  ${pad(u.reason, 13)} ${u.path}`).join('\n')}\n`);
+      ctx.io.stderr(`error: ${message}\nhint: ${hint}\n`);
+    }
+    return EXIT.error;
   }
   if (r.dry_run && (r.conflicts.length > 0 || r.unwritable.length > 0)) {
     // Overlapping hunks alone can be written with markers (CONFLICT); anything else cannot merge (STALE_BASE).

@@ -50,6 +50,12 @@ export async function status(ctx: CommandContext): Promise<void> {
       lines.push(`changes (${s.changed.length}):`);
       for (const c of s.changed) lines.push(`  ${c.status} ${c.path}`);
     }
+    if (s.conflicts.length > 0) {
+      lines.push(`in conflict since the rebase (${s.conflicts.length}): resolve each with a batch on it, or \`shadow resolve <path>\`; apply refuses them until then`);
+      for (const c of s.conflicts) lines.push(`  ${c.reason.padEnd(13)} ${c.path}`);
+    }
+    if (s.in_worktree.length > 0) lines.push(`already in the working tree as the draft has them (${s.in_worktree.length}): ${s.in_worktree.slice(0, 5).join(', ')}${s.in_worktree.length > 5 ? ', …' : ''}`);
+    if (s.behind) lines.push(`behind: HEAD is ${s.behind.head ? short(s.behind.head) : 'unborn'}, the draft stands on ${short(s.behind.stands_on)}; \`shadow rebase\` moves it onto what you have now`);
     if (s.drifted.length > 0) {
       lines.push(`working tree moved away from the base (${s.drifted.length}):`);
       for (const d of s.drifted) lines.push(`  ${d.path} (${d.found === null ? 'deleted' : d.expected === null ? 'created' : d.found === 'directory' ? 'now a directory' : d.found === 'unreadable' ? 'unreadable' : 'modified'})`);

@@ -2,7 +2,7 @@ import { parseOpLines, summaryOf, type OpLine } from './commit-message.js';
 import type { Oid } from '../git/format/git-objects.js';
 import { diffTrees, type FileChange } from '../git/format/tree-diff.js';
 import { lookupPath, type FileEntry } from '../git/format/tree-lookup.js';
-import { loadDraft, requireDraft, type Draft } from './drafts.js';
+import { loadDraft, requireDraft, standsOn, type Draft } from './drafts.js';
 import { historySince } from './history.js';
 import { skipWorktreeEntry } from './sparse-paths.js';
 import { listCheckpoints, resolveTarget } from './checkpoints.js';
@@ -54,9 +54,11 @@ export function draftLog(ws: Workspace, draftName: string, limit = Infinity): Lo
   return out;
 }
 
-/** A changed file, with what git's name-status letters say about it. */
+/** A changed file, with what git's name-status letters say about it (`U`: in conflict since a rebase, as git marks an unmerged path). */
 export interface ChangedFile extends FileChange {
-  status: 'A' | 'M' | 'D' | 'T';
+  status: 'A' | 'M' | 'D' | 'T' | 'U';
+  /** Why the path is in conflict (status `U`). */
+  conflict?: string;
 }
 
 function statusOf(c: FileChange): ChangedFile['status'] {
@@ -89,13 +91,15 @@ export function draftChanges(ws: Workspace, draftName: string, range?: { from: s
   if (!draft) return { draft, files: [] };
   const tree = repo.objects.readCommit(draft.tip).tree;
   const files: ChangedFile[] = [];
+  const conflicts = draft.meta.conflicts ?? {};
   for (const path of draft.bases.paths().sort()) {
     const base = draft.bases.get(path) ?? null;
     const k = lookupPath(repo.objects, tree, path);
     const now = k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null;
-    if (sameEntry(base, now)) continue;
+    const conflict = conflicts[path];
+    if (conflict === undefined && sameEntry(base, now)) continue;
     const c = { path, old: base, new: now };
-    files.push({ ...c, status: statusOf(c) });
+    files.push(conflict === undefined ? { ...c, status: statusOf(c) } : { ...c, status: 'U', conflict });
   }
   return { draft, to: draft.tip, files };
 }
@@ -114,20 +118,33 @@ export interface DraftStatus {
   root?: Oid;
   batches: number;
   checkpoints: number;
-  /** Paths the draft changes (what apply would publish). */
+  /** Paths the draft changes (what apply would publish), but those the working tree already holds as the draft does. */
   changed: ChangedFile[];
+  /** Paths the draft changes that the working tree already holds exactly as the draft does (`shadow rebase` drops them). */
+  in_worktree: string[];
   /** Paths whose working-tree content is no longer their captured base. */
   drifted: Drift[];
+  /** Paths in conflict since the draft's rebase, until a batch resolves them (apply refuses them meanwhile). */
+  conflicts: Array<{ path: string; reason: string }>;
+  /**
+   * Set when HEAD is no longer the commit the draft stands on (its root, or
+   * where its last rebase moved it): the person committed, pulled or switched
+   * branch since. `shadow rebase` moves the draft onto what they have now.
+   */
+  behind?: { head: Oid | null; stands_on: Oid };
 }
 
 /** The state of a draft: O(paths it touched), never a scan of the repository. */
 export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
   const draft = loadDraft(ws, draftName);
-  if (!draft) return { draft: draftName, exists: false, batches: 0, checkpoints: 0, changed: [], drifted: [] };
+  if (!draft) return { draft: draftName, exists: false, batches: 0, checkpoints: 0, changed: [], in_worktree: [], drifted: [], conflicts: [] };
   const history = historySince(ws.repo, draft.tip, draft.meta.root);
-  const lower = ws.lower(draft.meta.root);
+  const lower = ws.lower(standsOn(draft));
   const drifted: Drift[] = [];
   const cheap = ws.indexView(draft.bases.size);
+  const changes = draftChanges(ws, draftName).files;
+  const draftHolds = new Map(changes.filter((c) => c.status !== 'U').map((c) => [c.path, c.new?.oid ?? null]));
+  const inWorktree = new Set<string>();
   for (const path of draft.bases.paths().sort()) {
     const base = draft.bases.get(path) ?? null;
     let found: Drift['found'];
@@ -136,15 +153,17 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
       let kept = cheap ? skipWorktreeEntry(ws, path, cheap) : undefined;
       const l = kept === undefined ? lower.read(path) : ({ kind: 'absent' } as const);
       if (kept === undefined && l.kind === 'absent' && base !== null) kept = skipWorktreeEntry(ws, path);
-      if (kept && base && kept.oid === base.oid) continue;
       found = kept ? kept.oid : l.kind === 'file' ? l.oid : l.kind === 'dir' ? 'directory' : null;
-      if (l.kind === 'file' && base && l.oid === base.oid) continue;
     } catch {
       found = 'unreadable';
     }
-    if (found === null && base === null) continue;
-    drifted.push({ path, expected: base?.oid ?? null, found });
+    if (found === (base?.oid ?? null)) continue;
+    // The person already holds the draft's change: nothing left to publish there.
+    if (draftHolds.has(path) && draftHolds.get(path) === found) inWorktree.add(path);
+    else drifted.push({ path, expected: base?.oid ?? null, found });
   }
+  const head = ws.repo.refs.resolve('HEAD') ?? null;
+  const on = standsOn(draft);
   return {
     draft: draftName,
     exists: true,
@@ -152,7 +171,10 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
     root: draft.meta.root,
     batches: history.filter((h) => h.trailers.batch !== undefined).length,
     checkpoints: listCheckpoints(ws, draftName).length,
-    changed: draftChanges(ws, draftName).files,
+    changed: changes.filter((c) => !inWorktree.has(c.path)),
+    in_worktree: [...inWorktree],
     drifted,
+    conflicts: Object.entries(draft.meta.conflicts ?? {}).map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    ...(head !== on && !(head === null && draft.meta.from === 'empty') ? { behind: { head, stands_on: on } } : {}),
   };
 }

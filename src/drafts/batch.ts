@@ -12,10 +12,13 @@ import type { PackObject } from '../git/format/pack-writer.js';
 import { RefMoved } from '../git/refs.js';
 import { planCaptures } from './captures.js';
 import { skipWorktreeEntry } from './sparse-paths.js';
-import { checkWorktree, draftStatusWord, keepDraftMeta, loadDraft, publishDraft, requireDraft, unbornDraft, type Draft } from './drafts.js';
+import { checkWorktree, draftStatusWord, keepDraftMeta, loadDraft, publishDraft, requireDraft, standsOn, unbornDraft, type Draft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
 import { concurrentConflicts } from './batch-conflicts.js';
 import { StagedObjects } from './staged-objects.js';
+import { HARD_MAX_ATTEMPTS, MAX_ATTEMPTS, retryPause } from './batch-retry.js';
+import { resolvedLines } from './conflict-lines.js';
+import { resolvedBy, withoutResolved } from './draft-conflicts.js';
 import { SubmoduleProbe } from './submodules.js';
 import type { Workspace } from './workspace.js';
 
@@ -34,6 +37,8 @@ export interface BatchResult {
   captured?: string[];
   /** True when every op was already in place, so no commit was made. */
   unchanged?: boolean;
+  /** Paths in conflict since a rebase that this batch resolved. */
+  resolved?: string[];
 }
 
 export interface BatchOptions {
@@ -45,6 +50,8 @@ export interface BatchOptions {
   allowEmpty?: boolean;
   /** Extra trailers (plan, session). */
   trailers?: Pick<ShadowTrailers, 'plan' | 'planBatch' | 'session'>;
+  /** Paths in conflict to mark resolved as they are (`shadow resolve`), besides those the ops touch. */
+  resolve?: readonly string[];
 }
 
 /**
@@ -66,23 +73,6 @@ function decodeWrites(operations: FileOperation[], maxContentBytes: number): voi
       // Left for resolution to report.
     }
   }
-}
-
-/**
- * A batch that keeps losing the race for its draft's ref gives up (BUSY)
- * once it has made this many attempts and tried for `shadow.lockTimeout`,
- * or after HARD_MAX_ATTEMPTS at the most: under heavy contention a count
- * alone gave up within a second while the others were still landing.
- */
-const MAX_ATTEMPTS = 25;
-const HARD_MAX_ATTEMPTS = 1000;
-/** The longest pause between two attempts of a batch (ms). */
-const MAX_RETRY_PAUSE_MS = 50;
-
-/** A pause before attempt `attempt + 1`: random (from `token`, hex) up to 2^attempt ms, at most MAX_RETRY_PAUSE_MS. */
-export function retryPause(attempt: number, token: string): number {
-  const u = parseInt(token.slice(0, 4), 16) / 0xffff;
-  return Math.floor(u * Math.min(2 ** attempt, MAX_RETRY_PAUSE_MS));
 }
 
 /**
@@ -194,6 +184,7 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
     repo.objects.mergeIfDue();
     const meta = {
       ...draft.meta,
+      conflicts: withoutResolved(draft.meta.conflicts, outcome.result.resolved),
       bases: draft.meta.bases.adding(Object.entries(outcome.commit.newBases)),
       bases_tip: outcome.commit.oid,
       high_batch: Math.max(draft.meta.high_batch, outcome.commit.batch),
@@ -263,7 +254,7 @@ function attemptBatch(
   const tipCommit = repo.objects.readCommit(draft.tip);
   if (isRetryOf(draft, tipCommit.message, fingerprint)) return { result: alreadyApplied(draft, input) };
   const staged = new StagedObjects(repo.objects);
-  const lower = ws.lower(draft.meta.root);
+  const lower = ws.lower(standsOn(draft));
 
   // 0. Submodules are their own repositories: no op reaches into one, and
   // nothing inside one is read for a capture.
@@ -327,7 +318,9 @@ function attemptBatch(
   }
 
   const edited = editTree(staged, base, resolution.changes);
-  if (edited.root === base && !options.allowEmpty) {
+  // A batch on a path in conflict settles it, even one that leaves its content as it is.
+  const resolved = resolvedBy(draft, touched, options.resolve);
+  if (edited.root === base && !options.allowEmpty && resolved.length === 0) {
     return { result: { success: true, results: resolution.results, commit: draft.tip, batch: null, draft: draft.name, unchanged: true } };
   }
 
@@ -359,7 +352,7 @@ function attemptBatch(
     parents: [parent],
     author: repo.actorSignature(options.actor),
     committer,
-    message: batchMessage(input.intent, resolution.opLines, trailers),
+    message: batchMessage(input.intent, resolution.opLines, trailers, resolvedLines(resolved)),
   };
   const oid = pushCommit(ws, objects, batchCommit);
   // Written by the caller, while it takes the ref's lock.
@@ -377,6 +370,7 @@ function attemptBatch(
   }
   const result: BatchResult = { success: true, results: resolution.results, commit: oid, batch, draft: draft.name };
   if (capturedPaths.length > 0) result.captured = capturedPaths;
+  if (resolved.length > 0) result.resolved = resolved;
   return { result, commit: { oid, batch, summary: batchCommit.message.split('\n')[0]!, newBases, objects, trees } };
 }
 

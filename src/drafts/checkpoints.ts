@@ -182,6 +182,20 @@ function inDraftLineage(ws: Workspace, draft: Draft, commit: Oid): boolean {
   return false;
 }
 
+/**
+ * Keep the draft's tip with a checkpoint: the one it has, or a new
+ * automatic one (`auto-N`). Returns its name.
+ */
+export async function keepTip(ws: Workspace, draft: Draft, message: string): Promise<string> {
+  const checkpoints = listCheckpoints(ws, draft.name);
+  const existing = checkpoints.find((c) => c.commit === draft.tip);
+  if (existing) return existing.name;
+  const n = 1 + Math.max(0, ...checkpoints.filter((c) => c.auto).map((c) => Number(c.name.slice(AUTO_CHECKPOINT_PREFIX.length)) || 0));
+  const name = `${AUTO_CHECKPOINT_PREFIX}${n}`;
+  await writeCheckpoint(ws, draft, name, draft.tip, message);
+  return name;
+}
+
 /** The result of moving a draft's ref. */
 export interface RefMove {
   draft: string;
@@ -203,14 +217,7 @@ async function moveDraft(ws: Workspace, draft: Draft, to: Oid, target: string, m
   const move: RefMove = { draft: draft.name, from: draft.tip, to, target };
   if (to === draft.tip) return move;
   if (!isOnHistory(repo, to, draft.tip, draft.meta.root)) {
-    const existing = listCheckpoints(ws, draft.name).find((c) => c.commit === draft.tip);
-    if (existing) move.kept = existing.name;
-    else {
-      const n = 1 + Math.max(0, ...listCheckpoints(ws, draft.name).filter((c) => c.auto).map((c) => Number(c.name.slice(AUTO_CHECKPOINT_PREFIX.length)) || 0));
-      const name = `${AUTO_CHECKPOINT_PREFIX}${n}`;
-      await writeCheckpoint(ws, draft, name, draft.tip, `automatic checkpoint: draft ${draft.name} left this tip (${message})`);
-      move.kept = name;
-    }
+    move.kept = await keepTip(ws, draft, `automatic checkpoint: draft ${draft.name} left this tip (${message})`);
   }
   // The batch counter never goes back: keep its high-water mark before the ref moves.
   writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);

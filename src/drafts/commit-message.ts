@@ -15,6 +15,10 @@ export interface ShadowTrailers {
   session?: string;
   /** The batch's identity (see ops-fingerprint.ts): a retry of it is recognised by this. */
   ops?: string;
+  /** On a rebase commit (rebase-record.ts): the commit the draft was moved onto, or `none` (no HEAD yet). */
+  rebase?: string;
+  /** On a rebase commit: the newest apply record it took in, or `none`. */
+  applies?: string;
 }
 
 /** One op as recorded in a commit body. */
@@ -36,6 +40,8 @@ const TRAILER_KEYS: Array<[keyof ShadowTrailers, string]> = [
   ['planBatch', 'Shadow-Plan-Batch'],
   ['session', 'Shadow-Session'],
   ['ops', 'Shadow-Ops'],
+  ['rebase', 'Shadow-Rebase'],
+  ['applies', 'Shadow-Applies'],
 ];
 
 const MAX_SUMMARY = 200;
@@ -63,8 +69,12 @@ export function autoSummary(ops: readonly OpLine[]): string {
   return ops.length > 2 ? `${head} and ${ops.length - 2} more` : head;
 }
 
-/** The message of a batch commit. */
-export function batchMessage(intent: string | undefined, ops: readonly OpLine[], trailers: ShadowTrailers): string {
+/**
+ * The message of a batch commit. `lines` are machine lines kept whole
+ * however many there are (the conflicts a batch resolves, see
+ * conflict-lines.ts), after the op lines.
+ */
+export function batchMessage(intent: string | undefined, ops: readonly OpLine[], trailers: ShadowTrailers, lines: readonly string[] = []): string {
   const [first = '', ...rest] = (intent ?? '').split('\n');
   const summary = oneLine(first) || autoSummary(ops);
   // The body is free text: no control characters (git refuses NUL) and no
@@ -72,7 +82,7 @@ export function batchMessage(intent: string | undefined, ops: readonly OpLine[],
   const extra = rest.join('\n').replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ').trim();
   const opLines = ops.slice(0, MAX_OP_LINES).map(formatOpLine);
   if (ops.length > MAX_OP_LINES) opLines.push(`… and ${ops.length - MAX_OP_LINES} more`);
-  const body = [extra, opLines.join('\n')].filter((s) => s.length > 0).join('\n\n');
+  const body = [extra, opLines.join('\n'), lines.join('\n')].filter((s) => s.length > 0).join('\n\n');
   return `${summary}\n\n${body ? `${body}\n\n` : ''}${formatTrailers(trailers)}\n`;
 }
 
@@ -94,6 +104,11 @@ function formatOpLine(o: OpLine): string {
   if (o.arg !== undefined) s += `\t${o.arg}`;
   if (o.note !== undefined) s += `\t(${o.note})`;
   return s;
+}
+
+/** The trailers of a commit, as the last paragraph of its message. */
+export function trailerBlock(t: ShadowTrailers): string {
+  return formatTrailers(t);
 }
 
 /** The `Shadow-*` trailers of a commit message (its last paragraph). */

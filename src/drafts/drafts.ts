@@ -9,7 +9,7 @@ import { RefMoved } from '../git/refs.js';
 import { worktreeOfGitDir } from '../git/repository.js';
 import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../state/applied-state.js';
 import { BaseMap } from '../state/base-map.js';
-import { accumulateBases, findRoot, highestBatch, highestBatchInReflog, historySince, isOnHistory, type Bases } from './history.js';
+import { accumulateState, EMPTY_STATE, findRoot, highestBatch, highestBatchInReflog, historySince, isOnHistory, type Bases, type HistoryState } from './history.js';
 import { clearDraftRemains, hasDraftRemains } from './draft-remains.js';
 import { logEvent } from './ledger-events.js';
 import { resolveCommitish } from './rev-parse.js';
@@ -50,6 +50,11 @@ function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** A history's state as draft.json keeps it (no empty fields). */
+function historyState(s: HistoryState): Pick<DraftMeta, 'bases' | 'conflicts' | 'rebase'> {
+  return { bases: s.bases, conflicts: Object.keys(s.conflicts).length > 0 ? s.conflicts : undefined, rebase: s.rebase };
+}
+
 /** Rebuild lost metadata from the ref's history. */
 function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
   const root = findRoot(ws.repo, name, tip);
@@ -66,7 +71,7 @@ function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
     status: 'open',
     high_batch: Math.max(highestBatch(history), highestBatchInReflog(ws.repo, draftRef(name))),
     bases_tip: tip,
-    bases: accumulateBases(ws.repo, BaseMap.EMPTY, history),
+    ...historyState(accumulateState(ws.repo, EMPTY_STATE, history)),
   };
 }
 
@@ -104,14 +109,16 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
   const repo = ws.repo;
   const onHistory = isOnHistory(repo, tip, meta.bases_tip, meta.root);
   const history = historySince(repo, tip, onHistory ? meta.bases_tip : meta.root);
-  const bases = accumulateBases(repo, onHistory ? meta.bases : BaseMap.EMPTY, history);
+  const start: HistoryState = onHistory ? { bases: meta.bases, conflicts: meta.conflicts ?? {}, rebase: meta.rebase } : EMPTY_STATE;
+  const state = accumulateState(repo, start, history);
+  const bases = state.bases;
   // The file lags: a plain git command may have moved the ref back over
   // batches it never recorded (shadow's own rollback writes the high-water
   // mark first). The reflog since still names them.
   const dropped = highestBatchInReflog(repo, draftRef(meta.name), meta.bases_tip);
   const high = Math.max(meta.high_batch, highestBatch(history), dropped);
   const walked = onHistory ? history.length + bases.size - meta.bases.size : Infinity;
-  return { meta: { ...meta, bases, bases_tip: tip, high_batch: high }, walked };
+  return { meta: { ...meta, ...historyState(state), bases_tip: tip, high_batch: high }, walked };
 }
 
 /**
@@ -160,8 +167,17 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
     lag = Infinity;
   }
   keepDraftMeta(ws, fresh, lag);
-  const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name, ws.appliedMemo);
+  // A rebase took in what the applies before it wrote: only newer ones move the bases.
+  const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name, ws.appliedMemo, fresh.rebase ? (fresh.rebase.applies ?? '') : undefined);
   return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applied.overrides), lastApply: applied.last };
+}
+
+/**
+ * The commit a draft stands on: its root, or where its newest rebase moved
+ * it. A bare repository's lower layer is this commit's tree.
+ */
+export function standsOn(draft: Draft): Oid {
+  return draft.meta.rebase?.onto ?? draft.meta.root;
 }
 
 /** Load a draft that must exist. */

@@ -3,6 +3,9 @@ import { parseTrailers, type ShadowTrailers } from './commit-message.js';
 import type { Commit, Oid } from '../git/format/git-objects.js';
 import { diffTrees } from '../git/format/tree-diff.js';
 import { BaseMap, type Base } from '../state/base-map.js';
+import type { RebaseMark } from '../state/draft-meta.js';
+import { lookupPath } from '../git/format/tree-lookup.js';
+import { parseConflictLines, parseResolvedLines } from './conflict-lines.js';
 import type { Repository } from '../git/repository.js';
 
 /** A commit of a draft's first-parent history, with its trailers. */
@@ -47,24 +50,61 @@ export function isOnHistory(repo: Repository, tip: Oid, ancestor: Oid, root: Oid
   }
 }
 
+/** What a draft's history says beyond its tree: the bases, the conflicts, its newest rebase. */
+export interface HistoryState {
+  bases: Bases;
+  /** Path → why it is in conflict (conflict-lines.ts). */
+  conflicts: Readonly<Record<string, string>>;
+  rebase: RebaseMark | undefined;
+}
+
+export const EMPTY_STATE: HistoryState = { bases: BaseMap.EMPTY, conflicts: {}, rebase: undefined };
+
 /**
- * Add to `bases` what the commits in `newestFirst` tell: the first commit
+ * Add to `start` what the commits in `newestFirst` tell. The first commit
  * that changes a path fixes its base — the entry it captured (a capture
  * commit records the lower layer's state) or the entry before it (a batch
- * commit changes the draft's own content).
+ * commit changes the draft's own content) — until a rebase commit: its
+ * second parent is the new base, and every path the draft had touched takes
+ * its base from there (rebase-commit.ts). A rebase lists the paths it left
+ * in conflict; a later batch lists those it resolved (conflict-lines.ts).
  */
-export function accumulateBases(repo: Repository, bases: Bases, newestFirst: readonly HistoryCommit[]): Bases {
-  const found = new Map<string, Base>();
+export function accumulateState(repo: Repository, start: HistoryState, newestFirst: readonly HistoryCommit[]): HistoryState {
+  let bases = start.bases;
+  let conflicts = start.conflicts;
+  let rebase = start.rebase;
+  let found = new Map<string, Base>();
   for (let i = newestFirst.length - 1; i >= 0; i--) {
     const h = newestFirst[i]!;
+    const onto = h.commit.parents[1];
+    if (h.trailers.rebase !== undefined && onto !== undefined) {
+      const baseTree = repo.objects.readCommit(onto).tree;
+      const reset = new Map<string, Base>();
+      for (const path of [...bases.paths(), ...found.keys()]) {
+        const k = lookupPath(repo.objects, baseTree, path);
+        reset.set(path, k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null);
+      }
+      bases = BaseMap.EMPTY.adding(reset);
+      found = new Map();
+      conflicts = Object.fromEntries(parseConflictLines(h.commit.message));
+      const named = (v: string | undefined): string | null => (v === undefined || v === 'none' ? null : v);
+      rebase = { commit: h.oid, onto: named(h.trailers.rebase), applies: named(h.trailers.applies) };
+      continue;
+    }
     const parentTree = h.commit.parents[0] ? repo.objects.readCommit(h.commit.parents[0]).tree : null;
     for (const change of diffTrees(repo.objects, parentTree, h.commit.tree)) {
       // The oldest commit to change a path fixes its base; adding() keeps the bases already known.
       if (found.has(change.path)) continue;
       found.set(change.path, h.trailers.capture !== undefined ? change.new : change.old);
     }
+    const resolved = h.trailers.batch !== undefined ? parseResolvedLines(h.commit.message) : [];
+    if (resolved.length > 0) {
+      const left = { ...conflicts };
+      for (const p of resolved) delete left[p];
+      conflicts = left;
+    }
   }
-  return bases.adding(found);
+  return { bases: bases.adding(found), conflicts, rebase };
 }
 
 /** The highest batch number in a history. */

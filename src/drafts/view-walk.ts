@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import { looksBinary } from '../core/content.js';
 import { nestedRepetitionAt } from '../core/regex-risk.js';
-import { loadDraft } from './drafts.js';
+import { loadDraft, standsOn } from './drafts.js';
 import { listDirOf, readViewFile, viewSubmodules, type ViewEntry } from './view.js';
 import type { Workspace } from './workspace.js';
 
@@ -32,7 +32,7 @@ export function walkView(ws: Workspace, draftName: string, dir: string, options:
   const ignore = options.ignored ? undefined : ws.ignoreRules();
   const limit = options.limit ?? Infinity;
   const files: WalkedFile[] = [];
-  const submodules = viewSubmodules(ws, draft, draft?.meta.root ?? ws.repo.refs.resolve('HEAD'));
+  const submodules = viewSubmodules(ws, draft, (draft && standsOn(draft)) ?? ws.repo.refs.resolve('HEAD'));
   const visit = (d: string): boolean => {
     for (const e of listDirOf(ws, draft, draftName, d, submodules)) {
       const path = d === '' ? e.name : `${d}/${e.name}`;

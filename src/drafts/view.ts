@@ -2,7 +2,7 @@ import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../git/format/git-objects.js';
 import { isInside, parentDirs } from '../core/path-rules.js';
 import { lookupPath } from '../git/format/tree-lookup.js';
-import { loadDraft, type Draft } from './drafts.js';
+import { loadDraft, standsOn, type Draft } from './drafts.js';
 import { SubmoduleProbe } from './submodules.js';
 import { skipWorktreeEntry } from './sparse-paths.js';
 import type { Workspace } from './workspace.js';
@@ -67,7 +67,7 @@ export function viewSubmodules(ws: Workspace, draft: Draft | undefined, root: Oi
 export function readViewFile(ws: Workspace, draftName: string, path: string): ViewFile {
   const draft = loadDraft(ws, draftName);
   const repo = ws.repo;
-  const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
+  const root = (draft && standsOn(draft)) ?? repo.refs.resolve('HEAD');
   const submodule = viewSubmodules(ws, draft, root).problem(path, 'read');
   if (submodule) throw submodule;
   if (draft && ownsPath(draft, path)) {
@@ -114,7 +114,7 @@ export function listViewDir(ws: Workspace, draftName: string, dir: string): View
 /** listViewDir for a draft already loaded (a walk loads it once, and looks for submodules with one probe). */
 export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: string, dir: string, probe?: SubmoduleProbe): ViewEntry[] {
   const repo = ws.repo;
-  const root = draft?.meta.root ?? repo.refs.resolve('HEAD');
+  const root = (draft && standsOn(draft)) ?? repo.refs.resolve('HEAD');
   const submodules = probe ?? viewSubmodules(ws, draft, root);
   if (dir !== '') {
     const inside = submodules.problem(dir, 'list');

@@ -23,6 +23,7 @@ export function statusFor(code: string): number {
     case 'DRAFT_EXISTS':
     case 'CHECKPOINT_EXISTS':
     case 'STALE_BASE':
+    case 'UNRESOLVED_CONFLICT':
     case 'NOTHING_TO_UNDO':
     case 'NO_PLAN':
     case 'SERVER_RUNNING':

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { parseTrailers } from '../drafts/commit-message.js';
 import type { Oid } from '../git/format/git-objects.js';
-import { draftDir } from '../state/draft-meta.js';
+import { draftDir, planLockPath } from '../state/draft-meta.js';
 import { readTextIfExists, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
 import { takeProcessLock, type HeldLock } from '../durable/process-lock.js';
 import { batchTooLarge } from '../drafts/batch-bounds.js';
@@ -133,7 +133,7 @@ export async function runPlan(ws: Workspace, plan: Plan, options: RunOptions): P
   // One runner per draft: two would both run the batches after the last on the draft.
   let lock: HeldLock;
   try {
-    lock = takeProcessLock(ws.ctx, `${draftDir(ws.repo.shadowDir, options.draft)}/plan.lock`, `shadow run ${plan.id}`);
+    lock = takeProcessLock(ws.ctx, planLockPath(ws.repo.shadowDir, options.draft), `shadow run ${plan.id}`);
   } catch (e) {
     if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;
     throw new ShadowError('BUSY', `a plan is already running on draft "${options.draft}": ${e.message}`, {

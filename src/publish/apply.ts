@@ -11,6 +11,7 @@ import type { SecretFinding } from '../review/secrets.js';
 import { gateApply, type ApprovalState } from '../review/approvals.js';
 import { guardBranchCommits, type CommitSecrets } from '../review/commit-guard.js';
 import { checkWorktree, draftStatusWord, requireDraft } from '../drafts/drafts.js';
+import { unresolvedError } from '../drafts/draft-conflicts.js';
 import { checkPathspecs, partialPaths } from './partial-apply.js';
 import { readDraftMeta } from '../state/draft-meta.js';
 import { logEvent } from '../drafts/ledger-events.js';
@@ -62,6 +63,8 @@ export interface ApplyResult {
   branch?: { ref: string; old: string | null; new: string; how: CommitPlan['how'] };
   /** The fingerprint approvals are bound to: `patchset:<sha256 of the diff>`. */
   fingerprint: string;
+  /** Paths in conflict since the draft's rebase (apply refuses them with UNRESOLVED_CONFLICT until a batch resolves them). */
+  unresolved: Array<{ path: string; reason: string }>;
   /** Approvals the policy requires and that nobody gave yet (apply writes nothing while there are any). */
   pendingApprovals: ApprovalState[];
   /** What the review found (secret values redacted). */
@@ -182,6 +185,9 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   if (!options.dryRun) refuseWhilePending(ws);
   const blobs = new Map<string, Buffer>();
   const only = partialPaths(options);
+  // A path left in conflict by a rebase holds no settled content yet; a dry run lists them.
+  const unresolved = Object.keys(draft.meta.conflicts ?? {}).filter((p) => !only || only(p)).sort();
+  if (unresolved.length > 0 && !options.dryRun) throw unresolvedError(draft, unresolved, 'apply');
   const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs, only);
   const entries = review.entries;
   checkPathspecs(only && options.paths, entries);
@@ -203,7 +209,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   // A deny sticks: it fails fast, before anything else is looked at.
   const pending = await gateApply(ws, gated, options.actor, !options.dryRun && conflicts.length === 0);
   const result: ApplyResult = {
-    ok: pending.length === 0,
+    ok: pending.length === 0 && unresolved.length === 0,
     draft: draftName,
     applied: false,
     dry_run: options.dryRun === true,
@@ -214,6 +220,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     skipped: [],
     fingerprint: review.fingerprint,
     pendingApprovals: pending,
+    unresolved: unresolved.map((path) => ({ path, reason: draft.meta.conflicts![path]! })),
     findings: { secrets: review.secrets, protected: review.protected, deletions: review.deletions, unscanned: review.unscanned },
   };
   if (branch) result.findings.commits = branch.commits;

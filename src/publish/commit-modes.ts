@@ -53,6 +53,26 @@ function hasAncestor(ws: Workspace, commit: Oid, ancestor: Oid, limit = 1_000_00
   return false;
 }
 
+/**
+ * What a replay puts on the branch: the draft's commits since its newest
+ * rebase (that one first, as its change from the new base, its second
+ * parent), or since its root; and the commit they stand on.
+ */
+function draftLine(ws: Workspace, draft: Draft): { rebased: boolean; onto: Oid; startTree: Oid; commits: Array<{ from: Oid; commit: Commit }> } {
+  const repo = ws.repo;
+  const rebase = draft.meta.rebase;
+  const treeOf = (oid: Oid | undefined): Oid => (oid === undefined ? EMPTY_TREE_OID : repo.objects.readCommit(oid).tree);
+  if (rebase && rebase.onto !== null) {
+    const r = repo.objects.readCommit(rebase.commit);
+    const startTree = treeOf(r.parents[1]);
+    const after = historySince(repo, draft.tip, rebase.commit).reverse().map((h) => ({ from: treeOf(h.commit.parents[0]), commit: h.commit }));
+    return { rebased: true, onto: rebase.onto, startTree, commits: [{ from: startTree, commit: r }, ...after] };
+  }
+  const startTree = isEmptyRoot(ws, draft) ? EMPTY_TREE_OID : treeOf(draft.meta.root);
+  const commits = historySince(repo, draft.tip, draft.meta.root).reverse().map((h) => ({ from: treeOf(h.commit.parents[0]), commit: h.commit }));
+  return { rebased: false, onto: draft.meta.root, startTree, commits };
+}
+
 /** The draft root made for a repository without commits: it never becomes part of a branch. */
 function isEmptyRoot(ws: Workspace, draft: Draft): boolean {
   return draft.meta.from === 'empty';
@@ -68,7 +88,7 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
   const ref = currentBranch(ws);
   const head = repo.refs.resolve(ref) ?? null;
   const root = draft.meta.root;
-  const rootTree = isEmptyRoot(ws, draft) ? EMPTY_TREE_OID : repo.objects.readCommit(root).tree;
+  const line = draftLine(ws, draft);
   const headTree = head === null ? EMPTY_TREE_OID : repo.objects.readCommit(head).tree;
   const objects: PackObject[] = [];
   // Trees made here are read again (the replay's next step, the index) before they are written.
@@ -96,7 +116,7 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     next = write({ tree: newTree, parents: head ? [head] : [], author: repo.actorSignature(actor), committer, message: `${mode.message.trim()}\n` });
     how = 'squash';
     reflog = commitReflogMessage(mode.message, head === null);
-  } else if (head === root || (head === null && isEmptyRoot(ws, draft))) {
+  } else if (!line.rebased && (head === root || (head === null && isEmptyRoot(ws, draft)))) {
     if (head === null) {
       // The empty root is shadow's own: the branch starts at the first commit after it.
       throw new ShadowError('NO_BRANCH', 'the branch has no commit yet; use --squash -m <message> for its first commit', {
@@ -108,19 +128,20 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     how = 'fast-forward';
     reflog = fastForwardReflogMessage(draft.ref);
   } else {
-    if (head === null || !hasAncestor(ws, head, root)) {
-      throw new ShadowError('DIVERGED', `the draft's root ${root.slice(0, 12)} is not an ancestor of ${ref.slice(11)}`, {
-        hint: 'apply without --commit, or make a new draft from the current HEAD',
-        data: { root, head },
+    if (head === null || !hasAncestor(ws, head, line.onto)) {
+      throw new ShadowError('DIVERGED', `the commit the draft stands on, ${line.onto.slice(0, 12)}, is not an ancestor of ${ref.slice(11)}`, {
+        hint: 'apply without --commit, or `shadow rebase` the draft onto the current HEAD',
+        data: { root: line.onto, head },
       });
     }
-    const headPaths = new Set(diffTrees(repo.objects, rootTree, headTree).map((c) => c.path));
+    const ontoTree = repo.objects.readCommit(line.onto).tree;
+    const headPaths = new Set(diffTrees(repo.objects, ontoTree, headTree).map((c) => c.path));
     const tipTree = repo.objects.readCommit(draft.tip).tree;
-    const draftPaths = diffTrees(repo.objects, rootTree, tipTree).map((c) => c.path);
+    const draftPaths = diffTrees(repo.objects, line.startTree, tipTree).map((c) => c.path);
     const both = draftPaths.filter((p) => headPaths.has(p));
     if (both.length > 0) {
       throw new ShadowError('STALE_BASE', `${ref.slice(11)} moved since the draft began and changed ${both.length} of its paths: ${both.slice(0, 5).join(', ')}${both.length > 5 ? ', …' : ''}`, {
-        hint: 'apply without --commit and commit yourself, or make a new draft from the current HEAD',
+        hint: 'apply without --commit and commit yourself, or `shadow rebase` the draft onto the current HEAD',
         data: { paths: both },
       });
     }
@@ -128,9 +149,8 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     let parent = head;
     let tree = headTree;
     let lastMessage = '';
-    for (const h of historySince(repo, draft.tip, root).reverse()) {
-      const parentTree = repo.objects.readCommit(h.commit.parents[0]!).tree;
-      const changes = new Map(diffTrees(repo.objects, parentTree, h.commit.tree).map((c) => [c.path, c.new]));
+    for (const h of line.commits) {
+      const changes = new Map(diffTrees(repo.objects, h.from, h.commit.tree).map((c) => [c.path, c.new]));
       const edited = editTree(staged, tree, changes);
       keep(edited.trees);
       tree = edited.root;

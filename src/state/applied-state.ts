@@ -23,7 +23,8 @@ function appliesDir(shadowDir: string, draft: string): string {
   return `${draftDir(shadowDir, draft)}/applies`;
 }
 
-function recordName(j: Journal): string {
+/** The file name of an apply's record: they sort oldest first. */
+export function recordName(j: Journal): string {
   return `${j.created_at.replace(/[-:.]/g, '')}-${j.id}.json`;
 }
 
@@ -102,13 +103,23 @@ function fold(base: AppliedOverrides, record: ApplyRecord): AppliedOverrides {
 
 /**
  * The applied state of a draft: the newest record, and the overrides of all
- * of them. Reads one record and the fold cache when the cache matches the
- * directory (the usual case), every record when it does not.
+ * of them, or with `after` (a record's name) of those newer than it only: a
+ * rebase took in what the older ones wrote (drafts/rebase.ts). Reads one
+ * record and the fold cache when the cache matches the directory (the usual
+ * case), every record when it does not.
  */
-export function readAppliedState(ctx: Context, shadowDir: string, draft: string, memo?: AppliedMemo): AppliedState {
+export function readAppliedState(ctx: Context, shadowDir: string, draft: string, memo?: AppliedMemo, after?: string): AppliedState {
   const dir = appliesDir(shadowDir, draft);
-  const names = recordNames(ctx, dir);
-  if (names.length === 0) return { last: undefined, overrides: {} };
+  const all = recordNames(ctx, dir);
+  if (all.length === 0) return { last: undefined, overrides: {} };
+  const names = after === undefined ? all : all.filter((n) => n > after);
+  if (names.length < all.length) {
+    const last = readRecord(ctx, dir, all[all.length - 1]!);
+    if (names.length === 0) return { last, overrides: {} };
+    let overrides: AppliedOverrides = {};
+    for (const name of names) overrides = fold(overrides, name === all[all.length - 1] ? last : readRecord(ctx, dir, name));
+    return { last, overrides };
+  }
   const key = keyOf(names);
   const known = memo?.get(draft);
   if (known?.key === key) return known.state;

@@ -13,6 +13,18 @@ import { writeFileAtomic, readTextIfExists } from '../durable/durable-file.js';
 
 const FileEntrySchema = z.object({ mode: z.string(), oid: z.string() });
 
+const RebaseMarkSchema = z.object({
+  /** The rebase commit. */
+  commit: z.string(),
+  /** The commit the draft was moved onto (null: the repository had none). */
+  onto: z.nullable(z.string()),
+  /** The newest apply record the rebase took in (null: none); only newer ones move the bases since. */
+  applies: z.nullable(z.string()),
+});
+
+/** Where the draft's newest rebase put it. */
+export type RebaseMark = z.infer<typeof RebaseMarkSchema>;
+
 export const DraftMetaSchema = z.object({
   version: z.literal(1),
   name: z.string(),
@@ -30,6 +42,10 @@ export const DraftMetaSchema = z.object({
   /** Captured base of every path the draft changed: its lower-layer entry, or null when absent. */
   bases: z.record(z.string(), z.nullable(FileEntrySchema)),
   pointers: z.optional(z.record(z.string(), z.unknown())),
+  /** Paths in conflict since a rebase and not yet resolved, with why (drafts/conflict-lines.ts). */
+  conflicts: z.optional(z.record(z.string(), z.string())),
+  /** The newest rebase on the draft's history (drafts/rebase-commit.ts). */
+  rebase: z.optional(RebaseMarkSchema),
 });
 
 /** draft.json as it is on disk. */
@@ -40,6 +56,11 @@ export type DraftMeta = Omit<DraftMetaFile, 'bases'> & { bases: BaseMap };
 
 export function draftDir(shadowDir: string, draft: string): string {
   return `${shadowDir}/drafts/${draft}`;
+}
+
+/** The lock a plan holds while it runs on a draft; a rebase takes it too, so the two never overlap. */
+export function planLockPath(shadowDir: string, draft: string): string {
+  return `${draftDir(shadowDir, draft)}/plan.lock`;
 }
 
 /** Read a draft's metadata; undefined when missing or unreadable (it is then rebuilt). */

@@ -1,0 +1,43 @@
+/**
+ * The library's calls for living beside a person: rebase a draft onto what
+ * they have now, and resolve the conflicts it leaves (src/drafts/rebase.ts).
+ */
+import * as z from 'zod/mini';
+import { rebaseDraft, type RebaseResult } from '../drafts/rebase.js';
+import { runBatch, type BatchResult } from '../drafts/batch.js';
+import { validate } from '../drafts/batch-schema.js';
+import type { DraftOption, ShadowCore } from './shadow-core.js';
+
+const RebaseOptionsSchema = z.optional(z.object({ draft: z.optional(z.string()), onto: z.optional(z.string()), actor: z.optional(z.string()) }));
+const PathsSchema = z.array(z.string()).check(z.minLength(1));
+
+export interface RebaseCalls {
+  /**
+   * Move the draft onto the working tree as it is now (default), or onto a
+   * commit: each path it changed is merged with the new base, in one commit
+   * (undone by `undo`). Paths that do not merge stay in conflict in the draft.
+   * @example const r = await sh.rebase(); r.conflicts.map((c) => c.path)
+   * @example await sh.rebase({ onto: 'main' })
+   */
+  rebase(options?: DraftOption & { onto?: string; actor?: string }): Promise<RebaseResult>;
+
+  /**
+   * Mark paths in conflict resolved as the draft holds them now (a batch on
+   * a path resolves it too).
+   * @example await sh.resolve(['src/api.ts'])
+   */
+  resolve(paths: string[], options?: DraftOption & { actor?: string; intent?: string }): Promise<BatchResult>;
+}
+
+export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls> = {
+  async rebase(options = {}) {
+    validate(RebaseOptionsSchema, options, 'INVALID_ARGUMENT', 'the options');
+    return rebaseDraft(this.ws, this.draftName(options), { onto: options.onto, actor: this.actor(options.actor) });
+  },
+
+  async resolve(paths, options = {}) {
+    validate(PathsSchema, paths, 'INVALID_ARGUMENT', 'the paths');
+    const intent = options.intent ?? `resolve ${paths.length === 1 ? paths[0] : `${paths.length} paths`}`;
+    return runBatch(this.ws, { intent, operations: [] }, { draft: this.draftName(options), actor: this.actor(options.actor), resolve: paths });
+  },
+};
