@@ -204,7 +204,10 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'serve',
     describe: 'the HTTP API on 127.0.0.1 (port and token in .git/shadow/server.json)',
-    builder: (y) => y.option('port', { type: 'number', describe: 'port (default: a free one)' }),
+    builder: (y) =>
+      y
+        .option('port', { type: 'number', describe: 'port (default: a free one)' })
+        .option('allow-apply', { type: 'boolean', describe: 'serve a real apply too (by default the apply endpoint only answers dry runs)' }),
     load: () => import('./commands/serve.js').then((m) => m.serve),
   },
   {

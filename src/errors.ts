@@ -78,6 +78,7 @@ export type ErrorCode =
   // the HTTP server
   | 'REQUEST_TIMEOUT'
   | 'SERVER_RUNNING'
+  | 'APPLY_NOT_ALLOWED'
   // materialized worktrees
   | 'WORKTREE_DIRTY'
   | 'WORKTREE_GONE'

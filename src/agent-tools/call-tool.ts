@@ -105,6 +105,11 @@ function numbered(path: string, source: string, text: string, start?: number, en
   return cut(`${path} (from the ${from}): lines ${first}-${last} of ${lines.length}${more}\n${shown.join('\n')}`, 'read a narrower range with start_line and end_line');
 }
 
+/** A pathspec as a shell word: quoted unless plain, so that a shell neither splits it nor expands a glob against the working tree. */
+function shellWord(s: string): string {
+  return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 type Handler = (conn: ToolConnection, args: Record<string, unknown>) => Promise<ToolOutcome>;
 
 const ok = (value: unknown): ToolOutcome => ({ isError: false, text: typeof value === 'string' ? value : json(value) });
@@ -179,8 +184,11 @@ const HANDLERS: Record<string, Handler> = {
   checkpoint: async (c, a) => ok(await c.sh.checkpoint(String(a.name), { draft: c.draft, message: a.message as string | undefined, actor: c.actor })),
   rollback: async (c, a) => ok(await c.sh.rollback(String(a.target), { draft: c.draft, actor: c.actor })),
   propose: async (c, a) => ok(await c.sh.propose({ draft: c.draft, message: a.message as string | undefined, actor: c.actor })),
-  apply_status: async (c) => {
-    const r = await c.sh.apply({ draft: c.draft, dryRun: true, actor: c.actor });
+  apply_status: async (c, a) => {
+    const paths = a.paths as string[] | undefined;
+    const r = await c.sh.apply({ draft: c.draft, dryRun: true, actor: c.actor, paths });
+    // The command the person would run for this subset: the CLI reads pathspecs from the current directory, so from the root they are these.
+    const command = paths ? `shadow apply ${paths.map(shellWord).join(' ')} (from the repository root)` : 'shadow apply';
     return ok({
       draft: r.draft,
       can_apply: r.conflicts.length === 0 && r.pendingApprovals.length === 0 && r.unwritable.length === 0,
@@ -188,11 +196,11 @@ const HANDLERS: Record<string, Handler> = {
       conflicts: r.conflicts,
       pending_approvals: r.pendingApprovals.map((p) => ({ id: p.id, kind: p.kind, reason: p.reason, paths: p.paths })),
       findings: r.findings,
-      note: 'Only the person applies: they review the draft (shadow review) and run shadow apply, approving what the policy asks for.',
+      note: `Only the person applies: they review the draft (shadow review) and run ${command}, approving what the policy asks for.`,
     });
   },
   apply: async (c, a) => {
-    const r = await c.sh.apply({ draft: c.draft, actor: c.actor, conflict: a.conflict as 'refuse' | 'markers' | undefined });
+    const r = await c.sh.apply({ draft: c.draft, actor: c.actor, conflict: a.conflict as 'refuse' | 'markers' | undefined, paths: a.paths as string[] | undefined });
     if (r.ok) return ok(r);
     const list = r.pendingApprovals.map((p) => `${p.id} (${p.kind}): ${p.reason}`).join('\n');
     return { isError: true, text: `APPROVALS_PENDING: nothing was applied; the person must approve first:\n${list}\nhint: ask them to review the draft (shadow review) and approve or deny` };

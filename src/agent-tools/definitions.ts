@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { FileOperationSchema, REPO_PATH_PATTERN, RepoPath } from '../drafts/batch-schema.js';
+import { pathspecProblem } from '../core/pathspec.js';
 
 /**
  * The tools shadow offers an agent: names, descriptions written for a model,
@@ -43,6 +44,25 @@ const describe = <T extends z.ZodMiniType>(schema: T, description: string): T =>
   descriptions.add(schema, { description });
   return schema;
 };
+
+/** One repository-relative pathspec; JSON Schema carries its rule as PATHSPEC_PATTERN. */
+const Pathspec = z.string().check(
+  z.superRefine((value, ctx) => {
+    const problem = pathspecProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+  }),
+);
+const PATHSPEC_PATTERN = String.raw`^(?![A-Za-z]:)(?!/)(?!(?:.*/)?\.\.(?:/|$)).+$`;
+
+/**
+ * The pathspecs of a partial apply. At least one: an empty list would read
+ * as "the whole draft", which is what leaving the field out says.
+ */
+const applyPaths = (): z.ZodMiniArray<typeof Pathspec> =>
+  describe(
+    z.array(Pathspec).check(z.minLength(1)),
+    'only these paths of the draft: files, directories (everything below), or globs (* within a directory, ** across), relative to the repository root; the draft keeps the rest (default: the whole draft)',
+  );
 
 export const TOOLS: readonly ToolDefinition[] = [
   {
@@ -167,15 +187,19 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'apply_status',
-    description: 'Whether the draft could be applied now: the paths it would write (each clean, merged with the user\'s own change, or in conflict), conflicts with the working tree, and approvals still pending (secrets, protected paths, mass deletes). Read-only.',
-    input: z.strictObject({}),
+    description:
+      'Whether the draft could be applied now: the paths it would write (each clean, merged with the user\'s own change, or in conflict), conflicts with the working tree, and approvals still pending (secrets, protected paths, mass deletes). ' +
+      'With paths, the same for only those paths (a partial apply: the draft keeps the rest); a path that matches none of the draft\'s changes is INVALID_ARGUMENT. Read-only.',
+    input: z.strictObject({ paths: z.optional(applyPaths()) }),
     annotations: hints('Apply status', 'read'),
   },
   {
     name: 'apply',
     description:
-      "Publish the draft into the user's working tree. A file the user changed meanwhile is merged line by line; where both changed the same lines it fails with CONFLICT (writing nothing) unless conflict is 'markers'. Fails while approvals are pending.",
+      "Publish the draft into the user's working tree. A file the user changed meanwhile is merged line by line; where both changed the same lines it fails with CONFLICT (writing nothing) unless conflict is 'markers'. Fails while approvals are pending. " +
+      "With paths, publish only those paths: they stop being changes of the draft, the rest stay; a path that matches none of the draft's changes is INVALID_ARGUMENT (nothing written).",
     input: z.strictObject({
+      paths: z.optional(applyPaths()),
       conflict: z.optional(describe(z.enum(['refuse', 'markers']), "where the user changed the same lines: stop (refuse, the default) or write git's conflict markers into the file")),
     }),
     annotations: hints('Apply to the working tree', 'destructive'),
@@ -193,6 +217,7 @@ export function inputJsonSchema(tool: ToolDefinition): JsonSchema {
     // The path rules are a refinement, which JSON Schema cannot carry: say them as a pattern.
     override: (ctx) => {
       if (ctx.zodSchema === RepoPath) Object.assign(ctx.jsonSchema, { minLength: 1, maxLength: 4096, pattern: REPO_PATH_PATTERN });
+      if (ctx.zodSchema === Pathspec) Object.assign(ctx.jsonSchema, { minLength: 1, pattern: PATHSPEC_PATTERN });
     },
   }) as JsonSchema;
   return schema;

@@ -30,3 +30,17 @@ export function pathspecMatcher(specs: readonly string[]): (path: string) => boo
 export function unmatchedSpecs(specs: readonly string[], paths: readonly string[]): string[] {
   return specs.filter((s) => !paths.some(pathspecMatcher([s])));
 }
+
+/**
+ * Why `spec` is not a repository-relative pathspec, or undefined when it is.
+ * The agent tools and the HTTP API take pathspecs from the root, with no
+ * current directory to resolve them against: an absolute path or a `..`
+ * step would match nothing, and the unmatched-pathspec error would then
+ * blame the draft rather than the form of the path.
+ */
+export function pathspecProblem(spec: string): string | undefined {
+  if (spec === '') return 'is empty';
+  if (spec.startsWith('/') || /^[A-Za-z]:/.test(spec)) return 'is absolute: give it relative to the repository root';
+  if (spec.split('/').includes('..')) return 'steps out with "..": give it relative to the repository root';
+  return undefined;
+}

@@ -1,11 +1,12 @@
 import type { ShadowErrorJSON } from '../errors.js';
 
-/** The HTTP status for each error code (400 bad input, 404 unknown, 408 slow body, 409 state, 413 size, 422 refused content). */
+/** The HTTP status for each error code (400 bad input, 403 not this server's to do, 404 unknown, 408 slow body, 409 state, 413 size, 422 refused content). */
 export function statusFor(code: string): number {
   switch (code) {
     case 'UNAUTHORIZED':
       return 401;
     case 'FORBIDDEN_HOST':
+    case 'APPLY_NOT_ALLOWED':
       return 403;
     case 'NOT_FOUND':
     case 'SESSION_NOT_FOUND':

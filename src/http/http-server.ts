@@ -7,6 +7,7 @@ import { parseJsonText } from '../drafts/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { claimServerFile } from './server-file.js';
 import { watchBody, type BodyLimits, type BodyTimeout } from './body-deadline.js';
+import { registerApplyRoute } from './routes-apply.js';
 import { registerDraftRoutes } from './routes-drafts.js';
 import { registerSessionRoutes } from './routes-sessions.js';
 import { errorBody, statusFor } from './http-errors.js';
@@ -18,6 +19,7 @@ import { errorBody, statusFor } from './http-errors.js';
  * `shadow/server.json` (mode 0600) while it runs; one server per repository.
  * A request's body must keep coming (`shadow.serverIdleMs`) and end in time
  * (`shadow.serverBodyMs`), or it gets 408 and its connection is closed.
+ * Applying a draft into the working tree is served only with `allowApply`.
  */
 
 export interface ServerOptions {
@@ -29,6 +31,12 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** Bounds on a request body's time; `sh.serverLimits` (git config) when not given. */
   limits?: Partial<BodyLimits>;
+  /**
+   * Serve a real apply (`POST /api/drafts/:name/apply` without `dry_run`),
+   * which writes the working tree. Off by default: the person applies, and
+   * a client gets 403 APPLY_NOT_ALLOWED (a dry run is always served).
+   */
+  allowApply?: boolean;
 }
 
 export interface RunningServer {
@@ -129,6 +137,7 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
 
   registerSessionRoutes(app, sh, bodyNotNeeded);
   registerDraftRoutes(app, sh);
+  registerApplyRoute(app, sh, { allowApply: options.allowApply === true });
 
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();

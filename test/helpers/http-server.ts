@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { nodeContext, openShadow, startServer, type RunningServer, type Shadow } from '../../src/index.js';
+import { nodeContext, openShadow, startServer, type RunningServer, type ServerOptions, type Shadow } from '../../src/index.js';
 import { DiskRepo } from './disk-repo.js';
 import { Api, type Reply } from './session-http.js';
 
@@ -20,8 +20,8 @@ export interface Ctx {
   skew: { ms: number };
 }
 
-/** A fresh repository and an in-process server whose clock can be moved forward. */
-export async function setUp(c: Ctx, config: Record<string, string> = {}): Promise<void> {
+/** A fresh repository and an in-process server whose clock can be moved forward (`server`: more of its options, e.g. allowApply). */
+export async function setUp(c: Ctx, config: Record<string, string> = {}, server: Pick<ServerOptions, 'allowApply'> = {}): Promise<void> {
   c.repo = new DiskRepo(BASE_FILES);
   for (const [k, v] of Object.entries(config)) c.repo.git('config', k, v);
   const base = nodeContext({ env: c.repo.env });
@@ -29,7 +29,7 @@ export async function setUp(c: Ctx, config: Record<string, string> = {}): Promis
   const skew = c.skew;
   c.sh = await openShadow({ dir: c.repo.dir, fs: base.fs, ids: base.ids, env: c.repo.env, processes: base.processes, clock: { ...base.clock, now: () => Date.now() + skew.ms } });
   c.log = [];
-  c.server = await startServer(c.sh, { log: (l) => c.log.push(l) });
+  c.server = await startServer(c.sh, { ...server, log: (l) => c.log.push(l) });
   c.api = new Api(c.server.url, c.server.token);
 }
 

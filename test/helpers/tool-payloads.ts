@@ -87,4 +87,11 @@ export const BAD_ARGS: Array<[string, unknown]> = [
   ['rollback', { target: '' }],
   ['propose', { message: 5 }],
   ['apply_status', { force: true }],
+  ['apply_status', { paths: 'src' }],
+  ['apply_status', { paths: [] }],
+  ['apply_status', { paths: [''] }],
+  ['apply_status', { paths: [3] }],
+  ['apply_status', { paths: ['/etc/passwd'] }],
+  ['apply_status', { paths: ['src/../../outside'] }],
+  ['apply_status', { paths: ['C:/Users'] }],
 ];

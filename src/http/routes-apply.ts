@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import * as z from 'zod/mini';
+import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
+import { pathspecProblem } from '../core/pathspec.js';
+import { validate } from '../drafts/batch-schema.js';
+import type { Shadow } from '../shadow.js';
+import { statusFor } from './http-errors.js';
+
+/**
+ * `POST /api/drafts/:name/apply`: what applying the draft would do (a dry
+ * run, always served) or the apply itself, which writes the person's
+ * working tree and so is served only when the server was started with
+ * `allowApply` (`shadow serve --allow-apply`), as `shadow mcp` offers its
+ * apply tool only then. Otherwise a real apply is 403 APPLY_NOT_ALLOWED
+ * before anything is read or written: a client that holds the token may
+ * still only look.
+ */
+
+const Pathspec = z.string().check(
+  z.superRefine((value, ctx) => {
+    const problem = pathspecProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+  }),
+);
+
+const ApplyBody = z.strictObject({
+  // At least one: an empty list would read as "the whole draft", which is what leaving it out says.
+  paths: z.optional(z.array(Pathspec).check(z.minLength(1))),
+  dry_run: z.optional(z.boolean()),
+  conflict: z.optional(z.enum(['refuse', 'markers'])),
+});
+
+const BODY_HINT = 'send {"paths"?: ["src/a.ts", "docs/", "src/**/*.test.ts"], "dry_run"?: true, "conflict"?: "refuse" | "markers"}; paths are relative to the repository root';
+
+type Named = FastifyRequest<{ Params: { name: string } }>;
+
+function parseBody(body: unknown): z.infer<typeof ApplyBody> {
+  try {
+    // No body at all is the whole draft, applied.
+    return validate(ApplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the apply request');
+  } catch (e) {
+    // validate's hint is a generic one; a client of this route needs the body's shape.
+    if (isShadowError(e)) throw new ShadowError('INVALID_ARGUMENT', e.message, { hint: BODY_HINT, data: e.data && { ...e.data } });
+    throw e;
+  }
+}
+
+export function registerApplyRoute(app: FastifyInstance, sh: Shadow, options: { allowApply: boolean }): void {
+  app.post('/api/drafts/:name/apply', async (req: Named, reply) => {
+    const body = parseBody(req.body);
+    const dryRun = body.dry_run === true;
+    if (!dryRun && !options.allowApply) {
+      throw new ShadowError('APPLY_NOT_ALLOWED', 'this server does not apply drafts: the person applies', {
+        hint: 'ask for a dry run ({"dry_run": true}) to see what applying would do; the person applies with shadow apply, or starts shadow serve --allow-apply',
+        data: { draft: req.params.name },
+      });
+    }
+    const actor = typeof req.headers['x-shadow-actor'] === 'string' ? req.headers['x-shadow-actor'] : undefined;
+    const r = await sh.apply({ draft: req.params.name, dryRun, actor, paths: body.paths, conflict: body.conflict });
+    if (dryRun || r.ok) return reply.send(r);
+    // Nothing was written: the result says which approvals the person must give first, beside the error a client checks.
+    const ids = r.pendingApprovals.map((p) => p.id).join(', ');
+    const error: ShadowErrorJSON = { code: 'APPROVALS_PENDING', message: `nothing was applied: approvals are pending (${ids})`, hint: 'the person reviews the draft (shadow review) and approves or denies each' };
+    return reply.code(statusFor(error.code)).send({ ...r, error });
+  });
+}
