@@ -60,15 +60,11 @@ export function mergeEntries(base: FileEntry | null, ours: FileEntry | null, the
   const oursMode = ours && !options.trustExec && regular(ours) && regular(base ?? theirs) ? (base ?? theirs)!.mode : ours?.mode;
   // Both sides made the same change (a deletion too): nothing to write.
   if (sameEntry(ours && { mode: oursMode!, oid: ours.oid }, theirs)) return { status: 'merged', result: ours };
-  if (ours === null || theirs === null) {
-    // One side deleted what the other left as it was.
-    if (ours === null && sameEntry(theirs, base)) return { status: 'merged', result: null };
-    if (theirs === null && sameEntry(ours, base)) return { status: 'merged', result: null };
-    return conflict('delete/modify');
-  }
+  // One side left the path as it was (a rebase merges paths the person never touched; apply never asks).
+  if (sameEntry(ours, base)) return { status: 'merged', result: theirs };
+  if (sameEntry(theirs, base)) return { status: 'merged', result: ours, ...(ours ? { content: read(ours.oid) } : {}) };
+  if (ours === null || theirs === null) return conflict('delete/modify');
   if (!regular(ours) || !regular(theirs) || (base !== null && !regular(base))) {
-    if (sameEntry(ours, base)) return { status: 'merged', result: theirs };
-    if (sameEntry(theirs, base)) return { status: 'merged', result: ours, content: read(ours.oid) };
     const link = (x: FileEntry | null): boolean => x?.mode === MODE.symlink;
     return conflict(link(ours) && link(theirs) && (base === null || link(base)) ? 'symlink' : 'type');
   }

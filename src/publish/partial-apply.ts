@@ -29,7 +29,7 @@ export function checkPathspecs(specs: readonly string[] | undefined, published: 
   const unmatched = specs ? unmatchedSpecs(specs, published.map((e) => e.path)) : [];
   if (unmatched.length === 0) return;
   throw new ShadowError('INVALID_ARGUMENT', `pathspec ${unmatched.map((s) => `'${s}'`).join(', ')} did not match any path the draft changes`, {
-    hint: 'see the draft\'s changes with shadow diff --stat; paths are relative to the current directory',
+    hint: 'see the draft\'s changes with shadow diff --stat; on the command line paths are relative to the current directory, elsewhere to the repository root',
     data: { unmatched },
   });
 }
