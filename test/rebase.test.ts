@@ -107,6 +107,8 @@ test('a conflict is draft state: status and diff show it (U), apply refuses it (
     assert.equal(st.json.conflicts, [{ path: 'g.txt', reason: 'overlap' }]);
     assert.equal(st.json.changed.map((c: any) => [c.status, c.path]), [['U', 'g.txt'], ['A', 'new.txt']]);
     assert.is(repo.shadow(['diff', '--name-status']).stdout, 'U\tg.txt\nA\tnew.txt\n');
+    assert.equal(cli(repo, ['review']).json.conflicts, [{ path: 'g.txt', reason: 'overlap' }]);
+    assert.match(repo.shadow(['review', '--stat']).stdout, /  U g\.txt/);
 
     const dry = cli(repo, ['apply', '--dry-run']);
     assert.is(dry.status, 1);

@@ -29,6 +29,10 @@ function describeReview(r: ReviewReport, stat: boolean): string {
     lines.push(`secrets in added lines (${r.secrets.length}):`);
     for (const s of r.secrets) lines.push(`  ${s.path}:${s.line}  ${pad(s.rule, 26)} ${s.redacted}`);
   }
+  if (r.conflicts.length > 0) {
+    lines.push(`in conflict since the rebase, refused by apply until resolved (${r.conflicts.length}):`);
+    for (const c of r.conflicts) lines.push(`  ${pad(c.reason, 13)} ${c.path}`);
+  }
   if (r.protected.length > 0) lines.push(`protected paths: ${r.protected.join(', ')}`);
   if (r.unscanned.length > 0) lines.push(`not scanned (binary): ${r.unscanned.join(', ')}`);
   const none = r.branch_approvals.length > 0 ? 'approvals: none needed to apply the files' : 'approvals: none needed';
@@ -39,7 +43,8 @@ function describeReview(r: ReviewReport, stat: boolean): string {
     for (const a of r.branch_approvals) lines.push(approvalLine(a));
   }
   lines.push('');
-  if (stat) for (const f of r.files) lines.push(`  ${f.old === null ? 'A' : f.new === null ? 'D' : 'M'} ${f.path}`);
+  const conflicted = new Set(r.conflicts.map((c) => c.path));
+  if (stat) for (const f of r.files) lines.push(`  ${conflicted.has(f.path) ? 'U' : f.old === null ? 'A' : f.new === null ? 'D' : 'M'} ${f.path}`);
   else lines.push(r.diff);
   return lines.join('\n');
 }

@@ -18,6 +18,8 @@ export interface ReviewReport extends Omit<ReviewWithDiff, 'entries' | 'required
   /** The commits `apply --commit` (or `--squash`) would put on the branch that add secrets. */
   commit_secrets: CommitSecrets[];
   proposal: Proposal | null;
+  /** Paths in conflict since the draft's rebase: apply refuses them until a batch resolves them. */
+  conflicts: Array<{ path: string; reason: string }>;
 }
 
 /** A draft as a reviewer sees it: the diff, the findings, and every approval apply needs with its state. */
@@ -34,5 +36,6 @@ export async function reviewReport(ws: Workspace, name: string): Promise<ReviewR
     branch_approvals: approvalStates(events, branch.required),
     commit_secrets: branch.commits,
     proposal: readProposal(ws, name) ?? null,
+    conflicts: Object.entries(draft.meta.conflicts ?? {}).map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),
   };
 }
