@@ -58,6 +58,7 @@ export type ErrorCode =
   | 'SPARSE_PATH'
   | 'DIVERGED'
   | 'UNRESOLVED_CONFLICT'
+  | 'NOT_IN_CONFLICT'
   // review and approvals
   | 'APPROVAL_NOT_FOUND'
   | 'STALE_APPROVAL'

@@ -137,7 +137,7 @@ test('a conflict is draft state: status and diff show it (U), apply refuses it (
   }
 });
 
-test('shadow resolve keeps a conflicted path as the draft holds it; a path not in conflict is INVALID_ARGUMENT', async () => {
+test('shadow resolve keeps a conflicted path as the draft holds it; a path not in conflict is NOT_IN_CONFLICT', async () => {
   const repo = new DiskRepo(FILES);
   try {
     await draft(repo, [{ operation: 'write', path: 'g.txt', content: withLine(lines(10), 5, 'five by the draft') }]);
@@ -146,7 +146,7 @@ test('shadow resolve keeps a conflicted path as the draft holds it; a path not i
     const held = repo.git('show', 'refs/shadow/drafts/default:g.txt');
     const bad = cli(repo, ['resolve', 'README.md']);
     assert.is(bad.status, 1);
-    assert.is(bad.json.error.code, 'INVALID_ARGUMENT');
+    assert.is(bad.json.error.code, 'NOT_IN_CONFLICT');
     const r = cli(repo, ['resolve', 'g.txt']);
     assert.is(r.status, 0, r.stderr);
     assert.equal(r.json.resolved, ['g.txt']);

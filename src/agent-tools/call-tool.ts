@@ -183,6 +183,8 @@ const HANDLERS: Record<string, Handler> = {
   status: async (c) => ok(await c.sh.status({ draft: c.draft })),
   checkpoint: async (c, a) => ok(await c.sh.checkpoint(String(a.name), { draft: c.draft, message: a.message as string | undefined, actor: c.actor })),
   rollback: async (c, a) => ok(await c.sh.rollback(String(a.target), { draft: c.draft, actor: c.actor })),
+  rebase: async (c, a) => ok(await c.sh.rebase({ draft: c.draft, onto: a.onto as string | undefined, actor: c.actor })),
+  resolve: async (c, a) => batchOutcome(await c.sh.resolve(a.paths as string[], { draft: c.draft, actor: c.actor })),
   propose: async (c, a) => ok(await c.sh.propose({ draft: c.draft, message: a.message as string | undefined, actor: c.actor })),
   apply_status: async (c, a) => {
     const paths = a.paths as string[] | undefined;
@@ -191,9 +193,10 @@ const HANDLERS: Record<string, Handler> = {
     const command = paths ? `shadow apply ${paths.map(shellWord).join(' ')} (from the repository root)` : 'shadow apply';
     return ok({
       draft: r.draft,
-      can_apply: r.conflicts.length === 0 && r.pendingApprovals.length === 0 && r.unwritable.length === 0,
+      can_apply: r.conflicts.length === 0 && r.unresolved.length === 0 && r.pendingApprovals.length === 0 && r.unwritable.length === 0,
       paths: r.paths.map((p) => `${p.action} ${p.path}${p.merge && p.merge !== 'clean' ? ` (${p.merge})` : ''}`),
       conflicts: r.conflicts,
+      ...(r.unresolved.length > 0 ? { unresolved_conflicts: r.unresolved } : {}),
       pending_approvals: r.pendingApprovals.map((p) => ({ id: p.id, kind: p.kind, reason: p.reason, paths: p.paths })),
       findings: r.findings,
       note: `Only the person applies: they review the draft (shadow review) and run ${command}, approving what the policy asks for.`,

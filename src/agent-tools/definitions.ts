@@ -180,6 +180,21 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: hints('Roll back', 'destructive', true),
   },
   {
+    name: 'rebase',
+    description:
+      "Move the draft onto the user's working tree as it is now (or onto a commit with onto): each file the draft changed is merged with the user's own changes since. " +
+      "Files that do not merge stay in the draft as conflicts (git's <<<<<<< markers where both changed the same lines); resolve each by writing the content you want (any batch on the path resolves it), or with resolve. " +
+      'Writes only the draft; undone by rollback ~1.',
+    input: z.strictObject({ onto: z.optional(describe(z.string().check(z.minLength(1)), 'a branch, tag or commit to move onto instead of the working tree')) }),
+    annotations: hints('Rebase the draft', 'write'),
+  },
+  {
+    name: 'resolve',
+    description: 'Mark files in conflict since a rebase as resolved, keeping them as the draft holds them now (status lists the conflicts).',
+    input: z.strictObject({ paths: describe(z.array(RepoPath).check(z.minLength(1)), 'repository-relative paths in conflict') }),
+    annotations: hints('Resolve conflicts', 'write', true),
+  },
+  {
     name: 'propose',
     description: "Freeze the draft's diff as a proposal for the person to review and apply. Writes nothing to their files.",
     input: z.strictObject({ message: z.optional(describe(z.string(), 'what the change does, for the reviewer')) }),

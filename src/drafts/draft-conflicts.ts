@@ -33,7 +33,7 @@ export function resolvedBy(draft: Draft, touched: readonly string[], resolve: re
   const named = resolve ?? [];
   const notInConflict = named.filter((p) => !(p in conflicts));
   if (notInConflict.length > 0) {
-    throw new ShadowError('INVALID_ARGUMENT', `not in conflict in draft "${draft.name}": ${notInConflict.slice(0, 10).join(', ')}`, {
+    throw new ShadowError('NOT_IN_CONFLICT', `not in conflict in draft "${draft.name}": ${notInConflict.slice(0, 10).join(', ')}`, {
       hint: '`shadow status` lists the paths in conflict since a rebase',
       data: { draft: draft.name, paths: notInConflict },
     });

@@ -25,6 +25,7 @@ export function statusFor(code: string): number {
     case 'CHECKPOINT_EXISTS':
     case 'STALE_BASE':
     case 'UNRESOLVED_CONFLICT':
+    case 'NOT_IN_CONFLICT':
     case 'NOTHING_TO_UNDO':
     case 'NO_PLAN':
     case 'SERVER_RUNNING':
