@@ -167,8 +167,12 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   },
   {
     usage: 'unapply',
-    describe: 'put back exactly what the last apply replaced',
-    builder: (y) => y.option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' }),
+    describe: 'undo the last apply, keeping your later edits to the same files where they do not touch its lines',
+    builder: (y) =>
+      y
+        .option('dry-run', { type: 'boolean', describe: 'list what would be put back (clean, merged with your later edits, or conflict), writing nothing' })
+        .option('conflict', { type: 'string', choices: ['refuse', 'markers'], describe: 'where you changed the lines the apply wrote: stop (refuse, the default) or write git conflict markers' })
+        .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' }),
     load: () => import('./commands/apply.js').then((m) => m.unapply),
   },
   { usage: 'recover', describe: 'finish an apply that a crash interrupted (also done by every command)', load: () => import('./commands/apply.js').then((m) => m.recover) },

@@ -128,22 +128,39 @@ function recordPaths(repo: MemRepo, name: string): string[] {
   return record.entries.map((e) => e.path);
 }
 
-const UNAPPLY_GUARD: Array<{ name: string; make(r: MemRepo): void; conflict: [string, string | null, string] }> = [
-  { name: 'a published file was modified', make: (r) => r.write('src/app.ts', 'user\n'), conflict: ['src/app.ts', blobOid('export const app = 1\n'), 'modified'] },
-  { name: 'a created file was deleted', make: (r) => r.fs.unlinkSync(`${ROOT}/src/new/feature.ts`), conflict: ['src/new/feature.ts', blobOid('export const f = 1\n'), 'deleted'] },
-  { name: 'a deleted path was created again', make: (r) => r.write('old/gone.txt', 'user\n'), conflict: ['old/gone.txt', null, 'created'] },
+Cycle('unapply of a file you rewrote since (the apply\'s line among yours): CONFLICT with the hunk, nothing written, the apply stays recorded', async ({ repo, sh }) => {
+  await sh.apply();
+  repo.write('src/app.ts', 'user\n');
+  const before = worktree(repo.fs);
+  const e = await codeOf(() => sh.unapply());
+  assert.is(e.code, 'CONFLICT');
+  const conflicts = e.data.conflicts as PathConflict[];
+  assert.equal(conflicts.map((c) => [c.path, c.expected, c.found, c.reason]), [['src/app.ts', blobOid('export const app = 1\n'), 'modified', 'overlap']]);
+  assert.is(conflicts[0]!.hunks!.length, 1);
+  assert.equal(worktree(repo.fs), before);
+  assert.is(records(repo.fs).length, 1);
+  assert.equal(journals(repo.fs), []);
+});
+
+const YOURS: Array<{ name: string; make(r: MemRepo): void; path: string }> = [
+  { name: 'a created file you deleted', make: (r) => r.fs.unlinkSync(`${ROOT}/src/new/feature.ts`), path: 'src/new/feature.ts' },
+  { name: 'a deleted path you made again', make: (r) => r.write('old/gone.txt', 'user\n'), path: 'old/gone.txt' },
 ];
 
-for (const g of UNAPPLY_GUARD) {
-  Cycle(`unapply is guarded (${g.name}): STALE_BASE, nothing written, the apply stays recorded`, async ({ repo, sh }) => {
+for (const g of YOURS) {
+  Cycle(`unapply leaves ${g.name} as you have it, and puts back the rest`, async ({ repo, sh }) => {
+    const start = worktree(repo.fs);
     await sh.apply();
     g.make(repo);
-    const before = worktree(repo.fs);
-    const e = await codeOf(() => sh.unapply());
-    assert.is(e.code, 'STALE_BASE');
-    assert.equal((e.data.conflicts as PathConflict[]).map((c) => [c.path, c.expected, c.found]), [g.conflict]);
-    assert.equal(worktree(repo.fs), before);
-    assert.is(records(repo.fs).length, 1);
+    const mine = worktree(repo.fs)[g.path];
+    const r = await sh.unapply();
+    assert.equal(r.kept, [g.path]);
+    const after = worktree(repo.fs);
+    assert.is(after[g.path], mine);
+    // The path and the directories it was made in (you emptied them, or made them again) are yours.
+    const rest = (w: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(w).filter(([p]) => p !== g.path && !g.path.startsWith(`${p}/`)));
+    assert.equal(rest(after), rest(start));
+    assert.is(records(repo.fs).length, 0);
     assert.equal(journals(repo.fs), []);
   });
 }

@@ -1,4 +1,4 @@
-import type { ApplyResult, ConflictHunk, PathConflict, PublishedPath, RecoveryReport } from '../../src/index.js';
+import type { ApplyResult, ConflictHunk, PathConflict, PublishedPath, RecoveryReport, UnapplyResult } from '../../src/index.js';
 import { ShadowError } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
@@ -14,7 +14,7 @@ function pathLines(paths: readonly PublishedPath[]): string[] {
 const HUNK_LINES = 12;
 
 /** A conflicting hunk as git's markers show it, indented under its path. */
-function hunkLines(h: ConflictHunk, draft: string): string[] {
+function hunkLines(h: ConflictHunk, theirs: string): string[] {
   const side = (text: string): string[] => {
     const lines = text.split('\n');
     if (lines[lines.length - 1] === '') lines.pop();
@@ -23,19 +23,19 @@ function hunkLines(h: ConflictHunk, draft: string): string[] {
   };
   const range = (line: number, count: number): string => (count === 0 ? `after line ${line - 1}` : count === 1 ? `line ${line}` : `lines ${line}-${line + count - 1}`);
   return [
-    `    ${range(h.ours.line, h.ours.count)} of the working tree, ${range(h.theirs.line, h.theirs.count)} of the draft:`,
+    `    ${range(h.ours.line, h.ours.count)} of the working tree, ${range(h.theirs.line, h.theirs.count)} of ${theirs}:`,
     '      <<<<<<< working tree',
     ...side(h.ours.text),
     '      =======',
     ...side(h.theirs.text),
-    `      >>>>>>> draft ${draft}`,
+    `      >>>>>>> ${theirs}`,
   ];
 }
 
-function conflictLines(conflicts: readonly PathConflict[], draft: string): string[] {
+function conflictLines(conflicts: readonly PathConflict[], theirs: string): string[] {
   return conflicts.flatMap((c) => [
     `  ${pad(c.found, 13)} ${c.path}${c.detail ? ` (${c.detail})` : ''}${c.expected ? `  expected ${short(c.expected)}` : '  expected absent'}${c.reason && c.reason !== 'type' ? `  not merged: ${c.reason}` : ''}`,
-    ...(c.hunks ?? []).flatMap((h) => hunkLines(h, draft)),
+    ...(c.hunks ?? []).flatMap((h) => hunkLines(h, theirs)),
   ]);
 }
 
@@ -44,7 +44,7 @@ function markerLines(r: ApplyResult): string[] {
   const marked = r.paths.filter((p) => p.merge === 'conflict' && p.hunks && p.merged !== undefined);
   if (marked.length === 0) return [];
   const verb = r.dry_run ? 'would write' : 'wrote';
-  return [`${verb} conflict markers into ${plural(marked.length, 'path')} (resolve them, then commit as usual):`, ...marked.flatMap((p) => [`  ${p.path}`, ...p.hunks!.flatMap((h) => hunkLines(h, r.draft))])];
+  return [`${verb} conflict markers into ${plural(marked.length, 'path')} (resolve them, then commit as usual):`, ...marked.flatMap((p) => [`  ${p.path}`, ...p.hunks!.flatMap((h) => hunkLines(h, `draft ${r.draft}`))])];
 }
 
 function describeApply(r: ApplyResult): string {
@@ -105,7 +105,7 @@ export async function apply(ctx: CommandContext): Promise<number> {
       // Overlapping hunks: both sides of each, before the error says what to do.
       const data = (e as { data?: { draft?: string; conflicts?: PathConflict[] } }).data;
       if (!ctx.out.json && (e as { code?: string }).code === 'CONFLICT' && data?.conflicts) {
-        ctx.io.stdout(`conflicts (${data.conflicts.length}):\n${conflictLines(data.conflicts, data.draft ?? '').join('\n')}\n`);
+        ctx.io.stdout(`conflicts (${data.conflicts.length}):\n${conflictLines(data.conflicts, `draft ${data.draft ?? ''}`).join('\n')}\n`);
       }
       throw e;
     }
@@ -150,7 +150,7 @@ export async function apply(ctx: CommandContext): Promise<number> {
       ctx.out.error({ code, message, hint, data: { ...r } });
     } else {
       ctx.io.stdout(`${describeApply(r)}\n`);
-      if (r.conflicts.length > 0) ctx.io.stdout(`conflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts, r.draft).join('\n')}\n`);
+      if (r.conflicts.length > 0) ctx.io.stdout(`conflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts, `draft ${r.draft}`).join('\n')}\n`);
       ctx.io.stderr(`error: ${message}\n`);
     }
     return EXIT.error;
@@ -159,18 +159,51 @@ export async function apply(ctx: CommandContext): Promise<number> {
   return EXIT.ok;
 }
 
-/** `shadow unapply` */
-export async function unapply(ctx: CommandContext): Promise<void> {
+/** `shadow unapply [--dry-run] [--conflict=markers]` */
+export async function unapply(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const r = await sh.unapply({ draft: ctx.draft, actor: ctx.actor, sandbox: ctx.argv.sandbox as 'read-only' | 'workspace-write' | undefined });
-  ctx.out.result(r, () =>
+  const dryRun = ctx.argv['dry-run'] === true;
+  let r: UnapplyResult;
+  try {
+    r = await sh.unapply({
+      draft: ctx.draft,
+      actor: ctx.actor,
+      dryRun,
+      sandbox: ctx.argv.sandbox as 'read-only' | 'workspace-write' | undefined,
+      conflict: ctx.argv.conflict as 'refuse' | 'markers' | undefined,
+    });
+  } catch (e) {
+    const data = (e as { data?: { draft?: string; conflicts?: PathConflict[] } }).data;
+    if (!ctx.out.json && (e as { code?: string }).code === 'CONFLICT' && data?.conflicts) {
+      ctx.io.stdout(`conflicts (${data.conflicts.length}):\n${conflictLines(data.conflicts, 'before the apply').join('\n')}\n`);
+    }
+    throw e;
+  }
+  const describe = (): string =>
     [
-      `unapplied draft ${r.draft}: ${plural(r.paths.length, 'path')} put back as they were before the last apply`,
+      dryRun
+        ? `unapply would put back ${plural(r.paths.length, 'path')} of draft ${r.draft} as they were before its last apply`
+        : `unapplied draft ${r.draft}: ${plural(r.paths.length, 'path')} put back as they were before the last apply`,
       ...pathLines(r.paths),
+      ...(r.kept.length > 0 ? [`left as you have them (deleted or created since the apply): ${r.kept.join(', ')}`] : []),
+      ...(r.paths.some((p) => p.merge === 'merged') ? ['your edits made since the apply are kept where they do not touch its lines'] : []),
       ...(r.branch ? [`${r.branch.ref.replace(/^refs\/heads\//, '')}: ${short(r.branch.old)} -> ${short(r.branch.new)}`] : []),
-      '`shadow apply` publishes the same changes again',
-    ].join('\n'),
-  );
+      ...(dryRun ? [] : ['`shadow apply` publishes the same changes again']),
+    ].join('\n');
+  if (dryRun && r.conflicts.length > 0) {
+    const overlaps = r.conflicts.every((c) => c.reason === 'overlap');
+    const code = overlaps ? 'CONFLICT' : 'STALE_BASE';
+    const message = `unapply would stop before writing anything: ${plural(r.conflicts.length, 'path')} changed since the apply ${overlaps ? 'on the lines it wrote' : 'in ways no merge undoes'}`;
+    const hint = overlaps ? "settle those lines by hand, or `shadow unapply --conflict=markers` to write both with git's conflict markers" : 'put those paths back by hand, or keep the apply';
+    if (ctx.out.json) ctx.out.error({ code, message, hint, data: { ...r } });
+    else {
+      ctx.io.stdout(`${describe()}\nconflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts, 'before the apply').join('\n')}\n`);
+      ctx.io.stderr(`error: ${message}\nhint: ${hint}\n`);
+    }
+    return EXIT.error;
+  }
+  ctx.out.result(r, describe);
+  return EXIT.ok;
 }
 
 function describeRecovery(r: RecoveryReport): string {

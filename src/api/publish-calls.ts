@@ -5,11 +5,20 @@
  * is called.
  */
 import * as z from 'zod/mini';
-import type { ApplyResult, RecoveryReport, UnapplyResult } from '../publish/apply.js';
+import type { ApplyResult, RecoveryReport } from '../publish/apply.js';
+import type { UnapplyResult } from '../publish/unapply.js';
 import type { CommitMode } from '../publish/commit-modes.js';
 import type { Policy } from '../review/review.js';
 import { validate } from '../drafts/batch-schema.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
+
+const UnapplyOptionsSchema = z.object({
+  draft: z.optional(z.string()),
+  actor: z.optional(z.string()),
+  sandbox: z.optional(z.enum(['read-only', 'workspace-write'])),
+  dryRun: z.optional(z.boolean()),
+  conflict: z.optional(z.enum(['refuse', 'markers'])),
+});
 
 const ApplyOptionsSchema = z.object({
   draft: z.optional(z.string()),
@@ -54,8 +63,13 @@ export interface PublishCalls {
    */
   apply(options?: ApplyOptions): Promise<ApplyResult>;
 
-  /** @example await sh.unapply() // the working tree as it was before the last apply */
-  unapply(options?: DraftOption & { actor?: string; sandbox?: Policy['sandbox'] }): Promise<UnapplyResult>;
+  /**
+   * Undo the last apply, keeping your later edits to the same files where
+   * they do not touch its lines.
+   * @example await sh.unapply() // the working tree as it was before the last apply, your later edits kept
+   * @example const r = await sh.unapply({ dryRun: true }); r.paths.map((p) => p.merge)
+   */
+  unapply(options?: DraftOption & { actor?: string; sandbox?: Policy['sandbox']; dryRun?: boolean; conflict?: 'refuse' | 'markers' }): Promise<UnapplyResult>;
 
   /** @example const r = await sh.recover(); r.finished.length */
   recover(): Promise<RecoveryReport>;
@@ -72,8 +86,14 @@ export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = 
   },
 
   async unapply(options = {}) {
-    const { unapplyDraft } = await import('../publish/apply.js');
-    return unapplyDraft(this.ws, this.draftName(options), this.actor(options.actor), options.sandbox ? { sandbox: options.sandbox } : {});
+    validate(UnapplyOptionsSchema, options, 'INVALID_ARGUMENT', 'the unapply options');
+    const { unapplyDraft } = await import('../publish/unapply.js');
+    return unapplyDraft(this.ws, this.draftName(options), {
+      actor: this.actor(options.actor),
+      policy: options.sandbox ? { sandbox: options.sandbox } : {},
+      dryRun: options.dryRun,
+      conflict: options.conflict,
+    });
   },
 
   async recover() {

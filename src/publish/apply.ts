@@ -1,9 +1,6 @@
 import { ShadowError } from '../errors.js';
-import { actionOf, type PublishAction, type PublishEntry } from '../drafts/publish-set.js';
-import { resetReflogMessage } from '../git/format/reflog-message.js';
-import { lockedError } from '../durable/lock-file.js';
-import { lockOwner } from '../durable/lock-holders.js';
 import { worktreeOfGitDir } from '../git/repository.js';
+export type { PublishedPath } from './publish-guards.js';
 import { createJournal, hasJournals, readJournals, removeJournal, type Journal } from '../state/journal.js';
 import { takeProcessLock } from '../durable/process-lock.js';
 import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
@@ -13,36 +10,16 @@ import { guardBranchCommits, type CommitSecrets } from '../review/commit-guard.j
 import { checkWorktree, draftStatusWord, requireDraft } from '../drafts/drafts.js';
 import { unresolvedError } from '../drafts/draft-conflicts.js';
 import { checkPathspecs, partialPaths } from './partial-apply.js';
-import { readDraftMeta } from '../state/draft-meta.js';
 import { logEvent } from '../drafts/ledger-events.js';
 import { sparsePathError, sparsePaths } from '../drafts/sparse-paths.js';
 import { readPolicy, reviewDraft, type Policy } from '../review/review.js';
-import { guardPaths, runJournal, unwritableDirs, type Outcome, type Progress } from './publish.js';
+import { guardPaths, runJournal, unwritableDirs, type Progress } from './publish.js';
+import { checkIndexLock, describeApply, isMine, journalWorktree, lockPath, outcomeError, refuseWhilePending, staleBase, thisWorktree, type PublishedPath } from './publish-guards.js';
 import type { PathConflict } from './path-conflict.js';
-import { mergePaths, type MergeStatus, type PathMerge } from './merge-paths.js';
+import { mergePaths } from './merge-paths.js';
 import { journalEntries, keepMergeBlobs, overlapError } from './merge-record.js';
-import type { ConflictHunk } from '../git/format/merge-file.js';
 import { SubmoduleProbe, submoduleInPublish } from '../drafts/submodules.js';
 import type { Workspace } from '../drafts/workspace.js';
-
-/** A path a publish changes, for people and machines. */
-export interface PublishedPath {
-  path: string;
-  action: PublishAction;
-  old: string | null;
-  new: string | null;
-  /**
-   * For an apply: `clean` when the working tree held the base, `merged`
-   * when the person's change and the draft's were merged, `conflict` when
-   * they could not be (see `conflicts`; with `conflict: 'markers'` an
-   * overlap is written with git's markers and the apply goes on).
-   */
-  merge?: MergeStatus;
-  /** The blob written when it is not `new`: the merge (with markers, for a conflict written so). */
-  merged?: string | null;
-  /** Where both changed the same lines: each side's lines (an `overlap`). */
-  hunks?: ConflictHunk[];
-}
 
 export interface ApplyResult {
   /** False when approvals are pending (then nothing was written). */
@@ -83,86 +60,6 @@ export interface ApplyOptions {
   conflict?: 'refuse' | 'markers';
   /** Publish only the paths these pathspecs match (repository-relative); the draft keeps the rest. */
   paths?: readonly string[];
-}
-
-function lockPath(ws: Workspace): string {
-  return `${ws.repo.shadowDir}/apply.lock`;
-}
-
-function describePaths(entries: readonly PublishEntry[]): PublishedPath[] {
-  return entries.map((e) => ({ path: e.path, action: actionOf(e), old: e.old?.oid ?? null, new: e.new?.oid ?? null }));
-}
-
-/** An apply's paths, each with how it stands with the working tree. */
-function describeApply(entries: readonly PublishEntry[], merges: readonly PathMerge[]): PublishedPath[] {
-  const byPath = new Map(merges.map((m) => [m.path, m]));
-  return describePaths(entries).map((p) => {
-    const m = byPath.get(p.path);
-    if (!m) return { ...p, merge: 'clean' };
-    const merged = m.result === undefined || m.result?.oid === p.new ? {} : { merged: m.result?.oid ?? null };
-    return { ...p, merge: m.status, ...merged, ...(m.hunks ? { hunks: m.hunks } : {}) };
-  });
-}
-
-function staleBase(conflicts: PathConflict[], verb: string): ShadowError {
-  const list = conflicts
-    .slice(0, 10)
-    .map((c) => `${c.path} (${c.found}${c.detail ? `: ${c.detail}` : ''}${c.reason && c.reason !== 'type' ? `, not merged: ${c.reason}` : ''})`)
-    .join(', ');
-  const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
-  const noun = conflicts.length === 1 ? 'path no longer holds' : 'paths no longer hold';
-  return new ShadowError('STALE_BASE', `${verb} stopped before writing anything: ${conflicts.length} ${noun} what the draft was based on: ${list}${more}`, {
-    hint: 'the working tree changed under the draft: look with `shadow status`, keep or revert your change, then apply again',
-    data: { conflicts },
-  });
-}
-
-function outcomeError(outcome: Outcome, verb: string): ShadowError {
-  const list = outcome.failures.map((f) => `${f.path}: ${f.message}`).join('; ');
-  return new ShadowError('APPLY_FAILED', `${verb} could not write ${outcome.failures.length} path${outcome.failures.length === 1 ? '' : 's'} (${outcome.written.length} written, none torn): ${list}`, {
-    hint: 'fix the cause (disk space, permissions), then run `shadow recover` to finish; every path is either old or new meanwhile',
-    data: { failures: outcome.failures, written: outcome.written },
-  });
-}
-
-/** The git dir naming this worktree in journals and draft metadata (null when bare). */
-function thisWorktree(ws: Workspace): string | null {
-  return ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir;
-}
-
-/**
- * The worktree a journal writes into: its own field, or for a journal of an
- * older version its draft's worktree. Undefined when neither says (such a
- * journal is replayed where it is found, as it always was).
- */
-function journalWorktree(ws: Workspace, j: Journal): string | null | undefined {
-  if (j.worktree !== undefined) return j.worktree;
-  return readDraftMeta(ws.ctx, ws.repo.shadowDir, j.draft)?.worktree;
-}
-
-function isMine(ws: Workspace, j: Journal): boolean {
-  const owner = journalWorktree(ws, j);
-  return owner === undefined || owner === null || owner === thisWorktree(ws);
-}
-
-function refuseWhilePending(ws: Workspace): void {
-  if (hasJournals(ws.ctx, ws.repo.shadowDir) && readJournals(ws.ctx, ws.repo.shadowDir).journals.some((j) => isMine(ws, j))) {
-    throw new ShadowError('APPLY_PENDING', 'an interrupted apply is waiting to be finished', {
-      hint: 'run `shadow recover` first',
-    });
-  }
-}
-
-/**
- * Refuse before any write while git (or a live shadow) holds the index. A
- * lock a dead shadow process left is no obstacle: writing the index takes
- * it over.
- */
-function checkIndexLock(ws: Workspace): void {
-  const lock = `${ws.repo.layout.gitdir}/index.lock`;
-  const owner = lockOwner(ws.ctx, ws.repo.lockHolders, lock);
-  if (owner === undefined || (owner.kind === 'shadow' ? owner.stale : owner.beforeBoot)) return;
-  throw lockedError(lock, owner);
 }
 
 /**
@@ -290,70 +187,6 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     result.id = journal.id;
     result.skipped = outcome.skipped;
     if (plan) result.branch = { ...plan.branch, how: plan.how };
-    return result;
-  } finally {
-    lock.release();
-  }
-}
-
-export interface UnapplyResult {
-  draft: string;
-  /** The apply that was reversed. */
-  reverted: string;
-  paths: PublishedPath[];
-  branch?: { ref: string; old: string | null; new: string };
-}
-
-/**
- * Put back what the draft's last apply replaced, only where each path still
- * holds what that apply wrote (else STALE_BASE). The draft's bases return to
- * what they were, so applying again publishes the same changes.
- */
-export async function unapplyDraft(ws: Workspace, draftName: string, actor: string, policy: Partial<Policy> = {}): Promise<UnapplyResult> {
-  const draft = requireDraft(ws, draftName);
-  checkWorktree(ws, draft, 'shadow unapply');
-  if (readPolicy(ws, policy).sandbox === 'read-only') {
-    throw new ShadowError('READ_ONLY', 'the sandbox is read-only: unapply writes the working tree and is refused', {
-      hint: 'git config shadow.sandbox workspace-write, or --sandbox workspace-write',
-    });
-  }
-  refuseWhilePending(ws);
-  const last = draft.lastApply;
-  if (!last) {
-    throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
-  }
-  const entries: PublishEntry[] = last.entries.map((e) => ({ path: e.path, old: e.new, new: e.old }));
-  const sparse = sparsePaths(ws, entries);
-  if (sparse.length > 0) throw sparsePathError(ws, sparse, 'unapply');
-  const conflicts = guardPaths(ws, entries, 'old');
-  if (conflicts.length > 0) throw staleBase(conflicts, 'unapply');
-  const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow unapply');
-  try {
-    const journal: Journal = {
-      status_before: 'completed',
-      version: 1,
-      id: ws.ctx.ids.uuid(),
-      kind: 'unapply',
-      reverts: last.id,
-      draft: draftName,
-      worktree: thisWorktree(ws),
-      tip: last.tip,
-      created_at: new Date(ws.ctx.clock.now()).toISOString(),
-      actor,
-      entries,
-    };
-    if (last.branch && ws.repo.refs.resolve(last.branch.ref) === last.branch.new && last.branch.old !== null) {
-      journal.branch = { ref: last.branch.ref, old: last.branch.new, new: last.branch.old, reflog: resetReflogMessage(last.branch.old) };
-    }
-    if (last.index) {
-      checkIndexLock(ws);
-      journal.index = { set: last.index.before, before: last.index.set };
-    }
-    await createJournal(ws.ctx, ws.repo.shadowDir, journal);
-    const outcome = await runJournal(ws, journal, false);
-    if (outcome.failures.length > 0) throw outcomeError(outcome, 'unapply');
-    const result: UnapplyResult = { draft: draftName, reverted: last.id, paths: describePaths(entries) };
-    if (journal.branch) result.branch = { ref: journal.branch.ref, old: journal.branch.old, new: journal.branch.new };
     return result;
   } finally {
     lock.release();

@@ -47,6 +47,8 @@ export interface MergeOptions {
   /** Write overlapping hunks with git's conflict markers instead of stopping. */
   markers: boolean;
   blobs?: BlobCache;
+  /** The markers' labels, when not the apply's (`working tree` and `draft <name>`). */
+  labels?: { ours: string; theirs: string };
 }
 
 /** The label of the working tree's side in conflict markers. */
@@ -98,6 +100,6 @@ export function mergePaths(ws: Workspace, entries: readonly PublishEntry[], stop
 
 function mergeOne(e: PublishEntry, ours: FileEntry | null, read: (oid: Oid) => Buffer, trustExec: boolean, options: MergeOptions): PathMerge {
   const out = { path: e.path, worktree: ours, draft: e.new, ...(ours ? { worktreeContent: read(ours.oid) } : {}) };
-  const m = mergeEntries(e.old, ours, e.new, read, { trustExec, labels: { ours: WORKTREE_LABEL, theirs: `draft ${options.draft}` }, markers: options.markers });
+  const m = mergeEntries(e.old, ours, e.new, read, { trustExec, labels: options.labels ?? { ours: WORKTREE_LABEL, theirs: `draft ${options.draft}` }, markers: options.markers });
   return { ...out, ...m };
 }

@@ -69,15 +69,16 @@ export async function keepMergeBlobs(ws: Workspace, draft: string, applyId: stri
 }
 
 /** CONFLICT: the person and the draft changed the same lines of some paths; nothing was written. */
-export function overlapError(conflicts: readonly PathConflict[], draft: string): ShadowError {
+export function overlapError(conflicts: readonly PathConflict[], draft: string, verb: 'apply' | 'unapply' = 'apply'): ShadowError {
   const list = conflicts
     .slice(0, 10)
     .map((c) => `${c.path} (${(c.hunks ?? []).map((h) => (h.ours.count > 1 ? `lines ${h.ours.line}-${h.ours.line + h.ours.count - 1}` : `line ${h.ours.line}`)).join(', ')})`)
     .join(', ');
   const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
   const noun = conflicts.length === 1 ? 'path was' : 'paths were';
-  return new ShadowError('CONFLICT', `apply stopped before writing anything: ${conflicts.length} ${noun} changed in the working tree on the same lines as the draft: ${list}${more}`, {
-    hint: 'keep or revert your change where the two overlap (`shadow apply --dry-run` shows both sides), or `shadow apply --conflict=markers` to write both with git\'s conflict markers',
+  const whose = verb === 'apply' ? 'the draft' : 'the apply being undone';
+  return new ShadowError('CONFLICT', `${verb} stopped before writing anything: ${conflicts.length} ${noun} changed in the working tree on the same lines as ${whose}: ${list}${more}`, {
+    hint: `keep or revert your change where the two overlap (\`shadow ${verb} --dry-run\` shows both sides), or \`shadow ${verb} --conflict=markers\` to write both with git's conflict markers`,
     data: { draft, conflicts },
   });
 }
