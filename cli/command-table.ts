@@ -145,6 +145,12 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/rebase.js').then((m) => m.rebase),
   },
   {
+    usage: 'revert <batches..>',
+    describe: 'a new batch that undoes the given batches and keeps the later ones (paths that do not merge stay in conflict)',
+    builder: (y) => y.positional('batches', { type: 'string', array: true, describe: 'batch numbers, ~N or commits of the draft' }),
+    load: () => import('./commands/rebase.js').then((m) => m.revert),
+  },
+  {
     usage: 'resolve <paths..>',
     describe: 'mark paths in conflict since a rebase resolved, as the draft holds them',
     builder: (y) => y.positional('paths', { type: 'string', array: true, describe: 'relative to the current directory' }),

@@ -41,6 +41,7 @@ export type { ApplyResult, RecoveryReport, PublishedPath } from './publish/apply
 export type { UnapplyResult } from './publish/unapply.js';
 export type { RebaseResult } from './drafts/rebase.js';
 export type { RebasedPath } from './drafts/rebase-plan.js';
+export type { RevertResult } from './drafts/revert.js';
 export type { PathConflict, ConflictReason } from './publish/path-conflict.js';
 export type { MergeStatus } from './publish/merge-paths.js';
 export type { ConflictHunk, HunkSide } from './git/format/merge-file.js';

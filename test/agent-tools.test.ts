@@ -34,7 +34,7 @@ Schemas('the tool list: apply only when allowed; names unique; every schema an o
   const names = offeredTools().map((t) => t.name);
   assert.equal(names, [
     'batch_write', 'read_file', 'list_files', 'search', 'begin_write', 'append_content', 'finalize_write',
-    'diff', 'log', 'status', 'checkpoint', 'rollback', 'rebase', 'resolve', 'propose', 'apply_status',
+    'diff', 'log', 'status', 'checkpoint', 'rollback', 'rebase', 'revert', 'resolve', 'propose', 'apply_status',
   ]);
   assert.equal(offeredTools({ allowApply: true }).map((t) => t.name), [...names, 'apply']);
   assert.is(new Set(TOOLS.map((t) => t.name)).size, TOOLS.length);

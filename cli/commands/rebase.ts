@@ -1,4 +1,4 @@
-import type { BatchResult, RebaseResult } from '../../src/index.js';
+import type { BatchResult, RebaseResult, RevertResult } from '../../src/index.js';
 import { pad, plural, short } from '../output.js';
 import type { CommandContext } from '../command-context.js';
 
@@ -33,4 +33,18 @@ export async function resolve(ctx: CommandContext): Promise<void> {
   const paths = await Promise.all(specs.map((s) => ctx.repoPath(s)));
   const r: BatchResult = await sh.resolve(paths, { draft: ctx.draft, actor: ctx.actor });
   ctx.out.result(r, () => `resolved ${plural(r.resolved?.length ?? 0, 'path')} of draft ${r.draft} as it holds them (batch ${r.batch}): ${(r.resolved ?? []).join(', ')}`);
+}
+
+/** `shadow revert <batches..>` */
+export async function revert(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const targets = Array.isArray(ctx.argv.batches) ? (ctx.argv.batches as unknown[]).map(String) : [];
+  const r: RevertResult = await sh.revert(targets, { draft: ctx.draft, actor: ctx.actor });
+  ctx.out.result(r, () => {
+    if (r.unchanged) return `draft ${r.draft} holds none of the changes of batch ${r.reverted.join(', ')} any more: nothing to revert`;
+    const lines = [`reverted batch ${r.reverted.join(', ')} of draft ${r.draft} as batch ${r.batch} (${short(r.tip)}); later batches kept`];
+    for (const p of r.paths) lines.push(`  ${pad(p.status, 8)} ${p.path}${p.reason ? `  (${p.reason})` : ''}`);
+    if (r.conflicts.length > 0) lines.push(`${plural(r.conflicts.length, 'path')} in conflict with later batches: resolve each with a batch on it, or \`shadow resolve <path>\``);
+    return lines.join('\n');
+  });
 }

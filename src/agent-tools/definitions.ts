@@ -189,6 +189,14 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: hints('Rebase the draft', 'write'),
   },
   {
+    name: 'revert',
+    description:
+      'Undo some of your own earlier batches on the draft and keep everything after them (like git revert): a new batch. Name them by number (see log) or ~N. ' +
+      'A file a later batch changed on the same lines stays in conflict (git markers) until you write it again.',
+    input: z.strictObject({ batches: describe(z.array(z.string().check(z.minLength(1))).check(z.minLength(1)), 'batch numbers (as log shows them) or ~N') }),
+    annotations: hints('Revert batches', 'write'),
+  },
+  {
     name: 'resolve',
     description: 'Mark files in conflict since a rebase as resolved, keeping them as the draft holds them now (status lists the conflicts).',
     input: z.strictObject({ paths: describe(z.array(RepoPath).check(z.minLength(1)), 'repository-relative paths in conflict') }),

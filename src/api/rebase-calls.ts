@@ -1,10 +1,12 @@
 /**
  * The library's calls for living beside a person: rebase a draft onto what
- * they have now, and resolve the conflicts it leaves (src/drafts/rebase.ts).
+ * they have now, revert some of its batches, and resolve the conflicts
+ * either leaves (src/drafts/rebase.ts, revert.ts).
  */
 import * as z from 'zod/mini';
 import { rebaseDraft, type RebaseResult } from '../drafts/rebase.js';
 import { runBatch, type BatchResult } from '../drafts/batch.js';
+import { revertBatches, type RevertResult } from '../drafts/revert.js';
 import { validate } from '../drafts/batch-schema.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
 
@@ -27,12 +29,24 @@ export interface RebaseCalls {
    * @example await sh.resolve(['src/api.ts'])
    */
   resolve(paths: string[], options?: DraftOption & { actor?: string; intent?: string }): Promise<BatchResult>;
+
+  /**
+   * A new batch that undoes the named batches (numbers, ~N or commits) and
+   * keeps every later one; paths that do not merge stay in conflict.
+   * @example await sh.revert(['3'])
+   */
+  revert(batches: string[], options?: DraftOption & { actor?: string }): Promise<RevertResult>;
 }
 
 export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls> = {
   async rebase(options = {}) {
     validate(RebaseOptionsSchema, options, 'INVALID_ARGUMENT', 'the options');
     return rebaseDraft(this.ws, this.draftName(options), { onto: options.onto, actor: this.actor(options.actor) });
+  },
+
+  async revert(batches, options = {}) {
+    validate(PathsSchema, batches, 'INVALID_ARGUMENT', 'the batches');
+    return revertBatches(this.ws, this.draftName(options), batches, { actor: this.actor(options.actor) });
   },
 
   async resolve(paths, options = {}) {

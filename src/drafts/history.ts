@@ -66,8 +66,10 @@ export const EMPTY_STATE: HistoryState = { bases: BaseMap.EMPTY, conflicts: {}, 
  * commit records the lower layer's state) or the entry before it (a batch
  * commit changes the draft's own content) — until a rebase commit: its
  * second parent is the new base, and every path the draft had touched takes
- * its base from there (rebase-commit.ts). A rebase lists the paths it left
- * in conflict; a later batch lists those it resolved (conflict-lines.ts).
+ * its base from there (rebase.ts). A rebase lists the paths it left in
+ * conflict (and replaces those listed before: it refuses to run while any
+ * remain), a revert adds those it left, a later batch lists those it
+ * resolved (conflict-lines.ts).
  */
 export function accumulateState(repo: Repository, start: HistoryState, newestFirst: readonly HistoryCommit[]): HistoryState {
   let bases = start.bases;
@@ -97,11 +99,15 @@ export function accumulateState(repo: Repository, start: HistoryState, newestFir
       if (found.has(change.path)) continue;
       found.set(change.path, h.trailers.capture !== undefined ? change.new : change.old);
     }
-    const resolved = h.trailers.batch !== undefined ? parseResolvedLines(h.commit.message) : [];
-    if (resolved.length > 0) {
-      const left = { ...conflicts };
-      for (const p of resolved) delete left[p];
-      conflicts = left;
+    // A batch lists the conflicts it resolved; a revert, those it left (the lines are rare: looked for first).
+    if (h.trailers.batch === undefined) continue;
+    const resolved = h.commit.message.includes('\nresolved\t') ? parseResolvedLines(h.commit.message) : [];
+    const added = h.commit.message.includes('\nconflict\t') ? parseConflictLines(h.commit.message) : undefined;
+    if (resolved.length > 0 || added) {
+      const next: Record<string, string> = { ...conflicts };
+      for (const p of resolved) delete next[p];
+      for (const [p, reason] of added ?? []) next[p] = reason;
+      conflicts = next;
     }
   }
   return { bases: bases.adding(found), conflicts, rebase };

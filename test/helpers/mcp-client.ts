@@ -15,7 +15,7 @@ import { STACK_LINE } from './tool-outcome.js';
 export const CONFLICT_CODES = ['CONFLICT', 'EDIT_NO_MATCH', 'BUSY'];
 export const TOOL_NAMES = [
   'batch_write', 'read_file', 'list_files', 'search', 'begin_write', 'append_content', 'finalize_write',
-  'diff', 'log', 'status', 'checkpoint', 'rollback', 'rebase', 'resolve', 'propose', 'apply_status',
+  'diff', 'log', 'status', 'checkpoint', 'rollback', 'rebase', 'revert', 'resolve', 'propose', 'apply_status',
 ];
 
 export interface Outcome {
