@@ -1,17 +1,16 @@
 import { ShadowError } from '../errors.js';
 import { hashObject, serializeCommit, type Oid } from '../git/format/git-objects.js';
-import { RefMoved } from '../git/refs.js';
 import { takeProcessLock, type HeldLock } from '../durable/process-lock.js';
 import { planLockPath } from '../state/draft-meta.js';
 import { hasJournals, readJournals } from '../state/journal.js';
 import { readAppliedState, recordName } from '../state/applied-state.js';
-import { oneLine, parseTrailers, trailerBlock } from './commit-message.js';
+import { oneLine, trailerBlock } from './commit-message.js';
 import { conflictLines } from './conflict-lines.js';
 import { unresolvedError } from './draft-conflicts.js';
 import { checkWorktree, draftStatusWord, keepDraftMeta, requireDraft, type Draft } from './drafts.js';
 import { keepTip } from './checkpoints.js';
 import { logEvent } from './ledger-events.js';
-import { draftRef } from './ref-names.js';
+import { landOnDraft, nextBatchNumber } from './draft-commit.js';
 import { related } from './ancestry.js';
 import { resolveCommitish } from './rev-parse.js';
 import { planRebase, type RebasedPath, type RebasePlan, type RebaseTarget } from './rebase-plan.js';
@@ -60,9 +59,6 @@ export interface RebaseResult {
   /** The rebase's batch number. */
   batch: number | null;
 }
-
-/** A rebase that keeps losing the race for the draft's ref to batches gives up (BUSY) after this many tries. */
-const MAX_ATTEMPTS = 5;
 
 function takePlanLock(ws: Workspace, draft: string): HeldLock {
   try {
@@ -129,30 +125,19 @@ export async function rebaseDraft(ws: Workspace, draftName: string, options: Reb
       };
       if (plan.unchanged) return result;
       const last = readAppliedState(ws.ctx, repo.shadowDir, draftName, ws.appliedMemo).last;
-      const tipTrailers = parseTrailers(repo.objects.readCommit(draft.tip).message);
-      const batch = Math.max(draft.meta.high_batch, tipTrailers.batch ?? 0, tipTrailers.capture ?? 0) + 1;
-      const who = repo.committer();
+      const batch = nextBatchNumber(ws, draft);
       const content = serializeCommit({
         tree: plan.tree,
         parents: [draft.tip, plan.baseCommit],
         author: repo.actorSignature(options.actor),
-        committer: who,
+        committer: repo.committer(),
         message: rebaseMessage(draft, target, plan, batch, options.actor, last ? recordName(last) : null),
       });
       const oid = hashObject('commit', content);
-      const pack = repo.objects.write([...plan.objects, { oid, type: 'commit', content }]);
-      try {
-        await repo.refs.update({ ref: draftRef(draftName), expected: draft.tip, next: oid, message: `shadow: rebase onto ${result.base}`, who });
-      } catch (e) {
-        if (!(e instanceof RefMoved)) throw e;
-        // A batch landed meanwhile: rebase the draft as it is now.
-        if (attempt >= MAX_ATTEMPTS) {
-          throw new ShadowError('BUSY', `draft "${draftName}" kept moving under ${attempt} attempts of the rebase`, { hint: 'retry when its writers pause', data: { draft: draftName, attempts: attempt } });
-        }
+      // A batch that lands meanwhile makes the rebase go again, on the draft as it is then.
+      if (!(await landOnDraft(ws, draft, [...plan.objects, { oid, type: 'commit', content }], oid, `rebase onto ${result.base}`, 'rebase', attempt))) {
         draft = requireDraft(ws, draftName);
         continue;
-      } finally {
-        repo.objects.releaseKeep(pack);
       }
       result.tip = oid;
       result.batch = batch;

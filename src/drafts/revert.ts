@@ -4,7 +4,6 @@ import { diffTrees } from '../git/format/tree-diff.js';
 import { lookupPath, type FileEntry } from '../git/format/tree-lookup.js';
 import { editTree } from '../git/format/tree-edit.js';
 import type { PackObject } from '../git/format/pack-writer.js';
-import { RefMoved } from '../git/refs.js';
 import { oneLine, parseTrailers, summaryOf, trailerBlock } from './commit-message.js';
 import { conflictLines } from './conflict-lines.js';
 import { mergeEntries, type ConflictReason } from './entry-merge.js';
@@ -13,7 +12,7 @@ import { checkWorktree, keepDraftMeta, requireDraft, type Draft } from './drafts
 import { isOnHistory } from './history.js';
 import { resolveTarget } from './checkpoints.js';
 import { logEvent } from './ledger-events.js';
-import { draftRef } from './ref-names.js';
+import { landOnDraft, nextBatchNumber } from './draft-commit.js';
 import { StagedObjects } from './staged-objects.js';
 import type { Workspace } from './workspace.js';
 
@@ -45,8 +44,6 @@ export interface RevertResult {
   /** True when the draft already holds none of those batches' changes. */
   unchanged: boolean;
 }
-
-const MAX_ATTEMPTS = 5;
 
 const entryAt = (staged: StagedObjects, tree: Oid, path: string): FileEntry | null => {
   const k = lookupPath(staged, tree, path);
@@ -115,8 +112,7 @@ export async function revertBatches(ws: Workspace, draftName: string, specs: rea
       unchanged: tree === tipTree && conflicts.size === 0,
     };
     if (result.unchanged) return result;
-    const tipTrailers = parseTrailers(repo.objects.readCommit(draft.tip).message);
-    const batch = Math.max(draft.meta.high_batch, tipTrailers.batch ?? 0, tipTrailers.capture ?? 0) + 1;
+    const batch = nextBatchNumber(ws, draft);
     const subjects = batches.map((b) => `batch ${b.batch} (${oneLine(summaryOf(repo.objects.readCommit(b.oid).message), 60)})`).join(', ');
     const lines = result.paths.filter((p) => p.status !== 'conflict').map((p) => `${p.status}\t${p.path.replace(/[\t\n]/g, ' ')}`);
     const body = [lines.slice(0, 1000).join('\n'), conflictLines(conflicts).join('\n')].filter((s) => s.length > 0).join('\n\n');
@@ -124,20 +120,12 @@ export async function revertBatches(ws: Workspace, draftName: string, specs: rea
     const objects: PackObject[] = [];
     for (const [oid, content] of staged.blobs) if (!repo.objects.has(oid)) objects.push({ oid, type: 'blob', content });
     for (const t of staged.trees.values()) objects.push({ oid: t.oid, type: 'tree', content: t.content });
-    const who = repo.committer();
-    const content = serializeCommit({ tree, parents: [draft.tip], author: repo.actorSignature(options.actor), committer: who, message });
+    const content = serializeCommit({ tree, parents: [draft.tip], author: repo.actorSignature(options.actor), committer: repo.committer(), message });
     const oid = hashObject('commit', content);
     objects.push({ oid, type: 'commit', content });
-    const pack = repo.objects.write(objects);
-    try {
-      await repo.refs.update({ ref: draftRef(draftName), expected: draft.tip, next: oid, message: `shadow: revert ${batches.map((b) => b.batch).join(', ')}`, who });
-    } catch (e) {
-      if (!(e instanceof RefMoved)) throw e;
-      if (attempt >= MAX_ATTEMPTS) throw new ShadowError('BUSY', `draft "${draftName}" kept moving under ${attempt} attempts of the revert`, { hint: 'retry when its writers pause', data: { draft: draftName } });
+    if (!(await landOnDraft(ws, draft, objects, oid, `revert ${batches.map((b) => b.batch).join(', ')}`, 'revert', attempt))) {
       draft = requireDraft(ws, draftName);
       continue;
-    } finally {
-      repo.objects.releaseKeep(pack);
     }
     result.tip = oid;
     result.batch = batch;
