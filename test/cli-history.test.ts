@@ -229,7 +229,7 @@ History('log, diff (patch, --stat, --name-status, ranges) and status in text and
   const drifted = ok(repo.shadow(['status', '--json']), 'status --json (drift)').drifted;
   assert.equal(drifted, [{ path: 'README.md', expected: hashOf(repo, Buffer.from('Hello user\n')), found: hashOf(repo, Buffer.from('Hello from the user\n')) }]);
   const none = ok(repo.shadow(['status', '--draft', 'nope', '--json']), 'status of a missing draft');
-  assert.equal(none, { draft: 'nope', exists: false, batches: 0, checkpoints: 0, changed: [], drifted: [] });
+  assert.equal(none, { draft: 'nope', exists: false, batches: 0, checkpoints: 0, changed: [], in_worktree: [], drifted: [], conflicts: [] });
   assert.is(repo.shadow(['status', '--draft', 'nope']).stdout, 'draft nope does not exist yet; its first batch creates it from HEAD\n');
 });
 
