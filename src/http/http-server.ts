@@ -8,6 +8,7 @@ import type { Shadow } from '../shadow.js';
 import { claimServerFile } from './server-file.js';
 import { watchBody, type BodyLimits, type BodyTimeout } from './body-deadline.js';
 import { registerApplyRoute } from './routes-apply.js';
+import { registerRebaseRoutes } from './routes-rebase.js';
 import { registerDraftRoutes } from './routes-drafts.js';
 import { registerSessionRoutes } from './routes-sessions.js';
 import { errorBody, statusFor } from './http-errors.js';
@@ -138,6 +139,7 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   registerSessionRoutes(app, sh, bodyNotNeeded);
   registerDraftRoutes(app, sh);
   registerApplyRoute(app, sh, { allowApply: options.allowApply === true });
+  registerRebaseRoutes(app, sh);
 
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();

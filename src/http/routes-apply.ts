@@ -45,7 +45,23 @@ function parseBody(body: unknown): z.infer<typeof ApplyBody> {
   }
 }
 
+const UnapplyBody = z.strictObject({ dry_run: z.optional(z.boolean()), conflict: z.optional(z.enum(['refuse', 'markers'])) });
+
 export function registerApplyRoute(app: FastifyInstance, sh: Shadow, options: { allowApply: boolean }): void {
+  // Unapply writes the working tree too: a dry run always, the rest only with allowApply.
+  app.post('/api/drafts/:name/unapply', async (req: Named, reply) => {
+    const body = validate(UnapplyBody, req.body ?? {}, 'INVALID_ARGUMENT', 'the unapply request');
+    const dryRun = body.dry_run === true;
+    if (!dryRun && !options.allowApply) {
+      throw new ShadowError('APPLY_NOT_ALLOWED', 'this server does not unapply drafts: the person does', {
+        hint: 'ask for a dry run ({"dry_run": true}) to see what unapply would put back; the person runs shadow unapply, or starts shadow serve --allow-apply',
+        data: { draft: req.params.name },
+      });
+    }
+    const actor = typeof req.headers['x-shadow-actor'] === 'string' ? req.headers['x-shadow-actor'] : undefined;
+    return reply.send(await sh.unapply({ draft: req.params.name, dryRun, actor, conflict: body.conflict }));
+  });
+
   app.post('/api/drafts/:name/apply', async (req: Named, reply) => {
     const body = parseBody(req.body);
     const dryRun = body.dry_run === true;
