@@ -147,7 +147,10 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'revert <batches..>',
     describe: 'a new batch that undoes the given batches and keeps the later ones (paths that do not merge stay in conflict)',
-    builder: (y) => y.positional('batches', { type: 'string', array: true, describe: 'batch numbers, ~N or commits of the draft' }),
+    builder: (y) =>
+      y
+        .positional('batches', { type: 'string', array: true, describe: 'batch numbers, ~N or commits of the draft' })
+        .option('apply', { type: 'boolean', describe: 'then apply the reverted paths to the working tree, with every guard of apply' }),
     load: () => import('./commands/rebase.js').then((m) => m.revert),
   },
   {

@@ -96,4 +96,26 @@ test('the CLI: revert keeps later batches; a conflict is draft state until resol
   }
 });
 
+test('revert --apply takes an applied batch back out of the working tree, keeping the person\'s later edit and the later batches; a path with glob characters is taken literally', async () => {
+  const repo = new DiskRepo({ 'a.txt': 'one\ntwo\nthree\nfour\nfive\n', 'w[1].txt': 'w\n', 'w1.txt': 'plain\n' });
+  try {
+    await withShadow(repo, async (sh) => {
+      await sh.batch({ intent: 'first', operations: [{ operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nfive\n' }, { operation: 'write', path: 'w[1].txt', content: 'W\n' }] });
+      await sh.batch({ intent: 'second', operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }, { operation: 'write', path: 'w1.txt', content: 'PLAIN\n' }] });
+      await sh.apply();
+    });
+    repo.write('a.txt', 'ONE\ntwo\nthree\nfour\nfive by the person\n');
+    const r = repo.shadow(['revert', '1', '--apply', '--json']);
+    assert.is(r.status, 0, r.stderr);
+    assert.is(r.json().applied.applied, true);
+    assert.equal(r.json().applied.paths.map((p: any) => p.path), ['a.txt', 'w[1].txt']);
+    assert.is(repo.read('a.txt'), 'one\ntwo\nthree\nfour\nfive by the person\n');
+    assert.is(repo.read('w[1].txt'), 'w\n');
+    assert.is(repo.read('w1.txt'), 'PLAIN\n', 'a glob would have matched it; the literal path does not');
+    assert.is(repo.read('b.txt'), 'b\n');
+  } finally {
+    repo.cleanup();
+  }
+});
+
 test.run();

@@ -1,4 +1,4 @@
-import type { BatchResult, RebaseResult, RevertResult } from '../../src/index.js';
+import type { ApplyResult, BatchResult, RebaseResult, RevertResult } from '../../src/index.js';
 import { pad, plural, short } from '../output.js';
 import type { CommandContext } from '../command-context.js';
 
@@ -39,12 +39,14 @@ export async function resolve(ctx: CommandContext): Promise<void> {
 export async function revert(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const targets = Array.isArray(ctx.argv.batches) ? (ctx.argv.batches as unknown[]).map(String) : [];
-  const r: RevertResult = await sh.revert(targets, { draft: ctx.draft, actor: ctx.actor });
+  const r: RevertResult & { applied?: ApplyResult } = await sh.revert(targets, { draft: ctx.draft, actor: ctx.actor, apply: ctx.argv.apply === true });
   ctx.out.result(r, () => {
     if (r.unchanged) return `draft ${r.draft} holds none of the changes of batch ${r.reverted.join(', ')} any more: nothing to revert`;
     const lines = [`reverted batch ${r.reverted.join(', ')} of draft ${r.draft} as batch ${r.batch} (${short(r.tip)}); later batches kept`];
     for (const p of r.paths) lines.push(`  ${pad(p.status, 8)} ${p.path}${p.reason ? `  (${p.reason})` : ''}`);
     if (r.conflicts.length > 0) lines.push(`${plural(r.conflicts.length, 'path')} in conflict with later batches: resolve each with a batch on it, or \`shadow resolve <path>\``);
+    if (r.applied?.applied) lines.push(`applied to the working tree: ${plural(r.applied.paths.length, 'path')}; \`shadow unapply\` takes it back`);
+    else if (r.applied) lines.push(`not applied: ${plural(r.applied.pendingApprovals.length, 'approval')} pending (\`shadow review\`), then \`shadow apply\``);
     return lines.join('\n');
   });
 }

@@ -9,6 +9,9 @@ import { runBatch, type BatchResult } from '../drafts/batch.js';
 import { revertBatches, type RevertResult } from '../drafts/revert.js';
 import { validate } from '../drafts/batch-schema.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
+import type { ApplyResult } from '../publish/apply.js';
+import { literalPathspec } from '../core/pathspec.js';
+import type { PublishCalls } from './publish-calls.js';
 
 const RebaseOptionsSchema = z.optional(z.object({ draft: z.optional(z.string()), onto: z.optional(z.string()), actor: z.optional(z.string()) }));
 const PathsSchema = z.array(z.string()).check(z.minLength(1));
@@ -35,10 +38,10 @@ export interface RebaseCalls {
    * keeps every later one; paths that do not merge stay in conflict.
    * @example await sh.revert(['3'])
    */
-  revert(batches: string[], options?: DraftOption & { actor?: string }): Promise<RevertResult>;
+  revert(batches: string[], options?: DraftOption & { actor?: string; apply?: boolean }): Promise<RevertResult & { applied?: ApplyResult }>;
 }
 
-export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls> = {
+export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls & PublishCalls> = {
   async rebase(options = {}) {
     validate(RebaseOptionsSchema, options, 'INVALID_ARGUMENT', 'the options');
     return rebaseDraft(this.ws, this.draftName(options), { onto: options.onto, actor: this.actor(options.actor) });
@@ -46,7 +49,13 @@ export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls> = {
 
   async revert(batches, options = {}) {
     validate(PathsSchema, batches, 'INVALID_ARGUMENT', 'the batches');
-    return revertBatches(this.ws, this.draftName(options), batches, { actor: this.actor(options.actor) });
+    const draft = this.draftName(options);
+    const actor = this.actor(options.actor);
+    const r = await revertBatches(this.ws, draft, batches, { actor });
+    if (!options.apply || r.unchanged) return r;
+    // Straight on to the working tree: the reverted paths alone, with every guard of apply (a conflict left on the draft refuses it).
+    const applied = await this.apply({ draft, actor, paths: r.paths.map((p) => literalPathspec(p.path)) });
+    return { ...r, applied };
   },
 
   async resolve(paths, options = {}) {

@@ -4,18 +4,22 @@
  * every path below it when it is a directory (`docs` and `docs/` alike); a
  * spec with `*`, `?` or `[` is a glob (picomatch, dot files included) that
  * matches a path or one of its directories. Unlike git's default pathspec,
- * `*` stays within one path component: `**` crosses directories.
+ * `*` stays within one path component: `**` crosses directories. As in git,
+ * `:(literal)` before a spec takes it as it is, glob characters and all
+ * (what shadow passes for paths it names itself).
  */
 import picomatch from 'picomatch';
 
 const GLOB = /[*?[]/;
+const LITERAL = ':(literal)';
 
 /** A test of repository paths against `specs` (true when any matches). */
 export function pathspecMatcher(specs: readonly string[]): (path: string) => boolean {
   const tests = specs.map((raw): ((path: string) => boolean) => {
-    const spec = raw.replace(/\/+$/, '');
+    const literal = raw.startsWith(LITERAL);
+    const spec = (literal ? raw.slice(LITERAL.length) : raw).replace(/\/+$/, '');
     if (spec === '' || spec === '.') return () => true;
-    if (!GLOB.test(spec)) return (path) => path === spec || path.startsWith(`${spec}/`);
+    if (literal || !GLOB.test(spec)) return (path) => path === spec || path.startsWith(`${spec}/`);
     const glob = picomatch(spec, { dot: true });
     return (path) => {
       if (glob(path)) return true;
@@ -43,4 +47,9 @@ export function pathspecProblem(spec: string): string | undefined {
   if (spec.startsWith('/') || /^[A-Za-z]:/.test(spec)) return 'is absolute: give it relative to the repository root';
   if (spec.split('/').includes('..')) return 'steps out with "..": give it relative to the repository root';
   return undefined;
+}
+
+/** The pathspec that names exactly `path` (and what lies below it), whatever characters it holds. */
+export function literalPathspec(path: string): string {
+  return `${LITERAL}${path}`;
 }
