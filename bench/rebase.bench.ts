@@ -4,7 +4,8 @@
  * and of 50,000.
  *
  * At each size (bench/rebase/setup.ts): a draft of one batch editing line 2
- * of 200 files; the person's branch `person` off main editing the last line
+ * of 200 files (in the same number of directories at every size, so that
+ * only the repository's size differs); the person's branch `person` off main editing the last line
  * of 20 of those and of 100 others (so 20 paths merge, 180 come through as
  * the draft has them); the same edits uncommitted in the working tree.
  * Timed, each a whole process as a user runs it, in the same run:
@@ -45,6 +46,7 @@ import { gitEnv, run, settle } from './helpers/repo.js';
 import { scratchRun } from './helpers/scratch.js';
 import { count, median, ms, p90, ratio, table, thousands } from './helpers/stats.js';
 import { printVerdicts, verdict, type Verdict } from './helpers/targets.js';
+import { BATCH_DIRS } from './helpers/workload.js';
 import { DRAFT, DRAFT_PATHS, PERSON, PERSON_ONLY, SHARED, setUp, type Sized } from './rebase/setup.js';
 
 const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.mjs', import.meta.url));
@@ -202,7 +204,7 @@ async function main(): Promise<void> {
     if (!o.keep) for (const d of [s.dir, s.clone]) nodeFs.rmSync(d, { recursive: true, force: true });
   }
 
-  console.log(`\nThe draft: one batch editing line 2 of ${DRAFT_PATHS} files. ${PERSON}: the last line of ${SHARED} of those and of ${PERSON_ONLY} others, committed off main,`);
+  console.log(`\nThe draft: one batch editing line 2 of ${DRAFT_PATHS} files in ${BATCH_DIRS} leaf directories. ${PERSON}: the last line of ${SHARED} of those and of ${PERSON_ONLY} others, committed off main,`);
   console.log('and the same edits uncommitted in the working tree. Each case a whole process (node\'s start included for shadow), after an untimed `sync`.');
   console.log('Counts from one more run under strace: files read (opened read-only in the repository, .git included), files written, fsyncs, stat calls.');
   const med = (r: SizeResult, c: Case): number => median(r.times[c]);

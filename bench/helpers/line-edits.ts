@@ -39,12 +39,7 @@ export function holdsBoth(text: string, path: string): boolean {
  * repository at `dir` holds them.
  */
 export function drawFiles(paths: readonly string[], dir: string, k: number, seed: number): Array<{ path: string; text: string }> {
-  const rand = prng(seed);
-  const order = [...paths];
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
+  const order = shuffled(paths, seed);
   const out: Array<{ path: string; text: string }> = [];
   for (const path of order) {
     const text = nodeFs.readFileSync(join(dir, path), 'utf8');
@@ -52,4 +47,15 @@ export function drawFiles(paths: readonly string[], dir: string, k: number, seed
     if (out.length === k) return out;
   }
   throw new Error(`only ${out.length} files of at least ${MIN_LINES} lines, ${k} wanted`);
+}
+
+/** A seeded Fisher-Yates shuffle of a copy of `xs`: the same order every run. */
+export function shuffled<T>(xs: readonly T[], seed: number): T[] {
+  const rand = prng(seed);
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }

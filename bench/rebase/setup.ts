@@ -2,10 +2,11 @@
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { openShadow } from '../../src/index.js';
-import { draftEdit, drawFiles, personEdit } from '../helpers/line-edits.js';
+import { draftEdit, drawFiles, personEdit, shuffled } from '../helpers/line-edits.js';
 import { log } from '../helpers/progress.js';
 import { cachedRepo, copyRepo, run, type CachedRepo } from '../helpers/repo.js';
 import { thousands } from '../helpers/stats.js';
+import { BATCH_DIRS } from '../helpers/workload.js';
 
 export const DRAFT = 'rebase-bench';
 export const PERSON = 'person';
@@ -30,7 +31,8 @@ export interface Sized {
 }
 
 /**
- * The draft edits line 2 of 200 files; the person commits, on `person` off
+ * The draft edits line 2 of 200 files, drawn from BATCH_DIRS (20) leaf
+ * directories; the person commits, on `person` off
  * main, the last line of 20 of those and of 100 others (git plumbing with a
  * temporary index: the working tree is not touched), then makes the same
  * edits in the working tree, uncommitted, for the rebase onto the working
@@ -46,7 +48,11 @@ export async function setUp(cacheDir: string, root: string, n: number, env: Reco
   const git = (args: string[], options: { input?: string; env?: Record<string, string>; cwd?: string } = {}): string =>
     run('git', args, { cwd: options.cwd ?? dir, env: options.env ?? env, input: options.input });
 
-  const drawn = drawFiles(repo.layout.paths, dir, DRAFT_PATHS + PERSON_ONLY, 7000 + n);
+  // From the same number of leaf directories at every size, as bench/batch draws its batches: the trees a
+  // rebase rewrites are then as many at 5,000 files as at 50,000, and only the repository's size differs.
+  const dirs = new Set(shuffled(repo.layout.leafDirs, 7000).slice(0, BATCH_DIRS));
+  const candidates = repo.layout.paths.filter((p) => dirs.has(p.slice(0, p.lastIndexOf('/'))));
+  const drawn = drawFiles(candidates, dir, DRAFT_PATHS + PERSON_ONLY, 7000 + n);
   const draftFiles = drawn.slice(0, DRAFT_PATHS);
   const personFiles = [...draftFiles.slice(0, SHARED), ...drawn.slice(DRAFT_PATHS)];
 
