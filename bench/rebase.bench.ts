@@ -21,8 +21,10 @@
  * Between runs, untimed: `shadow undo` puts the draft back on its batch
  * (and `shadow status` settles its cached state, as any command after an
  * undo would); `git checkout -B rb <batch>` puts the clone back. Each timed
- * run follows an untimed `sync`; rounds rotate the order of the cases, the
- * first is a warm-up. One more run of each under strace counts files read
+ * run follows an untimed `sync`. Both sizes are set up first, then each
+ * round runs every case at every size, the orders rotating, so that the
+ * sizes are timed under the same conditions; the first round is a warm-up.
+ * One more run of each under strace counts files read
  * in the repository, files written, fsyncs and stat calls. Every rebase is
  * checked: shadow's --onto commit has the tree git rebase makes, with both
  * edits in each of the 20 merged files.
@@ -33,7 +35,7 @@
  *   node dist/bench/rebase.bench.js               # a few minutes the first time (generates the repositories)
  *   node dist/bench/rebase.bench.js --quick --n 5000,50000
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as nodeFs from 'node:fs';
 import { straceWorks } from './helpers/baselines.js';
@@ -94,15 +96,18 @@ const LABELS: Record<Case, string> = {
   git: `git rebase ${PERSON} (baseline)`,
 };
 
-interface SizeResult {
+interface SizeRun {
   n: number;
   times: Record<Case, number[]>;
+  /** One run of a case, timed when `measured`, then checked and undone. */
+  step: Record<Case, (measured: boolean) => void>;
+  /** One more run of each case under strace. */
+  trace(): Map<Case, ProcessFacts>;
   facts: Map<Case, ProcessFacts>;
 }
 
-/** Every case at one size. */
-function benchSize(o: Options, s: Sized, env: Record<string, string>, scratch: string): SizeResult {
-  const runs = o.runs ?? (o.quick ? 3 : 7);
+/** The cases at one size, to run. */
+function sizeRun(s: Sized, env: Record<string, string>, scratch: string): SizeRun {
   const git = (args: string[], cwd = s.dir): string => run('git', args, { cwd, env });
   const shadow = (args: string[]): string[] => [SHADOW_BIN, ...args, '--draft', DRAFT];
   const draftTip = (): string => git(['rev-parse', `refs/shadow/drafts/${DRAFT}`]).trim();
@@ -162,13 +167,8 @@ function benchSize(o: Options, s: Sized, env: Record<string, string>, scratch: s
       git(['checkout', '-q', '-B', 'rb', s.batch], s.clone);
     },
   };
-  for (let round = 0; round <= runs; round++) {
-    for (let j = 0; j < CASES.length; j++) step[CASES[(round + j) % CASES.length]!](round > 0);
-    log(`N=${thousands(s.n)}: round ${round}${round === 0 ? ' (warm-up)' : ''} of ${runs}`);
-  }
-
-  const facts = new Map<Case, ProcessFacts>();
-  if (o.strace) {
+  const trace = (): Map<Case, ProcessFacts> => {
+    const facts = new Map<Case, ProcessFacts>();
     const traced = { cwd: s.dir, env, root: s.dir, scratch };
     facts.set('onto', tracedRun(process.execPath, shadow(['rebase', '--onto', PERSON]), traced));
     checkRebased('onto');
@@ -176,10 +176,12 @@ function benchSize(o: Options, s: Sized, env: Record<string, string>, scratch: s
     facts.set('worktree', tracedRun(process.execPath, shadow(['rebase']), traced));
     checkRebased('worktree');
     undo();
-    facts.set('git', tracedRun('git', ['rebase', '-q', PERSON], { ...traced, cwd: s.clone, root: s.clone }));
+    // The clone's files and those of the repository whose objects it borrows.
+    facts.set('git', tracedRun('git', ['rebase', '-q', PERSON], { ...traced, cwd: s.clone, root: dirname(s.clone) }));
     git(['checkout', '-q', '-B', 'rb', s.batch], s.clone);
-  }
-  return { n: s.n, times, facts };
+    return facts;
+  };
+  return { n: s.n, times, step, trace, facts: new Map() };
 }
 
 async function main(): Promise<void> {
@@ -196,18 +198,26 @@ async function main(): Promise<void> {
   console.log(machineLine(run('git', ['--version']).trim()));
   console.log(`load average at the start: ${loadAverage()}`);
 
-  const results: SizeResult[] = [];
-  for (const n of o.ns) {
-    const s = await setUp(o.cacheDir, root, n, env);
-    results.push(benchSize(o, s, env, join(root, 'traces')));
-    // The copies of one size are not needed by the next.
-    if (!o.keep) for (const d of [s.dir, s.clone]) nodeFs.rmSync(d, { recursive: true, force: true });
+  const sized: Sized[] = [];
+  for (const n of o.ns) sized.push(await setUp(o.cacheDir, root, n, env));
+  const results = sized.map((s) => sizeRun(s, env, join(root, 'traces')));
+  // The sizes interleaved, round by round: a drift of the machine (the disk writing back a copy, another
+  // process) then weighs on both alike instead of on the size measured last.
+  const runs = o.runs ?? (o.quick ? 3 : 7);
+  for (let round = 0; round <= runs; round++) {
+    for (let i = 0; i < results.length; i++) {
+      const r = results[(round + i) % results.length]!;
+      for (let j = 0; j < CASES.length; j++) r.step[CASES[(round + j) % CASES.length]!](round > 0);
+    }
+    log(`round ${round}${round === 0 ? ' (warm-up)' : ''} of ${runs}`);
   }
+  if (o.strace) for (const r of results) r.facts = r.trace();
 
   console.log(`\nThe draft: one batch editing line 2 of ${DRAFT_PATHS} files in ${BATCH_DIRS} leaf directories. ${PERSON}: the last line of ${SHARED} of those and of ${PERSON_ONLY} others, committed off main,`);
   console.log('and the same edits uncommitted in the working tree. Each case a whole process (node\'s start included for shadow), after an untimed `sync`.');
-  console.log('Counts from one more run under strace: files read (opened read-only in the repository, .git included), files written, fsyncs, stat calls.');
-  const med = (r: SizeResult, c: Case): number => median(r.times[c]);
+  console.log('Counts from one more run under strace: files read (opened read-only in the repository, .git included; git rebase: in its clone and');
+  console.log('the repository it borrows objects from), files written, fsyncs, stat calls.');
+  const med = (r: SizeRun, c: Case): number => median(r.times[c]);
   for (const r of results) {
     console.log(`\nN = ${thousands(r.n)} files`);
     const rows = CASES.map((c) => {
@@ -224,7 +234,7 @@ async function main(): Promise<void> {
     console.log(`\nO(paths changed): each case at ${thousands(small.n)} and ${thousands(large.n)} files (the same ${DRAFT_PATHS}-path change)`);
     const rows = CASES.map((c) => {
       const x = med(large, c) / med(small, c);
-      const st = (r: SizeResult): string => count(r.facts.get(c)?.stats);
+      const st = (r: SizeRun): string => count(r.facts.get(c)?.stats);
       return [LABELS[c], ms(med(small, c)), ms(med(large, c)), `${x.toFixed(2)}x`, st(small), st(large)];
     });
     console.log(table(['case', `ms at ${thousands(small.n)}`, `ms at ${thousands(large.n)}`, 'ratio', `stats at ${thousands(small.n)}`, `stats at ${thousands(large.n)}`], rows));
