@@ -223,4 +223,25 @@ test('a draft applied before its rebase: the rebase takes in what the apply wrot
   }
 });
 
+test('undo after a move killed between its reflog line and its ref: the phantom line is passed over, the last real move undone', async () => {
+  const repo = new DiskRepo(FILES);
+  try {
+    await withShadow(repo, async (sh) => {
+      await batch(sh, [{ operation: 'write', path: 'f.txt', content: 'one\n' }]);
+      const first = repo.ref('refs/shadow/drafts/default')!;
+      await batch(sh, [{ operation: 'write', path: 'f.txt', content: 'two\n' }]);
+      const second = repo.ref('refs/shadow/drafts/default')!;
+      // What a rebase killed after its reflog line and before its rename leaves: a line to a tip the ref never took.
+      const log = repo.path('.git/logs/refs/shadow/drafts/default');
+      const line = fs.readFileSync(log, 'utf8').trimEnd().split('\n').pop()!;
+      fs.appendFileSync(log, `${line.replace(/^[0-9a-f]{40} [0-9a-f]{40}/, `${second} ${'1'.repeat(40)}`).replace(/\t.*$/, '\tshadow: rebase onto working tree')}\n`);
+      const u = await sh.undo();
+      assert.is(u.to, first);
+      assert.is(repo.ref('refs/shadow/drafts/default'), first);
+    });
+  } finally {
+    repo.cleanup();
+  }
+});
+
 test.run();

@@ -253,8 +253,13 @@ export async function rollback(ws: Workspace, draftName: string, spec: string, a
 export async function undo(ws: Workspace, draftName: string, actor: string): Promise<RefMove & { undid: string }> {
   const draft = requireDraft(ws, draftName);
   const log = ws.repo.refs.reflog(draft.ref);
-  const last = log[log.length - 1];
-  if (!last || last.new !== draft.tip) {
+  // The newest line that moved the ref to where it is: a move killed between
+  // its reflog line (written first, as git writes it) and its ref leaves a
+  // line for a tip the ref never took.
+  let at = log.length - 1;
+  while (at >= 0 && log[at]!.new !== draft.tip) at--;
+  const last = at >= 0 ? log[at] : undefined;
+  if (!last) {
     throw new ShadowError('NOTHING_TO_UNDO', `the last move of draft "${draftName}" is not in its reflog`, {
       hint: 'roll back explicitly with `shadow rollback <target>`',
       data: { draft: draftName },
