@@ -39,4 +39,23 @@ test('rebase onto the working tree, a conflict in status and apply_status, resol
   }
 });
 
+test('unapply (served with --allow-apply): a dry run says merged; the real one keeps the user\'s later line and takes the agent\'s out', async () => {
+  const repo = new DiskRepo({ 'a.txt': 'one\ntwo\nthree\nfour\nfive\n' });
+  const sh = await openShadow({ dir: repo.dir, env: repo.env });
+  try {
+    const conn: ToolConnection = { sh, draft: 'default', actor: 'agent-x' };
+    okJson(await callTool(conn, 'batch_write', { intent: 'edit', operations: [{ operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nfive\n' }] }));
+    await sh.apply();
+    repo.write('a.txt', 'ONE\ntwo\nthree\nfour\nfive by the person\n');
+    const dry = okJson(await callTool(conn, 'unapply', { dry_run: true }));
+    assert.equal(dry.paths.map((p: any) => p.merge), ['merged']);
+    assert.is(repo.read('a.txt'), 'ONE\ntwo\nthree\nfour\nfive by the person\n');
+    okJson(await callTool(conn, 'unapply', {}));
+    assert.is(repo.read('a.txt'), 'one\ntwo\nthree\nfour\nfive by the person\n');
+  } finally {
+    sh.close();
+    repo.cleanup();
+  }
+});
+
 test.run();

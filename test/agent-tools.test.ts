@@ -36,7 +36,7 @@ Schemas('the tool list: apply only when allowed; names unique; every schema an o
     'batch_write', 'read_file', 'list_files', 'search', 'begin_write', 'append_content', 'finalize_write',
     'diff', 'log', 'status', 'checkpoint', 'rollback', 'rebase', 'revert', 'resolve', 'propose', 'apply_status',
   ]);
-  assert.equal(offeredTools({ allowApply: true }).map((t) => t.name), [...names, 'apply']);
+  assert.equal(offeredTools({ allowApply: true }).map((t) => t.name), [...names, 'apply', 'unapply']);
   assert.is(new Set(TOOLS.map((t) => t.name)).size, TOOLS.length);
   const ajv = new Ajv2020({ strict: true });
   for (const t of TOOLS) {

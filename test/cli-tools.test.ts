@@ -47,7 +47,7 @@ Tools('--format anthropic: [{name, description, input_schema}], exit 0; --allow-
   }
   const withApply = repo.shadow(['tools', '--format', 'anthropic', '--allow-apply']);
   assert.is(withApply.status, 0);
-  assert.equal((withApply.json() as any[]).map((d) => d.name), [...TOOL_NAMES, 'apply']);
+  assert.equal((withApply.json() as any[]).map((d) => d.name), [...TOOL_NAMES, 'apply', 'unapply']);
 });
 
 Tools('a bad --format exits 2 and prints no definitions', ({ repo }) => {

@@ -78,7 +78,7 @@ Apply.after(async (c) => {
 
 Apply('apply is listed (destructive) only with --allow-apply', async ({ mcp }) => {
   const tools = (await mcp.client.listTools()).tools;
-  assert.equal(tools.map((t) => t.name), [...TOOL_NAMES, 'apply']);
+  assert.equal(tools.map((t) => t.name), [...TOOL_NAMES, 'apply', 'unapply']);
   assert.is(tools.at(-1)!.annotations?.destructiveHint, true);
 });
 

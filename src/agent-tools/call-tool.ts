@@ -184,6 +184,7 @@ const HANDLERS: Record<string, Handler> = {
   checkpoint: async (c, a) => ok(await c.sh.checkpoint(String(a.name), { draft: c.draft, message: a.message as string | undefined, actor: c.actor })),
   rollback: async (c, a) => ok(await c.sh.rollback(String(a.target), { draft: c.draft, actor: c.actor })),
   rebase: async (c, a) => ok(await c.sh.rebase({ draft: c.draft, onto: a.onto as string | undefined, actor: c.actor })),
+  unapply: async (c, a) => ok(await c.sh.unapply({ draft: c.draft, actor: c.actor, dryRun: a.dry_run === true, conflict: a.conflict as 'refuse' | 'markers' | undefined })),
   revert: async (c, a) => ok(await c.sh.revert(a.batches as string[], { draft: c.draft, actor: c.actor })),
   resolve: async (c, a) => batchOutcome(await c.sh.resolve(a.paths as string[], { draft: c.draft, actor: c.actor })),
   propose: async (c, a) => ok(await c.sh.propose({ draft: c.draft, message: a.message as string | undefined, actor: c.actor })),

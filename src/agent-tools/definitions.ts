@@ -228,6 +228,18 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: hints('Apply to the working tree', 'destructive'),
     gated: 'apply',
   },
+  {
+    name: 'unapply',
+    description:
+      "Undo the last apply in the user's working tree, keeping the user's later edits to the same files where they do not touch the applied lines. " +
+      "With dry_run, only say what would be put back (each path clean, merged or in conflict). Where the user changed the applied lines it fails with CONFLICT (writing nothing) unless conflict is 'markers'.",
+    input: z.strictObject({
+      dry_run: z.optional(describe(z.boolean(), 'only report, write nothing (default false)')),
+      conflict: z.optional(describe(z.enum(['refuse', 'markers']), "where the user changed the applied lines: stop (refuse, the default) or write git's conflict markers")),
+    }),
+    annotations: hints('Undo the last apply', 'destructive'),
+    gated: 'apply',
+  },
 ];
 
 export type JsonSchema = Record<string, unknown>;

@@ -41,6 +41,7 @@ export const GOOD: Record<string, unknown[]> = {
   rollback: [{ target: '~1' }],
   rebase: [{}, { onto: 'main' }],
   revert: [{ batches: ['1'] }],
+  unapply: [{ dry_run: true }],
   resolve: [{ paths: ['src/a.ts'] }],
   propose: [{}, { message: 'refactor the parser' }],
   apply_status: [{}],
