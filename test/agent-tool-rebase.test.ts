@@ -43,7 +43,8 @@ test('unapply (served with --allow-apply): a dry run says merged; the real one k
   const repo = new DiskRepo({ 'a.txt': 'one\ntwo\nthree\nfour\nfive\n' });
   const sh = await openShadow({ dir: repo.dir, env: repo.env });
   try {
-    const conn: ToolConnection = { sh, draft: 'default', actor: 'agent-x' };
+    const conn: ToolConnection = { sh, draft: 'default', actor: 'agent-x', allowApply: true };
+    assert.is(codeOf(await callTool({ ...conn, allowApply: false }, 'unapply', {})), 'INVALID_ARGUMENT', 'not offered without allowApply');
     okJson(await callTool(conn, 'batch_write', { intent: 'edit', operations: [{ operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nfive\n' }] }));
     await sh.apply();
     repo.write('a.txt', 'ONE\ntwo\nthree\nfour\nfive by the person\n');
