@@ -1,9 +1,11 @@
 /**
  * Installing shadow on the oldest node its package.json admits (>= 20.19)
  * gives no engine warning: no dependency in the lockfile, and none installed
- * at the version the lockfile names, asks for a newer node. (fastify's
- * light-my-request came with cookie@2, which wants node >= 22: package.json
- * overrides it with cookie@1.1, which has the one function it calls.) And
+ * at the version the lockfile names, asks for a newer node. (fastify asks
+ * for light-my-request ^6, whose latest came with cookie@2, which wants
+ * node >= 22: package.json names light-my-request ~6.6, the last on
+ * cookie@1, and npm gives fastify that one. An `overrides` entry would bind
+ * only a clone's own install: npm ignores it in an installed package.) And
  * the package is installable by a name of its own while its command stays
  * `shadow`.
  */
