@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { ShadowError } from '../../src/index.js';
 import { agentSetup, type AgentName } from '../agents/agent-specs.js';
 import { applyInit, applyRemove, planInit, planRemove, readRecord, recordPath, type PlannedFile } from '../agents/init-files.js';
@@ -30,12 +31,14 @@ export async function init(ctx: CommandContext): Promise<void> {
   const remove = ctx.argv.remove === true;
   const print = ctx.argv.print === true;
   const sh = await ctx.open();
-  const { worktree: root, commondir } = sh.layout;
-  if (root === null) {
+  const { worktree, commondir } = sh.layout;
+  if (worktree === null) {
     throw new ShadowError('INVALID_ARGUMENT', 'shadow init writes the agent\'s config into the working tree, and this repository has none', {
       hint: 'run it in a clone with a working tree',
     });
   }
+  // The path the agent will be given, symlinks resolved: the same however the repository was reached.
+  const root = realpathSync(worktree);
   const setup = agentSetup(agent, root, thisLaunch());
   const recordFile = recordPath(commondir, agent, root);
   const record = readRecord(recordFile);
