@@ -27,6 +27,23 @@ const intent = (y: Argv): Argv => y.option('intent', { type: 'string', alias: 'm
 /** Every command of the CLI, in the order `shadow --help` lists them. */
 export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
+    usage: 'init <agent>',
+    describe: "register shadow's MCP server, and its hook on the agent's own edits, in this project's config for an agent",
+    builder: (y) =>
+      y
+        .positional('agent', { type: 'string', choices: [...AGENTS], describe: 'claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI) or cursor' })
+        .option('print', { type: 'boolean', describe: 'show what would be written, writing nothing' })
+        .option('remove', { type: 'boolean', describe: 'take it out again, the files as they were' })
+        .option('force', { type: 'boolean', describe: 'replace an entry named shadow that shadow init did not write' }),
+    load: () => import('./commands/init.js').then((m) => m.init),
+  },
+  {
+    usage: 'hook <event>',
+    describe: "run by an agent before its own file edits (shadow init registers it): takes the edit on stdin into the draft",
+    builder: (y) => y.positional('event', { type: 'string', choices: [...HOOK_EVENTS] }),
+    load: () => import('./commands/hook.js').then((m) => m.hook),
+  },
+  {
     usage: 'batch <file>',
     describe: 'apply a batch of file operations (JSON, "-" for stdin) as one commit',
     builder: (y) => y.positional('file', { type: 'string', describe: 'batch JSON file, or - for stdin' }),
@@ -278,23 +295,6 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .option('format', { type: 'string', choices: ['openai', 'anthropic', 'mcp'], default: 'mcp', describe: 'the shape of the definitions' })
         .option('allow-apply', { type: 'boolean', describe: 'include the apply tool' }),
     load: () => import('./commands/mcp.js').then((m) => m.tools),
-  },
-  {
-    usage: 'init <agent>',
-    describe: "register shadow's MCP server, and its hook on the agent's own edits, in this project's config for an agent",
-    builder: (y) =>
-      y
-        .positional('agent', { type: 'string', choices: [...AGENTS], describe: 'claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI) or cursor' })
-        .option('print', { type: 'boolean', describe: 'show what would be written, writing nothing' })
-        .option('remove', { type: 'boolean', describe: 'take it out again, the files as they were' })
-        .option('force', { type: 'boolean', describe: 'replace an entry named shadow that shadow init did not write' }),
-    load: () => import('./commands/init.js').then((m) => m.init),
-  },
-  {
-    usage: 'hook <event>',
-    describe: "run by an agent before its own file edits (shadow init registers it): takes the edit on stdin into the draft",
-    builder: (y) => y.positional('event', { type: 'string', choices: [...HOOK_EVENTS] }),
-    load: () => import('./commands/hook.js').then((m) => m.hook),
   },
   {
     usage: 'run <plan>',
