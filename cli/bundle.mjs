@@ -5,7 +5,7 @@
  *   compiles with V8's code cache (cli/code-cache.ts);
  * - demo.mjs: `npm run demo`.
  * Packages that only some commands need (the HTTP server, MCP, watching,
- * YAML) stay outside the bundle and load when those commands run.
+ * YAML, Codex's TOML) stay outside the bundle and load when those commands run.
  */
 import { build } from 'esbuild';
 import { chmodSync, rmSync } from 'node:fs';
@@ -20,7 +20,7 @@ const common = {
   minifySyntax: true,
   minifyWhitespace: true,
   logLevel: 'warning',
-  external: ['isomorphic-git', 'fastify', 'yaml', '@modelcontextprotocol/sdk', 'chokidar'],
+  external: ['isomorphic-git', 'fastify', 'yaml', '@modelcontextprotocol/sdk', 'chokidar', 'smol-toml'],
   // Small stand-ins for two of yargs' dependencies (see the files).
   alias: { 'string-width': './cli/string-width.ts', 'escalade/sync': './cli/find-up.ts' },
 };

@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import type { CommandContext } from './command-context.js';
+import { AGENTS, HOOK_EVENTS } from './agents/agent-specs.js';
 
 /** A command's implementation: resolves to its exit status (default 0). */
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
@@ -25,6 +26,23 @@ const intent = (y: Argv): Argv => y.option('intent', { type: 'string', alias: 'm
 
 /** Every command of the CLI, in the order `shadow --help` lists them. */
 export const COMMANDS: Array<CommandSpec | CommandGroup> = [
+  {
+    usage: 'init <agent>',
+    describe: "register shadow's MCP server, and its hook on the agent's own edits, in this project's config for an agent",
+    builder: (y) =>
+      y
+        .positional('agent', { type: 'string', choices: [...AGENTS], describe: 'claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI) or cursor' })
+        .option('print', { type: 'boolean', describe: 'show what would be written, writing nothing' })
+        .option('remove', { type: 'boolean', describe: 'take it out again, the files as they were' })
+        .option('force', { type: 'boolean', describe: 'replace an entry named shadow that shadow init did not write' }),
+    load: () => import('./commands/init.js').then((m) => m.init),
+  },
+  {
+    usage: 'hook <event>',
+    describe: "run by an agent before its own file edits (shadow init registers it): takes the edit on stdin into the draft",
+    builder: (y) => y.positional('event', { type: 'string', choices: [...HOOK_EVENTS] }),
+    load: () => import('./commands/hook.js').then((m) => m.hook),
+  },
   {
     usage: 'batch <file>',
     describe: 'apply a batch of file operations (JSON, "-" for stdin) as one commit',

@@ -9,7 +9,7 @@ export function shadowVersion(from: string = import.meta.url): string {
   for (let url = new URL('./package.json', from), i = 0; i < 6; i++, url = new URL('../package.json', url)) {
     try {
       const pkg = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'shadow' && pkg.version) return pkg.version;
+      if (pkg.name === 'shadow-drafts' && pkg.version) return pkg.version;
     } catch {
       // not here: one level up
     }

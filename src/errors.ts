@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'INVALID_DRAFT_NAME'
   | 'INVALID_CHECKPOINT_NAME'
   | 'INVALID_TARGET'
+  // an agent's config file shadow init would change does not parse
+  | 'INVALID_CONFIG'
   // the batch against the draft
   | 'BATCH_FAILED'
   | 'NOT_FOUND'

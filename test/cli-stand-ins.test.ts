@@ -51,7 +51,7 @@ FindUp('yargs finds shadow\'s own package.json whatever directory it starts from
   for (const start of ['/tmp', process.cwd(), '/']) {
     const found = findUp(start, isPackage);
     assert.ok(found, `from ${start}`);
-    assert.is((JSON.parse(readFileSync(found!, 'utf8')) as { name: string }).name, 'shadow');
+    assert.is((JSON.parse(readFileSync(found!, 'utf8')) as { name: string }).name, 'shadow-drafts');
   }
   assert.is(findUp('/tmp', () => undefined), undefined, 'nothing matches: undefined, as escalade');
 });
