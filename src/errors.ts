@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'INVALID_DRAFT_NAME'
   | 'INVALID_CHECKPOINT_NAME'
   | 'INVALID_TARGET'
+  | 'INVALID_PATCH'
   // the batch against the draft
   | 'BATCH_FAILED'
   | 'NOT_FOUND'
