@@ -33,7 +33,7 @@ Parse('add, delete, and an update with a move and an @@ line: each section with 
       type: 'update',
       path: 'path/update.py',
       moveTo: 'path/update2.py',
-      chunks: [{ context: 'def f():', oldLines: ['    pass'], newLines: ['    return 123'], contextLines: [], endOfFile: false, line: 8 }],
+      chunks: [{ anchors: ['def f():'], oldLines: ['    pass'], newLines: ['    return 123'], contextLines: [], endOfFile: false, line: 8 }],
       line: 6,
     },
   ]);
@@ -43,7 +43,7 @@ Parse('an update followed by an add; a first change without its @@ line; context
   const hunks = parseCodexPatch(wrap('*** Update File: file.py', '@@', '+line', '*** Add File: other.py', '+content'));
   assert.equal(hunks.map((h) => h.type), ['update', 'add']);
   assert.equal(chunksOf(wrap('*** Update File: file2.py', ' import foo', '+bar')), [
-    { oldLines: ['import foo'], newLines: ['import foo', 'bar'], contextLines: [[0, 0]], endOfFile: false, line: 3 },
+    { anchors: [], oldLines: ['import foo'], newLines: ['import foo', 'bar'], contextLines: [[0, 0]], endOfFile: false, line: 3 },
   ]);
 });
 
@@ -51,16 +51,22 @@ Parse('an empty line inside a change is an empty context line; blank lines betwe
   const chunks = chunksOf(wrap('*** Update File: f', '@@ change_context', '', ' context', '-remove', '+add', ' context2', '', '   ', '@@', '+line', '*** End of File', '', ' \t', '@@', '-last'));
   // Inside a change, the empty line and the one of spaces are context lines ("" and "  ").
   assert.equal(chunks[0], {
-    context: 'change_context',
+    anchors: ['change_context'],
     oldLines: ['', 'context', 'remove', 'context2', '', '  '],
     newLines: ['', 'context', 'add', 'context2', '', '  '],
     contextLines: [[0, 0], [1, 1], [3, 3], [4, 4], [5, 5]],
     endOfFile: false,
     line: 3,
   });
-  assert.equal(chunks[1], { oldLines: [], newLines: ['line'], contextLines: [], endOfFile: true, line: 11 });
+  assert.equal(chunks[1], { anchors: [], oldLines: [], newLines: ['line'], contextLines: [], endOfFile: true, line: 11 });
   // After End of File, the blank lines before the next @@ belong to no change.
-  assert.equal(chunks[2], { oldLines: ['last'], newLines: [], contextLines: [], endOfFile: false, line: 16 });
+  assert.equal(chunks[2], { anchors: [], oldLines: ['last'], newLines: [], contextLines: [], endOfFile: false, line: 16 });
+});
+
+Parse('several @@ lines in a row (as Codex tells models to write them): anchors found one after the other', () => {
+  assert.equal(chunksOf(wrap('*** Update File: f.py', '@@ class A:', '@@     def run(self):', '@@', '-        pass', '+        return 1'))[0]!.anchors, ['class A:', '    def run(self):']);
+  const py = 'class A:\n    def run(self):\n        pass\n\nclass B:\n    def run(self):\n        pass\n';
+  assert.is(applied(py, '@@ class B:', '@@     def run(self):', '-        pass', '+        return 1'), py.replace(/pass\n$/, 'return 1\n'));
 });
 
 Parse('an added file with no line is empty; one of several lines keeps every line end', () => {

@@ -7,7 +7,7 @@ import { clip, nearMatches } from './text-edit.js';
  * The changes of one `*** Update File` section applied to the file's text,
  * as Codex applies them when it keeps line endings (codex-rs/apply-patch,
  * its PreserveLineEndings mode): each change is found from where the one
- * before it ended (after its `@@` line when it has one); the lines it
+ * before it ended (after its `@@` lines when it has some); the lines it
  * removes and adds are replaced, its context lines stay exactly as the file
  * has them (bytes and line end), new lines take the file's first line end
  * (LF in a file with none), and a last line without one gets one. A change
@@ -53,7 +53,7 @@ const MAX_MATCHES = 50;
  * not fit, with the closest lines of the file; EDIT_AMBIGUOUS one that fits
  * several places with nothing to tell them apart.
  *
- * @example applyChunks('a\nb\n', [{ oldLines: ['b'], newLines: ['B'], contextLines: [], endOfFile: false, line: 3 }], 'f.txt') // 'a\nB\n'
+ * @example applyChunks('a\nb\n', [{ anchors: [], oldLines: ['b'], newLines: ['B'], contextLines: [], endOfFile: false, line: 3 }], 'f.txt') // 'a\nB\n'
  */
 export function applyChunks(text: string, chunks: readonly PatchChunk[], path: string): string {
   const { lines, preferred } = sourceLines(text);
@@ -62,10 +62,10 @@ export function applyChunks(text: string, chunks: readonly PatchChunk[], path: s
   let cursor = 0;
   chunks.forEach((chunk, k) => {
     const where = { path, k, of: chunks.length, chunk };
-    const anchored = chunk.context !== undefined || cursor > 0;
-    if (chunk.context !== undefined) {
-      const found = seek(texts, [chunk.context], cursor, false, 1);
-      if (!found) throw contextMissing(text, cursor, where, chunk.context);
+    const anchored = chunk.anchors.length > 0 || cursor > 0;
+    for (const anchor of chunk.anchors) {
+      const found = seek(texts, [anchor], cursor, false, 1);
+      if (!found) throw contextMissing(text, cursor, where, anchor);
       cursor = found.at[0]! + 1;
     }
     if (chunk.oldLines.length === 0) {

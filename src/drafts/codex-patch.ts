@@ -28,14 +28,17 @@ import { trim, trimEnd, trimStart } from './codex-seek.js';
  * line ends, an empty line inside a change read as an empty context line,
  * blank lines between changes, a first change without its `@@`, an added
  * file with no line, and the patch wrapped in a shell heredoc
- * (`<<'EOF'` … `EOF`, also with `apply_patch` in front). Errors are
- * INVALID_PATCH, naming the line of the text sent.
+ * (`<<'EOF'` … `EOF`, also with `apply_patch` in front). One more, which
+ * the grammar and Codex's instructions to models allow but its parser
+ * refuses: several `@@` lines in a row (`@@ class A`, `@@ def f():`), each
+ * found after the one before. Errors are INVALID_PATCH, naming the line of
+ * the text sent.
  */
 
 /** One change of an updated file: `oldLines` replaced by `newLines`. */
 export interface PatchChunk {
-  /** The `@@ <text>` line: a line of the file (a def, a class) the change comes after. */
-  context?: string;
+  /** The texts of its `@@ <text>` lines: lines of the file (a class, then a def in it) the change comes after, in order. */
+  anchors: string[];
   oldLines: string[];
   newLines: string[];
   /** The context lines (in both sides), as [index in oldLines, index in newLines]: they keep their own line ends. */
@@ -182,18 +185,14 @@ const LINE_HINT = 'start every line of a change with " " (context, unchanged), "
 /** One change from line `i`: pushed onto `chunks`; the index after it. */
 function parseChunk(lines: string[], i: number, to: number, lineNo: (i: number) => number, path: string, chunks: PatchChunk[]): number {
   const start = i;
-  const head = lines[i]!;
-  let context: string | undefined;
-  if (head === '@@') i++;
-  else if (head.startsWith('@@ ')) {
-    context = head.slice(3);
-    i++;
-  } else if (chunks.length > 0) {
+  const anchors: string[] = [];
+  const isAnchor = (line: string): boolean => line === '@@' || line.startsWith('@@ ');
+  if (!isAnchor(lines[i]!) && chunks.length > 0) {
     // Only the first change of a file may leave out its @@ line.
-    throw invalid(`expected an @@ line to start the next change of ${path}, got ${quote(head)}`, lineNo(i), LINE_HINT);
+    throw invalid(`expected an @@ line to start the next change of ${path}, got ${quote(lines[i]!)}`, lineNo(i), LINE_HINT);
   }
-  const chunk: PatchChunk = { oldLines: [], newLines: [], contextLines: [], endOfFile: false, line: lineNo(start) };
-  if (context !== undefined) chunk.context = context;
+  for (; i < to && isAnchor(lines[i]!); i++) if (lines[i] !== '@@') anchors.push(lines[i]!.slice(3));
+  const chunk: PatchChunk = { anchors, oldLines: [], newLines: [], contextLines: [], endOfFile: false, line: lineNo(start) };
   let taken = 0;
   for (; i < to; i++) {
     const line = lines[i]!;
