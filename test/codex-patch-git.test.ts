@@ -98,4 +98,27 @@ for (const f of patchFixtures()) {
   });
 }
 
+const Captures = suite('apply_patch op: the working tree as the draft first sees it');
+
+Captures("the files a patch names are captured from the working tree first: it applies to the person's uncommitted text, and adds refuse their untracked files", async () => {
+  const repo = new DiskRepo({ 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n' });
+  try {
+    repo.write('a.txt', 'one\ntwo\nthree (not committed)\n');
+    repo.write('untracked.txt', 'mine\n');
+    const patch = ['*** Begin Patch', '*** Update File: a.txt', '@@', ' two', '-three (not committed)', '+three', '*** Delete File: b.txt', '*** End Patch'].join('\n');
+    const r = await withShadow(repo, (sh) => sh.batch({ operations: [{ operation: 'apply_patch', patch }] }));
+    assert.ok(r.success, JSON.stringify(r.error));
+    assert.equal(r.captured, ['a.txt']);
+    assert.is(git(repo, ['rev-list', '--count', `HEAD..${DRAFT}`]).out.toString().trim(), '2', 'the capture, then the batch');
+    assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}:a.txt`]).out.toString(), 'one\ntwo\nthree\n');
+    assert.is(git(repo, ['cat-file', '-e', `${DRAFT}:b.txt`]).status, 128);
+    const add = await withShadow(repo, (sh) => sh.batch({ operations: [{ operation: 'apply_patch', patch: '*** Begin Patch\n*** Add File: untracked.txt\n+theirs\n*** End Patch' }] }));
+    assert.is(add.error?.code, 'ALREADY_EXISTS', add.error?.message);
+    assert.is(repo.read('a.txt'), 'one\ntwo\nthree (not committed)\n', 'the working tree is untouched');
+  } finally {
+    repo.cleanup();
+  }
+});
+
 Corpus.run();
+Captures.run();
