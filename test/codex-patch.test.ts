@@ -209,12 +209,16 @@ const ApplyErrors = suite('applyChunks: changes that do not fit');
 ApplyErrors('lines not in the file: PATCH_FAILED naming the change, the closest place and the file there', () => {
   const e = caught(() => applied('def f():\n    x = 1\n    y = 2\n', '@@ def f():', '     x = 1', '-    y = 3', '+    y = 4'));
   assert.is(e.code, 'PATCH_FAILED');
-  assert.is(e.message, 'change 1 of 1 of f.txt (patch line 3) does not apply: the lines it replaces, "    x = 1" and 1 more line, are not in the file after line 1; closest: line 2, where 1 of its 2 lines match (the file from there is in details)');
+  assert.is(e.message, 'change 1 of 1 of f.txt (patch line 3) does not apply: the lines it replaces ("    x = 1" and 1 more line) are not in the file after line 1; closest: line 2, where 1 of its 2 lines match (the file from there is in details)');
   assert.equal(e.data.closest, { line: 2, matching: 1, lines: 2 });
   assert.equal(e.data.file_lines, ['2:     x = 1', '3:     y = 2']);
   assert.match(e.hint!, /read the file again/);
   const none = caught(() => applied('line1\nline2\n', '@@', '-missing', '+changed'));
-  assert.match(none.message, /no line of it is in the file \(2 lines\)$/);
+  assert.match(none.message, /no line like them is in the file \(2 lines\)$/);
+  // A one-line change that matches no line exactly: the lines most like it, as the edit op finds them.
+  const typo = caught(() => applied('def greet(name):\n    return "hi " + name\n', '@@ def greet(name):', '-    return "hello " + name', '+    return name'));
+  assert.match(typo.message, /are not in the file after line 1; closest: line 2: "return "hi " \+ name" \(the file from there is in details\)$/);
+  assert.equal(typo.data.file_lines, ['2:     return "hi " + name']);
 });
 
 ApplyErrors('a change already in place says so; one before the place an earlier change reached says the order is wrong', () => {

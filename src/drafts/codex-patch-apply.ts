@@ -81,7 +81,7 @@ export function applyChunks(text: string, chunks: readonly PatchChunk[], path: s
       if (fresh[fresh.length - 1] === '') fresh = fresh.slice(0, -1);
       found = seek(texts, old, cursor, chunk.endOfFile, MAX_MATCHES);
     }
-    if (!found) throw linesMissing(texts, old, fresh, cursor, where);
+    if (!found) throw linesMissing(text, texts, old, fresh, cursor, where);
     if (!anchored && found.at.length > 1) throw ambiguous(found.at, where);
     const at = found.at[0]!;
     // Context lines are kept as the file has them: only the runs between them are replaced.
@@ -170,12 +170,19 @@ function bestPartial(texts: readonly string[], old: readonly string[], from: num
   return best;
 }
 
-function linesMissing(texts: readonly string[], old: readonly string[], fresh: readonly string[], cursor: number, w: Where): ShadowError {
-  const first = `"${clip(old[0]!, 80)}"${old.length > 1 ? ` and ${old.length - 1} more line${old.length > 2 ? 's' : ''}` : ''}`;
+/**
+ * PATCH_FAILED for a change whose lines are not in the file: where the
+ * most of them line up after the cursor (and the file from there, as it
+ * reads now), else whether they stand before it (changes out of order),
+ * else the lines most like its first one, as the edit op reports them.
+ */
+function linesMissing(text: string, texts: readonly string[], old: readonly string[], fresh: readonly string[], cursor: number, w: Where): ShadowError {
+  const first = `(${`"${clip(old[0]!, 80)}"`}${old.length > 1 ? ` and ${old.length - 1} more line${old.length > 2 ? 's' : ''}` : ''})`;
   const data: Record<string, unknown> = { file: w.path, change: w.k + 1, changes: w.of, patch_line: w.chunk.line, expected: old.slice(0, 20) };
   let detail: string;
   const best = bestPartial(texts, old, cursor);
   const before = best ? undefined : bestPartial(texts, old, 0);
+  const near = best || before ? [] : nearMatches(text, old.join('\n'));
   if (best) {
     detail = `; closest: line ${best.at + 1}, where ${best.score} of its ${old.length} lines match (the file from there is in details)`;
     data.closest = { line: best.at + 1, matching: best.score, lines: old.length };
@@ -183,13 +190,17 @@ function linesMissing(texts: readonly string[], old: readonly string[], fresh: r
   } else if (before) {
     detail = `; they stand at line ${before.at + 1}, before the place an earlier change of this patch moved past: changes must come in the order of the file`;
     data.closest = { line: before.at + 1, matching: before.score, lines: old.length };
+  } else if (near.length > 0) {
+    detail = `; closest: ${near.map((m) => `line ${m.line}: "${clip(trim(m.text), 80)}"`).join('; ')} (the file from there is in details)`;
+    data.closest = near;
+    data.file_lines = quoteLines(texts, near[0]!.line - 1);
   } else {
-    detail = `; no line of it is in the file (${texts.length} lines)`;
+    detail = `; no line like them is in the file (${texts.length} lines)`;
   }
   const inPlace = fresh.length > 0 && fresh.join('\n') !== old.join('\n') && seek(texts, fresh, 0, false, 1) !== undefined;
   data.in_place = inPlace;
   const already = inPlace ? '; the file already holds what this change makes' : '';
-  return new ShadowError('PATCH_FAILED', `${label(w)} does not apply: the lines it replaces, ${first}, are not in the file${cursor > 0 ? ` after line ${cursor}` : ''}${detail}${already}`, {
+  return new ShadowError('PATCH_FAILED', `${label(w)} does not apply: the lines it replaces ${first} are not in the file${cursor > 0 ? ` after line ${cursor}` : ''}${detail}${already}`, {
     hint: inPlace ? 'the change is in the file already: drop it from the patch' : READ_AGAIN,
     data,
   });
