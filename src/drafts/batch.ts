@@ -231,7 +231,7 @@ interface Attempt {
 function failure(draftName: string, tip: Oid, results: OpResult[], problems: Array<{ index: number; error: ShadowError }>): BatchResult {
   const firstProblem = problems[0]!;
   const list = problems
-    .map((p) => `#${p.index + 1} ${results[p.index]!.operation} ${results[p.index]!.path}: ${p.error.message}`)
+    .map((p) => `#${p.index + 1} ${results[p.index]!.operation}${results[p.index]!.path ? ` ${results[p.index]!.path}` : ''}: ${p.error.message}`)
     .join('; ');
   const noun = results.length === 1 ? 'operation' : 'operations';
   const error = new ShadowError(
