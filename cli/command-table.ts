@@ -86,6 +86,12 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/batch.js').then((m) => m.mv),
   },
   {
+    usage: 'apply-patch [file]',
+    describe: "apply a patch in Codex's apply_patch format (a file, or stdin) as one batch; its paths are relative to the current directory",
+    builder: (y) => intent(y.positional('file', { type: 'string', default: '-', describe: 'the patch, or - for stdin' })),
+    load: () => import('./commands/apply-patch.js').then((m) => m.applyPatch),
+  },
+  {
     name: 'draft',
     describe: 'create, list, show and drop drafts',
     commands: [

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'INVALID_TARGET'
   // an agent's config file shadow init would change does not parse
   | 'INVALID_CONFIG'
+  | 'INVALID_PATCH'
   // the batch against the draft
   | 'BATCH_FAILED'
   | 'NOT_FOUND'

@@ -46,6 +46,7 @@ export type { PathConflict, ConflictReason } from './publish/path-conflict.js';
 export type { MergeStatus } from './publish/merge-paths.js';
 export type { ConflictHunk, HunkSide } from './git/format/merge-file.js';
 export { BatchInputSchema, FileOperationSchema } from './drafts/batch-schema.js';
+export { codexPatchPaths, retargetCodexPatch } from './drafts/codex-patch.js';
 export { nodeContext, nativeGit } from './node-context.js';
 export type { RunningServer, ServerOptions } from './http/http-server.js';
 

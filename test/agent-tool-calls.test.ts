@@ -372,7 +372,7 @@ Tools('write sessions: begin, append in pieces, finalize; a failed validation is
 Tools('unknown tools and bad arguments of every tool are INVALID_ARGUMENT; nothing is written', async ({ repo, conn }) => {
   const unknown = await call(conn, 'rm_rf', {});
   assert.is(codeOf(unknown), 'INVALID_ARGUMENT');
-  assert.match(unknown.text, /the tools are: batch_write, read_file/);
+  assert.match(unknown.text, /the tools are: batch_write, apply_patch, read_file/);
   for (const [name, args] of BAD_ARGS) {
     const r = await call(conn, name, args);
     assert.is(codeOf(r), 'INVALID_ARGUMENT', `${name} ${JSON.stringify(args)}: ${r.text}`);

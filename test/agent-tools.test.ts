@@ -33,7 +33,7 @@ const Schemas = suite('tool definitions and their JSON Schemas');
 Schemas('the tool list: apply only when allowed; names unique; every schema an object schema of draft 2020-12 that ajv compiles strictly', () => {
   const names = offeredTools().map((t) => t.name);
   assert.equal(names, [
-    'batch_write', 'read_file', 'list_files', 'search', 'begin_write', 'append_content', 'finalize_write',
+    'batch_write', 'apply_patch', 'read_file', 'list_files', 'search', 'begin_write', 'append_content', 'finalize_write',
     'diff', 'log', 'status', 'checkpoint', 'rollback', 'rebase', 'revert', 'resolve', 'propose', 'apply_status',
   ]);
   assert.equal(offeredTools({ allowApply: true }).map((t) => t.name), [...names, 'apply', 'unapply']);

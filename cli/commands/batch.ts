@@ -20,13 +20,15 @@ function describeResult(r: BatchResult): string {
   }
   for (const op of r.results) {
     const target = op.to ? `${op.path} -> ${op.to}` : op.path;
-    lines.push(`  ${pad(op.status, 15)} ${target}${op.error ? `\n      ${op.error.message}` : ''}`);
+    // An apply_patch op that landed: a line per file it changed.
+    if (op.files && op.success) for (const f of op.files) lines.push(`  ${pad(f.status, 15)} ${f.to ? `${f.path} -> ${f.to}` : f.path}`);
+    else lines.push(`  ${pad(op.status, 15)} ${target}${op.error ? `\n      ${op.error.message}` : ''}`);
   }
   return lines.join('\n');
 }
 
 /** Print a batch result; exit 1 when it failed. */
-function report(ctx: CommandContext, r: BatchResult): number {
+export function report(ctx: CommandContext, r: BatchResult): number {
   ctx.out.result(r, () => describeResult(r));
   if (!r.success && r.error) {
     if (!ctx.out.json && r.error.hint) ctx.io.stderr(`hint: ${r.error.hint}\n`);

@@ -110,6 +110,22 @@ function shellWord(s: string): string {
   return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * An apply_patch outcome as Codex words it (a model trained on it reads
+ * "Success. Updated the following files:" and the A/M/D lines), with where
+ * it landed; a failure as any batch's.
+ */
+function patchOutcome(r: BatchResult): ToolOutcome {
+  if (!r.success) return batchOutcome(r);
+  const op = r.results[0];
+  if (r.batch === null) {
+    const why = op?.status === 'already_applied' ? 'it is the last batch of the draft already (a retry)' : 'the files already read as it makes them';
+    return ok(`Success. Nothing to change: ${why}. Draft ${r.draft} at ${r.commit}.`);
+  }
+  const files = (op?.files ?? []).map((f) => (f.status === 'created' ? `A ${f.path}` : f.status === 'deleted' ? `D ${f.path}` : `M ${f.to ?? f.path}`));
+  return ok(`Success. Updated the following files:\n${files.join('\n')}\n(batch ${r.batch} on draft ${r.draft}, commit ${r.commit})`);
+}
+
 type Handler = (conn: ToolConnection, args: Record<string, unknown>) => Promise<ToolOutcome>;
 
 const ok = (value: unknown): ToolOutcome => ({ isError: false, text: typeof value === 'string' ? value : json(value) });
@@ -122,6 +138,7 @@ function submoduleNote(e: { type: string; commit?: string | null }): string {
 
 const HANDLERS: Record<string, Handler> = {
   batch_write: async (c, a) => batchOutcome(await c.sh.batch(a, { draft: c.draft, actor: c.actor })),
+  apply_patch: async (c, a) => patchOutcome(await c.sh.batch({ operations: [{ operation: 'apply_patch', patch: String(a.input) }] }, { draft: c.draft, actor: c.actor })),
   read_file: async (c, a) => {
     const f = await c.sh.cat(String(a.path), { draft: c.draft });
     if (f.type === 'symlink') return ok(`${f.path} is a symlink to ${f.content.toString()}`);

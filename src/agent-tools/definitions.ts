@@ -71,7 +71,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Change files as one atomic batch: every operation is validated first and either all land as one commit on the draft or none does. ' +
       'Operations run in order and see each other. write: create or replace a file (content; encoding "base64" for bytes). ' +
       'edit: replace the single occurrence of old_content with content (copy old_content exactly from read_file, whitespace included; ' +
-      'an old_content that is absent fails with the closest lines). patch: apply a unified diff to one file. ' +
+      'an old_content that is absent fails with the closest lines). patch: apply a unified diff to one file. apply_patch: a patch in the apply_patch format (see that tool), any number of files. ' +
       'Sending the same batch again right after it landed (a retry) changes nothing and reports already_applied. ' +
       'delete, rename (path -> to), chmod (mode 100644 or 100755). Optional expect: the blob id or sha256:<hex> the path must hold first. ' +
       "Nothing touches the user's working tree: the person reviews and applies the draft. For content over a few hundred lines use begin_write instead.",
@@ -80,6 +80,19 @@ export const TOOLS: readonly ToolDefinition[] = [
       operations: describe(z.array(FileOperationSchema).check(z.minLength(1)), 'the file operations, applied in order, all or nothing'),
     }),
     annotations: hints('Write files (atomic batch)', 'destructive'),
+  },
+  {
+    // Codex's own tool shape (name and one `input` string), so that a model trained on it calls it as it always does.
+    name: 'apply_patch',
+    description:
+      'Edit files with a patch in the apply_patch format; the whole patch lands as one atomic batch on the draft (every file or none). ' +
+      'The format:\n*** Begin Patch\n*** Add File: <path>\n+<each line of the new file, each starting with +>\n' +
+      '*** Update File: <path>\n*** Move to: <new path>   (optional: rename it too)\n@@ <a line above the change, e.g. a def or class line; or a bare @@>\n' +
+      ' <context line, unchanged>\n-<removed line>\n+<added line>\n*** End of File   (optional: the change ends the file)\n*** Delete File: <path>\n*** End Patch\n' +
+      'Paths are relative to the repository root. Give about 3 lines of context around each change, in the order of the file; when they are not unique, add @@ lines naming the class, then the def. ' +
+      "Add File refuses a file that exists (delete it first in the same patch). Nothing touches the user's working tree.",
+    input: z.strictObject({ input: describe(z.string().check(z.minLength(1)), 'The entire contents of the apply_patch command') }),
+    annotations: hints('Apply a patch (apply_patch format)', 'destructive'),
   },
   {
     name: 'read_file',

@@ -32,7 +32,7 @@ export interface McpOptions {
 
 const INSTRUCTIONS =
   "shadow keeps every file change you make in a draft (a private git ref), never in the user's working tree: " +
-  'batch_write changes many files atomically, read_file/list_files/search read the draft as it stands, ' +
+  'batch_write changes many files atomically (so does apply_patch, with a patch in the apply_patch format), read_file/list_files/search read the draft as it stands, ' +
   'begin_write/append_content/finalize_write carry large files in pieces, checkpoint and rollback undo, ' +
   'and propose hands the draft to the person, who reviews and applies it.';
 

@@ -9,7 +9,7 @@ import { formatLimit } from '../core/content.js';
 export interface BatchLimits {
   /** `shadow.maxBatchOps`: operations in one batch. */
   maxOps: number;
-  /** `shadow.maxBatchBytes`: the UTF-8 bytes of its operations' texts (`content`, `old_content`, `diff`). */
+  /** `shadow.maxBatchBytes`: the UTF-8 bytes of its operations' texts (`content`, `old_content`, `diff`, `patch`). */
   maxBytes: number;
 }
 
@@ -17,7 +17,7 @@ export interface BatchLimits {
 export const DEFAULT_MAX_BATCH_OPS = 10_000;
 export const DEFAULT_MAX_BATCH_BYTES = 256 * 1024 * 1024;
 
-const TEXT_FIELDS = ['content', 'old_content', 'diff'] as const;
+const TEXT_FIELDS = ['content', 'old_content', 'diff', 'patch'] as const;
 
 /**
  * BATCH_TOO_LARGE when `input` (a batch document, not yet validated) holds

@@ -1,13 +1,19 @@
 import { ShadowError } from '../errors.js';
 import { parseTrailers } from './commit-message.js';
 import type { Oid } from '../git/format/git-objects.js';
-import { opPaths, type BatchInput } from './ops.js';
+import { opPaths, type BatchInput, type FileOperation } from './ops.js';
+import { patchOnlyUpdates } from './apply-patch-op.js';
 import type { Resolution } from './resolve-batch.js';
 import { lookupPath } from '../git/format/tree-lookup.js';
 import type { Draft } from './drafts.js';
 import type { Workspace } from './workspace.js';
 
 const MERGING_OPS = new Set(['edit', 'patch']);
+
+/** Whether `op` changes `path` by its context, so that it merges with another writer's change when it still applies. */
+function merges(op: FileOperation, path: string): boolean {
+  return MERGING_OPS.has(op.operation) || (op.operation === 'apply_patch' && patchOnlyUpdates(op, path));
+}
 
 /**
  * Ops whose path another writer changed between the tip this batch was sent
@@ -37,7 +43,7 @@ export function concurrentConflicts(
   input.operations.forEach((op, index) => {
     const path = opPaths(op).find((p) => moved.has(p));
     if (path === undefined) return;
-    const stillApplies = MERGING_OPS.has(op.operation) && resolution.results[index]?.success !== false && !resolution.problems.some((p) => p.index === index);
+    const stillApplies = merges(op, path) && resolution.results[index]?.success !== false && !resolution.problems.some((p) => p.index === index);
     if (stillApplies) return;
     const by = changedBy(ws, draft.tip, baseTip, path);
     out.push({

@@ -49,9 +49,11 @@ const PatchOp = z.strictObject({ operation: z.literal('patch'), path: RepoPath, 
 const DeleteOp = z.strictObject({ operation: z.literal('delete'), path: RepoPath, expect: Expect });
 const RenameOp = z.strictObject({ operation: z.literal('rename'), path: RepoPath, to: RepoPath, expect: Expect });
 const ChmodOp = z.strictObject({ operation: z.literal('chmod'), path: RepoPath, mode: Mode, expect: Expect });
+/** A patch in Codex's apply_patch format (codex-patch.ts): its paths are in its text, checked as it resolves. */
+const ApplyPatchOp = z.strictObject({ operation: z.literal('apply_patch'), patch: z.string().check(z.minLength(1)) });
 
 /** One file operation. */
-export const FileOperationSchema = z.discriminatedUnion('operation', [WriteOp, EditOp, PatchOp, DeleteOp, RenameOp, ChmodOp]);
+export const FileOperationSchema = z.discriminatedUnion('operation', [WriteOp, EditOp, PatchOp, DeleteOp, RenameOp, ChmodOp, ApplyPatchOp]);
 
 /** A batch: `{intent?, actor?, operations: [...]}`. */
 export const BatchInputSchema = z.strictObject({

@@ -2,7 +2,7 @@ import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { batchMessage, captureMessage, parseTrailers, type ShadowTrailers } from './commit-message.js';
 import { decodeContent } from '../core/content.js';
 import { hashObject, serializeCommit, type Commit, type Oid, type TreeEntry } from '../git/format/git-objects.js';
-import { opPaths, type BatchInput, type FileOperation, type OpResult } from './ops.js';
+import { opPath, opPaths, type BatchInput, type FileOperation, type OpResult } from './ops.js';
 import { opsFingerprint } from './ops-fingerprint.js';
 import { draftRef } from './ref-names.js';
 import { resolveBatch, type Patcher, type Resolution } from './resolve-batch.js';
@@ -199,7 +199,10 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
       commit: r.commit,
       parent: draft.tip,
       intent: input.intent?.split('\n')[0] ?? null,
-      ops: r.results.map((x) => (x.to ? { operation: x.operation, path: x.path, to: x.to, status: x.status } : { operation: x.operation, path: x.path, status: x.status })),
+      ops: r.results.map((x) => ({
+        ...(x.to ? { operation: x.operation, path: x.path, to: x.to, status: x.status } : { operation: x.operation, path: x.path, status: x.status }),
+        ...(x.files ? { files: x.files } : {}),
+      })),
       captured: r.captured ?? [],
       ...options.trailers,
     });
@@ -228,7 +231,7 @@ interface Attempt {
 function failure(draftName: string, tip: Oid, results: OpResult[], problems: Array<{ index: number; error: ShadowError }>): BatchResult {
   const firstProblem = problems[0]!;
   const list = problems
-    .map((p) => `#${p.index + 1} ${results[p.index]!.operation} ${results[p.index]!.path}: ${p.error.message}`)
+    .map((p) => `#${p.index + 1} ${results[p.index]!.operation}${results[p.index]!.path ? ` ${results[p.index]!.path}` : ''}: ${p.error.message}`)
     .join('; ');
   const noun = results.length === 1 ? 'operation' : 'operations';
   const error = new ShadowError(
@@ -392,7 +395,7 @@ function isRetryOf(draft: Draft, tipMessage: string, fingerprint: string): boole
 /** The answer to a batch sent again: every op already applied, no commit. */
 function alreadyApplied(draft: Draft, input: BatchInput): BatchResult {
   const results: OpResult[] = input.operations.map((op) => {
-    const r: OpResult = { operation: op.operation, path: op.path, success: true, status: 'already_applied' };
+    const r: OpResult = { operation: op.operation, path: opPath(op), success: true, status: 'already_applied' };
     if (op.operation === 'rename') r.to = op.to;
     return r;
   });

@@ -138,7 +138,7 @@ export function summaryOf(message: string): string {
   return nl === -1 ? message : message.slice(0, nl);
 }
 
-const OP_WORDS = new Set(['write', 'edit', 'patch', 'delete', 'rename', 'chmod', 'capture']);
+const OP_WORDS = new Set(['write', 'edit', 'patch', 'delete', 'rename', 'chmod', 'apply_patch', 'capture']);
 
 /** The op lines recorded in a batch commit's body. */
 export function parseOpLines(message: string): OpLine[] {

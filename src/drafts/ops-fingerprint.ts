@@ -66,6 +66,9 @@ export function opsFingerprint(ops: readonly FileOperation[], origin: BatchOrigi
       case 'chmod':
         field(h, op.mode);
         break;
+      case 'apply_patch':
+        field(h, op.patch);
+        break;
       case 'delete':
         break;
     }

@@ -1,4 +1,5 @@
 import type { ErrorCode, ShadowErrorJSON } from '../errors.js';
+import { patchPaths } from './apply-patch-op.js';
 
 /** A file mode an op may set. */
 export type FileMode = '100644' | '100755';
@@ -47,13 +48,24 @@ export interface ChmodOp extends OpBase {
   operation: 'chmod';
   mode: FileMode;
 }
+/**
+ * A patch in Codex's `apply_patch` format: any number of files added,
+ * updated, moved or deleted, all in this one op. It has no path of its
+ * own (its paths are in the patch) and no `expect`.
+ */
+export interface ApplyPatchOp {
+  operation: 'apply_patch';
+  patch: string;
+  path?: undefined;
+  expect?: undefined;
+}
 
 /** One file operation of a batch (the field names of the batch tool). */
-export type FileOperation = WriteOp | EditOp | PatchOp | DeleteOp | RenameOp | ChmodOp;
+export type FileOperation = WriteOp | EditOp | PatchOp | DeleteOp | RenameOp | ChmodOp | ApplyPatchOp;
 
 export type OperationName = FileOperation['operation'];
 
-export const OPERATION_NAMES: readonly OperationName[] = ['write', 'edit', 'patch', 'delete', 'rename', 'chmod'];
+export const OPERATION_NAMES: readonly OperationName[] = ['write', 'edit', 'patch', 'delete', 'rename', 'chmod', 'apply_patch'];
 
 /** A batch as sent by an author. */
 export interface BatchInput {
@@ -74,13 +86,24 @@ export type OpStatus =
   | 'failed'
   | 'not_applied';
 
+/** What an apply_patch op did to one file. */
+export interface PatchFileResult {
+  path: string;
+  status: OpStatus;
+  /** Where a moved file went. */
+  to?: string;
+}
+
 /** The per-op result, in the shape of the batch tool's output. */
 export interface OpResult {
   operation: OperationName;
+  /** For an apply_patch op, the first file its patch names ('' when it does not parse). */
   path: string;
   success: boolean;
   status: OpStatus;
   to?: string;
+  /** An apply_patch op's files, each with what became of it. */
+  files?: PatchFileResult[];
   error?: ShadowErrorJSON;
 }
 
@@ -95,5 +118,11 @@ export interface OpProblem {
 
 /** Every path an op reads or writes. */
 export function opPaths(op: FileOperation): string[] {
+  if (op.operation === 'apply_patch') return patchPaths(op);
   return op.operation === 'rename' ? [op.path, op.to] : [op.path];
+}
+
+/** The path an op's result names: its own, or the first its patch names. */
+export function opPath(op: FileOperation): string {
+  return op.operation === 'apply_patch' ? (patchPaths(op)[0] ?? '') : op.path;
 }

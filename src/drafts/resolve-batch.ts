@@ -2,8 +2,9 @@ import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import type { OpLine } from './commit-message.js';
 import { decodeContent, decodeUtf8, meetsExpectation, parseExpect, contentTooLarge, loneSurrogateAt } from '../core/content.js';
 import { blobOid, MODE, type Oid } from '../git/format/git-objects.js';
-import type { FileOperation, OpProblem, OpResult, OpStatus } from './ops.js';
+import { opPath, type ApplyPatchOp, type FileOperation, type OpProblem, type OpResult, type OpStatus } from './ops.js';
 import { Overlay } from './overlay.js';
+import { resolveApplyPatch, type PatchFiles } from './resolve-codex-patch.js';
 import { clip, linesAt, nearMatches, occurrences } from './text-edit.js';
 import { isRegularMode, type FileEntry, type PathKind, type TreeReader } from '../git/format/tree-lookup.js';
 
@@ -84,9 +85,17 @@ export function resolveBatch(source: ResolveSource, base: Oid, ops: readonly Fil
     return oid;
   };
 
+  const env: OpEnv = { readBlob, putBlob, options };
   ops.forEach((op, index) => {
     try {
-      const status = resolveOne(op, overlay, { readBlob, putBlob, options });
+      if (op.operation === 'apply_patch') {
+        checkText(op.patch, 'patch');
+        const done = resolveApplyPatch(op, patchFiles(overlay, env));
+        results.push({ operation: op.operation, path: done.path, success: true, status: done.status, files: done.files });
+        opLines.push(...done.lines);
+        return;
+      }
+      const status = resolveOne(op, overlay, env);
       const result: OpResult = { operation: op.operation, path: op.path, success: true, status };
       if (op.operation === 'rename') result.to = op.to;
       results.push(result);
@@ -98,7 +107,7 @@ export function resolveBatch(source: ResolveSource, base: Oid, ops: readonly Fil
     } catch (e) {
       const err = e instanceof ShadowError ? e : new ShadowError('INTERNAL', String((e as Error)?.message ?? e), { cause: e });
       const json: ShadowErrorJSON = err.toJSON();
-      const result: OpResult = { operation: op.operation, path: op.path, success: false, status: 'failed', error: json };
+      const result: OpResult = { operation: op.operation, path: opPath(op), success: false, status: 'failed', error: json };
       if (op.operation === 'rename') result.to = op.to;
       results.push(result);
       problems.push({ index, code: err.code, message: err.message, hint: err.hint, data: err.data ? { ...err.data } : undefined });
@@ -230,7 +239,45 @@ function renamedBlob(from: string, to: string, mode: string, oid: Oid, env: OpEn
   return env.putBlob(forms.toBlob(to, forms.toWorktree(from, env.readBlob(oid))));
 }
 
-function resolveOne(op: FileOperation, overlay: Overlay, env: OpEnv): OpStatus {
+/**
+ * The overlay as an apply_patch op reaches it, under the rules of the other
+ * ops (text only, the path's working-tree form, parents that are not files,
+ * the content limit), with an undo for a patch that fails half-way.
+ */
+function patchFiles(overlay: Overlay, env: OpEnv): PatchFiles {
+  const before = new Map<string, FileEntry | null | undefined>();
+  const remember = (path: string): void => {
+    if (!before.has(path)) before.set(path, overlay.changes.has(path) ? overlay.changes.get(path) : undefined);
+  };
+  return {
+    get: (path) => overlay.get(path),
+    readText: (path, current, what) => {
+      const { entry, text } = readText(path, current, env, what);
+      return { mode: entry.mode, text };
+    },
+    writeText: (path, text, mode) => {
+      if (overlay.get(path).kind === 'absent') ensureParentsAreDirs(overlay, path);
+      const oid = putText(path, text, env);
+      remember(path);
+      overlay.set(path, { mode, oid });
+    },
+    remove: (path) => {
+      remember(path);
+      overlay.set(path, null);
+    },
+    checkpoint: () => {
+      before.clear();
+      return () => {
+        for (const [path, entry] of before) {
+          if (entry === undefined) overlay.unset(path);
+          else overlay.set(path, entry);
+        }
+      };
+    },
+  };
+}
+
+function resolveOne(op: Exclude<FileOperation, ApplyPatchOp>, overlay: Overlay, env: OpEnv): OpStatus {
   const current = overlay.get(op.path);
   checkExpect(op, current, env);
   switch (op.operation) {

@@ -51,6 +51,7 @@ export function statusFor(code: string): number {
     case 'INVALID_CHECKPOINT_NAME':
     case 'INVALID_TARGET':
     case 'INVALID_CONFIG':
+    case 'INVALID_PATCH':
       return 400;
     default:
       // A refusal of what was sent: an edit that does not match, a failed validation, a denied apply.

@@ -28,6 +28,10 @@ export const GOOD: Record<string, unknown[]> = {
       ],
     },
   ],
+  apply_patch: [
+    { input: '*** Begin Patch\n*** Update File: README.md\n@@\n-Hello\n+Hello, world\n*** Add File: docs/new.md\n+# New\n*** End Patch\n' },
+    { input: "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\nEOF\n" },
+  ],
   read_file: [{ path: 'README.md' }, { path: 'src/app.js', start_line: 2, end_line: 3 }],
   list_files: [{}, { path: 'src' }, { path: 'src', recursive: true }],
   search: [{ pattern: 'TODO' }, { pattern: 'to+do', regex: true, case_sensitive: false, path: 'src', max_results: 5 }],
@@ -70,6 +74,10 @@ export const BAD_BATCHES: Array<[string, unknown]> = [
 
 /** Arguments the other tools refuse (INVALID_ARGUMENT from the tool, a refusal from the schema). */
 export const BAD_ARGS: Array<[string, unknown]> = [
+  ['apply_patch', {}],
+  ['apply_patch', { input: '' }],
+  ['apply_patch', { patch: '*** Begin Patch\n*** Delete File: old.txt\n*** End Patch' }],
+  ['apply_patch', { input: 5 }],
   ['read_file', {}],
   ['read_file', { path: '' }],
   ['read_file', { path: 'README.md', start_line: 0 }],

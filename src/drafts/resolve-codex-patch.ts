@@ -1,0 +1,133 @@
+import { ShadowError } from '../errors.js';
+import { pathProblem } from '../core/path-rules.js';
+import type { PathKind } from '../git/format/tree-lookup.js';
+import type { OpLine } from './commit-message.js';
+import type { ApplyPatchOp, OpStatus, PatchFileResult } from './ops.js';
+import { patchHunks, patchPath } from './apply-patch-op.js';
+import type { PatchHunk } from './codex-patch.js';
+import { applyChunks } from './codex-patch-apply.js';
+
+/**
+ * The `apply_patch` op resolved against the batch's view of the files
+ * (resolve-batch.ts's overlay, which it reaches through PatchFiles): its
+ * sections in order, each seeing the ones before it, all or nothing.
+ *
+ * Where Codex would overwrite, shadow refuses: an added file that exists
+ * (ALREADY_EXISTS) and a move onto a file that exists. A draft is reviewed
+ * change by change, and a file replaced without being read is a change
+ * nobody asked for; deleting it first in the same patch says it was meant.
+ */
+
+/** What resolving a patch may do to the files, given by the batch. */
+export interface PatchFiles {
+  get(path: string): PathKind;
+  /** The text (working-tree form) and mode of the regular text file `path` holds; the usual op errors otherwise. */
+  readText(path: string, current: PathKind, what: string): { mode: string; text: string };
+  /** Store `text` at `path` with `mode`; the parents of a new path must not be files. */
+  writeText(path: string, text: string, mode: string): void;
+  remove(path: string): void;
+  /** A function that undoes every change made after this call. */
+  checkpoint(): () => void;
+}
+
+export interface PatchOutcome {
+  /** The one file's status; for several, `updated` (or `unchanged` when none changed). */
+  status: OpStatus;
+  /** The first file the patch names. */
+  path: string;
+  files: PatchFileResult[];
+  lines: OpLine[];
+}
+
+const VERB = { add: 'Add File', delete: 'Delete File', update: 'Update File' } as const;
+
+/**
+ * Resolve `op`: its patch's sections applied in order through `files`.
+ * A section that fails undoes the ones before it and throws, naming its
+ * header and line (INVALID_PATCH when the patch does not parse).
+ */
+export function resolveApplyPatch(op: ApplyPatchOp, files: PatchFiles): PatchOutcome {
+  const hunks = patchHunks(op);
+  const undo = files.checkpoint();
+  const done: PatchFileResult[] = [];
+  try {
+    for (const h of hunks) done.push(resolveHunk(h, files));
+  } catch (e) {
+    undo();
+    throw e;
+  }
+  const changed = done.filter((f) => f.status !== 'unchanged');
+  const status: OpStatus = done.length === 1 ? done[0]!.status : changed.length === 0 ? 'unchanged' : 'updated';
+  const lines = done.map((f): OpLine => (f.to === undefined ? { operation: 'apply_patch', path: f.path, note: f.status } : { operation: 'apply_patch', path: f.path, arg: f.to, note: f.status }));
+  return { status, path: done[0]!.path, files: done, lines };
+}
+
+/** A path the patch names, as a repository path; INVALID_PATH for one shadow does not write. */
+function repoPath(named: string): string {
+  const path = patchPath(named);
+  const problem = pathProblem(path);
+  if (problem) {
+    throw new ShadowError('INVALID_PATH', `"${named.length > 200 ? `${named.slice(0, 200)}…` : named}" is not a path shadow writes: ${problem}`, {
+      hint: 'name files relative to the repository root, with forward slashes (src/app.ts)',
+      data: { path: named },
+    });
+  }
+  return path;
+}
+
+function resolveHunk(h: PatchHunk, files: PatchFiles): PatchFileResult {
+  try {
+    return applyHunk(h, files);
+  } catch (e) {
+    // Errors of the change itself name the file already; the others get the section's header.
+    if (!(e instanceof ShadowError) || e.data?.file !== undefined) throw e;
+    throw new ShadowError(e.code, `${VERB[h.type]} ${h.path} (patch line ${h.line}): ${e.message}`, {
+      hint: e.hint,
+      data: { ...e.data, file: h.path, patch_line: h.line },
+    });
+  }
+}
+
+function applyHunk(h: PatchHunk, files: PatchFiles): PatchFileResult {
+  const path = repoPath(h.path);
+  const current = files.get(path);
+  switch (h.type) {
+    case 'add': {
+      if (current.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: 'add a file at a path inside it' });
+      if (current.kind === 'file') {
+        throw new ShadowError('ALREADY_EXISTS', `${path} already exists`, {
+          hint: `to change it, send "*** Update File: ${h.path}" with the lines to change; to replace it whole, put "*** Delete File: ${h.path}" before the Add File section`,
+        });
+      }
+      files.writeText(path, h.contents, '100644');
+      return { path, status: 'created' };
+    }
+    case 'delete': {
+      if (current.kind === 'absent') throw new ShadowError('NOT_FOUND', `${path} does not exist`, { hint: 'nothing to delete: drop the section' });
+      if (current.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: 'Delete File removes one file: send one section per file' });
+      files.remove(path);
+      return { path, status: 'deleted' };
+    }
+    case 'update': {
+      if (current.kind === 'absent') throw new ShadowError('NOT_FOUND', `${path} does not exist`, { hint: `to create it, send "*** Add File: ${h.path}" with every line starting "+"` });
+      const { mode, text } = files.readText(path, current, 'Update File');
+      const next = applyChunks(text, h.chunks, path);
+      const to = h.moveTo === undefined ? path : repoPath(h.moveTo);
+      if (to !== path) {
+        const target = files.get(to);
+        if (target.kind !== 'absent') {
+          throw new ShadowError('ALREADY_EXISTS', `it moves to ${to}, which already exists${target.kind === 'dir' ? ' (a directory)' : ''}`, {
+            hint: `move it to a path that is free, or put "*** Delete File: ${h.moveTo}" before this section`,
+            data: { to },
+          });
+        }
+        files.remove(path);
+        files.writeText(to, next, mode);
+        return { path, status: 'renamed', to };
+      }
+      if (next === text) return { path, status: 'unchanged' };
+      files.writeText(path, next, mode);
+      return { path, status: 'updated' };
+    }
+  }
+}
