@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import AjvModule from 'ajv/dist/2020.js';
 import { draftForActor } from '../src/agent-tools/call-tool.js';
 import { TOOLS, formatTools, inputJsonSchema, offeredTools, type JsonSchema } from '../src/agent-tools/definitions.js';
+import { outputJsonSchema } from '../src/agent-tools/output-schemas.js';
 import { refComponentProblem } from '../src/core/ref-component.js';
 import { BAD_ARGS, BAD_BATCHES, GOOD } from './helpers/tool-payloads.js';
 
@@ -65,7 +66,7 @@ Schemas('formatTools: the openai, anthropic and mcp shapes carry the same schema
     assert.is(openai[i].type, 'function');
     assert.equal(openai[i].function, { name: t.name, description: t.description, parameters: schema });
     assert.equal(anthropic[i], { name: t.name, description: t.description, input_schema: schema });
-    assert.equal(mcp[i], { name: t.name, title: t.annotations.title, description: t.description, inputSchema: schema, annotations: t.annotations });
+    assert.equal(mcp[i], { name: t.name, title: t.annotations.title, description: t.description, inputSchema: schema, outputSchema: outputJsonSchema(t), annotations: t.annotations });
   });
   // The field descriptions reach the schema (a model reads them).
   const batch = inputJsonSchema(TOOLS[0]!) as any;
