@@ -2,7 +2,10 @@ import { isShadowError, ShadowError } from '../errors.js';
 import { looksBinary } from '../core/content.js';
 import { refComponentProblem } from '../core/ref-component.js';
 import { parseJsonText, validate } from '../drafts/batch-schema.js';
-import { offeredTools, type ToolDefinition } from './definitions.js';
+import type { Profile, ToolDefinition } from './definitions.js';
+import { toolsFor } from './profiles.js';
+import { EDITOR_HANDLERS } from './editor-tool.js';
+import { FILESYSTEM_HANDLERS } from './filesystem-tools.js';
 import { batchOutcome, cut, failed, MAX_LINES, ok, shadowFailure, type Handler, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
 
 export { errorText, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
@@ -28,9 +31,12 @@ export function draftForActor(actor: string): string {
   return refComponentProblem(name) === undefined ? name : 'agent-anonymous';
 }
 
+/** Older names a model may call a tool by (Claude 3.x's text editor), served under the current one. */
+const ALIASES: Record<string, string> = { str_replace_editor: 'str_replace_based_edit_tool' };
+
 function find(name: string, conn: ToolConnection): ToolDefinition {
-  const tools = offeredTools({ allowApply: conn.allowApply });
-  const tool = tools.find((t) => t.name === name);
+  const tools = toolsFor(conn.profiles ?? ['shadow'], { allowApply: conn.allowApply });
+  const tool = tools.find((t) => t.name === name) ?? tools.find((t) => t.name === ALIASES[name]);
   if (!tool) {
     const gated = name === 'apply' ? ' (apply is for the person: they review the draft and run `shadow apply`)' : '';
     throw new ShadowError('INVALID_ARGUMENT', `there is no tool "${name}"${gated}`, { hint: `the tools are: ${tools.map((t) => t.name).join(', ')}` });
@@ -177,6 +183,9 @@ const HANDLERS: Record<string, Handler> = {
   },
 };
 
+/** The handlers of each shape of tool; a name may mean different tools in two shapes (read_file), the profile tells them apart. */
+const HANDLERS_OF: Record<Profile, Record<string, Handler>> = { shadow: HANDLERS, anthropic: EDITOR_HANDLERS, filesystem: FILESYSTEM_HANDLERS };
+
 /** Call tool `name` with `args` for a connection. Never throws for a user or model mistake. */
 export async function callTool(conn: ToolConnection, name: string, args: unknown): Promise<ToolOutcome> {
   try {
@@ -184,7 +193,7 @@ export async function callTool(conn: ToolConnection, name: string, args: unknown
     let input = unstring(args ?? {});
     // A batch is checked by the library itself, so its problems carry the batch codes (INVALID_BATCH).
     if (tool.name !== 'batch_write') input = validate(tool.input, input, 'INVALID_ARGUMENT', `the call of ${tool.name}`);
-    return await HANDLERS[tool.name]!(conn, input as Record<string, unknown>);
+    return await HANDLERS_OF[tool.profile ?? 'shadow'][tool.name]!(conn, input as Record<string, unknown>);
   } catch (e) {
     if (isShadowError(e)) return shadowFailure(e as ShadowError);
     const message = (e as Error).message ?? String(e);
