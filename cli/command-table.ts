@@ -293,6 +293,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       y
         .option('draft-per-actor', { type: 'boolean', describe: 'give each client (actor) a draft of its own: agent-<actor>' })
         .option('allow-apply', { type: 'boolean', describe: 'offer the apply tool too (by default only you apply)' })
+        .option('tools', { type: 'string', default: 'shadow', describe: "the shapes of tools to serve: shadow, anthropic (the text editor tool), filesystem (the MCP filesystem server's), all; a comma list" })
         .conflicts('draft-per-actor', 'draft'),
     load: () => import('./commands/mcp.js').then((m) => m.mcp),
   },
@@ -302,7 +303,8 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     builder: (y) =>
       y
         .option('format', { type: 'string', choices: ['openai', 'anthropic', 'mcp'], default: 'mcp', describe: 'the shape of the definitions' })
-        .option('allow-apply', { type: 'boolean', describe: 'include the apply tool' }),
+        .option('allow-apply', { type: 'boolean', describe: 'include the apply tool' })
+        .option('tools', { type: 'string', default: 'shadow', describe: 'the shapes of tools: shadow, anthropic, filesystem, all; a comma list' }),
     load: () => import('./commands/mcp.js').then((m) => m.tools),
   },
   {

@@ -3,6 +3,9 @@ import * as assert from 'uvu/assert';
 import AjvModule from 'ajv/dist/2020.js';
 import { draftForActor } from '../src/agent-tools/call-tool.js';
 import { TOOLS, formatTools, inputJsonSchema, offeredTools, type JsonSchema } from '../src/agent-tools/definitions.js';
+import { outputJsonSchema } from '../src/agent-tools/output-schemas.js';
+import { PROFILES, parseProfiles, toolsFor } from '../src/agent-tools/profiles.js';
+import { compileAll } from './helpers/tool-schemas.js';
 import { refComponentProblem } from '../src/core/ref-component.js';
 import { BAD_ARGS, BAD_BATCHES, GOOD } from './helpers/tool-payloads.js';
 
@@ -65,7 +68,7 @@ Schemas('formatTools: the openai, anthropic and mcp shapes carry the same schema
     assert.is(openai[i].type, 'function');
     assert.equal(openai[i].function, { name: t.name, description: t.description, parameters: schema });
     assert.equal(anthropic[i], { name: t.name, description: t.description, input_schema: schema });
-    assert.equal(mcp[i], { name: t.name, title: t.annotations.title, description: t.description, inputSchema: schema, annotations: t.annotations });
+    assert.equal(mcp[i], { name: t.name, title: t.annotations.title, description: t.description, inputSchema: schema, outputSchema: outputJsonSchema(t), annotations: t.annotations });
   });
   // The field descriptions reach the schema (a model reads them).
   const batch = inputJsonSchema(TOOLS[0]!) as any;
@@ -105,6 +108,103 @@ Schemas('the other tools\' schemas refuse what the tools refuse', () => {
 });
 
 Schemas.run();
+
+const Profiles = suite('profiles: the shapes of tools served');
+
+const FILESYSTEM_NAMES = [
+  'read_text_file', 'read_file', 'read_multiple_files', 'write_file', 'edit_file', 'create_directory', 'list_directory',
+  'list_directory_with_sizes', 'directory_tree', 'move_file', 'search_files', 'get_file_info', 'list_allowed_directories',
+];
+
+Profiles('parseProfiles: default shadow, comma lists, all, in a fixed order; an unknown name is USAGE naming the choices', () => {
+  assert.equal(parseProfiles(undefined), ['shadow']);
+  assert.equal(parseProfiles(''), ['shadow']);
+  assert.equal(parseProfiles('filesystem, anthropic'), ['anthropic', 'filesystem']);
+  assert.equal(parseProfiles('all'), PROFILES);
+  assert.equal(parseProfiles(['shadow', 'anthropic,shadow']), ['shadow', 'anthropic']);
+  try {
+    parseProfiles('shadow,vscode');
+    assert.unreachable('vscode was taken');
+  } catch (e) {
+    assert.is((e as { code: string }).code, 'USAGE');
+    assert.match((e as Error).message, /vscode/);
+    assert.match((e as { hint: string }).hint, /shadow, anthropic, filesystem or all/);
+  }
+});
+
+Profiles('toolsFor: shadow\'s set unchanged by default; the editor; the filesystem server\'s names; all of them with read_file served once, as shadow\'s', () => {
+  assert.equal(toolsFor(['shadow']), offeredTools());
+  assert.equal(toolsFor(['anthropic']).map((t) => t.name), ['str_replace_based_edit_tool']);
+  assert.equal(toolsFor(['filesystem']).map((t) => t.name), FILESYSTEM_NAMES);
+  const all = toolsFor(PROFILES, { allowApply: true });
+  assert.equal(all.map((t) => t.name), [...offeredTools({ allowApply: true }).map((t) => t.name), 'str_replace_based_edit_tool', ...FILESYSTEM_NAMES.filter((n) => n !== 'read_file')]);
+  assert.is(all.find((t) => t.name === 'read_file')!.profile, undefined);
+  assert.is(new Set(all.map((t) => t.name)).size, all.length);
+});
+
+Profiles('every tool of every profile: MCP hints, a strict object input schema and an output schema of type object that takes the error shape, compiled by ajv strictly', () => {
+  const compiled = compileAll();
+  for (const profile of PROFILES) {
+    for (const t of toolsFor([profile], { allowApply: true })) {
+      const key = `${profile}:${t.name}`;
+      assert.ok(compiled.has(key), key);
+      assert.equal(Object.keys(t.annotations).sort(), ['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title'], key);
+      assert.ok(t.annotations.title.length > 0, key);
+      assert.ok(!(t.annotations.readOnlyHint && t.annotations.destructiveHint), key);
+      assert.ok(t.description.length > 40, key);
+      const input = inputJsonSchema(t);
+      assert.is(input.type, 'object', key);
+      assert.is(input.additionalProperties, false, key);
+      const output = outputJsonSchema(t);
+      assert.is(output.type, 'object', key);
+      const { output: check } = compiled.get(key)!;
+      assert.ok(check({ error: { code: 'NOT_FOUND', message: 'gone', hint: 'look', data: { path: 'x' } } }), `${key}: ${JSON.stringify(check.errors)}`);
+      assert.not.ok(check({ error: { message: 'no code' } }), key);
+    }
+  }
+  const fs = new Map(toolsFor(['filesystem']).map((t) => [t.name, t.annotations]));
+  assert.equal(FILESYSTEM_NAMES.filter((n) => fs.get(n)!.readOnlyHint), ['read_text_file', 'read_file', 'read_multiple_files', 'list_directory', 'list_directory_with_sizes', 'directory_tree', 'search_files', 'get_file_info', 'list_allowed_directories']);
+  assert.equal(['write_file', 'edit_file', 'move_file'].map((n) => fs.get(n)!.destructiveHint), [true, true, true]);
+  assert.equal(['write_file', 'create_directory', 'edit_file'].map((n) => fs.get(n)!.idempotentHint), [true, true, false]);
+  // The filesystem server's result is { content }; the editor's names its command and path.
+  assert.ok(compiled.get('filesystem:write_file')!.output({ content: 'Successfully wrote to a' }));
+  assert.not.ok(compiled.get('filesystem:write_file')!.output({}));
+  assert.ok(compiled.get('anthropic:str_replace_based_edit_tool')!.output({ command: 'view', path: 'a', kind: 'file', start_line: 1 }));
+  assert.ok(compiled.get('shadow:batch_write')!.output({ success: true, draft: 'default', batch: 1, commit: 'abc', results: [] }));
+  assert.ok(compiled.get('shadow:batch_write')!.output({ success: false, draft: 'default', batch: null, commit: null, results: [], error: { code: 'INVALID_BATCH', message: 'x' } }));
+});
+
+Profiles('the input schemas take what those clients send: Anthropic\'s editor commands, the filesystem server\'s arguments', () => {
+  const compiled = compileAll();
+  const editor = compiled.get('anthropic:str_replace_based_edit_tool')!.input;
+  for (const args of [
+    { command: 'view', path: '/repo/a.py', view_range: [1, -1] },
+    { command: 'create', path: 'a.py', file_text: '' },
+    { command: 'str_replace', path: 'a.py', old_str: 'a', new_str: 'b' },
+    { command: 'insert', path: 'a.py', insert_line: 0, insert_text: 'x' },
+    { command: 'insert', path: 'a.py', insert_line: 3, new_str: 'x' },
+    { command: 'undo_edit', path: 'a.py' },
+  ]) assert.ok(editor(args), `${JSON.stringify(args)}: ${JSON.stringify(editor.errors)}`);
+  for (const args of [{ command: 'delete', path: 'a' }, { command: 'view' }, { command: 'view', path: 'a', view_range: [1] }, { command: 'insert', path: 'a', insert_line: -1, insert_text: 'x' }]) {
+    assert.not.ok(editor(args), JSON.stringify(args));
+  }
+  const fs = (name: string, args: unknown): boolean => compiled.get(`filesystem:${name}`)!.input(args);
+  assert.ok(fs('read_text_file', { path: '/a', head: 10 }));
+  assert.ok(fs('edit_file', { path: 'a', edits: [{ oldText: 'x', newText: 'y' }], dryRun: true }));
+  assert.ok(fs('search_files', { path: '.', pattern: '**/*.ts', excludePatterns: ['node_modules'] }));
+  assert.ok(fs('move_file', { source: 'a', destination: 'b' }));
+  assert.ok(fs('list_allowed_directories', {}));
+  assert.not.ok(fs('edit_file', { path: 'a', edits: [{ old_text: 'x', new_text: 'y' }] }));
+  assert.not.ok(fs('read_multiple_files', { paths: [] }));
+});
+
+Profiles('formatTools anthropic: the editor as the API\'s own tool type (schema-less there), the others with their schemas', () => {
+  const defs = formatTools('anthropic', toolsFor(['anthropic', 'filesystem'])) as any[];
+  assert.equal(defs[0], { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' });
+  assert.equal(Object.keys(defs[1]).sort(), ['description', 'input_schema', 'name']);
+});
+
+Profiles.run();
 
 const Names = suite('draftForActor (--draft-per-actor)');
 

@@ -64,7 +64,7 @@ Main('tools/list: the 14 tools (no apply), exactly as `shadow tools --format mcp
   const defs = printed.json() as any[];
   assert.equal(defs.map((d) => d.name), TOOL_NAMES);
   listed.forEach((t, i) => {
-    assert.equal({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }, defs[i], t.name);
+    assert.equal({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations }, defs[i], t.name);
     assert.is(t.inputSchema.type, 'object');
   });
 });

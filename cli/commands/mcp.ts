@@ -1,15 +1,17 @@
 import { Writable } from 'node:stream';
-import { formatTools, offeredTools, type ToolFormat } from '../../src/agent-tools/definitions.js';
+import { formatTools, type ToolFormat } from '../../src/agent-tools/definitions.js';
+import { parseProfiles, toolsFor } from '../../src/agent-tools/profiles.js';
 import type { CommandContext } from '../command-context.js';
 import { shadowVersion } from '../version.js';
 
 
 /**
- * `shadow mcp [--draft <d> | --draft-per-actor] [--actor <who>] [--allow-apply]`:
+ * `shadow mcp [--tools shadow|anthropic|filesystem|all] [--draft <d> | --draft-per-actor] [--actor <who>] [--allow-apply]`:
  * an MCP server over stdin/stdout until the client closes it. Notes go to
  * stderr; stdout carries the protocol only.
  */
 export async function mcp(ctx: CommandContext): Promise<number> {
+  const profiles = parseProfiles(ctx.argv.tools as string | undefined);
   const sh = await ctx.open();
   const { serveMcp } = await import('../../src/agent-tools/mcp-server.js');
   const stdout = new Writable({
@@ -23,6 +25,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     draftPerActor: ctx.argv['draft-per-actor'] === true,
     actor: ctx.actor,
     allowApply: ctx.argv['allow-apply'] === true,
+    profiles,
     version: shadowVersion(),
     stdin: ctx.io.stdin,
     stdout,
@@ -30,9 +33,9 @@ export async function mcp(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-/** `shadow tools --format openai|anthropic|mcp [--allow-apply]`: the tool definitions as JSON. */
+/** `shadow tools --format openai|anthropic|mcp [--tools <profiles>] [--allow-apply]`: the tool definitions as JSON. */
 export async function tools(ctx: CommandContext): Promise<void> {
   const format = (ctx.argv.format as ToolFormat | undefined) ?? 'mcp';
-  const defs = formatTools(format, offeredTools({ allowApply: ctx.argv['allow-apply'] === true }));
+  const defs = formatTools(format, toolsFor(parseProfiles(ctx.argv.tools as string | undefined), { allowApply: ctx.argv['allow-apply'] === true }));
   ctx.io.stdout(`${JSON.stringify(defs, null, 2)}\n`);
 }

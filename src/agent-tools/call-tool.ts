@@ -1,37 +1,24 @@
-import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
+import { isShadowError, ShadowError } from '../errors.js';
 import { looksBinary } from '../core/content.js';
 import { refComponentProblem } from '../core/ref-component.js';
-import type { BatchResult, FinalizeResult } from '../index.js';
 import { parseJsonText, validate } from '../drafts/batch-schema.js';
-import type { Shadow } from '../shadow.js';
-import { offeredTools, type ToolDefinition } from './definitions.js';
+import type { BatchResult } from '../index.js';
+import type { Profile, ToolDefinition } from './definitions.js';
+import { toolsFor } from './profiles.js';
+import { EDITOR_HANDLERS } from './editor-tool.js';
+import { FILESYSTEM_HANDLERS } from './filesystem-tools.js';
+import { batchOutcome, cut, failed, MAX_LINES, ok, shadowFailure, type Handler, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
+
+export { errorText, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
 
 /**
  * Carrying out one tool call for an agent: the arguments checked against the
  * tool's schema (the library's own codes for a batch), the call made on the
- * connection's draft as its actor, and the outcome as text a model can act on.
- * Errors never carry a stack: a ShadowError's code, message, hint and the
- * parts of its data that help (closest lines, conflicting batch); anything
- * else is an internal error named as such.
+ * connection's draft as its actor, and the outcome as text a model can act on
+ * (and as structured content). Errors never carry a stack: a ShadowError's
+ * code, message, hint and the parts of its data that help (closest lines,
+ * conflicting batch); anything else is an internal error named as such.
  */
-
-export interface ToolConnection {
-  sh: Shadow;
-  /** The draft every call of this connection works on. */
-  draft: string;
-  actor: string;
-  /** Whether `apply` is offered (never by default: the person applies). */
-  allowApply?: boolean;
-}
-
-export interface ToolOutcome {
-  isError: boolean;
-  text: string;
-}
-
-/** Largest text a tool returns; longer output is cut with a note saying how to see the rest. */
-const MAX_TEXT = 100_000;
-const MAX_LINES = 2000;
 
 /** The draft of an actor under --draft-per-actor: `agent-<actor>`, made safe as a ref name. */
 export function draftForActor(actor: string): string {
@@ -45,32 +32,12 @@ export function draftForActor(actor: string): string {
   return refComponentProblem(name) === undefined ? name : 'agent-anonymous';
 }
 
-function json(value: unknown): string {
-  return JSON.stringify(value, null, 1);
-}
-
-function cut(text: string, how: string): string {
-  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n… (cut at ${MAX_TEXT} characters; ${how})`;
-}
-
-/** A ShadowError as a model should read it. */
-export function errorText(e: ShadowErrorJSON): string {
-  const lines = [`${e.code}: ${e.message}`];
-  if (e.hint) lines.push(`hint: ${e.hint}`);
-  if (e.data && Object.keys(e.data).length > 0) lines.push(`details: ${cut(JSON.stringify(e.data), 'the details are long')}`);
-  return lines.join('\n');
-}
-
-function batchOutcome(r: BatchResult | FinalizeResult): ToolOutcome {
-  if (r.success) return { isError: false, text: json(r) };
-  // The per-operation results say what each failure was; the error's own details would repeat them.
-  const head = r.error ? errorText({ ...r.error, data: undefined }) : 'the batch failed';
-  return { isError: true, text: `${head}\nNothing was written. Per operation:\n${json(r.results)}` };
-}
+/** Older names a model may call a tool by (Claude 3.x's text editor), served under the current one. */
+const ALIASES: Record<string, string> = { str_replace_editor: 'str_replace_based_edit_tool' };
 
 function find(name: string, conn: ToolConnection): ToolDefinition {
-  const tools = offeredTools({ allowApply: conn.allowApply });
-  const tool = tools.find((t) => t.name === name);
+  const tools = toolsFor(conn.profiles ?? ['shadow'], { allowApply: conn.allowApply });
+  const tool = tools.find((t) => t.name === name) ?? tools.find((t) => t.name === ALIASES[name]);
   if (!tool) {
     const gated = name === 'apply' ? ' (apply is for the person: they review the draft and run `shadow apply`)' : '';
     throw new ShadowError('INVALID_ARGUMENT', `there is no tool "${name}"${gated}`, { hint: `the tools are: ${tools.map((t) => t.name).join(', ')}` });
@@ -86,13 +53,15 @@ function unstring(args: unknown): unknown {
   return args;
 }
 
-/** Numbered lines of a text file, `cat -n` style, with a header saying which part this is. */
-function numbered(path: string, source: string, text: string, start?: number, end?: number): string {
-  const from = source === 'draft' ? 'draft' : 'working tree';
+/** Numbered lines of a text file, `cat -n` style, with a header saying which part this is; and the same as data. */
+function numbered(f: { path: string; source: string; oid: string; size: number }, text: string, start?: number, end?: number): ToolOutcome {
+  const { path } = f;
+  const from = f.source === 'draft' ? 'draft' : 'working tree';
+  const base = { path, source: from, type: 'text', oid: f.oid, size: f.size };
   if (start !== undefined && end !== undefined && end < start) {
     throw new ShadowError('INVALID_ARGUMENT', `end_line ${end} is before start_line ${start}`, { hint: 'give end_line at or after start_line, or leave it out to read to the end', data: { path } });
   }
-  if (text === '') return `${path} (from the ${from}): an empty file (0 lines)`;
+  if (text === '') return ok(`${path} (from the ${from}): an empty file (0 lines)`, { ...base, content: '', total_lines: 0 });
   const lines = text.split('\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const first = Math.max(1, start ?? 1);
@@ -100,9 +69,11 @@ function numbered(path: string, source: string, text: string, start?: number, en
     throw new ShadowError('INVALID_ARGUMENT', `start_line ${first} is past the end of ${path} (${lines.length} lines)`, { data: { path, lines: lines.length } });
   }
   const last = Math.min(lines.length, end ?? lines.length, first + MAX_LINES - 1);
-  const shown = lines.slice(first - 1, last).map((l, i) => `${String(first + i).padStart(6)}\t${l}`);
+  const part = lines.slice(first - 1, last);
+  const shown = part.map((l, i) => `${String(first + i).padStart(6)}\t${l}`);
   const more = last < lines.length ? `; more with start_line ${last + 1}` : '';
-  return cut(`${path} (from the ${from}): lines ${first}-${last} of ${lines.length}${more}\n${shown.join('\n')}`, 'read a narrower range with start_line and end_line');
+  const out = cut(`${path} (from the ${from}): lines ${first}-${last} of ${lines.length}${more}\n${shown.join('\n')}`, 'read a narrower range with start_line and end_line');
+  return ok(out, { ...base, content: part.join('\n'), start_line: first, end_line: last, total_lines: lines.length });
 }
 
 /** A pathspec as a shell word: quoted unless plain, so that a shell neither splits it nor expands a glob against the working tree. */
@@ -126,10 +97,6 @@ function patchOutcome(r: BatchResult): ToolOutcome {
   return ok(`Success. Updated the following files:\n${files.join('\n')}\n(batch ${r.batch} on draft ${r.draft}, commit ${r.commit})`);
 }
 
-type Handler = (conn: ToolConnection, args: Record<string, unknown>) => Promise<ToolOutcome>;
-
-const ok = (value: unknown): ToolOutcome => ({ isError: false, text: typeof value === 'string' ? value : json(value) });
-
 /** Submodules are listed, never entered: say so, so that an agent does not try to write there. */
 function submoduleNote(e: { type: string; commit?: string | null }): string {
   if (e.type !== 'submodule') return '';
@@ -141,19 +108,20 @@ const HANDLERS: Record<string, Handler> = {
   apply_patch: async (c, a) => patchOutcome(await c.sh.batch({ operations: [{ operation: 'apply_patch', patch: String(a.input) }] }, { draft: c.draft, actor: c.actor })),
   read_file: async (c, a) => {
     const f = await c.sh.cat(String(a.path), { draft: c.draft });
-    if (f.type === 'symlink') return ok(`${f.path} is a symlink to ${f.content.toString()}`);
-    if (looksBinary(f.content)) return ok(`${f.path} is a binary file of ${f.content.length} bytes (blob ${f.oid}); it is not shown`);
-    return ok(numbered(f.path, f.source, f.content.toString('utf8'), a.start_line as number | undefined, a.end_line as number | undefined));
+    const about = { path: f.path, source: f.source === 'draft' ? 'draft' : 'working tree', oid: f.oid, size: f.content.length };
+    if (f.type === 'symlink') return ok(`${f.path} is a symlink to ${f.content.toString()}`, { ...about, type: 'symlink', target: f.content.toString() });
+    if (looksBinary(f.content)) return ok(`${f.path} is a binary file of ${f.content.length} bytes (blob ${f.oid}); it is not shown`, { ...about, type: 'binary' });
+    return numbered({ ...f, size: f.content.length }, f.content.toString('utf8'), a.start_line as number | undefined, a.end_line as number | undefined);
   },
   list_files: async (c, a) => {
     const dir = (a.path as string | undefined) ?? '';
     if (a.recursive === true) {
       const r = await c.sh.files(dir, { draft: c.draft, limit: 5000 });
       const list = r.files.map((f) => `${f.path}${f.type === 'symlink' ? ' -> (symlink)' : ''}${submoduleNote(f)}${f.source === 'draft' ? '  *' : ''}`).join('\n');
-      return ok(`${r.files.length} files${r.truncated ? ' (cut at 5,000; list a subdirectory)' : ''}; * marks what the draft changed\n${list}`);
+      return ok(`${r.files.length} files${r.truncated ? ' (cut at 5,000; list a subdirectory)' : ''}; * marks what the draft changed\n${list}`, { path: dir, files: r.files, truncated: r.truncated });
     }
     const entries = await c.sh.ls(dir, { draft: c.draft });
-    return ok(entries.map((e) => `${e.name}${e.type === 'dir' ? '/' : ''}${submoduleNote(e)}${e.source === 'draft' ? '  *' : ''}`).join('\n') || '(empty)');
+    return ok(entries.map((e) => `${e.name}${e.type === 'dir' ? '/' : ''}${submoduleNote(e)}${e.source === 'draft' ? '  *' : ''}`).join('\n') || '(empty)', { path: dir, entries });
   },
   search: async (c, a) => {
     const r = await c.sh.search(String(a.pattern), {
@@ -165,7 +133,7 @@ const HANDLERS: Record<string, Handler> = {
     });
     const lines = r.matches.map((m) => `${m.path}:${m.line}: ${m.text}`);
     const note = `${r.matches.length} matching line${r.matches.length === 1 ? '' : 's'} in ${r.files_searched} files searched${r.truncated ? ' (cut short: narrow the path or the pattern)' : ''}`;
-    return ok(`${note}\n${lines.join('\n')}`);
+    return ok(`${note}\n${lines.join('\n')}`, { matches: r.matches, files_searched: r.files_searched, truncated: r.truncated });
   },
   begin_write: async (c, a) => {
     const r = await c.sh.sessions.begin(
@@ -192,11 +160,15 @@ const HANDLERS: Record<string, Handler> = {
   },
   diff: async (c, a) => {
     const r = await c.sh.diff({ draft: c.draft, range: a.range as string | undefined, content: a.stat === true ? 'stat' : 'patch' });
-    if (r.files.length === 0) return ok('no changes');
-    if (a.stat === true) return ok(r.files.map((f) => `${f.status.padEnd(9)} ${f.path}  +${f.insertions ?? 0} -${f.deletions ?? 0}`).join('\n'));
-    return ok(cut(r.files.map((f) => f.patch ?? '').join(''), 'use stat: true, then diff a narrower range'));
+    const data = { draft: r.draft, files: r.files.map(({ patch: _patch, ...f }) => f) };
+    if (r.files.length === 0) return ok('no changes', data);
+    if (a.stat === true) return ok(r.files.map((f) => `${f.status.padEnd(9)} ${f.path}  +${f.insertions ?? 0} -${f.deletions ?? 0}`).join('\n'), data);
+    return ok(cut(r.files.map((f) => f.patch ?? '').join(''), 'use stat: true, then diff a narrower range'), data);
   },
-  log: async (c, a) => ok(await c.sh.log({ draft: c.draft, limit: (a.limit as number | undefined) ?? 20 })),
+  log: async (c, a) => {
+    const batches = await c.sh.log({ draft: c.draft, limit: (a.limit as number | undefined) ?? 20 });
+    return ok(batches, { batches });
+  },
   status: async (c) => ok(await c.sh.status({ draft: c.draft })),
   checkpoint: async (c, a) => ok(await c.sh.checkpoint(String(a.name), { draft: c.draft, message: a.message as string | undefined, actor: c.actor })),
   rollback: async (c, a) => ok(await c.sh.rollback(String(a.target), { draft: c.draft, actor: c.actor })),
@@ -225,9 +197,13 @@ const HANDLERS: Record<string, Handler> = {
     const r = await c.sh.apply({ draft: c.draft, actor: c.actor, conflict: a.conflict as 'refuse' | 'markers' | undefined, paths: a.paths as string[] | undefined });
     if (r.ok) return ok(r);
     const list = r.pendingApprovals.map((p) => `${p.id} (${p.kind}): ${p.reason}`).join('\n');
-    return { isError: true, text: `APPROVALS_PENDING: nothing was applied; the person must approve first:\n${list}\nhint: ask them to review the draft (shadow review) and approve or deny` };
+    const error = { code: 'APPROVALS_PENDING' as const, message: 'nothing was applied; the person must approve first', hint: 'ask them to review the draft (shadow review) and approve or deny', data: { pending: r.pendingApprovals.map((p) => p.id) } };
+    return failed(error, `APPROVALS_PENDING: nothing was applied; the person must approve first:\n${list}\nhint: ask them to review the draft (shadow review) and approve or deny`);
   },
 };
+
+/** The handlers of each shape of tool; a name may mean different tools in two shapes (read_file), the profile tells them apart. */
+const HANDLERS_OF: Record<Profile, Record<string, Handler>> = { shadow: HANDLERS, anthropic: EDITOR_HANDLERS, filesystem: FILESYSTEM_HANDLERS };
 
 /** Call tool `name` with `args` for a connection. Never throws for a user or model mistake. */
 export async function callTool(conn: ToolConnection, name: string, args: unknown): Promise<ToolOutcome> {
@@ -236,9 +212,10 @@ export async function callTool(conn: ToolConnection, name: string, args: unknown
     let input = unstring(args ?? {});
     // A batch is checked by the library itself, so its problems carry the batch codes (INVALID_BATCH).
     if (tool.name !== 'batch_write') input = validate(tool.input, input, 'INVALID_ARGUMENT', `the call of ${tool.name}`);
-    return await HANDLERS[tool.name]!(conn, input as Record<string, unknown>);
+    return await HANDLERS_OF[tool.profile ?? 'shadow'][tool.name]!(conn, input as Record<string, unknown>);
   } catch (e) {
-    if (isShadowError(e)) return { isError: true, text: errorText((e as ShadowError).toJSON()) };
-    return { isError: true, text: `INTERNAL: ${(e as Error).message ?? String(e)} (this is a bug in shadow, not in the call)` };
+    if (isShadowError(e)) return shadowFailure(e as ShadowError);
+    const message = (e as Error).message ?? String(e);
+    return failed({ code: 'INTERNAL', message }, `INTERNAL: ${message} (this is a bug in shadow, not in the call)`);
   }
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { FileOperationSchema, REPO_PATH_PATTERN, RepoPath } from '../drafts/batch-schema.js';
 import { pathspecProblem } from '../core/pathspec.js';
+import { outputJsonSchema, type JsonSchema } from './output-schemas.js';
 
 /**
  * The tools shadow offers an agent: names, descriptions written for a model,
@@ -17,6 +18,9 @@ export interface ToolAnnotations {
   openWorldHint: false;
 }
 
+/** The shapes of tools shadow can serve: its own, Anthropic's text editor, the MCP filesystem server's (see profiles.ts). */
+export type Profile = 'shadow' | 'anthropic' | 'filesystem';
+
 export interface ToolDefinition {
   name: string;
   description: string;
@@ -24,13 +28,19 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
   /** Only served when asked for (`--allow-apply`): the person applies, not the model. */
   gated?: 'apply';
+  /** The shape it belongs to (default shadow's own). */
+  profile?: Profile;
+  /** The JSON Schema of its structured result (default: output-schemas.ts, by name). */
+  output?: JsonSchema;
+  /** A tool the Anthropic API defines itself (schema-less there): its `type`, e.g. text_editor_20250728. */
+  anthropicType?: string;
 }
 
 const path = (): z.ZodMiniString<string> => z.string().check(z.minLength(1));
 const int = (min: number): z.ZodMiniNumber<number> => z.number().check(z.int(), z.gte(min));
 const sessionId = (): z.ZodMiniString<string> => describe(z.string().check(z.minLength(1)), 'the id begin_write returned');
 
-const hints = (title: string, kind: 'read' | 'write' | 'destructive', idempotent = false): ToolAnnotations => ({
+export const hints = (title: string, kind: 'read' | 'write' | 'destructive', idempotent = false): ToolAnnotations => ({
   title,
   readOnlyHint: kind === 'read',
   destructiveHint: kind === 'destructive',
@@ -40,7 +50,7 @@ const hints = (title: string, kind: 'read' | 'write' | 'destructive', idempotent
 
 /** Descriptions of the schemas' fields, for the JSON Schema (a registry of this module's own, not zod's global one). */
 const descriptions = z.registry<{ description: string }>();
-const describe = <T extends z.ZodMiniType>(schema: T, description: string): T => {
+export const describe = <T extends z.ZodMiniType>(schema: T, description: string): T => {
   descriptions.add(schema, { description });
   return schema;
 };
@@ -255,7 +265,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
 ];
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from './output-schemas.js';
 
 /** The JSON Schema of a tool's input (draft 2020-12, without the `$schema` key). */
 export function inputJsonSchema(tool: ToolDefinition): JsonSchema {
@@ -283,7 +293,8 @@ export function formatTools(format: ToolFormat, tools: readonly ToolDefinition[]
   return tools.map((t) => {
     const schema = inputJsonSchema(t);
     if (format === 'openai') return { type: 'function', function: { name: t.name, description: t.description, parameters: schema } };
-    if (format === 'anthropic') return { name: t.name, description: t.description, input_schema: schema };
-    return { name: t.name, title: t.annotations.title, description: t.description, inputSchema: schema, annotations: t.annotations };
+    // The API knows its own tools by type: it refuses a schema for them, and the model was trained on theirs.
+    if (format === 'anthropic') return t.anthropicType ? { type: t.anthropicType, name: t.name } : { name: t.name, description: t.description, input_schema: schema };
+    return { name: t.name, title: t.annotations.title, description: t.description, inputSchema: schema, outputSchema: outputJsonSchema(t), annotations: t.annotations };
   });
 }

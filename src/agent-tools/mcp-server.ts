@@ -4,7 +4,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Shadow } from '../shadow.js';
 import { callTool, draftForActor, type ToolConnection } from './call-tool.js';
-import { formatTools, offeredTools } from './definitions.js';
+import { formatTools, type Profile } from './definitions.js';
+import { toolsFor } from './profiles.js';
 
 /**
  * `shadow mcp`: the tools over the Model Context Protocol (the official
@@ -24,6 +25,8 @@ export interface McpOptions {
   actor?: string;
   /** Offer `apply` too (by default the person applies). */
   allowApply?: boolean;
+  /** The shapes of tools to serve (default shadow's own). */
+  profiles?: readonly Profile[];
   version: string;
   /** The connection: the CLI passes its own stdin and stdout. */
   stdin: Readable;
@@ -36,9 +39,25 @@ const INSTRUCTIONS =
   'begin_write/append_content/finalize_write carry large files in pieces, checkpoint and rollback undo, ' +
   'and propose hands the draft to the person, who reviews and applies it.';
 
+/** What the instructions say of the borrowed shapes, when they are served. */
+const PROFILE_INSTRUCTIONS: Record<Exclude<Profile, 'shadow'>, string> = {
+  anthropic:
+    'str_replace_based_edit_tool views and edits files of the draft as the text editor tool does; each change is one commit, ' +
+    'and an edit of a file that changed since you viewed it fails (EXPECT_FAILED) rather than overwrite that change.',
+  filesystem:
+    'The filesystem tools (read_text_file, write_file, edit_file, list_directory, search_files, ...) work on the draft: ' +
+    'list_allowed_directories names the repository, reads see the draft, each write is one commit on it.',
+};
+
+function instructions(profiles: readonly Profile[]): string {
+  const own = profiles.includes('shadow') ? [INSTRUCTIONS] : ["shadow keeps every file change you make in a draft (a private git ref), never in the user's working tree; the person reviews and applies it."];
+  return [...own, ...profiles.filter((p): p is Exclude<Profile, 'shadow'> => p !== 'shadow').map((p) => PROFILE_INSTRUCTIONS[p])].join(' ');
+}
+
 /** Serve the tools until the client closes the connection. */
 export async function serveMcp(sh: Shadow, options: McpOptions): Promise<void> {
-  const server = new Server({ name: 'shadow', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const profiles = options.profiles ?? ['shadow'];
+  const server = new Server({ name: 'shadow', version: options.version }, { capabilities: { tools: {} }, instructions: instructions(profiles) });
   let conn: ToolConnection | undefined;
   // Decided at the first call, once the client has said who it is.
   const connection = (): ToolConnection => {
@@ -46,16 +65,17 @@ export async function serveMcp(sh: Shadow, options: McpOptions): Promise<void> {
     const client = server.getClientVersion()?.name;
     const actor = options.actor ?? (client ? client : sh.actor());
     const draft = options.draft ?? (options.draftPerActor ? draftForActor(actor) : sh.draftName());
-    conn = { sh, draft, actor, allowApply: options.allowApply };
+    conn = { sh, draft, actor, allowApply: options.allowApply, profiles };
     return conn;
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: formatTools('mcp', offeredTools({ allowApply: options.allowApply })) as never,
+    tools: formatTools('mcp', toolsFor(profiles, { allowApply: options.allowApply })) as never,
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const out = await callTool(connection(), req.params.name, req.params.arguments ?? {});
-    return { content: [{ type: 'text' as const, text: out.text }], isError: out.isError };
+    // The text is for the model; the structured content, checked against the tool's outputSchema, for the client.
+    return { content: [{ type: 'text' as const, text: out.text }], structuredContent: out.structured ?? { text: out.text }, isError: out.isError };
   });
 
   const transport = new StdioServerTransport(options.stdin, options.stdout);

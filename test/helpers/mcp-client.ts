@@ -21,6 +21,8 @@ export const TOOL_NAMES = [
 export interface Outcome {
   isError: boolean;
   text: string;
+  /** The result's structuredContent (the SDK's client has checked it against the tool's outputSchema). */
+  structured?: Record<string, unknown>;
 }
 
 /** One `shadow mcp` process and the SDK client connected to it. */
@@ -49,10 +51,10 @@ export async function connect(repo: DiskRepo, name: string, args: string[] = [])
     name,
     stderr: () => stderr,
     async call(tool, toolArgs) {
-      const r = (await client.callTool({ name: tool, arguments: toolArgs })) as { content: Array<{ type: string; text: string }>; isError?: boolean };
+      const r = (await client.callTool({ name: tool, arguments: toolArgs })) as { content: Array<{ type: string; text: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
       assert.is(r.content.length, 1, `${tool}: ${JSON.stringify(r)}`);
       assert.is(r.content[0]!.type, 'text');
-      const out = { isError: r.isError === true, text: r.content[0]!.text };
+      const out = { isError: r.isError === true, text: r.content[0]!.text, structured: r.structuredContent };
       if (out.isError) assert.not.match(out.text, STACK_LINE, `a stack trace from ${tool}: ${out.text}`);
       return out;
     },

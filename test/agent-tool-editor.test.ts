@@ -1,0 +1,248 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openShadow, type Shadow } from '../src/index.js';
+import type { ToolConnection, ToolOutcome } from '../src/agent-tools/call-tool.js';
+import { insertAfterLine } from '../src/agent-tools/editor-text.js';
+import { lastEditOf, revertedBy } from '../src/agent-tools/editor-undo.js';
+import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+import { withReplacingRename } from './helpers/memfs-rename.js';
+import { codeOf } from './helpers/tool-outcome.js';
+import { checkedCall } from './helpers/tool-schemas.js';
+
+/*
+ * Anthropic's text editor tool in-process, on memfs, through callTool as
+ * `shadow mcp --tools anthropic` calls it: each command, its texts and
+ * structured content (held to the outputSchema), one batch per write, the
+ * compare-and-swap that keeps another agent's change, and undo_edit.
+ */
+
+const FILES = {
+  'README.md': 'Hello\n',
+  'src/app.js': 'function greet(name) {\n  return "hi " + name;\n}\n\nmodule.exports = { greet };\n',
+  'notes/a.txt': 'one\ntwo\nthree\ntwo\n',
+  'notes/deep/b.txt': 'b\n',
+  'notes/deep/deeper/c.txt': 'c\n',
+  'crlf.txt': 'a\r\nb\r\n',
+  '.hidden/x.txt': 'x\n',
+};
+
+interface Ctx {
+  repo: MemRepo;
+  sh: Shadow;
+  conn: ToolConnection;
+  other: ToolConnection;
+}
+
+const Editor = suite<Ctx>('the text editor tool (callTool)');
+Editor.before.each(async (c) => {
+  c.repo = await memRepo(FILES);
+  const { ctx } = c.repo;
+  c.sh = await openShadow({ dir: c.repo.dir, fs: withReplacingRename(ctx.fs), clock: ctx.clock, ids: ctx.ids, env: ctx.env });
+  c.conn = { sh: c.sh, draft: 'default', actor: 'claude', profiles: ['anthropic'] };
+  c.other = { sh: c.sh, draft: 'default', actor: 'codex', profiles: ['anthropic', 'filesystem'] };
+});
+Editor.after.each((c) => c.sh.close());
+
+const edit = (conn: ToolConnection, args: Record<string, unknown>): Promise<ToolOutcome> => checkedCall(conn, 'str_replace_based_edit_tool', args);
+const okText = (r: ToolOutcome): string => {
+  assert.is(r.isError, false, r.text);
+  return r.text;
+};
+const bytes = async (sh: Shadow, path: string): Promise<string> => (await sh.cat(path)).content.toString('utf8');
+const batches = async (sh: Shadow): Promise<number> => (await sh.log()).length;
+
+Editor('view: a file as cat -n, by absolute or relative path; view_range, -1 for the end, past the end reads to it; the blob id in the structured content', async ({ conn, sh }) => {
+  const whole = await edit(conn, { command: 'view', path: '/repo/notes/a.txt' });
+  assert.is(okText(whole), "Here's the result of running `cat -n` on /repo/notes/a.txt:\n     1\tone\n     2\ttwo\n     3\tthree\n     4\ttwo");
+  assert.equal(whole.structured, { command: 'view', path: '/repo/notes/a.txt', kind: 'file', content: 'one\ntwo\nthree\ntwo', start_line: 1, end_line: 4, total_lines: 4, oid: (await sh.cat('notes/a.txt')).oid });
+  assert.is(okText(await edit(conn, { command: 'view', path: 'notes/a.txt', view_range: [2, 3] })), "Here's the result of running `cat -n` on notes/a.txt:\n     2\ttwo\n     3\tthree");
+  assert.is(okText(await edit(conn, { command: 'view', path: './notes/a.txt', view_range: [3, -1] })), "Here's the result of running `cat -n` on ./notes/a.txt:\n     3\tthree\n     4\ttwo");
+  assert.match(okText(await edit(conn, { command: 'view', path: 'notes/a.txt', view_range: [4, 99] })), /4\ttwo$/);
+  assert.is(codeOf(await edit(conn, { command: 'view', path: 'notes/a.txt', view_range: [0, 2] })), 'INVALID_ARGUMENT');
+  assert.is(codeOf(await edit(conn, { command: 'view', path: 'notes/a.txt', view_range: [3, 2] })), 'INVALID_ARGUMENT');
+  assert.is(codeOf(await edit(conn, { command: 'view', path: 'notes/a.txt', view_range: [1] })), 'INVALID_ARGUMENT');
+  const missing = await edit(conn, { command: 'view', path: 'notes/none.txt' });
+  assert.is(codeOf(missing), 'NOT_FOUND');
+  assert.match(missing.text, /does not exist/);
+});
+
+Editor('view: a directory two levels deep, hidden entries left out, directories marked; view_range there is refused', async ({ conn }) => {
+  const r = await edit(conn, { command: 'view', path: '/repo' });
+  assert.is(
+    okText(r),
+    "Here's the files and directories up to 2 levels deep in /repo, excluding hidden items:\n/repo/README.md\n/repo/crlf.txt\n/repo/notes/\n/repo/notes/a.txt\n/repo/notes/deep/\n/repo/src/\n/repo/src/app.js",
+  );
+  assert.equal(r.structured!.kind, 'directory');
+  assert.match(okText(await edit(conn, { command: 'view', path: 'notes' })), /^notes\/a\.txt\nnotes\/deep\/\nnotes\/deep\/b\.txt\nnotes\/deep\/deeper\/$/m);
+  assert.is(codeOf(await edit(conn, { command: 'view', path: 'notes', view_range: [1, 2] })), 'INVALID_ARGUMENT');
+});
+
+Editor('create: one batch per file, byte for byte whatever the content; an existing file is refused until viewed, then replaced; the working tree untouched', async ({ repo, conn, sh }) => {
+  const texts = ['plain\n', 'no newline at the end', 'crlf\r\nlines\r\n', 'ünïcödé ✓\n\n\ttabs\n', '+++ b/x\n--- a/y\n@@ -1 +1 @@\n', ''];
+  for (const [i, text] of texts.entries()) {
+    const before = await batches(sh);
+    const r = await edit(conn, { command: 'create', path: `/repo/made/f${i}.txt`, file_text: text });
+    assert.match(okText(r), new RegExp(`^File created successfully at: /repo/made/f${i}\\.txt \\(batch ${before + 1} on draft default\\)$`));
+    assert.is(await bytes(sh, `made/f${i}.txt`), text, JSON.stringify(text));
+    assert.is(await batches(sh), before + 1);
+    assert.is(r.structured!.batch, before + 1);
+  }
+  assert.is(repo.exists('made'), false);
+  const unseen = await edit(conn, { command: 'create', path: 'README.md', file_text: 'replaced\n' });
+  assert.is(codeOf(unseen), 'ALREADY_EXISTS');
+  assert.is(await bytes(sh, 'README.md'), 'Hello\n');
+  okText(await edit(conn, { command: 'view', path: 'README.md' }));
+  assert.match(okText(await edit(conn, { command: 'create', path: 'README.md', file_text: 'replaced\n' })), /^File overwritten successfully/);
+  assert.is(await bytes(sh, 'README.md'), 'replaced\n');
+  assert.is(codeOf(await edit(conn, { command: 'create', path: 'notes', file_text: 'x' })), 'IS_A_DIRECTORY');
+  assert.is(codeOf(await edit(conn, { command: 'create', path: 'x.txt' })), 'INVALID_ARGUMENT');
+});
+
+Editor('str_replace: the edit op in one batch, a cat -n snippet after; no match names the closest lines, several matches their line numbers; nothing written then', async ({ conn, sh }) => {
+  const r = await edit(conn, { command: 'str_replace', path: '/repo/src/app.js', old_str: '  return "hi " + name;', new_str: '  return `hi ${name}`;' });
+  assert.is(
+    okText(r),
+    "The file /repo/src/app.js has been edited (batch 1 on draft default). Here's the result of running `cat -n` on a snippet of /repo/src/app.js:\n" +
+      '     1\tfunction greet(name) {\n     2\t  return `hi ${name}`;\n     3\t}\n     4\t\n     5\tmodule.exports = { greet };\n' +
+      'Review the changes and make sure they are as expected. Edit the file again if necessary.',
+  );
+  assert.is(await bytes(sh, 'src/app.js'), 'function greet(name) {\n  return `hi ${name}`;\n}\n\nmodule.exports = { greet };\n');
+  const [entry] = await sh.log();
+  assert.equal([entry!.batch, entry!.actor, entry!.ops], [1, 'claude', [{ operation: 'edit', path: 'src/app.js' }]]);
+
+  const none = await edit(conn, { command: 'str_replace', path: 'src/app.js', old_str: 'function greet(nome) {', new_str: 'x' });
+  assert.is(codeOf(none), 'EDIT_NO_MATCH');
+  assert.match(none.text, /No replacement was performed/);
+  assert.match(none.text, /closest lines:\n {5}1\tfunction greet\(name\) \{/);
+  assert.equal((none.structured!.error as any).data.closest[0].line, 1);
+  const many = await edit(conn, { command: 'str_replace', path: 'notes/a.txt', old_str: 'two', new_str: '2' });
+  assert.is(codeOf(many), 'EDIT_AMBIGUOUS');
+  assert.match(many.text, /found 2 matches for old_str in notes\/a\.txt, at lines 2, 4\. Please provide more context/);
+  assert.equal((many.structured!.error as any).data.lines, [2, 4]);
+  assert.is(await batches(sh), 1);
+  assert.is(await bytes(sh, 'notes/a.txt'), FILES['notes/a.txt']);
+  // new_str left out deletes; a CRLF file matches an LF old_str and keeps its line ends.
+  okText(await edit(conn, { command: 'str_replace', path: 'notes/a.txt', old_str: 'three\n' }));
+  assert.is(await bytes(sh, 'notes/a.txt'), 'one\ntwo\ntwo\n');
+  okText(await edit(conn, { command: 'str_replace', path: 'crlf.txt', old_str: 'a\nb', new_str: 'A\nB' }));
+  assert.is(await bytes(sh, 'crlf.txt'), 'A\r\nB\r\n');
+  assert.is(codeOf(await edit(conn, { command: 'str_replace', path: 'crlf.txt', old_str: '' })), 'INVALID_ARGUMENT');
+});
+
+Editor('insert: after line N (0: the top; the last line: the end), insert_text or new_str; whole lines, CRLF kept; out of range names the range', async ({ conn, sh }) => {
+  const r = await edit(conn, { command: 'insert', path: 'notes/a.txt', insert_line: 1, insert_text: 'one and a half' });
+  assert.match(okText(r), /^The file notes\/a\.txt has been edited \(batch 1 on draft default\)\. Here's the result of running `cat -n` on a snippet of the edited file:\n {5}1\tone\n {5}2\tone and a half\n {5}3\ttwo\n/);
+  assert.is(await bytes(sh, 'notes/a.txt'), 'one\none and a half\ntwo\nthree\ntwo\n');
+  okText(await edit(conn, { command: 'insert', path: 'notes/a.txt', insert_line: 0, new_str: 'zero\n' }));
+  okText(await edit(conn, { command: 'insert', path: 'notes/a.txt', insert_line: 6, insert_text: 'end\nreally\n' }));
+  assert.is(await bytes(sh, 'notes/a.txt'), 'zero\none\none and a half\ntwo\nthree\ntwo\nend\nreally\n');
+  okText(await edit(conn, { command: 'insert', path: 'crlf.txt', insert_line: 1, insert_text: 'mid' }));
+  assert.is(await bytes(sh, 'crlf.txt'), 'a\r\nmid\r\nb\r\n');
+  assert.is(await batches(sh), 4);
+  const far = await edit(conn, { command: 'insert', path: 'crlf.txt', insert_line: 9, insert_text: 'x' });
+  assert.is(codeOf(far), 'INVALID_ARGUMENT');
+  assert.match(far.text, /\[0, 3\]/);
+  assert.is(codeOf(await edit(conn, { command: 'insert', path: 'crlf.txt', insert_line: 1 })), 'INVALID_ARGUMENT');
+  assert.is(codeOf(await edit(conn, { command: 'insert', path: 'crlf.txt', insert_line: 1, insert_text: 'a', new_str: 'b' })), 'INVALID_ARGUMENT');
+  assert.is(codeOf(await edit(conn, { command: 'insert', path: 'crlf.txt', insert_line: -1, insert_text: 'a' })), 'INVALID_ARGUMENT');
+  assert.is(await batches(sh), 4);
+});
+
+Editor('a stale edit: another agent writes the file between view and edit; str_replace, insert and create fail with EXPECT_FAILED and keep its change; viewed again, the edit lands', async ({ conn, other, sh }) => {
+  okText(await edit(conn, { command: 'view', path: 'src/app.js' }));
+  // Another agent on the same draft, through the filesystem shape: a change elsewhere in the file.
+  okText(await checkedCall(other, 'edit_file', { path: 'src/app.js', edits: [{ oldText: 'module.exports = { greet };', newText: 'module.exports = { greet, hello: greet };' }] }));
+  const theirs = await bytes(sh, 'src/app.js');
+  for (const args of [
+    { command: 'str_replace', path: 'src/app.js', old_str: '  return "hi " + name;', new_str: '  return "hello " + name;' },
+    { command: 'insert', path: 'src/app.js', insert_line: 0, insert_text: '// greeting' },
+    { command: 'create', path: 'src/app.js', file_text: 'all mine\n' },
+  ]) {
+    const r = await edit(conn, args);
+    assert.is(codeOf(r), 'EXPECT_FAILED', r.text);
+    assert.match(r.text, /changed since you last viewed it/);
+    assert.is(await bytes(sh, 'src/app.js'), theirs);
+  }
+  assert.is(await batches(sh), 1);
+  okText(await edit(conn, { command: 'view', path: 'src/app.js' }));
+  okText(await edit(conn, { command: 'str_replace', path: 'src/app.js', old_str: '  return "hi " + name;', new_str: '  return "hello " + name;' }));
+  assert.is(await bytes(sh, 'src/app.js'), theirs.replace('"hi "', '"hello "'));
+  // Its own writes keep it current: the next edit needs no new view.
+  okText(await edit(conn, { command: 'insert', path: 'src/app.js', insert_line: 0, insert_text: '// greeting' }));
+  assert.match(await bytes(sh, 'src/app.js'), /^\/\/ greeting\nfunction greet/);
+});
+
+Editor('undo_edit: back edit by edit, each a revert batch; the create undone removes the file; then NOTHING_TO_UNDO; refuses a batch of other paths and another actor\'s', async ({ conn, other, sh }) => {
+  okText(await edit(conn, { command: 'create', path: 'u.txt', file_text: 'v1\n' }));
+  okText(await edit(conn, { command: 'str_replace', path: 'u.txt', old_str: 'v1', new_str: 'v2' }));
+  okText(await edit(conn, { command: 'insert', path: 'u.txt', insert_line: 1, insert_text: 'v3' }));
+  assert.is(await bytes(sh, 'u.txt'), 'v2\nv3\n');
+  const one = await edit(conn, { command: 'undo_edit', path: '/repo/u.txt' });
+  assert.is(okText(one), "Last edit to /repo/u.txt undone successfully (batch 4 reverts batch 3). Here's the result of running `cat -n` on /repo/u.txt:\n     1\tv2");
+  assert.equal([one.structured!.batch, one.structured!.undone], [4, 3]);
+  okText(await edit(conn, { command: 'undo_edit', path: 'u.txt' }));
+  assert.is(await bytes(sh, 'u.txt'), 'v1\n');
+  assert.match(okText(await edit(conn, { command: 'undo_edit', path: 'u.txt' })), /the file no longer exists, that edit created it/);
+  await sh.cat('u.txt').then(
+    () => assert.unreachable('u.txt is still there'),
+    (e: { code: string }) => assert.is(e.code, 'NOT_FOUND'),
+  );
+  assert.is(codeOf(await edit(conn, { command: 'undo_edit', path: 'u.txt' })), 'NOTHING_TO_UNDO');
+  assert.is(await batches(sh), 6);
+
+  await sh.batch({ operations: [{ operation: 'write', path: 'README.md', content: 'both\n' }, { operation: 'write', path: 'other.txt', content: 'o\n' }] }, { actor: 'claude' });
+  const wide = await edit(conn, { command: 'undo_edit', path: 'README.md' });
+  assert.is(codeOf(wide), 'INVALID_TARGET');
+  assert.match(wide.text, /also changed other\.txt/);
+  okText(await edit(other, { command: 'view', path: 'notes/a.txt' }));
+  okText(await edit(other, { command: 'insert', path: 'notes/a.txt', insert_line: 0, insert_text: 'theirs' }));
+  const foreign = await edit(conn, { command: 'undo_edit', path: 'notes/a.txt' });
+  assert.is(codeOf(foreign), 'CONFLICT');
+  assert.match(foreign.text, /by codex, not yours/);
+  assert.is(await bytes(sh, 'notes/a.txt'), `theirs\n${FILES['notes/a.txt']}`);
+  assert.is(await batches(sh), 8);
+});
+
+Editor('paths and arguments: outside the repository INVALID_PATH, .git refused, missing fields named; the tool only under its profile; str_replace_editor is an alias', async ({ conn, sh }) => {
+  for (const path of ['/etc/passwd', '../outside.txt', '/repo/../etc/x']) assert.is(codeOf(await edit(conn, { command: 'view', path })), 'INVALID_PATH', path);
+  assert.is(codeOf(await edit(conn, { command: 'create', path: '.git/config', file_text: 'x' })), 'INVALID_PATH');
+  const missing = await edit(conn, { command: 'str_replace', path: 'README.md', new_str: 'x' });
+  assert.is(codeOf(missing), 'INVALID_ARGUMENT');
+  assert.match(missing.text, /`old_str` is required for command: str_replace/);
+  assert.is(codeOf(await edit(conn, { command: 'delete', path: 'README.md' })), 'INVALID_ARGUMENT');
+  assert.is(codeOf(await edit(conn, { command: 'view', path: 'README.md', extra: 1 })), 'INVALID_ARGUMENT');
+  assert.match(okText(await checkedCall(conn, 'str_replace_editor', { command: 'view', path: 'README.md' })), /1\tHello/);
+  const shadowOnly = { ...conn, profiles: undefined };
+  assert.is(codeOf(await checkedCall(shadowOnly, 'str_replace_based_edit_tool', { command: 'view', path: 'README.md' })), 'INVALID_ARGUMENT');
+  assert.is(await batches(sh), 0);
+});
+
+Editor.run();
+
+const Text = suite('the editor\'s text and undo helpers');
+
+Text('insertAfterLine: whole lines at the top, the middle and the end, with or without a last newline, CRLF', () => {
+  const cases: Array<[string, number, string, string]> = [
+    ['a\nb\n', 0, 'x', 'x\na\nb\n'],
+    ['a\nb\n', 1, 'x\n', 'a\nx\nb\n'],
+    ['a\nb\n', 2, 'x', 'a\nb\nx\n'],
+    ['a\nb', 2, 'x', 'a\nb\nx'],
+    ['a\nb', 1, 'x', 'a\nx\nb'],
+    ['', 0, 'x', 'x\n'],
+    ['', 0, '', ''],
+    ['a\r\nb\r\n', 2, 'x\ny', 'a\r\nb\r\nx\r\ny\r\n'],
+  ];
+  for (const [text, after, insert, want] of cases) assert.is(insertAfterLine(text, after, insert), want, JSON.stringify([text, after, insert]));
+});
+
+Text('lastEditOf: the newest batch still in effect on the path; reverts and what they reverted passed over; renames count both ends', () => {
+  const e = (batch: number, intent: string, ops: Array<[string, string, string?]>) => ({ batch, commit: '', actor: 'a', time: '', intent, ops: ops.map(([operation, path, arg]) => ({ operation, path, ...(arg ? { arg } : {}) })), captured: [] });
+  const log = [e(5, 'revert batch 4 (edit a), batch 2 (x)', []), e(4, 'edit a', [['edit', 'a']]), e(3, 'rename', [['rename', 'b', 'a']]), e(2, 'x', [['write', 'a']]), e(1, 'w', [['write', 'a']])];
+  assert.equal(revertedBy(log[0]!), [4, 2]);
+  assert.equal(revertedBy({ intent: 'reverted nothing' }), []);
+  assert.is(lastEditOf(log as never, 'a')?.batch, 3);
+  assert.is(lastEditOf(log as never, 'b')?.batch, 3);
+  assert.is(lastEditOf(log as never, 'c'), undefined);
+});
+
+Text.run();
