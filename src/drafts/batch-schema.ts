@@ -55,10 +55,12 @@ const ApplyPatchOp = z.strictObject({ operation: z.literal('apply_patch'), patch
 /** One file operation. */
 export const FileOperationSchema = z.discriminatedUnion('operation', [WriteOp, EditOp, PatchOp, DeleteOp, RenameOp, ChmodOp, ApplyPatchOp]);
 
-/** A batch: `{intent?, actor?, operations: [...]}`. */
+/** A batch: `{intent?, actor?, request_id?, operations: [...]}`. */
 export const BatchInputSchema = z.strictObject({
   intent: z.optional(z.string().check(z.maxLength(10_000))),
   actor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  // A client's own id for the request: a batch sent again with it returns the first one's commit (it lives in a commit trailer).
+  request_id: z.optional(z.string().check(z.regex(/^[A-Za-z0-9._:@+-]{1,128}$/, 'is 1 to 128 of A-Z a-z 0-9 . _ : @ + -'))),
   operations: z.array(FileOperationSchema).check(z.minLength(1)),
 });
 

@@ -39,6 +39,8 @@ export interface BatchResult {
   unchanged?: boolean;
   /** Paths in conflict since a rebase that this batch resolved. */
   resolved?: string[];
+  /** Set when this is a request sent again: the id, and `commit`/`batch` are the first request's. */
+  request_id?: string;
 }
 
 export interface BatchOptions {
@@ -103,7 +105,7 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
   await null;
   const input = takeBatch(sent);
   decodeWrites(input.operations, options.maxContentBytes ?? ws.settings.maxContentBytes);
-  const fingerprint = opsFingerprint(input.operations, options.trailers);
+  const fingerprint = opsFingerprint(input.operations, { ...options.trailers, request: input.request_id });
   // A draft that does not exist yet is made by its first batch that commits: a
   // rejected batch leaves no trace, not even an empty draft.
   const existing = loadDraft(ws, options.draft);
@@ -185,6 +187,7 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
     const meta = {
       ...draft.meta,
       conflicts: withoutResolved(draft.meta.conflicts, outcome.result.resolved),
+      requests: input.request_id === undefined ? draft.meta.requests : { ...draft.meta.requests, [input.request_id]: outcome.commit.oid },
       bases: draft.meta.bases.adding(Object.entries(outcome.commit.newBases)),
       bases_tip: outcome.commit.oid,
       high_batch: Math.max(draft.meta.high_batch, outcome.commit.batch),
@@ -256,6 +259,8 @@ function attemptBatch(
   const repo = ws.repo;
   const tipCommit = repo.objects.readCommit(draft.tip);
   if (isRetryOf(draft, tipCommit.message, fingerprint)) return { result: alreadyApplied(draft, input) };
+  const earlier = input.request_id === undefined ? undefined : draft.meta.requests?.[input.request_id];
+  if (earlier !== undefined) return { result: replayed(ws, draft, input, earlier) };
   const staged = new StagedObjects(repo.objects);
   const lower = ws.lower(standsOn(draft));
 
@@ -349,7 +354,7 @@ function attemptBatch(
     if (entry && resolution.blobs.has(entry.oid)) objects.push({ oid: entry.oid, type: 'blob', content: resolution.blobs.get(entry.oid)! });
   }
   for (const t of [...staged.trees.values(), ...edited.trees]) objects.push({ oid: t.oid, type: 'tree', content: t.content });
-  const trailers: ShadowTrailers = { draft: draft.name, batch, actor: options.actor, ...options.trailers, ops: fingerprint };
+  const trailers: ShadowTrailers = { draft: draft.name, batch, actor: options.actor, ...options.trailers, ops: fingerprint, request: input.request_id };
   const batchCommit: Commit = {
     tree: edited.root,
     parents: [parent],
@@ -400,6 +405,18 @@ function alreadyApplied(draft: Draft, input: BatchInput): BatchResult {
     return r;
   });
   return { success: true, results, commit: draft.tip, batch: null, draft: draft.name, unchanged: true };
+}
+
+/**
+ * The answer to a request sent again under its id: the commit and batch the
+ * first one made, every op already applied, nothing committed. Found
+ * wherever that batch is on the draft's history, across processes and
+ * restarts (the id is in the commit's trailer; draft.json only caches it).
+ */
+function replayed(ws: Workspace, draft: Draft, input: BatchInput, commit: Oid): BatchResult {
+  const first = alreadyApplied(draft, input);
+  const batch = parseTrailers(ws.repo.objects.readCommit(commit).message).batch ?? null;
+  return { ...first, commit, batch, request_id: input.request_id! };
 }
 
 function pushCommit(ws: Workspace, objects: PackObject[], commit: Commit): Oid {

@@ -19,6 +19,8 @@ export interface ShadowTrailers {
   rebase?: string;
   /** On a rebase commit: the newest apply record it took in, or `none`. */
   applies?: string;
+  /** The client's request id a batch carried: the same id sent again returns this commit. */
+  request?: string;
 }
 
 /** One op as recorded in a commit body. */
@@ -42,6 +44,7 @@ const TRAILER_KEYS: Array<[keyof ShadowTrailers, string]> = [
   ['ops', 'Shadow-Ops'],
   ['rebase', 'Shadow-Rebase'],
   ['applies', 'Shadow-Applies'],
+  ['request', 'Shadow-Request'],
 ];
 
 const MAX_SUMMARY = 200;

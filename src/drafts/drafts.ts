@@ -51,8 +51,9 @@ function isoTime(ms: number): string {
 }
 
 /** A history's state as draft.json keeps it (no empty fields). */
-function historyState(s: HistoryState): Pick<DraftMeta, 'bases' | 'conflicts' | 'rebase'> {
-  return { bases: s.bases, conflicts: Object.keys(s.conflicts).length > 0 ? s.conflicts : undefined, rebase: s.rebase };
+function historyState(s: HistoryState): Pick<DraftMeta, 'bases' | 'conflicts' | 'rebase' | 'requests'> {
+  const some = <T extends object>(r: T): T | undefined => (Object.keys(r).length > 0 ? r : undefined);
+  return { bases: s.bases, conflicts: some(s.conflicts), rebase: s.rebase, requests: some(s.requests) };
 }
 
 /** Rebuild lost metadata from the ref's history. */
@@ -109,7 +110,7 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
   const repo = ws.repo;
   const onHistory = isOnHistory(repo, tip, meta.bases_tip, meta.root);
   const history = historySince(repo, tip, onHistory ? meta.bases_tip : meta.root);
-  const start: HistoryState = onHistory ? { bases: meta.bases, conflicts: meta.conflicts ?? {}, rebase: meta.rebase } : EMPTY_STATE;
+  const start: HistoryState = onHistory ? { bases: meta.bases, conflicts: meta.conflicts ?? {}, rebase: meta.rebase, requests: meta.requests ?? {} } : EMPTY_STATE;
   const state = accumulateState(repo, start, history);
   const bases = state.bases;
   // The file lags: a plain git command may have moved the ref back over

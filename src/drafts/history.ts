@@ -56,9 +56,11 @@ export interface HistoryState {
   /** Path → why it is in conflict (conflict-lines.ts). */
   conflicts: Readonly<Record<string, string>>;
   rebase: RebaseMark | undefined;
+  /** Request id → the batch commit that carried it. */
+  requests: Readonly<Record<string, Oid>>;
 }
 
-export const EMPTY_STATE: HistoryState = { bases: BaseMap.EMPTY, conflicts: {}, rebase: undefined };
+export const EMPTY_STATE: HistoryState = { bases: BaseMap.EMPTY, conflicts: {}, rebase: undefined, requests: {} };
 
 /**
  * Add to `start` what the commits in `newestFirst` tell. The first commit
@@ -75,6 +77,7 @@ export function accumulateState(repo: Repository, start: HistoryState, newestFir
   let bases = start.bases;
   let conflicts = start.conflicts;
   let rebase = start.rebase;
+  let requests = start.requests;
   let found = new Map<string, Base>();
   for (let i = newestFirst.length - 1; i >= 0; i--) {
     const h = newestFirst[i]!;
@@ -101,6 +104,7 @@ export function accumulateState(repo: Repository, start: HistoryState, newestFir
     }
     // A batch lists the conflicts it resolved; a revert, those it left (the lines are rare: looked for first).
     if (h.trailers.batch === undefined) continue;
+    if (h.trailers.request !== undefined) requests = { ...requests, [h.trailers.request]: h.oid };
     const resolved = h.commit.message.includes('\nresolved\t') ? parseResolvedLines(h.commit.message) : [];
     const added = h.commit.message.includes('\nconflict\t') ? parseConflictLines(h.commit.message) : undefined;
     if (resolved.length > 0 || added) {
@@ -110,7 +114,7 @@ export function accumulateState(repo: Repository, start: HistoryState, newestFir
       conflicts = next;
     }
   }
-  return { bases: bases.adding(found), conflicts, rebase };
+  return { bases: bases.adding(found), conflicts, rebase, requests };
 }
 
 /** The highest batch number in a history. */

@@ -15,6 +15,8 @@ export interface BatchOrigin {
   plan?: string;
   planBatch?: string;
   session?: string;
+  /** A client's request id: two requests of the same ops are two batches (absent, the fingerprint is as it always was). */
+  request?: string;
 }
 
 function field(h: Hash, value: string | Uint8Array | undefined): void {
@@ -42,6 +44,7 @@ export function opsFingerprint(ops: readonly FileOperation[], origin: BatchOrigi
   field(h, origin.plan);
   field(h, origin.planBatch);
   field(h, origin.session);
+  if (origin.request !== undefined) field(h, `request ${origin.request}`);
   for (const op of ops) {
     field(h, op.operation);
     field(h, op.path);

@@ -71,6 +71,8 @@ export const OPERATION_NAMES: readonly OperationName[] = ['write', 'edit', 'patc
 export interface BatchInput {
   intent?: string;
   actor?: string;
+  /** The client's id for this request: sent again, the batch returns the commit the first one made (Shadow-Request). */
+  request_id?: string;
   operations: FileOperation[];
 }
 

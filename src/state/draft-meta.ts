@@ -46,6 +46,8 @@ export const DraftMetaSchema = z.object({
   conflicts: z.optional(z.record(z.string(), z.string())),
   /** The newest rebase on the draft's history (drafts/rebase.ts). */
   rebase: z.optional(RebaseMarkSchema),
+  /** Client request ids of the batches on the draft's history, and the commit each made (their Shadow-Request trailers). */
+  requests: z.optional(z.record(z.string(), z.string())),
 });
 
 /** draft.json as it is on disk. */
