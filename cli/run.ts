@@ -57,6 +57,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     .option('C', { type: 'string', describe: 'run as if shadow was started in <dir>', global: true, requiresArg: true })
     .option('draft', { type: 'string', describe: 'the draft to use (default: $SHADOW_DRAFT, else "default")', global: true, requiresArg: true })
     .option('actor', { type: 'string', describe: 'who is acting (default: $SHADOW_ACTOR, else git user.name)', global: true, requiresArg: true })
+    .option('model', { type: 'string', describe: 'the model an AI actor runs (default: $SHADOW_MODEL); recorded on its batches', global: true, requiresArg: true })
+    .option('actor-type', { type: 'string', choices: ['ai', 'human'], describe: 'who the actor is (default: $SHADOW_ACTOR_TYPE, else ai when a model is named)', global: true, requiresArg: true })
     .option('json', { type: 'boolean', describe: 'print one JSON document (errors too)', global: true });
   const words = commandWords(args);
   const helpShown = args.includes('--help') || args.includes('-h') || words.length === 0;
@@ -103,6 +105,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
         if (shadow) return shadow;
         const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir });
         shadow = opened;
+        if (argv.model !== undefined || argv['actor-type'] !== undefined) opened.useIdentity({ model: argv.model as string | undefined, actorType: argv['actor-type'] as string | undefined });
         const done = opened.recovered?.finished ?? [];
         if (done.length > 0 && spec.usage !== 'recover') {
           out.note(`recovered ${done.length === 1 ? 'an interrupted apply' : `${done.length} interrupted applies`} first (shadow recover)`);

@@ -9,6 +9,7 @@
 import type { Context } from './context.js';
 import { ShadowError } from './errors.js';
 import { checkDraftName } from './drafts/drafts.js';
+import { identityOf, type Identity } from './drafts/identity.js';
 import type { Workspace } from './drafts/workspace.js';
 import { installCalls, type DraftOption, type ShadowCore } from './api/shadow-core.js';
 import { batchCalls, type BatchCalls } from './api/batch-calls.js';
@@ -91,6 +92,23 @@ export class Shadow implements ShadowCore {
   /** Who acts: the option, else the batch's actor, `SHADOW_ACTOR`, git's `user.name`, `unknown`. */
   actor(explicit?: string, fromBatch?: string): string {
     return explicit ?? fromBatch ?? this.ctx.env.SHADOW_ACTOR ?? this.ws.repo.config.get('user.name') ?? 'unknown';
+  }
+
+  private identityDefaults: { model?: string; actorType?: string } = {};
+
+  /**
+   * Who this handle acts for by default (a server for AI clients: `{
+   * actorType: 'ai', model }`); each call's options still win. Checked now.
+   */
+  useIdentity(defaults: { model?: string; actorType?: string }): void {
+    identityOf(defaults.actorType, defaults.model);
+    this.identityDefaults = { ...defaults };
+  }
+
+  /** A person or an AI, and its model: the options, else the handle's defaults, else SHADOW_ACTOR_TYPE / SHADOW_MODEL. */
+  identity(options: { model?: string; actorType?: string } = {}): Identity {
+    const model = options.model ?? this.identityDefaults.model ?? this.ctx.env.SHADOW_MODEL;
+    return identityOf(options.actorType ?? this.identityDefaults.actorType ?? this.ctx.env.SHADOW_ACTOR_TYPE, model === '' ? undefined : model);
   }
 
   /** What opening the repository recovered (an apply a crash interrupted), if anything. */

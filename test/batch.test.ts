@@ -49,7 +49,7 @@ Batch('write, edit and delete land as one commit, readable by isomorphic-git', a
   assert.is(await readDraftFile(repo, 'old.txt'), undefined);
   const [commit] = await git.log({ fs: repo.fs, dir: repo.dir, ref: DRAFT_REF, depth: 1 });
   assert.match(commit!.commit.message, /^add greeting\n/);
-  assert.match(commit!.commit.message, /Shadow-Draft: default\nShadow-Batch: 1\nShadow-Actor: Test User\nShadow-Ops: [0-9a-f]{64}\n$/);
+  assert.match(commit!.commit.message, /Shadow-Draft: default\nShadow-Batch: 1\nShadow-Actor: Test User\nShadow-Actor-Type: human\nShadow-Ops: [0-9a-f]{64}\n$/);
   // The working tree is untouched.
   assert.is(repo.read('README.md'), 'Hello\n');
   assert.is(repo.exists('src/hello.ts'), false);

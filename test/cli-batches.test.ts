@@ -70,7 +70,7 @@ Batches('batch from a file and from stdin: every operation, expect, base64 and m
   assert.is(repo.git('ls-tree', '--name-only', out.commit, 'old.txt', 'src/app.ts'), '');
   assert.is(repo.git('ls-tree', out.commit, 'bin/run.sh').split(' ')[0], '100644');
   const { 'Shadow-Ops': fingerprint, ...named } = trailers(repo, out.commit);
-  assert.equal(named, { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'Test User' });
+  assert.equal(named, { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'Test User', 'Shadow-Actor-Type': 'human' });
   assert.match(fingerprint!, /^[0-9a-f]{64}$/, 'the batch is known by its fingerprint when it is sent again');
 
   // The same batch again (a retry) is already applied: success, no commit.

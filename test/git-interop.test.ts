@@ -96,15 +96,15 @@ Reads('git fsck --strict is clean; git log shows every batch with its trailers; 
   const log = history(repo, `${head}..${DRAFT}`);
   assert.equal(log.map((c) => [c.oid, c.subject, c.author, c.trailers]), [
     // `shadow write` sends bytes: the fingerprint is of what is stored, however it was sent.
-    [b4.commit, 'write notes.md', 'Test User', { 'Shadow-Draft': 'default', 'Shadow-Batch': '4', 'Shadow-Actor': 'Test User', 'Shadow-Ops': opsFingerprint([{ operation: 'write', path: 'notes.md', content: 'notes\n' }]) }],
-    [b2.commit, 'delete old.txt', 'agent-b', { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'agent-b', 'Shadow-Ops': opsFingerprint([{ operation: 'delete', path: 'old.txt' }]) }],
-    [b1.commit, 'greet', 'agent-a', { 'Shadow-Draft': 'default', 'Shadow-Batch': '1', 'Shadow-Actor': 'agent-a', 'Shadow-Ops': opsFingerprint(ops1) }],
-    [log[3]!.oid, 'capture working tree state of 1 path before batch 1', 'Test User', { 'Shadow-Draft': 'default', 'Shadow-Capture': '1' }],
+    [b4.commit, 'write notes.md', 'Test User', { 'Shadow-Draft': 'default', 'Shadow-Batch': '4', 'Shadow-Actor': 'Test User', 'Shadow-Actor-Type': 'human', 'Shadow-Ops': opsFingerprint([{ operation: 'write', path: 'notes.md', content: 'notes\n' }]) }],
+    [b2.commit, 'delete old.txt', 'agent-b', { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'agent-b', 'Shadow-Actor-Type': 'human', 'Shadow-Ops': opsFingerprint([{ operation: 'delete', path: 'old.txt' }]) }],
+    [b1.commit, 'greet', 'agent-a', { 'Shadow-Draft': 'default', 'Shadow-Batch': '1', 'Shadow-Actor': 'agent-a', 'Shadow-Actor-Type': 'human', 'Shadow-Ops': opsFingerprint(ops1) }],
+    [log[3]!.oid, 'capture working tree state of 1 path before batch 1', 'Test User', { 'Shadow-Draft': 'default', 'Shadow-Capture': '1', 'Shadow-Actor-Type': 'human' }],
   ]);
   assert.is(repo.git('rev-parse', `${log[3]!.oid}^`).trim(), head, 'the draft starts at HEAD');
   // The body and the op list survive in the message; git's trailer parser agrees with shadow's.
   const message = repo.git('log', '-1', '--format=%B', b1.commit);
-  assert.match(message, /^greet\n\nA body line\.\n\nedit\tREADME\.md\nwrite\tbin\/run\.sh\n\nShadow-Draft: default\nShadow-Batch: 1\nShadow-Actor: agent-a\n/);
+  assert.match(message, /^greet\n\nA body line\.\n\nedit\tREADME\.md\nwrite\tbin\/run\.sh\n\nShadow-Draft: default\nShadow-Batch: 1\nShadow-Actor: agent-a\nShadow-Actor-Type: human\n/);
   // git log -p shows the user's change and the agent's apart.
   assert.match(repo.git('show', '--format=', log[3]!.oid, '--', 'README.md'), /^-Hello\n\+Hello from the user$/m);
   assert.match(repo.git('show', '--format=', b1.commit, '--', 'README.md'), /^-Hello from the user\n\+Hello from the agent$/m);
@@ -463,7 +463,7 @@ Layouts('a bare repository: the lower layer is the draft\'s root commit', ({ rep
   const s = ok(inBare(['status', '--json']), 'status');
   assert.equal(s.drifted, []);
   assert.is(s.batches, 1);
-  assert.match(repo.git('--git-dir', bare, 'log', '-1', '--format=%(trailers:only,unfold)', 'refs/shadow/drafts/default'), /^Shadow-Draft: default\nShadow-Batch: 1\nShadow-Actor: Test User\n/);
+  assert.match(repo.git('--git-dir', bare, 'log', '-1', '--format=%(trailers:only,unfold)', 'refs/shadow/drafts/default'), /^Shadow-Draft: default\nShadow-Batch: 1\nShadow-Actor: Test User\nShadow-Actor-Type: human\n/);
   fsckClean(repo, ['--git-dir', bare]);
 });
 

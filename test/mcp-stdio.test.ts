@@ -85,7 +85,7 @@ Main('batch_write: the seed batch is one commit by the client (its name is the a
   const [c] = commits(repo, 'refs/shadow/drafts/default');
   assert.equal([c!.oid, c!.subject, c!.author, c!.email], [r.commit, 'add greeting', 'Claude Code', 'claude-code@shadow.invalid']);
   const { 'Shadow-Ops': fingerprint, ...named } = c!.trailers;
-  assert.equal(named, { 'Shadow-Draft': 'default', 'Shadow-Batch': '1', 'Shadow-Actor': 'Claude Code' });
+  assert.equal(named, { 'Shadow-Draft': 'default', 'Shadow-Batch': '1', 'Shadow-Actor': 'Claude Code', 'Shadow-Actor-Type': 'ai' });
   assert.match(fingerprint!, /^[0-9a-f]{64}$/);
   assert.is(repo.git('show', 'refs/shadow/drafts/default:src/hello.ts'), 'export const hi = 1\n');
   assert.is(repo.git('show', 'refs/shadow/drafts/default:README.md'), 'Hello, world\n');

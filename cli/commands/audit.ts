@@ -9,7 +9,7 @@ export async function log(ctx: CommandContext): Promise<void> {
     if (entries.length === 0) return `draft ${sh.draftName({ draft: ctx.draft })} has no batches yet`;
     return entries
       .map((e) => {
-        const head = `batch ${e.batch} · ${e.actor} · ${shortTime(e.time)} · ${e.intent} · ${plural(e.ops.length, 'op')}  ${short(e.commit)}`;
+        const head = `batch ${e.batch} · ${e.actor}${e.model ? ` (${e.model})` : ''} · ${shortTime(e.time)} · ${e.intent} · ${plural(e.ops.length, 'op')}  ${short(e.commit)}`;
         const ops = e.ops.map((o) => `    ${pad(o.operation, 7)} ${o.path}${o.arg ? ` ${o.operation === 'rename' || o.operation === 'apply_patch' ? '-> ' : ''}${o.arg}` : ''}${o.note ? ` (${o.note})` : ''}`);
         const captured = e.captured.length ? [`    (captured first from the working tree: ${e.captured.join(', ')})`] : [];
         return [head, ...ops, ...captured].join('\n');

@@ -24,6 +24,8 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     draft: ctx.draft,
     draftPerActor: ctx.argv['draft-per-actor'] === true,
     actor: ctx.actor,
+    actorType: ctx.argv['actor-type'] as string | undefined,
+    model: ctx.argv.model as string | undefined,
     allowApply: ctx.argv['allow-apply'] === true,
     profiles,
     version: shadowVersion(),

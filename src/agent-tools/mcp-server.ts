@@ -27,6 +27,9 @@ export interface McpOptions {
   allowApply?: boolean;
   /** The shapes of tools to serve (default shadow's own). */
   profiles?: readonly Profile[];
+  /** Who the client is: `ai` unless told otherwise (an MCP client is an agent), and its model. */
+  actorType?: string;
+  model?: string;
   version: string;
   /** The connection: the CLI passes its own stdin and stdout. */
   stdin: Readable;
@@ -57,6 +60,8 @@ function instructions(profiles: readonly Profile[]): string {
 /** Serve the tools until the client closes the connection. */
 export async function serveMcp(sh: Shadow, options: McpOptions): Promise<void> {
   const profiles = options.profiles ?? ['shadow'];
+  // An MCP client is an agent: its batches are an AI's, with the model it was told to name.
+  sh.useIdentity({ actorType: options.actorType ?? sh.context.env.SHADOW_ACTOR_TYPE ?? 'ai', model: options.model ?? sh.context.env.SHADOW_MODEL });
   const server = new Server({ name: 'shadow', version: options.version }, { capabilities: { tools: {} }, instructions: instructions(profiles) });
   let conn: ToolConnection | undefined;
   // Decided at the first call, once the client has said who it is.

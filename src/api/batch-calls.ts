@@ -9,6 +9,7 @@ import { runBatch, type BatchResult } from '../drafts/batch.js';
 import { parseJsonText, validateBatch } from '../drafts/batch-schema.js';
 import { batchTooLarge } from '../drafts/batch-bounds.js';
 import { invalidBatchResult } from './batch-failure.js';
+import type { Identity } from '../drafts/identity.js';
 import type { BatchCallOptions, ShadowCore } from './shadow-core.js';
 
 export interface BatchCalls {
@@ -129,9 +130,17 @@ function batchCarrying(sh: ShadowCore, input: unknown, options: BatchCallOptions
     throw e;
   }
   if (carried) parsed = putBack(parsed, input, carried);
+  let identity: Identity;
+  try {
+    identity = sh.identity(options);
+  } catch (e) {
+    if (e instanceof ShadowError) return invalidBatchResult(draft, input, e);
+    throw e;
+  }
   return runBatch(sh.ws, parsed, {
     draft,
     actor: sh.actor(options.actor, parsed.actor),
+    identity,
     allowIgnored: options.allowIgnored,
     maxContentBytes: options.maxContentBytes,
   });

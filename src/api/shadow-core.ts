@@ -8,6 +8,7 @@
 import type { Context } from '../context.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { checkPath } from '../drafts/batch-schema.js';
+import type { Identity } from '../drafts/identity.js';
 
 /** Options every draft-scoped call takes. */
 export interface DraftOption {
@@ -18,6 +19,10 @@ export interface DraftOption {
 export interface BatchCallOptions extends DraftOption {
   /** Who sends the batch; default the batch's own `actor`, `SHADOW_ACTOR`, git's `user.name`. */
   actor?: string;
+  /** The model the actor runs (an AI); default the handle's, else `SHADOW_MODEL`. */
+  model?: string;
+  /** `ai` or `human`; default the handle's, else `SHADOW_ACTOR_TYPE`, else `ai` when a model is named. */
+  actorType?: string;
   allowIgnored?: boolean;
   maxContentBytes?: number;
 }
@@ -31,6 +36,8 @@ export interface ShadowCore {
   draftName(options?: DraftOption): string;
   /** Who acts: the option, else the batch's actor, `SHADOW_ACTOR`, git's `user.name`, `unknown`. */
   actor(explicit?: string, fromBatch?: string): string;
+  /** A person or an AI, and its model: the options, else the handle's defaults (`useIdentity`), else the environment. */
+  identity(options?: { model?: string; actorType?: string }): Identity;
 }
 
 /** A directory of the view as given by a person: `''`, `.`, `./src`, `src/`. */

@@ -21,6 +21,10 @@ export interface LogEntry {
   plan?: string;
   plan_batch?: string;
   session?: string;
+  /** `ai` or `human`, when recorded (identity.ts). */
+  actor_type?: string;
+  /** The model an AI actor ran, when recorded. */
+  model?: string;
 }
 
 /** The batches of a draft, newest first (at most `limit`). */
@@ -49,6 +53,8 @@ export function draftLog(ws: Workspace, draftName: string, limit = Infinity): Lo
     if (t.plan !== undefined) entry.plan = t.plan;
     if (t.planBatch !== undefined) entry.plan_batch = t.planBatch;
     if (t.session !== undefined) entry.session = t.session;
+    if (t.actorType !== undefined) entry.actor_type = t.actorType;
+    if (t.model !== undefined) entry.model = t.model;
     out.push(entry);
   }
   return out;

@@ -1,8 +1,9 @@
-import { ShadowError, type ShadowErrorJSON } from '../errors.js';
+import { ShadowError } from '../errors.js';
 import { batchMessage, captureMessage, parseTrailers, type ShadowTrailers } from './commit-message.js';
 import { decodeContent } from '../core/content.js';
 import { hashObject, serializeCommit, type Commit, type Oid, type TreeEntry } from '../git/format/git-objects.js';
-import { opPath, opPaths, type BatchInput, type FileOperation, type OpResult } from './ops.js';
+import { opPaths, type BatchInput, type FileOperation, type OpResult } from './ops.js';
+import type { BatchResult } from './batch-result.js';
 import { opsFingerprint } from './ops-fingerprint.js';
 import { draftRef } from './ref-names.js';
 import { resolveBatch, type Patcher, type Resolution } from './resolve-batch.js';
@@ -16,32 +17,14 @@ import { checkWorktree, draftStatusWord, keepDraftMeta, loadDraft, publishDraft,
 import { logEvent } from './ledger-events.js';
 import { concurrentConflicts } from './batch-conflicts.js';
 import { StagedObjects } from './staged-objects.js';
-import { HARD_MAX_ATTEMPTS, MAX_ATTEMPTS, retryPause } from './batch-retry.js';
+import { alreadyApplied, HARD_MAX_ATTEMPTS, isRetryOf, MAX_ATTEMPTS, replayed, retryPause } from './batch-retry.js';
 import { resolvedLines } from './conflict-lines.js';
+import { attributionLines, type Identity } from './identity.js';
 import { resolvedBy, withoutResolved } from './draft-conflicts.js';
 import { SubmoduleProbe } from './submodules.js';
 import type { Workspace } from './workspace.js';
 
-/** The outcome of a batch: the batch tool's output shape, plus what shadow knows. */
-export interface BatchResult {
-  success: boolean;
-  results: OpResult[];
-  error?: ShadowErrorJSON;
-  /** The draft's tip after the batch (the new commit, or the unchanged tip). */
-  commit: Oid | null;
-  /** The batch number, or null when nothing was committed. */
-  batch: number | null;
-  draft: string;
-  created_draft?: boolean;
-  /** Paths whose working-tree state was recorded first, in a capture commit. */
-  captured?: string[];
-  /** True when every op was already in place, so no commit was made. */
-  unchanged?: boolean;
-  /** Paths in conflict since a rebase that this batch resolved. */
-  resolved?: string[];
-  /** Set when this is a request sent again: the id, and `commit`/`batch` are the first request's. */
-  request_id?: string;
-}
+export type { BatchResult } from './batch-result.js';
 
 export interface BatchOptions {
   draft: string;
@@ -54,6 +37,8 @@ export interface BatchOptions {
   trailers?: Pick<ShadowTrailers, 'plan' | 'planBatch' | 'session'>;
   /** Paths in conflict to mark resolved as they are (`shadow resolve`), besides those the ops touch. */
   resolve?: readonly string[];
+  /** A person or an AI, and its model (identity.ts); unrecorded when absent. */
+  identity?: Identity;
 }
 
 /**
@@ -202,6 +187,7 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
       commit: r.commit,
       parent: draft.tip,
       intent: input.intent?.split('\n')[0] ?? null,
+      ...(options.identity ? { actor_type: options.identity.type, ...(options.identity.model ? { model: options.identity.model } : {}) } : {}),
       ops: r.results.map((x) => ({
         ...(x.to ? { operation: x.operation, path: x.path, to: x.to, status: x.status } : { operation: x.operation, path: x.path, status: x.status }),
         ...(x.files ? { files: x.files } : {}),
@@ -354,13 +340,14 @@ function attemptBatch(
     if (entry && resolution.blobs.has(entry.oid)) objects.push({ oid: entry.oid, type: 'blob', content: resolution.blobs.get(entry.oid)! });
   }
   for (const t of [...staged.trees.values(), ...edited.trees]) objects.push({ oid: t.oid, type: 'tree', content: t.content });
-  const trailers: ShadowTrailers = { draft: draft.name, batch, actor: options.actor, ...options.trailers, ops: fingerprint, request: input.request_id };
+  const who = options.identity;
+  const trailers: ShadowTrailers = { draft: draft.name, batch, actor: options.actor, actorType: who?.type, model: who?.model, ...options.trailers, ops: fingerprint, request: input.request_id };
   const batchCommit: Commit = {
     tree: edited.root,
     parents: [parent],
     author: repo.actorSignature(options.actor),
     committer,
-    message: batchMessage(input.intent, resolution.opLines, trailers, resolvedLines(resolved)),
+    message: batchMessage(input.intent, resolution.opLines, trailers, resolvedLines(resolved), who ? attributionLines(options.actor, who, repo.config.get('shadow.trailer')) : []),
   };
   const oid = pushCommit(ws, objects, batchCommit);
   // Written by the caller, while it takes the ref's lock.
@@ -380,43 +367,6 @@ function attemptBatch(
   if (capturedPaths.length > 0) result.captured = capturedPaths;
   if (resolved.length > 0) result.resolved = resolved;
   return { result, commit: { oid, batch, summary: batchCommit.message.split('\n')[0]!, newBases, objects, trees } };
-}
-
-/**
- * True when the draft's tip is the commit this very batch made: it was sent
- * again (its answer lost, a client's retry) and is in place. Only the tip
- * counts: a batch after another one is a new request, judged on what it
- * finds, and so is one after a rollback past it. The same holds on each
- * attempt of the race loop: a batch that lost the race to another writer's
- * commit of the same operations (a duplicate sent concurrently) is that
- * commit; one that lost to any other commit is resolved on top of it.
- */
-function isRetryOf(draft: Draft, tipMessage: string, fingerprint: string): boolean {
-  if (draft.tip === draft.meta.root) return false;
-  const t = parseTrailers(tipMessage);
-  return t.ops === fingerprint && t.draft === draft.name && t.batch !== undefined;
-}
-
-/** The answer to a batch sent again: every op already applied, no commit. */
-function alreadyApplied(draft: Draft, input: BatchInput): BatchResult {
-  const results: OpResult[] = input.operations.map((op) => {
-    const r: OpResult = { operation: op.operation, path: opPath(op), success: true, status: 'already_applied' };
-    if (op.operation === 'rename') r.to = op.to;
-    return r;
-  });
-  return { success: true, results, commit: draft.tip, batch: null, draft: draft.name, unchanged: true };
-}
-
-/**
- * The answer to a request sent again under its id: the commit and batch the
- * first one made, every op already applied, nothing committed. Found
- * wherever that batch is on the draft's history, across processes and
- * restarts (the id is in the commit's trailer; draft.json only caches it).
- */
-function replayed(ws: Workspace, draft: Draft, input: BatchInput, commit: Oid): BatchResult {
-  const first = alreadyApplied(draft, input);
-  const batch = parseTrailers(ws.repo.objects.readCommit(commit).message).batch ?? null;
-  return { ...first, commit, batch, request_id: input.request_id! };
 }
 
 function pushCommit(ws: Workspace, objects: PackObject[], commit: Commit): Oid {

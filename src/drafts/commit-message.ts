@@ -21,6 +21,10 @@ export interface ShadowTrailers {
   applies?: string;
   /** The client's request id a batch carried: the same id sent again returns this commit. */
   request?: string;
+  /** `ai` or `human` (identity.ts). */
+  actorType?: string;
+  /** The model an AI actor ran. */
+  model?: string;
 }
 
 /** One op as recorded in a commit body. */
@@ -38,6 +42,8 @@ const TRAILER_KEYS: Array<[keyof ShadowTrailers, string]> = [
   ['batch', 'Shadow-Batch'],
   ['capture', 'Shadow-Capture'],
   ['actor', 'Shadow-Actor'],
+  ['actorType', 'Shadow-Actor-Type'],
+  ['model', 'Shadow-Model'],
   ['plan', 'Shadow-Plan'],
   ['planBatch', 'Shadow-Plan-Batch'],
   ['session', 'Shadow-Session'],
@@ -77,7 +83,7 @@ export function autoSummary(ops: readonly OpLine[]): string {
  * however many there are (the conflicts a batch resolves, see
  * conflict-lines.ts), after the op lines.
  */
-export function batchMessage(intent: string | undefined, ops: readonly OpLine[], trailers: ShadowTrailers, lines: readonly string[] = []): string {
+export function batchMessage(intent: string | undefined, ops: readonly OpLine[], trailers: ShadowTrailers, lines: readonly string[] = [], extraTrailers: readonly string[] = []): string {
   const [first = '', ...rest] = (intent ?? '').split('\n');
   const summary = oneLine(first) || autoSummary(ops);
   // The body is free text: no control characters (git refuses NUL) and no
@@ -86,7 +92,8 @@ export function batchMessage(intent: string | undefined, ops: readonly OpLine[],
   const opLines = ops.slice(0, MAX_OP_LINES).map(formatOpLine);
   if (ops.length > MAX_OP_LINES) opLines.push(`… and ${ops.length - MAX_OP_LINES} more`);
   const body = [extra, opLines.join('\n'), lines.join('\n')].filter((s) => s.length > 0).join('\n\n');
-  return `${summary}\n\n${body ? `${body}\n\n` : ''}${formatTrailers(trailers)}\n`;
+  const tail = [formatTrailers(trailers), ...extraTrailers.map((l) => oneLine(l, 300))].join('\n');
+  return `${summary}\n\n${body ? `${body}\n\n` : ''}${tail}\n`;
 }
 
 /** The message of a capture commit: the working tree's state of `paths` before batch `batch`. */
@@ -94,7 +101,7 @@ export function captureMessage(draft: string, batch: number, paths: readonly str
   const listed = paths.slice(0, MAX_OP_LINES).map((p) => `capture\t${p}`);
   if (paths.length > MAX_OP_LINES) listed.push(`… and ${paths.length - MAX_OP_LINES} more`);
   const noun = paths.length === 1 ? 'path' : 'paths';
-  return `capture working tree state of ${paths.length} ${noun} before batch ${batch}\n\n${listed.join('\n')}\n\n${formatTrailers({ draft, capture: batch })}\n`;
+  return `capture working tree state of ${paths.length} ${noun} before batch ${batch}\n\n${listed.join('\n')}\n\n${formatTrailers({ draft, capture: batch, actorType: 'human' })}\n`;
 }
 
 /** The message of the root commit of a draft made in a repository with no commit. */

@@ -13,7 +13,13 @@ function header(req: FastifyRequest, name: string): string | undefined {
 /** The core of the draft engine for agents that only speak HTTP. */
 export function registerDraftRoutes(app: FastifyInstance, sh: Shadow): void {
   app.post('/api/batch', async (req: FastifyRequest<{ Querystring: { draft?: string; actor?: string } }>, reply) => {
-    const r = await sh.batch(req.body, { draft: req.query.draft, actor: req.query.actor ?? header(req, 'x-shadow-actor') });
+    const r = await sh.batch(req.body, {
+      draft: req.query.draft,
+      actor: req.query.actor ?? header(req, 'x-shadow-actor'),
+      model: header(req, 'x-shadow-model'),
+      // A client of the API is an agent unless it says otherwise.
+      actorType: header(req, 'x-shadow-actor-type') ?? 'ai',
+    });
     return reply.code(r.success ? 200 : statusFor(r.error?.code ?? 'BATCH_FAILED')).send(r);
   });
 
