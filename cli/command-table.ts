@@ -145,6 +145,16 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/audit.js').then((m) => m.diff),
   },
   {
+    usage: 'blame <path>',
+    describe: "who last wrote each line of a file of the draft: batch, actor, model, time (git's blame beneath)",
+    builder: (y) =>
+      y
+        .positional('path', { type: 'string', describe: 'relative to the current directory' })
+        .option('at', { type: 'string', describe: 'a checkpoint, batch number, ~N or commit of the draft (default its tip)' })
+        .option('porcelain', { type: 'boolean', describe: "git blame --porcelain's output, as git prints it" }),
+    load: () => import('./commands/audit.js').then((m) => m.blame),
+  },
+  {
     usage: 'status',
     describe: 'the draft: tip, batches, changed paths, paths the working tree moved',
     load: () => import('./commands/audit.js').then((m) => m.status),

@@ -42,6 +42,7 @@ export type { UnapplyResult } from './publish/unapply.js';
 export type { RebaseResult } from './drafts/rebase.js';
 export type { RebasedPath } from './drafts/rebase-plan.js';
 export type { RevertResult } from './drafts/revert.js';
+export type { BlameResult, BlameLine } from './drafts/blame.js';
 export type { PathConflict, ConflictReason } from './publish/path-conflict.js';
 export type { MergeStatus } from './publish/merge-paths.js';
 export type { ConflictHunk, HunkSide } from './git/format/merge-file.js';

@@ -63,3 +63,19 @@ export async function status(ctx: CommandContext): Promise<void> {
     return lines.join('\n');
   });
 }
+
+/** `shadow blame <path> [--at <point>] [--porcelain]` */
+export async function blame(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const path = await ctx.repoPath(String(ctx.argv.path));
+  const r = await sh.blame(path, { draft: ctx.draft, at: ctx.argv.at as string | undefined });
+  if (ctx.argv.porcelain === true && !ctx.out.json) {
+    ctx.io.stdout(r.porcelain);
+    return;
+  }
+  ctx.out.result(r, () => {
+    const who = (l: (typeof r.lines)[number]): string => (l.batch !== null ? `${l.capture ? 'capture' : 'batch'} ${l.batch} ${l.actor}${l.model ? ` (${l.model})` : ''}` : l.actor);
+    const width = Math.max(0, ...r.lines.map((l) => who(l).length));
+    return r.lines.map((l) => `${l.commit.slice(0, 8)} (${who(l).padEnd(width)} ${l.time.slice(0, 10)} ${String(l.line).padStart(4)}) ${l.content}`).join('\n');
+  });
+}

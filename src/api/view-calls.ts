@@ -8,6 +8,7 @@ import { draftChanges, draftLog, draftStatus, type ChangedFile, type DraftStatus
 import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from '../drafts/view.js';
 import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from '../drafts/view-walk.js';
 import { checkPath } from '../drafts/batch-schema.js';
+import type { BlameResult } from '../drafts/blame.js';
 import { viewDir, type DraftOption, type ShadowCore } from './shadow-core.js';
 
 /** A file of a draft's diff, with its patch when asked for. */
@@ -55,6 +56,14 @@ export interface ViewCalls {
 
   /** @example const s = await sh.status(); s.drifted.length */
   status(options?: DraftOption): Promise<DraftStatus>;
+
+  /**
+   * Who last wrote each line of a file of the draft (at its tip, or `at` a
+   * checkpoint, batch, ~N or commit of it): git's blame of the draft, with
+   * each draft commit's batch, actor, actor type and model.
+   * @example (await sh.blame('src/api.ts')).lines.filter((l) => l.actor_type === 'ai')
+   */
+  blame(path: string, options?: DraftOption & { at?: string }): Promise<BlameResult>;
 }
 
 export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
@@ -100,6 +109,11 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       });
     }
     return { draft, from: changes.from, to: changes.to, files };
+  },
+
+  async blame(path, options = {}) {
+    const { blamePath } = await import('../drafts/blame.js');
+    return blamePath(this.ws, this.draftName(options), checkPath(path), options.at);
   },
 
   async status(options) {
