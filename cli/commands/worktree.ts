@@ -134,6 +134,7 @@ export async function exec(ctx: CommandContext): Promise<number> {
   }
   const given = ctx.argv.worktree as string | undefined;
   let dir: string;
+  let shared: string[] = [];
   if (given) {
     dir = resolve(ctx.dir, given);
     await sh.worktrees.sync(dir);
@@ -141,6 +142,7 @@ export async function exec(ctx: CommandContext): Promise<number> {
     // The draft's kept git worktree: made once, then only what changed is written.
     const w = await sh.worktrees.exec({ draft: ctx.draft });
     dir = w.dir;
+    shared = w.shares.filter((x) => x.status === 'linked').map((x) => x.path);
     if (w.discarded.length > 0) ctx.out.note(`reset what an earlier command left in ${dir} and nobody recorded: ${w.discarded.slice(0, 5).join(', ')}${w.discarded.length > 5 ? ', …' : ''}`);
   }
   // Run where the user stands, inside the view: the same subdirectory of the
@@ -148,6 +150,8 @@ export async function exec(ctx: CommandContext): Promise<number> {
   const root = ctx.worktreeRoot ?? sh.layout.worktree;
   const rel = root ? relative(root, ctx.dir) : '';
   let sub = rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? '' : rel;
+  // Never inside a shared directory: its links lead into the person's working tree.
+  for (const p of shared) if (sub === p || sub.startsWith(`${p}/`)) sub = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
   // A directory the view does not hold (ignored, or empty): its nearest parent that it does.
   while (sub !== '' && !existsSync(join(dir, sub))) sub = sub.includes('/') ? sub.slice(0, sub.lastIndexOf('/')) : '';
   const recordAlways = ctx.argv.record === true;
