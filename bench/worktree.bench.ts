@@ -20,6 +20,12 @@
  * beside the milliseconds: files written, fsyncs, objects read and fs calls
  * per run (machine-independent), then every target with PASS/FAIL.
  *
+ * exec          \`shadow exec -- true\` on a repository of --exec-n files
+ *               (default 4,800): the first call (the draft's git worktree
+ *               made) and the second (after a 10-file batch: only those
+ *               written), against \`git worktree add --detach\`; and
+ *               \`shadow worktree add\` against it, peak RSS beside the ms.
+ *
  *   node dist/bench/worktree.bench.js             # a few minutes (generates and caches the repositories)
  *   node dist/bench/worktree.bench.js --quick
  *   node dist/bench/worktree.bench.js --help
@@ -34,6 +40,7 @@ import { cachedRepo, copyRepo, gitEnv, run, settle, type CachedRepo } from './he
 import { positiveInt, positiveInts, readFlags } from './helpers/flags.js';
 import { count, median, ms, p90, ratio, table, thousands } from './helpers/stats.js';
 import { content, prng } from './helpers/workload.js';
+import { execRows, execTable } from './helpers/exec-cases.js';
 
 const MATERIALIZE_FACTOR = 1.5;
 const SYNC_BUDGET_MS = 20;
@@ -46,6 +53,8 @@ const HELP = `usage: node dist/bench/worktree.bench.js [options]
 
   --n 10000            files of the repository materialized          default: 10,000
   --sync-n 10000,100000  repository sizes the sync is timed at        default: 10,000 and 100,000
+  --exec-n 4800        files of the repository exec is timed on       default: 4,800
+  --only-exec          only the exec cases
   --quick              fewer runs (3 materializations, 5 syncs per size)
   --runs n             measured runs per case (defaults: 5 materializations, 15 syncs per size)
   --keep               keep the scratch copies
@@ -55,6 +64,7 @@ const HELP = `usage: node dist/bench/worktree.bench.js [options]
 interface Options {
   n: number;
   syncNs: number[];
+  execN: number;
   quick: boolean;
   runs: number | undefined;
   keep: boolean;
@@ -62,13 +72,15 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { n: 10000, syncNs: [10000, 100000], quick: false, runs: undefined, keep: false, cacheDir: join(PROJECT_ROOT, 'bench', '.cache') };
+  const o: Options = { n: 10000, syncNs: [10000, 100000], execN: 4800, quick: false, runs: undefined, keep: false, cacheDir: join(PROJECT_ROOT, 'bench', '.cache') };
   readFlags(argv, HELP, {
     '--n': (v) => (o.n = positiveInt(v(), '--n')),
     '--sync-n': (v) => (o.syncNs = positiveInts(v(), '--sync-n')),
+    '--exec-n': (v) => (o.execN = positiveInt(v(), '--exec-n')),
     '--quick': () => (o.quick = true),
     '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
     '--keep': () => (o.keep = true),
+    '--only-exec': () => undefined,
     '--cache': (v) => (o.cacheDir = v()),
   });
   return o;
@@ -242,6 +254,31 @@ async function main(): Promise<void> {
   console.log(`load average at the start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 
   const verdicts: Array<{ ok: boolean; target: string; detail: string }> = [];
+
+  // Exec: the kept git worktree, first call and second, with peak memory.
+  {
+    const s = scratch(o, root, o.execN, env);
+    const sh = await s.open();
+    const rows = execRows({
+      runs: o.runs ?? (o.quick ? 2 : 4),
+      shadowBin: SHADOW_BIN,
+      dir: s.dir,
+      env: s.env,
+      root,
+      batch: (seed) => void run(process.execPath, [SHADOW_BIN, 'batch', '-'], { cwd: s.dir, env: s.env, input: JSON.stringify(batchOf(s, BATCH_FILES, seed)) }),
+    });
+    sh.close();
+    console.log(`\nexec and worktree add on ${thousands(o.execN)} files (processes; peak RSS of the largest process of each)`);
+    console.log(table(['case', 'runs', 'median ms', 'vs git', 'peak MiB'], execTable(rows)));
+    const first = median(rows[0]!.ms);
+    const second = median(rows[1]!.ms);
+    verdicts.push({ ok: second < first, target: 'the second exec costs less than the first (kept, synced by what changed)', detail: `${ms(second)} vs ${ms(first)} ms` });
+    removeDir(s.dir);
+    if (process.argv.includes('--only-exec')) {
+      for (const v of verdicts) console.log(`  ${v.ok ? 'PASS' : 'FAIL'}  ${v.target}: ${v.detail}`);
+      return;
+    }
+  }
 
   // Materialize.
   const m = await benchMaterialize(o, scratch(o, root, o.n, env), root);

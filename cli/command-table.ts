@@ -286,13 +286,13 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   },
   {
     usage: 'exec',
-    describe: 'run a command (after --) in a view of the draft; the working tree is never touched',
+    describe: "run a command (after --) in the draft's kept git worktree (dependencies linked from yours); the working tree is never touched",
     builder: (y) =>
       y
         .option('record', { type: 'boolean', describe: 'record what the command changed as one batch' })
         .option('record-on-success', { type: 'boolean', describe: 'record only when the command exits 0' })
-        .option('worktree', { type: 'string', describe: 'run in this worktree instead of a temporary one' })
-        .option('keep', { type: 'boolean', describe: 'keep the temporary worktree' })
+        .option('worktree', { type: 'string', describe: "run in this worktree instead of the draft's exec worktree" })
+        .option('keep', { type: 'boolean', describe: 'say where the exec worktree stays (it is always kept)' })
         .option('message', { alias: 'm', type: 'string', describe: 'the intent of the recorded batch' }),
     load: () => import('./commands/worktree.js').then((m) => m.exec),
   },

@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'INVALID_DRAFT_NAME'
   | 'INVALID_CHECKPOINT_NAME'
   | 'INVALID_TARGET'
+  // a shadow.worktreeShare path outside the working tree
+  | 'INVALID_SHARE_PATH'
   // an agent's config file shadow init would change does not parse
   | 'INVALID_CONFIG'
   | 'INVALID_PATCH'

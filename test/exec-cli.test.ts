@@ -36,7 +36,7 @@ const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })
 walk('.');
 `;
 
-Exec('exec --record with a formatter: its rewrite is one batch; the working tree is never touched; the temporary worktree goes', async ({ repo, tmp }) => {
+Exec('exec --record with a formatter: its rewrite is one batch; the working tree is never touched; the exec worktree is kept for the next call', async ({ repo, tmp }) => {
   const fmt = join(repo.root, 'fmt.js');
   fs.writeFileSync(fmt, FORMATTER);
   const before = treeHash(repo.dir);
@@ -54,9 +54,9 @@ Exec('exec --record with a formatter: its rewrite is one batch; the working tree
   assert.is(repo.read('src/x.js'), FILES['src/x.js']);
   assert.is(treeHash(repo.dir), before, 'the working tree is byte-identical');
   assert.equal(snapshotTree(repo.dir), snap);
-  assert.equal(fs.readdirSync(tmp), [], 'the temporary worktree is removed');
-  assert.not.ok(fs.existsSync(r.json.dir));
-  assert.is(cli(repo, ['worktree', 'list', '--json']).json.worktrees.length, 0, 'and forgotten');
+  assert.equal(fs.readdirSync(tmp), [], 'nothing in the temporary directory');
+  assert.is(r.json.dir, `${repo.dir}.shadow-exec/default`, 'kept beside the repository');
+  assert.equal(cli(repo, ['worktree', 'list', '--json']).json.worktrees.map((w: { dir: string }) => w.dir), [r.json.dir]);
   fsck(repo);
 });
 
@@ -131,7 +131,7 @@ Exec('exec --worktree <dir> runs there (synced first); from a subdirectory, in t
     const k = cli(repo, ['exec', '--keep', '--', process.execPath, '-e', 'console.log(process.env.SHADOW_WORKTREE)'], { env: { TMPDIR: tmp } });
     assert.is(k.status, 0, k.stderr);
     const kept = k.stdout.trim();
-    assert.ok(kept.startsWith(tmp) && fs.existsSync(join(kept, MARKER)), `kept: ${kept}`);
+    assert.ok(kept === `${repo.dir}.shadow-exec/default` && fs.existsSync(join(kept, MARKER)), `kept: ${kept}`);
     assert.match(k.stderr, /stays/);
     assert.is((await sh.worktrees.list()).length, 2);
     const none = cli(repo, ['exec', '--json']);
@@ -151,7 +151,7 @@ Exec('exec from inside a worktree named like the repository (../repo-draft, as t
     const r = cli(repo, ['exec', '--', process.execPath, '-e', 'console.log(process.cwd() === process.env.SHADOW_WORKTREE || process.cwd())'], { cwd: join(wt, 'src'), env: { TMPDIR: tmp } });
     assert.is(r.status, 0, `exit ${r.status}: ${r.stdout}${r.stderr}`);
     const cwd = r.stdout.trim();
-    assert.ok(cwd === 'true' || cwd.startsWith(tmp), `the command ran in ${cwd}, outside the temporary view`);
+    assert.ok(cwd === 'true' || cwd.startsWith(`${repo.dir}.shadow-exec/`), `the command ran in ${cwd}, outside the exec view`);
   } finally {
     sh.close();
   }

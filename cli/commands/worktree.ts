@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ShadowError, type RecordResult, type Shadow, type SyncResult, type WorktreeChange } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
@@ -120,9 +119,11 @@ function run(cmd: string[], cwd: string, env: Record<string, string | undefined>
 }
 
 /**
- * `shadow exec [--record | --record-on-success] [--worktree <dir>] [--keep] -- <cmd…>`:
- * the command runs in a view of the draft (a temporary worktree by default);
- * its exit status passes through. The real working tree is never touched.
+ * `shadow exec [--record | --record-on-success] [--worktree <dir>] -- <cmd…>`:
+ * the command runs in the draft's exec worktree (a git worktree at the
+ * draft's tip, kept between calls, dependencies linked from the working
+ * tree) or in `--worktree`; its exit status passes through. The real
+ * working tree is never touched.
  */
 export async function exec(ctx: CommandContext): Promise<number> {
   const sh: Shadow = await ctx.open();
@@ -133,21 +134,24 @@ export async function exec(ctx: CommandContext): Promise<number> {
   }
   const given = ctx.argv.worktree as string | undefined;
   let dir: string;
-  let temporary = false;
+  let shared: string[] = [];
   if (given) {
     dir = resolve(ctx.dir, given);
     await sh.worktrees.sync(dir);
   } else {
-    dir = mkdtempSync(join(tmpdir(), 'shadow-exec-'));
-    rmdirSync(dir);
-    temporary = true;
-    await sh.worktrees.add(dir, { draft: ctx.draft });
+    // The draft's kept git worktree: made once, then only what changed is written.
+    const w = await sh.worktrees.exec({ draft: ctx.draft });
+    dir = w.dir;
+    shared = w.shares.filter((x) => x.status === 'linked').map((x) => x.path);
+    if (w.discarded.length > 0) ctx.out.note(`reset what an earlier command left in ${dir} and nobody recorded: ${w.discarded.slice(0, 5).join(', ')}${w.discarded.length > 5 ? ', …' : ''}`);
   }
   // Run where the user stands, inside the view: the same subdirectory of the
   // working tree, or of the worktree the command was started in.
   const root = ctx.worktreeRoot ?? sh.layout.worktree;
   const rel = root ? relative(root, ctx.dir) : '';
   let sub = rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? '' : rel;
+  // Never inside a shared directory: its links lead into the person's working tree.
+  for (const p of shared) if (sub === p || sub.startsWith(`${p}/`)) sub = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
   // A directory the view does not hold (ignored, or empty): its nearest parent that it does.
   while (sub !== '' && !existsSync(join(dir, sub))) sub = sub.includes('/') ? sub.slice(0, sub.lastIndexOf('/')) : '';
   const recordAlways = ctx.argv.record === true;
@@ -171,8 +175,7 @@ export async function exec(ctx: CommandContext): Promise<number> {
       ctx.out.note(`the command exited ${code}: nothing recorded (--record-on-success)`);
     }
   } finally {
-    if (temporary && ctx.argv.keep !== true) await sh.worktrees.remove(dir, { force: true });
-    else if (temporary) ctx.out.note(`the worktree stays at ${dir} (--keep)`);
+    if (ctx.argv.keep === true && !given) ctx.out.note(`the worktree stays at ${dir} (exec keeps it for the next call; \`shadow worktree remove ${dir}\` deletes it)`);
   }
   return code;
 }

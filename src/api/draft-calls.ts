@@ -7,6 +7,7 @@ import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo,
 import { checkDraftName, createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from '../drafts/drafts.js';
 import { dropDraft } from '../drafts/draft-drop.js';
 import { validate } from '../drafts/batch-schema.js';
+import { execDirOf, execRecordAt, removeExecWorktree } from '../worktrees/worktree-exec.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
 
 const DraftOptionSchema = z.optional(z.object({ draft: z.optional(z.string()) }));
@@ -64,7 +65,11 @@ export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
 
   async draftDrop(name, options = {}) {
     checkDraftName(name);
-    return { draft: name, ...(await dropDraft(this.ws, name, { purge: options.purge ?? false, actor: this.actor(options.actor) })) };
+    const dropped = await dropDraft(this.ws, name, { purge: options.purge ?? false, actor: this.actor(options.actor) });
+    // Its exec worktree shows a draft that is gone: deleted, and unregistered from git.
+    const exec = this.ws.repo.layout.worktree === null ? undefined : execRecordAt(this.ws, execDirOf(this.ws, name));
+    if (exec) removeExecWorktree(this.ws, exec);
+    return { draft: name, ...dropped };
   },
 
   async hasDraft(options) {

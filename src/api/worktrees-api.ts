@@ -1,12 +1,12 @@
 import type { Stats } from 'node:fs';
-import { ShadowError, errnoCode } from '../errors.js';
+import { ShadowError } from '../errors.js';
 import { loadDraft } from '../drafts/drafts.js';
 import { materialize, type MaterializeProgress, type MaterializeResult } from '../worktrees/worktree-materialize.js';
 import { recordWorktree, worktreeChanges, type RecordResult, type WorktreeChange } from '../worktrees/worktree-record.js';
 import { syncWorktree, type SyncResult } from '../worktrees/worktree-sync.js';
+import { alignExecHead, prepareExecWorktree, removeExecWorktree, removeTree, type ExecWorktree } from '../worktrees/worktree-exec.js';
 import { watchWorktree, type WatchHandle, type WatchOptions } from '../worktrees/worktree-watch.js';
 import type { Workspace } from '../drafts/workspace.js';
-import { listDir } from '../durable/durable-file.js';
 import { Manifest } from '../state/worktree-manifest.js';
 import { listWorktreeRecords, readMarker, withWorktreeLock, removeWorktreeRecord, worktreeNotFound, type WorktreeRecord } from '../state/worktree-state.js';
 
@@ -75,7 +75,23 @@ export class Worktrees {
   /** Record the worktree's changes as one batch (`paths`: only those), then sync. */
   async record(dir: string, options: { actor?: string; intent?: string; paths?: string[] } = {}): Promise<RecordResult> {
     const actor = this.actor(options.actor);
-    return this.locked(dir, (rec) => recordWorktree(this.ws, rec, { actor, intent: options.intent, paths: options.paths }));
+    return this.locked(dir, async (rec) => {
+      const r = await recordWorktree(this.ws, rec, { actor, intent: options.intent, paths: options.paths });
+      if (rec.exec) alignExecHead(this.ws, this.find(dir));
+      return r;
+    });
+  }
+
+  /**
+   * The draft's exec worktree, at its tip: a git worktree kept between
+   * calls (made the first time, synced by what changed after), with the
+   * working tree's dependency directories linked in. What a previous
+   * command left there and nobody recorded is reset (listed in `discarded`).
+   *
+   * @example const { dir } = await sh.worktrees.exec({ draft: 'refactor' })
+   */
+  async exec(options: { draft?: string } = {}): Promise<ExecWorktree> {
+    return prepareExecWorktree(this.ws, this.draftName(options.draft));
   }
 
   /** Every worktree of the repository, with whether it, and its draft, still exist. */
@@ -114,8 +130,11 @@ export class Worktrees {
         data: { dir: rec.dir, changes: pending },
       });
     }
-    if (exists) removeTree(this.ws, rec.dir);
-    removeWorktreeRecord(this.ws.ctx, this.ws.repo.shadowDir, rec.id);
+    if (rec.exec) removeExecWorktree(this.ws, rec);
+    else {
+      if (exists) removeTree(this.ws, rec.dir);
+      removeWorktreeRecord(this.ws.ctx, this.ws.repo.shadowDir, rec.id);
+    }
     return { dir: rec.dir, removed: exists, discarded: pending };
   }
 
@@ -123,22 +142,4 @@ export class Worktrees {
   async watch(dir: string, options: Omit<WatchOptions, 'actor'> & { actor?: string } = {}): Promise<WatchHandle> {
     return watchWorktree(this.ws, this.find(dir), { ...options, actor: options.actor ?? 'watch' });
   }
-}
-
-/** rm -r, never following a symlink (a link is removed, not what it points at). */
-function removeTree(ws: Workspace, dir: string): void {
-  const fs = ws.ctx.fs;
-  for (const name of listDir(fs, dir)) {
-    const path = `${dir}/${name}`;
-    let st: Stats;
-    try {
-      st = fs.lstatSync(path) as Stats;
-    } catch (e) {
-      if (errnoCode(e) === 'ENOENT') continue;
-      throw e;
-    }
-    if (st.isDirectory()) removeTree(ws, path);
-    else fs.unlinkSync(path);
-  }
-  fs.rmdirSync(dir);
 }

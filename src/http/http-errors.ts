@@ -50,6 +50,7 @@ export function statusFor(code: string): number {
     case 'INVALID_DRAFT_NAME':
     case 'INVALID_CHECKPOINT_NAME':
     case 'INVALID_TARGET':
+    case 'INVALID_SHARE_PATH':
     case 'INVALID_CONFIG':
     case 'INVALID_PATCH':
       return 400;

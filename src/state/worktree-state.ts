@@ -41,6 +41,13 @@ export const WorktreeRecordSchema = z.object({
    * draft moves them, until they are resolved.
    */
   conflicts: z.optional(z.array(z.string())),
+  /**
+   * A draft's exec worktree: a git worktree (`git worktree add --detach`)
+   * kept between `shadow exec` calls; its admin directory under
+   * .git/worktrees, so that removing it unregisters it even when the
+   * directory was deleted by hand.
+   */
+  exec: z.optional(z.object({ admin: z.string(), shares: z.array(z.string()) })),
   /** Shards of the manifest (worktree-manifest.ts); 256 when not given. */
   manifest_shards: z.optional(z.number().check(z.int(), z.positive())),
   created_at: z.string(),
