@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import AjvModule from 'ajv/dist/2020.js';
 import { DiskRepo } from './helpers/disk-repo.js';
-import { TOOL_VERSION } from '../src/publish/trace-record.js';
+import { contributorOf, TOOL_VERSION } from '../src/publish/trace-record.js';
 
 /*
  * Agent Trace records as git notes: what `apply --commit` and `--squash`
@@ -227,6 +227,35 @@ test('shadow.traceNotes none writes no notes; shadow.traceNotesRewrite=false lea
 });
 
 /** The record's hash of a range, as the README defines it: sha256 of its lines, each ending in "\n". */
+test('a replay notes each replayed commit; an unknown actor type is `unknown`; an over-long model is refused at the batch', () => {
+  const repo = new DiskRepo({ 'f.txt': 'one\n', 'other.txt': 'x\n' });
+  try {
+    batch(repo, 'f.txt', 'one\nclaude\n', CLAUDE);
+    batch(repo, 'f.txt', 'one\nclaude\nana\n', PERSON);
+    repo.write('other.txt', 'y\n');
+    repo.git('commit', '-qam', 'HEAD moves');
+    const r = repo.shadow(['apply', '--commit', '--json']).json();
+    assert.is(r.branch.how, 'replay');
+    assert.is(r.notes.written.length, 2);
+    const [older, newer] = ['HEAD~1', 'HEAD'].map((c) => repo.shadow(['trace', c, '--json']).json());
+    valid(older);
+    valid(newer);
+    assert.is(older.vcs.revision, repo.ref('HEAD~1'));
+    assert.equal(older.files[0].conversations[0], { contributor: { type: 'ai', model_id: 'anthropic/claude-x' }, ranges: [{ start_line: 2, end_line: 2, content_hash: sha('claude\n') }] });
+    assert.equal(newer.files[0].conversations[0].contributor, { type: 'human' });
+    assert.is(repo.shadow(['trace', 'HEAD~2', '--json']).json().error.code, 'NOT_FOUND');
+
+    assert.equal(contributorOf({ draft: 'd', actorType: 'robot', model: 'x/y' }), { type: 'unknown', model_id: 'x/y' });
+    assert.equal(contributorOf({ draft: 'd', model: 'm'.repeat(251) }), { type: 'unknown' });
+    const long = repo.shadow(['batch', '-', '--model', 'm'.repeat(300), '--json'], { input: JSON.stringify({ operations: [{ operation: 'write', path: 'g.txt', content: 'g\n' }] }) });
+    assert.is(long.json().error.code, 'INVALID_ARGUMENT');
+    // The CLI's own choices refuse an actor type it does not know before any batch.
+    assert.is(repo.shadow(['batch', '-', '--actor-type', 'robot', '--json'], { input: '{"operations":[]}' }).json().error.code, 'USAGE');
+  } finally {
+    repo.cleanup();
+  }
+});
+
 function sha(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
