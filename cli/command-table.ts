@@ -145,14 +145,22 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/audit.js').then((m) => m.diff),
   },
   {
-    usage: 'blame <path>',
-    describe: "who last wrote each line of a file of the draft: batch, actor, model, time (git's blame beneath)",
+    usage: 'blame <path> [commit]',
+    describe: "who last wrote each line of a file of the draft: batch, actor, model, time (git's blame beneath); --published: of a commit, from its Agent Trace notes",
     builder: (y) =>
       y
         .positional('path', { type: 'string', describe: 'relative to the current directory' })
+        .positional('commit', { type: 'string', describe: 'with --published: the commit (default HEAD)' })
+        .option('published', { type: 'boolean', describe: 'blame a commit of the branch, attributing lines by the Agent Trace notes (refs/notes/agent-trace)' })
         .option('at', { type: 'string', describe: 'a checkpoint, batch number, ~N or commit of the draft (default its tip)' })
         .option('porcelain', { type: 'boolean', describe: "git blame --porcelain's output, as git prints it" }),
     load: () => import('./commands/audit.js').then((m) => m.blame),
+  },
+  {
+    usage: 'trace [commit]',
+    describe: 'the Agent Trace record (JSON) noted on a commit, HEAD by default',
+    builder: (y) => y.positional('commit', { type: 'string', describe: 'a commit, as git names it' }),
+    load: () => import('./commands/audit.js').then((m) => m.trace),
   },
   {
     usage: 'status',

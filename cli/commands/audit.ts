@@ -1,3 +1,4 @@
+import { ShadowError } from '../../src/index.js';
 import { pad, plural, short, shortTime } from '../output.js';
 import type { CommandContext } from '../command-context.js';
 
@@ -68,6 +69,8 @@ export async function status(ctx: CommandContext): Promise<void> {
 export async function blame(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const path = await ctx.repoPath(String(ctx.argv.path));
+  if (ctx.argv.published === true) return blamePublished(ctx, path);
+  if (ctx.argv.commit !== undefined) throw new ShadowError('INVALID_ARGUMENT', 'a commit is named only with --published', { hint: 'shadow blame --published <path> <commit>; a point of the draft is --at' });
   const r = await sh.blame(path, { draft: ctx.draft, at: ctx.argv.at as string | undefined });
   if (ctx.argv.porcelain === true && !ctx.out.json) {
     ctx.io.stdout(r.porcelain);
@@ -78,4 +81,21 @@ export async function blame(ctx: CommandContext): Promise<void> {
     const width = Math.max(0, ...r.lines.map((l) => who(l).length));
     return r.lines.map((l) => `${l.commit.slice(0, 8)} (${who(l).padEnd(width)} ${l.time.slice(0, 10)} ${String(l.line).padStart(4)}) ${l.content}`).join('\n');
   });
+}
+
+async function blamePublished(ctx: CommandContext, path: string): Promise<void> {
+  const sh = await ctx.open();
+  const r = await sh.blamePublished(path, { commit: ctx.argv.commit as string | undefined });
+  ctx.out.result(r, () => {
+    const who = (l: (typeof r.lines)[number]): string => (l.contributor ? `${l.contributor.type}${l.contributor.model_id ? ` (${l.contributor.model_id})` : ''}` : l.author);
+    const width = Math.max(0, ...r.lines.map((l) => who(l).length));
+    return r.lines.map((l) => `${l.commit.slice(0, 8)} (${who(l).padEnd(width)} ${l.source.padEnd(12)} ${String(l.line).padStart(4)}) ${l.content}`).join('\n');
+  });
+}
+
+/** `shadow trace [<commit>]`: the Agent Trace record noted on a commit, as JSON (the spec's shape). */
+export async function trace(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const r = await sh.trace(ctx.argv.commit as string | undefined);
+  ctx.out.result(r.record, () => JSON.stringify(r.record, null, 2));
 }

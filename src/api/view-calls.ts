@@ -9,6 +9,8 @@ import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from '../dra
 import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from '../drafts/view-walk.js';
 import { checkPath } from '../drafts/batch-schema.js';
 import type { BlameResult } from '../drafts/blame.js';
+import type { PublishedBlame } from '../publish/published-blame.js';
+import type { TraceOfCommit } from '../publish/trace-read.js';
 import { viewDir, type DraftOption, type ShadowCore } from './shadow-core.js';
 
 /** A file of a draft's diff, with its patch when asked for. */
@@ -64,6 +66,19 @@ export interface ViewCalls {
    * @example (await sh.blame('src/api.ts')).lines.filter((l) => l.actor_type === 'ai')
    */
   blame(path: string, options?: DraftOption & { at?: string }): Promise<BlameResult>;
+
+  /**
+   * Who wrote each line of a file of any commit (HEAD by default), the draft
+   * long gone: git blame, then the Agent Trace notes (refs/notes/agent-trace)
+   * and trailers of the commits it names, or the notes' content hashes where
+   * a commit has neither (a squash merge made with git).
+   *
+   * @example (await sh.blamePublished('src/api.ts')).lines.filter((l) => l.contributor?.type === 'ai')
+   */
+  blamePublished(path: string, options?: { commit?: string }): Promise<PublishedBlame>;
+
+  /** The Agent Trace record noted on a commit (HEAD by default); NOT_FOUND without one, CORRUPT_STATE when the note is not a record. */
+  trace(commit?: string): Promise<TraceOfCommit>;
 }
 
 export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
@@ -114,6 +129,16 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
   async blame(path, options = {}) {
     const { blamePath } = await import('../drafts/blame.js');
     return blamePath(this.ws, this.draftName(options), checkPath(path), options.at);
+  },
+
+  async blamePublished(path, options = {}) {
+    const { blamePublished } = await import('../publish/published-blame.js');
+    return blamePublished(this.ws, checkPath(path), options.commit);
+  },
+
+  async trace(commit) {
+    const { readTrace } = await import('../publish/trace-read.js');
+    return readTrace(this.ws, commit);
   },
 
   async status(options) {

@@ -49,7 +49,7 @@ interface CommitInfo {
 }
 
 /** Parse `git blame --porcelain`: each line's commit, line numbers and content, and each commit's header. */
-function parsePorcelain(text: string): { lines: Array<{ commit: Oid; original: number; final: number; content: string }>; commits: Map<Oid, CommitInfo> } {
+export function parsePorcelain(text: string): { lines: Array<{ commit: Oid; original: number; final: number; content: string }>; commits: Map<Oid, CommitInfo> } {
   const lines: Array<{ commit: Oid; original: number; final: number; content: string }> = [];
   const commits = new Map<Oid, CommitInfo>();
   let current: { commit: Oid; original: number; final: number } | undefined;

@@ -17,6 +17,8 @@ import { guardPaths, runJournal, unwritableDirs, type Progress } from './publish
 import { checkIndexLock, describeApply, isMine, journalWorktree, lockPath, outcomeError, refuseWhilePending, staleBase, thisWorktree, type PublishedPath } from './publish-guards.js';
 import type { PathConflict } from './path-conflict.js';
 import { mergePaths } from './merge-paths.js';
+import { publishTrace } from './publish-trace.js';
+import type { NotesResult } from './trace-notes.js';
 import { journalEntries, keepMergeBlobs, overlapError } from './merge-record.js';
 import { SubmoduleProbe, submoduleInPublish } from '../drafts/submodules.js';
 import type { Workspace } from '../drafts/workspace.js';
@@ -38,6 +40,8 @@ export interface ApplyResult {
   /** Submodule entries, which shadow does not check out. */
   skipped: string[];
   branch?: { ref: string; old: string | null; new: string; how: CommitPlan['how'] };
+  /** The Agent Trace notes written for the commits --commit/--squash put on the branch (absent when shadow.traceNotes is none). */
+  notes?: NotesResult;
   /** The fingerprint approvals are bound to: `patchset:<sha256 of the diff>`. */
   fingerprint: string;
   /** Paths in conflict since the draft's rebase (apply refuses them with UNRESOLVED_CONFLICT until a batch resolves them). */
@@ -186,7 +190,12 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     result.applied = true;
     result.id = journal.id;
     result.skipped = outcome.skipped;
-    if (plan) result.branch = { ...plan.branch, how: plan.how };
+    if (plan) {
+      result.branch = { ...plan.branch, how: plan.how };
+      // The branch has moved for good: a trace note that cannot be written is reported, never thrown.
+      const notes = publishTrace(ws, draft, plan, entries);
+      if (notes) result.notes = notes;
+    }
     return result;
   } finally {
     lock.release();

@@ -58,7 +58,7 @@ function hasAncestor(ws: Workspace, commit: Oid, ancestor: Oid, limit = 1_000_00
  * rebase (that one first, as its change from the new base, its second
  * parent), or since its root; and the commit they stand on.
  */
-function draftLine(ws: Workspace, draft: Draft): { rebased: boolean; onto: Oid; startTree: Oid; commits: Array<{ from: Oid; commit: Commit }> } {
+export function draftLine(ws: Workspace, draft: Draft): { rebased: boolean; onto: Oid; startTree: Oid; commits: Array<{ from: Oid; commit: Commit }> } {
   const repo = ws.repo;
   const rebase = draft.meta.rebase;
   const treeOf = (oid: Oid | undefined): Oid => (oid === undefined ? EMPTY_TREE_OID : repo.objects.readCommit(oid).tree);
@@ -71,6 +71,20 @@ function draftLine(ws: Workspace, draft: Draft): { rebased: boolean; onto: Oid; 
   const startTree = isEmptyRoot(ws, draft) ? EMPTY_TREE_OID : treeOf(draft.meta.root);
   const commits = historySince(repo, draft.tip, draft.meta.root).reverse().map((h) => ({ from: treeOf(h.commit.parents[0]), commit: h.commit }));
   return { rebased: false, onto: draft.meta.root, startTree, commits };
+}
+
+/** `message` with every distinct `Assisted-by:` trailer of `messages` it lacks, in its trailer paragraph (a new one if its last paragraph is not trailers). */
+export function withAssistedBy(message: string, messages: readonly string[]): string {
+  const body = message.trim();
+  const seen = new Set<string>();
+  for (const m of messages) {
+    const last = m.trimEnd().slice(m.trimEnd().lastIndexOf('\n\n') + 2);
+    for (const l of last.split('\n')) if (/^Assisted-by: \S/i.test(l) && !body.includes(l)) seen.add(l.trim());
+  }
+  if (seen.size === 0) return `${body}\n`;
+  const lastPara = body.slice(body.lastIndexOf('\n\n') + 2);
+  const isTrailers = body.includes('\n\n') && lastPara.split('\n').every((l) => /^[A-Za-z0-9-]+: /.test(l));
+  return `${body}${isTrailers ? '\n' : '\n\n'}${[...seen].join('\n')}\n`;
 }
 
 /** The draft root made for a repository without commits: it never becomes part of a branch. */
@@ -113,7 +127,9 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     const edited = editTree(staged, headTree, new Map(entries.map((e) => [e.path, e.new])));
     keep(edited.trees);
     newTree = edited.root;
-    next = write({ tree: newTree, parents: head ? [head] : [], author: repo.actorSignature(actor), committer, message: `${mode.message.trim()}\n` });
+    // The draft commits' Assisted-by trailers would be lost with them: the squashed commit carries one per AI.
+    const message = withAssistedBy(mode.message, line.commits.map((h) => h.commit.message));
+    next = write({ tree: newTree, parents: head ? [head] : [], author: repo.actorSignature(actor), committer, message });
     how = 'squash';
     reflog = commitReflogMessage(mode.message, head === null);
   } else if (!line.rebased && (head === root || (head === null && isEmptyRoot(ws, draft)))) {
