@@ -99,7 +99,7 @@ Messages('more than 1000 ops: the first 1000 are listed, then a count', () => {
 Messages('capture messages list the paths and carry Shadow-Capture', () => {
   const one = captureMessage('default', 3, ['README.md']);
   assert.is(one, 'capture working tree state of 1 path before batch 3\n\ncapture\tREADME.md\n\nShadow-Draft: default\nShadow-Capture: 3\nShadow-Actor-Type: human\n');
-  assert.equal(parseTrailers(one), { draft: 'default', capture: 3 });
+  assert.equal(parseTrailers(one), { draft: 'default', capture: 3, actorType: 'human' });
   assert.equal(parseOpLines(one), [{ operation: 'capture', path: 'README.md' }]);
 
   const paths = Array.from({ length: 1005 }, (_, i) => `p${i}`);
