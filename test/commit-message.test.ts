@@ -107,7 +107,7 @@ Messages('capture messages list the paths and carry Shadow-Capture', () => {
   assert.is(summaryOf(many), 'capture working tree state of 1005 paths before batch 1');
   assert.is(parseOpLines(many).length, 1000);
   assert.ok(many.includes('\n… and 5 more\n'));
-  assert.equal(parseTrailers(many), { draft: 'd', capture: 1 });
+  assert.equal(parseTrailers(many), { draft: 'd', capture: 1, actorType: 'human' });
 });
 
 Messages('parseTrailers reads only the last paragraph and valid numbers', () => {
