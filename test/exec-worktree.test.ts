@@ -142,4 +142,19 @@ Exec('bad inputs: a missing command (127), a share outside the repository, a wor
   assert.is(cli(repo, ['worktree', 'list', '--json']).json.worktrees.length, 0);
 });
 
+Exec('one command at a time in a draft\'s exec worktree: a second is BUSY while the first holds it, and goes once it is released', async ({ repo }) => {
+  const sh = await open(repo);
+  try {
+    const held = await sh.worktrees.exec();
+    const busy = cli(repo, ['exec', '--json', '--', 'true']);
+    assert.is(busy.status, 1);
+    assert.is(busy.json.error.code, 'BUSY');
+    held.release();
+    const ok = cli(repo, ['exec', '--', 'true']);
+    assert.is(ok.status, 0, ok.stderr);
+  } finally {
+    sh.close();
+  }
+});
+
 Exec.run();

@@ -135,16 +135,26 @@ export async function exec(ctx: CommandContext): Promise<number> {
   const given = ctx.argv.worktree as string | undefined;
   let dir: string;
   let shared: string[] = [];
+  let release = (): void => undefined;
   if (given) {
     dir = resolve(ctx.dir, given);
     await sh.worktrees.sync(dir);
   } else {
-    // The draft's kept git worktree: made once, then only what changed is written.
+    // The draft's kept git worktree: made once, then only what changed is written; held until the command is done.
     const w = await sh.worktrees.exec({ draft: ctx.draft });
+    release = w.release;
     dir = w.dir;
     shared = w.shares.filter((x) => x.status === 'linked').map((x) => x.path);
     if (w.discarded.length > 0) ctx.out.note(`reset what an earlier command left in ${dir} and nobody recorded: ${w.discarded.slice(0, 5).join(', ')}${w.discarded.length > 5 ? ', …' : ''}`);
   }
+  try {
+    return await runIn(ctx, sh, cmd, dir, shared);
+  } finally {
+    release();
+  }
+}
+
+async function runIn(ctx: CommandContext, sh: Shadow, cmd: string[], dir: string, shared: string[]): Promise<number> {
   // Run where the user stands, inside the view: the same subdirectory of the
   // working tree, or of the worktree the command was started in.
   const root = ctx.worktreeRoot ?? sh.layout.worktree;
@@ -175,7 +185,7 @@ export async function exec(ctx: CommandContext): Promise<number> {
       ctx.out.note(`the command exited ${code}: nothing recorded (--record-on-success)`);
     }
   } finally {
-    if (ctx.argv.keep === true && !given) ctx.out.note(`the worktree stays at ${dir} (exec keeps it for the next call; \`shadow worktree remove ${dir}\` deletes it)`);
+    if (ctx.argv.keep === true && ctx.argv.worktree === undefined) ctx.out.note(`the worktree stays at ${dir} (exec keeps it for the next call; \`shadow worktree remove ${dir}\` deletes it)`);
   }
   return code;
 }

@@ -4,7 +4,7 @@ import { loadDraft } from '../drafts/drafts.js';
 import { materialize, type MaterializeProgress, type MaterializeResult } from '../worktrees/worktree-materialize.js';
 import { recordWorktree, worktreeChanges, type RecordResult, type WorktreeChange } from '../worktrees/worktree-record.js';
 import { syncWorktree, type SyncResult } from '../worktrees/worktree-sync.js';
-import { alignExecHead, prepareExecWorktree, removeExecWorktree, removeTree, type ExecWorktree } from '../worktrees/worktree-exec.js';
+import { alignExecHead, holdExecWorktree, removeExecWorktree, removeTree, type ExecWorktree } from '../worktrees/worktree-exec.js';
 import { watchWorktree, type WatchHandle, type WatchOptions } from '../worktrees/worktree-watch.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { Manifest } from '../state/worktree-manifest.js';
@@ -88,10 +88,13 @@ export class Worktrees {
    * working tree's dependency directories linked in. What a previous
    * command left there and nobody recorded is reset (listed in `discarded`).
    *
-   * @example const { dir } = await sh.worktrees.exec({ draft: 'refactor' })
+   * The worktree is held for the caller's command: call `release()` when
+   * it is done (a second exec on the draft meanwhile is BUSY).
+   *
+   * @example const w = await sh.worktrees.exec({ draft: 'refactor' }); try { run(w.dir) } finally { w.release() }
    */
-  async exec(options: { draft?: string } = {}): Promise<ExecWorktree> {
-    return prepareExecWorktree(this.ws, this.draftName(options.draft));
+  async exec(options: { draft?: string } = {}): Promise<ExecWorktree & { release(): void }> {
+    return holdExecWorktree(this.ws, this.draftName(options.draft));
   }
 
   /** Every worktree of the repository, with whether it, and its draft, still exist. */

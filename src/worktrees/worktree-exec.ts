@@ -4,6 +4,7 @@ import { MODE, type Oid } from '../git/format/git-objects.js';
 import { diffTrees } from '../git/format/tree-diff.js';
 import { isInside } from '../core/path-rules.js';
 import { listDir } from '../durable/durable-file.js';
+import { takeProcessLock, type HeldLock } from '../durable/process-lock.js';
 import { Manifest, statEntry } from '../state/worktree-manifest.js';
 import { listWorktreeRecords, MARKER, removeWorktreeRecord, writeMarker, writeWorktreeRecord, type WorktreeRecord } from '../state/worktree-state.js';
 import { checkWorktree, loadDraft } from '../drafts/drafts.js';
@@ -264,6 +265,34 @@ export function prepareExecWorktree(ws: Workspace, draftName: string): ExecWorkt
   rec = { ...rec, exec: { admin: rec.exec!.admin, shares: shares.filter((s) => s.status === 'linked').map((s) => s.path) } };
   writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, rec, { durable: false });
   return { dir, draft: draftName, tip, created, changed, discarded, shares };
+}
+
+/**
+ * The draft's exec worktree held for one command: two commands on one
+ * draft would share the directory (and the second's sync would reset what
+ * the first is writing), so the second is BUSY until the first calls
+ * `release()`. A holder that died (SIGKILL) leaves a lock the next exec
+ * takes over.
+ */
+export function holdExecWorktree(ws: Workspace, draftName: string): ExecWorktree & { release(): void } {
+  const dir = `${ws.repo.shadowDir}/exec`;
+  ws.ctx.fs.mkdirSync(dir, { recursive: true });
+  let lock: HeldLock;
+  try {
+    lock = takeProcessLock(ws.ctx, `${dir}/${encodeURIComponent(draftName)}.lock`, 'shadow exec');
+  } catch (e) {
+    if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;
+    throw new ShadowError('BUSY', `another shadow exec runs in draft "${draftName}"'s worktree: ${e.message}`, {
+      hint: 'wait for it to finish; one command runs in a draft\'s exec worktree at a time',
+      data: { draft: draftName, ...(e.data ?? {}) },
+    });
+  }
+  try {
+    return { ...prepareExecWorktree(ws, draftName), release: () => lock.release() };
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
 }
 
 /** rm -r, never following a symlink (a shared entry is unlinked, never what it points at). */
