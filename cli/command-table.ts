@@ -269,7 +269,12 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     name: 'worktree',
     describe: "materialized worktrees: the draft's view as a real directory",
     commands: [
-      { usage: 'add <dir>', describe: "materialize the draft's view into a new (or empty) directory", builder: (y) => y.positional('dir', { type: 'string' }), load: () => import('./commands/worktree.js').then((m) => m.add) },
+      {
+        usage: 'add <dir>',
+        describe: "materialize the draft's view into a new (or empty) directory",
+        builder: (y) => y.positional('dir', { type: 'string' }).option('git', { type: 'boolean', describe: "a git worktree at the draft's tip instead, with node_modules & co. linked in: git and builds work there" }),
+        load: () => import('./commands/worktree.js').then((m) => m.add),
+      },
       { usage: 'sync <dir>', describe: "bring it to the draft's tip (only the paths that differ)", builder: (y) => y.positional('dir', { type: 'string' }), load: () => import('./commands/worktree.js').then((m) => m.sync) },
       {
         usage: 'record <dir>',

@@ -157,4 +157,36 @@ Exec('one command at a time in a draft\'s exec worktree: a second is BUSY while 
   }
 });
 
+Exec('worktree add --git: a git worktree beside the repository where npm test runs and git works; sync refuses unrecorded changes, record takes them; remove unregisters it', async ({ repo }) => {
+  const dir = join(repo.root, 'app-draft');
+  const before = treeHash(repo.dir);
+  const write = (path: string, content: string): void => assert.is(repo.shadow(['write', path], { input: content }).status, 0);
+  write('src/version.js', "module.exports = 'v2';\n");
+  const add = cli(repo, ['worktree', 'add', dir, '--git', '--json']);
+  assert.is(add.status, 0, add.stderr);
+  assert.is(git(dir, 'rev-parse', 'HEAD').trim(), repo.ref(REF()));
+  assert.is(git(dir, 'status', '--porcelain'), '');
+  assert.ok(fs.lstatSync(join(dir, 'node_modules/left-pad-lite')).isSymbolicLink());
+  const t = spawnSync('npm', ['test', '--silent'], { cwd: dir, encoding: 'utf8' });
+  assert.is(t.status, 0, t.stderr);
+  assert.match(t.stdout, /VER=v2/);
+  // Inside the working tree: refused.
+  assert.is(cli(repo, ['worktree', 'add', join(repo.dir, 'inner'), '--git', '--json']).json.error.code, 'INVALID_TARGET');
+  // A change made there and not recorded stops a sync; recording it makes a batch, and the worktree follows.
+  fs.writeFileSync(join(dir, 'src/lib.js'), "const pad = require('left-pad-lite');\nmodule.exports = (s) => pad(s, 5); // edited\n");
+  write('README.md', 'more\n');
+  const refused = cli(repo, ['worktree', 'sync', dir, '--json']);
+  assert.is(refused.status, 1);
+  assert.is(refused.json.error.code, 'WORKTREE_DIRTY');
+  assert.match(fs.readFileSync(join(dir, 'src/lib.js'), 'utf8'), /edited/);
+  assert.is(cli(repo, ['worktree', 'record', dir, '-m', 'edit lib']).status, 0);
+  assert.match(repo.git('show', `${REF()}:src/lib.js`), /edited/);
+  assert.is(cli(repo, ['worktree', 'sync', dir]).status, 0);
+  assert.is(fs.readFileSync(join(dir, 'README.md'), 'utf8'), 'more\n');
+  assert.is(git(dir, 'status', '--porcelain'), '');
+  assert.is(treeHash(repo.dir), before, 'the person\'s working tree is untouched');
+  assert.is(cli(repo, ['worktree', 'remove', dir]).status, 0);
+  assert.not.match(repo.git('worktree', 'list'), /app-draft/);
+});
+
 Exec.run();

@@ -32,6 +32,12 @@ function describeRecord(r: RecordResult): string {
 /** `shadow worktree add <dir>` */
 export async function add(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
+  if (ctx.argv.git === true) {
+    const w = await sh.worktrees.addGit(dirArg(ctx), { draft: ctx.draft });
+    const linked = w.shares.filter((x) => x.status === 'linked').map((x) => x.path);
+    ctx.out.result(w, () => `${w.dir}: a git worktree of draft ${w.draft} at ${short(w.tip)}${linked.length > 0 ? `; linked from your working tree: ${linked.join(', ')}` : ''}`);
+    return;
+  }
   const bar = ctx.io.isTTY && !ctx.out.json;
   const r = await sh.worktrees.add(dirArg(ctx), {
     draft: ctx.draft,

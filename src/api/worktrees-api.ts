@@ -4,7 +4,7 @@ import { loadDraft } from '../drafts/drafts.js';
 import { materialize, type MaterializeProgress, type MaterializeResult } from '../worktrees/worktree-materialize.js';
 import { recordWorktree, worktreeChanges, type RecordResult, type WorktreeChange } from '../worktrees/worktree-record.js';
 import { syncWorktree, type SyncResult } from '../worktrees/worktree-sync.js';
-import { alignExecHead, holdExecWorktree, removeExecWorktree, removeTree, type ExecWorktree } from '../worktrees/worktree-exec.js';
+import { alignExecHead, holdExecWorktree, isExecDir, prepareGitWorktree, removeExecWorktree, removeTree, type ExecWorktree } from '../worktrees/worktree-exec.js';
 import { watchWorktree, type WatchHandle, type WatchOptions } from '../worktrees/worktree-watch.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { Manifest } from '../state/worktree-manifest.js';
@@ -53,9 +53,29 @@ export class Worktrees {
     return materialize(this.ws, this.draftName(options.draft), dir.replace(/\/+$/, ''), this.ws.ctx.ids.uuid(), options.onProgress);
   }
 
+  /**
+   * A real git worktree of the draft in `dir` (absolute; beside the
+   * repository), detached at the draft's tip, with the working tree's
+   * dependency directories (`shadow.worktreeShare`) linked in: `git status`
+   * and builds work there. Unlike `add`, it shows the draft's commit, not
+   * your uncommitted files. `sync` brings it to the tip (refused while it
+   * holds changes not recorded); `record` and `remove` work as for `add`.
+   *
+   * @example await sh.worktrees.addGit('/home/me/app-draft', { draft: 'refactor' })
+   */
+  async addGit(dir: string, options: { draft?: string } = {}): Promise<ExecWorktree> {
+    return prepareGitWorktree(this.ws, this.draftName(options.draft), dir.replace(/\/+$/, ''), false);
+  }
+
   /** Bring the worktree to its draft's tip: only the paths that differ; a path changed there and not recorded is a conflict, left alone. */
   async sync(dir: string): Promise<SyncResult> {
-    return this.locked(dir, (rec) => syncWorktree(this.ws, rec));
+    return this.locked(dir, (rec) => {
+      if (!rec.exec) return syncWorktree(this.ws, rec);
+      // A git worktree: git brings it to the tip (exec's own directory resets what was left; any other refuses it).
+      const w = prepareGitWorktree(this.ws, rec.draft, rec.dir, isExecDir(this.ws, rec.draft, rec.dir));
+      const result: SyncResult = { dir: w.dir, draft: w.draft, from: rec.synced_tip, to: w.tip, written: w.changed, removed: [], conflicts: [] };
+      return result;
+    });
   }
 
   /** What changed in the worktree since shadow last wrote it (nothing recorded). */

@@ -194,12 +194,19 @@ function create(ws: Workspace, draft: string, dir: string, tip: Oid, stale: Work
  * as when each call had a new directory; ignored build output stays, which
  * is what makes the next build incremental), then git writes what differs.
  */
-function sync(ws: Workspace, rec: WorktreeRecord, tip: Oid): { rec: WorktreeRecord; changed: string[]; discarded: string[] } {
+function sync(ws: Workspace, rec: WorktreeRecord, tip: Oid, resetDirty: boolean): { rec: WorktreeRecord; changed: string[]; discarded: string[] } {
   const dir = rec.dir;
   const head = git(ws, dir, ['rev-parse', '--verify', '-q', 'HEAD'], { allowFail: true }).stdout.trim();
   if (rec.synced_tip !== null && head !== rec.synced_tip) git(ws, dir, ['reset', '-q', rec.synced_tip]);
   const from = rec.synced_tip ?? head;
   const discarded = dirtyPaths(ws, dir);
+  // A git worktree someone works in keeps their changes: they are recorded (or put back) first.
+  if (discarded.length > 0 && !resetDirty) {
+    throw new ShadowError('WORKTREE_DIRTY', `${dir} holds ${discarded.length} change${discarded.length === 1 ? '' : 's'} not recorded: ${discarded.slice(0, 5).join(', ')}`, {
+      hint: `record them first (\`shadow worktree record ${dir}\`), or put them back with git there (\`git -C ${dir} checkout -- .\`)`,
+      data: { dir, paths: discarded },
+    });
+  }
   git(ws, dir, ['reset', '-q', '--hard', tip]);
   if (discarded.length > 0) git(ws, dir, ['clean', '-q', '-f', '-d']);
   const objects = ws.repo.objects;
@@ -229,8 +236,29 @@ function sync(ws: Workspace, rec: WorktreeRecord, tip: Oid): { rec: WorktreeReco
 
 /** The draft's exec worktree at its tip: made the first time (or when deleted by hand), else synced by what changed. */
 export function prepareExecWorktree(ws: Workspace, draftName: string): ExecWorktree {
+  return prepareGitWorktree(ws, draftName, execDirOf(ws, draftName), true);
+}
+
+/** True when `dir` is the draft's own exec worktree (as opposed to one `worktree add --git` made elsewhere). */
+export function isExecDir(ws: Workspace, draftName: string, dir: string): boolean {
+  return ws.repo.layout.worktree !== null && execDirOf(ws, draftName) === dir;
+}
+
+/**
+ * A git worktree of the draft at `dir`, at the draft's tip, with the
+ * working tree's dependency directories linked in: made the first time,
+ * else synced by what changed. Changes left there and not recorded are
+ * reset when `resetDirty` (exec's own directory, which never kept them),
+ * else refused (WORKTREE_DIRTY: `worktree add --git`, where a person works).
+ */
+export function prepareGitWorktree(ws: Workspace, draftName: string, dir: string, resetDirty: boolean): ExecWorktree {
   const source = ws.repo.layout.worktree;
-  const dir = execDirOf(ws, draftName);
+  if (source === null) throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to share from', { hint: 'run it in a repository with a working tree' });
+  for (const inner of [source, ws.repo.layout.commondir]) {
+    if (dir === inner || isInside(dir.slice(1), inner.slice(1))) {
+      throw new ShadowError('INVALID_TARGET', `${dir} is inside ${inner}: a git worktree of the draft goes beside the repository`, { hint: 'give a directory outside the working tree and .git, e.g. ../app-draft', data: { dir } });
+    }
+  }
   const draft = loadDraft(ws, draftName);
   if (draft) checkWorktree(ws, draft, 'shadow exec');
   // A draft with no batch yet shows HEAD: the draft's tip once it has one.
@@ -240,15 +268,17 @@ export function prepareExecWorktree(ws: Workspace, draftName: string): ExecWorkt
   const alive = known !== undefined && exists(ws, `${dir}/.git`) && exists(ws, known.exec!.admin) && git(ws, dir, ['rev-parse', '--git-dir'], { allowFail: true }).status === 0;
   if (!alive && exists(ws, dir)) {
     // Shadow's own, broken (its .git file or git's registration removed by hand): made again. Anything else is not shadow's to delete.
-    if (!known) throw new ShadowError('ALREADY_EXISTS', `${dir} exists and is not the draft's exec worktree`, { hint: 'remove it, or set shadow.execDir to another directory', data: { dir } });
-    removeTree(ws, dir);
+    if (!known) {
+      if (listDir(ws.ctx.fs, dir).length > 0) throw new ShadowError('ALREADY_EXISTS', `${dir} exists and is not a worktree shadow made for the draft`, { hint: 'remove it or choose another directory (for exec: set shadow.execDir)', data: { dir } });
+      ws.ctx.fs.rmdirSync(dir);
+    } else removeTree(ws, dir);
   }
   let rec: WorktreeRecord;
   let changed: string[] = [];
   let discarded: string[] = [];
   let created = false;
   if (alive) {
-    ({ rec, changed, discarded } = sync(ws, known, tip));
+    ({ rec, changed, discarded } = sync(ws, known, tip, resetDirty));
   } else {
     rec = create(ws, draftName, dir, tip, known);
     created = true;
