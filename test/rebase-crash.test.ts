@@ -27,7 +27,7 @@ import { powerLossSweep } from './helpers/rebase-power-loss.js';
  *
  * The kill points: every call from the first object written to the draft
  * ref's directory fsync (where the ref moves), and a seeded sample of the
- * others, REBASE_CRASH_POINTS in all per target (default 40; `all`: every
+ * others, REBASE_CRASH_POINTS in all per target (default 28; `all`: every
  * call). Then the power-loss half (rebase-power-loss.ts): every disk a
  * power loss during a rebase may leave.
  *
@@ -35,7 +35,7 @@ import { powerLossSweep } from './helpers/rebase-power-loss.js';
  */
 
 const SEED = Number(process.env.REBASE_CRASH_SEED ?? 20261126);
-const BUDGET = process.env.REBASE_CRASH_POINTS === 'all' ? Infinity : Number(process.env.REBASE_CRASH_POINTS ?? 40);
+const BUDGET = process.env.REBASE_CRASH_POINTS === 'all' ? Infinity : Number(process.env.REBASE_CRASH_POINTS ?? 28);
 /** Every this many kill points, the whole `shadow status` process reads the repository too. */
 const CLI_EVERY = 12;
 
