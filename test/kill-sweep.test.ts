@@ -6,6 +6,7 @@ import { nodeContext, openShadow, type FileSystem, type Shadow } from '../src/in
 import { DiskRepo } from './helpers/disk-repo.js';
 import { FsSeam } from './helpers/fs-seam.js';
 import { prng } from './helpers/prng.js';
+import { blockingLocks } from './helpers/lock-files.js';
 
 /**
  * The kill sweep: batches, session finalizes, applies, `apply --commit`s and
@@ -48,26 +49,6 @@ function publishEvents(repo: DiskRepo): PublishEvent[] {
     .map((l) => JSON.parse(l) as PublishEvent);
 }
 
-/** Lock files under .git: a process lock of a crashed handle is allowed (the next taker takes it over); nothing else. */
-function blockingLocks(gitDir: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string, rel: string): void => {
-    for (const e of nodeFs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(dir, e.name), `${rel}${e.name}/`);
-      else if (e.name.endsWith('.lock')) {
-        let holder: { pid?: number } | undefined;
-        try {
-          holder = JSON.parse(nodeFs.readFileSync(join(dir, e.name), 'utf8'));
-        } catch {
-          holder = undefined;
-        }
-        if (holder?.pid === undefined || holder.pid < GONE) out.push(`${rel}${e.name}`);
-      }
-    }
-  };
-  walk(gitDir, '');
-  return out;
-}
 
 const Sweep = suite('kill sweep');
 
@@ -168,7 +149,7 @@ Sweep(`${KILLS} seeded kills across batch, session finalize, apply, apply --comm
       } finally {
         next.close();
       }
-      const locks = blockingLocks(join(repo.dir, '.git'));
+      const locks = blockingLocks(join(repo.dir, '.git'), (pid) => pid >= GONE);
       if (locks.length > 0) problems.push(`${where}: locks left: ${locks.join(', ')}`);
 
       // What the ledger says was published, against git.

@@ -5,11 +5,11 @@ import { spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openShadow, type FileSystem, type Shadow } from '../src/index.js';
+import type { FileSystem, Shadow } from '../src/index.js';
 import { IndexView } from '../src/git/index-view.js';
 import { CrashFs } from './helpers/crash-fs.js';
 import { crashStates, type CrashState } from './helpers/crash-states.js';
-import { testContext } from './helpers/context.js';
+import { openAfterCrash } from './helpers/restart-open.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { withReplacingRename } from './helpers/memfs-rename.js';
 import { FsSeam } from './helpers/fs-seam.js';
@@ -43,24 +43,7 @@ function read(fs: FileSystem, path: string): string | null {
   return fs.existsSync(`/repo/${path}`) ? String(fs.readFileSync(`/repo/${path}`, 'utf8')) : null;
 }
 
-let opened = 0;
-
-/**
- * A handle as a new process would open it: its temporary names are its own
- * (as random ones are), not the crashed run's. After a restart (`bootTime`):
- * every file of the crashed disk is older than the boot, and its locks'
- * holders are gone.
- */
-async function open(fs: FileSystem, bootTime?: number): Promise<Shadow> {
-  const ctx = testContext(fs);
-  const run = (++opened).toString(16).padStart(4, '0');
-  const ids = { token: () => `${run}${ctx.ids.token()}`, uuid: ctx.ids.uuid };
-  const self = 1000 + opened;
-  const processes = { self, host: 'test-host', isAlive: (pid: number) => pid === self, bootTime };
-  // The real clock, which file times (and the boot) are read against.
-  const clock = { ...ctx.clock, now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
-  return openShadow({ dir: '/repo', fs: ctx.fs, clock, ids, env: ctx.env, processes });
-}
+const open = openAfterCrash;
 
 /** A digest of everything under /repo, to tell whether a second recovery changed anything. */
 function digest(fs: FileSystem, dir = '/repo'): string {

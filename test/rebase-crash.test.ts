@@ -7,7 +7,8 @@ import { nodeContext, openShadow, type FileSystem, type RebaseResult } from '../
 import type { DiskRepo } from './helpers/disk-repo.js';
 import { FsSeam, type CallRecord } from './helpers/fs-seam.js';
 import { prng } from './helpers/prng.js';
-import { blockingLocks, CONFLICTS, DRAFT, frozenClock, rebaseOptions, rebaseRepo, type Target } from './helpers/rebase-fixture.js';
+import { CONFLICTS, DRAFT, frozenClock, rebaseOptions, rebaseRepo, type Target } from './helpers/rebase-fixture.js';
+import { blockingLocks } from './helpers/lock-files.js';
 import { powerLossSweep } from './helpers/rebase-power-loss.js';
 
 /**

@@ -14,7 +14,7 @@ import { literalPathspec } from '../core/pathspec.js';
 import type { PublishCalls } from './publish-calls.js';
 
 const RebaseOptionsSchema = z.optional(z.object({ draft: z.optional(z.string()), onto: z.optional(z.string()), actor: z.optional(z.string()) }));
-const PathsSchema = z.array(z.string()).check(z.minLength(1));
+const NonEmptyListSchema = z.array(z.string()).check(z.minLength(1));
 
 export interface RebaseCalls {
   /**
@@ -48,7 +48,7 @@ export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls & Publ
   },
 
   async revert(batches, options = {}) {
-    validate(PathsSchema, batches, 'INVALID_ARGUMENT', 'the batches');
+    validate(NonEmptyListSchema, batches, 'INVALID_ARGUMENT', 'the batches');
     const draft = this.draftName(options);
     const actor = this.actor(options.actor);
     const r = await revertBatches(this.ws, draft, batches, { actor });
@@ -59,7 +59,7 @@ export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls & Publ
   },
 
   async resolve(paths, options = {}) {
-    validate(PathsSchema, paths, 'INVALID_ARGUMENT', 'the paths');
+    validate(NonEmptyListSchema, paths, 'INVALID_ARGUMENT', 'the paths');
     const intent = options.intent ?? `resolve ${paths.length === 1 ? paths[0] : `${paths.length} paths`}`;
     return runBatch(this.ws, { intent, operations: [] }, { draft: this.draftName(options), actor: this.actor(options.actor), resolve: paths });
   },

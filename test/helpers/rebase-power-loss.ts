@@ -4,8 +4,8 @@ import * as nodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import { openShadow, type FileSystem, type Shadow } from '../../src/index.js';
-import { testContext } from './context.js';
+import type { FileSystem } from '../../src/index.js';
+import { openAfterCrash } from './restart-open.js';
 import { CrashFs } from './crash-fs.js';
 import { crashStates } from './crash-states.js';
 import { withReplacingRename } from './memfs-rename.js';
@@ -23,18 +23,7 @@ import { DRAFT, editWorktree, intoVolume, makeDraft, personRepo, rebaseOptions, 
  * durable. The draft reads and takes the next batch.
  */
 
-let opened = 0;
-
-/** A handle as a new process opens it after a restart (`bootTime`): its own temporary names, the crashed run's locks stale. */
-async function open(fs: FileSystem, bootTime?: number): Promise<Shadow> {
-  const ctx = testContext(fs);
-  const run = (++opened).toString(16).padStart(4, '0');
-  const ids = { token: () => `${run}${ctx.ids.token()}`, uuid: ctx.ids.uuid };
-  const self = 1000 + opened;
-  const processes = { self, host: 'test-host', isAlive: (pid: number) => pid === self, bootTime };
-  const clock = { ...ctx.clock, now: () => Date.now() };
-  return openShadow({ dir: '/repo', fs: ctx.fs, clock, ids, env: ctx.env, processes });
-}
+const open = openAfterCrash;
 
 /** The draft's ref as the disk holds it, loose or packed; the raw text when it is not one object id. */
 function refOn(fs: FileSystem): string | undefined {
