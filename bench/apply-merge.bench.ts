@@ -43,7 +43,7 @@ import { printVerdicts, verdict, type Verdict } from './helpers/targets.js';
 const DRAFT_FILES = 100;
 const MERGED = 20;
 const DRAFT = 'apply-merge-bench';
-const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.mjs', import.meta.url));
+const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.cjs', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const HELP = `usage: node dist/bench/apply-merge.bench.js [options]

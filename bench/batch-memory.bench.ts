@@ -39,7 +39,7 @@ const RUNS = Math.max(1, opt('--runs', 3));
 const OPS = opt('--ops', 5000);
 const KB = opt('--kb', 20);
 const MB = 1024 * 1024;
-const SHADOW = fileURLToPath(new URL('../bin/shadow.mjs', import.meta.url));
+const SHADOW = fileURLToPath(new URL('../bin/shadow.cjs', import.meta.url));
 const TIME = '/usr/bin/time';
 /** The most the peak may grow, as a multiple of the content. */
 const TARGET = 2;

@@ -5,7 +5,7 @@
  *
  *   shadow-disk    shadow in-process, warm handle, on disk, fsync on (the targets)
  *   shadow-memfs   shadow in-process, warm handle, the repository in a memfs volume
- *   shadow-cli     `node shadow.mjs batch <file>`, one process per batch (k = 10 only)
+ *   shadow-cli     `node shadow.cjs batch <file>`, one process per batch (k = 10 only)
  *   plumbing   (a) git plumbing spawned per batch with a temporary index
  *   fast-import(b) one long-running `git fast-import`, checkpoint per batch
  *   checkpoint (c) `git add -A && git commit` in a separate git dir (today's agent tools)

@@ -42,7 +42,7 @@ import { printVerdicts, verdict } from './helpers/targets.js';
 import { content, prng } from './helpers/workload.js';
 
 const HERE = fileURLToPath(import.meta.url);
-const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.mjs', import.meta.url));
+const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.cjs', import.meta.url));
 
 if (process.argv.includes('--echo-server')) await echoServer();
 else await main();

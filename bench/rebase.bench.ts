@@ -51,7 +51,7 @@ import { printVerdicts, verdict, type Verdict } from './helpers/targets.js';
 import { BATCH_DIRS } from './helpers/workload.js';
 import { DRAFT, DRAFT_PATHS, PERSON, PERSON_ONLY, SHARED, setUp, type Sized } from './rebase/setup.js';
 
-const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.mjs', import.meta.url));
+const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.cjs', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** How much slower a case may be at the largest size than at the smallest and still count as not growing with it. */
 const FLAT_FACTOR = 1.5;

@@ -61,7 +61,7 @@ const ASCII = args.includes('--ascii');
 const CHUNK = 64 * 1024;
 const MODES = ['stream', 'requests', 'stream/no-line-saves'] as const;
 const MB = 1e6;
-const BIN = fileURLToPath(new URL('../bin/shadow.mjs', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/shadow.cjs', import.meta.url));
 
 const out = (s = ''): void => {
   process.stdout.write(`${s}\n`);

@@ -47,7 +47,7 @@ const SYNC_BUDGET_MS = 20;
 const BATCH_FILES = 10;
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.mjs', import.meta.url));
+const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.cjs', import.meta.url));
 
 const HELP = `usage: node dist/bench/worktree.bench.js [options]
 

@@ -1,17 +1,26 @@
 /**
  * Builds the executables into dist/bin (or the directory given):
- * - shadow.mjs: the `shadow` command, small: answers --version, else loads
- * - shadow-cli.cjs: the whole CLI as one CommonJS file, which shadow.mjs
+ * - shadow: the `shadow` command, a POSIX shell launcher (launcher.sh) that
+ *   starts node on shadow.cjs without NODE_EXTRA_CA_CERTS' start-up cost;
+ * - shadow.cjs: the executable, small: answers --version, hands a command to
+ *   a running shadow process (handoff/), else loads
+ * - shadow-cli.cjs: the whole CLI as one CommonJS file, which shadow.cjs
  *   compiles with V8's code cache (cli/code-cache.ts);
+ * - shadow.mjs: the executable as earlier versions named it (agent configs
+ *   written by them start it), which runs shadow.cjs;
  * - demo.mjs: `npm run demo`.
  * Packages that only some commands need (the HTTP server, MCP, watching,
  * YAML, Codex's TOML) stay outside the bundle and load when those commands run.
+ * Every build has its own id in both bundles: a command is handed only to a
+ * server of the same build.
  */
 import { build } from 'esbuild';
-import { chmodSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, copyFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const out = process.argv[2] ?? 'dist/bin';
 rmSync(out, { recursive: true, force: true });
+const buildId = randomBytes(8).toString('hex');
 
 const common = {
   bundle: true,
@@ -24,20 +33,20 @@ const common = {
   // Small stand-ins for two of yargs' dependencies (see the files).
   alias: { 'string-width': './cli/string-width.ts', 'escalade/sync': './cli/find-up.ts' },
 };
-
-await build({ ...common, entryPoints: ['cli/main.ts'], format: 'esm', outfile: `${out}/shadow.mjs` });
-await build({
-  ...common,
-  entryPoints: ['cli/run.ts'],
+// The sources are ES modules: import.meta.url becomes the bundle's own URL,
+// and import() of a package outside the bundle a require() (node >= 20.19
+// requires ES modules too), since a vm.Script can import() only through an
+// experimental hook.
+const commonjs = {
   format: 'cjs',
-  outfile: `${out}/shadow-cli.cjs`,
-  // The sources are ES modules: import.meta.url becomes the bundle's own URL,
-  // and import() of a package outside the bundle a require() (node >= 20.19
-  // requires ES modules too), since a vm.Script can import() only through
-  // an experimental hook.
-  define: { 'import.meta.url': '__importMetaUrl' },
+  define: { 'import.meta.url': '__importMetaUrl', __SHADOW_BUILD__: JSON.stringify(buildId) },
   supported: { 'dynamic-import': false },
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-});
+};
+
+await build({ ...common, ...commonjs, entryPoints: ['cli/main.ts'], outfile: `${out}/shadow.cjs` });
+await build({ ...common, ...commonjs, entryPoints: ['cli/run.ts'], outfile: `${out}/shadow-cli.cjs` });
 await build({ ...common, entryPoints: ['cli/demo.ts'], format: 'esm', outfile: `${out}/demo.mjs` });
-chmodSync(`${out}/shadow.mjs`, 0o755);
+writeFileSync(`${out}/shadow.mjs`, "#!/usr/bin/env node\n// The executable as earlier versions named it: agent configs they wrote start it.\nimport './shadow.cjs';\n");
+copyFileSync('cli/launcher.sh', `${out}/shadow`);
+for (const f of ['shadow', 'shadow.cjs', 'shadow.mjs']) chmodSync(`${out}/${f}`, 0o755);

@@ -21,4 +21,6 @@ export interface CommandContext {
   actor: string | undefined;
   /** The materialized worktree the command runs inside (found by its marker), if any. */
   worktreeRoot: string | undefined;
+  /** The CLI's runner itself, for a server that runs one-shot commands for callers (handoff/). */
+  runCli(args: string[], io: CliIO): Promise<number>;
 }

@@ -1,5 +1,5 @@
 /** Global options that take a value (so their value is not taken for a command word). */
-const VALUE_OPTIONS = new Set(['-C', '--draft', '--actor']);
+const VALUE_OPTIONS = new Set(['-C', '--draft', '--actor', '--model', '--actor-type']);
 
 /** The words before the first option of a command: `['draft', 'new']`. */
 export function commandWords(args: readonly string[]): string[] {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const shadowBin = fileURLToPath(new URL('./shadow.mjs', import.meta.url));
+const shadowBin = fileURLToPath(new URL('./shadow.cjs', import.meta.url));
 const repo = mkdtempSync(join(tmpdir(), 'shadow-demo-'));
 const env = { ...process.env, SHADOW_ACTOR: 'demo-agent', GIT_CONFIG_NOSYSTEM: '1' };
 const bold = (s: string): string => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);

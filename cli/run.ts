@@ -92,7 +92,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (!spec) return EXIT.usage;
     const dir = resolve(io.cwd, (argv.C as string | undefined) ?? '.');
     // Inside a materialized worktree: its repository, and its draft unless one is named.
-    const inWorktree = findMarker(nodeContext(), dir);
+    const inWorktree = findMarker(nodeContext({ env: io.env }), dir);
     const ctx: CommandContext = {
       argv,
       io,
@@ -101,9 +101,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       actor: argv.actor as string | undefined,
       dir,
       worktreeRoot: inWorktree?.root,
+      runCli: run,
       open: async () => {
         if (shadow) return shadow;
-        const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir });
+        // The caller's environment, not this process's: a server runs commands for callers (handoff/).
+        const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir, env: io.env });
         shadow = opened;
         if (argv.model !== undefined || argv['actor-type'] !== undefined) opened.useIdentity({ model: argv.model as string | undefined, actorType: argv['actor-type'] as string | undefined });
         const done = opened.recovered?.finished ?? [];

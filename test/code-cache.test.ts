@@ -145,10 +145,10 @@ C('the shadow executable: the first run of a command keeps its cache, the next u
   // A copy of the executable and its bundle, so the test owns the cache directory.
   const bin = join(dir, 'bin');
   mkdirSync(bin);
-  for (const f of ['shadow.mjs', 'shadow-cli.cjs']) copyFileSync(join(dirname(SHADOW_BIN), f), join(bin, f));
+  for (const f of ['shadow.cjs', 'shadow-cli.cjs']) copyFileSync(join(dirname(SHADOW_BIN), f), join(bin, f));
   const repo = new DiskRepo({ 'a.txt': 'a\n' });
   try {
-    const run = () => spawnSync(process.execPath, [join(bin, 'shadow.mjs'), 'draft', 'list', '--json'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+    const run = () => spawnSync(process.execPath, [join(bin, 'shadow.cjs'), 'draft', 'list', '--json'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
     const first = run();
     assert.is(first.status, 0, first.stderr);
     assert.equal(files(bin).map((f) => f.slice(17)), ['draft.bin']);
@@ -157,7 +157,7 @@ C('the shadow executable: the first run of a command keeps its cache, the next u
     assert.is(second.status, 0, second.stderr);
     assert.is(second.stdout, first.stdout);
     assert.is(stamp(join(cacheDir(bin), files(bin)[0]!)), kept, 'used, not written again');
-    const unknown = spawnSync(process.execPath, [join(bin, 'shadow.mjs'), 'no-such-command'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+    const unknown = spawnSync(process.execPath, [join(bin, 'shadow.cjs'), 'no-such-command'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
     assert.is(unknown.status, 2);
     assert.equal(files(bin).map((f) => f.slice(17)), ['draft.bin'], 'a word that is not a command gets no cache');
   } finally {

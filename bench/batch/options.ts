@@ -35,7 +35,7 @@ export interface Options {
 /** The project's root (this file is dist/bench/batch/options.js). */
 const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The CLI bundle shadow-cli and the start-up measurement run. */
-export const SHADOW_BIN = fileURLToPath(new URL('../../bin/shadow.mjs', import.meta.url));
+export const SHADOW_BIN = fileURLToPath(new URL('../../bin/shadow.cjs', import.meta.url));
 
 const HELP = `usage: node dist/bench/batch.bench.js [options]
 

@@ -263,7 +263,7 @@ export class CheckpointRepo {
   }
 }
 
-/** The shadow CLI as a whole process per batch: `node shadow.mjs batch <file>`. */
+/** The shadow CLI as a whole process per batch: `node shadow.cjs batch <file>`. */
 export class ShadowCli {
   private readonly file: string;
 

@@ -45,11 +45,11 @@ export interface AgentSetup {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** An MCP server entry an earlier `shadow init` wrote: shadow.mjs started with `mcp`. */
+/** An MCP server entry an earlier `shadow init` wrote: shadow.cjs (shadow.mjs before) started with `mcp`. */
 function ownsServer(v: unknown): boolean {
   if (!isObject(v) || !Array.isArray(v.args)) return false;
   const args = v.args as unknown[];
-  return typeof args[0] === 'string' && /(^|[\\/])shadow\.mjs$/.test(args[0]) && args.includes('mcp');
+  return typeof args[0] === 'string' && /(^|[\\/])shadow\.[cm]js$/.test(args[0]) && args.includes('mcp');
 }
 
 /** A hook group whose command runs `shadow … hook <event>`. */

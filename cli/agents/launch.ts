@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * How an agent's config starts shadow: the absolute path of this node and of
- * this installation's `shadow.mjs`. Never a bare `shadow` or `npx shadow`:
+ * this installation's `shadow.cjs`. Never a bare `shadow` or `npx shadow`:
  * an agent starts its servers and hooks from a directory and PATH of its
  * own, where `shadow` may be missing or be the unrelated npm package of that
  * name.
@@ -16,18 +16,18 @@ export interface Launch {
 
 /**
  * The executable the running CLI was loaded from. Bundled, this module is
- * `dist/bin/shadow-cli.cjs` beside `shadow.mjs`; compiled by tsc (the
+ * `dist/bin/shadow-cli.cjs` beside `shadow.cjs`; compiled by tsc (the
  * tests), it is `dist/cli/agents/launch.js`, two levels under `dist/bin`.
  */
 export function shadowEntry(from: string = import.meta.url): string {
   let dir = dirname(fileURLToPath(from));
   for (let i = 0; i < 4; i++, dir = dirname(dir)) {
-    for (const candidate of [join(dir, 'shadow.mjs'), join(dir, 'bin', 'shadow.mjs')]) {
+    for (const candidate of [join(dir, 'shadow.cjs'), join(dir, 'bin', 'shadow.cjs')]) {
       // realpath: a global install reaches it through a symlink that an upgrade may move.
       if (existsSync(candidate)) return realpathSync(candidate);
     }
   }
-  throw new Error(`shadow.mjs not found above ${fileURLToPath(from)}`);
+  throw new Error(`shadow.cjs not found above ${fileURLToPath(from)}`);
 }
 
 export function thisLaunch(): Launch {

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { formatTools, type ToolFormat } from '../../src/agent-tools/definitions.js';
 import { parseProfiles, toolsFor } from '../../src/agent-tools/profiles.js';
 import type { CommandContext } from '../command-context.js';
+import { listenForCalls } from '../handoff/server.js';
 import { shadowVersion } from '../version.js';
 
 
@@ -20,18 +21,24 @@ export async function mcp(ctx: CommandContext): Promise<number> {
       done();
     },
   });
-  await serveMcp(sh, {
-    draft: ctx.draft,
-    draftPerActor: ctx.argv['draft-per-actor'] === true,
-    actor: ctx.actor,
-    actorType: ctx.argv['actor-type'] as string | undefined,
-    model: ctx.argv.model as string | undefined,
-    allowApply: ctx.argv['allow-apply'] === true,
-    profiles,
-    version: shadowVersion(),
-    stdin: ctx.io.stdin,
-    stdout,
-  });
+  // One-shot `shadow` commands in this repository (an agent's hooks, its shell) are handed to this process while it runs.
+  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli);
+  try {
+    await serveMcp(sh, {
+      draft: ctx.draft,
+      draftPerActor: ctx.argv['draft-per-actor'] === true,
+      actor: ctx.actor,
+      actorType: ctx.argv['actor-type'] as string | undefined,
+      model: ctx.argv.model as string | undefined,
+      allowApply: ctx.argv['allow-apply'] === true,
+      profiles,
+      version: shadowVersion(),
+      stdin: ctx.io.stdin,
+      stdout,
+    });
+  } finally {
+    await calls?.close();
+  }
   return 0;
 }
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { openShadow, type Shadow } from '../../src/index.js';
 
 /** The bundled CLI, as users run it. */
-export const SHADOW_BIN = fileURLToPath(new URL('../../bin/shadow.mjs', import.meta.url));
+export const SHADOW_BIN = fileURLToPath(new URL('../../bin/shadow.cjs', import.meta.url));
 
 /** An environment that isolates git and shadow from the machine's own config. */
 export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {

@@ -1,0 +1,185 @@
+import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { CliIO } from '../io.js';
+import { BUILD_ID } from './build-id.js';
+import { handedOff } from './client.js';
+import { MAX_SOCKET_PATH, PROTOCOL, SOCKET_DIR, SOCKET_NAME, type ClientFrame, type HandoffRequest, type ServerFrame } from './protocol.js';
+
+/** The CLI's own runner (cli/run.ts), given by the command that starts the listener. */
+export type RunCli = (args: string[], io: CliIO) => Promise<number>;
+
+/** A listening hand-off socket. */
+export interface CallListener {
+  path: string;
+  /** Stop taking calls (those running finish) and remove the socket. */
+  close(): Promise<void>;
+}
+
+/** Largest request line (arguments and environment). */
+const MAX_REQUEST = 4 * 1024 * 1024;
+
+function isRequest(v: unknown): v is HandoffRequest {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return (
+    typeof r.v === 'number' &&
+    typeof r.build === 'string' &&
+    Array.isArray(r.args) &&
+    r.args.every((a) => typeof a === 'string') &&
+    typeof r.cwd === 'string' &&
+    r.cwd.startsWith('/') &&
+    typeof r.env === 'object' &&
+    r.env !== null &&
+    Object.values(r.env).every((x) => typeof x === 'string')
+  );
+}
+
+/** Whether a live process answers on the socket at `path`. */
+function answers(path: string): Promise<boolean> {
+  return new Promise((done) => {
+    const s = connect(path);
+    s.once('connect', () => {
+      s.destroy();
+      done(true);
+    });
+    s.once('error', () => done(false));
+  });
+}
+
+/** Run one caller's command and stream its output back. */
+function serveCall(conn: Socket, runCli: RunCli): void {
+  let head = '';
+  let request: HandoffRequest | undefined;
+  let stdin: Readable | undefined;
+  const send = (frame: ServerFrame): void => {
+    if (!conn.destroyed && conn.writable) conn.write(`${JSON.stringify(frame)}\n`);
+  };
+  const onClientLine = (line: string): void => {
+    let frame: ClientFrame;
+    try {
+      frame = JSON.parse(line) as ClientFrame;
+    } catch {
+      stdin?.destroy(new Error('the caller sent a line that is not JSON'));
+      return;
+    }
+    if ('in' in frame && typeof frame.in === 'string') stdin?.push(Buffer.from(frame.in, 'base64'));
+    else if ('end' in frame) stdin?.push(null);
+  };
+  const start = (req: HandoffRequest): void => {
+    const declined = req.v !== PROTOCOL || req.build !== BUILD_ID ? 'another build of shadow' : !handedOff(req.args, req.env) ? 'a command the caller runs itself' : undefined;
+    if (declined !== undefined) {
+      send({ fallback: declined });
+      conn.end();
+      return;
+    }
+    let asked = false;
+    stdin = new Readable({
+      read() {
+        if (!asked) {
+          asked = true;
+          send({ stdin: true });
+        }
+      },
+    });
+    const io: CliIO = {
+      cwd: req.cwd,
+      env: req.env,
+      stdout: (s) => send({ o: Buffer.from(s).toString('base64') }),
+      stderr: (s) => send({ e: s }),
+      stdin,
+      isTTY: false,
+    };
+    void runCli(req.args, io).then(
+      (status) => {
+        send({ exit: status });
+        conn.end();
+      },
+      () => {
+        send({ exit: 1 });
+        conn.end();
+      },
+    );
+  };
+  conn.setEncoding('utf8');
+  conn.on('data', (chunk: string) => {
+    head += chunk;
+    if (request === undefined) {
+      const nl = head.indexOf('\n');
+      if (nl < 0) {
+        if (head.length > MAX_REQUEST) conn.destroy();
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(head.slice(0, nl));
+      } catch {
+        parsed = undefined;
+      }
+      head = head.slice(nl + 1);
+      if (!isRequest(parsed)) {
+        send({ fallback: 'not a request' });
+        conn.end();
+        return;
+      }
+      request = parsed;
+      start(parsed);
+    }
+    let nl: number;
+    while ((nl = head.indexOf('\n')) >= 0) {
+      onClientLine(head.slice(0, nl));
+      head = head.slice(nl + 1);
+    }
+  });
+  // The caller went away: its command runs to the end (atomic as any), its output goes nowhere.
+  conn.on('error', () => stdin?.push(null));
+  conn.on('close', () => stdin?.push(null));
+}
+
+/**
+ * Take one-shot commands from `shadow` callers on the socket in `gitdir`
+ * (protocol.ts). Resolves to undefined, and nothing changes, where the
+ * socket cannot be: a path too long for a Unix socket, another live server
+ * on it, a directory that is not ours.
+ */
+export async function listenForCalls(gitdir: string, runCli: RunCli): Promise<CallListener | undefined> {
+  const dir = join(gitdir, SOCKET_DIR);
+  const path = join(dir, SOCKET_NAME);
+  if (path.length > MAX_SOCKET_PATH) return undefined;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || (process.getuid !== undefined && st.uid !== process.getuid())) return undefined;
+    chmodSync(dir, 0o700);
+  } catch {
+    return undefined;
+  }
+  try {
+    lstatSync(path);
+    if (await answers(path)) return undefined;
+    unlinkSync(path);
+  } catch {
+    // no socket yet, or one another server just removed
+  }
+  const server: Server = createServer((conn) => serveCall(conn, runCli));
+  const listening = await new Promise<boolean>((done) => {
+    server.once('error', () => done(false));
+    server.listen(path, () => done(true));
+  });
+  if (!listening) return undefined;
+  const ino = lstatSync(path).ino;
+  server.unref();
+  return {
+    path,
+    close: () =>
+      new Promise<void>((done) => {
+        try {
+          if (lstatSync(path).ino === ino) unlinkSync(path);
+        } catch {
+          // already gone
+        }
+        server.close(() => done());
+      }),
+  };
+}
