@@ -17,8 +17,10 @@ import { eastAsianWidth } from 'get-east-asian-width';
  * shadow's help text does not hold.
  */
 
-const ZERO_WIDTH = /[\p{Cc}\p{Cf}\p{Cs}\p{Mn}\p{Me}]/u;
-const EMOJI = /\p{Emoji_Presentation}/u;
+// Made on first use: a Unicode property class costs time to build, and
+// most runs never lay out a line that is not plain ASCII.
+let ZERO_WIDTH: RegExp | undefined;
+let EMOJI: RegExp | undefined;
 
 export interface StringWidthOptions {
   /** Count East Asian ambiguous characters as narrow (the default) or wide. */
@@ -37,6 +39,8 @@ export default function stringWidth(text: string, options: StringWidthOptions = 
   }
   if (printableAscii) return s.length;
   const ambiguousAsWide = options.ambiguousIsNarrow === false;
+  ZERO_WIDTH ??= /[\p{Cc}\p{Cf}\p{Cs}\p{Mn}\p{Me}]/u;
+  EMOJI ??= /\p{Emoji_Presentation}/u;
   let width = 0;
   for (const ch of s) {
     if (ZERO_WIDTH.test(ch)) continue;

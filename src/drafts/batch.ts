@@ -109,95 +109,109 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
   const baseTip = first.tip;
   let draft: Draft = first;
 
-  const started = ws.ctx.clock.now();
-  for (let attempt = 1; ; attempt++) {
-    const outcome = attemptBatch(ws, draft, input, options, settings, patcher, baseTip, touched, fingerprint);
-    if (!outcome.commit) {
-      return finish(outcome.result, created);
+  // Batches of this process on one draft take turns (Workspace.inTurn)
+  // instead of racing for its ref and losing work to each other; one that
+  // waited starts from the tip the others left, judged against the tip it
+  // was sent on (baseTip), as a batch that lost a race is. Other processes
+  // still race, by compare-and-swap.
+  return ws.inTurn(options.draft, async (waited) => {
+    if (waited) {
+      const now = loadDraft(ws, options.draft);
+      if (now !== undefined) {
+        draft = now;
+        unborn = false;
+      }
     }
-    // The objects go to disk while the ref's lock is taken and written: the
-    // ref moves once both are durable.
-    const durable = repo.objects.writeConcurrently(outcome.commit.objects);
-    durable.catch(() => undefined); // awaited through the ref update, or below
-    const durableVoid = durable.then(() => undefined);
-    durableVoid.catch(() => undefined);
-    try {
-      if (unborn) {
-        try {
-          // A plan's first batch: the plan's lock, tracker and ledger lines are already in the draft's directory.
-          await publishDraft(ws, draft, options.actor, { planState: options.trailers?.plan !== undefined });
-          created = true;
-        } catch (e) {
-          if (!(e instanceof ShadowError) || e.code !== 'DRAFT_EXISTS') throw e;
-          throw new RefMoved(draft.ref, undefined);
-        } finally {
-          unborn = false;
+    const started = ws.ctx.clock.now();
+    for (let attempt = 1; ; attempt++) {
+      const outcome = attemptBatch(ws, draft, input, options, settings, patcher, baseTip, touched, fingerprint);
+      if (!outcome.commit) {
+        return finish(outcome.result, created);
+      }
+      // The objects go to disk while the ref's lock is taken and written: the
+      // ref moves once both are durable.
+      const durable = repo.objects.writeConcurrently(outcome.commit.objects);
+      durable.catch(() => undefined); // awaited through the ref update, or below
+      const durableVoid = durable.then(() => undefined);
+      durableVoid.catch(() => undefined);
+      try {
+        if (unborn) {
+          try {
+            // A plan's first batch: the plan's lock, tracker and ledger lines are already in the draft's directory.
+            await publishDraft(ws, draft, options.actor, { planState: options.trailers?.plan !== undefined });
+            created = true;
+          } catch (e) {
+            if (!(e instanceof ShadowError) || e.code !== 'DRAFT_EXISTS') throw e;
+            throw new RefMoved(draft.ref, undefined);
+          } finally {
+            unborn = false;
+          }
         }
-      }
-      await repo.refs.update({
-        ref: draftRef(draft.name),
-        expected: draft.tip,
-        next: outcome.commit.oid,
-        message: `shadow: batch ${outcome.commit.batch}: ${input.intent?.split('\n')[0] ?? outcome.commit.summary}`,
-        who: repo.committer(),
-        after: durableVoid,
-      });
-    } catch (e) {
-      // Named by no ref: git may repack (and prune) it.
-      repo.objects.releaseKeep(
-        await durable.then(
-          (idx) => idx,
-          () => undefined,
-        ),
-      );
-      if (!(e instanceof RefMoved)) throw e;
-      const trying = ws.ctx.clock.now() - started;
-      if (attempt >= MAX_ATTEMPTS && (trying >= repo.lockTimeoutMs || attempt >= HARD_MAX_ATTEMPTS)) {
-        throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${attempt} attempts of this batch over ${(trying / 1000).toFixed(1)} s`, {
-          hint: 'too many writers on one draft; retry, or give each writer its own draft',
-          data: { draft: draft.name, attempts: attempt },
+        await repo.refs.update({
+          ref: draftRef(draft.name),
+          expected: draft.tip,
+          next: outcome.commit.oid,
+          message: `shadow: batch ${outcome.commit.batch}: ${input.intent?.split('\n')[0] ?? outcome.commit.summary}`,
+          who: repo.committer(),
+          after: durableVoid,
         });
+      } catch (e) {
+        // Named by no ref: git may repack (and prune) it.
+        repo.objects.releaseKeep(
+          await durable.then(
+            (idx) => idx,
+            () => undefined,
+          ),
+        );
+        if (!(e instanceof RefMoved)) throw e;
+        const trying = ws.ctx.clock.now() - started;
+        if (attempt >= MAX_ATTEMPTS && (trying >= repo.lockTimeoutMs || attempt >= HARD_MAX_ATTEMPTS)) {
+          throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${attempt} attempts of this batch over ${(trying / 1000).toFixed(1)} s`, {
+            hint: 'too many writers on one draft; retry, or give each writer its own draft',
+            data: { draft: draft.name, attempts: attempt },
+          });
+        }
+        // Another writer got there first: back off a random while, doubling
+        // with each loss, so that writers racing for one draft spread out
+        // instead of colliding again at once (one kept losing 25 times to
+        // three others committing back to back).
+        await ws.ctx.clock.sleep(retryPause(attempt, ws.ctx.ids.token()));
+        draft = requireDraft(ws, draft.name);
+        continue;
       }
-      // Another writer got there first: back off a random while, doubling
-      // with each loss, so that writers racing for one draft spread out
-      // instead of colliding again at once (one kept losing 25 times to
-      // three others committing back to back).
-      await ws.ctx.clock.sleep(retryPause(attempt, ws.ctx.ids.token()));
-      draft = requireDraft(ws, draft.name);
-      continue;
+      for (const t of outcome.commit.trees) repo.objects.rememberTree(t.oid, t.entries);
+      repo.objects.releaseKeep(await durable);
+      repo.objects.mergeIfDue();
+      const meta = {
+        ...draft.meta,
+        conflicts: withoutResolved(draft.meta.conflicts, outcome.result.resolved),
+        requests: input.request_id === undefined ? draft.meta.requests : { ...draft.meta.requests, [input.request_id]: outcome.commit.oid },
+        bases: draft.meta.bases.adding(Object.entries(outcome.commit.newBases)),
+        bases_tip: outcome.commit.oid,
+        high_batch: Math.max(draft.meta.high_batch, outcome.commit.batch),
+      };
+      const before = draftStatusWord(ws, draft);
+      const commits = outcome.result.captured ? 2 : 1;
+      const paths = outcome.result.results.length + (outcome.result.captured?.length ?? 0);
+      keepDraftMeta(ws, { ...meta, status: 'open' }, (ws.metaLag.get(draft.name) ?? 0) + commits + paths);
+      const r = outcome.result;
+      await logEvent(ws, draft.name, 'batch/commit', options.actor, {
+        batch: r.batch,
+        commit: r.commit,
+        parent: draft.tip,
+        intent: input.intent?.split('\n')[0] ?? null,
+        ...(options.identity ? { actor_type: options.identity.type, ...(options.identity.model ? { model: options.identity.model } : {}) } : {}),
+        ops: r.results.map((x) => ({
+          ...(x.to ? { operation: x.operation, path: x.path, to: x.to, status: x.status } : { operation: x.operation, path: x.path, status: x.status }),
+          ...(x.files ? { files: x.files } : {}),
+        })),
+        captured: r.captured ?? [],
+        ...options.trailers,
+      });
+      if (before !== 'open') await logEvent(ws, draft.name, 'tx/status', options.actor, { from: before, to: 'open' });
+      return finish(r, created);
     }
-    for (const t of outcome.commit.trees) repo.objects.rememberTree(t.oid, t.entries);
-    repo.objects.releaseKeep(await durable);
-    repo.objects.mergeIfDue();
-    const meta = {
-      ...draft.meta,
-      conflicts: withoutResolved(draft.meta.conflicts, outcome.result.resolved),
-      requests: input.request_id === undefined ? draft.meta.requests : { ...draft.meta.requests, [input.request_id]: outcome.commit.oid },
-      bases: draft.meta.bases.adding(Object.entries(outcome.commit.newBases)),
-      bases_tip: outcome.commit.oid,
-      high_batch: Math.max(draft.meta.high_batch, outcome.commit.batch),
-    };
-    const before = draftStatusWord(ws, draft);
-    const commits = outcome.result.captured ? 2 : 1;
-    const paths = outcome.result.results.length + (outcome.result.captured?.length ?? 0);
-    keepDraftMeta(ws, { ...meta, status: 'open' }, (ws.metaLag.get(draft.name) ?? 0) + commits + paths);
-    const r = outcome.result;
-    await logEvent(ws, draft.name, 'batch/commit', options.actor, {
-      batch: r.batch,
-      commit: r.commit,
-      parent: draft.tip,
-      intent: input.intent?.split('\n')[0] ?? null,
-      ...(options.identity ? { actor_type: options.identity.type, ...(options.identity.model ? { model: options.identity.model } : {}) } : {}),
-      ops: r.results.map((x) => ({
-        ...(x.to ? { operation: x.operation, path: x.path, to: x.to, status: x.status } : { operation: x.operation, path: x.path, status: x.status }),
-        ...(x.files ? { files: x.files } : {}),
-      })),
-      captured: r.captured ?? [],
-      ...options.trailers,
-    });
-    if (before !== 'open') await logEvent(ws, draft.name, 'tx/status', options.actor, { from: before, to: 'open' });
-    return finish(r, created);
-  }
+  });
 }
 
 function finish(result: BatchResult, created: boolean): BatchResult {

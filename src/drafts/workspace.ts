@@ -74,6 +74,8 @@ export class Workspace {
   private form: WorktreeForm | undefined;
   /** Write sessions this process is feeding, by id (the sessions capability fills it). */
   readonly sessions = new Map<string, LiveSession>();
+  /** The last turn queued on each draft (inTurn). */
+  private readonly turns = new Map<string, Promise<void>>();
 
   private constructor(readonly repo: Repository) {
     const c = repo.config;
@@ -85,6 +87,27 @@ export class Workspace {
         maxBytes: positive(c.getInt('shadow.maxbatchbytes')) ?? DEFAULT_MAX_BATCH_BYTES,
       },
     };
+  }
+
+  /**
+   * Run `work` once every turn queued on `draft` before it has finished:
+   * the batches of one process (a server's clients) on one draft commit one
+   * after another instead of racing for the ref, where all but one lose and
+   * redo their work. `waited` says whether another turn ran first.
+   */
+  async inTurn<T>(draft: string, work: (waited: boolean) => Promise<T>): Promise<T> {
+    const before = this.turns.get(draft);
+    const mine = before === undefined ? work(false) : before.then(() => work(true));
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.turns.set(draft, settled);
+    try {
+      return await mine;
+    } finally {
+      if (this.turns.get(draft) === settled) this.turns.delete(draft);
+    }
   }
 
   static open(ctx: Context, dir: string): Workspace {
