@@ -17,6 +17,7 @@ import { commandWords } from './command-words.js';
 import { handOff } from './handoff/client.js';
 import type { CliIO } from './io.js';
 import { restoreCaCerts } from './launcher-env.js';
+import { widenThreadPool } from './thread-pool.js';
 
 interface CliBundle {
   run(args: string[], io: CliIO): Promise<number>;
@@ -25,6 +26,7 @@ interface CliBundle {
 
 async function main(): Promise<void> {
   restoreCaCerts(process.env);
+  widenThreadPool(process.env, fileURLToPath(import.meta.url));
   // A reader that stops early (`shadow log | head`) is not an error.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);

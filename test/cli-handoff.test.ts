@@ -223,7 +223,7 @@ H('a server that stops mid-command: a read is run again by the caller; a write r
   }
 });
 
-H('the launcher: node starts without NODE_EXTRA_CA_CERTS, and what shadow starts gets it back', ({ repo }) => {
+H('the launcher: node starts without NODE_EXTRA_CA_CERTS, and what shadow starts gets it back (and not the thread pool size shadow takes)', ({ repo }) => {
   const dir = mkdtempSync(join(tmpdir(), 'shadow-launch-'));
   try {
     // As a package manager puts it on the PATH: a symlink to dist/bin/shadow.
@@ -236,9 +236,9 @@ H('the launcher: node starts without NODE_EXTRA_CA_CERTS, and what shadow starts
     assert.equal([launched.status, launched.stderr], [0, '']);
     assert.match(launched.stdout, /^shadow \d+\.\d+\.\d+\n$/);
     repo.write('.gitignore', '');
-    const child = spawnSync(link, ['exec', '--', 'sh', '-c', 'printf "%s|%s" "$NODE_EXTRA_CA_CERTS" "${SHADOW_NODE_EXTRA_CA_CERTS-unset}"'], { cwd: repo.dir, env, encoding: 'utf8' });
+    const child = spawnSync(link, ['exec', '--', 'sh', '-c', 'printf "%s|%s|%s" "$NODE_EXTRA_CA_CERTS" "${SHADOW_NODE_EXTRA_CA_CERTS-unset}" "${UV_THREADPOOL_SIZE-unset}"'], { cwd: repo.dir, env, encoding: 'utf8' });
     assert.is(child.status, 0, child.stderr);
-    assert.is(child.stdout, `${join(dir, 'missing-ca.pem')}|unset`);
+    assert.is(child.stdout, `${join(dir, 'missing-ca.pem')}|unset|unset`, 'the thread pool size shadow gives itself is not passed on');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
