@@ -24,7 +24,7 @@ import { Worktrees } from './api/worktrees-api.js';
 import type { RecoveryReport } from './publish/apply.js';
 
 export type { DraftOption, BatchCallOptions } from './api/shadow-core.js';
-export type { DiffFile } from './api/view-calls.js';
+export type { DiffFile, DiffOptions, DiffResult } from './api/view-calls.js';
 
 /** Every call of the handle, by capability (declared on the class below). */
 export interface Shadow extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls {}
