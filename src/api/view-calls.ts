@@ -30,6 +30,8 @@ export interface DiffOptions extends DraftOption {
    * another minimum similarity in percent (`renames: 90`, as `-M90%`).
    */
   renames?: boolean | number;
+  /** Patches in git's colours (`git diff --color`), for a terminal. */
+  color?: boolean;
 }
 
 const DiffOptionsSchema = z.object({
@@ -38,6 +40,7 @@ const DiffOptionsSchema = z.object({
   content: z.optional(z.enum(['none', 'stat', 'patch'])),
   paths: z.optional(z.array(z.string().check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a pathspec from the repository root')))),
   renames: z.optional(z.union([z.boolean(), z.number().check(z.gte(0), z.lte(100))])),
+  color: z.optional(z.boolean()),
 });
 
 export interface ViewCalls {
@@ -132,7 +135,7 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       range = m ? { from: m[1]!, to: m[2]! } : { from: options.range, to: '' };
     }
     const { draftDiff } = await import('../drafts/draft-diff.js');
-    return draftDiff(this.ws, draft, { range, content: options.content ?? 'none', paths: options.paths, renames: options.renames });
+    return draftDiff(this.ws, draft, { range, content: options.content ?? 'none', paths: options.paths, renames: options.renames, color: options.color });
   },
 
   async blame(path, options = {}) {

@@ -2,7 +2,7 @@
  * A draft's diff as `sh.diff` and `shadow diff` give it: the changes
  * (against the bases, or between two points), limited to pathspecs, with
  * renames paired as `git diff -M` pairs them, and each file's line counts
- * and patch. The paths are limited before
+ * and patch (in git's colours when asked for). The paths are limited before
  * renames are looked for, as git does: a file moved in from outside the
  * pathspec is an addition.
  */
@@ -42,6 +42,8 @@ export interface DraftDiffOptions {
   paths?: readonly string[];
   /** Pair renames: at git's default (true) or at least this similarity in percent. */
   renames?: boolean | number;
+  /** Patches in git's colours. */
+  color?: boolean;
 }
 
 /** git's default `diff.renameLimit`. */
@@ -80,13 +82,19 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
   }
   if (options.content !== 'none') {
     const { fileDiff } = await import('../git/format/unified-diff.js');
+    let colour: ((patch: string, oldContent: Buffer, newContent: Buffer) => string) | undefined;
+    if (options.color) {
+      const [{ colourPatch }, { parseWhitespaceRule }] = await Promise.all([import('../git/format/diff-colour.js'), import('../git/format/whitespace-rule.js')]);
+      const rule = parseWhitespaceRule(ws.repo.config.get('core.whitespace'));
+      colour = (patch, oldContent, newContent) => colourPatch(patch, oldContent, newContent, rule);
+    }
     const read = (e: FileEntry | null): Buffer => (e && e.mode !== '160000' ? readBlob(e.oid) : Buffer.alloc(0));
     files = files.map((f) => {
       const oldContent = read(f.old);
       const newContent = read(f.new);
       const d = fileDiff({ path: f.path, old: f.old, new: f.new, oldContent, newContent, from: f.from, similarity: f.similarity });
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
-      if (options.content === 'patch') out.patch = d.text;
+      if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
       return out;
     });
   }
