@@ -82,6 +82,17 @@ export class Shadow implements ShadowCore {
     return { ...this.ws.repo.objects.stats };
   }
 
+  /**
+   * A value of the repository's git config (system, global, local files and
+   * their includes) as `git config --get` answers: the last one; a key with
+   * no `=` is `true`.
+   *
+   * @example sh.gitConfig('core.pager') // 'less -S', or undefined
+   */
+  gitConfig(name: string): string | undefined {
+    return this.ws.repo.config.get(name);
+  }
+
   /** The draft a call works on: the option, else `SHADOW_DRAFT`, else `default`. */
   draftName(options?: DraftOption): string {
     const name = options?.draft ?? this.ctx.env.SHADOW_DRAFT ?? 'default';
