@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import type { CommandContext } from './command-context.js';
 import { AGENTS, HOOK_EVENTS } from './agents/agent-specs.js';
+import { DIFF_OPTIONS } from './diff-help.js';
 
 /** A command's implementation: resolves to its exit status (default 0). */
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
@@ -135,14 +136,17 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/audit.js').then((m) => m.log),
   },
   {
-    usage: 'diff [range]',
-    describe: 'what the draft changes (against its bases), or between two points: <from>..<to>',
+    usage: 'diff [range..]',
+    describe: 'what the draft changes (against its bases), or between two points: <from>..<to>; coloured and paged on a terminal, as git diff',
     builder: (y) =>
       y
-        .positional('range', { type: 'string', describe: 'checkpoint, batch number, ~N or commit; A..B' })
+        // git's option forms (-M50%, --color=never) reach the handler as typed (cli/diff-words.ts).
+        .parserConfiguration({ 'unknown-options-as-args': true, 'populate--': true })
+        .positional('range', { type: 'string', array: true, describe: 'checkpoint, batch number, ~N or commit; A..B (or A B); paths after --' })
         .option('stat', { type: 'boolean', describe: 'lines added and removed per file' })
-        .option('name-status', { type: 'boolean', describe: 'paths with A/M/D/T' }),
-    load: () => import('./commands/audit.js').then((m) => m.diff),
+        .option('name-status', { type: 'boolean', describe: 'paths with A/M/D/T, R<similarity> for renames' })
+        .epilog(DIFF_OPTIONS),
+    load: () => import('./commands/diff.js').then((m) => m.diff),
   },
   {
     usage: 'blame <path> [commit]',

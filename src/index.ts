@@ -6,7 +6,7 @@
 export { openShadow } from './open.js';
 export type { OpenOptions } from './open.js';
 export { Shadow } from './shadow.js';
-export type { DraftOption, BatchCallOptions, DiffFile } from './shadow.js';
+export type { DraftOption, BatchCallOptions, DiffFile, DiffOptions, DiffResult } from './shadow.js';
 export type { ReviewReport } from './review/review-report.js';
 export type { ApprovalState } from './review/approvals.js';
 export type { CommitSecrets } from './review/commit-guard.js';

@@ -24,7 +24,7 @@ import { Worktrees } from './api/worktrees-api.js';
 import type { RecoveryReport } from './publish/apply.js';
 
 export type { DraftOption, BatchCallOptions } from './api/shadow-core.js';
-export type { DiffFile } from './api/view-calls.js';
+export type { DiffFile, DiffOptions, DiffResult } from './api/view-calls.js';
 
 /** Every call of the handle, by capability (declared on the class below). */
 export interface Shadow extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls {}
@@ -80,6 +80,17 @@ export class Shadow implements ShadowCore {
   /** Counters of the object database (objects read and written, packs). */
   get stats(): { objectsRead: number; objectsWritten: number; packsWritten: number } {
     return { ...this.ws.repo.objects.stats };
+  }
+
+  /**
+   * A value of the repository's git config (system, global, local files and
+   * their includes) as `git config --get` answers: the last one; a key with
+   * no `=` is `true`.
+   *
+   * @example sh.gitConfig('core.pager') // 'less -S', or undefined
+   */
+  gitConfig(name: string): string | undefined {
+    return this.ws.repo.config.get(name);
   }
 
   /** The draft a call works on: the option, else `SHADOW_DRAFT`, else `default`. */

@@ -19,26 +19,6 @@ export async function log(ctx: CommandContext): Promise<void> {
   });
 }
 
-/** `shadow diff [range] [--stat | --name-status]` */
-export async function diff(ctx: CommandContext): Promise<void> {
-  const sh = await ctx.open();
-  const nameStatus = ctx.argv['name-status'] === true;
-  const stat = ctx.argv.stat === true;
-  const content = nameStatus ? 'none' : stat ? 'stat' : 'patch';
-  const r = await sh.diff({ draft: ctx.draft, range: ctx.argv.range as string | undefined, content });
-  ctx.out.result(r, () => {
-    if (nameStatus) return r.files.map((f) => `${f.status}\t${f.path}`).join('\n');
-    if (stat) {
-      const width = Math.max(0, ...r.files.map((f) => f.path.length));
-      const lines = r.files.map((f) => ` ${pad(f.path, width)} | ${f.binary ? 'Bin' : `${(f.insertions ?? 0) + (f.deletions ?? 0)} ${'+'.repeat(Math.min(f.insertions ?? 0, 40))}${'-'.repeat(Math.min(f.deletions ?? 0, 40))}`}`);
-      const ins = r.files.reduce((n, f) => n + (f.insertions ?? 0), 0);
-      const del = r.files.reduce((n, f) => n + (f.deletions ?? 0), 0);
-      return [...lines, ` ${plural(r.files.length, 'file')} changed, ${plural(ins, 'insertion')}(+), ${plural(del, 'deletion')}(-)`].join('\n');
-    }
-    return r.files.map((f) => f.patch ?? '').join('');
-  });
-}
-
 /** `shadow status` */
 export async function status(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();

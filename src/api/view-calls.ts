@@ -3,23 +3,45 @@
  * on top: cat, ls, files, search) and its history (log, diff, status).
  * Nothing here writes.
  */
-import type { Oid } from '../git/format/git-objects.js';
-import { draftChanges, draftLog, draftStatus, type ChangedFile, type DraftStatus, type LogEntry } from '../drafts/audit.js';
+import * as z from 'zod/mini';
+import { draftLog, draftStatus, type DraftStatus, type LogEntry } from '../drafts/audit.js';
+import type { DiffFile, DiffResult } from '../drafts/draft-diff.js';
 import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from '../drafts/view.js';
 import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from '../drafts/view-walk.js';
-import { checkPath } from '../drafts/batch-schema.js';
+import { checkPath, validate } from '../drafts/batch-schema.js';
+import { pathspecProblem } from '../core/pathspec.js';
 import type { BlameResult } from '../drafts/blame.js';
 import type { PublishedBlame } from '../publish/published-blame.js';
 import type { TraceOfCommit } from '../publish/trace-read.js';
 import { viewDir, type DraftOption, type ShadowCore } from './shadow-core.js';
 
-/** A file of a draft's diff, with its patch when asked for. */
-export interface DiffFile extends ChangedFile {
-  insertions?: number;
-  deletions?: number;
-  binary?: boolean;
-  patch?: string;
+export type { DiffFile, DiffResult };
+
+export interface DiffOptions extends DraftOption {
+  /** Between two points (`'before-refactor..'`, `'2..4'`): checkpoints, batch numbers, ~N, commits; default against the bases. */
+  range?: string;
+  /** `'stat'` adds line counts, `'patch'` the unified diffs too. */
+  content?: 'none' | 'stat' | 'patch';
+  /** Only what these pathspecs match (repository-relative paths, directories, globs, `:(literal)`). */
+  paths?: string[];
+  /**
+   * Pair deletions and additions into renames (status `R`, with `from` and
+   * `similarity`) as `git diff -M` does: `true` at git's 50%, a number for
+   * another minimum similarity in percent (`renames: 90`, as `-M90%`).
+   */
+  renames?: boolean | number;
+  /** Patches in git's colours (`git diff --color`), for a terminal. */
+  color?: boolean;
 }
+
+const DiffOptionsSchema = z.object({
+  draft: z.optional(z.string()),
+  range: z.optional(z.string()),
+  content: z.optional(z.enum(['none', 'stat', 'patch'])),
+  paths: z.optional(z.array(z.string().check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a pathspec from the repository root')))),
+  renames: z.optional(z.union([z.boolean(), z.number().check(z.gte(0), z.lte(100))])),
+  color: z.optional(z.boolean()),
+});
 
 export interface ViewCalls {
   /** @example const f = await sh.cat('src/hello.ts'); f.content.toString() */
@@ -50,11 +72,13 @@ export interface ViewCalls {
   /**
    * What the draft changes: against its captured bases, or between two points
    * (`range: 'before-refactor..'`). `content: 'stat'` adds line counts,
-   * `'patch'` the unified diffs too.
+   * `'patch'` the unified diffs too; `paths` limits it, `renames` pairs
+   * renames as `git diff -M`.
    *
    * @example const { files } = await sh.diff({ content: 'patch' })
+   * @example const { files } = await sh.diff({ renames: true, paths: ['src/'] }); files.filter((f) => f.status === 'R').map((f) => `${f.from} -> ${f.path}`)
    */
-  diff(options?: DraftOption & { range?: string; content?: 'none' | 'stat' | 'patch' }): Promise<{ draft: string; from?: Oid; to?: Oid; files: DiffFile[] }>;
+  diff(options?: DiffOptions): Promise<DiffResult>;
 
   /** @example const s = await sh.status(); s.drifted.length */
   status(options?: DraftOption): Promise<DraftStatus>;
@@ -103,27 +127,15 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
   },
 
   async diff(options = {}) {
+    validate(DiffOptionsSchema, options, 'INVALID_ARGUMENT', 'the diff options');
     const draft = this.draftName(options);
     let range: { from: string; to: string } | undefined;
     if (options.range !== undefined) {
       const m = /^(.*?)\.\.(.*)$/.exec(options.range);
       range = m ? { from: m[1]!, to: m[2]! } : { from: options.range, to: '' };
     }
-    const changes = draftChanges(this.ws, draft, range);
-    const content = options.content ?? 'none';
-    let files: DiffFile[] = changes.files;
-    if (content !== 'none') {
-      const { fileDiff } = await import('../git/format/unified-diff.js');
-      const objects = this.ws.repo.objects;
-      const read = (e: { mode: string; oid: Oid } | null): Buffer => (e && e.mode !== '160000' ? objects.readBlob(e.oid) : Buffer.alloc(0));
-      files = changes.files.map((f) => {
-        const d = fileDiff({ path: f.path, old: f.old, new: f.new, oldContent: read(f.old), newContent: read(f.new) });
-        const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
-        if (content === 'patch') out.patch = d.text;
-        return out;
-      });
-    }
-    return { draft, from: changes.from, to: changes.to, files };
+    const { draftDiff } = await import('../drafts/draft-diff.js');
+    return draftDiff(this.ws, draft, { range, content: options.content ?? 'none', paths: options.paths, renames: options.renames, color: options.color });
   },
 
   async blame(path, options = {}) {

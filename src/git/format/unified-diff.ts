@@ -15,6 +15,9 @@ export interface FileDiffInput {
   new: FileEntry | null;
   oldContent: Buffer;
   newContent: Buffer;
+  /** A rename's old path (`path` is the new one), with its similarity in percent. */
+  from?: string;
+  similarity?: number;
 }
 
 export interface FileDiff {
@@ -137,16 +140,18 @@ function changedWindow(a: string, b: string, context: number): { old: string; ne
 /** The unified diff of one file, in git's format, with its line counts. */
 export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const { path, old, new: next } = input;
-  const head: string[] = [`diff --git a/${path} b/${path}`];
+  const oldPath = input.from ?? path;
+  const head: string[] = [`diff --git a/${oldPath} b/${path}`];
   if (!old && next) head.push(`new file mode ${next.mode}`);
   else if (old && !next) head.push(`deleted file mode ${old.mode}`);
   else if (old && next && old.mode !== next.mode) head.push(`old mode ${old.mode}`, `new mode ${next.mode}`);
+  if (input.from !== undefined) head.push(`similarity index ${input.similarity ?? 100}%`, `rename from ${input.from}`, `rename to ${path}`);
   const oldId = old ? short(old.oid) : '0000000';
   const newId = next ? short(next.oid) : '0000000';
   if (old?.oid !== next?.oid) head.push(`index ${oldId}..${newId}${old && next && old.mode === next.mode ? ` ${old.mode}` : ''}`);
   else return { text: `${head.join('\n')}\n`, insertions: 0, deletions: 0, binary: false, added: [] };
   const binary = looksBinary(input.oldContent) || looksBinary(input.newContent) || old?.mode === MODE.gitlink || next?.mode === MODE.gitlink;
-  const from = old ? `a/${path}` : '/dev/null';
+  const from = old ? `a/${oldPath}` : '/dev/null';
   const to = next ? `b/${path}` : '/dev/null';
   if (binary) return { text: `${head.join('\n')}\nBinary files ${from} and ${to} differ\n`, insertions: 0, deletions: 0, binary: true, added: [] };
   const window = changedWindow(splitText(input.oldContent), splitText(input.newContent), context);

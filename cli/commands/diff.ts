@@ -1,0 +1,63 @@
+import { isShadowError, ShadowError, type DiffOptions, type DiffResult, type Shadow } from '../../src/index.js';
+import type { CommandContext } from '../command-context.js';
+import { parseDiffWords, type DiffWords } from '../diff-words.js';
+import { wantColour } from '../diff-colour.js';
+import { nameStatusText, statText } from '../diff-text.js';
+import { choosePager, page } from '../pager.js';
+
+/**
+ * `shadow diff [<range>] [-M[<n>]] [--stat | --name-status] [--color[=<when>]]
+ * [--no-pager] [-- <pathspec>…]`: as `git diff` shows a change, coloured and
+ * paged on a terminal.
+ */
+export async function diff(ctx: CommandContext): Promise<void> {
+  const words = parseDiffWords(((ctx.argv.range as unknown[] | undefined) ?? []).map(String));
+  const paths = await pathspecs(ctx);
+  const sh = await ctx.open();
+  const nameStatus = ctx.argv['name-status'] === true;
+  const stat = ctx.argv.stat === true;
+  const content = nameStatus ? 'none' : stat ? 'stat' : 'patch';
+  const config = (name: string): string | undefined => sh.gitConfig(name);
+  const pager = ctx.out.json || words.pager === false ? undefined : choosePager(ctx.io, config);
+  const colour = !ctx.out.json && wantColour(words.color, config, ctx.io, pager !== undefined);
+  const r = await diffOf(sh, ctx, words, { content, paths, color: colour && content === 'patch' });
+  if (ctx.out.json) {
+    ctx.out.result(r, () => '');
+    return;
+  }
+  let text = nameStatus ? nameStatusText(r.files) : stat ? statText(r.files, colour) : r.files.map((f) => f.patch ?? '').join('');
+  if (text === '') return;
+  if (!text.endsWith('\n')) text += '\n';
+  if (r.renames_limited) ctx.out.note('warning: exhaustive rename detection was skipped due to too many files; raise diff.renameLimit to look further');
+  if (pager === undefined) ctx.io.stdout(text);
+  else await page(text, pager, ctx.io.env, ctx.dir, (s) => ctx.io.stdout(s));
+}
+
+/** The paths after `--`, relative to the current directory as git's pathspecs are; `:(literal)` kept. */
+async function pathspecs(ctx: CommandContext): Promise<string[] | undefined> {
+  const specs = ((ctx.argv['--'] as unknown[] | undefined) ?? []).map(String);
+  if (specs.length === 0) return undefined;
+  return Promise.all(
+    specs.map(async (spec) => {
+      const path = (await ctx.repoPath(spec)) || '.';
+      return /^:\([^)]*\bliteral\b/.test(spec) ? `:(literal)${path}` : path;
+    }),
+  );
+}
+
+type Shown = Pick<DiffOptions, 'content' | 'paths' | 'color'>;
+
+async function diffOf(sh: Shadow, ctx: CommandContext, words: DiffWords, options: Shown): Promise<DiffResult> {
+  try {
+    return await sh.diff({ draft: ctx.draft, range: words.range, renames: words.renames, ...options });
+  } catch (e) {
+    // A path typed where a range goes (`shadow diff src/api.ts`): say where paths go.
+    const typedPath = words.points.length === 2 || (words.points.length === 1 && !words.points[0]!.includes('..'));
+    if (!isShadowError(e) || e.code !== 'INVALID_TARGET' || !typedPath) throw e;
+    throw new ShadowError('INVALID_TARGET', `${e.message}; a path goes after --`, {
+      hint: `to see what the draft changes in a path: shadow diff -- ${words.points.join(' ')}`,
+      data: { ...e.data, points: words.points },
+      cause: e,
+    });
+  }
+}
