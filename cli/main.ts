@@ -25,19 +25,18 @@ interface CliBundle {
 }
 
 async function main(): Promise<void> {
-  restoreCaCerts(process.env);
-  widenThreadPool(process.env, fileURLToPath(import.meta.url));
-  // A reader that stops early (`shadow log | head`) is not an error.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
   const args = process.argv.slice(2);
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     process.stdout.write(`shadow ${pkg.version}\n`);
     return;
   }
+  restoreCaCerts(process.env);
+  // A reader that stops early (`shadow log | head`) is not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   const isTTY = process.stdout.isTTY === true;
   const handed = await handOff(args, {
     cwd: process.cwd(),
@@ -52,6 +51,8 @@ async function main(): Promise<void> {
     process.exitCode = handed;
     return;
   }
+  // Only a command run here needs the wider pool (a hand-off makes no fsync of its own).
+  widenThreadPool(process.env, fileURLToPath(import.meta.url));
   // Help and unknown words share one cache; a word that is not a command is not cached.
   const word = commandWords(args)[0];
   const key = word ?? 'help';
