@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     stderr: (s) => process.stderr.write(s),
     isTTY,
     uid: process.getuid?.(),
+    umask: process.umask(),
   });
   if (handed !== undefined) {
     process.exitCode = handed;

@@ -156,6 +156,8 @@ H('what is not a server of ours is never used: a plain file, SHADOW_HANDOFF=0, a
     assert.is.not(follow.status, 0, 'a command that runs until stopped stays with the caller');
     const located = await runNode(join(bare, 'shadow.cjs'), ['status'], { cwd: repo.dir, env: { ...repo.env, GIT_DIR: repo.path('.git') } });
     assert.is.not(located.status, 0, 'GIT_DIR: the caller finds the repository itself');
+    const zone = await runNode(join(bare, 'shadow.cjs'), ['status'], { cwd: repo.dir, env: { ...repo.env, TZ: 'America/Denver' } });
+    assert.is.not(zone.status, 0, 'another time zone: the caller runs it (commit times carry its offset)');
   } finally {
     server.child.kill('SIGTERM');
     await exited(server.child);
@@ -175,11 +177,13 @@ H('the server declines another build, another protocol, a command it does not ru
       s.on('close', () => resolve(got));
     });
   try {
-    const request = (over: Record<string, unknown>): string => JSON.stringify({ v: 1, build: 'unbundled', args: ['status'], cwd: repo.dir, env: repo.env, ...over });
+    const request = (over: Record<string, unknown>): string => JSON.stringify({ v: 1, build: 'unbundled', args: ['status'], cwd: repo.dir, env: repo.env, umask: process.umask(), ...over });
     const build = /BUILD_ID="([0-9a-f]{16})"/.exec(readFileSync(SHADOW_BIN, 'utf8'))![1]!;
     assert.match(await ask(request({ build: 'another-build' })), /^\{"fallback":"another build of shadow"\}\n$/);
     assert.match(await ask(request({ build, args: ['serve'] })), /^\{"fallback":"a command the caller runs itself"\}\n$/);
     assert.match(await ask(request({ build, args: ['status'], env: { ...repo.env, GIT_DIR: '/elsewhere' } })), /^\{"fallback":"a command the caller runs itself"\}\n$/);
+    assert.match(await ask(request({ build, args: ['status'], env: { ...repo.env, TZ: 'Asia/Tokyo' } })), /^\{"fallback":"another umask or time zone"\}\n$/);
+    assert.match(await ask(request({ build, args: ['status'], umask: 0o077 })), /^\{"fallback":"another umask or time zone"\}\n$/);
     // The control: the same request with this build runs.
     assert.match(await ask(request({ build, args: ['status', '--json'] })), /"exit":0\}\n$/);
     assert.match(await ask(request({ v: 99 })), /^\{"fallback":"another build of shadow"\}\n$/);

@@ -17,6 +17,7 @@ export interface CallerIO {
   /** stdout is a terminal: colour, pager and layout are the caller's, so the command runs here. */
   isTTY: boolean;
   uid: number | undefined;
+  umask: number;
 }
 
 /**
@@ -95,7 +96,7 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
   if (path === undefined) return undefined;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(io.env)) if (v !== undefined) env[k] = v;
-  const request: HandoffRequest = { v: PROTOCOL, build: BUILD_ID, args, cwd: io.cwd, env };
+  const request: HandoffRequest = { v: PROTOCOL, build: BUILD_ID, args, cwd: io.cwd, env, umask: io.umask };
   const { connect } = await import('node:net');
   return new Promise((done) => {
     const socket: Socket = connect(path);

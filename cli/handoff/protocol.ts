@@ -53,6 +53,8 @@ export interface HandoffRequest {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** The caller's umask: the modes of the files an apply creates depend on it. */
+  umask: number;
 }
 
 /** A line from the server. */

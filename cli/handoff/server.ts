@@ -30,6 +30,7 @@ function isRequest(v: unknown): v is HandoffRequest {
     r.args.every((a) => typeof a === 'string') &&
     typeof r.cwd === 'string' &&
     r.cwd.startsWith('/') &&
+    typeof r.umask === 'number' &&
     typeof r.env === 'object' &&
     r.env !== null &&
     Object.values(r.env).every((x) => typeof x === 'string')
@@ -48,8 +49,19 @@ function answers(path: string): Promise<boolean> {
   });
 }
 
+/**
+ * What the server cannot take from a caller's request but would show in a
+ * result: its umask (the modes of files an apply creates) and its time
+ * zone (node reads TZ once; commits and `log` carry local times). A caller
+ * that differs runs the command itself.
+ */
+interface ServerProcess {
+  umask: number;
+  tz: string | undefined;
+}
+
 /** Run one caller's command and stream its output back. */
-function serveCall(conn: Socket, runCli: RunCli): void {
+function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess): void {
   let head = '';
   let request: HandoffRequest | undefined;
   let stdin: Readable | undefined;
@@ -68,7 +80,14 @@ function serveCall(conn: Socket, runCli: RunCli): void {
     else if ('end' in frame) stdin?.push(null);
   };
   const start = (req: HandoffRequest): void => {
-    const declined = req.v !== PROTOCOL || req.build !== BUILD_ID ? 'another build of shadow' : !handedOff(req.args, req.env) ? 'a command the caller runs itself' : undefined;
+    const declined =
+      req.v !== PROTOCOL || req.build !== BUILD_ID
+        ? 'another build of shadow'
+        : !handedOff(req.args, req.env)
+          ? 'a command the caller runs itself'
+          : req.umask !== own.umask || req.env.TZ !== own.tz
+            ? 'another umask or time zone'
+            : undefined;
     if (declined !== undefined) {
       send({ fallback: declined });
       conn.end();
@@ -162,7 +181,8 @@ export async function listenForCalls(gitdir: string, runCli: RunCli): Promise<Ca
   } catch {
     // no socket yet, or one another server just removed
   }
-  const server: Server = createServer((conn) => serveCall(conn, runCli));
+  const own: ServerProcess = { umask: process.umask(), tz: process.env.TZ };
+  const server: Server = createServer((conn) => serveCall(conn, runCli, own));
   const listening = await new Promise<boolean>((done) => {
     server.once('error', () => done(false));
     server.listen(path, () => done(true));
