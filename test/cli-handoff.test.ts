@@ -172,7 +172,11 @@ H('the server declines another build, another protocol, a command it does not ru
       let got = '';
       s.setEncoding('utf8');
       s.on('connect', () => s.write(`${line}\n`));
-      s.on('data', (d: string) => (got += d));
+      s.on('data', (d: string) => {
+        got += d;
+        // Accepted: say go, as a caller does.
+        if (d.includes('{"accepted":true}\n')) s.write('{"go":true}\n');
+      });
       s.on('error', reject);
       s.on('close', () => resolve(got));
     });
@@ -185,7 +189,7 @@ H('the server declines another build, another protocol, a command it does not ru
     assert.match(await ask(request({ build, args: ['status'], env: { ...repo.env, TZ: 'Asia/Tokyo' } })), /^\{"fallback":"another umask or time zone"\}\n$/);
     assert.match(await ask(request({ build, args: ['status'], umask: 0o077 })), /^\{"fallback":"another umask or time zone"\}\n$/);
     // The control: the same request with this build runs.
-    assert.match(await ask(request({ build, args: ['status', '--json'] })), /"exit":0\}\n$/);
+    assert.match(await ask(request({ build, args: ['status', '--json'] })), /^\{"accepted":true\}\n[^]*"exit":0\}\n$/);
     assert.match(await ask(request({ v: 99 })), /^\{"fallback":"another build of shadow"\}\n$/);
     assert.match(await ask('{"v": 1, "args": "status"}'), /^\{"fallback":"not a request"\}\n$/);
     assert.match(await ask('not json'), /^\{"fallback":"not a request"\}\n$/);
@@ -200,11 +204,17 @@ H('a server that stops mid-command: a read is run again by the caller; a write r
   const sock = repo.path('.git/shadow/run/cli.sock');
   mkdirSync(dirname(sock), { recursive: true, mode: 0o700 });
   let calls = 0;
-  // Takes the request, then dies as a killed server would: no frame back.
+  // Accepts the command, then dies as a server killed during it would: no frame after `go`.
   const fake = createServer((conn) => {
-    conn.once('data', () => {
-      calls++;
-      conn.destroy();
+    let got = '';
+    conn.setEncoding('utf8');
+    conn.on('data', (d: string) => {
+      got += d;
+      if (got.split('\n').length === 2) conn.write('{"accepted":true}\n');
+      if (got.includes('{"go":true}\n')) {
+        calls++;
+        conn.destroy();
+      }
     });
   });
   await new Promise<void>((resolve) => fake.listen(sock, resolve));
@@ -224,6 +234,32 @@ H('a server that stops mid-command: a read is run again by the caller; a write r
     assert.is(calls, 3);
   } finally {
     await new Promise<void>((resolve) => fake.close(() => resolve()));
+  }
+});
+
+H('a stopped server (Ctrl-Z): the caller runs the command itself after a wait, and the server, resumed, never runs it too', async ({ repo }) => {
+  const server = await serveChild(repo);
+  try {
+    for (const n of [1, 2]) {
+      const r = repo.shadow(['batch', '-'], { input: JSON.stringify({ operations: [{ operation: 'write', path: `n${n}.txt`, content: `${n}\n` }] }) });
+      assert.is(r.status, 0, r.stderr);
+    }
+    const two = repo.ref('refs/shadow/drafts/default')!;
+    server.child.kill('SIGSTOP');
+    // Undo, run twice, would go back two batches.
+    const undo = await runNode(SHADOW_BIN, ['undo', '--json'], { cwd: repo.dir, env: repo.env });
+    assert.is(undo.status, 0, undo.stderr);
+    const one = repo.ref('refs/shadow/drafts/default')!;
+    assert.is(repo.git('rev-parse', `${two}~1`).trim(), one, 'one batch undone, by the caller');
+    server.child.kill('SIGCONT');
+    // Handed to the resumed server, after it has read the abandoned call.
+    const log = await runNode(SHADOW_BIN, ['log', '--json'], { cwd: repo.dir, env: repo.env });
+    assert.is(log.status, 0, log.stderr);
+    assert.is(repo.ref('refs/shadow/drafts/default'), one, 'the server did not undo it again');
+  } finally {
+    server.child.kill('SIGCONT');
+    server.child.kill('SIGTERM');
+    await exited(server.child);
   }
 });
 

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { commandWords } from '../command-words.js';
 import { BUILD_ID } from './build-id.js';
-import { HANDED_OFF, MAX_SOCKET_PATH, PROTOCOL, READ_ONLY, SOCKET_DIR, SOCKET_NAME, type ClientFrame, type HandoffRequest, type ServerFrame } from './protocol.js';
+import { ACCEPT_WAIT_MS, HANDED_OFF, MAX_SOCKET_PATH, PROTOCOL, READ_ONLY, SOCKET_DIR, SOCKET_NAME, type ClientFrame, type HandoffRequest, type ServerFrame } from './protocol.js';
 
 /** What the caller's process gives the hand-off. */
 export interface CallerIO {
@@ -100,14 +100,18 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
   const { connect } = await import('node:net');
   return new Promise((done) => {
     const socket: Socket = connect(path);
+    // `go` sent: from then on the command may have run.
     let sent = false;
     let printed = false;
     let finished = false;
     let rest = '';
     let reading = false;
+    // A server that does not accept in time (stopped, or stuck): run it here; it will find the connection closed and run nothing.
+    const waiting = setTimeout(() => finish(undefined), ACCEPT_WAIT_MS);
     const finish = (status: number | undefined): void => {
       if (finished) return;
       finished = true;
+      clearTimeout(waiting);
       if (reading) io.stdin().pause();
       socket.destroy();
       done(status);
@@ -129,7 +133,11 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
       finish(1);
     };
     const onFrame = (frame: ServerFrame): void => {
-      if ('o' in frame) {
+      if ('accepted' in frame) {
+        clearTimeout(waiting);
+        sent = true;
+        send({ go: true });
+      } else if ('o' in frame) {
         printed = true;
         io.stdout(Buffer.from(frame.o, 'base64'));
       } else if ('e' in frame) {
@@ -145,10 +153,7 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
       else if ('fallback' in frame) finish(undefined);
     };
     socket.setEncoding('utf8');
-    socket.once('connect', () => {
-      sent = true;
-      socket.write(`${JSON.stringify(request)}\n`);
-    });
+    socket.once('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on('data', (chunk: string) => {
       rest += chunk;
       let nl: number;
@@ -164,7 +169,7 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
         onFrame(frame);
       }
     });
-    // Refused or gone before the request left: nothing ran, run it here.
+    // Refused, or gone before `go`: nothing ran, run it here.
     socket.on('error', () => (sent ? lost() : finish(undefined)));
     socket.on('close', () => (sent ? lost() : finish(undefined)));
   });

@@ -13,12 +13,20 @@
  * build, a socket that is not ours, a refused connection), the command runs
  * in the calling process as always: the result is the same either way.
  *
- * The wire: JSON lines. The client sends one request line, then (when the
- * server asks for it) its standard input as `in` lines and an `end` line.
- * The server answers with `o` (stdout bytes, base64), `e` (stderr text),
- * `stdin` (send your input), and finally `exit` or `fallback` (run it
- * yourself; nothing was done).
+ * The wire: JSON lines. The client sends one request line; the server
+ * answers `fallback` (run it yourself: nothing was done) or `accepted`; the
+ * client says `go`, and only then does the command run. A client that hears
+ * nothing for ACCEPT_WAIT_MS (a server stopped with Ctrl-Z, or too busy)
+ * closes the connection and runs the command itself, and a server that
+ * finds the connection closed before `go` runs nothing: a command never runs
+ * twice. Then (when the server asks for it) the client sends its standard
+ * input as `in` lines and an `end` line; the server sends `o` (stdout
+ * bytes, base64), `e` (stderr text), `stdin` (send your input), and finally
+ * `exit`.
  */
+
+/** How long a caller waits for a server to accept a command before running it itself (ms). */
+export const ACCEPT_WAIT_MS = 2000;
 
 /** Bumped when the frames change; a server of another version answers `fallback`. */
 export const PROTOCOL = 1;
@@ -58,7 +66,7 @@ export interface HandoffRequest {
 }
 
 /** A line from the server. */
-export type ServerFrame = { o: string } | { e: string } | { stdin: true } | { exit: number } | { fallback: string };
+export type ServerFrame = { accepted: true } | { o: string } | { e: string } | { stdin: true } | { exit: number } | { fallback: string };
 
 /** A line from the caller after its request. */
-export type ClientFrame = { in: string } | { end: true };
+export type ClientFrame = { go: true } | { in: string } | { end: true };

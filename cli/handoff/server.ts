@@ -65,6 +65,7 @@ function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess): void {
   let head = '';
   let request: HandoffRequest | undefined;
   let stdin: Readable | undefined;
+  let accepted: (() => void) | undefined;
   const send = (frame: ServerFrame): void => {
     if (!conn.destroyed && conn.writable) conn.write(`${JSON.stringify(frame)}\n`);
   };
@@ -76,7 +77,11 @@ function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess): void {
       stdin?.destroy(new Error('the caller sent a line that is not JSON'));
       return;
     }
-    if ('in' in frame && typeof frame.in === 'string') stdin?.push(Buffer.from(frame.in, 'base64'));
+    if ('go' in frame) {
+      const run = accepted;
+      accepted = undefined;
+      run?.();
+    } else if ('in' in frame && typeof frame.in === 'string') stdin?.push(Buffer.from(frame.in, 'base64'));
     else if ('end' in frame) stdin?.push(null);
   };
   const start = (req: HandoffRequest): void => {
@@ -110,16 +115,19 @@ function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess): void {
       stdin,
       isTTY: false,
     };
-    void runCli(req.args, io).then(
-      (status) => {
-        send({ exit: status });
-        conn.end();
-      },
-      () => {
-        send({ exit: 1 });
-        conn.end();
-      },
-    );
+    // Run only on the caller's `go`: a caller that gave up waiting has closed the connection and runs the command itself.
+    accepted = () =>
+      void runCli(req.args, io).then(
+        (status) => {
+          send({ exit: status });
+          conn.end();
+        },
+        () => {
+          send({ exit: 1 });
+          conn.end();
+        },
+      );
+    send({ accepted: true });
   };
   conn.setEncoding('utf8');
   conn.on('data', (chunk: string) => {
@@ -152,8 +160,13 @@ function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess): void {
     }
   });
   // The caller went away: its command runs to the end (atomic as any), its output goes nowhere.
-  conn.on('error', () => stdin?.push(null));
-  conn.on('close', () => stdin?.push(null));
+  const gone = (): void => {
+    accepted = undefined;
+    stdin?.push(null);
+  };
+  conn.on('error', gone);
+  conn.on('end', gone);
+  conn.on('close', gone);
 }
 
 /**
