@@ -17,7 +17,6 @@ import { guardPaths, runJournal, unwritableDirs, type Progress } from './publish
 import { checkIndexLock, describeApply, isMine, journalWorktree, lockPath, outcomeError, refuseWhilePending, staleBase, thisWorktree, type PublishedPath } from './publish-guards.js';
 import type { PathConflict } from './path-conflict.js';
 import { mergePaths } from './merge-paths.js';
-import { publishTrace } from './publish-trace.js';
 import type { NotesResult } from './trace-notes.js';
 import { journalEntries, keepMergeBlobs, overlapError } from './merge-record.js';
 import { SubmoduleProbe, submoduleInPublish } from '../drafts/submodules.js';
@@ -161,7 +160,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       status_before: draftStatusWord(ws, draft),
     };
     if (plan) {
-      journal.branch = { ...plan.branch, reflog: plan.reflog };
+      journal.branch = { ...plan.branch, reflog: plan.reflog, how: plan.how };
       journal.index = plan.index;
     }
     // The journal's fsyncs run on the pool while apply/start is appended.
@@ -192,9 +191,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     result.skipped = outcome.skipped;
     if (plan) {
       result.branch = { ...plan.branch, how: plan.how };
-      // The branch has moved for good: a trace note that cannot be written is reported, never thrown.
-      const notes = publishTrace(ws, draft, plan, entries);
-      if (notes) result.notes = notes;
+      if (outcome.notes) result.notes = outcome.notes;
     }
     return result;
   } finally {
@@ -204,7 +201,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
 
 export interface RecoveryReport {
   /** Journals finished. */
-  finished: Array<{ id: string; kind: string; draft: string; written: string[]; conflicts: PathConflict[] }>;
+  finished: Array<{ id: string; kind: string; draft: string; written: string[]; conflicts: PathConflict[]; notes?: NotesResult }>;
   /** Journals that still could not be finished (the error says why). */
   failed: Array<{ id: string; draft: string; error: string }>;
   unreadable: string[];
@@ -235,7 +232,7 @@ export async function recover(ws: Workspace): Promise<RecoveryReport> {
       try {
         const outcome = await runJournal(ws, j, true);
         if (outcome.failures.length > 0) throw outcomeError(outcome, 'recovery');
-        report.finished.push({ id: j.id, kind: j.kind, draft: j.draft, written: outcome.written, conflicts: outcome.conflicts });
+        report.finished.push({ id: j.id, kind: j.kind, draft: j.draft, written: outcome.written, conflicts: outcome.conflicts, ...(outcome.notes ? { notes: outcome.notes } : {}) });
       } catch (e) {
         report.failed.push({ id: j.id, draft: j.draft, error: (e as Error).message });
       }

@@ -11,7 +11,7 @@ import { notesRef, writeTraceNotes, type NotesResult } from './trace-notes.js';
  * for each commit it put there. Runs after the publish is complete and
  * cannot undo it: whatever fails is reported in the result, never thrown.
  */
-export function publishTrace(ws: Workspace, draft: Draft, plan: CommitPlan, entries: readonly PublishEntry[]): NotesResult | undefined {
+export function publishTrace(ws: Workspace, draft: Draft, plan: Pick<CommitPlan, 'branch' | 'how'>, entries: readonly PublishEntry[]): NotesResult | undefined {
   if (notesRef(ws) === null) return undefined;
   let records: TraceRecord[];
   try {

@@ -12,6 +12,8 @@ import { createLockFile } from '../durable/lock-file.js';
 import { WorkingTreeLower } from '../git/lower-layer.js';
 import { WorktreeWriter, type StagedFile } from '../git/worktree-writer.js';
 import { moveBranch } from './branch-move.js';
+import { journalTrace } from './journal-trace.js';
+import type { NotesResult } from './trace-notes.js';
 import { logEvents } from '../drafts/ledger-events.js';
 import type { PathConflict } from './path-conflict.js';
 import type { Workspace } from '../drafts/workspace.js';
@@ -163,6 +165,8 @@ export interface Outcome {
   failures: Array<{ path: string; code: string; message: string }>;
   /** Submodule entries, which shadow does not check out. */
   skipped: string[];
+  /** The Agent Trace notes of the commits a branch move published (journal-trace.ts). */
+  notes?: NotesResult;
 }
 
 /**
@@ -348,6 +352,8 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
   }
   const branchFailure = await moveBranch(ws, journal, recheck);
   if (branchFailure) outcome.failures.push(branchFailure);
+  // The branch has moved for good: a trace note that cannot be written is reported, never thrown.
+  else outcome.notes = journalTrace(ws, journal);
   await writeIndexEntries(ws, journal, outcome);
   const shadowDir = ws.repo.shadowDir;
   const who = journal.actor;

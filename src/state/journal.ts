@@ -42,7 +42,16 @@ export const JournalSchema = z.object({
    * A branch to move once the files are written (`apply --commit` / `--squash`),
    * with the message of its reflog lines.
    */
-  branch: z.optional(z.object({ ref: z.string(), old: z.nullable(z.string()), new: z.string(), reflog: z.optional(z.string()) })),
+  branch: z.optional(
+    z.object({
+      ref: z.string(),
+      old: z.nullable(z.string()),
+      new: z.string(),
+      reflog: z.optional(z.string()),
+      /** How it moves (for its Agent Trace notes); absent in journals of older versions. */
+      how: z.optional(z.enum(['fast-forward', 'replay', 'squash'])),
+    }),
+  ),
   /**
    * Index entries to set once the files are written (`--commit`/`--squash`),
    * and the ones they replace (so unapply can put them back).
