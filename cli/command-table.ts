@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import type { CommandContext } from './command-context.js';
 import { AGENTS, HOOK_EVENTS } from './agents/agent-specs.js';
 import { DIFF_OPTIONS } from './diff-help.js';
+import { REMOTE_COMMANDS } from './remote-commands.js';
 
 /** A command's implementation: resolves to its exit status (default 0). */
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
@@ -384,6 +385,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .option('verify', { type: 'boolean', describe: 'check the hash chain and report the first broken line' }),
     load: () => import('./commands/review.js').then((m) => m.events),
   },
+  ...REMOTE_COMMANDS,
 ];
 
 /** The first word of a command string. */

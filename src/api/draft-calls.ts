@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from '../drafts/checkpoints.js';
-import { checkDraftName, createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from '../drafts/drafts.js';
+import { createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from '../drafts/drafts.js';
 import { dropDraft } from '../drafts/draft-drop.js';
 import { validate } from '../drafts/batch-schema.js';
 import { execDirOf, execRecordAt, removeExecWorktree } from '../worktrees/worktree-exec.js';
@@ -57,14 +57,14 @@ export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
 
   async draftShow(options) {
     validate(DraftOptionSchema, options, 'INVALID_ARGUMENT', 'the options');
-    const name = this.draftName(options);
+    const name = this.readDraftName(options);
     const d = requireDraft(this.ws, name);
     const summary = listDrafts(this.ws).find((s) => s.name === name)!;
     return { ...summary, checkpoints: listCheckpoints(this.ws, name), from: d.meta.from, created_by: d.meta.created_by };
   },
 
   async draftDrop(name, options = {}) {
-    checkDraftName(name);
+    this.draftName({ draft: name });
     const dropped = await dropDraft(this.ws, name, { purge: options.purge ?? false, actor: this.actor(options.actor) });
     // Its exec worktree shows a draft that is gone: deleted, and unregistered from git.
     const exec = this.ws.repo.layout.worktree === null ? undefined : execRecordAt(this.ws, execDirOf(this.ws, name));
@@ -73,7 +73,7 @@ export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
   },
 
   async hasDraft(options) {
-    return loadDraft(this.ws, this.draftName(options)) !== undefined;
+    return loadDraft(this.ws, this.readDraftName(options)) !== undefined;
   },
 
   async checkpoint(name, options = {}) {
@@ -81,7 +81,7 @@ export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
   },
 
   async checkpoints(options) {
-    const name = this.draftName(options);
+    const name = this.readDraftName(options);
     requireDraft(this.ws, name);
     return listCheckpoints(this.ws, name);
   },
