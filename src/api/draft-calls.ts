@@ -47,6 +47,11 @@ export interface DraftCalls {
 export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
   async draftNew(name, options = {}) {
     const draftName = this.draftName({ draft: name });
+    const { importRemoteDraft, isFetchedDraft } = await import('../drafts/draft-import.js');
+    if (isFetchedDraft(this.ws, options.from)) {
+      await importRemoteDraft(this.ws, draftName, options.from, this.actor(options.actor));
+      return this.draftShow({ draft: draftName });
+    }
     await createDraft(this.ws, draftName, { from: options.from, actor: this.actor(options.actor) });
     return this.draftShow({ draft: draftName });
   },
