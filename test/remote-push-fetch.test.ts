@@ -198,4 +198,35 @@ Push('bad input: an unknown remote, a draft that does not exist, a remote that r
   }
 });
 
+Push('a draft that adds a secret is not pushed until its secrets_override approvals are given, even once a later batch took the secret out; a deny refuses it', async () => {
+  const remote = await bareRemote();
+  const a = origin(remote);
+  try {
+    const key = ['AKIA', 'Z7Q3LMXW4TRB2KQP'].join('');
+    await withShadow(a, async (sh) => {
+      await sh.batch({ operations: [{ operation: 'write', path: 'config.ts', content: `export const key = '${key}';\n` }] }, { draft: 'leak' });
+      await sh.batch({ operations: [{ operation: 'write', path: 'config.ts', content: 'export const key = process.env.KEY;\n' }] }, { draft: 'leak' });
+      await sh.batch({ operations: [{ operation: 'write', path: 'config.ts', content: `export const key = '${key}';\n` }] }, { draft: 'deny' });
+    });
+    const refused = a.shadow(['push', 'origin', 'leak', '--json']);
+    assert.is(refused.status, 1);
+    const e = errorOf(refused);
+    assert.is(e.code, 'APPROVALS_PENDING');
+    assert.is(e.data.pendingApprovals.length, 1);
+    assert.ok(e.data.pendingApprovals[0].commit, 'the commit that added it, though the diff no longer does');
+    assert.not.match(refused.stdout, key);
+    assert.is(refsOf((...args) => remoteGit(remote, ...args), 'refs/shadow/'), '');
+    assert.is(a.shadow(['approve', e.data.pendingApprovals[0].id, '--draft', 'leak', '--reason', 'a test key']).status, 0);
+    assert.is(a.shadow(['push', 'origin', 'leak']).status, 0);
+    assert.is(remoteGit(remote, 'rev-parse', 'refs/shadow/drafts/leak').trim(), a.ref('refs/shadow/drafts/leak'));
+    const pending = errorOf(a.shadow(['push', 'origin', 'deny', '--json'])).data.pendingApprovals;
+    assert.is(a.shadow(['deny', pending[0].id, '--draft', 'deny', '--reason', 'no keys']).status, 0);
+    assert.is(errorOf(a.shadow(['push', 'origin', 'deny', '--json'])).code, 'DENIED');
+    assert.is(remoteGit(remote, 'for-each-ref', 'refs/shadow/drafts/deny'), '');
+  } finally {
+    await remote.stop();
+    a.cleanup();
+  }
+});
+
 Push.run();

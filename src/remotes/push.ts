@@ -11,6 +11,7 @@ import { ShadowError } from '../errors.js';
 import type { Oid } from '../git/format/git-objects.js';
 import { checkpointsPrefix, draftRef, proposalRef } from '../drafts/ref-names.js';
 import { requireDraft } from '../drafts/drafts.js';
+import { draftEvents } from '../drafts/ledger-events.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { checkRemote, gitSays, lsRemote, parsePushPorcelain, runGit, trackingRef } from './remote-git.js';
 import { snapshotMeta } from './meta-snapshot.js';
@@ -33,11 +34,37 @@ export interface PushResult {
 /** Why git refused a ref because the remote is not what the lease expected. */
 const STALE = /stale info|fetch first|non-fast-forward|failed to update ref|failed to lock|incorrect old value|cannot lock ref/;
 
+/**
+ * A pushed draft's commits leave the machine as they are: a secret a batch
+ * added (even one a later batch took out) is in them. So a draft whose
+ * diff or commits add a secret is pushed only once its secrets_override
+ * approvals are given, as `apply --commit` would need; a deny refuses it.
+ */
+async function guardSecrets(ws: Workspace, name: string): Promise<void> {
+  const draft = requireDraft(ws, name);
+  const { readPolicy, reviewDraft } = await import('../review/review.js');
+  const { approvalStates, deniedError } = await import('../review/approvals.js');
+  const { guardBranchCommits } = await import('../review/commit-guard.js');
+  const review = await reviewDraft(ws, draft, readPolicy(ws));
+  const required = [...review.required, ...guardBranchCommits(ws, draft, review.entries, 'any').required].filter((r) => r.kind === 'secrets_override');
+  if (required.length === 0) return;
+  const states = approvalStates(draftEvents(ws, name), required);
+  const denied = states.find((s) => s.status === 'denied');
+  if (denied) throw deniedError(denied);
+  const pending = states.filter((s) => s.status !== 'approved');
+  if (pending.length > 0) {
+    throw new ShadowError('APPROVALS_PENDING', `draft "${name}" adds a secret (${pending[0]!.reason}); it is not pushed until that is approved: nothing was pushed`, {
+      hint: `\`shadow review --draft ${name}\` shows it; \`shadow approve ${pending[0]!.id} --draft ${name}\` lets it leave, or take the secret out (and roll back past the batch that added it)`,
+      data: { draft: name, pendingApprovals: pending.map((p) => ({ id: p.id, kind: p.kind, fingerprint: p.fingerprint, reason: p.reason, ...(p.commit ? { commit: p.commit } : {}) })) },
+    });
+  }
+}
+
 /** Push `drafts` to `remote`, atomically, under leases. */
 export async function pushDrafts(ws: Workspace, remoteName: string, drafts: readonly string[]): Promise<PushResult> {
   const remote = checkRemote(ws, remoteName);
   const repo = ws.repo;
-  for (const d of drafts) requireDraft(ws, d);
+  for (const d of drafts) await guardSecrets(ws, d);
   const plan: Array<{ draft: string; tip: Oid; refs: Array<{ ref: string; oid: Oid; was: Oid | null }> }> = [];
   for (const d of drafts) {
     const snap = await snapshotMeta(ws, d);
