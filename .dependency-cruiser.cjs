@@ -20,6 +20,8 @@
  *   publish/    apply, unapply, recover, commit modes, the branch move
  *   plans/ sessions/ worktrees/   built on drafts, never on review,
  *               publish or each other
+ *   remotes/    sharing drafts through git remotes: push, fetch, the
+ *               snapshot of a draft's files; on drafts and review
  *   api/, shadow.ts, open.ts, index.ts   the library's facade
  *   http/, agent-tools/, cli/            the surfaces, on the facade: they
  *               reach the rooms only through index.ts / shadow.ts, plus
@@ -27,7 +29,7 @@
  *
  * context.ts and errors.ts are the two modules every room may import.
  */
-const ROOMS = ['core', 'durable', 'git', 'state', 'drafts', 'review', 'publish', 'plans', 'sessions', 'worktrees', 'api', 'http', 'agent-tools'];
+const ROOMS = ['core', 'durable', 'git', 'state', 'drafts', 'review', 'publish', 'plans', 'sessions', 'worktrees', 'remotes', 'api', 'http', 'agent-tools'];
 const SHARED = '^src/(context|errors)\\.ts$';
 const room = (name) => `^src/${name}/`;
 const rooms = (names) => `^src/(${names.join('|')})/`;
@@ -83,6 +85,7 @@ module.exports = {
     only('plans', ['core', 'durable', 'git', 'state', 'drafts'], 'plans/ run batches on drafts.'),
     only('sessions', ['core', 'durable', 'git', 'state', 'drafts'], 'sessions/ stream content into one batch.'),
     only('worktrees', ['core', 'durable', 'git', 'state', 'drafts'], 'worktrees/ mirror a draft into a directory.'),
+    only('remotes', ['core', 'durable', 'git', 'state', 'drafts', 'review'], 'remotes/ share drafts through git remotes; review judges what may leave.'),
     {
       name: 'facade-above-rooms',
       comment: 'Nothing below the facade imports it, nor the surfaces built on it.',

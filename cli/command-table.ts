@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import type { CommandContext } from './command-context.js';
 import { AGENTS, HOOK_EVENTS } from './agents/agent-specs.js';
 import { DIFF_OPTIONS } from './diff-help.js';
+import { REMOTE_COMMANDS } from './remote-commands.js';
 
 /** A command's implementation: resolves to its exit status (default 0). */
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
@@ -102,7 +103,13 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         builder: (y) => y.positional('name', { type: 'string' }).option('from', { type: 'string', requiresArg: true, describe: 'commit-ish to start from' }),
         load: () => import('./commands/draft.js').then((m) => m.draftNew),
       },
-      { usage: 'list', aliases: ['ls'], describe: 'list drafts', load: () => import('./commands/draft.js').then((m) => m.draftList) },
+      {
+        usage: 'list',
+        aliases: ['ls'],
+        describe: 'list drafts (--remote: those fetched from remotes, as <remote>/<draft>)',
+        builder: (y) => y.option('remote', { type: 'string', describe: 'the drafts fetched from remotes (a remote name: from that one only)' }),
+        load: () => import('./commands/draft.js').then((m) => m.draftList),
+      },
       {
         usage: 'show [name]',
         describe: 'show a draft',
@@ -358,9 +365,9 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/review.js').then((m) => m.propose),
   },
   {
-    usage: 'review',
-    describe: 'the diff, the findings (secrets, protected paths, deletions) and the approvals apply needs',
-    builder: (y) => y.option('stat', { type: 'boolean', describe: 'file list instead of the full diff' }),
+    usage: 'review [name]',
+    describe: 'the diff, the findings (secrets, protected paths, deletions) and the approvals apply needs (of --draft, or of the draft named, origin/<draft> too)',
+    builder: (y) => y.positional('name', { type: 'string', describe: 'the draft (default --draft); a fetched one as <remote>/<draft>' }).option('stat', { type: 'boolean', describe: 'file list instead of the full diff' }),
     load: () => import('./commands/review.js').then((m) => m.review),
   },
   {
@@ -384,6 +391,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .option('verify', { type: 'boolean', describe: 'check the hash chain and report the first broken line' }),
     load: () => import('./commands/review.js').then((m) => m.events),
   },
+  ...REMOTE_COMMANDS,
 ];
 
 /** The first word of a command string. */

@@ -87,6 +87,12 @@ export type ErrorCode =
   /** The CLI only: the shadow process a command was handed to stopped during it (cli/handoff/). */
   | 'SERVER_GONE'
   | 'APPLY_NOT_ALLOWED'
+  // sharing drafts through git remotes
+  /** A push found the remote's draft moved since the last fetch (a lease that failed): nothing was pushed. */
+  | 'STALE_REMOTE'
+  | 'REMOTE_NOT_FOUND'
+  /** git could not reach the remote, or the remote refused the push (a hook, permissions): nothing changed here. */
+  | 'REMOTE_FAILED'
   // materialized worktrees
   | 'WORKTREE_DIRTY'
   | 'WORKTREE_GONE'

@@ -13,6 +13,8 @@ export type { CommitSecrets } from './review/commit-guard.js';
 export type { Proposal } from './review/proposal.js';
 export type { SecretFinding } from './review/secrets.js';
 export type { LedgerEvent, LedgerVerdict } from './state/ledger.js';
+export type { PushResult, PushedRefResult } from './remotes/push.js';
+export type { FetchResult } from './remotes/fetch.js';
 export type { PlanEvent, PlanOutcome, Tracker } from './plans/plan.js';
 export type { Plan, PlanBatch } from './plans/plan-file.js';
 export { parsePlan } from './plans/plan-file.js';

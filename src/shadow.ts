@@ -8,7 +8,8 @@
  */
 import type { Context } from './context.js';
 import { ShadowError } from './errors.js';
-import { checkDraftName } from './drafts/drafts.js';
+import { checkDraftName, refreshRemoteDraft } from './drafts/drafts.js';
+import { splitRemoteDraft } from './core/remote-draft-name.js';
 import { identityOf, type Identity } from './drafts/identity.js';
 import type { Workspace } from './drafts/workspace.js';
 import { installCalls, type DraftOption, type ShadowCore } from './api/shadow-core.js';
@@ -19,6 +20,7 @@ import { publishCalls, type PublishCalls } from './api/publish-calls.js';
 import { reviewCalls, type ReviewCalls } from './api/review-calls.js';
 import { planCalls, type PlanCalls } from './api/plan-calls.js';
 import { rebaseCalls, type RebaseCalls } from './api/rebase-calls.js';
+import { remoteCalls, type RemoteCalls } from './api/remote-calls.js';
 import { Sessions } from './api/sessions-api.js';
 import { Worktrees } from './api/worktrees-api.js';
 import type { RecoveryReport } from './publish/apply.js';
@@ -27,7 +29,7 @@ export type { DraftOption, BatchCallOptions } from './api/shadow-core.js';
 export type { DiffFile, DiffOptions, DiffResult } from './api/view-calls.js';
 
 /** Every call of the handle, by capability (declared on the class below). */
-export interface Shadow extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls {}
+export interface Shadow extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls, RemoteCalls {}
 
 /**
  * A handle on one repository: every shadow operation, with arguments
@@ -93,10 +95,29 @@ export class Shadow implements ShadowCore {
     return this.ws.repo.config.get(name);
   }
 
-  /** The draft a call works on: the option, else `SHADOW_DRAFT`, else `default`. */
+  /**
+   * The draft a call works on: the option, else `SHADOW_DRAFT`, else
+   * `default`. A remote draft (`origin/refactor`) is refused: it is
+   * read-only, what the remote holds as of the last fetch.
+   */
   draftName(options?: DraftOption): string {
     const name = options?.draft ?? this.ctx.env.SHADOW_DRAFT ?? 'default';
     checkDraftName(name);
+    const remote = splitRemoteDraft(name);
+    if (remote) {
+      throw new ShadowError('READ_ONLY', `"${name}" is draft "${remote.draft}" of remote ${remote.remote} as last fetched: it can be read, not changed`, {
+        hint: `continue it here with \`shadow draft new ${remote.draft} --from ${name}\`, then work on draft ${remote.draft}`,
+        data: { draft: name, remote: remote.remote },
+      });
+    }
+    return name;
+  }
+
+  /** `draftName`, a remote draft allowed: for the calls that only read a draft. */
+  readDraftName(options?: DraftOption): string {
+    const name = options?.draft ?? this.ctx.env.SHADOW_DRAFT ?? 'default';
+    checkDraftName(name);
+    refreshRemoteDraft(this.ws, name);
     return name;
   }
 
@@ -145,4 +166,4 @@ export class Shadow implements ShadowCore {
   }
 }
 
-installCalls(Shadow.prototype, batchCalls, draftCalls, viewCalls, publishCalls, reviewCalls, planCalls, rebaseCalls);
+installCalls(Shadow.prototype, batchCalls, draftCalls, viewCalls, publishCalls, reviewCalls, planCalls, rebaseCalls, remoteCalls);

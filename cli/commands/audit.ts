@@ -6,8 +6,8 @@ import type { CommandContext } from '../command-context.js';
 export async function log(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const entries = await sh.log({ draft: ctx.draft, limit: ctx.argv.limit as number | undefined });
-  ctx.out.result({ draft: sh.draftName({ draft: ctx.draft }), batches: entries }, () => {
-    if (entries.length === 0) return `draft ${sh.draftName({ draft: ctx.draft })} has no batches yet`;
+  ctx.out.result({ draft: sh.readDraftName({ draft: ctx.draft }), batches: entries }, () => {
+    if (entries.length === 0) return `draft ${sh.readDraftName({ draft: ctx.draft })} has no batches yet`;
     return entries
       .map((e) => {
         const head = `batch ${e.batch} · ${e.actor}${e.model ? ` (${e.model})` : ''} · ${shortTime(e.time)} · ${e.intent} · ${plural(e.ops.length, 'op')}  ${short(e.commit)}`;

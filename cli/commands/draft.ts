@@ -11,8 +11,10 @@ export async function draftNew(ctx: CommandContext): Promise<void> {
 /** `shadow draft list` */
 export async function draftList(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const drafts = await sh.draftList();
+  const remote = ctx.argv.remote as string | undefined;
+  const drafts = remote === undefined ? await sh.draftList() : await sh.remoteDrafts({ remote: remote === '' ? undefined : remote });
   ctx.out.result({ drafts }, () => {
+    if (drafts.length === 0 && remote !== undefined) return 'no drafts fetched (`shadow fetch <remote>` brings a remote\'s drafts)';
     if (drafts.length === 0) return 'no drafts (a draft is created by `shadow draft new` or by its first batch)';
     return drafts
       .map((d) => `${pad(d.name, 20)} ${short(d.tip)}  ${pad(plural(d.batches, 'batch', 'batches'), 12)} ${pad(plural(d.touched, 'path'), 10)} ${pad(d.status, 8)} created ${shortTime(d.created_at)}`)

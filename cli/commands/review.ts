@@ -52,7 +52,7 @@ function describeReview(r: ReviewReport, stat: boolean): string {
 /** `shadow review [--stat]` */
 export async function review(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const r = await sh.review({ draft: ctx.draft });
+  const r = await sh.review({ draft: (ctx.argv.name as string | undefined) ?? ctx.draft });
   ctx.out.result(r, () => describeReview(r, ctx.argv.stat === true));
 }
 

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from '../drafts/checkpoints.js';
-import { checkDraftName, createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from '../drafts/drafts.js';
+import { createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from '../drafts/drafts.js';
 import { dropDraft } from '../drafts/draft-drop.js';
 import { validate } from '../drafts/batch-schema.js';
 import { execDirOf, execRecordAt, removeExecWorktree } from '../worktrees/worktree-exec.js';
@@ -47,6 +47,11 @@ export interface DraftCalls {
 export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
   async draftNew(name, options = {}) {
     const draftName = this.draftName({ draft: name });
+    const { importRemoteDraft, isFetchedDraft } = await import('../drafts/draft-import.js');
+    if (isFetchedDraft(this.ws, options.from)) {
+      await importRemoteDraft(this.ws, draftName, options.from, this.actor(options.actor));
+      return this.draftShow({ draft: draftName });
+    }
     await createDraft(this.ws, draftName, { from: options.from, actor: this.actor(options.actor) });
     return this.draftShow({ draft: draftName });
   },
@@ -57,14 +62,14 @@ export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
 
   async draftShow(options) {
     validate(DraftOptionSchema, options, 'INVALID_ARGUMENT', 'the options');
-    const name = this.draftName(options);
+    const name = this.readDraftName(options);
     const d = requireDraft(this.ws, name);
     const summary = listDrafts(this.ws).find((s) => s.name === name)!;
     return { ...summary, checkpoints: listCheckpoints(this.ws, name), from: d.meta.from, created_by: d.meta.created_by };
   },
 
   async draftDrop(name, options = {}) {
-    checkDraftName(name);
+    this.draftName({ draft: name });
     const dropped = await dropDraft(this.ws, name, { purge: options.purge ?? false, actor: this.actor(options.actor) });
     // Its exec worktree shows a draft that is gone: deleted, and unregistered from git.
     const exec = this.ws.repo.layout.worktree === null ? undefined : execRecordAt(this.ws, execDirOf(this.ws, name));
@@ -73,7 +78,7 @@ export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
   },
 
   async hasDraft(options) {
-    return loadDraft(this.ws, this.draftName(options)) !== undefined;
+    return loadDraft(this.ws, this.readDraftName(options)) !== undefined;
   },
 
   async checkpoint(name, options = {}) {
@@ -81,7 +86,7 @@ export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
   },
 
   async checkpoints(options) {
-    const name = this.draftName(options);
+    const name = this.readDraftName(options);
     requireDraft(this.ws, name);
     return listCheckpoints(this.ws, name);
   },

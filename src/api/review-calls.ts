@@ -50,7 +50,7 @@ export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
 
   async review(options = {}) {
     const { reviewReport } = await import('../review/review-report.js');
-    return reviewReport(this.ws, this.draftName(options));
+    return reviewReport(this.ws, this.readDraftName(options));
   },
 
   async approve(id, options = {}) {
@@ -64,14 +64,14 @@ export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
   },
 
   async events(options = {}) {
-    return draftEvents(this.ws, this.draftName(options));
+    return draftEvents(this.ws, this.readDraftName(options));
   },
 
   async verifyEvents(options = {}) {
-    return verifyLedger(this.ctx, ledgerPath(this.ws, this.draftName(options)));
+    return verifyLedger(this.ctx, ledgerPath(this.ws, this.readDraftName(options)));
   },
 
   eventsPath(options = {}) {
-    return ledgerPath(this.ws, this.draftName(options));
+    return ledgerPath(this.ws, this.readDraftName(options));
   },
 };

@@ -34,6 +34,8 @@ export interface ShadowCore {
   readonly ctx: Context;
   /** The draft a call works on: the option, else `SHADOW_DRAFT`, else `default`. */
   draftName(options?: DraftOption): string;
+  /** `draftName`, where a remote draft (`origin/refactor`, read-only) is allowed too. */
+  readDraftName(options?: DraftOption): string;
   /** Who acts: the option, else the batch's actor, `SHADOW_ACTOR`, git's `user.name`, `unknown`. */
   actor(explicit?: string, fromBatch?: string): string;
   /** A person or an AI, and its model: the options, else the handle's defaults (`useIdentity`), else the environment. */

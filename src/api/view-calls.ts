@@ -107,28 +107,28 @@ export interface ViewCalls {
 
 export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
   async cat(path, options) {
-    return readViewFile(this.ws, this.draftName(options), checkPath(path));
+    return readViewFile(this.ws, this.readDraftName(options), checkPath(path));
   },
 
   async ls(dir = '', options) {
-    return listViewDir(this.ws, this.draftName(options), viewDir(dir));
+    return listViewDir(this.ws, this.readDraftName(options), viewDir(dir));
   },
 
   async files(dir = '', options = {}) {
-    return walkView(this.ws, this.draftName(options), viewDir(dir), options);
+    return walkView(this.ws, this.readDraftName(options), viewDir(dir), options);
   },
 
   async search(pattern, options = {}) {
-    return searchView(this.ws, this.draftName(options), pattern, viewDir(options.dir ?? ''), options);
+    return searchView(this.ws, this.readDraftName(options), pattern, viewDir(options.dir ?? ''), options);
   },
 
   async log(options = {}) {
-    return draftLog(this.ws, this.draftName(options), options.limit ?? Infinity);
+    return draftLog(this.ws, this.readDraftName(options), options.limit ?? Infinity);
   },
 
   async diff(options = {}) {
     validate(DiffOptionsSchema, options, 'INVALID_ARGUMENT', 'the diff options');
-    const draft = this.draftName(options);
+    const draft = this.readDraftName(options);
     let range: { from: string; to: string } | undefined;
     if (options.range !== undefined) {
       const m = /^(.*?)\.\.(.*)$/.exec(options.range);
@@ -140,7 +140,7 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
 
   async blame(path, options = {}) {
     const { blamePath } = await import('../drafts/blame.js');
-    return blamePath(this.ws, this.draftName(options), checkPath(path), options.at);
+    return blamePath(this.ws, this.readDraftName(options), checkPath(path), options.at);
   },
 
   async blamePublished(path, options = {}) {
@@ -154,6 +154,6 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
   },
 
   async status(options) {
-    return draftStatus(this.ws, this.draftName(options));
+    return draftStatus(this.ws, this.readDraftName(options));
   },
 };

@@ -1,4 +1,4 @@
-import { checkpointsPrefix, draftRef, mergesRef, proposalRef } from './ref-names.js';
+import { checkpointsPrefix, draftRef, mergesRef, metaRef, proposalRef } from './ref-names.js';
 import { discardDir } from '../durable/discard-dir.js';
 import { listDir, tryUnlink } from '../durable/durable-file.js';
 import { draftDir } from '../state/draft-meta.js';
@@ -31,6 +31,9 @@ export async function clearDraftRemains(ws: Workspace, name: string, options: { 
   }
   const merges = repo.refs.resolve(mergesRef(name));
   if (merges !== undefined) await repo.refs.delete(mergesRef(name), merges);
+  // The snapshots shadow push made of the old draft: a new draft of the name starts its own.
+  const snapshot = repo.refs.resolve(metaRef(name));
+  if (snapshot !== undefined || ws.ctx.fs.existsSync(logOf(ws, metaRef(name)))) await repo.refs.delete(metaRef(name), undefined);
   if (ws.ctx.fs.existsSync(logOf(ws, draftRef(name)))) await repo.refs.delete(draftRef(name), null);
   const dir = draftDir(repo.shadowDir, name);
   if (!options.keepPlanState) discardDir(ws.ctx, repo.shadowDir, dir);
@@ -51,6 +54,7 @@ export function hasDraftRemains(ws: Workspace, name: string): boolean {
     exists(logOf(ws, proposalRef(name))) ||
     repo.refs.resolve(proposalRef(name)) !== undefined ||
     repo.refs.resolve(mergesRef(name)) !== undefined ||
+    repo.refs.resolve(metaRef(name)) !== undefined ||
     repo.refs.list(checkpointsPrefix(name)).length > 0
   );
 }

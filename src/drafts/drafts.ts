@@ -1,8 +1,10 @@
 import { ShadowError } from '../errors.js';
 import { emptyRootMessage, parseTrailers } from './commit-message.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../git/format/git-objects.js';
-import { draftRef, DRAFTS_PREFIX, proposalRef } from './ref-names.js';
+import { draftRef, DRAFTS_PREFIX, metaRef, proposalRef, REMOTES_PREFIX } from './ref-names.js';
+import { unpackSnapshot } from '../state/remote-mirror.js';
 import { refComponentProblem } from '../core/ref-component.js';
+import { lineName, splitRemoteDraft } from '../core/remote-draft-name.js';
 import { readDraftMeta, writeDraftMeta, type DraftMeta } from '../state/draft-meta.js';
 import { waitForProcessLock } from '../durable/process-lock.js';
 import { RefMoved } from '../git/refs.js';
@@ -35,9 +37,9 @@ function effectiveBases(captured: Bases, overrides: AppliedOverrides): Bases {
   return captured.replacing(overrides);
 }
 
-/** Throw INVALID_DRAFT_NAME unless `name` is one valid ref component. */
+/** Throw INVALID_DRAFT_NAME unless `name` is one valid ref component, or a remote draft's `<remote>/<draft>`. */
 export function checkDraftName(name: string): void {
-  const problem = refComponentProblem(name);
+  const problem = splitRemoteDraft(name) ? undefined : refComponentProblem(name);
   if (problem) {
     throw new ShadowError('INVALID_DRAFT_NAME', `"${name}" is not a valid draft name: ${problem}`, {
       hint: 'use letters, digits, "-", "_" and "." (one ref component, as `git check-ref-format` accepts)',
@@ -58,7 +60,7 @@ function historyState(s: HistoryState): Pick<DraftMeta, 'bases' | 'conflicts' | 
 
 /** Rebuild lost metadata from the ref's history. */
 function reconstructMeta(ws: Workspace, name: string, tip: Oid): DraftMeta {
-  const root = findRoot(ws.repo, name, tip);
+  const root = findRoot(ws.repo, lineName(name), tip);
   const history = historySince(ws.repo, tip, root);
   const rootCommit = ws.repo.objects.readCommit(root);
   return {
@@ -135,9 +137,19 @@ export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number): void
   ws.metaLag.set(meta.name, lag);
 }
 
+/**
+ * A remote draft's files brought to the snapshot its fetched meta ref
+ * names (state/remote-mirror.ts); nothing for a local draft.
+ */
+export function refreshRemoteDraft(ws: Workspace, name: string): void {
+  if (!splitRemoteDraft(name) || ws.repo.refs.resolve(draftRef(name)) === undefined) return;
+  unpackSnapshot(ws.ctx, ws.repo.shadowDir, ws.repo.objects, name, ws.repo.refs.resolve(metaRef(name)));
+}
+
 /** Load a draft, or undefined when its ref does not exist. */
 export function loadDraft(ws: Workspace, name: string): Draft | undefined {
   checkDraftName(name);
+  refreshRemoteDraft(ws, name);
   const ref = draftRef(name);
   const tip = ws.repo.refs.resolve(ref);
   if (tip === undefined) {
@@ -328,16 +340,28 @@ export interface DraftSummary {
 
 /** Every draft of the repository. */
 export function listDrafts(ws: Workspace): DraftSummary[] {
-  return ws.repo.refs.list(DRAFTS_PREFIX).map(({ ref }) => {
-    const d = requireDraft(ws, ref.slice(DRAFTS_PREFIX.length));
-    return {
-      name: d.name,
-      tip: d.tip,
-      root: d.meta.root,
-      status: draftStatusWord(ws, d),
-      batches: d.tip === d.meta.root ? 0 : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
-      created_at: d.meta.created_at,
-      touched: d.bases.size,
-    };
-  });
+  return ws.repo.refs.list(DRAFTS_PREFIX).map(({ ref }) => summarize(ws, ref.slice(DRAFTS_PREFIX.length)));
+}
+
+/** Every draft fetched from a remote (`origin/refactor`), of one remote or all, as of the last fetch. */
+export function listRemoteDrafts(ws: Workspace, remote?: string): DraftSummary[] {
+  const out: DraftSummary[] = [];
+  for (const { ref } of ws.repo.refs.list(remote === undefined ? REMOTES_PREFIX : `${REMOTES_PREFIX}${remote}/drafts/`)) {
+    const m = /^refs\/shadow\/remotes\/([^/]+)\/drafts\/([^/]+)$/.exec(ref);
+    if (m && splitRemoteDraft(`${m[1]}/${m[2]}`)) out.push(summarize(ws, `${m[1]}/${m[2]}`));
+  }
+  return out;
+}
+
+function summarize(ws: Workspace, name: string): DraftSummary {
+  const d = requireDraft(ws, name);
+  return {
+    name: d.name,
+    tip: d.tip,
+    root: d.meta.root,
+    status: draftStatusWord(ws, d),
+    batches: d.tip === d.meta.root ? 0 : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
+    created_at: d.meta.created_at,
+    touched: d.bases.size,
+  };
 }

@@ -1,6 +1,6 @@
 import type { ShadowErrorJSON } from '../errors.js';
 
-/** The HTTP status for each error code (400 bad input, 403 not this server's to do, 404 unknown, 408 slow body, 409 state, 413 size, 422 refused content). */
+/** The HTTP status for each error code (400 bad input, 403 not this server's to do, 404 unknown, 408 slow body, 409 state, 413 size, 502 a remote that failed, 422 refused content). */
 export function statusFor(code: string): number {
   switch (code) {
     case 'UNAUTHORIZED':
@@ -14,6 +14,7 @@ export function statusFor(code: string): number {
     case 'CHECKPOINT_NOT_FOUND':
     case 'APPROVAL_NOT_FOUND':
     case 'ROUTE_NOT_FOUND':
+    case 'REMOTE_NOT_FOUND':
       return 404;
     case 'REQUEST_TIMEOUT':
       return 408;
@@ -29,10 +30,13 @@ export function statusFor(code: string): number {
     case 'NOTHING_TO_UNDO':
     case 'NO_PLAN':
     case 'SERVER_RUNNING':
+    case 'STALE_REMOTE':
       return 409;
     case 'CONTENT_TOO_LARGE':
     case 'BATCH_TOO_LARGE':
       return 413;
+    case 'REMOTE_FAILED':
+      return 502;
     case 'UNSUPPORTED_MEDIA_TYPE':
       return 415;
     case 'INTERNAL':

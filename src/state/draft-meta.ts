@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { BaseMap } from './base-map.js';
 import { writeFileAtomic, readTextIfExists } from '../durable/durable-file.js';
+import { splitRemoteDraft } from '../core/remote-draft-name.js';
 
 /**
  * `shadow/drafts/<draft>/draft.json`: a draft's metadata and the cache of its
@@ -56,8 +57,15 @@ export type DraftMetaFile = z.infer<typeof DraftMetaSchema>;
 /** A draft's metadata in memory: the bases as an immutable BaseMap (a batch adds to it without copying it). */
 export type DraftMeta = Omit<DraftMetaFile, 'bases'> & { bases: BaseMap };
 
+/**
+ * A draft's directory: `drafts/<draft>`, or for a draft fetched from a
+ * remote (`origin/refactor`) `remotes/origin/drafts/refactor`, where its
+ * metadata and ledger are unpacked from the refs fetch brought
+ * (state/remote-mirror.ts) and its caches kept.
+ */
 export function draftDir(shadowDir: string, draft: string): string {
-  return `${shadowDir}/drafts/${draft}`;
+  const remote = splitRemoteDraft(draft);
+  return remote ? `${shadowDir}/remotes/${remote.remote}/drafts/${remote.draft}` : `${shadowDir}/drafts/${draft}`;
 }
 
 /** The lock a plan holds while it runs on a draft; a rebase takes it too, so the two never overlap. */

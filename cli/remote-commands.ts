@@ -1,0 +1,35 @@
+/**
+ * The commands that share drafts through git remotes, kept apart from the
+ * main table (command-table.ts spreads them in). They run in the caller,
+ * never handed to a running server: git asks the caller's terminal for
+ * credentials, and the network time is the caller's.
+ */
+import type { Argv } from 'yargs';
+import type { CommandContext } from './command-context.js';
+
+/** command-table.ts's CommandSpec, restated so that the table may import this file without a cycle. */
+interface RemoteCommandSpec {
+  usage: string;
+  describe: string;
+  builder: (y: Argv) => Argv;
+  load: () => Promise<(ctx: CommandContext) => Promise<number | void>>;
+}
+
+export const REMOTE_COMMANDS: RemoteCommandSpec[] = [
+  {
+    usage: 'push [remote] [drafts..]',
+    describe: 'send drafts (default: the current one) to a git remote (default origin): tip, checkpoints, proposal, metadata and ledger, atomically; refused if the remote moved since the last fetch',
+    builder: (y) =>
+      y
+        .positional('remote', { type: 'string', describe: 'a remote of `git remote -v` (default origin)' })
+        .positional('drafts', { type: 'string', array: true, describe: 'the drafts to push' })
+        .option('all', { type: 'boolean', describe: 'every draft' }),
+    load: () => import('./commands/remote.js').then((m) => m.push),
+  },
+  {
+    usage: 'fetch [remote]',
+    describe: "bring a remote's drafts here as <remote>/<draft> (refs/shadow/remotes/<remote>/), never touching local drafts",
+    builder: (y) => y.positional('remote', { type: 'string', describe: 'a remote of `git remote -v` (default origin)' }),
+    load: () => import('./commands/remote.js').then((m) => m.fetch),
+  },
+];
