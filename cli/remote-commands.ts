@@ -32,4 +32,14 @@ export const REMOTE_COMMANDS: RemoteCommandSpec[] = [
     builder: (y) => y.positional('remote', { type: 'string', describe: 'a remote of `git remote -v` (default origin)' }),
     load: () => import('./commands/remote.js').then((m) => m.fetch),
   },
+  {
+    usage: 'pull [remote] [drafts..]',
+    describe:
+      "fetch, then bring local drafts (default: every one the remote has too) up to the remote's: fast-forward, and join its ledger (approvals and denies made there hold here); refused when both moved (DIVERGED)",
+    builder: (y) =>
+      y
+        .positional('remote', { type: 'string', describe: 'a remote of `git remote -v` (default origin)' })
+        .positional('drafts', { type: 'string', array: true, describe: 'the local drafts to pull' }),
+    load: () => import('./commands/remote.js').then((m) => m.pull),
+  },
 ];

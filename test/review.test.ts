@@ -97,7 +97,7 @@ Review('a deny sticks: apply fails fast every time, approve after deny is refuse
     } catch (e) {
       const err = e as { code: string; message: string };
       assert.is(err.code, 'DENIED');
-      assert.match(err.message, /denied by bob at .*: no tokens in the repo/);
+      assert.match(err.message, /denied by bob \([^)]+ <[^>]+>\) at .*: no tokens in the repo/);
     }
   }
   assert.is(await codeOf(() => sh.approve(secretId)), 'DENIED');

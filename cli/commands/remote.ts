@@ -28,3 +28,20 @@ export async function fetch(ctx: CommandContext): Promise<void> {
     return [`from ${r.remote}:`, ...lines].join('\n');
   });
 }
+
+/** `shadow pull [remote] [drafts..]` */
+export async function pull(ctx: CommandContext): Promise<void> {
+  const sh = await ctx.open();
+  const drafts = (ctx.argv.drafts as string[] | undefined) ?? [];
+  const r = await sh.pull({ remote: ctx.argv.remote as string | undefined, drafts, actor: ctx.actor });
+  ctx.out.result(r, () => {
+    if (r.drafts.length === 0) return `${r.remote}: no draft here that ${r.remote} has too (\`shadow draft list --remote ${r.remote}\` lists its drafts)`;
+    return r.drafts
+      .map((d) => {
+        const moved = d.status === 'fast-forward' ? `fast-forward ${short(d.was)}..${short(d.tip)}` : d.status === 'ahead' ? `ahead of ${r.remote} at ${short(d.tip)}` : `up to date at ${short(d.tip)}`;
+        const ledger = d.joined > 0 ? `; ledger joined: ${d.joined} event${d.joined === 1 ? '' : 's'} from ${r.remote}` : '';
+        return `${d.draft}: ${moved}${ledger}`;
+      })
+      .join('\n');
+  });
+}

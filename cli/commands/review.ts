@@ -18,7 +18,8 @@ export async function propose(ctx: CommandContext): Promise<void> {
 }
 
 function approvalLine(a: ApprovalState): string {
-  const who = a.status === 'pending' ? '' : ` by ${a.decided_by} at ${shortTime(a.decided_at ?? '')}${a.decision_reason ? `: ${a.decision_reason}` : ''}`;
+  const whom = [a.decided_identity, a.decided_host ? `on ${a.decided_host}` : undefined, a.decided_via ? `via ${a.decided_via}` : undefined].filter((x) => x !== undefined).join(' ');
+  const who = a.status === 'pending' ? '' : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${a.decision_reason ? `: ${a.decision_reason}` : ''}`;
   const only = a.when ? ` (apply --${a.when} only)` : '';
   return `  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${only}${who}`;
 }

@@ -5,6 +5,7 @@
 import type { DraftSummary } from '../drafts/drafts.js';
 import type { FetchResult } from '../remotes/fetch.js';
 import type { PushResult } from '../remotes/push.js';
+import type { PullResult } from '../remotes/pull.js';
 import type { ShadowCore } from './shadow-core.js';
 
 export interface RemoteCalls {
@@ -25,6 +26,16 @@ export interface RemoteCalls {
    */
   fetch(options?: { remote?: string }): Promise<FetchResult>;
 
+  /**
+   * Fetch, then bring local drafts (default: every one the remote has too)
+   * up to the remote's: a fast-forward when the remote is ahead, and the
+   * remote's ledger joined (its approvals and denies take effect here);
+   * DIVERGED, nothing changed, when both moved.
+   *
+   * @example await sh.pull({ remote: 'origin', drafts: ['refactor'] })
+   */
+  pull(options?: { remote?: string; drafts?: string[]; actor?: string }): Promise<PullResult>;
+
   /** @example for (const d of await sh.remoteDrafts()) console.log(d.name) // origin/refactor */
   remoteDrafts(options?: { remote?: string }): Promise<DraftSummary[]>;
 }
@@ -40,6 +51,12 @@ export const remoteCalls: RemoteCalls & ThisType<ShadowCore & RemoteCalls> = {
   async fetch(options = {}) {
     const { fetchDrafts } = await import('../remotes/fetch.js');
     return fetchDrafts(this.ws, options.remote ?? 'origin');
+  },
+
+  async pull(options = {}) {
+    const { pullDrafts } = await import('../remotes/pull.js');
+    // Not draftName(): a fetched name is refused by pull itself, with the command that does what was meant.
+    return pullDrafts(this.ws, options.remote ?? 'origin', options.drafts?.length ? options.drafts : undefined, this.actor(options.actor));
   },
 
   async remoteDrafts(options = {}) {

@@ -7,7 +7,8 @@ import type { ApprovalState } from '../review/approvals.js';
 import type { Proposal } from '../review/proposal.js';
 import type { ReviewReport } from '../review/review-report.js';
 import { draftEvents, ledgerPath } from '../drafts/ledger-events.js';
-import { verifyLedger, type LedgerEvent, type LedgerVerdict } from '../state/ledger.js';
+import type { LedgerEvent } from '../state/ledger.js';
+import type { DraftLedgerVerdict } from '../drafts/ledger-join.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
 
 export interface ReviewCalls {
@@ -36,7 +37,7 @@ export interface ReviewCalls {
   events(options?: DraftOption): Promise<LedgerEvent[]>;
 
   /** Check the ledger's hash chain; reports the first broken line. */
-  verifyEvents(options?: DraftOption): Promise<LedgerVerdict>;
+  verifyEvents(options?: DraftOption): Promise<DraftLedgerVerdict>;
 
   /** The ledger's file (for followers). */
   eventsPath(options?: DraftOption): string;
@@ -68,7 +69,8 @@ export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
   },
 
   async verifyEvents(options = {}) {
-    return verifyLedger(this.ctx, ledgerPath(this.ws, this.readDraftName(options)));
+    const { verifyDraftLedger } = await import('../drafts/ledger-join.js');
+    return verifyDraftLedger(this.ws, this.readDraftName(options));
   },
 
   eventsPath(options = {}) {

@@ -34,8 +34,13 @@ export interface DraftSnapshot {
   meta: Oid;
 }
 
-/** Snapshot draft `name`'s files into `refs/shadow/meta/<name>` (a new commit only when they changed). */
-export async function snapshotMeta(ws: Workspace, name: string): Promise<DraftSnapshot> {
+/**
+ * Snapshot draft `name`'s files into `refs/shadow/meta/<name>` (a new commit
+ * only when they changed). `joined`: a pull's, the other side's snapshot its
+ * ledger joined, made a second parent so that it stays reachable (the join
+ * names it) and the next push fast-forwards the remote's snapshot ref.
+ */
+export async function snapshotMeta(ws: Workspace, name: string, joined?: Oid): Promise<DraftSnapshot> {
   const repo = ws.repo;
   const ledger = ledgerPath(ws, name);
   const lock = await waitForProcessLock(ws.ctx, `${ledger}.lock`, 'ledger append', repo.lockTimeoutMs);
@@ -65,14 +70,14 @@ export async function snapshotMeta(ws: Workspace, name: string): Promise<DraftSn
   }
   const ref = metaRef(name);
   const parent = repo.refs.resolve(ref);
-  if (parent !== undefined) {
+  if (parent !== undefined && joined === undefined) {
     const previous = repo.objects.readCommit(parent);
     if (previous.tree === snapshot.tree && tipOf(previous.message) === snapshot.tip) return { draft: name, tip: snapshot.tip, meta: parent };
   }
   const who = repo.committer();
   const content = serializeCommit({
     tree: snapshot.tree,
-    parents: parent === undefined ? [] : [parent],
+    parents: [...(parent === undefined ? [] : [parent]), ...(joined === undefined || joined === parent ? [] : [joined])],
     author: who,
     committer: who,
     message: `shadow: draft ${name} at ${snapshot.tip}\n\nShadow-Meta-Draft: ${name}\nShadow-Meta-Tip: ${snapshot.tip}\n`,

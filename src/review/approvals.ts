@@ -18,9 +18,16 @@ import type { Workspace } from '../drafts/workspace.js';
 
 export interface ApprovalState extends RequiredApproval {
   status: 'pending' | 'approved' | 'denied';
+  /** The actor that decided (`--actor`). */
   decided_by?: string;
   decided_at?: string;
   decision_reason?: string;
+  /** The git identity of whoever decided, `user.name <user.email>` of that repository. */
+  decided_identity?: string;
+  /** The machine it was decided on (its host name). */
+  decided_host?: string;
+  /** The remote the decision came from, when a pull joined it from another machine's ledger. */
+  decided_via?: string;
 }
 
 function decisionsOf(events: readonly LedgerEvent[], r: RequiredApproval): LedgerEvent[] {
@@ -42,13 +49,23 @@ export function approvalStates(events: readonly LedgerEvent[], required: readonl
     if (!decided) return { ...r, status: 'pending' };
     const state: ApprovalState = { ...r, status: deny ? 'denied' : 'approved', decided_by: decided.actor, decided_at: decided.ts };
     if (typeof decided.data.reason === 'string') state.decision_reason = decided.data.reason;
-    return state;
+    return { ...state, ...identityOf(decided) };
   });
+}
+
+/** Who and where, as a decision records them. */
+function identityOf(e: Pick<LedgerEvent, 'data' | 'origin'>): Pick<ApprovalState, 'decided_identity' | 'decided_host' | 'decided_via'> {
+  const out: Pick<ApprovalState, 'decided_identity' | 'decided_host' | 'decided_via'> = {};
+  if (typeof e.data.identity === 'string') out.decided_identity = e.data.identity;
+  if (typeof e.data.host === 'string') out.decided_host = e.data.host;
+  if (e.origin) out.decided_via = e.origin.remote;
+  return out;
 }
 
 /** DENIED for the first denied approval: who, when, why. */
 export function deniedError(denied: ApprovalState): ShadowError {
-  const by = `by ${denied.decided_by} at ${denied.decided_at}${denied.decision_reason ? `: ${denied.decision_reason}` : ''}`;
+  const whom = [denied.decided_identity, denied.decided_host ? `on ${denied.decided_host}` : undefined].filter((x) => x !== undefined).join(' ');
+  const by = `by ${denied.decided_by}${whom ? ` (${whom})` : ''} at ${denied.decided_at}${denied.decision_reason ? `: ${denied.decision_reason}` : ''}`;
   if (denied.commit !== undefined) {
     return new ShadowError(
       'DENIED',
@@ -120,6 +137,10 @@ export async function decide(ws: Workspace, draftName: string, id: string, decis
   }
   const data: Record<string, unknown> = { id, kind: current.kind, fingerprint: current.fingerprint, decision };
   if (reason !== undefined) data.reason = reason;
+  // Who and where: the actor is whatever --actor said; these travel with the ledger to every machine.
+  const me = ws.repo.committer();
+  data.identity = `${me.name} <${me.email}>`;
+  if (ws.ctx.processes?.host !== undefined) data.host = ws.ctx.processes.host;
   if (decision === 'deny' && current.kind === 'secrets_override' && current.fingerprint.startsWith('patchset:')) {
     // The commits that added the secrets denied here: they keep the deny after a later batch removes them.
     const same = (a: { path: string; rule: string; redacted: string }, b: typeof a): boolean => a.path === b.path && a.rule === b.rule && a.redacted === b.redacted;
@@ -129,5 +150,5 @@ export async function decide(ws: Workspace, draftName: string, id: string, decis
   const event = await logEvent(ws, draftName, 'approval/decision', actor, data);
   const state: ApprovalState = { ...current, status: decision === 'approve' ? 'approved' : 'denied', decided_by: actor, decided_at: event.ts };
   if (reason !== undefined) state.decision_reason = reason;
-  return state;
+  return { ...state, ...identityOf(event) };
 }

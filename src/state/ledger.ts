@@ -24,8 +24,17 @@ export interface LedgerEvent {
   draft: string;
   actor: string;
   data: Record<string, unknown>;
+  /** An event brought from another machine's ledger by a `ledger/join` (drafts/ledger-join.ts): where it was. */
+  origin?: LedgerOrigin;
   /** sha256 (hex) of the previous line's bytes, null for the first. */
   prev: string | null;
+}
+
+/** Where a joined event stood in the ledger it came from: the remote, its seq there and the sha256 of its line there. */
+export interface LedgerOrigin {
+  remote: string;
+  seq: number;
+  sha256: string;
 }
 
 export interface NewEvent {
@@ -33,12 +42,20 @@ export interface NewEvent {
   draft: string;
   actor: string;
   data?: Record<string, unknown>;
+  /** Kept as given (a joined event keeps the time it was made); default now. */
+  ts?: string;
+  origin?: LedgerOrigin;
 }
 
 const TAIL_BYTES = 64 * 1024;
 
 function sha256(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** The hash a ledger's next line names as `prev`: sha256 of a line's bytes, without its newline. */
+export function lineSha256(line: string): string {
+  return sha256(line);
 }
 
 /**
@@ -74,7 +91,8 @@ function readTail(ctx: Context, path: string): { last: string | undefined; befor
   }
 }
 
-function parseEvent(line: string): LedgerEvent | undefined {
+/** One line as an event, or undefined when it is not one (torn, edited). */
+export function parseEvent(line: string): LedgerEvent | undefined {
   try {
     const e = JSON.parse(line) as LedgerEvent;
     return typeof e.seq === 'number' && typeof e.type === 'string' ? e : undefined;
@@ -99,12 +117,25 @@ export async function appendEvent(ctx: Context, path: string, event: NewEvent, l
   return full!;
 }
 
-/** Append events in order, under one lock and one fsync (all of them are on disk, or the last ones are torn). */
-export async function appendEvents(ctx: Context, path: string, events: readonly NewEvent[], lockTimeoutMs: number, options: AppendOptions = {}): Promise<LedgerEvent[]> {
-  if (events.length === 0) return [];
+/**
+ * Append events in order, under one lock and one fsync (all of them are on
+ * disk, or the last ones are torn). `events` may be a function, called
+ * under the lock, that decides them from the ledger as it then is (a join
+ * must not import an event a concurrent join just brought).
+ */
+export async function appendEvents(
+  ctx: Context,
+  path: string,
+  eventsOrPlan: readonly NewEvent[] | (() => readonly NewEvent[]),
+  lockTimeoutMs: number,
+  options: AppendOptions = {},
+): Promise<LedgerEvent[]> {
+  if (typeof eventsOrPlan !== 'function' && eventsOrPlan.length === 0) return [];
   // The lock names its holder: one left by a writer that crashed is taken over.
   const lock = await waitForProcessLock(ctx, `${path}.lock`, 'ledger append', lockTimeoutMs);
   try {
+    const events = typeof eventsOrPlan === 'function' ? eventsOrPlan() : eventsOrPlan;
+    if (events.length === 0) return [];
     const tail = readTail(ctx, path);
     const lines: string[] = [];
     let prev = tail.last === undefined ? null : sha256(tail.last);
@@ -120,7 +151,8 @@ export async function appendEvents(ctx: Context, path: string, events: readonly 
     }
     const out: LedgerEvent[] = [];
     for (const event of events) {
-      const full: LedgerEvent = { seq: ++seq, ts: now, type: event.type, draft: event.draft, actor: event.actor, data: (toJsonSafe(event.data ?? {}) as Record<string, unknown>) ?? {}, prev };
+      const data = (toJsonSafe(event.data ?? {}) as Record<string, unknown>) ?? {};
+      const full: LedgerEvent = { seq: ++seq, ts: event.ts ?? now, type: event.type, draft: event.draft, actor: event.actor, data, ...(event.origin ? { origin: event.origin } : {}), prev };
       const line = JSON.stringify(full);
       lines.push(line);
       prev = sha256(line);
@@ -176,6 +208,11 @@ export function verifyLedger(ctx: Context, path: string): LedgerVerdict {
     if (errnoCode(e) === 'ENOENT') return { ok: true, events: 0, sealed: 0 };
     throw e;
   }
+  return verifyLedgerText(text);
+}
+
+/** verifyLedger over a ledger's bytes (another machine's, as a snapshot commit carries it). */
+export function verifyLedgerText(text: string): LedgerVerdict {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   let prevLine: string | undefined;
