@@ -85,7 +85,7 @@ module.exports = {
     only('plans', ['core', 'durable', 'git', 'state', 'drafts'], 'plans/ run batches on drafts.'),
     only('sessions', ['core', 'durable', 'git', 'state', 'drafts'], 'sessions/ stream content into one batch.'),
     only('worktrees', ['core', 'durable', 'git', 'state', 'drafts'], 'worktrees/ mirror a draft into a directory.'),
-    only('remotes', ['core', 'durable', 'git', 'state', 'drafts', 'review'], 'remotes/ share drafts through git remotes; review judges what may leave.'),
+    only('remotes', ['core', 'durable', 'git', 'state', 'drafts', 'review', 'publish'], 'remotes/ share drafts through git remotes; review judges what may leave; the notes publish wrote travel with them.'),
     {
       name: 'facade-above-rooms',
       comment: 'Nothing below the facade imports it, nor the surfaces built on it.',

@@ -11,6 +11,7 @@ import { listRemoteDrafts, refreshRemoteDraft } from '../drafts/drafts.js';
 import { REMOTES_PREFIX } from '../drafts/ref-names.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { checkRemote, gitSays, runGit } from './remote-git.js';
+import { fetchNotes, type NotesTransfer } from './notes-transfer.js';
 
 /** The kinds of a draft's refs that travel. */
 export const SHARED_KINDS = ['drafts', 'checkpoints', 'proposals', 'meta'] as const;
@@ -21,6 +22,8 @@ export interface FetchResult {
   drafts: Array<{ draft: string; tip: Oid; was: Oid | null }>;
   /** Remote drafts gone from the remote, so gone here. */
   pruned: string[];
+  /** The remote's Agent Trace notes, merged into the local ones (notes-transfer.ts); absent when turned off. */
+  notes?: NotesTransfer;
 }
 
 /** Fetch every draft of `remote`. */
@@ -41,9 +44,11 @@ export function fetchDrafts(ws: Workspace, remoteName: string): FetchResult {
   repo.objects.rescan();
   const after = tips();
   for (const name of after.keys()) refreshRemoteDraft(ws, name);
+  const notes = fetchNotes(ws, remote.name);
   return {
     remote: remote.name,
     drafts: [...after].map(([draft, tip]) => ({ draft, tip, was: before.get(draft) ?? null })),
     pruned: [...before.keys()].filter((d) => !after.has(d)),
+    ...(notes ? { notes } : {}),
   };
 }

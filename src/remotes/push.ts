@@ -15,6 +15,7 @@ import { draftEvents } from '../drafts/ledger-events.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { checkRemote, gitSays, lsRemote, parsePushPorcelain, runGit, trackingRef } from './remote-git.js';
 import { snapshotMeta } from './meta-snapshot.js';
+import { pushNotes, type NotesTransfer } from './notes-transfer.js';
 import { metaRef } from '../drafts/ref-names.js';
 
 /** One ref as a push left it. */
@@ -29,6 +30,8 @@ export interface PushedRefResult {
 export interface PushResult {
   remote: string;
   drafts: Array<{ draft: string; tip: Oid; refs: PushedRefResult[] }>;
+  /** The Agent Trace notes, pushed after the drafts (notes-transfer.ts); absent when turned off. */
+  notes?: NotesTransfer;
 }
 
 /** Why git refused a ref because the remote is not what the lease expected. */
@@ -120,5 +123,6 @@ export async function pushDrafts(ws: Workspace, remoteName: string, drafts: read
     }
     drafts_.push({ draft: p.draft, tip: p.tip, refs });
   }
-  return { remote: remote.name, drafts: drafts_ };
+  const notes = pushNotes(ws, remote.name);
+  return { remote: remote.name, drafts: drafts_, ...(notes ? { notes } : {}) };
 }
