@@ -50,10 +50,11 @@ for (const { kind, start } of REMOTE_KINDS) {
         JSON.parse(ok(b.shadow(['draft', 'list', '--remote', '--json']))).drafts.map((d: any) => [d.name, d.tip, d.batches, d.status]),
         [['origin/refactor', a.ref('refs/shadow/drafts/refactor'), 2, 'proposed']],
       );
-      // The same review, byte for byte but for the draft's name.
+      // The same review, byte for byte but for the draft's name and the directory the proposal was made in (which stays on A's machine).
       const reviewA = ok(a.shadow(['review', 'refactor', '--json']));
       const reviewB = ok(b.shadow(['review', 'origin/refactor', '--json']));
-      assert.is(reviewB, reviewA.replace('"draft": "refactor"', '"draft": "origin/refactor"'));
+      const unrooted = reviewA.replaceAll(`"workspace_root": ${JSON.stringify(a.dir)}`, '"workspace_root": null');
+      assert.is(reviewB, unrooted.replace('"draft": "refactor"', '"draft": "origin/refactor"'));
       assert.is(JSON.parse(reviewA).approvals[0].kind, 'protected_path');
       assert.is(ok(b.shadow(['review', 'origin/refactor'])), ok(a.shadow(['review', '--draft', 'refactor'])).replace('draft refactor ', 'draft origin/refactor '));
       assert.is(ok(b.shadow(['log', '--draft', 'origin/refactor', '--json'])), ok(a.shadow(['log', '--draft', 'refactor', '--json'])).replace('"draft": "refactor"', '"draft": "origin/refactor"'));
@@ -71,7 +72,7 @@ for (const { kind, start } of REMOTE_KINDS) {
       ok(b.shadow(['draft', 'new', 'refactor', '--from', 'origin/refactor']));
       assert.is(b.ref('refs/shadow/drafts/refactor'), a.ref('refs/shadow/drafts/refactor'));
       assert.is(b.ref('refs/shadow/checkpoints/refactor/green'), a.ref('refs/shadow/checkpoints/refactor/green'));
-      assert.is(ok(b.shadow(['review', 'refactor', '--json'])), reviewA);
+      assert.is(ok(b.shadow(['review', 'refactor', '--json'])), unrooted);
       const eventsB = JSON.parse(`[${ok(b.shadow(['events', '--draft', 'refactor', '--json'])).trim().split('\n').join(',')}]`);
       const eventsA = JSON.parse(`[${ok(a.shadow(['events', '--draft', 'refactor', '--json'])).trim().split('\n').join(',')}]`);
       assert.equal(eventsB.slice(0, eventsA.length), eventsA);

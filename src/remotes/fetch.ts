@@ -10,6 +10,7 @@ import type { Oid } from '../git/format/git-objects.js';
 import { listRemoteDrafts, refreshRemoteDraft } from '../drafts/drafts.js';
 import { REMOTES_PREFIX } from '../drafts/ref-names.js';
 import type { Workspace } from '../drafts/workspace.js';
+import { pruneMirrors } from '../state/remote-mirror.js';
 import { checkRemote, gitSays, runGit } from './remote-git.js';
 import { fetchNotes, type NotesTransfer } from './notes-transfer.js';
 
@@ -44,6 +45,7 @@ export function fetchDrafts(ws: Workspace, remoteName: string): FetchResult {
   repo.objects.rescan();
   const after = tips();
   for (const name of after.keys()) refreshRemoteDraft(ws, name);
+  pruneMirrors(ws.ctx, repo.shadowDir, remote.name, new Set([...after.keys()].map((d) => d.slice(remote.name.length + 1))));
   const notes = fetchNotes(ws, remote.name);
   return {
     remote: remote.name,

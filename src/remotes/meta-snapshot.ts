@@ -14,7 +14,8 @@
  *
  * draft.json is written as the draft is at that tip: its bases are the
  * effective ones (what the applies made here laid over the captures), since
- * the apply records stay here; and it names no worktree of this machine.
+ * the apply records stay here; and it names no directory of this machine
+ * (no worktree, no proposal's workspace_root).
  */
 import { ShadowError } from '../errors.js';
 import { waitForProcessLock } from '../durable/process-lock.js';
@@ -47,12 +48,13 @@ export async function snapshotMeta(ws: Workspace, name: string, joined?: Oid): P
   let snapshot: { tip: Oid; tree: Oid; objects: Array<{ oid: Oid; type: 'blob' | 'tree'; content: Buffer }> };
   try {
     const d = requireDraft(ws, name);
-    const file: DraftMetaFile = { ...d.meta, bases: d.bases.toRecord(), bases_tip: d.tip, worktree: null };
+    const pointers = d.meta.pointers?.proposal === undefined ? d.meta.pointers : { ...d.meta.pointers, proposal: unrooted(d.meta.pointers.proposal) };
+    const file: DraftMetaFile = { ...d.meta, bases: d.bases.toRecord(), bases_tip: d.tip, worktree: null, ...(pointers === undefined ? {} : { pointers }) };
     const files: Array<[string, Buffer]> = [['draft.json', Buffer.from(`${JSON.stringify(file, null, 1)}\n`, 'utf8')]];
     const events = ws.ctx.fs.existsSync(ledger) ? (ws.ctx.fs.readFileSync(ledger) as Buffer) : undefined;
     if (events) files.push(['events.jsonl', events]);
     const proposal = readTextIfExists(ws.ctx.fs, `${draftDir(repo.shadowDir, name)}/proposal.json`);
-    if (proposal !== undefined) files.push(['proposal.json', Buffer.from(proposal, 'utf8')]);
+    if (proposal !== undefined) files.push(['proposal.json', Buffer.from(`${JSON.stringify(unrooted(JSON.parse(proposal)), null, 1)}\n`, 'utf8')]);
     const objects: Array<{ oid: Oid; type: 'blob' | 'tree'; content: Buffer }> = [];
     const entries: TreeEntry[] = [];
     for (const [fileName, content] of files) {
@@ -93,6 +95,16 @@ export async function snapshotMeta(ws: Workspace, name: string, joined?: Oid): P
     throw e;
   }
   return { draft: name, tip: snapshot.tip, meta };
+}
+
+/**
+ * A proposal without the directory it was made in: `workspace_root` is an
+ * absolute path of this machine, which names nothing on another (and says
+ * who and where), so it travels as null, as for a bare repository.
+ */
+function unrooted(proposal: unknown): unknown {
+  if (typeof proposal !== 'object' || proposal === null || !('workspace_root' in proposal)) return proposal;
+  return { ...proposal, workspace_root: null };
 }
 
 /** The draft tip a snapshot commit describes. */

@@ -14,6 +14,7 @@ import { requireDraft } from '../drafts/drafts.js';
 import { draftEvents } from '../drafts/ledger-events.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { checkRemote, gitSays, lsRemote, parsePushPorcelain, runGit, trackingRef } from './remote-git.js';
+import { guardIgnored, peelToCommit } from './local-only.js';
 import { snapshotMeta } from './meta-snapshot.js';
 import { pushNotes, type NotesTransfer } from './notes-transfer.js';
 import { metaRef } from '../drafts/ref-names.js';
@@ -43,15 +44,21 @@ const STALE = /stale info|fetch first|non-fast-forward|failed to update ref|fail
  * diff or commits add a secret is pushed only once its secrets_override
  * approvals are given, as `apply --commit` would need; a deny refuses it.
  */
-async function guardSecrets(ws: Workspace, name: string): Promise<void> {
+async function guardSecrets(ws: Workspace, name: string, tips: readonly Oid[]): Promise<void> {
   const draft = requireDraft(ws, name);
   const { readPolicy, reviewDraft } = await import('../review/review.js');
   const { approvalStates, deniedError } = await import('../review/approvals.js');
   const { guardBranchCommits } = await import('../review/commit-guard.js');
   const review = await reviewDraft(ws, draft, readPolicy(ws));
-  const required = [...review.required, ...guardBranchCommits(ws, draft, review.entries, 'any').required].filter((r) => r.kind === 'secrets_override');
-  if (required.length === 0) return;
-  const states = approvalStates(draftEvents(ws, name), required);
+  const required = [...review.required, ...guardBranchCommits(ws, draft, review.entries, 'any').required];
+  // A checkpoint or the proposal may hold commits the draft rolled back past: they are pushed too.
+  for (const tip of new Set(tips.map((t) => peelToCommit(ws, t)))) {
+    if (tip !== draft.tip) required.push(...guardBranchCommits(ws, { ...draft, tip }, [], 'commit').required);
+  }
+  const seen = new Set<string>();
+  const secrets = required.filter((r) => r.kind === 'secrets_override' && !seen.has(r.id) && seen.add(r.id));
+  if (secrets.length === 0) return;
+  const states = approvalStates(draftEvents(ws, name), secrets);
   const denied = states.find((s) => s.status === 'denied');
   if (denied) throw deniedError(denied);
   const pending = states.filter((s) => s.status !== 'approved');
@@ -67,7 +74,6 @@ async function guardSecrets(ws: Workspace, name: string): Promise<void> {
 export async function pushDrafts(ws: Workspace, remoteName: string, drafts: readonly string[]): Promise<PushResult> {
   const remote = checkRemote(ws, remoteName);
   const repo = ws.repo;
-  for (const d of drafts) await guardSecrets(ws, d);
   const plan: Array<{ draft: string; tip: Oid; refs: Array<{ ref: string; oid: Oid; was: Oid | null }> }> = [];
   for (const d of drafts) {
     const snap = await snapshotMeta(ws, d);
@@ -75,6 +81,9 @@ export async function pushDrafts(ws: Workspace, remoteName: string, drafts: read
     const proposal = repo.refs.resolve(proposalRef(d));
     if (proposal !== undefined) refs.push({ ref: proposalRef(d), oid: proposal });
     for (const c of repo.refs.list(checkpointsPrefix(d))) refs.push({ ref: c.ref, oid: c.oid });
+    const history = refs.filter((r) => r.ref !== metaRef(d));
+    guardIgnored(ws, d, history);
+    await guardSecrets(ws, d, history.map((r) => r.oid));
     plan.push({ draft: d, tip: snap.tip, refs: refs.map((r) => ({ ...r, was: repo.refs.resolve(trackingRef(remote.name, r.ref)) ?? null })) });
   }
   const all = plan.flatMap((p) => p.refs);

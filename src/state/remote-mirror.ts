@@ -10,7 +10,8 @@
  * of the ref: deleting them loses nothing.
  */
 import type { Context } from '../context.js';
-import { readTextIfExists, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
+import { discardDir } from '../durable/discard-dir.js';
+import { listDir, readTextIfExists, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
 import type { Oid } from '../git/format/git-objects.js';
 import type { ObjectDatabase } from '../git/object-db.js';
 import { draftDir } from './draft-meta.js';
@@ -46,4 +47,17 @@ export function unpackSnapshot(ctx: Context, shadowDir: string, objects: ObjectD
     writeFileAtomic(ctx.fs, `${dir}/${file}`, bytes, { token: ctx.ids.token(), durable: false });
   }
   writeFileAtomic(ctx.fs, `${dir}/${MARKER}`, `${want}\n`, { token: ctx.ids.token(), durable: false });
+}
+
+/**
+ * Remove the directories of remote `remote`'s drafts that have no fetched
+ * ref any more (`fetched`: the draft names that do), as a fetch that pruned
+ * them leaves them, or a plain `git fetch --prune`, or a fetch killed
+ * before it got here. Returns the names removed.
+ */
+export function pruneMirrors(ctx: Context, shadowDir: string, remote: string, fetched: ReadonlySet<string>): string[] {
+  const dir = `${shadowDir}/remotes/${remote}/drafts`;
+  const gone = listDir(ctx.fs, dir).filter((name) => !fetched.has(name));
+  for (const name of gone) discardDir(ctx, shadowDir, `${dir}/${name}`);
+  return gone;
 }

@@ -6,9 +6,11 @@
  * listens; stops on SIGTERM, ending the requests in flight.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 
-const root = process.argv[2];
+const root = process.argv[2] ?? '';
 if (!root) {
   process.stderr.write('usage: http-backend-server <project root>\n');
   process.exit(2);
@@ -16,7 +18,28 @@ if (!root) {
 
 const running = new Set<ChildProcess>();
 
+/**
+ * For tests that kill a client mid-request: with HTTP_BACKEND_MARK_DIR set,
+ * each POST (a push's receive-pack, a fetch's upload-pack) leaves a file
+ * `<service>-<n>` there when it arrives, and is held HTTP_BACKEND_HOLD_MS
+ * before git sees it, so a test polling for the file has a window.
+ */
+const markDir = process.env.HTTP_BACKEND_MARK_DIR;
+const holdMs = Number(process.env.HTTP_BACKEND_HOLD_MS ?? 0);
+let posts = 0;
+
 const server = createServer((req, res) => {
+  if (markDir !== undefined && req.method === 'POST') {
+    const service = /git-[a-z-]+$/.exec(new URL(req.url ?? '/', 'http://127.0.0.1').pathname)?.[0] ?? 'post';
+    writeFileSync(join(markDir, `${service}-${++posts}`), '');
+    req.pause();
+    setTimeout(() => serve(req, res), holdMs);
+    return;
+  }
+  serve(req, res);
+});
+
+function serve(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   // The CGI environment http-backend reads; REMOTE_USER lets receive-pack run (the repository also says http.receivepack).
   const env: Record<string, string> = {
@@ -72,7 +95,7 @@ const server = createServer((req, res) => {
     if (!inBody) res.writeHead(502);
     res.end();
   });
-});
+}
 
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();

@@ -136,11 +136,16 @@ export async function gitDaemon(): Promise<TestRemote> {
   }
 }
 
-/** `git http-backend` behind a node HTTP server (its own process) on 127.0.0.1: smart HTTP, push allowed. */
-export async function httpBackend(): Promise<TestRemote> {
+/**
+ * `git http-backend` behind a node HTTP server (its own process) on
+ * 127.0.0.1: smart HTTP, push allowed. `hold`: each POST leaves a file in
+ * `hold.markDir` when it arrives and waits `hold.ms` before git sees it.
+ */
+export async function httpBackend(hold?: { markDir: string; ms: number }): Promise<TestRemote> {
   const { root, dir, env } = makeBare();
   spawnSync('git', [`--git-dir=${dir}`, 'config', 'http.receivepack', 'true'], { env });
-  const child = spawn(process.execPath, [HTTP_SERVER, root], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const serverEnv = hold ? { ...env, HTTP_BACKEND_MARK_DIR: hold.markDir, HTTP_BACKEND_HOLD_MS: String(hold.ms) } : env;
+  const child = spawn(process.execPath, [HTTP_SERVER, root], { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stderr!.resume();
   let port: number;
   try {
@@ -180,5 +185,5 @@ export async function httpBackend(): Promise<TestRemote> {
 export const REMOTE_KINDS: ReadonlyArray<{ kind: TestRemote['kind']; start: () => Promise<TestRemote> }> = [
   { kind: 'bare', start: bareRemote },
   { kind: 'daemon', start: gitDaemon },
-  { kind: 'http', start: httpBackend },
+  { kind: 'http', start: () => httpBackend() },
 ];
