@@ -17,6 +17,11 @@ import { bareRemote, REMOTE_KINDS, remoteGit, type TestRemote } from './helpers/
 
 const LEDGER = '.git/shadow/drafts';
 
+/** A review with the proposal's directory (`workspace_root`, which never leaves its machine) as null. */
+function unrooted(review: string, repo: DiskRepo): string {
+  return review.replaceAll(`"workspace_root": ${JSON.stringify(repo.dir)}`, '"workspace_root": null');
+}
+
 function origin(remote: TestRemote): DiskRepo {
   const a = new DiskRepo({ 'README.md': 'Hello\n', 'src/app.ts': 'export const x = 1;\n' });
   a.git('remote', 'add', 'origin', remote.url);
@@ -71,7 +76,8 @@ for (const { kind, start } of REMOTE_KINDS) {
     const b = clone(remote);
     try {
       await shared(a, b);
-      const reviewA = ok(a.shadow(['review', 'refactor', '--json']));
+      // The proposal's directory is this machine's: it travels as null.
+      const reviewA = unrooted(ok(a.shadow(['review', 'refactor', '--json'])), a);
       assert.is(ok(b.shadow(['review', 'origin/refactor', '--json'])), reviewA.replace('"draft": "refactor"', '"draft": "origin/refactor"'));
       ok(b.shadow(['draft', 'new', 'refactor', '--from', 'origin/refactor']));
       ok(b.shadow(['draft', 'new', 'deploy', '--from', 'origin/deploy']));
@@ -180,7 +186,7 @@ Moves('a draft the remote took further is fast-forwarded here, with a reflog lin
     assert.is(meta.bases_tip, tipB);
     assert.equal(meta.bases['docs/guide.md'], null);
     assert.is(meta.high_batch, 3);
-    assert.is(ok(a.shadow(['review', 'refactor', '--json'])), ok(b.shadow(['review', 'refactor', '--json'])));
+    assert.is(unrooted(ok(a.shadow(['review', 'refactor', '--json'])), a), unrooted(ok(b.shadow(['review', 'refactor', '--json'])), b));
     assert.is(verify(a, 'refactor').ok, true);
     // A goes on from B's tip: its next batch is number 4, and its push is a fast-forward.
     await withShadow(a, async (sh) => {
