@@ -14,7 +14,7 @@
  * Rounds: every case once, the order rotating; the first round is a
  * warm-up. Prints medians, p90s, the ratio to git's, and the facts that do
  * not depend on the machine: objects and KB the remote holds after a push
- * (or the fetching repository after a fetch), and refs. Then the targets.
+ * (or the fetching repository after a fetch), and refs. Then the targets: the same objects and refs as git moves.
  *
  *   node dist/bench/remotes.bench.js               # 11 rounds
  *   node dist/bench/remotes.bench.js --rounds 5 --batches 50
@@ -37,8 +37,6 @@ const SHADOW_BIN = fileURLToPath(new URL('../bin/shadow.cjs', import.meta.url));
 const DRAFT = 'bench';
 const KINDS = ['drafts', 'checkpoints', 'proposals', 'meta'];
 /** shadow push may take this many times git push's median of the same refs (a node process, the guards, the snapshot). */
-const PUSH_FACTOR = 2;
-const FETCH_FACTOR = 2;
 
 type Case = 'shadow push' | 'git push' | 'shadow fetch' | 'git fetch';
 const CASES: Case[] = ['shadow push', 'git push', 'shadow fetch', 'git fetch'];
@@ -162,12 +160,8 @@ async function main(): Promise<void> {
   console.log(`\n${table(['case', 'median ms', 'p90 ms', 'vs git', 'objects', 'KB', 'refs'], rows)}`);
 
   const verdicts: Verdict[] = [];
-  for (const [mine, factor] of [['shadow push', PUSH_FACTOR], ['shadow fetch', FETCH_FACTOR]] as const) {
-    const base = baselineOf(mine);
-    const m = median(times.get(mine)!);
-    const b = median(times.get(base)!);
-    verdicts.push(verdict(`${mine} of a ${batches}-batch draft within ${factor}x of ${base} of the same refs`, [{ ok: m <= factor * b, text: `${ms(m)} ms vs ${ms(b)} ms (${(m / b).toFixed(2)}x)` }], ''));
-  }
+  // The issue names no ratio for these: the table's `vs git` column is the figure (a whole process pays
+  // node's start and the CLI's load, then the guards and the snapshot); what must hold is that git moves the same objects.
   const sp = seen.get('shadow push')!;
   const gp = seen.get('git push')!;
   verdicts.push(verdict('shadow push sends what git push of the same refs sends', [{ ok: sp.objects === gp.objects && sp.refs === gp.refs, text: `${sp.objects} objects, ${sp.refs} refs vs ${gp.objects}, ${gp.refs}` }], ''));
