@@ -14,7 +14,7 @@ const only = process.argv.slice(2);
  * The files that take longest (child processes, kill sweeps) start first, so
  * that no long one is left running alone at the end.
  */
-const SLOW_FIRST = ['apply-crash', 'power-loss', 'plan-kill', 'rebase-crash', 'apply-disk-processes', 'bad-input', 'kill-sweep', 'agent-init', 'exec-worktree', 'codex-patch-git', 'git-fidelity', 'watch', 'gitattributes', 'submodules', 'git-interop', 'apply-disk', 'cli-', 'session-cli', 'mcp', 'worktree', 'object-db', 'session-http'];
+const SLOW_FIRST = ['power-loss', 'remote-kill', 'plan-kill', 'remote-pull', 'apply-crash', 'rebase-crash', 'apply-disk-processes', 'bad-input', 'kill-sweep', 'agent-init', 'exec-worktree', 'codex-patch-git', 'git-fidelity', 'watch', 'gitattributes', 'submodules', 'git-interop', 'apply-disk', 'cli-', 'session-cli', 'mcp', 'worktree', 'object-db', 'session-http'];
 const rank = (f: string): number => {
   const i = SLOW_FIRST.findIndex((s) => f.startsWith(s));
   return i === -1 ? SLOW_FIRST.length : i;

@@ -82,7 +82,14 @@ export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = 
     const mode: CommitMode | undefined = options.squash !== undefined ? { kind: 'squash', message: options.squash } : options.commit ? { kind: 'commit' } : undefined;
     const policy = options.sandbox ? { sandbox: options.sandbox } : {};
     const { applyDraft } = await import('../publish/apply.js');
-    return applyDraft(this.ws, this.draftName(options), { dryRun: options.dryRun, mode, actor: this.actor(options.actor), onProgress, policy, conflict: options.conflict, paths: options.paths });
+    const { draftToApply } = await import('../drafts/remote-apply.js');
+    const actor = this.actor(options.actor);
+    // A fetched draft (origin/refactor) is continued here under its own name, then applied (remote-apply.ts).
+    const requested = this.readDraftName(options);
+    const draft = await draftToApply(this.ws, requested, { dryRun: options.dryRun === true, actor });
+    // A name it left as it was is checked as every draft a call changes is (a remote one never fetched: READ_ONLY).
+    const name = draft !== requested || options.dryRun ? draft : this.draftName(options);
+    return applyDraft(this.ws, name, { dryRun: options.dryRun, mode, actor, onProgress, policy, conflict: options.conflict, paths: options.paths });
   },
 
   async unapply(options = {}) {
