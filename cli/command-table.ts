@@ -1,28 +1,11 @@
 import type { Argv } from 'yargs';
-import type { CommandContext } from './command-context.js';
 import { AGENTS, HOOK_EVENTS } from './agents/agent-specs.js';
 import { DIFF_OPTIONS } from './diff-help.js';
 import { REMOTE_COMMANDS } from './remote-commands.js';
+import { SESSION_GROUP } from './session-commands.js';
+import type { CommandGroup, CommandSpec } from './command-spec.js';
 
-/** A command's implementation: resolves to its exit status (default 0). */
-export type Handler = (ctx: CommandContext) => Promise<number | void>;
-
-/** One CLI command: how yargs parses it, and where its handler lives (loaded on use). */
-export interface CommandSpec {
-  /** yargs command string: `name <arg> [opt]`. */
-  usage: string;
-  aliases?: string[];
-  describe: string;
-  builder?: (y: Argv) => Argv;
-  load: () => Promise<Handler>;
-}
-
-/** A group of subcommands (`shadow draft new`). */
-export interface CommandGroup {
-  name: string;
-  describe: string;
-  commands: CommandSpec[];
-}
+export type { CommandGroup, CommandSpec, Handler } from './command-spec.js';
 
 const intent = (y: Argv): Argv => y.option('intent', { type: 'string', alias: 'm', describe: 'what the change is for' });
 
@@ -238,35 +221,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/apply.js').then((m) => m.unapply),
   },
   { usage: 'recover', describe: 'finish an apply that a crash interrupted (also done by every command)', load: () => import('./commands/apply.js').then((m) => m.recover) },
-  {
-    name: 'session',
-    describe: 'write sessions: large content as plain text, committed as one batch',
-    commands: [
-      {
-        usage: 'begin',
-        describe: 'begin a session (metadata only); prints its id and instructions',
-        builder: (y) =>
-          y
-            .option('target', { type: 'string', demandOption: true, requiresArg: true, describe: 'the file to write' })
-            .option('op', { type: 'string', choices: ['create', 'overwrite', 'append'], demandOption: true, describe: 'what to do to it' })
-            .option('intent', { type: 'string', describe: 'what the content is for' })
-            .option('binary', { type: 'boolean', describe: 'the content is bytes, not UTF-8 text (no DONE line)' }),
-        load: () => import('./commands/session.js').then((m) => m.begin),
-      },
-      { usage: 'feed <id>', describe: 'stream stdin into the session until a DONE line or the end, then finalize', builder: (y) => y.positional('id', { type: 'string' }), load: () => import('./commands/session.js').then((m) => m.feed) },
-      { usage: 'finalize <id>', describe: 'validate and commit a session whose content is all there', builder: (y) => y.positional('id', { type: 'string' }), load: () => import('./commands/session.js').then((m) => m.finalize) },
-      { usage: 'status <id>', describe: 'bytes, lines, last save, age', builder: (y) => y.positional('id', { type: 'string' }), load: () => import('./commands/session.js').then((m) => m.status) },
-      { usage: 'list', describe: 'active and orphaned sessions', load: () => import('./commands/session.js').then((m) => m.list) },
-      { usage: 'cancel <id>', describe: 'drop a session and its files', builder: (y) => y.positional('id', { type: 'string' }), load: () => import('./commands/session.js').then((m) => m.cancel) },
-      {
-        usage: 'recover',
-        describe: 'sessions a crash left: list them, or --finalize / --discard them',
-        builder: (y) => y.option('finalize', { type: 'boolean' }).option('discard', { type: 'boolean' }),
-        load: () => import('./commands/session.js').then((m) => m.recover),
-      },
-      { usage: 'clean', describe: 'remove expired, failed and old orphaned sessions now', load: () => import('./commands/session.js').then((m) => m.clean) },
-    ],
-  },
+  SESSION_GROUP,
   {
     usage: 'serve',
     describe: 'the HTTP API on 127.0.0.1 (port and token in .git/shadow/server.json)',

@@ -4,18 +4,9 @@
  * never handed to a running server: git asks the caller's terminal for
  * credentials, and the network time is the caller's.
  */
-import type { Argv } from 'yargs';
-import type { CommandContext } from './command-context.js';
+import type { CommandSpec } from './command-spec.js';
 
-/** command-table.ts's CommandSpec, restated so that the table may import this file without a cycle. */
-interface RemoteCommandSpec {
-  usage: string;
-  describe: string;
-  builder: (y: Argv) => Argv;
-  load: () => Promise<(ctx: CommandContext) => Promise<number | void>>;
-}
-
-export const REMOTE_COMMANDS: RemoteCommandSpec[] = [
+export const REMOTE_COMMANDS: CommandSpec[] = [
   {
     usage: 'push [remote] [drafts..]',
     describe: 'send drafts (default: the current one) to a git remote (default origin): tip, checkpoints, proposal, metadata and ledger, atomically; refused if the remote moved since the last fetch',
