@@ -104,6 +104,11 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   app.addHook('onRequest', async (req, reply) => {
     watches.set(req, watchBody(req.raw, limits, () => sh.context.clock.now(), (why, socket) => replyTimedOut(reply, socket, limits, why)));
   });
+  // A complete request's watch ends with its reply, not at its next check: a page's burst of requests on one
+  // keep-alive socket would otherwise pile up close listeners on it.
+  app.addHook('onResponse', async (req) => {
+    if (req.raw.complete) watches.get(req)?.stop();
+  });
   // A route that has all it needs (a DONE line) answers on its own time; a rest still coming is dropped with the connection.
   const bodyNotNeeded = (req: FastifyRequest, reply: FastifyReply): void => {
     watches.get(req)?.stop();
