@@ -228,7 +228,8 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     builder: (y) =>
       y
         .option('port', { type: 'number', describe: 'port (default: a free one)' })
-        .option('allow-apply', { type: 'boolean', describe: 'serve a real apply too (by default the apply endpoint only answers dry runs)' }),
+        .option('allow-apply', { type: 'boolean', describe: 'serve a real apply too (by default the apply endpoint only answers dry runs)' })
+        .option('open', { type: 'boolean', describe: "open the review page's one-time URL in a browser" }),
     load: () => import('./commands/serve.js').then((m) => m.serve),
   },
   {

@@ -87,6 +87,8 @@ export type ErrorCode =
   /** The CLI only: the shadow process a command was handed to stopped during it (cli/handoff/). */
   | 'SERVER_GONE'
   | 'APPLY_NOT_ALLOWED'
+  /** HTTP 403: a request of the review page that changes state without its session's X-CSRF-Token. */
+  | 'CSRF_FAILED'
   // sharing drafts through git remotes
   /** A push found the remote's draft moved since the last fetch (a lease that failed): nothing was pushed. */
   | 'STALE_REMOTE'

@@ -1,22 +1,28 @@
+import { spawn } from 'node:child_process';
 import { startServer } from '../../src/index.js';
 import type { CommandContext } from '../command-context.js';
 import { listenForCalls } from '../handoff/server.js';
 
 /**
- * `shadow serve [--port N] [--allow-apply]`: runs until SIGINT or SIGTERM,
+ * `shadow serve [--port N] [--allow-apply] [--open]`: runs until SIGINT or SIGTERM,
  * then removes server.json. While it runs, the `shadow` commands of callers
  * in this repository run in it (cli/handoff/). Without --allow-apply the apply endpoint only
  * answers dry runs (the person applies), as `shadow mcp` offers no apply tool.
+ * It prints a one-time URL of the review page; --open asks the OS to open it.
  */
 export async function serve(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const server = await startServer(sh, { port: ctx.argv.port as number | undefined, allowApply: ctx.argv['allow-apply'] === true, log: (line) => ctx.io.stderr(`${line}\n`) });
   // One-shot `shadow` commands in this repository are handed to this process while it runs.
   const calls = await listenForCalls(sh.layout.commondir, ctx.runCli);
+  const pageUrl = server.pageUrl();
   ctx.out.result(
-    { url: server.url, port: server.port, server_json: `${sh.layout.commondir}/shadow/server.json`, cli_socket: calls?.path ?? null },
-    () => `shadow serving ${server.url} (token in ${sh.layout.commondir}/shadow/server.json); stop with Ctrl-C`,
+    { url: server.url, port: server.port, server_json: `${sh.layout.commondir}/shadow/server.json`, cli_socket: calls?.path ?? null, page_url: pageUrl },
+    () =>
+      `shadow serving ${server.url} (token in ${sh.layout.commondir}/shadow/server.json); stop with Ctrl-C\n` +
+      `review page (this URL works once, within 5 minutes): ${pageUrl}`,
   );
+  if (ctx.argv.open === true) openInBrowser(pageUrl, (line) => ctx.io.stderr(`${line}\n`));
   await new Promise<void>((done) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
@@ -27,4 +33,15 @@ export async function serve(ctx: CommandContext): Promise<number> {
     process.on('SIGTERM', stop);
   });
   return 0;
+}
+
+/** Ask the OS to open `url` (xdg-open, or open on macOS); the server runs on whatever happens, a failure is a note. */
+function openInBrowser(url: string, note: (line: string) => void): void {
+  const failed = (why: string): void => note(`could not open the review page (${why}): open the URL above by hand`);
+  const child = spawn(process.platform === 'darwin' ? 'open' : 'xdg-open', [url], { detached: true, stdio: 'ignore' });
+  child.on('error', (e) => failed(e.message));
+  child.on('exit', (code) => {
+    if (code !== 0 && code !== null) failed(`exit status ${code}`);
+  });
+  child.unref();
 }

@@ -7,6 +7,7 @@ export function statusFor(code: string): number {
       return 401;
     case 'FORBIDDEN_HOST':
     case 'APPLY_NOT_ALLOWED':
+    case 'CSRF_FAILED':
       return 403;
     case 'NOT_FOUND':
     case 'SESSION_NOT_FOUND':

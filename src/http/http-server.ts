@@ -11,6 +11,8 @@ import { registerApplyRoute } from './routes-apply.js';
 import { registerRebaseRoutes } from './routes-rebase.js';
 import { registerDraftRoutes } from './routes-drafts.js';
 import { registerSessionRoutes } from './routes-sessions.js';
+import { registerPageRoutes } from './routes-page.js';
+import { PageSessions } from './page-sessions.js';
 import { errorBody, statusFor } from './http-errors.js';
 
 /**
@@ -44,6 +46,11 @@ export interface RunningServer {
   port: number;
   token: string;
   url: string;
+  /**
+   * A new one-time URL of the review page (`/ui/login?once=…`): it works
+   * once, within 5 minutes, and gives the browser that opens it a session.
+   */
+  pageUrl(): string;
   /** Stop listening and remove server.json (unless another server has it now). */
   close(): Promise<void>;
 }
@@ -104,6 +111,11 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   app.addHook('onRequest', async (req, reply) => {
     watches.set(req, watchBody(req.raw, limits, () => sh.context.clock.now(), (why, socket) => replyTimedOut(reply, socket, limits, why)));
   });
+  // A complete request's watch ends with its reply, not at its next check: a page's burst of requests on one
+  // keep-alive socket would otherwise pile up close listeners on it.
+  app.addHook('onResponse', async (req) => {
+    if (req.raw.complete) watches.get(req)?.stop();
+  });
   // A route that has all it needs (a DONE line) answers on its own time; a rest still coming is dropped with the connection.
   const bodyNotNeeded = (req: FastifyRequest, reply: FastifyReply): void => {
     watches.get(req)?.stop();
@@ -114,6 +126,8 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
       return sendError(reply, { code: 'FORBIDDEN_HOST' as ShadowErrorJSON['code'], message: `requests must be addressed to 127.0.0.1:${port} or localhost:${port}`, hint: 'shadow serves local clients only' });
     }
+    // The review page's routes take its session cookie instead of the token (routes-page.ts).
+    if (page.handles(req)) return page.authorize(req, reply);
     const auth = req.headers.authorization ?? '';
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
     if (!m || !sameToken(m[1]!, token)) {
@@ -140,6 +154,9 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   registerDraftRoutes(app, sh);
   registerApplyRoute(app, sh, { allowApply: options.allowApply === true });
   registerRebaseRoutes(app, sh);
+  const pageSessions = new PageSessions(() => sh.context.clock.now());
+  // Cookies ignore ports: a name per port keeps two servers' sessions (two repositories) apart.
+  const page = registerPageRoutes(app, sh, pageSessions, () => `shadow_ui_${port}`);
 
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
@@ -167,6 +184,7 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
     port,
     token,
     url,
+    pageUrl: () => `${url}/ui/login?once=${pageSessions.mintOnce()}`,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,0 +1,70 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The review page's credentials, in memory for the server's life: one-time
+ * login tokens (printed by `shadow serve` in a URL) and the browser sessions
+ * they open. A session is a random cookie value and its CSRF token
+ * (synchronizer token: the page reads it from a GET and sends it back in
+ * `X-CSRF-Token` on every request that changes state).
+ */
+
+export interface PageSession {
+  readonly id: string;
+  readonly csrf: string;
+}
+
+/** How long a one-time login URL stays good: it is meant to be opened right away. */
+export const ONCE_TTL_MS = 5 * 60 * 1000;
+
+function token(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Equal strings, compared in constant time. */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export class PageSessions {
+  private readonly onces = new Map<string, number>();
+  private readonly sessions = new Map<string, PageSession>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly onceTtlMs = ONCE_TTL_MS,
+  ) {}
+
+  /** A new one-time login token, good for `onceTtlMs`. */
+  mintOnce(): string {
+    this.prune();
+    const once = token();
+    this.onces.set(once, this.now() + this.onceTtlMs);
+    return once;
+  }
+
+  /** Spend a one-time token: a new session, or undefined when it is unknown, spent or expired (spent either way). */
+  redeem(once: string): PageSession | undefined {
+    const expires = this.onces.get(once);
+    this.onces.delete(once);
+    if (expires === undefined || this.now() > expires) return undefined;
+    const s: PageSession = { id: token(), csrf: token() };
+    this.sessions.set(s.id, s);
+    return s;
+  }
+
+  /** The session a cookie value names. */
+  session(id: string | undefined): PageSession | undefined {
+    return id === undefined ? undefined : this.sessions.get(id);
+  }
+
+  end(id: string): void {
+    this.sessions.delete(id);
+  }
+
+  private prune(): void {
+    const now = this.now();
+    for (const [once, expires] of this.onces) if (now > expires) this.onces.delete(once);
+  }
+}
