@@ -126,7 +126,7 @@ const PUSH_MOMENTS: Moment[] = [
 
 Kill('push: killed at each moment, the remote holds all the old refs or all the new, tracking refs claim nothing it lacks, both sides fsck, and the next push completes', async () => {
   const marks = mkdtempSync(join(tmpdir(), 'shadow-marks-'));
-  const remote = await httpBackend({ markDir: marks, ms: 1_500 });
+  const remote = await httpBackend({ markDir: marks, ms: 400 });
   const a = originRepo(remote);
   const posts = (): number => readdirSync(marks).filter((f) => f.startsWith('git-receive-pack')).length;
   try {
@@ -159,7 +159,7 @@ Kill('push: killed at each moment, the remote holds all the old refs or all the 
 
 Kill('fetch: killed at each moment, the tracking refs are all the old or all the new, remote drafts read and verify, and the next fetch completes', async () => {
   const marks = mkdtempSync(join(tmpdir(), 'shadow-marks-'));
-  const remote = await httpBackend({ markDir: marks, ms: 1_500 });
+  const remote = await httpBackend({ markDir: marks, ms: 400 });
   const a = originRepo(remote);
   const b = cloneRepo(remote);
   const posts = (): number => readdirSync(marks).filter((f) => f.startsWith('git-upload-pack')).length;
