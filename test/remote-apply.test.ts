@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { bareRemote, type TestRemote } from './helpers/remotes.js';
+import { cloneRepo, originRepo } from './helpers/remote-repos.js';
 
 /*
  * `shadow apply --draft origin/refactor`: a fetched draft published here,
@@ -10,22 +11,10 @@ import { bareRemote, type TestRemote } from './helpers/remotes.js';
  * are recorded on a draft of this machine.
  */
 
+const origin = (remote: TestRemote): DiskRepo => originRepo(remote);
+const clone = cloneRepo;
+
 const A = suite('apply of a fetched draft');
-
-function origin(remote: TestRemote): DiskRepo {
-  const a = new DiskRepo({ 'README.md': 'Hello\n', 'src/app.ts': 'export const x = 1;\n' });
-  a.git('remote', 'add', 'origin', remote.url);
-  a.git('push', '-q', 'origin', 'main');
-  return a;
-}
-
-function clone(remote: TestRemote): DiskRepo {
-  const b = new DiskRepo(null);
-  b.git('remote', 'add', 'origin', remote.url);
-  b.git('fetch', '-q', 'origin');
-  b.git('checkout', '-q', '-B', 'main', 'origin/main');
-  return b;
-}
 
 A('apply --draft origin/refactor: a dry run reads it; the apply makes refactor here at the fetched tip and publishes it; a refactor elsewhere is refused', async () => {
   const remote = await bareRemote();

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { bareRemote, remoteGit, type TestRemote } from './helpers/remotes.js';
+import { cloneRepo, originRepo } from './helpers/remote-repos.js';
 
 /*
  * The Agent Trace notes travel with the drafts: `shadow push` sends the
@@ -10,22 +11,10 @@ import { bareRemote, remoteGit, type TestRemote } from './helpers/remotes.js';
  * another. git (`git notes show`, `fsck --strict`) is the oracle.
  */
 
+const origin = (remote: TestRemote): DiskRepo => originRepo(remote, { 'f.txt': 'one\n' });
+const clone = cloneRepo;
+
 const N = suite('agent trace notes through remotes');
-
-function origin(remote: TestRemote): DiskRepo {
-  const a = new DiskRepo({ 'f.txt': 'one\n' });
-  a.git('remote', 'add', 'origin', remote.url);
-  a.git('push', '-q', 'origin', 'main');
-  return a;
-}
-
-function clone(remote: TestRemote): DiskRepo {
-  const b = new DiskRepo(null);
-  b.git('remote', 'add', 'origin', remote.url);
-  b.git('fetch', '-q', 'origin');
-  b.git('checkout', '-q', '-B', 'main', 'origin/main');
-  return b;
-}
 
 /** One batch by an agent on `draft`, published with apply --commit; returns the published commit. */
 function publish(repo: DiskRepo, draft: string, path: string, text: string, model: string): string {

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { missingEvents } from '../src/drafts/ledger-join.js';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { bareRemote, REMOTE_KINDS, remoteGit, type TestRemote } from './helpers/remotes.js';
+import { cloneRepo, originRepo } from './helpers/remote-repos.js';
 
 /**
  * `shadow pull`: a draft approved or denied on one machine is approved or
@@ -20,23 +21,6 @@ const LEDGER = '.git/shadow/drafts';
 /** A review with the proposal's directory (`workspace_root`, which never leaves its machine) as null. */
 function unrooted(review: string, repo: DiskRepo): string {
   return review.replaceAll(`"workspace_root": ${JSON.stringify(repo.dir)}`, '"workspace_root": null');
-}
-
-function origin(remote: TestRemote): DiskRepo {
-  const a = new DiskRepo({ 'README.md': 'Hello\n', 'src/app.ts': 'export const x = 1;\n' });
-  a.git('remote', 'add', 'origin', remote.url);
-  a.git('push', '-q', 'origin', 'main');
-  return a;
-}
-
-function clone(remote: TestRemote): DiskRepo {
-  const b = new DiskRepo(null);
-  b.git('config', 'user.name', 'Bea Builder');
-  b.git('config', 'user.email', 'bea@example.com');
-  b.git('remote', 'add', 'origin', remote.url);
-  b.git('fetch', '-q', 'origin');
-  b.git('checkout', '-q', '-B', 'main', 'origin/main');
-  return b;
 }
 
 function ok(r: { status: number; stdout: string; stderr: string }): string {
@@ -65,6 +49,15 @@ async function shared(a: DiskRepo, b: DiskRepo): Promise<void> {
   });
   ok(a.shadow(['push', 'origin', 'refactor', 'deploy']));
   ok(b.shadow(['fetch', 'origin']));
+}
+
+const origin = (remote: TestRemote): DiskRepo => originRepo(remote);
+/** B, another clone, with a git identity of its own (its approvals say whose they are). */
+function clone(remote: TestRemote): DiskRepo {
+  const b = cloneRepo(remote);
+  b.git('config', 'user.name', 'Bea Builder');
+  b.git('config', 'user.email', 'bea@example.com');
+  return b;
 }
 
 const RoundTrip = suite('pull: the round trip, on every kind of remote');

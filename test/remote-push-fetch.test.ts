@@ -5,6 +5,7 @@ import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo, SHADOW_BIN, withShadow, type CliResult } from './helpers/disk-repo.js';
 import { REMOTE_KINDS, bareRemote, gitDaemon, remoteGit, type TestRemote } from './helpers/remotes.js';
+import { cloneRepo, noteBatches, originRepo } from './helpers/remote-repos.js';
 
 /**
  * `shadow push` and `shadow fetch` against the three kinds of remote: a
@@ -12,30 +13,12 @@ import { REMOTE_KINDS, bareRemote, gitDaemon, remoteGit, type TestRemote } from 
  * git (`for-each-ref`, `ls-remote`, `fsck --strict`) is the oracle.
  */
 
+const origin = (remote: TestRemote): DiskRepo => originRepo(remote);
+const clone = cloneRepo;
+
 const Push = suite('shadow push / shadow fetch');
 
-/** A repository with `main` on `remote` as its origin. */
-function origin(remote: TestRemote): DiskRepo {
-  const a = new DiskRepo({ 'README.md': 'Hello\n', 'src/app.ts': 'export const x = 1;\n' });
-  a.git('remote', 'add', 'origin', remote.url);
-  a.git('push', '-q', 'origin', 'main');
-  return a;
-}
-
-/** Another clone of the same repository, as `git clone` makes it. */
-function clone(remote: TestRemote): DiskRepo {
-  const b = new DiskRepo(null);
-  b.git('remote', 'add', 'origin', remote.url);
-  b.git('fetch', '-q', 'origin');
-  b.git('checkout', '-q', '-B', 'main', 'origin/main');
-  return b;
-}
-
-async function batches(repo: DiskRepo, draft: string, n: number, tag = 'a'): Promise<void> {
-  await withShadow(repo, async (sh) => {
-    for (let i = 1; i <= n; i++) await sh.batch({ intent: `step ${tag}${i}`, operations: [{ operation: 'write', path: `notes/${tag}${i}.txt`, content: `${tag} ${i}\n` }] }, { draft });
-  });
-}
+const batches = noteBatches;
 
 /** `git for-each-ref` of refs under `prefix`, as `<oid> <ref>` lines. */
 function refsOf(git: (...args: string[]) => string, prefix: string): string {

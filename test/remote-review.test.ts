@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { REMOTE_KINDS, remoteGit, type TestRemote } from './helpers/remotes.js';
+import { cloneRepo, originRepo } from './helpers/remote-repos.js';
 
 /**
  * A draft pushed from one clone and fetched on another reads the same there
@@ -10,22 +11,10 @@ import { REMOTE_KINDS, remoteGit, type TestRemote } from './helpers/remotes.js';
  * back with the next push and fetch.
  */
 
+const origin = (remote: TestRemote): DiskRepo => originRepo(remote);
+const clone = cloneRepo;
+
 const Shared = suite('remote drafts: review, draft new --from, approvals');
-
-function origin(remote: TestRemote): DiskRepo {
-  const a = new DiskRepo({ 'README.md': 'Hello\n', 'src/app.ts': 'export const x = 1;\n' });
-  a.git('remote', 'add', 'origin', remote.url);
-  a.git('push', '-q', 'origin', 'main');
-  return a;
-}
-
-function clone(remote: TestRemote): DiskRepo {
-  const b = new DiskRepo(null);
-  b.git('remote', 'add', 'origin', remote.url);
-  b.git('fetch', '-q', 'origin');
-  b.git('checkout', '-q', '-B', 'main', 'origin/main');
-  return b;
-}
 
 function ok(r: { status: number; stdout: string; stderr: string }): string {
   assert.is(r.status, 0, r.stderr + r.stdout);
