@@ -348,7 +348,7 @@ PROTOCOLS.push({
  *
  *   POWER_LOSS_STATES=all node dist/test/power-loss.test.js
  */
-const BUDGET = process.env.POWER_LOSS_STATES === 'all' ? Infinity : Number(process.env.POWER_LOSS_STATES ?? 300);
+const BUDGET = process.env.POWER_LOSS_STATES === 'all' ? Infinity : Number(process.env.POWER_LOSS_STATES ?? 200);
 const SEED = Number(process.env.POWER_LOSS_SEED ?? 20261126);
 
 function sampled(states: readonly CrashState[]): CrashState[] {
