@@ -123,6 +123,7 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
       if (finished) return;
       const word = commandWords(args)[0]!;
       if (!printed && READ_ONLY.has(word)) return finish(undefined);
+      // Printed here as Output.error prints errors: the caller has not loaded the CLI, and must not for this.
       const error = {
         code: 'SERVER_GONE',
         message: `the shadow process serving this repository stopped during \`shadow ${word}\`; whether it took effect is not known`,

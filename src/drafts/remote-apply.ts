@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import { splitRemoteDraft } from '../core/remote-draft-name.js';
 import { importRemoteDraft, isFetchedDraft } from './draft-import.js';
-import { loadDraft, refreshRemoteDraft, requireDraft } from './drafts.js';
+import { loadDraft, requireDraft } from './drafts.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -18,7 +18,7 @@ import type { Workspace } from './workspace.js';
 export async function draftToApply(ws: Workspace, name: string, options: { dryRun: boolean; actor: string }): Promise<string> {
   const remote = splitRemoteDraft(name);
   if (remote === undefined || !isFetchedDraft(ws, name)) return name;
-  refreshRemoteDraft(ws, name);
+  // Its files were brought to its snapshot by the caller's readDraftName.
   if (options.dryRun) return name;
   const fetched = requireDraft(ws, name);
   const local = loadDraft(ws, remote.draft);

@@ -12,7 +12,7 @@ import { REMOTES_PREFIX } from '../drafts/ref-names.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { pruneMirrors } from '../state/remote-mirror.js';
 import { checkRemote, gitSays, runGit } from './remote-git.js';
-import { fetchNotes, type NotesTransfer } from './notes-transfer.js';
+import { mergeFetchedNotes, remoteNotesPrefix, type NotesTransfer } from './notes-transfer.js';
 
 /** The kinds of a draft's refs that travel. */
 export const SHARED_KINDS = ['drafts', 'checkpoints', 'proposals', 'meta'] as const;
@@ -33,7 +33,8 @@ export function fetchDrafts(ws: Workspace, remoteName: string): FetchResult {
   const repo = ws.repo;
   const tips = (): Map<string, Oid> => new Map(listRemoteDrafts(ws, remote.name).map((d) => [d.name, d.tip]));
   const before = new Map(repo.refs.list(`${REMOTES_PREFIX}${remote.name}/drafts/`).map((r) => [`${remote.name}/${r.ref.slice(`${REMOTES_PREFIX}${remote.name}/drafts/`.length)}`, r.oid]));
-  const refspecs = SHARED_KINDS.map((k) => `+refs/shadow/${k}/*:${REMOTES_PREFIX}${remote.name}/${k}/*`);
+  // The notes refs come in the same fetch, to refs/notes/remotes/<remote>/ (notes-transfer.ts merges shadow's).
+  const refspecs = [...SHARED_KINDS.map((k) => `+refs/shadow/${k}/*:${REMOTES_PREFIX}${remote.name}/${k}/*`), `+refs/notes/*:${remoteNotesPrefix(remote.name)}*`];
   const run = runGit(ws, ['fetch', '--atomic', '--prune', '--no-tags', '--no-write-fetch-head', '--quiet', remote.name, ...refspecs]);
   if (run.status !== 0) {
     throw new ShadowError('REMOTE_FAILED', `git fetch from ${remote.name} failed: ${gitSays(run.stderr) || `exit ${run.status}`}; nothing changed here`, {
@@ -46,7 +47,7 @@ export function fetchDrafts(ws: Workspace, remoteName: string): FetchResult {
   const after = tips();
   for (const name of after.keys()) refreshRemoteDraft(ws, name);
   pruneMirrors(ws.ctx, repo.shadowDir, remote.name, new Set([...after.keys()].map((d) => d.slice(remote.name.length + 1))));
-  const notes = fetchNotes(ws, remote.name);
+  const notes = mergeFetchedNotes(ws, remote.name);
   return {
     remote: remote.name,
     drafts: [...after].map(([draft, tip]) => ({ draft, tip, was: before.get(draft) ?? null })),

@@ -25,9 +25,9 @@ export interface NotesTransfer {
   reason?: string;
 }
 
-/** Where a remote's notes are kept here. */
-export function remoteNotesRef(remote: string, ref: string): string {
-  return `refs/notes/remotes/${remote}/${ref.slice('refs/notes/'.length)}`;
+/** Where a remote's notes refs are kept here. */
+export function remoteNotesPrefix(remote: string): string {
+  return `refs/notes/remotes/${remote}/`;
 }
 
 /** Push the notes ref to `remote`, never forced. */
@@ -40,18 +40,14 @@ export function pushNotes(ws: Workspace, remote: string): NotesTransfer | undefi
   return { ref, status: 'refused', reason: `${gitSays(run.stderr) || `git push exited ${run.status}`}; \`shadow fetch ${remote}\` merges the remote's notes, then push again` };
 }
 
-/** Fetch `remote`'s notes and merge them into the local notes ref. */
-export function fetchNotes(ws: Workspace, remote: string): NotesTransfer | undefined {
+/** Merge the notes ref a fetch brought from `remote` into the local one. */
+export function mergeFetchedNotes(ws: Workspace, remote: string): NotesTransfer | undefined {
   const ref = notesRef(ws);
   if (ref === null || !ref.startsWith('refs/notes/')) return undefined;
-  const tracking = remoteNotesRef(remote, ref);
-  const listed = runGit(ws, ['ls-remote', remote, ref]);
-  if (listed.status !== 0 || listed.stdout.toString('utf8').trim() === '') return { ref, status: 'none' };
-  const run = runGit(ws, ['fetch', '--no-tags', '--no-write-fetch-head', '--quiet', remote, `+${ref}:${tracking}`]);
-  if (run.status !== 0) return { ref, status: 'refused', reason: gitSays(run.stderr) || `git fetch exited ${run.status}` };
+  const tracking = `${remoteNotesPrefix(remote)}${ref.slice('refs/notes/'.length)}`;
   const theirs = ws.repo.refs.resolve(tracking);
-  const mine = ws.repo.refs.resolve(ref);
-  if (theirs === undefined || theirs === mine) return { ref, status: 'up-to-date' };
+  if (theirs === undefined) return { ref, status: 'none' };
+  if (theirs === ws.repo.refs.resolve(ref)) return { ref, status: 'up-to-date' };
   const merged = runGit(ws, ['notes', `--ref=${ref}`, 'merge', '--quiet', '--strategy=ours', tracking]);
   if (merged.status !== 0) return { ref, status: 'refused', reason: gitSays(merged.stderr) || `git notes merge exited ${merged.status}` };
   return { ref, status: 'merged' };
