@@ -9,8 +9,9 @@
  * - shadow.mjs: the executable as earlier versions named it (agent configs
  *   written by them start it), which runs shadow.cjs;
  * - demo.mjs: `npm run demo`.
- * It also copies the review page's files (src/http/page/: plain HTML, CSS and
- * an ES module, served as written) beside the compiled server in dist/src/http/.
+ * It also builds the review page (src/http/page/: its HTML, one browser module
+ * with diff2html and highlight.js, one style sheet) beside the compiled server
+ * in dist/src/http/page/: the package serves it, no CDN.
  * Packages that only some commands need (the HTTP server, MCP, watching,
  * YAML, Codex's TOML) stay outside the bundle and load when those commands run.
  * Every build has its own id in both bundles: a command is handed only to a
@@ -18,7 +19,7 @@
  */
 import { build } from 'esbuild';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const out = process.argv[2] ?? 'dist/bin';
 rmSync(out, { recursive: true, force: true });
@@ -52,4 +53,10 @@ await build({ ...common, entryPoints: ['cli/demo.ts'], format: 'esm', outfile: `
 writeFileSync(`${out}/shadow.mjs`, "#!/usr/bin/env node\n// The executable as earlier versions named it: agent configs they wrote start it.\nimport './shadow.cjs';\n");
 copyFileSync('cli/launcher.sh', `${out}/shadow`);
 for (const f of ['shadow', 'shadow.cjs', 'shadow.mjs']) chmodSync(`${out}/${f}`, 0o755);
-cpSync('src/http/page', 'dist/src/http/page', { recursive: true });
+// The review page: its modules with diff2html and highlight.js as one browser module, its
+// style sheets (its own, diff2html's, highlight.js's themes) as one file, and its HTML.
+rmSync('dist/src/http/page', { recursive: true, force: true });
+const page = { bundle: true, minify: true, logLevel: 'warning', outdir: 'dist/src/http/page', legalComments: 'linked' };
+await build({ ...page, entryPoints: ['src/http/page/app.js'], format: 'esm', platform: 'browser', target: ['chrome110', 'firefox110', 'safari16'] });
+await build({ ...page, entryPoints: ['src/http/page/app.css'] });
+copyFileSync('src/http/page/index.html', 'dist/src/http/page/index.html');

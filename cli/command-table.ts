@@ -224,13 +224,19 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   SESSION_GROUP,
   {
     usage: 'serve',
-    describe: 'the HTTP API on 127.0.0.1 (port and token in .git/shadow/server.json)',
+    describe: 'the HTTP API and the review page on 127.0.0.1 (port and token in .git/shadow/server.json)',
     builder: (y) =>
       y
         .option('port', { type: 'number', describe: 'port (default: a free one)' })
         .option('allow-apply', { type: 'boolean', describe: 'serve a real apply too (by default the apply endpoint only answers dry runs)' })
         .option('open', { type: 'boolean', describe: "open the review page's one-time URL in a browser" }),
     load: () => import('./commands/serve.js').then((m) => m.serve),
+  },
+  {
+    usage: 'page',
+    describe: 'a new one-time URL of the review page of the running shadow serve',
+    builder: (y) => y.option('open', { type: 'boolean', describe: 'open it in a browser' }),
+    load: () => import('./commands/serve.js').then((m) => m.page),
   },
   {
     name: 'worktree',

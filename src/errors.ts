@@ -84,6 +84,8 @@ export type ErrorCode =
   // the HTTP server
   | 'REQUEST_TIMEOUT'
   | 'SERVER_RUNNING'
+  /** `shadow page`: no `shadow serve` runs on the repository to serve the review page. */
+  | 'SERVER_NOT_RUNNING'
   /** The CLI only: the shadow process a command was handed to stopped during it (cli/handoff/). */
   | 'SERVER_GONE'
   | 'APPLY_NOT_ALLOWED'

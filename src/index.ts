@@ -71,3 +71,15 @@ export async function startServer(sh: import('./shadow.js').Shadow, options?: im
   const { startServer: start } = await import('./http/http-server.js');
   return start(sh, options);
 }
+
+/**
+ * A new one-time URL of the review page of the `shadow serve` running on
+ * the handle's repository (in any process): it works once, within 5
+ * minutes. SERVER_NOT_RUNNING when no server runs there.
+ *
+ * @example console.log(await pageLoginUrl(sh)) // http://127.0.0.1:4873/ui/login?once=…
+ */
+export async function pageLoginUrl(sh: import('./shadow.js').Shadow): Promise<string> {
+  const { pageLoginUrl: mint } = await import('./http/page-login-files.js');
+  return mint(sh.context, sh.layout.commondir);
+}

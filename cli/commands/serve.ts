@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { startServer } from '../../src/index.js';
+import { pageLoginUrl, startServer } from '../../src/index.js';
 import type { CommandContext } from '../command-context.js';
 import { listenForCalls } from '../handoff/server.js';
 
@@ -32,6 +32,19 @@ export async function serve(ctx: CommandContext): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  return 0;
+}
+
+/**
+ * `shadow page [--open]`: a new one-time URL of the review page of the
+ * `shadow serve` running on this repository (a URL from serve's start is
+ * spent once opened, and good for 5 minutes). SERVER_NOT_RUNNING without one.
+ */
+export async function page(ctx: CommandContext): Promise<number> {
+  const sh = await ctx.open();
+  const url = await pageLoginUrl(sh);
+  ctx.out.result({ page_url: url }, () => `review page (this URL works once, within 5 minutes): ${url}`);
+  if (ctx.argv.open === true) openInBrowser(url, (line) => ctx.io.stderr(`${line}\n`));
   return 0;
 }
 

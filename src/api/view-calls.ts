@@ -32,6 +32,8 @@ export interface DiffOptions extends DraftOption {
   renames?: boolean | number;
   /** Patches in git's colours (`git diff --color`), for a terminal. */
   color?: boolean;
+  /** Mask the secrets that patches' added lines hold, as `shadow review` does (first 4 characters, then a mask). */
+  redact?: boolean;
 }
 
 const DiffOptionsSchema = z.object({
@@ -41,6 +43,7 @@ const DiffOptionsSchema = z.object({
   paths: z.optional(z.array(z.string().check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a pathspec from the repository root')))),
   renames: z.optional(z.union([z.boolean(), z.number().check(z.gte(0), z.lte(100))])),
   color: z.optional(z.boolean()),
+  redact: z.optional(z.boolean()),
 });
 
 export interface ViewCalls {
@@ -135,7 +138,10 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       range = m ? { from: m[1]!, to: m[2]! } : { from: options.range, to: '' };
     }
     const { draftDiff } = await import('../drafts/draft-diff.js');
-    return draftDiff(this.ws, draft, { range, content: options.content ?? 'none', paths: options.paths, renames: options.renames, color: options.color });
+    const result = await draftDiff(this.ws, draft, { range, content: options.content ?? 'none', paths: options.paths, renames: options.renames, color: options.color });
+    if (options.redact !== true || options.content !== 'patch') return result;
+    const { redactPatch } = await import('../review/patch-redact.js');
+    return { ...result, files: result.files.map((f) => (f.patch === undefined ? f : { ...f, patch: redactPatch(f.path, f.patch).patch })) };
   },
 
   async blame(path, options = {}) {

@@ -13,6 +13,7 @@ import { registerDraftRoutes } from './routes-drafts.js';
 import { registerSessionRoutes } from './routes-sessions.js';
 import { registerPageRoutes } from './routes-page.js';
 import { PageSessions } from './page-sessions.js';
+import { redeemLoginFile } from './page-login-files.js';
 import { errorBody, statusFor } from './http-errors.js';
 
 /**
@@ -154,7 +155,8 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   registerDraftRoutes(app, sh);
   registerApplyRoute(app, sh, { allowApply: options.allowApply === true });
   registerRebaseRoutes(app, sh);
-  const pageSessions = new PageSessions(() => sh.context.clock.now());
+  // Login URLs come from this process (pageUrl) or from `shadow page` in another (page-login-files.ts).
+  const pageSessions = new PageSessions(() => sh.context.clock.now(), (once) => redeemLoginFile(sh.context, sh.layout.commondir, once));
   // Cookies ignore ports: a name per port keeps two servers' sessions (two repositories) apart.
   const page = registerPageRoutes(app, sh, pageSessions, () => `shadow_ui_${port}`);
 

@@ -16,6 +16,9 @@ export interface PageSession {
 /** How long a one-time login URL stays good: it is meant to be opened right away. */
 export const ONCE_TTL_MS = 5 * 60 * 1000;
 
+/** A session unused this long is over (a page left open overnight asks for a new URL: `shadow page`). */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+
 function token(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -30,10 +33,14 @@ export function sameSecret(given: string, expected: string): boolean {
 export class PageSessions {
   private readonly onces = new Map<string, number>();
   private readonly sessions = new Map<string, PageSession>();
+  private readonly lastSeen = new Map<string, number>();
 
   constructor(
     private readonly now: () => number,
+    /** Tokens minted elsewhere (page-login-files.ts): spent through this when not one of this object's own. */
+    private readonly redeemElsewhere: (once: string) => boolean = () => false,
     private readonly onceTtlMs = ONCE_TTL_MS,
+    private readonly idleMs = SESSION_IDLE_MS,
   ) {}
 
   /** A new one-time login token, good for `onceTtlMs`. */
@@ -48,19 +55,30 @@ export class PageSessions {
   redeem(once: string): PageSession | undefined {
     const expires = this.onces.get(once);
     this.onces.delete(once);
-    if (expires === undefined || this.now() > expires) return undefined;
+    const good = expires === undefined ? this.redeemElsewhere(once) : this.now() <= expires;
+    if (!good) return undefined;
     const s: PageSession = { id: token(), csrf: token() };
     this.sessions.set(s.id, s);
+    this.lastSeen.set(s.id, this.now());
     return s;
   }
 
-  /** The session a cookie value names. */
+  /** The session a cookie value names, unless it lay unused past `idleMs` (then it is over); using it keeps it. */
   session(id: string | undefined): PageSession | undefined {
-    return id === undefined ? undefined : this.sessions.get(id);
+    const s = id === undefined ? undefined : this.sessions.get(id);
+    if (!s) return undefined;
+    const now = this.now();
+    if (now - this.lastSeen.get(s.id)! > this.idleMs) {
+      this.end(s.id);
+      return undefined;
+    }
+    this.lastSeen.set(s.id, now);
+    return s;
   }
 
   end(id: string): void {
     this.sessions.delete(id);
+    this.lastSeen.delete(id);
   }
 
   private prune(): void {

@@ -4,6 +4,10 @@ import { ShadowError, type ShadowErrorJSON } from '../errors.js';
 import type { Shadow } from '../shadow.js';
 import { errorBody, statusFor } from './http-errors.js';
 import { sameSecret, type PageSession, type PageSessions } from './page-sessions.js';
+import type { PageRoute } from './page-route.js';
+import { registerPageReads } from './page-reads.js';
+import { registerPageActions } from './page-actions.js';
+import { registerPageLive } from './page-live.js';
 
 /**
  * The review page (`/ui/…`): a login through a one-time URL that sets a
@@ -77,10 +81,10 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
   const routes = new Set<string>();
   const open = new Set<string>();
   const bySession = new WeakMap<FastifyRequest, PageSession>();
-  const route = (method: 'GET' | 'POST', url: string, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>, options: { open?: boolean } = {}): void => {
+  const route: PageRoute = (method, url, handler, options = {}) => {
     routes.add(url);
     if (options.open) open.add(url);
-    app.route({ method, url, handler });
+    app.route({ method, url, handler: (req, reply) => handler(req, reply, bySession.get(req)!) });
   };
   const asset = (name: string) => async (_req: FastifyRequest, reply: FastifyReply) => reply.type(ASSETS[name]!).send(readAsset(name));
 
@@ -109,26 +113,14 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
   route('GET', '/ui/app.js', asset('app.js'));
   route('GET', '/ui/app.css', asset('app.css'));
 
-  route('GET', '/ui/api/session', async (req, reply) => reply.send({ csrf_token: bySession.get(req)!.csrf }));
+  route('GET', '/ui/api/session', async (_req, reply, session) => reply.send({ csrf_token: session.csrf }));
 
-  route('GET', '/ui/api/drafts', async (_req, reply) => {
-    const drafts = [];
-    for (const d of await sh.draftList()) {
-      const [last] = await sh.log({ draft: d.name, limit: 1 });
-      const review = await sh.review({ draft: d.name });
-      drafts.push({
-        name: d.name,
-        status: d.status,
-        batches: d.batches,
-        last_change: last?.time ?? d.created_at,
-        pending_approvals: review.approvals.filter((a) => a.status === 'pending').length,
-      });
-    }
-    return reply.send({ drafts });
-  });
+  registerPageReads(route, sh);
+  registerPageActions(route, sh);
+  registerPageLive(route, sh);
 
-  route('POST', '/ui/api/logout', async (req, reply) => {
-    sessions.end(bySession.get(req)!.id);
+  route('POST', '/ui/api/logout', async (_req, reply, session) => {
+    sessions.end(session.id);
     return reply.header('set-cookie', `${cookieName()}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`).send({ logged_out: true });
   });
 

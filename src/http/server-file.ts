@@ -67,6 +67,12 @@ export function claimServerFile(ctx: Context, path: string, record: ServerRecord
   return { release: () => releaseIfOurs(ctx, path, record.token) };
 }
 
+/** The record of the server running on the repository, if one runs (a record left by a killed server is none). */
+export function liveServerRecord(ctx: Context, path: string): Partial<ServerRecord> | undefined {
+  const r = readRecord(ctx, path);
+  return r === undefined || isGone(ctx, r) ? undefined : r;
+}
+
 function releaseIfOurs(ctx: Context, path: string, token: string): void {
   // A record that is not ours belongs to a server that took over a record it believed dead: it stays.
   if (readRecord(ctx, path)?.token === token) tryUnlink(ctx.fs, path);

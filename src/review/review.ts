@@ -4,7 +4,8 @@ import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../git/format/git-objects.js';
 import { protectGlobs, splitProtectGlobs } from './protected-paths.js';
 import type { PublishEntry } from '../drafts/publish-set.js';
-import { redact, RULES, scanAddedLines, type SecretFinding } from './secrets.js';
+import { RULES, scanAddedLines, type SecretFinding } from './secrets.js';
+import { redactFindings } from './patch-redact.js';
 import { reviewCacheOf } from '../state/review-cache.js';
 import { draftPublishSet } from '../drafts/draft-publish-set.js';
 import type { Draft } from '../drafts/drafts.js';
@@ -93,19 +94,6 @@ export function approvalId(fingerprint: string, kind: ApprovalKind): string {
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-/** The diff text with the value of each finding masked wherever it appears. */
-function redactFindings(text: string, findings: readonly SecretFinding[], added: ReadonlyArray<{ line: number; text: string }>): string {
-  let out = text;
-  for (const f of findings) {
-    const rule = RULES.find((r) => r.id === f.rule);
-    const line = added.find((a) => a.line === f.line)?.text;
-    const m = rule && line !== undefined ? rule.pattern.exec(line) : null;
-    const value = m ? (m[1] ?? m[0]) : undefined;
-    if (value) out = out.split(value).join(redact(value));
-  }
-  return out;
 }
 
 type Matcher = (path: string) => boolean;

@@ -1,57 +1,58 @@
-// The review page: a plain ES module served as is (no build step, no framework).
-// It reads /ui/api/… with the session cookie and sends the session's CSRF token
-// on every request that changes state. Text goes in through textContent only.
+// The review page: a plain ES module bundled by esbuild with diff2html and
+// highlight.js (cli/bundle.mjs), served from the package (no CDN). Routes in
+// the URL's fragment: `#/` the drafts, `#/drafts/<name>` one draft. Text goes
+// into the DOM as text only (dom.js).
+import { post, startSession } from './api.js';
+import { showDrafts } from './drafts-view.js';
+import { showDraft } from './draft-view.js';
+import { listen } from './live.js';
+import { say, sayError } from './message.js';
 
-const statusLine = document.getElementById('status');
-const table = document.getElementById('drafts');
+const view = document.getElementById('view');
+let source;
 
-/** GET or POST one of the page's JSON endpoints; an error reply throws its message. */
-async function api(method, path, csrf) {
-  const headers = { accept: 'application/json' };
-  if (csrf) headers['x-csrf-token'] = csrf;
-  const r = await fetch(path, { method, headers, credentials: 'same-origin' });
-  const body = await r.json();
-  if (!r.ok) throw new Error(body.error ? `${body.error.message} (${body.error.code})` : `HTTP ${r.status}`);
-  return body;
+function route() {
+  const m = /^#\/drafts\/(.+)$/.exec(location.hash);
+  return m ? { draft: decodeURIComponent(m[1]) } : { draft: null };
 }
 
-function cell(row, text, className) {
-  const td = document.createElement('td');
-  td.textContent = String(text);
-  if (className) td.className = className;
-  row.appendChild(td);
-}
-
-function showDrafts(drafts) {
-  const body = table.tBodies[0];
-  body.replaceChildren();
-  for (const d of drafts) {
-    const row = document.createElement('tr');
-    cell(row, d.name);
-    cell(row, d.status);
-    cell(row, d.batches, 'number');
-    cell(row, new Date(d.last_change).toLocaleString());
-    cell(row, d.pending_approvals, d.pending_approvals > 0 ? 'number pending' : 'number');
-    body.appendChild(row);
-  }
-  table.hidden = drafts.length === 0;
-  statusLine.textContent = drafts.length === 0 ? 'No drafts.' : `${drafts.length} draft${drafts.length === 1 ? '' : 's'}`;
-}
-
-function showError(e) {
-  statusLine.textContent = e.message;
-  statusLine.className = 'error';
+let running = Promise.resolve();
+let waiting = 0;
+/** Draw the current view; draws never overlap (a refresh waits for the one before it). body[data-busy] while any is due. */
+function render() {
+  waiting++;
+  document.body.dataset.busy = '1';
+  running = running.then(async () => {
+    const { draft } = route();
+    try {
+      if (draft === null) await showDrafts(view);
+      else await showDraft(view, draft, render);
+      document.body.dataset.rendered = String(Number(document.body.dataset.rendered ?? 0) + 1);
+    } catch (e) {
+      sayError(e);
+    }
+    if (--waiting === 0) delete document.body.dataset.busy;
+  });
+  return running;
 }
 
 async function main() {
-  const { csrf_token: csrf } = await api('GET', '/ui/api/session');
+  await startSession();
   document.getElementById('logout').addEventListener('click', () => {
-    api('POST', '/ui/api/logout', csrf).then(() => {
-      table.hidden = true;
-      statusLine.textContent = 'Signed out: open a new URL from shadow serve to come back.';
-    }, showError);
+    post('/ui/api/logout').then(() => {
+      source?.close();
+      view.replaceChildren();
+      say('Signed out: open a new URL from shadow serve to come back.');
+    }, sayError);
   });
-  showDrafts((await api('GET', '/ui/api/drafts')).drafts);
+  window.addEventListener('hashchange', () => {
+    document.getElementById('message').hidden = true;
+    render();
+  });
+  // The first draw waits for the stream's `ready` (the ledgers' places taken), so no batch falls between the
+  // state drawn and the events that follow; a page whose stream fails draws anyway, without live updates.
+  // body[data-seen] says which ledger events the view on screen includes, once it is drawn (tests wait on it).
+  source = listen((seen) => render().then(() => (document.body.dataset.seen = JSON.stringify(seen))));
 }
 
-main().catch(showError);
+main().catch(sayError);

@@ -1,0 +1,67 @@
+import type { FastifyRequest } from 'fastify';
+import * as z from 'zod/mini';
+import type { ShadowErrorJSON } from '../errors.js';
+import { pathspecProblem } from '../core/pathspec.js';
+import { validate } from '../drafts/batch-schema.js';
+import type { Shadow } from '../shadow.js';
+import { statusFor } from './http-errors.js';
+import type { PageRoute } from './page-route.js';
+
+/**
+ * What the review page does (`POST /ui/api/…`, each with the session's CSRF
+ * token): decide an approval, apply (the whole draft or selected files),
+ * unapply, roll back. Each is the library call the CLI makes, acting as the
+ * person (`SHADOW_ACTOR` or git's user.name, as `shadow approve` does), and
+ * answers its errors with the same codes and hints. The page is the
+ * person's own (it opens only through the one-time URL `shadow serve`
+ * printed in their terminal), so it applies whether or not the server was
+ * started with `--allow-apply`, which is about what bearer-token clients
+ * (agents) may do.
+ */
+
+type Named = FastifyRequest<{ Params: { name: string; id?: string } }>;
+
+const Pathspec = z.string().check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a path from the repository root'));
+
+const DecisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']), reason: z.optional(z.string()) });
+const ApplyBody = z.strictObject({
+  // At least one: an empty selection would read as "the whole draft".
+  paths: z.optional(z.array(Pathspec).check(z.minLength(1))),
+  dry_run: z.optional(z.boolean()),
+  conflict: z.optional(z.enum(['refuse', 'markers'])),
+});
+const UnapplyBody = z.strictObject({ dry_run: z.optional(z.boolean()), conflict: z.optional(z.enum(['refuse', 'markers'])) });
+const RollbackBody = z.strictObject({ target: z.string().check(z.minLength(1)) });
+
+export function registerPageActions(route: PageRoute, sh: Shadow): void {
+  route('POST', '/ui/api/drafts/:name/approvals/:id', async (req, reply) => {
+    const { params, body } = req as Named & { body: unknown };
+    const b = validate(DecisionBody, body ?? {}, 'INVALID_ARGUMENT', 'the decision');
+    const options = { draft: params.name, reason: b.reason === '' ? undefined : b.reason };
+    const state = b.decision === 'approve' ? await sh.approve(params.id!, options) : await sh.deny(params.id!, options);
+    return reply.send(state);
+  });
+
+  route('POST', '/ui/api/drafts/:name/apply', async (req, reply) => {
+    const { params, body } = req as Named & { body: unknown };
+    const b = validate(ApplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the apply request');
+    const r = await sh.apply({ draft: params.name, paths: b.paths, dryRun: b.dry_run === true, conflict: b.conflict });
+    if (b.dry_run === true || r.ok) return reply.send(r);
+    // As the API answers it: nothing was written, and the approvals the person must give first.
+    const ids = r.pendingApprovals.map((p) => p.id).join(', ');
+    const error: ShadowErrorJSON = { code: 'APPROVALS_PENDING', message: `nothing was applied: approvals are pending (${ids})`, hint: 'approve or deny each under Decisions, then apply' };
+    return reply.code(statusFor(error.code)).send({ ...r, error });
+  });
+
+  route('POST', '/ui/api/drafts/:name/unapply', async (req, reply) => {
+    const { params, body } = req as Named & { body: unknown };
+    const b = validate(UnapplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the unapply request');
+    return reply.send(await sh.unapply({ draft: params.name, dryRun: b.dry_run === true, conflict: b.conflict }));
+  });
+
+  route('POST', '/ui/api/drafts/:name/rollback', async (req, reply) => {
+    const { params, body } = req as Named & { body: unknown };
+    const b = validate(RollbackBody, body ?? {}, 'INVALID_ARGUMENT', 'the rollback request');
+    return reply.send(await sh.rollback(b.target, { draft: params.name }));
+  });
+}

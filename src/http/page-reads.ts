@@ -1,0 +1,122 @@
+import type { FastifyRequest } from 'fastify';
+import { ShadowError } from '../errors.js';
+import type { Shadow } from '../shadow.js';
+import type { PageRoute } from './page-route.js';
+
+/**
+ * What the review page reads (`GET /ui/api/…`): the drafts, one draft's
+ * state and decisions, its timeline, its diff. Each answer is built from the
+ * library's own calls (draftList, draftShow, review, status, log, events,
+ * diff), so the page shows what the CLI shows; every diff has its secrets
+ * masked as `shadow review` masks them.
+ */
+
+type LedgerEvent = Awaited<ReturnType<Shadow['events']>>[number];
+type Named = FastifyRequest<{ Params: { name: string }; Querystring: Record<string, string | undefined> }>;
+
+/** How many batches a draft's row reads for its actors: the newest, enough for a list. */
+const ACTOR_BATCHES = 200;
+/** A diff bigger than this many changed lines is sent without its patches: the page offers the list and the CLI. */
+const PAGE_DIFF_LINES = 20_000;
+
+/** The drafts, as the page's list shows them. */
+export async function draftRows(sh: Shadow): Promise<unknown[]> {
+  const rows = [];
+  for (const d of await sh.draftList()) {
+    const log = await sh.log({ draft: d.name, limit: ACTOR_BATCHES });
+    const review = await sh.review({ draft: d.name });
+    rows.push({
+      name: d.name,
+      status: d.status,
+      batches: d.batches,
+      actors: [...new Set(log.map((b) => b.actor))].sort(),
+      last_change: log[0]?.time ?? d.created_at,
+      pending_approvals: review.approvals.filter((a) => a.status === 'pending').length,
+    });
+  }
+  return rows;
+}
+
+/** One line of a ledger event, for the timeline. */
+function describe(e: LedgerEvent): string {
+  const d = e.data;
+  const s = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+  switch (e.type) {
+    case 'batch/commit': {
+      const ops = Array.isArray(d.ops) ? d.ops.length : 0;
+      return `batch ${s(d.batch)}${d.intent ? `: ${s(d.intent)}` : ''} (${ops} operation${ops === 1 ? '' : 's'})`;
+    }
+    case 'checkpoint':
+      return `checkpoint ${s(d.name)}${d.batch !== null && d.batch !== undefined ? ` at batch ${s(d.batch)}` : ''}`;
+    case 'rollback':
+      return `rolled back to ${s(d.target)}`;
+    case 'apply/complete':
+      return `applied ${s(d.written)} file${d.written === 1 ? '' : 's'}${Array.isArray(d.conflicts) && d.conflicts.length > 0 ? ` (${d.conflicts.length} with conflict markers)` : ''}`;
+    case 'apply/revert':
+      return 'unapplied the last apply';
+    case 'approval/request':
+      return `approval asked: ${s(d.kind)} (${s(d.id)})`;
+    case 'approval/decision':
+      return `${d.decision === 'deny' ? 'denied' : 'approved'} ${s(d.kind)} (${s(d.id)})${d.reason ? `: ${s(d.reason)}` : ''}`;
+    case 'tx/status':
+      return `status ${s(d.from)} → ${s(d.to)}`;
+    case 'rebase':
+      return `rebased onto ${s(d.onto).slice(0, 12)}`;
+    case 'draft/open':
+      return 'draft opened';
+    default:
+      return e.type;
+  }
+}
+
+export function registerPageReads(route: PageRoute, sh: Shadow): void {
+  route('GET', '/ui/api/drafts', async (_req, reply) => reply.send({ drafts: await draftRows(sh) }));
+
+  // One draft: its state, what apply needs decided, and the points a diff can span.
+  route('GET', '/ui/api/drafts/:name', async (req, reply) => {
+    const draft = (req as Named).params.name;
+    const [show, review, status, checkpoints, batches] = [
+      await sh.draftShow({ draft }),
+      await sh.review({ draft }),
+      await sh.status({ draft }),
+      await sh.checkpoints({ draft }),
+      await sh.log({ draft }),
+    ];
+    const { diff: _diff, ...decisions } = review;
+    return reply.send({
+      draft: show,
+      review: decisions,
+      drifted: status.drifted,
+      checkpoints,
+      batches: batches.map((b) => ({ batch: b.batch, commit: b.commit, actor: b.actor, actor_type: b.actor_type, model: b.model, time: b.time, intent: b.intent })),
+    });
+  });
+
+  // Who did what, when: the ledger, each event with a line to show.
+  route('GET', '/ui/api/drafts/:name/timeline', async (req, reply) => {
+    const draft = (req as Named).params.name;
+    const events = await sh.events({ draft });
+    return reply.send({
+      draft,
+      events: events.map((e) => ({ seq: e.seq, ts: e.ts, type: e.type, actor: e.actor, what: describe(e), ...(e.origin ? { via: e.origin.remote } : {}) })),
+    });
+  });
+
+  // The diff against the bases (no range) or between two points (`range=a..b`), renames paired unless `renames=0`.
+  route('GET', '/ui/api/drafts/:name/diff', async (req, reply) => {
+    const { params, query } = req as Named;
+    const renames = query.renames === undefined || query.renames === '1' ? true : query.renames === '0' ? false : Number.NaN;
+    if (Number.isNaN(renames)) throw new ShadowError('INVALID_ARGUMENT', 'renames is 0 or 1', { hint: 'leave it out to pair renames as git diff -M does' });
+    const range = query.range === undefined || query.range === '' ? undefined : query.range;
+    const stat = await sh.diff({ draft: params.name, range, content: 'stat', renames });
+    const lines = stat.files.reduce((n, f) => n + (f.insertions ?? 0) + (f.deletions ?? 0), 0);
+    const tooLarge = lines > PAGE_DIFF_LINES;
+    const full = tooLarge ? stat : await sh.diff({ draft: params.name, range, content: 'patch', renames, redact: true });
+    let patch = '';
+    const files = full.files.map(({ patch: p, ...f }) => {
+      if (p !== undefined) patch += p;
+      return f;
+    });
+    return reply.send({ draft: params.name, range: range ?? null, from: full.from ?? null, to: full.to ?? null, files, patch, too_large: tooLarge, lines });
+  });
+}

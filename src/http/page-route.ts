@@ -1,0 +1,12 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PageSession } from './page-sessions.js';
+
+/**
+ * How the review page's route files register a route: through the page's
+ * gate (routes-page.ts), which checks the session cookie, and the CSRF token
+ * of every request that changes state, before the handler runs and hands it
+ * the session.
+ */
+export type PageHandler = (req: FastifyRequest, reply: FastifyReply, session: PageSession) => Promise<unknown>;
+
+export type PageRoute = (method: 'GET' | 'POST', url: string, handler: PageHandler, options?: { open?: boolean }) => void;

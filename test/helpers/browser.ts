@@ -1,0 +1,52 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+
+// The functions handed to the page run in the browser, where these exist.
+declare const document: any;
+declare const window: any;
+
+/*
+ * A real headless Chromium for the review page's end-to-end tests: Debian's
+ * package (`apt-get install chromium`, which .ci/run does when it is
+ * missing), driven by puppeteer-core with its executable path: nothing is
+ * downloaded at install time. SHADOW_CHROMIUM names another executable.
+ */
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+
+/** The Chromium to drive, or undefined when none is installed. */
+export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const named = env.SHADOW_CHROMIUM;
+  if (named) return existsSync(named) ? named : undefined;
+  return CANDIDATES.find((p) => existsSync(p));
+}
+
+export async function launchBrowser(executablePath: string): Promise<Browser> {
+  const { default: puppeteer } = await import('puppeteer-core');
+  // A profile of its own per run; no sandbox, as in a container that runs tests as root.
+  const userDataDir = mkdtempSync(join(tmpdir(), 'shadow-chromium-'));
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    userDataDir,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions', '--force-color-profile=srgb'],
+    defaultViewport: { width: 1280, height: 900 },
+  });
+}
+
+/** Where a test writes its screenshots: SHADOW_SCREENSHOT_DIR (docs/screenshots to refresh the README's), else a fresh temporary directory. */
+export function screenshotDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = env.SHADOW_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'shadow-screenshots-'));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Wait until the page's view has been drawn more times than `after` (app.js counts its draws in body[data-rendered]). */
+export async function renderedAfter(page: Page, after: number): Promise<number> {
+  await page.waitForFunction((n: number) => Number(document.body.dataset.rendered ?? 0) > n, { timeout: 15_000 }, after);
+  return page.evaluate(() => Number(document.body.dataset.rendered));
+}
+
+export const rendered = (page: Page): Promise<number> => page.evaluate(() => Number(document.body.dataset.rendered ?? 0));

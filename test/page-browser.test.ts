@@ -1,0 +1,224 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+import { setUp, tearDown, gitShow, type Ctx } from './helpers/http-server.js';
+import { findChromium, launchBrowser, rendered, renderedAfter, screenshotDir } from './helpers/browser.js';
+
+// The functions handed to the page run in the browser, where these exist.
+declare const document: any;
+declare const window: any;
+
+/*
+ * The review page end to end, in a real headless Chromium (Debian's, driven
+ * by puppeteer-core): an agent's batches appear live, the diff reads as
+ * git's (renames paired, highlighted, secrets masked), a denied secret makes
+ * apply refuse, an approval lets it through, and apply (partial and whole),
+ * unapply and rollback change the working tree, the draft's ref and the
+ * ledger exactly as the CLI's calls do. The page must raise no script error
+ * and no CSP violation on the way. Screenshots of the main views go to
+ * SHADOW_SCREENSHOT_DIR (docs/screenshots for the README's) or a temporary
+ * directory.
+ */
+
+const TOKEN = 'ghp_' + 'k7Q2mZ9xR4tB8wN1vC6yL3pH5sD0fJ2gA9eU'; // made up, shaped like a classic GitHub token
+const APP = 'export function greet(name: string): string {\n  return `hello ${name}`;\n}\n';
+
+interface E2E extends Ctx {
+  browser: Browser;
+  page: Page;
+  problems: string[];
+  shots: string;
+}
+
+const chromium = findChromium();
+
+/** A batch as an agent sends it (HTTP, bearer token); the page shows it live. */
+async function agentBatch(c: E2E, intent: string, operations: unknown[]): Promise<void> {
+  const r = await c.api.call('POST', '/api/batch', { json: { intent, operations } });
+  assert.is(r.status, 200, JSON.stringify(r.body));
+}
+
+async function events(c: E2E, type: string): Promise<Array<Record<string, unknown>>> {
+  return (await c.sh.events()).filter((e) => e.type === type).map((e) => e.data);
+}
+
+/** Wait until the view on screen includes every event of the draft's ledger and no draw is due (app.js: body[data-seen], [data-busy]). */
+async function quiet(c: E2E): Promise<void> {
+  const last = (await c.sh.events()).at(-1)?.seq ?? 0;
+  await c.page.waitForFunction((seq: number) => (JSON.parse(document.body.dataset.seen ?? '{}').default ?? 0) >= seq && document.body.dataset.busy === undefined, { timeout: 15_000 }, last);
+}
+
+/** Click a button of the page once the view is quiet, and wait for the view it redraws afterwards and the events it caused. */
+async function click(c: E2E, selector: string): Promise<void> {
+  await quiet(c);
+  const before = await rendered(c.page);
+  await c.page.click(selector);
+  await renderedAfter(c.page, before);
+  await quiet(c);
+}
+
+async function shot(c: E2E, name: string): Promise<void> {
+  const path = join(c.shots, `${name}.png`);
+  await c.page.screenshot({ path, fullPage: true });
+  assert.equal([...readFileSync(path).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${name}.png is a PNG`);
+}
+
+const textOf = (c: E2E, selector: string): Promise<string> => c.page.$eval(selector, (e) => e.textContent ?? '');
+
+const E = suite<E2E>('review page in a browser');
+
+if (!chromium) {
+  console.log('SKIP review page in a browser: no Chromium found (apt-get install chromium, or set SHADOW_CHROMIUM to its executable)');
+} else {
+  E.before.each(async (c) => {
+    await setUp(c);
+    c.browser = await launchBrowser(chromium);
+    c.page = await c.browser.newPage();
+    c.problems = [];
+    c.shots = screenshotDir();
+    c.page.on('pageerror', (e) => c.problems.push(`page error: ${(e as Error).message}`));
+    c.page.on('console', (m) => {
+      // A refusal the test asks for (DENIED is a 4xx) is logged by Chromium as a failed load: not a problem of the page.
+      if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) c.problems.push(`console: ${m.text()}`);
+    });
+  });
+  E.after.each(async (c) => {
+    await c.browser.close();
+    await tearDown(c);
+  });
+
+  E('a draft through the page: live batches, the diff, deny then approve a secret, partial apply, unapply, rollback, apply', async (c) => {
+    const page = c.page;
+    await page.goto(c.server.pageUrl());
+    assert.is(new URL(page.url()).pathname, '/ui/');
+    await page.waitForSelector('#live.on');
+    await page.waitForFunction(() => document.querySelector('#view .summary')?.textContent?.startsWith('No drafts'));
+    await page.evaluate(() => ((window as any).stayed = true));
+
+    // An agent's batch appears without a reload.
+    await agentBatch(c, 'greet people', [
+      { operation: 'write', path: 'src/app.ts', content: APP },
+      { operation: 'edit', path: 'notes.txt', old_content: 'one\n', content: 'one\ntwo\n' },
+      { operation: 'rename', path: 'README.md', to: 'docs/README.md' },
+    ]);
+    await page.waitForSelector('tr[data-draft="default"]');
+    assert.is(await textOf(c, 'tr[data-draft="default"] td.batches'), '1');
+    assert.ok(await page.evaluate(() => (window as any).stayed === true), 'no reload');
+    await shot(c, 'drafts');
+    const first = await c.api.call('POST', '/api/drafts/default/checkpoints', { json: { name: 'first' } });
+    assert.is(first.status, 200);
+
+    // The draft's diff: every file, the rename paired, TypeScript highlighted.
+    await quiet(c);
+    await page.click('tr[data-draft="default"] a');
+    await page.waitForSelector('#diff-body .d2h-file-wrapper');
+    const names = await page.$$eval('#diff-body .d2h-file-wrapper .d2h-file-name', (els) => els.map((e) => e.textContent?.trim()));
+    assert.equal(names.sort(), ['README.md → docs/README.md', 'notes.txt', 'src/app.ts']);
+    assert.ok(await page.$('#diff-body .d2h-moved-tag'), 'the rename is tagged');
+    assert.ok(await page.$('#diff-body .hljs-keyword'), 'highlighted');
+    assert.match(await textOf(c, '#diff-body'), /return `hello \$\{name\}`;/);
+    assert.match(await textOf(c, '#diff-summary'), /^3 files, 4 lines changed, 1 rename$/);
+
+    // A secret arrives while the person reads: masked on the page, and apply needs a decision.
+    await agentBatch(c, 'configure', [{ operation: 'write', path: 'config.ts', content: `export const token = '${TOKEN}';\n` }]);
+    await page.waitForSelector('tr[data-approval][data-status="pending"]');
+    assert.is(await textOf(c, 'tr[data-approval] td:first-child'), 'secrets_override');
+    await page.waitForFunction(() => document.querySelectorAll('#diff-body .d2h-file-wrapper').length === 4);
+    const html = await page.content();
+    assert.not.ok(html.includes(TOKEN), 'the secret is nowhere on the page');
+    assert.match(await textOf(c, '#decisions ul.findings'), /config\.ts:1 \(ghp_\*+\)/);
+    assert.match(await textOf(c, '#timeline'), /batch 2: configure/);
+    await shot(c, 'draft');
+
+    // Deny, with a reason: apply refuses, the working tree is untouched.
+    await quiet(c);
+    const firstApproval = await page.$eval('tr[data-approval]', (e) => (e as any).dataset.approval!);
+    await page.type('tr[data-approval] input.reason', 'not in this repository');
+    await click(c, 'tr[data-approval] button.deny');
+    await page.waitForSelector(`tr[data-approval="${firstApproval}"][data-status="denied"]`);
+    assert.equal((await events(c, 'approval/decision')).map((d) => [d.id, d.decision, d.reason]), [[firstApproval, 'deny', 'not in this repository']]);
+    await click(c, '#apply');
+    await page.waitForSelector('#message[data-code="DENIED"]');
+    assert.match(await textOf(c, '#message'), /was denied/);
+    assert.is(c.repo.read('notes.txt'), 'one\n');
+    assert.ok(c.repo.exists('README.md'));
+    assert.not.ok(c.repo.exists('src/app.ts'));
+    assert.equal(await events(c, 'apply/complete'), []);
+
+    // The agent changes the file: a new approval, which the person gives.
+    await agentBatch(c, 'configure more', [{ operation: 'write', path: 'config.ts', content: `export const token = '${TOKEN}';\nexport const retries = 3;\n` }]);
+    await page.waitForSelector('tr[data-approval][data-status="pending"]');
+    await quiet(c);
+    const second = await page.$eval('tr[data-approval][data-status="pending"]', (e) => (e as any).dataset.approval!);
+    assert.is.not(second, firstApproval);
+    await page.type(`tr[data-approval="${second}"] input.reason`, 'a test fixture');
+    await click(c, `tr[data-approval="${second}"] button.approve`);
+    await page.waitForSelector(`tr[data-approval="${second}"][data-status="approved"]`);
+    assert.equal((await events(c, 'approval/decision')).map((d) => [d.decision, d.reason]), [['deny', 'not in this repository'], ['approve', 'a test fixture']]);
+
+    // Partial apply: only the ticked file reaches the working tree.
+    await quiet(c);
+    await page.click('#actions input[data-path="src/app.ts"]');
+    await click(c, '#apply');
+    await page.waitForFunction(() => document.querySelector('#message')?.textContent === 'applied 1 path');
+    assert.is(c.repo.read('src/app.ts'), gitShow(c.repo, 'src/app.ts'));
+    assert.is(c.repo.read('notes.txt'), 'one\n');
+    assert.not.ok(c.repo.exists('config.ts'));
+    assert.is((await events(c, 'apply/complete')).length, 1);
+
+    // Unapply puts it back.
+    await click(c, '#unapply');
+    await page.waitForFunction(() => /^unapplied: 1 path put back$/.test(document.querySelector('#message')?.textContent ?? ''));
+    assert.not.ok(c.repo.exists('src/app.ts'));
+    assert.is((await events(c, 'apply/revert')).length, 1);
+
+    // Roll back to the checkpoint: the draft's ref is the checkpoint's commit.
+    await quiet(c);
+    await page.select('#rollback-target', 'first');
+    await click(c, '#rollback');
+    await page.waitForFunction(() => /^rolled back to first/.test(document.querySelector('#message')?.textContent ?? ''));
+    const checkpoint = (await c.sh.checkpoints()).find((k) => k.name === 'first')!;
+    assert.is(c.repo.git('rev-parse', 'refs/shadow/drafts/default').trim(), checkpoint.commit);
+    await page.waitForFunction(() => document.querySelectorAll('#diff-body .d2h-file-wrapper').length === 3);
+    assert.is(await page.$('tr[data-approval]'), null, 'nothing to decide without the secret');
+
+    // Apply the whole draft (the rename is two paths): the working tree holds the draft's bytes.
+    await click(c, '#apply');
+    await page.waitForFunction(() => /^applied 4 paths$/.test(document.querySelector('#message')?.textContent ?? ''));
+    for (const path of ['src/app.ts', 'notes.txt', 'docs/README.md']) assert.is(c.repo.read(path), gitShow(c.repo, path), path);
+    assert.not.ok(c.repo.exists('README.md'));
+    assert.not.ok(c.repo.exists('config.ts'));
+    assert.is((await events(c, 'apply/complete')).length, 2);
+    await page.waitForFunction(() => document.querySelector('#timeline')?.textContent?.includes('applied 4 files'));
+
+    assert.equal(c.problems, [], 'no script error, no CSP violation');
+  });
+
+  E('the diff between two points, side by side, and without rename pairing', async (c) => {
+    const page = c.page;
+    await agentBatch(c, 'one', [{ operation: 'write', path: 'a.txt', content: 'alpha\n' }]);
+    await agentBatch(c, 'two', [{ operation: 'write', path: 'b.txt', content: 'beta\n' }, { operation: 'rename', path: 'notes.txt', to: 'notes.md' }]);
+    await page.goto(c.server.pageUrl());
+    await page.goto(`${new URL(page.url()).origin}/ui/#/drafts/default`);
+    await page.waitForFunction(() => document.querySelectorAll('#diff-body .d2h-file-wrapper').length === 3);
+    await quiet(c);
+
+    await page.select('#diff-from', '1');
+    await page.waitForFunction(() => document.querySelector('#diff-summary')?.textContent === '2 files, 1 line changed, 1 rename');
+    const names = await page.$$eval('#diff-body .d2h-file-wrapper .d2h-file-name', (els) => els.map((e) => e.textContent?.trim()).sort());
+    assert.equal(names, ['b.txt', 'notes.txt → notes.md']);
+
+    await page.click('#diff-renames');
+    await page.waitForFunction(() => document.querySelector('#diff-summary')?.textContent === '3 files, 3 lines changed');
+
+    await page.select('#diff-format', 'side-by-side');
+    await page.waitForSelector('#diff-body .d2h-file-side-diff');
+    assert.is((await page.$$('#diff-body .d2h-files-diff')).length, 3);
+    await shot(c, 'side-by-side');
+    assert.equal(c.problems, []);
+  });
+}
+
+E.run();
