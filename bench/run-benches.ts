@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * of them missed a target. `npm run bench -- apply plan` runs those only.
  */
 
-const BENCHES = ['calls', 'batch', 'batch-memory', 'apply', 'apply-merge', 'rebase', 'diff', 'blame', 'secrets', 'plan', 'session', 'worktree', 'attributes', 'mcp-latency', 'remotes'];
+const BENCHES = ['calls', 'batch', 'batch-memory', 'apply', 'apply-merge', 'rebase', 'diff', 'blame', 'secrets', 'plan', 'session', 'worktree', 'attributes', 'mcp-latency', 'remotes', 'page'];
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
 const chosen = BENCHES.filter((b) => only.length === 0 || only.includes(b));

@@ -53,10 +53,13 @@ await build({ ...common, entryPoints: ['cli/demo.ts'], format: 'esm', outfile: `
 writeFileSync(`${out}/shadow.mjs`, "#!/usr/bin/env node\n// The executable as earlier versions named it: agent configs they wrote start it.\nimport './shadow.cjs';\n");
 copyFileSync('cli/launcher.sh', `${out}/shadow`);
 for (const f of ['shadow', 'shadow.cjs', 'shadow.mjs']) chmodSync(`${out}/${f}`, 0o755);
-// The review page: its modules with diff2html and highlight.js as one browser module, its
+// The review page: its modules with diff2html as one browser module, highlight.js as another, its
 // style sheets (its own, diff2html's, highlight.js's themes) as one file, and its HTML.
 rmSync('dist/src/http/page', { recursive: true, force: true });
 const page = { bundle: true, minify: true, logLevel: 'warning', outdir: 'dist/src/http/page', legalComments: 'linked' };
-await build({ ...page, entryPoints: ['src/http/page/app.js'], format: 'esm', platform: 'browser', target: ['chrome110', 'firefox110', 'safari16'] });
+const browser = { format: 'esm', platform: 'browser', target: ['chrome110', 'firefox110', 'safari16'] };
+// highlight.js's grammars are a module of their own, which the page loads beside its first requests.
+await build({ ...page, ...browser, entryPoints: ['src/http/page/app.js'], external: ['/ui/highlighter.js'] });
+await build({ ...page, ...browser, entryPoints: ['src/http/page/highlighter.js'] });
 await build({ ...page, entryPoints: ['src/http/page/app.css'] });
 copyFileSync('src/http/page/index.html', 'dist/src/http/page/index.html');

@@ -113,7 +113,7 @@ if (!chromium) {
     // The draft's diff: every file, the rename paired, TypeScript highlighted.
     await quiet(c);
     await page.click('tr[data-draft="default"] a');
-    await page.waitForSelector('#diff-body .d2h-file-wrapper');
+    await page.waitForSelector('#diff-body[data-complete]');
     const names = await page.$$eval('#diff-body .d2h-file-wrapper .d2h-file-name', (els) => els.map((e) => e.textContent?.trim()));
     assert.equal(names.sort(), ['README.md → docs/README.md', 'notes.txt', 'src/app.ts']);
     assert.ok(await page.$('#diff-body .d2h-moved-tag'), 'the rename is tagged');
@@ -125,7 +125,7 @@ if (!chromium) {
     await agentBatch(c, 'configure', [{ operation: 'write', path: 'config.ts', content: `export const token = '${TOKEN}';\n` }]);
     await page.waitForSelector('tr[data-approval][data-status="pending"]');
     assert.is(await textOf(c, 'tr[data-approval] td:first-child'), 'secrets_override');
-    await page.waitForFunction(() => document.querySelectorAll('#diff-body .d2h-file-wrapper').length === 4);
+    await page.waitForFunction(() => document.querySelectorAll('#diff-body[data-complete] .d2h-file-wrapper').length === 4);
     const html = await page.content();
     assert.not.ok(html.includes(TOKEN), 'the secret is nowhere on the page');
     assert.match(await textOf(c, '#decisions ul.findings'), /config\.ts:1 \(ghp_\*+\)/);
@@ -181,7 +181,7 @@ if (!chromium) {
     await page.waitForFunction(() => /^rolled back to first/.test(document.querySelector('#message')?.textContent ?? ''));
     const checkpoint = (await c.sh.checkpoints()).find((k) => k.name === 'first')!;
     assert.is(c.repo.git('rev-parse', 'refs/shadow/drafts/default').trim(), checkpoint.commit);
-    await page.waitForFunction(() => document.querySelectorAll('#diff-body .d2h-file-wrapper').length === 3);
+    await page.waitForFunction(() => document.querySelectorAll('#diff-body[data-complete] .d2h-file-wrapper').length === 3);
     assert.is(await page.$('tr[data-approval]'), null, 'nothing to decide without the secret');
 
     // Apply the whole draft (the rename is two paths): the working tree holds the draft's bytes.
@@ -202,11 +202,11 @@ if (!chromium) {
     await agentBatch(c, 'two', [{ operation: 'write', path: 'b.txt', content: 'beta\n' }, { operation: 'rename', path: 'notes.txt', to: 'notes.md' }]);
     await page.goto(c.server.pageUrl());
     await page.goto(`${new URL(page.url()).origin}/ui/#/drafts/default`);
-    await page.waitForFunction(() => document.querySelectorAll('#diff-body .d2h-file-wrapper').length === 3);
+    await page.waitForFunction(() => document.querySelectorAll('#diff-body[data-complete] .d2h-file-wrapper').length === 3);
     await quiet(c);
 
     await page.select('#diff-from', '1');
-    await page.waitForFunction(() => document.querySelector('#diff-summary')?.textContent === '2 files, 1 line changed, 1 rename');
+    await page.waitForFunction(() => document.querySelector('#diff-summary')?.textContent === '2 files, 1 line changed, 1 rename' && document.querySelector('#diff-body[data-complete]'));
     const names = await page.$$eval('#diff-body .d2h-file-wrapper .d2h-file-name', (els) => els.map((e) => e.textContent?.trim()).sort());
     assert.equal(names, ['b.txt', 'notes.txt → notes.md']);
 
@@ -214,9 +214,27 @@ if (!chromium) {
     await page.waitForFunction(() => document.querySelector('#diff-summary')?.textContent === '3 files, 3 lines changed');
 
     await page.select('#diff-format', 'side-by-side');
-    await page.waitForSelector('#diff-body .d2h-file-side-diff');
+    await page.waitForFunction(() => document.querySelectorAll('#diff-body[data-complete] .d2h-file-side-diff').length === 6);
     assert.is((await page.$$('#diff-body .d2h-files-diff')).length, 3);
     await shot(c, 'side-by-side');
+    assert.equal(c.problems, []);
+  });
+
+  E('a file of more than 1,500 changed lines shows collapsed until asked for; a binary file as binary', async (c) => {
+    const page = c.page;
+    await agentBatch(c, 'big', [
+      { operation: 'write', path: 'big.txt', content: 'row\n'.repeat(1600) },
+      { operation: 'write', path: 'logo.png', encoding: 'base64', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]).toString('base64') },
+    ]);
+    await page.goto(c.server.pageUrl());
+    await page.goto(`${new URL(page.url()).origin}/ui/#/drafts/default`);
+    await page.waitForSelector('#diff-body[data-complete]');
+    assert.match(await textOf(c, '#diff-body [data-path="big.txt"] .collapsed-file'), /^big\.txt 1600 lines changed: collapsed/);
+    assert.is(await page.$('#diff-body [data-path="big.txt"] .d2h-file-wrapper'), null);
+    assert.match(await textOf(c, '#diff-body [data-path="logo.png"] .d2h-file-wrapper'), /Binary file/);
+    await page.click('#diff-body [data-path="big.txt"] button.show-file');
+    await page.waitForSelector('#diff-body [data-path="big.txt"] .d2h-file-wrapper');
+    assert.is((await page.$$('#diff-body [data-path="big.txt"] .d2h-ins')).length >= 1600, true);
     assert.equal(c.problems, []);
   });
 }

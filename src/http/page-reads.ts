@@ -18,6 +18,8 @@ type Named = FastifyRequest<{ Params: { name: string }; Querystring: Record<stri
 const ACTOR_BATCHES = 200;
 /** A diff bigger than this many changed lines is sent without its patches: the page offers the list and the CLI. */
 const PAGE_DIFF_LINES = 20_000;
+/** Diffs answered lately, by what they are a function of: a reload, a second page, a change of format ask again for the same. */
+const DIFF_CACHE_ENTRIES = 8;
 
 /** The drafts, as the page's list shows them. */
 export async function draftRows(sh: Shadow): Promise<unknown[]> {
@@ -69,6 +71,12 @@ function describe(e: LedgerEvent): string {
   }
 }
 
+/** The commits a range's two ends name now (a checkpoint or `~1` moves with the draft; the commits do not). */
+async function rangeCommits(sh: Shadow, draft: string, range: string): Promise<string> {
+  const d = await sh.diff({ draft, range, content: 'none' });
+  return `${d.from}..${d.to}`;
+}
+
 export function registerPageReads(route: PageRoute, sh: Shadow): void {
   route('GET', '/ui/api/drafts', async (_req, reply) => reply.send({ drafts: await draftRows(sh) }));
 
@@ -103,20 +111,31 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
   });
 
   // The diff against the bases (no range) or between two points (`range=a..b`), renames paired unless `renames=0`.
+  const diffs = new Map<string, unknown>();
   route('GET', '/ui/api/drafts/:name/diff', async (req, reply) => {
     const { params, query } = req as Named;
     const renames = query.renames === undefined || query.renames === '1' ? true : query.renames === '0' ? false : Number.NaN;
     if (Number.isNaN(renames)) throw new ShadowError('INVALID_ARGUMENT', 'renames is 0 or 1', { hint: 'leave it out to pair renames as git diff -M does' });
     const range = query.range === undefined || query.range === '' ? undefined : query.range;
-    const stat = await sh.diff({ draft: params.name, range, content: 'stat', renames });
-    const lines = stat.files.reduce((n, f) => n + (f.insertions ?? 0) + (f.deletions ?? 0), 0);
+    // A diff is a function of its two sides: two commits (a range: each end resolved to its commit now), or the
+    // publish set against the bases (the review's fingerprint hashes each path's old and new blob).
+    const key = range === undefined ? `bases ${(await sh.review({ draft: params.name })).fingerprint}` : `range ${await rangeCommits(sh, params.name, range)}`;
+    const cacheKey = `${params.name}\0${key}\0${renames}`;
+    const cached = diffs.get(cacheKey);
+    if (cached) return reply.send(cached);
+    // One pass: the patches carry their line counts (a diff too large to draw is dropped after, a rare cost).
+    const full = await sh.diff({ draft: params.name, range, content: 'patch', renames, redact: true });
+    const lines = full.files.reduce((n, f) => n + (f.insertions ?? 0) + (f.deletions ?? 0), 0);
     const tooLarge = lines > PAGE_DIFF_LINES;
-    const full = tooLarge ? stat : await sh.diff({ draft: params.name, range, content: 'patch', renames, redact: true });
     let patch = '';
     const files = full.files.map(({ patch: p, ...f }) => {
-      if (p !== undefined) patch += p;
+      if (p !== undefined && !tooLarge) patch += p;
       return f;
     });
-    return reply.send({ draft: params.name, range: range ?? null, from: full.from ?? null, to: full.to ?? null, files, patch, too_large: tooLarge, lines });
+    const answer = { draft: params.name, range: range ?? null, from: full.from ?? null, to: full.to ?? null, files, patch, too_large: tooLarge, lines };
+    diffs.delete(cacheKey);
+    diffs.set(cacheKey, answer);
+    if (diffs.size > DIFF_CACHE_ENTRIES) diffs.delete(diffs.keys().next().value!);
+    return reply.send(answer);
   });
 }

@@ -25,6 +25,7 @@ export const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'
 const ASSETS: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
+  'highlighter.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 };
 
@@ -86,7 +87,13 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
     if (options.open) open.add(url);
     app.route({ method, url, handler: (req, reply) => handler(req, reply, bySession.get(req)!) });
   };
-  const asset = (name: string) => async (_req: FastifyRequest, reply: FastifyReply) => reply.type(ASSETS[name]!).send(readAsset(name));
+  // Read once per server: a build's files do not change under it.
+  const assets = new Map<string, Buffer>();
+  const asset = (name: string) => async (_req: FastifyRequest, reply: FastifyReply) => {
+    let bytes = assets.get(name);
+    if (!bytes) assets.set(name, (bytes = readAsset(name)));
+    return reply.type(ASSETS[name]!).send(bytes);
+  };
 
   // The one way in: a token printed by shadow serve, spent on first use (a URL in a terminal's scrollback, history or a proxy log opens nothing later).
   route(
@@ -111,6 +118,7 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
 
   route('GET', '/ui/', asset('index.html'));
   route('GET', '/ui/app.js', asset('app.js'));
+  route('GET', '/ui/highlighter.js', asset('highlighter.js'));
   route('GET', '/ui/app.css', asset('app.css'));
 
   route('GET', '/ui/api/session', async (_req, reply, session) => reply.send({ csrf_token: session.csrf }));

@@ -1,14 +1,26 @@
 // A draft's diff: against its bases or between any two points (the draft's
 // root, checkpoints, batches, its tip), unified or side by side, renames
 // paired as git diff -M pairs them, syntax highlighted. diff2html draws it
-// (its slim UI with highlight.js); files past diffMaxChanges and binary files
-// show collapsed, and every file has its own collapse toggle.
-import { Diff2HtmlUI } from 'diff2html/lib-esm/ui/js/diff2html-ui-slim.js';
+// (its slim UI with highlight.js), one file at a time: the first screenful
+// at once, the rest as they come near the viewport or when the browser is
+// idle, so a long diff shows as fast as a short one. A file of more than
+// MAX_FILE_CHANGES changed lines shows collapsed, drawn on request; binary
+// files show as such; every file has its own collapse toggle.
+import { parse } from 'diff2html/lib-esm/diff2html.js';
+import { Diff2HtmlUI } from 'diff2html/lib-esm/ui/js/diff2html-ui-base.js';
 import { get, draftPath } from './api.js';
 import { el, plural } from './dom.js';
 
 /** Lines changed in one file beyond which it shows collapsed. */
 const MAX_FILE_CHANGES = 1500;
+/** Lines drawn before the view counts as on screen (about what a screen shows below the draft's header); the rest follow. */
+const FIRST_SCREEN_LINES = 60;
+
+/** highlight.js and its grammars, a module of their own (highlighter.js), asked for as the page starts. */
+const highlighter = import('/ui/highlighter.js').then(
+  (m) => m.default,
+  () => undefined, // drawn plain without it
+);
 
 /** The view's choices, per draft, kept across refreshes. */
 const choices = new Map();
@@ -27,39 +39,124 @@ function rangeOf(c) {
   return `${from}..${c.to}`;
 }
 
+function diffUrl(draft, c) {
+  const q = new URLSearchParams({ renames: c.renames ? '1' : '0' });
+  const range = rangeOf(c);
+  if (range) q.set('range', range);
+  return `${draftPath(draft)}/diff?${q}`;
+}
+
 function select(id, options, value, onchange) {
   return el('select', { id, onchange }, options.map(([v, label]) => el('option', { value: v, selected: v === value }, label)));
 }
 
+/** The last answer, kept while the diff stands on the same tip: a change of format draws it again without asking. */
+let lastAnswer = null;
+
+/** A request made before the section exists (the first view of a draft): the draw takes it instead of asking again. */
+let prefetched = null;
+
+export function prefetchDiff(draft) {
+  if (current?.draft === draft) return;
+  const c = choicesOf(draft);
+  const url = diffUrl(draft, c);
+  prefetched = { url, answer: get(url) };
+}
+
+function choicesOf(draft) {
+  if (!choices.has(draft)) choices.set(draft, { from: '', to: '', format: 'line-by-line', renames: true });
+  return choices.get(draft);
+}
+
+/** Draw one file into its slot (once). */
+function drawFile(slot, file, c, hljs) {
+  if (slot.dataset.drawn) return;
+  slot.dataset.drawn = '1';
+  const ui = new Diff2HtmlUI(slot, [file], {
+    outputFormat: c.format,
+    drawFileList: false,
+    matching: 'none',
+    highlight: hljs !== undefined,
+    fileContentToggle: true,
+    stickyFileHeaders: false,
+    synchronisedScroll: true,
+    colorScheme: 'auto',
+  }, hljs);
+  ui.draw();
+}
+
+/** A large file's slot: its name and size, and a button that draws it. */
+function collapsed(slot, file, c, path, hljs) {
+  slot.replaceChildren(
+    el(
+      'div',
+      { className: 'collapsed-file' },
+      el('strong', {}, path),
+      ` ${file.addedLines + file.deletedLines} lines changed: collapsed `,
+      el('button', { type: 'button', className: 'show-file', onclick: () => drawFile(slot, file, c, hljs) }, 'Show'),
+    ),
+  );
+}
+
 async function draw(target, draft, c, summary) {
-  const q = new URLSearchParams({ renames: c.renames ? '1' : '0' });
-  const range = rangeOf(c);
-  if (range) q.set('range', range);
-  const d = await get(`${draftPath(draft)}/diff?${q}`);
+  const url = diffUrl(draft, c);
+  const answer = prefetched?.url === url ? prefetched.answer : lastAnswer?.url === url && lastAnswer.key === current?.key ? lastAnswer.answer : get(url);
+  prefetched = null;
+  lastAnswer = { url, key: current?.key, answer };
+  const [d, hljs] = await Promise.all([answer, highlighter]);
   const renamed = d.files.filter((f) => f.status === 'R').length;
   summary.textContent = `${plural(d.files.length, 'file')}, ${d.lines} line${d.lines === 1 ? '' : 's'} changed${renamed ? `, ${plural(renamed, 'rename')}` : ''}`;
+  delete target.dataset.complete;
   if (d.too_large) {
     target.replaceChildren(el('p', {}, `This diff changes ${d.lines} lines: too many to draw here. Read it with shadow diff in a terminal.`));
+    target.dataset.complete = '1';
     return;
   }
   if (d.patch === '') {
     target.replaceChildren(el('p', {}, 'No changes.'));
+    target.dataset.complete = '1';
     return;
   }
-  target.replaceChildren();
-  const ui = new Diff2HtmlUI(target, d.patch, {
-    outputFormat: c.format,
-    drawFileList: true,
-    fileListStartVisible: false,
-    matching: 'lines',
-    highlight: true,
-    fileContentToggle: true,
-    stickyFileHeaders: false,
-    synchronisedScroll: true,
-    diffMaxChanges: MAX_FILE_CHANGES,
-    colorScheme: 'auto',
-  });
-  ui.draw();
+  const files = parse(d.patch, {});
+  const slots = files.map((f, i) => el('div', { className: 'file-slot', id: `diff-file-${i}`, dataset: { path: f.newName === '/dev/null' ? f.oldName : f.newName } }));
+  target.replaceChildren(...slots);
+  const left = new Set(slots.map((_, i) => i));
+  const finish = (i) => {
+    left.delete(i);
+    if (left.size === 0) target.dataset.complete = '1';
+  };
+  const drawAt = (i) => {
+    if (!left.has(i)) return;
+    const f = files[i];
+    if (f.addedLines + f.deletedLines > MAX_FILE_CHANGES) collapsed(slots[i], f, c, slots[i].dataset.path, hljs);
+    else drawFile(slots[i], f, c, hljs);
+    finish(i);
+  };
+  // The first screenful now.
+  let lines = 0;
+  for (let i = 0; i < files.length && lines < FIRST_SCREEN_LINES; i++) {
+    drawAt(i);
+    lines += files[i].addedLines + files[i].deletedLines + 4;
+  }
+  if (left.size === 0) return;
+  // The rest: those near the viewport first, all of them when the browser is idle (find-in-page then sees everything).
+  const near = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) if (e.isIntersecting) drawAt(Number(e.target.id.slice('diff-file-'.length)));
+    },
+    { rootMargin: '800px' },
+  );
+  for (const i of left) near.observe(slots[i]);
+  const idle = window.requestIdleCallback ?? ((f) => setTimeout(() => f({ timeRemaining: () => 8 }), 16));
+  const step = (deadline) => {
+    for (const i of left) {
+      drawAt(i);
+      if (deadline.timeRemaining() < 4) break;
+    }
+    if (left.size > 0) idle(step);
+    else near.disconnect();
+  };
+  idle(step);
 }
 
 /** The section on screen: kept across refreshes of the same draft, so the diff never blanks while a new one loads. */
@@ -75,8 +172,7 @@ function controlsFor(detail, c, set) {
 }
 
 export function diffSection(draft, detail) {
-  if (!choices.has(draft)) choices.set(draft, { from: '', to: '', format: 'line-by-line', renames: true });
-  const c = choices.get(draft);
+  const c = choicesOf(draft);
   if (current?.draft !== draft) {
     const target = el('div', { id: 'diff-body' });
     const summary = el('span', { className: 'summary', id: 'diff-summary' });
@@ -104,7 +200,7 @@ export function diffSection(draft, detail) {
   return current.section;
 }
 
-/** The diff's draws so far, finished (the view counts as drawn only then). */
+/** The diff's draws so far, finished as far as the first screenful (the view counts as drawn then). */
 export function diffDrawn() {
   return current ? current.drawn() : Promise.resolve();
 }

@@ -5,10 +5,12 @@ import { get, draftPath } from './api.js';
 import { el, plural, when } from './dom.js';
 import { decisionsSection } from './decisions-view.js';
 import { actionsSection } from './actions-view.js';
-import { diffDrawn, diffSection } from './diff-view.js';
+import { diffDrawn, diffSection, prefetchDiff } from './diff-view.js';
 import { timelineSection } from './timeline-view.js';
 
 export async function showDraft(view, draft, refresh) {
+  // The diff is asked for beside the draft's state, not after it.
+  prefetchDiff(draft);
   const [detail, timeline] = await Promise.all([get(draftPath(draft)), get(`${draftPath(draft)}/timeline`)]);
   const d = detail.draft;
   const actors = [...new Set(detail.batches.map((b) => (b.model ? `${b.actor} (${b.model})` : b.actor)))];

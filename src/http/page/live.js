@@ -11,13 +11,15 @@ export function listen(onChange) {
   let queued = false;
   let drawn = false;
   const soon = () => {
+    // The first draw goes at once; later ones gather what arrives within 50 ms.
+    const delay = drawn ? 50 : 0;
     drawn = true;
     if (queued) return;
     queued = true;
     setTimeout(() => {
       queued = false;
       onChange({ ...seen });
-    }, 50);
+    }, delay);
   };
   source.addEventListener('ready', (e) => {
     for (const [draft, seq] of Object.entries(JSON.parse(e.data).seen)) seen[draft] = Math.max(seen[draft] ?? 0, seq);
