@@ -241,7 +241,7 @@ Tools('search: substring, regex, case, path, max_results; ignored files skipped;
   assert.match(bad.text, /regular expression/);
 });
 
-Tools('diff (patch and stat, whole draft and a range), log, status', async ({ conn }) => {
+Tools('diff (patch and stat, whole draft and a range, renames, paths), log, status', async ({ conn }) => {
   assert.is((await call(conn, 'diff', {})).text, 'no changes');
   okJson(await call(conn, 'batch_write', { intent: 'seed', ...SEED }));
   okJson(await call(conn, 'batch_write', { intent: 'second', operations: [{ operation: 'edit', path: 'src/hello.ts', old_content: '1', content: '2' }] }));
@@ -255,12 +255,18 @@ Tools('diff (patch and stat, whole draft and a range), log, status', async ({ co
   assert.ok(second.includes('-export const hi = 1\n+export const hi = 2\n'), second);
   assert.not.ok(second.includes('README.md'), second);
   assert.is(codeOf(await call(conn, 'diff', { range: 'nowhere..' })), 'INVALID_TARGET');
+  // A rename, paired when asked; a pathspec limits the diff.
+  okJson(await call(conn, 'batch_write', { intent: 'move', operations: [{ operation: 'rename', path: 'src/hello.ts', to: 'lib/hello.ts' }] }));
+  assert.is((await call(conn, 'diff', { range: '2..3', stat: true, renames: true })).text, 'R         src/hello.ts -> lib/hello.ts  +0 -0');
+  assert.is((await call(conn, 'diff', { range: '2..3', stat: true })).text, ['A         lib/hello.ts  +1 -0', 'D         src/hello.ts  +0 -1'].join('\n'));
+  assert.is((await call(conn, 'diff', { stat: true, paths: ['lib/'] })).text, 'A         lib/hello.ts  +1 -0');
+  assert.is(codeOf(await call(conn, 'diff', { paths: ['../x'] })), 'INVALID_ARGUMENT');
   const log = okJson(await call(conn, 'log', {}));
-  assert.equal(log.map((b: any) => [b.batch, b.actor, b.intent, b.ops.length]), [[2, 'agent-x', 'second', 1], [1, 'agent-x', 'seed', 3]]);
-  assert.equal(okJson(await call(conn, 'log', { limit: 1 })).map((b: any) => b.batch), [2]);
+  assert.equal(log.map((b: any) => [b.batch, b.actor, b.intent, b.ops.length]), [[3, 'agent-x', 'move', 1], [2, 'agent-x', 'second', 1], [1, 'agent-x', 'seed', 3]]);
+  assert.equal(okJson(await call(conn, 'log', { limit: 1 })).map((b: any) => b.batch), [3]);
   const status = okJson(await call(conn, 'status', {}));
-  assert.equal([status.draft, status.exists, status.batches], ['default', true, 2]);
-  assert.equal(status.changed.map((c: any) => `${c.status} ${c.path}`), ['M README.md', 'D old.txt', 'A src/hello.ts']);
+  assert.equal([status.draft, status.exists, status.batches], ['default', true, 3]);
+  assert.equal(status.changed.map((c: any) => `${c.status} ${c.path}`), ['M README.md', 'A lib/hello.ts', 'D old.txt']);
   assert.equal(status.drifted, []);
 });
 

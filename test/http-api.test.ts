@@ -153,6 +153,17 @@ Http('batch, drafts, diff, log, the view, checkpoints and rollback', async ({ ap
   assertError(await api.call('POST', '/api/drafts/ghost/checkpoints', { json: { name: 'x' } }), 404, 'DRAFT_NOT_FOUND');
   assert.equal((await api.call('GET', '/api/drafts/ghost/log')).body, { draft: 'ghost', batches: [] }, 'a draft without batches reads as empty');
   assertError(await api.call('GET', '/api/nothing-here'), 404, 'ROUTE_NOT_FOUND');
+  // Renames paired as git diff -M, and pathspecs (repeated `path`).
+  const moved = await api.call('POST', '/api/batch', { json: { intent: 'move', operations: [{ operation: 'rename', path: 'src/a.txt', to: 'lib/a.txt' }, { operation: 'write', path: 'b.txt', content: 'B\n' }] } });
+  assert.is(moved.status, 200, JSON.stringify(moved.body));
+  const pair = (q: string) => api.call('GET', `/api/drafts/default/diff?range=cp1..&content=stat${q}`);
+  assert.equal((await pair('&renames=1')).body.files.map((f: any) => [f.status, f.from ?? null, f.path, f.similarity ?? null]), [['A', null, 'b.txt', null], ['R', 'src/a.txt', 'lib/a.txt', 100]]);
+  assert.equal((await pair('')).body.files.map((f: any) => [f.status, f.path]), [['A', 'b.txt'], ['A', 'lib/a.txt'], ['D', 'src/a.txt']]);
+  assert.equal((await pair('&renames=1&path=lib/&path=src/')).body.files.map((f: any) => f.path), ['lib/a.txt']);
+  assert.equal((await pair('&path=b.txt')).body.files.map((f: any) => f.path), ['b.txt']);
+  assertError(await pair('&renames=yes'), 400, 'INVALID_ARGUMENT');
+  assertError(await pair('&path=../x'), 400, 'INVALID_ARGUMENT');
+  assertError(await pair('&range=cp1..'), 400, 'INVALID_ARGUMENT');
 });
 
 Http.run();

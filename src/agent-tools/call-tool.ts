@@ -159,10 +159,10 @@ const HANDLERS: Record<string, Handler> = {
     return batchOutcome(await c.sh.sessions.finalize(String(a.session_id), content));
   },
   diff: async (c, a) => {
-    const r = await c.sh.diff({ draft: c.draft, range: a.range as string | undefined, content: a.stat === true ? 'stat' : 'patch' });
+    const r = await c.sh.diff({ draft: c.draft, range: a.range as string | undefined, content: a.stat === true ? 'stat' : 'patch', renames: a.renames === true, paths: a.paths as string[] | undefined });
     const data = { draft: r.draft, files: r.files.map(({ patch: _patch, ...f }) => f) };
     if (r.files.length === 0) return ok('no changes', data);
-    if (a.stat === true) return ok(r.files.map((f) => `${f.status.padEnd(9)} ${f.path}  +${f.insertions ?? 0} -${f.deletions ?? 0}`).join('\n'), data);
+    if (a.stat === true) return ok(r.files.map((f) => `${f.status.padEnd(9)} ${f.from ? `${f.from} -> ` : ''}${f.path}  +${f.insertions ?? 0} -${f.deletions ?? 0}`).join('\n'), data);
     return ok(cut(r.files.map((f) => f.patch ?? '').join(''), 'use stat: true, then diff a narrower range'), data);
   },
   log: async (c, a) => {

@@ -172,6 +172,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: z.strictObject({
       range: z.optional(describe(z.string(), 'from..to: checkpoint names, batch numbers, ~N or commits (default: everything the draft changed)')),
       stat: z.optional(describe(z.boolean(), 'only the list of files with line counts (default false)')),
+      renames: z.optional(describe(z.boolean(), 'pair deleted and added files into renames, as git diff -M (default false)')),
+      paths: z.optional(describe(z.array(z.string()), 'only these paths, directories or globs, from the repository root')),
     }),
     annotations: hints('Show the diff', 'read'),
   },

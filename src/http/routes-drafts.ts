@@ -25,10 +25,21 @@ export function registerDraftRoutes(app: FastifyInstance, sh: Shadow): void {
 
   app.get('/api/drafts', async (_req, reply) => reply.send({ drafts: await sh.draftList() }));
 
-  app.get('/api/drafts/:name/diff', async (req: Named, reply) => {
-    const content = (req.query.content ?? 'patch') as 'none' | 'stat' | 'patch';
+  // `renames=1` (or a minimum similarity, `renames=90`) pairs renames as git diff -M; `path` (repeated) limits it to pathspecs from the root.
+  app.get('/api/drafts/:name/diff', async (req: FastifyRequest<{ Params: { name: string }; Querystring: Record<string, string | string[] | undefined> }>, reply) => {
+    const one = (name: string): string | undefined => {
+      const v = req.query[name];
+      if (Array.isArray(v)) throw new ShadowError('INVALID_ARGUMENT', `${name} is given more than once`);
+      return v;
+    };
+    const content = (one('content') ?? 'patch') as 'none' | 'stat' | 'patch';
     if (!['none', 'stat', 'patch'].includes(content)) throw new ShadowError('INVALID_ARGUMENT', 'content is none, stat or patch');
-    return reply.send(await sh.diff({ draft: req.params.name, range: req.query.range, content }));
+    const r = one('renames');
+    const renames = r === undefined || r === '0' ? false : r === '1' ? true : /^\d{1,3}$/.test(r) ? Number(r) : Number.NaN;
+    if (Number.isNaN(renames)) throw new ShadowError('INVALID_ARGUMENT', 'renames is 0, 1 or a minimum similarity in percent (0-100)', { hint: 'renames=1 pairs renames as git diff -M; renames=90 as -M90%' });
+    const p = req.query.path;
+    const paths = p === undefined ? undefined : Array.isArray(p) ? p : [p];
+    return reply.send(await sh.diff({ draft: req.params.name, range: one('range'), content, renames, paths }));
   });
 
   app.get('/api/drafts/:name/log', async (req: Named, reply) => {
