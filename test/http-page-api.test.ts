@@ -27,6 +27,8 @@ const draftTip = (c: Ctx): string => c.repo.git('rev-parse', 'refs/shadow/drafts
 
 P('a draft: its state, findings with secrets masked, approvals, drifted paths, checkpoints and batches', async (c) => {
   const page = await pageSession(c);
+  // The person's uncommitted edit, which the draft captures before its first batch writes the file.
+  c.repo.write('README.md', 'Hello from me\n');
   await batch(c, [{ operation: 'write', path: 'README.md', content: 'Hello, world\n' }], 'greet');
   await c.api.call('POST', '/api/drafts/default/checkpoints', { json: { name: 'greeted' } });
   await batch(c, [{ operation: 'write', path: 'config.ts', content: `export const token = '${TOKEN}';\n` }], 'configure');
@@ -49,7 +51,8 @@ P('a draft: its state, findings with secrets masked, approvals, drifted paths, c
   const t = await page.get('/ui/api/drafts/default/timeline');
   assert.is(t.status, 200);
   const whats = t.body.events.map((e: any) => e.what);
-  assert.ok(whats.includes('batch 1: greet (1 operation)'), whats.join('|'));
+  assert.ok(whats.includes('batch 1: greet (1 operation); captured README.md from the working tree first'), whats.join('|'));
+  assert.ok(whats.includes('batch 2: configure (1 operation)'), whats.join('|'));
   assert.ok(whats.includes('checkpoint greeted at batch 1'), whats.join('|'));
   assert.equal(t.body.events.map((e: any) => e.seq), (await c.sh.events()).map((e) => e.seq));
 

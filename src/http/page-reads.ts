@@ -39,14 +39,16 @@ export async function draftRows(sh: Shadow): Promise<unknown[]> {
   return rows;
 }
 
-/** One line of a ledger event, for the timeline. */
-function describe(e: LedgerEvent): string {
+/** One line of a ledger event, for the timeline; a batch says which paths it captured from the working tree first (`captured`, from the log). */
+function describe(e: LedgerEvent, captured: ReadonlyMap<number, string[]>): string {
   const d = e.data;
   const s = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
   switch (e.type) {
     case 'batch/commit': {
       const ops = Array.isArray(d.ops) ? d.ops.length : 0;
-      return `batch ${s(d.batch)}${d.intent ? `: ${s(d.intent)}` : ''} (${ops} operation${ops === 1 ? '' : 's'})`;
+      const took = typeof d.batch === 'number' ? (captured.get(d.batch) ?? []) : [];
+      const capture = took.length === 0 ? '' : `; captured ${took.length > 3 ? `${took.length} paths` : took.join(', ')} from the working tree first`;
+      return `batch ${s(d.batch)}${d.intent ? `: ${s(d.intent)}` : ''} (${ops} operation${ops === 1 ? '' : 's'})${capture}`;
     }
     case 'checkpoint':
       return `checkpoint ${s(d.name)}${d.batch !== null && d.batch !== undefined ? ` at batch ${s(d.batch)}` : ''}`;
@@ -104,9 +106,10 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
   route('GET', '/ui/api/drafts/:name/timeline', async (req, reply) => {
     const draft = (req as Named).params.name;
     const events = await sh.events({ draft });
+    const captured = new Map((await sh.log({ draft })).map((b) => [b.batch, b.captured]));
     return reply.send({
       draft,
-      events: events.map((e) => ({ seq: e.seq, ts: e.ts, type: e.type, actor: e.actor, what: describe(e), ...(e.origin ? { via: e.origin.remote } : {}) })),
+      events: events.map((e) => ({ seq: e.seq, ts: e.ts, type: e.type, actor: e.actor, what: describe(e, captured), ...(e.origin ? { via: e.origin.remote } : {}) })),
     });
   });
 
