@@ -3,7 +3,8 @@
 // paired as git diff -M pairs them, syntax highlighted. diff2html draws it
 // (its slim UI with highlight.js), one file at a time: the first screenful
 // at once, the rest as they come near the viewport or when the browser is
-// idle, so a long diff shows as fast as a short one. A file of more than
+// idle, so a long diff shows as fast as a short one; the first screenful's
+// highlighting lands on the next turn. A file of more than
 // MAX_FILE_CHANGES changed lines shows collapsed, drawn on request; binary
 // files show as such; every file has its own collapse toggle.
 import { parse } from 'diff2html/lib-esm/diff2html.js';
@@ -68,21 +69,35 @@ function choicesOf(draft) {
   return choices.get(draft);
 }
 
-/** Draw one file into its slot (once). */
-function drawFile(slot, file, c, hljs) {
-  if (slot.dataset.drawn) return;
+/**
+ * Draw one file into its slot (once): highlighted at once (`later` false),
+ * or plain now and highlighted on the next turn (`later` true: the first
+ * screenful, since highlight.js compiles a language's grammar on its first
+ * use in a page, tens of ms the reader should not wait for). The promise
+ * settles once the file is highlighted.
+ */
+function drawFile(slot, file, c, hljs, later = false) {
+  if (slot.dataset.drawn) return Promise.resolve();
   slot.dataset.drawn = '1';
-  const ui = new Diff2HtmlUI(slot, [file], {
+  const config = {
     outputFormat: c.format,
     drawFileList: false,
     matching: 'none',
-    highlight: hljs !== undefined,
+    highlight: hljs !== undefined && !later,
     fileContentToggle: true,
     stickyFileHeaders: false,
     synchronisedScroll: true,
     colorScheme: 'auto',
-  }, hljs);
+  };
+  const ui = new Diff2HtmlUI(slot, [file], config, hljs);
   ui.draw();
+  if (!later || hljs === undefined) return Promise.resolve();
+  return new Promise((done) =>
+    setTimeout(() => {
+      ui.highlightCode();
+      done();
+    }, 0),
+  );
 }
 
 /** A large file's slot: its name and size, and a button that draws it. */
@@ -121,23 +136,26 @@ async function draw(target, draft, c, summary) {
   const slots = files.map((f, i) => el('div', { className: 'file-slot', id: `diff-file-${i}`, dataset: { path: f.newName === '/dev/null' ? f.oldName : f.newName } }));
   target.replaceChildren(...slots);
   const left = new Set(slots.map((_, i) => i));
+  const highlighting = [];
+  // body[data-complete]: every file drawn and highlighted (tests wait on it).
   const finish = (i) => {
     left.delete(i);
-    if (left.size === 0) target.dataset.complete = '1';
+    if (left.size === 0) void Promise.all(highlighting).then(() => (target.dataset.complete = '1'));
   };
-  const drawAt = (i) => {
+  const drawAt = (i, later = false) => {
     if (!left.has(i)) return;
     const f = files[i];
     if (f.addedLines + f.deletedLines > MAX_FILE_CHANGES) collapsed(slots[i], f, c, slots[i].dataset.path, hljs);
-    else drawFile(slots[i], f, c, hljs);
+    else highlighting.push(drawFile(slots[i], f, c, hljs, later));
     finish(i);
   };
-  // The first screenful now.
+  // The first screenful now, its highlighting on the next turn.
   let lines = 0;
   for (let i = 0; i < files.length && lines < FIRST_SCREEN_LINES; i++) {
-    drawAt(i);
+    drawAt(i, true);
     lines += files[i].addedLines + files[i].deletedLines + 4;
   }
+  void Promise.all(highlighting).then(() => performance.mark('shadow:highlighted'));
   if (left.size === 0) return;
   // The rest: those near the viewport first, all of them when the browser is idle (find-in-page then sees everything).
   const near = new IntersectionObserver(
