@@ -105,7 +105,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       open: async () => {
         if (shadow) return shadow;
         // The caller's environment, not this process's: a server runs commands for callers (handoff/).
-        const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir, env: io.env });
+        const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir, env: io.env, shared: io.shared });
         shadow = opened;
         if (argv.model !== undefined || argv['actor-type'] !== undefined) opened.useIdentity({ model: argv.model as string | undefined, actorType: argv['actor-type'] as string | undefined });
         const done = opened.recovered?.finished ?? [];

@@ -193,7 +193,7 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
       const before = draftStatusWord(ws, draft);
       const commits = outcome.result.captured ? 2 : 1;
       const paths = outcome.result.results.length + (outcome.result.captured?.length ?? 0);
-      keepDraftMeta(ws, { ...meta, status: 'open' }, (ws.metaLag.get(draft.name) ?? 0) + commits + paths);
+      keepDraftMeta(ws, { ...meta, status: 'open' }, ws.drafts.lag(draft.name) + commits + paths);
       const r = outcome.result;
       await logEvent(ws, draft.name, 'batch/commit', options.actor, {
         batch: r.batch,
