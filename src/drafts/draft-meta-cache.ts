@@ -7,8 +7,8 @@ interface Kept {
   meta: DraftMeta;
   /** Commits (and paths) the file on disk is behind `meta` (see META_LAG_LIMIT in drafts.ts). */
   lag: number;
-  /** The file's stat stamp when it was last read or written here; undefined: never trusted again. */
-  stamp: string | undefined;
+  /** The file's stat stamp when it was last read or written here ('-': there was none). */
+  stamp: string;
 }
 
 /**
@@ -21,32 +21,38 @@ interface Kept {
  */
 export class DraftMetaCache {
   private readonly kept = new Map<string, Kept>();
+  /** Metadata for a tip the ref is being moved to (expect): a load meanwhile finds it once the ref is there. */
+  private readonly expected = new Map<string, { meta: DraftMeta; lag: number }>();
 
   /**
-   * The file's stamp now (`now`), and the stamp to keep for it when it is
-   * read now (`trusted`): none when it changed too recently to tell a
-   * second change by (see statStamp). A stamp kept while the file was not
-   * racy can only be met again by the same file.
+   * The file's stamp now: inode, size and times ('-' when missing). Trusted
+   * even within statStamp's racy window: every writer of draft.json
+   * (writeFileAtomic) renames a new file over it, whose inode differs from
+   * the one it replaces, so a rewrite changes the stamp however soon it
+   * comes.
    */
-  static stampOf(ctx: Context, shadowDir: string, draft: string): { now: string; trusted: string | undefined } {
-    const s = statStamp(ctx.fs, `${draftDir(shadowDir, draft)}/draft.json`, ctx.clock.now());
-    return { now: s.stamp, trusted: s.racy ? undefined : s.stamp };
+  static stampOf(ctx: Context, shadowDir: string, draft: string): string {
+    return statStamp(ctx.fs, `${draftDir(shadowDir, draft)}/draft.json`, ctx.clock.now()).stamp;
   }
 
-  /**
-   * The stamp of the file this process has just written: trusted even
-   * within the racy window, since a rewrite by anyone else renames a new
-   * file (another inode) over it.
-   */
-  static writtenStamp(ctx: Context, shadowDir: string, draft: string): string | undefined {
-    const s = statStamp(ctx.fs, `${draftDir(shadowDir, draft)}/draft.json`, ctx.clock.now()).stamp;
-    return s === '-' ? undefined : s;
-  }
-
-  /** The entry of `draft` if the file still has `stamp`. */
-  get(draft: string, stamp: string | undefined): { meta: DraftMeta; lag: number } | undefined {
+  /** The entry of `draft` for the ref at `tip`, if the file still has `stamp`. */
+  get(draft: string, stamp: string, tip: string): { meta: DraftMeta; lag: number } | undefined {
     const k = this.kept.get(draft);
-    return k !== undefined && k.stamp !== undefined && k.stamp === stamp ? k : undefined;
+    if (k === undefined || k.stamp !== stamp) return undefined;
+    if (k.meta.bases_tip === tip) return k;
+    const e = this.expected.get(draft);
+    return e !== undefined && e.meta.bases_tip === tip ? e : undefined;
+  }
+
+  /**
+   * `meta`, `lag` ahead of the file, will be the draft's once its ref has
+   * moved to `meta.bases_tip` (a commit in flight, whose ref moves before
+   * the move is durable and `advance` is called): loads in between find it.
+   * `expect(draft)` alone forgets it (the move failed).
+   */
+  expect(draft: string, next?: { meta: DraftMeta; lag: number }): void {
+    if (next === undefined) this.expected.delete(draft);
+    else this.expected.set(draft, next);
   }
 
   /** The lag of `draft`'s entry (0 when there is none). */
@@ -54,16 +60,24 @@ export class DraftMetaCache {
     return this.kept.get(draft)?.lag ?? 0;
   }
 
-  set(draft: string, meta: DraftMeta, lag: number, stamp: string | undefined): void {
+  set(draft: string, meta: DraftMeta, lag: number, stamp: string): void {
     this.kept.set(draft, { meta, lag, stamp });
+    this.arrived(draft, meta);
   }
 
   /** Keep `meta`, `lag` ahead of a file that has not changed since the entry was made. */
   advance(draft: string, meta: DraftMeta, lag: number): void {
-    this.kept.set(draft, { meta, lag, stamp: this.kept.get(draft)?.stamp });
+    this.kept.set(draft, { meta, lag, stamp: this.kept.get(draft)?.stamp ?? '' });
+    this.arrived(draft, meta);
+  }
+
+  /** The expected entry is kept now (a load met the moved ref first): no longer expected. */
+  private arrived(draft: string, meta: DraftMeta): void {
+    if (this.expected.get(draft)?.meta.bases_tip === meta.bases_tip) this.expected.delete(draft);
   }
 
   delete(draft: string): void {
     this.kept.delete(draft);
+    this.expected.delete(draft);
   }
 }

@@ -131,10 +131,10 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
  * the stamp of the file `meta` was just read from (else the file is the one
  * the entry already knew).
  */
-export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number, file?: { read: string | undefined }): void {
+export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number, file?: { read: string }): void {
   if (lag >= META_LAG_LIMIT && lag >= metaLagLimit(meta.bases.size)) {
     writeDraftMeta(ws.ctx, ws.repo.shadowDir, meta, false);
-    ws.drafts.set(meta.name, meta, 0, DraftMetaCache.writtenStamp(ws.ctx, ws.repo.shadowDir, meta.name));
+    ws.drafts.set(meta.name, meta, 0, DraftMetaCache.stampOf(ws.ctx, ws.repo.shadowDir, meta.name));
     return;
   }
   if (file) ws.drafts.set(meta.name, meta, lag, file.read);
@@ -161,11 +161,11 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
     return undefined;
   }
   const stamp = DraftMetaCache.stampOf(ws.ctx, ws.repo.shadowDir, name);
-  const kept = ws.drafts.get(name, stamp.now);
+  const kept = ws.drafts.get(name, stamp, tip);
   let meta = kept?.meta;
   let lag = kept?.lag ?? 0;
   let fromFile = false;
-  if (!meta || meta.bases_tip !== tip) {
+  if (!meta) {
     meta = readDraftMeta(ws.ctx, ws.repo.shadowDir, name);
     lag = 0;
     fromFile = true;
@@ -184,7 +184,7 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
     fresh = reconstructMeta(ws, name, tip);
     lag = Infinity;
   }
-  keepDraftMeta(ws, fresh, lag, fromFile ? { read: stamp.trusted } : undefined);
+  keepDraftMeta(ws, fresh, lag, fromFile ? { read: stamp } : undefined);
   // A rebase took in what the applies before it wrote: only newer ones move the bases.
   const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name, ws.appliedMemo, fresh.rebase ? (fresh.rebase.applies ?? '') : undefined);
   return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applied.overrides), lastApply: applied.last };
@@ -299,7 +299,7 @@ export async function publishDraft(ws: Workspace, draft: Draft, actor: string, o
   } finally {
     turn.release();
   }
-  ws.drafts.set(draft.name, draft.meta, 0, DraftMetaCache.writtenStamp(ws.ctx, repo.shadowDir, draft.name));
+  ws.drafts.set(draft.name, draft.meta, 0, DraftMetaCache.stampOf(ws.ctx, repo.shadowDir, draft.name));
   await logEvent(ws, draft.name, 'draft/open', actor, { root: draft.meta.root, from: draft.meta.from, tip: draft.tip });
 }
 

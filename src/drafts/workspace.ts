@@ -77,6 +77,8 @@ export class Workspace {
   readonly sessions = new Map<string, LiveSession>();
   /** The last turn queued on each draft (inTurn). */
   private readonly turns = new Map<string, Promise<void>>();
+  /** The jobs waiting on each draft for a turn to take them (inGroup). */
+  private readonly queued = new Map<string, unknown[]>();
 
   private constructor(
     readonly repo: Repository,
@@ -113,6 +115,24 @@ export class Workspace {
     } finally {
       if (this.turns.get(draft) === settled) this.turns.delete(draft);
     }
+  }
+
+  /**
+   * Queue `job` on `draft` and, in a turn (inTurn), run `work` on it and
+   * every job queued behind it by then, in the order queued: the jobs that
+   * arrive while a turn runs are taken together by the next. A job an
+   * earlier turn took is not run again: `work` settles each job it takes.
+   */
+  async inGroup<J>(draft: string, job: J, work: (jobs: J[], waited: boolean) => Promise<void>): Promise<void> {
+    const queue = this.queued.get(draft);
+    if (queue === undefined) this.queued.set(draft, [job]);
+    else queue.push(job);
+    await this.inTurn(draft, async (waited) => {
+      const jobs = this.queued.get(draft);
+      if (jobs === undefined || !jobs.includes(job)) return;
+      this.queued.delete(draft);
+      await work(jobs as J[], waited);
+    });
   }
 
   static open(ctx: Context, dir: string, shared?: SharedCaches): Workspace {

@@ -23,6 +23,9 @@ export class Lru<V> {
     this.map.set(key, value);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
   }
+  delete(key: string): void {
+    this.map.delete(key);
+  }
 }
 
 /**

@@ -34,6 +34,8 @@ export class ObjectDatabase {
   private readonly trees: ParsedObjects['trees'];
   private readonly commits: ParsedObjects['commits'];
   private readonly recentBlobs = new RecentBlobs();
+  /** Blobs of a transaction not written yet (rememberStaged). */
+  private readonly stagedBlobs = new Map<Oid, Buffer>();
   /** The packs this handle wrote that no ref may name yet (see pack-keeps.ts). */
   private readonly keeps: PackKeeps;
   /** Packs written since the last look at merging (the directory is listed only every few writes). */
@@ -135,7 +137,7 @@ export class ObjectDatabase {
   }
 
   readBlob(oid: Oid): Buffer {
-    return this.recentBlobs.get(oid) ?? this.readTyped(oid, 'blob');
+    return this.recentBlobs.get(oid) ?? this.stagedBlobs.get(oid) ?? this.readTyped(oid, 'blob');
   }
 
   readTree(oid: Oid): readonly TreeEntry[] {
@@ -175,6 +177,26 @@ export class ObjectDatabase {
 
   rememberCommit(oid: Oid, commit: Commit): void {
     this.commits.set(oid, commit);
+  }
+
+  /**
+   * Remember objects of a transaction that are not written yet, so that
+   * what it builds on them reads them (a group of batches, each on the
+   * commit before it); `forget` them if the transaction fails.
+   */
+  rememberStaged(objects: ReadonlyArray<{ oid: Oid; type: ObjectType; content: Uint8Array }>, trees: ReadonlyArray<{ oid: Oid; entries: readonly TreeEntry[] }>): void {
+    for (const o of objects) if (o.type === 'blob') this.stagedBlobs.set(o.oid, Buffer.from(o.content.buffer, o.content.byteOffset, o.content.length));
+    for (const t of trees) this.rememberTree(t.oid, t.entries);
+  }
+
+  /** The transaction of rememberStaged is over: its blobs are on disk (`written`), or never will be and are forgotten. */
+  settleStaged(oids: Iterable<Oid>, written: boolean): void {
+    for (const oid of oids) {
+      this.stagedBlobs.delete(oid);
+      if (written) continue;
+      this.trees.delete(oid);
+      this.commits.delete(oid);
+    }
   }
 
   /**
