@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
+import { FsSeam } from './helpers/fs-seam.js';
+import { openShadow } from '../src/index.js';
 
 /*
  * Batches of one process on one draft take turns (Workspace.inTurn): a
@@ -92,6 +94,21 @@ T('in a group, a retry of a batch already in it is already applied, and a confli
   assert.equal([last.success, last.batch], [true, 4]);
   assert.is((await sh.cat('same.txt', { draft: 'h' })).content.toString(), 'same\n');
   sh.close();
+});
+
+T('merging packs is upkeep after the answer: a merge that fails leaves every batch committed and answered', async ({ repo }) => {
+  const seam = new FsSeam(repo.fs);
+  // The merge takes its lock first: it fails there every time it is due.
+  seam.inject({ op: 'openSync', path: (p) => p.endsWith('/packs.list.lock'), code: 'EIO' });
+  const sh = await openShadow({ dir: repo.dir, fs: seam.fs, clock: repo.ctx.clock, ids: repo.ctx.ids, env: repo.ctx.env });
+  seam.arm();
+  seam.record = true;
+  for (let i = 0; i < 20; i++) {
+    const r = await sh.batch({ operations: [{ operation: 'write', path: `m${i}.txt`, content: `${i}\n` }] }, { draft: 'm' });
+    assert.equal([r.success, r.batch], [true, i + 1]);
+  }
+  sh.close();
+  assert.ok(seam.log.some((c) => c.op === 'openSync' && c.path?.endsWith('/packs.list.lock')), 'a merge was due and tried');
 });
 
 T.run();

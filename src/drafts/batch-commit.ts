@@ -149,7 +149,8 @@ export async function commitOne(ws: Workspace, job: BatchJob, waited: boolean): 
     }
     for (const t of outcome.commit.trees) repo.objects.rememberTree(t.oid, t.entries);
     repo.objects.releaseKeep(await durable);
-    repo.objects.mergeIfDue();
+    // Merging packs is upkeep: no client waits for it.
+    ws.afterAnswers('merge packs', () => repo.objects.mergeIfDue());
     const before = draftStatusWord(ws, draft);
     keepDraftMeta(ws, after.meta, after.lag);
     const r = outcome.result;
@@ -240,7 +241,8 @@ export async function commitGroup(ws: Workspace, jobs: readonly BatchJob[], wait
     }
     repo.objects.settleStaged(staged, true);
     repo.objects.releaseKeep(await durable);
-    repo.objects.mergeIfDue();
+    // Merging packs is upkeep: no client waits for it.
+    ws.afterAnswers('merge packs', () => repo.objects.mergeIfDue());
     const before = draftStatusWord(ws, start);
     keepDraftMeta(ws, draft.meta, lag);
     const events = links.map((l) => commitEvent(l.job, l.result, l.parent));

@@ -77,6 +77,8 @@ export class Workspace {
   readonly sessions = new Map<string, LiveSession>();
   /** The last turn queued on each draft (inTurn). */
   private readonly turns = new Map<string, Promise<void>>();
+  /** Work to run once the current answers are out (afterAnswers), by key. */
+  private readonly upkeep = new Map<string, () => void>();
   /** The jobs waiting on each draft for a turn to take them (inGroup). */
   private readonly queued = new Map<string, unknown[]>();
 
@@ -245,7 +247,32 @@ export class Workspace {
     return view;
   }
 
+  /**
+   * Run `work` once the answers of the current turn have gone out (the
+   * event loop's next turn), or at close at the latest; one pending
+   * `work` per key. For upkeep no caller waits on (merging packs): a failure
+   * there is left for the next time it is due.
+   */
+  afterAnswers(key: string, work: () => void): void {
+    const first = this.upkeep.size === 0;
+    this.upkeep.set(key, work);
+    if (first) setImmediate(() => this.runUpkeep());
+  }
+
+  private runUpkeep(): void {
+    const all = [...this.upkeep.values()];
+    this.upkeep.clear();
+    for (const work of all) {
+      try {
+        work();
+      } catch {
+        // Upkeep: due again later.
+      }
+    }
+  }
+
   close(): void {
+    this.runUpkeep();
     this.repo.close();
   }
 }
