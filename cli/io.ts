@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { SharedCaches } from '../src/index.js';
 
 /** What a CLI run may touch: injected so a command can run in-process in tests. */
 export interface CliIO {
@@ -8,4 +9,6 @@ export interface CliIO {
   stderr: (s: string) => void;
   stdin: Readable;
   isTTY: boolean;
+  /** What a server shares between the commands it runs for callers (handoff/server.ts); none in a process of its own. */
+  shared?: SharedCaches;
 }

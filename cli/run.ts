@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { findMarker, isShadowError, nodeContext, openShadow, type Shadow } from '../src/index.js';
+import { findMarker, isShadowError, nodeContext, openShadow, type SharedCaches, type Shadow } from '../src/index.js';
 import { COMMANDS, commandName, findCommand, type CommandGroup, type CommandSpec } from './command-table.js';
 import { commandWords } from './command-words.js';
 import { EXIT, exitStatusFor } from './exit-status.js';
@@ -34,6 +34,61 @@ function register(y: Argv, entry: CommandSpec | CommandGroup): Argv {
   return y.command(entry.aliases ? [entry.usage, ...entry.aliases] : entry.usage, entry.describe, entry.builder ?? {});
 }
 
+type FailHandler = (msg: string | undefined, err: Error | undefined) => void;
+
+/** The options every command takes, the invoked command (or, for help and unknown words, every one), and how a usage error is reported. */
+function buildParser(y: Argv, invoked: CommandSpec | CommandGroup | undefined, helpShown: boolean, onFail: FailHandler): Argv {
+  let cli: Argv = y
+    .scriptName('shadow')
+    .locale('en')
+    .usage('shadow <command> [options]\n\nA transactional staging layer between an agent and your working tree: every write lands in a draft (commits on refs/shadow/drafts/<name>), never in your files.')
+    .option('C', { type: 'string', describe: 'run as if shadow was started in <dir>', global: true, requiresArg: true })
+    .option('draft', { type: 'string', describe: 'the draft to use (default: $SHADOW_DRAFT, else "default")', global: true, requiresArg: true })
+    .option('actor', { type: 'string', describe: 'who is acting (default: $SHADOW_ACTOR, else git user.name)', global: true, requiresArg: true })
+    .option('model', { type: 'string', describe: 'the model an AI actor runs (default: $SHADOW_MODEL); recorded on its batches', global: true, requiresArg: true })
+    .option('actor-type', { type: 'string', choices: ['ai', 'human'], describe: 'who the actor is (default: $SHADOW_ACTOR_TYPE, else ai when a model is named)', global: true, requiresArg: true })
+    .option('json', { type: 'boolean', describe: 'print one JSON document (errors too)', global: true });
+  for (const entry of invoked ? [invoked] : COMMANDS) cli = register(cli, entry);
+  return (
+    cli
+      .demandCommand(1, 'name a command (shadow --help lists them)')
+      .parserConfiguration({ 'populate--': true })
+      .strict()
+      .version(false)
+      .help()
+      .alias('h', 'help')
+      .exitProcess(false)
+      // yargs lays out the command's help text on every run, in case a
+      // handler fails; unwrapped it costs a third of the time. Help that is
+      // shown is wrapped.
+      .wrap(helpShown ? Math.min(110, process.stdout.columns || 100) : null)
+      .fail((msg, err) => onFail(msg, err))
+  );
+}
+
+/** Parsers kept for reuse by the server whose calls share `SharedCaches`, by command; each reports usage errors to its current call. */
+const reusable = new WeakMap<SharedCaches, Map<string, Argv>>();
+const parserFailures = new WeakMap<Argv, FailHandler>();
+
+/**
+ * The parser of `entry`'s command, built once per server: yargs parses
+ * again on the same instance (it freezes and restores its state around a
+ * parse), and no handler runs inside it, so a parse runs to its end before
+ * another call's begins.
+ */
+function reusableParser(shared: SharedCaches, entry: CommandSpec | CommandGroup, yargs: (args?: string[]) => Argv): Argv {
+  let byCommand = reusable.get(shared);
+  if (!byCommand) reusable.set(shared, (byCommand = new Map()));
+  const key = 'commands' in entry ? entry.name : commandName(entry);
+  let parser = byCommand.get(key);
+  if (!parser) {
+    const made: Argv = buildParser(yargs(), entry, false, (msg, err) => parserFailures.get(made)?.(msg, err));
+    parser = made;
+    byCommand.set(key, parser);
+  }
+  return parser;
+}
+
 /**
  * Run the CLI with `args`; resolves to the exit status. Errors never escape
  * as stack traces: a ShadowError prints its message and hint (or one JSON
@@ -50,42 +105,22 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const out = new Output(io, json);
   let usageError = false;
 
-  let cli: Argv = yargs(args)
-    .scriptName('shadow')
-    .locale('en')
-    .usage('shadow <command> [options]\n\nA transactional staging layer between an agent and your working tree: every write lands in a draft (commits on refs/shadow/drafts/<name>), never in your files.')
-    .option('C', { type: 'string', describe: 'run as if shadow was started in <dir>', global: true, requiresArg: true })
-    .option('draft', { type: 'string', describe: 'the draft to use (default: $SHADOW_DRAFT, else "default")', global: true, requiresArg: true })
-    .option('actor', { type: 'string', describe: 'who is acting (default: $SHADOW_ACTOR, else git user.name)', global: true, requiresArg: true })
-    .option('model', { type: 'string', describe: 'the model an AI actor runs (default: $SHADOW_MODEL); recorded on its batches', global: true, requiresArg: true })
-    .option('actor-type', { type: 'string', choices: ['ai', 'human'], describe: 'who the actor is (default: $SHADOW_ACTOR_TYPE, else ai when a model is named)', global: true, requiresArg: true })
-    .option('json', { type: 'boolean', describe: 'print one JSON document (errors too)', global: true });
   const words = commandWords(args);
   const helpShown = args.includes('--help') || args.includes('-h') || words.length === 0;
   const invoked = invokedEntry(words);
-  for (const entry of invoked ? [invoked] : COMMANDS) cli = register(cli, entry);
-  cli = cli
-    .demandCommand(1, 'name a command (shadow --help lists them)')
-    .parserConfiguration({ 'populate--': true })
-    .strict()
-    .version(false)
-    .help()
-    .alias('h', 'help')
-    .exitProcess(false)
-    // yargs lays out the command's help text on every run, in case a
-    // handler fails; unwrapped it costs a third of the time. Help that is
-    // shown is wrapped.
-    .wrap(helpShown ? Math.min(110, process.stdout.columns || 100) : null)
-    .fail((msg, err) => {
-      if (err && err.name !== 'YError') throw err;
-      if (usageError) return;
-      usageError = true;
-      out.error({ code: 'USAGE', message: msg ?? err?.message ?? 'bad usage', hint: 'run `shadow --help` for the commands and their options' });
-    });
-
+  const onFail: FailHandler = (msg, err) => {
+    if (err && err.name !== 'YError') throw err;
+    if (usageError) return;
+    usageError = true;
+    out.error({ code: 'USAGE', message: msg ?? err?.message ?? 'bad usage', hint: 'run `shadow --help` for the commands and their options' });
+  };
+  // A server's handed-off calls reuse the parser of their command (built once: 1 to 2 ms a call); help is laid out afresh.
+  const reused = io.shared !== undefined && !helpShown && invoked !== undefined ? reusableParser(io.shared, invoked, yargs) : undefined;
+  const cli = reused ?? buildParser(yargs(), invoked, helpShown, onFail);
+  if (reused) parserFailures.set(reused, onFail);
   let shadow: Shadow | undefined;
   try {
-    const argv = (await cli.parseAsync()) as Record<string, unknown> & { _: Array<string | number> };
+    const argv = (await cli.parseAsync(args)) as Record<string, unknown> & { _: Array<string | number> };
     if (usageError) return EXIT.usage;
     if (argv.help) return EXIT.ok;
     const spec = findCommand(argv._.map(String));
@@ -105,7 +140,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       open: async () => {
         if (shadow) return shadow;
         // The caller's environment, not this process's: a server runs commands for callers (handoff/).
-        const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir, env: io.env });
+        const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir, env: io.env, shared: io.shared });
         shadow = opened;
         if (argv.model !== undefined || argv['actor-type'] !== undefined) opened.useIdentity({ model: argv.model as string | undefined, actorType: argv['actor-type'] as string | undefined });
         const done = opened.recovered?.finished ?? [];

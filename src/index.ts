@@ -5,6 +5,7 @@
  */
 export { openShadow } from './open.js';
 export type { OpenOptions } from './open.js';
+export { SharedCaches } from './drafts/shared-caches.js';
 export { Shadow } from './shadow.js';
 export type { DraftOption, BatchCallOptions, DiffFile, DiffOptions, DiffResult } from './shadow.js';
 export type { ReviewReport } from './review/review-report.js';

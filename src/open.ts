@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { Clock, Context, Env, FileSystem, GitRunner, Ids, Processes } from './context.js';
 import { ShadowError } from './errors.js';
 import { Workspace } from './drafts/workspace.js';
+import type { SharedCaches } from './drafts/shared-caches.js';
 import { validate } from './drafts/batch-schema.js';
 import { Shadow } from './shadow.js';
 import { hasJournals } from './state/journal.js';
@@ -17,6 +18,8 @@ export interface OpenOptions {
   processes?: Processes;
   /** Native git, for filter drivers, `ident` and encodings; defaults to git on the PATH with node's fs, none with another. */
   git?: GitRunner;
+  /** Caches shared with the process's other handles on the repository (a server's handed-off calls); none by default. */
+  shared?: SharedCaches;
 }
 
 const OpenSchema = z.object({
@@ -50,7 +53,7 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
       git: options.git ?? (options.fs ? undefined : base.git),
     };
   }
-  const ws = Workspace.open(ctx, options.dir);
+  const ws = Workspace.open(ctx, options.dir, options.shared);
   const sh = Shadow.create(ws, ctx);
   // Every command first finishes an apply a crash interrupted. An apply that
   // is running now (its lock held by a live process) is not interrupted.

@@ -17,7 +17,9 @@ import { blockingLocks } from './helpers/lock-files.js';
  * every crash, a new handle (the next command) must recover without LOCKED
  * and leave no journal; the next batch (or finalize) must go through; no
  * git-format lock may stay; HEAD and `git status` must be what the ledger's
- * last apply or unapply says; `git fsck --strict` every few kills.
+ * last apply or unapply says; a group of batches (three sent at once) is in
+ * the draft whole, or its first alone, or not at all; `git fsck --strict`
+ * every few kills.
  *
  *   KILL_SWEEP_SEED=7 KILL_SWEEP_KILLS=1000 node dist/test/kill-sweep.test.js
  */
@@ -66,11 +68,13 @@ Sweep(`${KILLS} seeded kills across batch, session finalize, apply, apply --comm
     assert.ok(seeded.success);
     first.close();
 
-    const calls = new Map<Op, number>();
+    const calls = new Map<Op | 'batches', number>();
     const problems: string[] = [];
     const seen = new Map<Op, number>();
     let kills = 0;
     let step = 0;
+    let grouped = 0;
+    let groupedKills = 0;
     while (kills < KILLS && step < KILLS * 3) {
       step++;
       const events = publishEvents(repo);
@@ -98,21 +102,33 @@ Sweep(`${KILLS} seeded kills across batch, session finalize, apply, apply --comm
         }
         crashing.sessions.push(session, Buffer.from(`# Notes\n\nstep ${step}\n`));
       }
-      const known = calls.get(op);
+      // Three batches at once make more calls than one: a kill point of their own range.
+      const callsKey = op === 'batch' && step % 2 === 0 ? 'batches' : op;
+      const known = calls.get(callsKey);
       const at = known === undefined ? undefined : 1 + Math.floor(rand() * known);
       seam.arm(at);
       const where = `step ${step}: ${op} killed at call ${at ?? '-'} of ${known ?? '?'}`;
       try {
         if (op === 'batch') {
           const k = Math.floor(rand() * 4);
-          const r = await crashing.batch({ intent: `step ${step}`, operations: [{ operation: 'write', path: `src/p${k}.txt`, content: `${step}\n` }, { operation: 'write', path: 'src/a.txt', content: `a${step}\n` }] });
-          if (!r.success && !seam.crashed) problems.push(`${where}: the batch failed uncrashed: ${r.error?.message}`);
+          // Every other step three at once: the first commits alone, the two queued behind it as one group.
+          const n = step % 2 === 0 ? 3 : 1;
+          if (n === 3) grouped = step;
+          const rs = await Promise.all(
+            // Each on paths of its own: a write over a path another changed since the tip it was sent on is a CONFLICT.
+            Array.from({ length: n }, (_, i) => {
+              const operations = [{ operation: 'write' as const, path: `src/p${(k + i) % 4}.txt`, content: `${step}.${i}\n` }];
+              if (i === 0) operations.push({ operation: 'write', path: 'src/a.txt', content: `a${step}\n` });
+              return crashing.batch({ intent: `step ${step}/${i}`, operations });
+            }),
+          );
+          for (const r of rs) if (!r.success && !seam.crashed) problems.push(`${where}: the batch failed uncrashed: ${r.error?.message}`);
         } else if (op === 'finalize') {
           const r = await crashing.sessions.finalize(session!);
           if (!r.success && !seam.crashed) problems.push(`${where}: the finalize failed uncrashed: ${JSON.stringify(r).slice(0, 200)}`);
         } else if (op === 'unapply') await crashing.unapply();
         else await crashing.apply({ commit: op === 'apply-commit' });
-        calls.set(op, seam.calls);
+        calls.set(callsKey, seam.calls);
       } catch (e) {
         if (!seam.crashed) {
           problems.push(`${where}: failed without a crash: ${(e as Error).message}`);
@@ -121,6 +137,12 @@ Sweep(`${KILLS} seeded kills across batch, session finalize, apply, apply --comm
       }
       const crashed = seam.crashed;
       seam.disarm();
+      if (grouped === step) {
+        // A group lands whole or not at all: of the three, none, the first alone, or all.
+        const landed = repo.git('log', '--format=%s', `refs/shadow/drafts/${DRAFT}`).split('\n').filter((l) => l.startsWith(`step ${step}/`)).length;
+        if (![0, 1, 3].includes(landed)) problems.push(`${where}: ${landed} of the three batches sent at once are in the draft`);
+        if (crashed) groupedKills++;
+      }
       if (crashed) {
         kills++;
         seen.set(op, (seen.get(op) ?? 0) + 1);
@@ -180,6 +202,7 @@ Sweep(`${KILLS} seeded kills across batch, session finalize, apply, apply --comm
     assert.equal(problems, [], `${problems.length} problems after ${kills} kills`);
     assert.ok(kills >= KILLS, `${kills} kills`);
     for (const op of ['batch', 'finalize', 'apply', 'apply-commit', 'unapply'] as const) assert.ok((seen.get(op) ?? 0) >= KILLS / 20, `${seen.get(op) ?? 0} kills in ${op}`);
+    assert.ok(groupedKills >= KILLS / 40, `${groupedKills} kills among batches sent three at once`);
 
     // And the repository works on: the whole publish cycle, then fsck.
     const sh = await open();

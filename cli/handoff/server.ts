@@ -2,6 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { SharedCaches } from '../../src/index.js';
 import type { CliIO } from '../io.js';
 import { BUILD_ID } from './build-id.js';
 import { handedOff } from './client.js';
@@ -61,7 +62,7 @@ interface ServerProcess {
 }
 
 /** Run one caller's command and stream its output back. */
-function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess): void {
+function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess, shared: SharedCaches): void {
   let head = '';
   let request: HandoffRequest | undefined;
   let stdin: Readable | undefined;
@@ -114,6 +115,7 @@ function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess): void {
       stderr: (s) => send({ e: s }),
       stdin,
       isTTY: false,
+      shared,
     };
     // Run only on the caller's `go`: a caller that gave up waiting has closed the connection and runs the command itself.
     accepted = () =>
@@ -195,7 +197,10 @@ export async function listenForCalls(gitdir: string, runCli: RunCli): Promise<Ca
     // no socket yet, or one another server just removed
   }
   const own: ServerProcess = { umask: process.umask(), tz: process.env.TZ };
-  const server: Server = createServer((conn) => serveCall(conn, runCli, own));
+  // Each call opens the repository afresh (its config, its refs) but starts
+  // from the draft metadata and parsed objects the calls before it left.
+  const shared = new SharedCaches();
+  const server: Server = createServer((conn) => serveCall(conn, runCli, own, shared));
   const listening = await new Promise<boolean>((done) => {
     server.once('error', () => done(false));
     server.listen(path, () => done(true));

@@ -71,7 +71,7 @@ export async function importRemoteDraft(ws: Workspace, name: string, from: strin
   } finally {
     turn.release();
   }
-  ws.metaCache.delete(name);
+  ws.drafts.delete(name);
   await logEvent(ws, name, 'draft/import', actor, { from, tip: source.tip, root: source.meta.root });
   return requireDraft(ws, name);
 }

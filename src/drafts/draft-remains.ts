@@ -38,8 +38,7 @@ export async function clearDraftRemains(ws: Workspace, name: string, options: { 
   const dir = draftDir(repo.shadowDir, name);
   if (!options.keepPlanState) discardDir(ws.ctx, repo.shadowDir, dir);
   else for (const entry of listDir(ws.ctx.fs, dir)) if (!PLAN_STATE.has(entry)) discardPath(ws.ctx, repo.shadowDir, `${dir}/${entry}`);
-  ws.metaCache.delete(name);
-  ws.metaLag.delete(name);
+  ws.drafts.delete(name);
   ws.appliedMemo.delete(name);
 }
 

@@ -6,6 +6,7 @@ import { unpackSnapshot } from '../state/remote-mirror.js';
 import { refComponentProblem } from '../core/ref-component.js';
 import { lineName, splitRemoteDraft } from '../core/remote-draft-name.js';
 import { readDraftMeta, writeDraftMeta, type DraftMeta } from '../state/draft-meta.js';
+import { DraftMetaCache } from './draft-meta-cache.js';
 import { waitForProcessLock } from '../durable/process-lock.js';
 import { RefMoved } from '../git/refs.js';
 import { worktreeOfGitDir } from '../git/repository.js';
@@ -126,15 +127,18 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
 
 /**
  * Keep `meta` as the draft's cached metadata, `lag` ahead of its file; the
- * file is written when it would lag by metaLagLimit or more.
+ * file is written when it would lag by metaLagLimit or more. `file.read`:
+ * the stamp of the file `meta` was just read from (else the file is the one
+ * the entry already knew).
  */
-export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number): void {
-  ws.metaCache.set(meta.name, meta);
+export function keepDraftMeta(ws: Workspace, meta: DraftMeta, lag: number, file?: { read: string }): void {
   if (lag >= META_LAG_LIMIT && lag >= metaLagLimit(meta.bases.size)) {
     writeDraftMeta(ws.ctx, ws.repo.shadowDir, meta, false);
-    lag = 0;
+    ws.drafts.set(meta.name, meta, 0, DraftMetaCache.stampOf(ws.ctx, ws.repo.shadowDir, meta.name));
+    return;
   }
-  ws.metaLag.set(meta.name, lag);
+  if (file) ws.drafts.set(meta.name, meta, lag, file.read);
+  else ws.drafts.advance(meta.name, meta, lag);
 }
 
 /**
@@ -153,14 +157,15 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
   const ref = draftRef(name);
   const tip = ws.repo.refs.resolve(ref);
   if (tip === undefined) {
-    ws.metaCache.delete(name);
-    ws.metaLag.delete(name);
+    ws.drafts.delete(name);
     return undefined;
   }
-  let meta = ws.metaCache.get(name);
-  let lag = ws.metaLag.get(name) ?? 0;
+  const stamp = DraftMetaCache.stampOf(ws.ctx, ws.repo.shadowDir, name);
+  const kept = ws.drafts.get(name, stamp, tip);
+  let meta = kept?.meta;
+  let lag = kept?.lag ?? 0;
   let fromFile = false;
-  if (!meta || meta.bases_tip !== tip) {
+  if (!meta) {
     meta = readDraftMeta(ws.ctx, ws.repo.shadowDir, name);
     lag = 0;
     fromFile = true;
@@ -179,7 +184,7 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
     fresh = reconstructMeta(ws, name, tip);
     lag = Infinity;
   }
-  keepDraftMeta(ws, fresh, lag);
+  keepDraftMeta(ws, fresh, lag, fromFile ? { read: stamp } : undefined);
   // A rebase took in what the applies before it wrote: only newer ones move the bases.
   const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name, ws.appliedMemo, fresh.rebase ? (fresh.rebase.applies ?? '') : undefined);
   return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applied.overrides), lastApply: applied.last };
@@ -294,8 +299,7 @@ export async function publishDraft(ws: Workspace, draft: Draft, actor: string, o
   } finally {
     turn.release();
   }
-  ws.metaCache.set(draft.name, draft.meta);
-  ws.metaLag.set(draft.name, 0);
+  ws.drafts.set(draft.name, draft.meta, 0, DraftMetaCache.stampOf(ws.ctx, repo.shadowDir, draft.name));
   await logEvent(ws, draft.name, 'draft/open', actor, { root: draft.meta.root, from: draft.meta.from, tip: draft.tip });
 }
 

@@ -17,6 +17,11 @@ export function logEvents(ws: Workspace, draft: string, actor: string, events: R
   return appendEvents(ws.ctx, ledgerPath(ws, draft), events.map((e) => ({ type: e.type, draft, actor, data: e.data })), ws.repo.lockTimeoutMs);
 }
 
+/** Append several events, each with its own actor, to a draft's ledger with one fsync. */
+export function logEventsOf(ws: Workspace, draft: string, events: ReadonlyArray<{ type: string; actor: string; data: Record<string, unknown> }>): Promise<LedgerEvent[]> {
+  return appendEvents(ws.ctx, ledgerPath(ws, draft), events.map((e) => ({ type: e.type, draft, actor: e.actor, data: e.data })), ws.repo.lockTimeoutMs);
+}
+
 /** Every event of a draft's ledger, oldest first. */
 export function draftEvents(ws: Workspace, draft: string): LedgerEvent[] {
   return readEvents(ws.ctx, ledgerPath(ws, draft));

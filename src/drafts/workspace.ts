@@ -2,7 +2,8 @@ import type { Context } from '../context.js';
 import { DEFAULT_MAX_BATCH_BYTES, DEFAULT_MAX_BATCH_OPS, type BatchLimits } from './batch-bounds.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../core/content.js';
 import type { Oid } from '../git/format/git-objects.js';
-import type { DraftMeta } from '../state/draft-meta.js';
+import { DraftMetaCache } from './draft-meta-cache.js';
+import type { SharedCaches } from './shared-caches.js';
 import type { AppliedMemo } from '../state/applied-state.js';
 import { statStamp } from '../durable/durable-file.js';
 import { AttributeFiles, baseAttributeFiles } from '../git/attribute-files.js';
@@ -49,15 +50,15 @@ export interface LiveSession {
 
 /**
  * An open repository plus what the engine caches about it for the life of
- * the handle: draft metadata (checked against the ref on every use) and the
- * settings. One per `openShadow` call; nothing is shared between handles.
+ * the handle: draft metadata (checked against the ref and its file on every
+ * use) and the settings. One per `openShadow` call; the draft metadata and
+ * parsed objects are shared with the process's other handles on the
+ * repository when `openShadow` was given SharedCaches.
  */
 export class Workspace {
   readonly settings: Settings;
-  /** Draft metadata by name, valid while `bases_tip` equals the ref. */
-  readonly metaCache = new Map<string, DraftMeta>();
-  /** Commits each cached draft's `draft.json` on disk is behind its tip (see META_LAG_LIMIT). */
-  readonly metaLag = new Map<string, number>();
+  /** Draft metadata by name, valid while `bases_tip` equals the ref and `draft.json` is unchanged. */
+  readonly drafts: DraftMetaCache;
   /**
    * Reviews of publish sets, by the digest of the set (paths with their old
    * and new blob ids, which pin every byte of the diff): a dry run followed
@@ -76,8 +77,16 @@ export class Workspace {
   readonly sessions = new Map<string, LiveSession>();
   /** The last turn queued on each draft (inTurn). */
   private readonly turns = new Map<string, Promise<void>>();
+  /** Work to run once the current answers are out (afterAnswers), by key. */
+  private readonly upkeep = new Map<string, () => void>();
+  /** The jobs waiting on each draft for a turn to take them (inGroup). */
+  private readonly queued = new Map<string, unknown[]>();
 
-  private constructor(readonly repo: Repository) {
+  private constructor(
+    readonly repo: Repository,
+    drafts: DraftMetaCache,
+  ) {
+    this.drafts = drafts;
     const c = repo.config;
     this.settings = {
       maxContentBytes: c.getInt('shadow.maxcontentbytes') ?? DEFAULT_MAX_CONTENT_BYTES,
@@ -110,8 +119,27 @@ export class Workspace {
     }
   }
 
-  static open(ctx: Context, dir: string): Workspace {
-    return new Workspace(Repository.open(ctx, dir));
+  /**
+   * Queue `job` on `draft` and, in a turn (inTurn), run `work` on it and
+   * every job queued behind it by then, in the order queued: the jobs that
+   * arrive while a turn runs are taken together by the next. A job an
+   * earlier turn took is not run again: `work` settles each job it takes.
+   */
+  async inGroup<J>(draft: string, job: J, work: (jobs: J[], waited: boolean) => Promise<void>): Promise<void> {
+    const queue = this.queued.get(draft);
+    if (queue === undefined) this.queued.set(draft, [job]);
+    else queue.push(job);
+    await this.inTurn(draft, async (waited) => {
+      const jobs = this.queued.get(draft);
+      if (jobs === undefined || !jobs.includes(job)) return;
+      this.queued.delete(draft);
+      await work(jobs as J[], waited);
+    });
+  }
+
+  static open(ctx: Context, dir: string, shared?: SharedCaches): Workspace {
+    const repo = Repository.open(ctx, dir, shared && ((commondir) => shared.of(commondir).parsed));
+    return new Workspace(repo, shared?.of(repo.layout.commondir).drafts ?? new DraftMetaCache());
   }
 
   get ctx(): Context {
@@ -219,7 +247,32 @@ export class Workspace {
     return view;
   }
 
+  /**
+   * Run `work` once the answers of the current turn have gone out (the
+   * event loop's next turn), or at close at the latest; one pending
+   * `work` per key. For upkeep no caller waits on (merging packs): a failure
+   * there is left for the next time it is due.
+   */
+  afterAnswers(key: string, work: () => void): void {
+    const first = this.upkeep.size === 0;
+    this.upkeep.set(key, work);
+    if (first) setImmediate(() => this.runUpkeep());
+  }
+
+  private runUpkeep(): void {
+    const all = [...this.upkeep.values()];
+    this.upkeep.clear();
+    for (const work of all) {
+      try {
+        work();
+      } catch {
+        // Upkeep: due again later.
+      }
+    }
+  }
+
   close(): void {
+    this.runUpkeep();
     this.repo.close();
   }
 }

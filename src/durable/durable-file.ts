@@ -55,6 +55,29 @@ export function fsyncDir(fs: FileSystem, dir: string): void {
 }
 
 /**
+ * `fsyncDir` with the fsync on libuv's thread pool (see fsyncConcurrently):
+ * a server's other requests run while the disk works.
+ */
+export async function fsyncDirConcurrently(fs: FileSystem, dir: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, 'r');
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') return;
+    throw e;
+  }
+  try {
+    await fsyncConcurrently(fs, fd);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code !== 'EINVAL' && code !== 'EBADF' && code !== 'EISDIR') throw e;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
  * Run a call on libuv's thread pool when the file system has its callback
  * form, else synchronously: a failure either way is a rejection.
  */

@@ -1,5 +1,8 @@
 /** The in-memory caches of the object database. */
+import type { Commit, TreeEntry } from './format/git-objects.js';
 
+const TREE_CACHE_ENTRIES = 20_000;
+const COMMIT_CACHE_ENTRIES = 5_000;
 const RECENT_BLOB_BYTES = 8 * 1024 * 1024;
 const RECENT_BLOB_LARGEST = 256 * 1024;
 
@@ -19,6 +22,9 @@ export class Lru<V> {
     this.map.delete(key);
     this.map.set(key, value);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+  delete(key: string): void {
+    this.map.delete(key);
   }
 }
 
@@ -47,4 +53,19 @@ export class RecentBlobs {
       this.bytes -= c.length;
     }
   }
+}
+
+/**
+ * Parsed trees and commits by id. Objects never change, so one set can serve
+ * every handle a process opens on one repository (see SharedCaches): a
+ * handed-off command then starts with what the calls before it read.
+ */
+export interface ParsedObjects {
+  readonly trees: Lru<readonly TreeEntry[]>;
+  readonly commits: Lru<Commit>;
+}
+
+/** An empty set of parsed-object caches. */
+export function parsedObjects(): ParsedObjects {
+  return { trees: new Lru(TREE_CACHE_ENTRIES), commits: new Lru(COMMIT_CACHE_ENTRIES) };
 }

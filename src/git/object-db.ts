@@ -3,7 +3,7 @@ import { ShadowError } from '../errors.js';
 import { EMPTY_TREE_OID, parseCommit, parseTag, parseTree, type Commit, type ObjectType, type Oid, type Tag, type TreeEntry } from './format/git-objects.js';
 import type { RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
-import { Lru, RecentBlobs } from './object-caches.js';
+import { parsedObjects, RecentBlobs, type ParsedObjects } from './object-caches.js';
 import { buildPack, type BuiltPack, type PackObject } from './format/pack-writer.js';
 import { PackKeeps } from './pack-keeps.js';
 import { PackSet } from './pack-set.js';
@@ -18,9 +18,6 @@ export interface ObjectStats {
   packsWritten: number;
 }
 
-const TREE_CACHE_ENTRIES = 20_000;
-const COMMIT_CACHE_ENTRIES = 5_000;
-
 /**
  * The repository's object database: reads loose objects, packs and
  * alternates; writes each set of new objects as one durable pack. Parsed
@@ -34,9 +31,11 @@ export class ObjectDatabase {
   private readonly packs: PackSet;
   private readonly installer: PackInstaller;
   private alternates: ObjectDatabase[] | undefined;
-  private readonly trees = new Lru<readonly TreeEntry[]>(TREE_CACHE_ENTRIES);
-  private readonly commits = new Lru<Commit>(COMMIT_CACHE_ENTRIES);
+  private readonly trees: ParsedObjects['trees'];
+  private readonly commits: ParsedObjects['commits'];
   private readonly recentBlobs = new RecentBlobs();
+  /** Blobs of a transaction not written yet (rememberStaged). */
+  private readonly stagedBlobs = new Map<Oid, Buffer>();
   /** The packs this handle wrote that no ref may name yet (see pack-keeps.ts). */
   private readonly keeps: PackKeeps;
   /** Packs written since the last look at merging (the directory is listed only every few writes). */
@@ -51,7 +50,11 @@ export class ObjectDatabase {
      * undefined (an alternate, or git's preciousObjects extension) never merges.
      */
     private readonly packRegistry?: string,
+    /** Parsed trees and commits, shared with other handles on this repository (default: this handle's own). */
+    parsed: ParsedObjects = parsedObjects(),
   ) {
+    this.trees = parsed.trees;
+    this.commits = parsed.commits;
     this.keeps = new PackKeeps(ctx.fs);
     this.packs = new PackSet(ctx.fs, `${dir}/pack`);
     this.installer = new PackInstaller(ctx, this.packs.dir, this.keeps, (idx, count) => {
@@ -134,7 +137,7 @@ export class ObjectDatabase {
   }
 
   readBlob(oid: Oid): Buffer {
-    return this.recentBlobs.get(oid) ?? this.readTyped(oid, 'blob');
+    return this.recentBlobs.get(oid) ?? this.stagedBlobs.get(oid) ?? this.readTyped(oid, 'blob');
   }
 
   readTree(oid: Oid): readonly TreeEntry[] {
@@ -174,6 +177,26 @@ export class ObjectDatabase {
 
   rememberCommit(oid: Oid, commit: Commit): void {
     this.commits.set(oid, commit);
+  }
+
+  /**
+   * Remember objects of a transaction that are not written yet, so that
+   * what it builds on them reads them (a group of batches, each on the
+   * commit before it); `forget` them if the transaction fails.
+   */
+  rememberStaged(objects: ReadonlyArray<{ oid: Oid; type: ObjectType; content: Uint8Array }>, trees: ReadonlyArray<{ oid: Oid; entries: readonly TreeEntry[] }>): void {
+    for (const o of objects) if (o.type === 'blob') this.stagedBlobs.set(o.oid, Buffer.from(o.content.buffer, o.content.byteOffset, o.content.length));
+    for (const t of trees) this.rememberTree(t.oid, t.entries);
+  }
+
+  /** The transaction of rememberStaged is over: its blobs are on disk (`written`), or never will be and are forgotten. */
+  settleStaged(oids: Iterable<Oid>, written: boolean): void {
+    for (const oid of oids) {
+      this.stagedBlobs.delete(oid);
+      if (written) continue;
+      this.trees.delete(oid);
+      this.commits.delete(oid);
+    }
   }
 
   /**

@@ -10,7 +10,7 @@ import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
 import type { Oid } from './format/git-objects.js';
 import { streamBlobPack } from './blob-pack-stream.js';
-import { ensureDir, fsyncDir, tryUnlink, writeNewFileSynced, writeNewFilesSynced } from '../durable/durable-file.js';
+import { ensureDir, fsyncDir, fsyncDirConcurrently, tryUnlink, writeNewFileSynced, writeNewFilesSynced } from '../durable/durable-file.js';
 import { streamPack, type BuiltPack, type PackObject } from './format/pack-writer.js';
 import { TempPackVanished, whileTempVanishes, whileTempVanishesSync } from './pack-temp-retry.js';
 import type { PackKeeps } from './pack-keeps.js';
@@ -61,7 +61,10 @@ export class PackInstaller {
         tryUnlink(fs, tmpIdx);
         throw e;
       }
-      return this.place(tmpPack, tmpIdx, built!);
+      const idx = this.rename(tmpPack, tmpIdx, built!);
+      await fsyncDirConcurrently(fs, this.dir);
+      this.placed(idx, built!.count);
+      return idx;
     });
   }
 
@@ -114,6 +117,14 @@ export class PackInstaller {
 
   /** Rename a pack and its index, both durable under temporary names, into place (pack first), and fsync the directory. */
   private place(tmpPack: string, tmpIdx: string, built: { checksum: string; count: number }): string {
+    const finalIdx = this.rename(tmpPack, tmpIdx, built);
+    fsyncDir(this.ctx.fs, this.dir);
+    this.placed(finalIdx, built.count);
+    return finalIdx;
+  }
+
+  /** Rename a pack and its index into place (pack first), kept; returns the `.idx` path. The directory is the caller's to fsync. */
+  private rename(tmpPack: string, tmpIdx: string, built: { checksum: string }): string {
     const fs = this.ctx.fs;
     const dir = this.dir;
     const finalPack = `${dir}/pack-${built.checksum}.pack`;
@@ -128,8 +139,6 @@ export class PackInstaller {
       tryUnlink(fs, tmpIdx);
       throw errnoCode(e) === 'ENOENT' ? new TempPackVanished(e) : e;
     }
-    fsyncDir(fs, dir);
-    this.placed(finalIdx, built.count);
     return finalIdx;
   }
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
 import { ZERO_OID, type Oid, type Signature } from './format/git-objects.js';
-import { fsyncConcurrently, fsyncDir, parentOf, pruneEmptyDirs, settleAll, tryUnlink, writeAll } from '../durable/durable-file.js';
+import { fsyncConcurrently, fsyncDir, fsyncDirConcurrently, parentOf, pruneEmptyDirs, settleAll, tryUnlink, writeAll } from '../durable/durable-file.js';
 import type { LockFile } from '../durable/lock-file.js';
 import { collectLooseRefs, readLooseRef, type LooseRef } from './loose-refs.js';
 import { PackedRefs } from './packed-refs.js';
@@ -62,6 +62,13 @@ export interface RefUpdate {
    * where it was.
    */
   after?: Promise<void>;
+  /**
+   * Commits the move passes through on its way to `next` (a group of
+   * batches committed as a chain, the ref moved once): each gets its own
+   * reflog line, old to it and it to the next, as if the ref had stopped
+   * there, so that `undo` and the reflog's readers see one move a commit.
+   */
+  passing?: ReadonlyArray<{ oid: Oid; message: string }>;
 }
 
 /** Refs that live in each worktree's own git dir rather than the common dir. */
@@ -182,16 +189,15 @@ export class RefStore {
         // Both lines go before the rename, as the branch's always did: a
         // crash leaves at worst a line for a move not made, which a redo
         // (`redo`) recognises, never a move without its lines.
-        const line: ReflogLine = {
-          old: current ?? ZERO_OID,
-          next: u.next,
-          who: u.who,
-          message: u.message,
-          create: u.createReflog !== false,
-          redo: u.redo === true,
-        };
-        this.appendReflog(u.ref, line);
-        if (head && this.headTarget() === u.ref) this.appendReflog('HEAD', line);
+        const stops = [...(u.passing ?? []), { oid: u.next, message: u.message }];
+        let from = current ?? ZERO_OID;
+        const lines: ReflogLine[] = stops.map((s) => {
+          const line = { old: from, next: s.oid, who: u.who, message: s.message, create: u.createReflog !== false, redo: u.redo === true };
+          from = s.oid;
+          return line;
+        });
+        for (const line of lines) this.appendReflog(u.ref, line);
+        if (head && this.headTarget() === u.ref) for (const line of lines) this.appendReflog('HEAD', line);
       }
       // HEAD's lock goes first: a crash after the rename leaves no lock that
       // recovery, finding the branch moved, would never name.
@@ -206,7 +212,7 @@ export class RefStore {
     } finally {
       if (head) this.locks.release(head, this.lockPathOf('HEAD'));
     }
-    fsyncDir(fs, parentOf(path));
+    await fsyncDirConcurrently(fs, parentOf(path));
   }
 
   /** Only a branch can be checked out: shadow's own refs skip the read of HEAD. */

@@ -5,6 +5,7 @@ import { listDir, parentOf, readTextIfExists } from '../durable/durable-file.js'
 import { GitConfig } from './git-config.js';
 import { hasLinkExtension, readIndexVersion } from './index-file.js';
 import { ObjectDatabase } from './object-db.js';
+import type { ParsedObjects } from './object-caches.js';
 import { RefStore } from './refs.js';
 
 function lockHoldersDir(commondir: string): string {
@@ -184,20 +185,25 @@ export class Repository {
     readonly ctx: Context,
     readonly layout: RepositoryLayout,
     readonly config: GitConfig,
+    parsed?: ParsedObjects,
   ) {
     const precious = config.getBool('extensions.preciousobjects') === true;
-    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, precious ? undefined : `${layout.commondir}/shadow/packs.list`);
+    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, precious ? undefined : `${layout.commondir}/shadow/packs.list`, parsed);
     this.lockTimeoutMs = config.getInt('shadow.locktimeout') ?? DEFAULT_LOCK_TIMEOUT_MS;
     this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, this.lockTimeoutMs, lockHoldersDir(layout.commondir));
   }
 
-  /** Open the repository containing `dir` (absolute), after checking its format. */
-  static open(ctx: Context, dir: string): Repository {
+  /**
+   * Open the repository containing `dir` (absolute), after checking its
+   * format; `parsed` gives the parsed-object caches to use for its common
+   * git dir (shared with other handles), when given.
+   */
+  static open(ctx: Context, dir: string, parsed?: (commondir: string) => ParsedObjects): Repository {
     const layout = discoverRepository(ctx, dir);
     const config = GitConfig.load({ fs: ctx.fs, env: ctx.env, gitdir: layout.gitdir, commondir: layout.commondir });
     if (config.getBool('core.bare') === true) layout.worktree = null;
     checkFormat(ctx, layout, config);
-    return new Repository(ctx, layout, config);
+    return new Repository(ctx, layout, config, parsed?.(layout.commondir));
   }
 
   /** shadow's own directory inside the common git dir. */

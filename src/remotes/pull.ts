@@ -110,7 +110,7 @@ export async function pullDrafts(ws: Workspace, remoteName: string, drafts: read
       }
       await takeRemoteRefs(ws, p.draft, remoteDraft, p.remote, snapshot);
       // draft.json is a cache of the commits: its bases, conflicts and batch numbers are rebuilt from the new tip.
-      ws.metaCache.delete(p.draft);
+      ws.drafts.delete(p.draft);
       writeDraftMeta(ws.ctx, repo.shadowDir, requireDraft(ws, p.draft).meta, true);
     }
     // The other side's snapshot becomes a parent of this side's: the join's snapshot stays reachable, the next push fast-forwards.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
 import { toJsonSafe } from '../core/json-safe.js';
-import { writeAll } from '../durable/durable-file.js';
+import { fsyncConcurrently, writeAll } from '../durable/durable-file.js';
 import { waitForProcessLock } from '../durable/process-lock.js';
 
 /**
@@ -162,7 +162,8 @@ export async function appendEvents(
     const fd = ctx.fs.openSync(path, 'a', 0o644);
     try {
       writeAll(ctx.fs, fd, Buffer.from(text, 'utf8'));
-      if (options.durable !== false) ctx.fs.fsyncSync(fd);
+      // On the pool: a server's other requests go on while the disk works (the lock is held till it is done).
+      if (options.durable !== false) await fsyncConcurrently(ctx.fs, fd);
     } finally {
       ctx.fs.closeSync(fd);
     }
