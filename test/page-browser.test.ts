@@ -72,10 +72,18 @@ const E = suite<E2E>('review page in a browser');
 if (!chromium) {
   console.log('SKIP review page in a browser: no Chromium found (apt-get install chromium, or set SHADOW_CHROMIUM to its executable)');
 } else {
+  // One browser for the file (its start is most of a test's time); each test a context of its own: no cookie, storage or cache carries over.
+  E.before(async (c) => {
+    c.browser = await launchBrowser(chromium);
+  });
+  E.after(async (c) => {
+    await c.browser.close();
+  });
+  let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
   E.before.each(async (c) => {
     await setUp(c);
-    c.browser = await launchBrowser(chromium);
-    c.page = await c.browser.newPage();
+    context = await c.browser.createBrowserContext();
+    c.page = await context.newPage();
     c.problems = [];
     c.shots = screenshotDir();
     c.page.on('pageerror', (e) => c.problems.push(`page error: ${(e as Error).message}`));
@@ -85,7 +93,7 @@ if (!chromium) {
     });
   });
   E.after.each(async (c) => {
-    await c.browser.close();
+    await context.close();
     await tearDown(c);
   });
 
