@@ -25,7 +25,7 @@ import { blockingLocks } from './helpers/lock-files.js';
  */
 
 const SEED = Number(process.env.KILL_SWEEP_SEED ?? 20261125);
-const KILLS = Number(process.env.KILL_SWEEP_KILLS ?? 200);
+const KILLS = Number(process.env.KILL_SWEEP_KILLS ?? 150);
 const FSCK_EVERY = 20;
 const DRAFT = 'sweep';
 

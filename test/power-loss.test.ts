@@ -1,14 +1,8 @@
 import { suite } from 'uvu';
 import { blobOid } from '../src/git/format/git-objects.js';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
-import * as nodeFs from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FileSystem, Shadow } from '../src/index.js';
 import { IndexView } from '../src/git/index-view.js';
-import { Repository } from '../src/git/repository.js';
-import { testContext } from './helpers/context.js';
 import { CrashFs } from './helpers/crash-fs.js';
 import { crashStates, type CrashState } from './helpers/crash-states.js';
 import { openAfterCrash } from './helpers/restart-open.js';
@@ -16,6 +10,7 @@ import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { withReplacingRename } from './helpers/memfs-rename.js';
 import { FsSeam } from './helpers/fs-seam.js';
 import { prng } from './helpers/prng.js';
+import { allOrNothing, common, draftChanges, gitFsck, ledgerBatches, mainBranch, PUBLISHED } from './helpers/power-loss-checks.js';
 
 /**
  * Power loss, not only kill -9: each protocol runs once on a CrashFs, then
@@ -27,6 +22,8 @@ import { prng } from './helpers/prng.js';
  * lock is left that stops the next command. The number of states checked
  * per protocol is printed.
  */
+
+const open = openAfterCrash;
 
 const FILES = { 'README.md': 'Hello\n', 'a.txt': 'a old\n', 'b/c.txt': 'c old\n', 'gone.txt': 'bye\n' };
 
@@ -41,93 +38,6 @@ interface Protocol {
   /** What must hold on a disk left after the run returned: what it made is durable. */
   done?(sh: Shadow, fs: FileSystem): Promise<void>;
 }
-
-function read(fs: FileSystem, path: string): string | null {
-  return fs.existsSync(`/repo/${path}`) ? String(fs.readFileSync(`/repo/${path}`, 'utf8')) : null;
-}
-
-const open = openAfterCrash;
-
-/** A digest of everything under /repo, to tell whether a second recovery changed anything. */
-function digest(fs: FileSystem, dir = '/repo'): string {
-  const parts: string[] = [];
-  for (const name of (fs.readdirSync(dir) as unknown[]).map(String).sort()) {
-    const p = `${dir}/${name}`;
-    const st = fs.lstatSync(p);
-    parts.push(st.isDirectory() ? `${p}/\n${digest(fs, p)}` : `${p} ${st.isSymbolicLink() ? fs.readlinkSync(p) : (fs.readFileSync(p) as Buffer).toString('base64')}`);
-  }
-  return parts.join('\n');
-}
-
-/** Whether the repository on `fs` holds commit `oid`, whole. */
-function hasCommit(fs: FileSystem, oid: string): boolean {
-  try {
-    Repository.open(testContext(fs), '/repo').objects.readCommit(oid);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The batch numbers the draft's ledger records as committed. */
-async function ledgerBatches(sh: Shadow): Promise<number[]> {
-  return (await sh.events()).filter((e) => e.type === 'batch/commit').map((e) => (e.data as { batch: number }).batch);
-}
-
-/** Checks every protocol shares: the ledger verifies, recovery converges, the draft reads whole, the next batch runs. */
-async function common(sh: Shadow, fs: FileSystem, label: string): Promise<void> {
-  const verdict = await sh.verifyEvents();
-  assert.ok(verdict.ok, `${label}: ledger: ${JSON.stringify(verdict.broken)}`);
-  const again = digest(fs);
-  const second = await sh.recover();
-  assert.equal(second.finished, [], `${label}: a second recovery finishes nothing`);
-  assert.is(digest(fs), again, `${label}: a second recovery changes nothing`);
-  // Everything the draft names reads (and hashes right): its log and its files.
-  if (await sh.hasDraft()) {
-    await sh.log();
-    // A batch the ledger records was durable before its line was written: its commit is there, whole.
-    // (Whether the draft still holds it, a rollback may have changed: the batch protocols check that themselves.)
-    for (const e of await sh.events()) {
-      const { batch, commit } = (e.data ?? {}) as { batch?: number; commit?: string };
-      if (e.type === 'batch/commit' && commit) assert.ok(hasCommit(fs, commit), `${label}: the ledger claims batch ${batch} (${commit}), whose commit is missing`);
-    }
-    for (const f of (await sh.files()).files) if (f.type === 'file') await sh.cat(f.path);
-  }
-  const next = await sh.batch({ operations: [{ operation: 'write', path: 'next.txt', content: 'next\n' }] });
-  assert.ok(next.success, `${label}: the next batch runs: ${JSON.stringify(next.error)}`);
-}
-
-const PUBLISHED: Record<string, [string | null, string | null]> = {
-  'a.txt': ['a old\n', 'a new\n'],
-  'b/c.txt': ['c old\n', 'c new\n'],
-  'b/d/new.txt': [null, 'made\n'],
-  'gone.txt': ['bye\n', null],
-};
-
-/** Every published path old, or every one new: an apply is all or nothing. */
-function allOrNothing(fs: FileSystem, label: string, flip = false): 'old' | 'new' {
-  const seen = Object.entries(PUBLISHED).map(([p, [o, n]]) => {
-    const v = read(fs, p);
-    const [before, after] = flip ? [n, o] : [o, n];
-    assert.ok(v === before || v === after, `${label}: ${p} is torn: ${JSON.stringify(v)}`);
-    return v === after && before !== after ? 'new' : 'old';
-  });
-  const kinds = new Set(seen);
-  assert.is(kinds.size, 1, `${label}: some paths old, some new: ${JSON.stringify(Object.keys(PUBLISHED).map((p) => [p, read(fs, p)]))}`);
-  return seen[0]!;
-}
-
-const draftChanges = async (sh: Shadow): Promise<void> => {
-  const r = await sh.batch({
-    operations: [
-      { operation: 'write', path: 'a.txt', content: 'a new\n' },
-      { operation: 'write', path: 'b/c.txt', content: 'c new\n' },
-      { operation: 'write', path: 'b/d/new.txt', content: 'made\n' },
-      { operation: 'delete', path: 'gone.txt' },
-    ],
-  });
-  assert.ok(r.success);
-};
 
 const PROTOCOLS: Protocol[] = [
   {
@@ -222,12 +132,6 @@ const PROTOCOLS: Protocol[] = [
 ];
 
 /** What refs/heads/main holds on a disk (loose, else packed). */
-async function mainBranch(fs: FileSystem): Promise<string> {
-  const loose = '/repo/.git/refs/heads/main';
-  if (fs.existsSync(loose)) return String(fs.readFileSync(loose, 'utf8')).trim();
-  const packed = String(fs.readFileSync('/repo/.git/packed-refs', 'utf8'));
-  return /^([0-9a-f]{40}) refs\/heads\/main$/m.exec(packed)![1]!;
-}
 
 let sessionId = '';
 let branchBefore = '';
@@ -328,29 +232,6 @@ PROTOCOLS.push(
     },
   },
 );
-
-/** Copy the repository of a disk to a real directory. */
-function toDisk(fs: FileSystem, from: string, to: string): void {
-  nodeFs.mkdirSync(to, { recursive: true });
-  for (const name of (fs.readdirSync(from) as unknown[]).map(String)) {
-    const st = fs.lstatSync(`${from}/${name}`);
-    if (st.isDirectory()) toDisk(fs, `${from}/${name}`, join(to, name));
-    else if (st.isSymbolicLink()) nodeFs.symlinkSync(String(fs.readlinkSync(`${from}/${name}`)), join(to, name));
-    else nodeFs.writeFileSync(join(to, name), fs.readFileSync(`${from}/${name}`) as Buffer);
-  }
-}
-
-/** Native git's verdict on a recovered disk: `git fsck --strict` finds nothing wrong. */
-function gitFsck(fs: FileSystem, label: string): void {
-  const dir = nodeFs.mkdtempSync(join(tmpdir(), 'shadow-power-loss-'));
-  try {
-    toDisk(fs, '/repo', dir);
-    const r = spawnSync('git', ['fsck', '--strict', '--no-progress', '--no-dangling'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } });
-    assert.is(r.status, 0, `${label}: git fsck --strict: ${r.stdout}${r.stderr}`);
-  } finally {
-    nodeFs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** Which states also go through native git: a few spread over the run. */
 const FSCK_SAMPLE = 4;
