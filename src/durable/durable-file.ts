@@ -31,24 +31,34 @@ export function ensureDir(fs: FileSystem, dir: string, durable = true): void {
   if (missing.length === 0) fs.mkdirSync(dir, { recursive: true });
 }
 
+/** A directory opened to be synced, or undefined on file systems that cannot open one (some in-memory ones). */
+function openDir(fs: FileSystem, dir: string): number | undefined {
+  try {
+    return fs.openSync(dir, 'r');
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') return undefined;
+    throw e;
+  }
+}
+
+/** A directory's fsync refused by a file system that does not sync directories: nothing to do. */
+function syncUnsupported(e: unknown): boolean {
+  const code = errnoCode(e);
+  return code === 'EINVAL' || code === 'EBADF' || code === 'EISDIR';
+}
+
 /**
  * fsync a directory so that a rename or create inside it survives a crash.
  * File systems that cannot open a directory (some in-memory ones) are skipped.
  */
 export function fsyncDir(fs: FileSystem, dir: string): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(dir, 'r');
-  } catch (e) {
-    const code = errnoCode(e);
-    if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') return;
-    throw e;
-  }
+  const fd = openDir(fs, dir);
+  if (fd === undefined) return;
   try {
     fs.fsyncSync(fd);
   } catch (e) {
-    const code = errnoCode(e);
-    if (code !== 'EINVAL' && code !== 'EBADF' && code !== 'EISDIR') throw e;
+    if (!syncUnsupported(e)) throw e;
   } finally {
     fs.closeSync(fd);
   }
@@ -59,19 +69,12 @@ export function fsyncDir(fs: FileSystem, dir: string): void {
  * a server's other requests run while the disk works.
  */
 export async function fsyncDirConcurrently(fs: FileSystem, dir: string): Promise<void> {
-  let fd: number;
-  try {
-    fd = fs.openSync(dir, 'r');
-  } catch (e) {
-    const code = errnoCode(e);
-    if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') return;
-    throw e;
-  }
+  const fd = openDir(fs, dir);
+  if (fd === undefined) return;
   try {
     await fsyncConcurrently(fs, fd);
   } catch (e) {
-    const code = errnoCode(e);
-    if (code !== 'EINVAL' && code !== 'EBADF' && code !== 'EISDIR') throw e;
+    if (!syncUnsupported(e)) throw e;
   } finally {
     fs.closeSync(fd);
   }

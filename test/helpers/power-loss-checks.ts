@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { FileSystem, Shadow } from '../../src/index.js';
 import { Repository } from '../../src/git/repository.js';
 import { testContext } from './context.js';
+import { toDisk } from './rebase-fixture.js';
 
 /*
  * What the power-loss test (test/power-loss.test.ts) checks on a disk a
@@ -103,17 +104,6 @@ export async function mainBranch(fs: FileSystem): Promise<string> {
   if (fs.existsSync(loose)) return String(fs.readFileSync(loose, 'utf8')).trim();
   const packed = String(fs.readFileSync('/repo/.git/packed-refs', 'utf8'));
   return /^([0-9a-f]{40}) refs\/heads\/main$/m.exec(packed)![1]!;
-}
-
-/** Copy the repository of a disk to a real directory. */
-function toDisk(fs: FileSystem, from: string, to: string): void {
-  nodeFs.mkdirSync(to, { recursive: true });
-  for (const name of (fs.readdirSync(from) as unknown[]).map(String)) {
-    const st = fs.lstatSync(`${from}/${name}`);
-    if (st.isDirectory()) toDisk(fs, `${from}/${name}`, join(to, name));
-    else if (st.isSymbolicLink()) nodeFs.symlinkSync(String(fs.readlinkSync(`${from}/${name}`)), join(to, name));
-    else nodeFs.writeFileSync(join(to, name), fs.readFileSync(`${from}/${name}`) as Buffer);
-  }
 }
 
 /** Native git's verdict on a recovered disk: `git fsck --strict` finds nothing wrong. */
