@@ -26,7 +26,7 @@ function fileRow(draft, f, notes) {
   );
 }
 
-async function act(what, run, refresh) {
+async function act(run, refresh) {
   try {
     say(await run());
   } catch (e) {
@@ -50,17 +50,17 @@ export function actionsSection(draft, detail, refresh) {
   });
 
   const apply = () =>
-    act('apply', async () => {
+    act(async () => {
       const paths = [...set];
       const r = await post(`${draftPath(draft)}/apply`, paths.length > 0 ? { paths } : {});
       set.clear();
       const conflicted = r.conflicts?.length ? `, ${plural(r.conflicts.length, 'conflict')}` : '';
       return `applied ${plural(r.paths.length, 'path')}${conflicted}`;
     }, refresh);
-  const unapply = () => act('unapply', async () => `unapplied: ${plural((await post(`${draftPath(draft)}/unapply`)).paths.length, 'path')} put back`, refresh);
+  const unapply = () => act(async () => `unapplied: ${plural((await post(`${draftPath(draft)}/unapply`)).paths.length, 'path')} put back`, refresh);
   const target = el('select', { id: 'rollback-target' }, detail.checkpoints.map((c) => el('option', { value: c.name }, `${c.name}${c.batch === null ? '' : ` (batch ${c.batch})`}`)));
   const rollback = () =>
-    act('rollback', async () => {
+    act(async () => {
       const r = await post(`${draftPath(draft)}/rollback`, { target: target.value });
       return `rolled back to ${target.value} (${String(r.to).slice(0, 12)})`;
     }, refresh);
