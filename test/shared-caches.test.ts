@@ -10,8 +10,14 @@ import { memRepo, type MemRepo } from './helpers/mem-repo.js';
  * draft.json alone) is seen by the next handle all the same.
  */
 
-/** Time for a file's stamp to leave the racy window (statStamp), after which it is trusted. */
-const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 150));
+/**
+ * The handles' clock runs this far ahead of the file system's (memfs stamps files with real time): a
+ * file written before `settle()` is past statStamp's racy window, and trusted, without waiting for it.
+ */
+let ahead = 0;
+const settle = async (): Promise<void> => {
+  ahead += 5_000;
+};
 
 const S = suite<{ repo: MemRepo; reads: string[]; shared: SharedCaches }>('caches shared between the handles of a process');
 S.before.each(async (c) => {
@@ -20,7 +26,7 @@ S.before.each(async (c) => {
   c.shared = new SharedCaches();
 });
 
-/** A handle as a new call opens it: real time (file stamps are read against it), reads of draft.json counted, caches shared or not. */
+/** A handle as a new call opens it: real time moved ahead by settle() (file stamps are read against it), reads of draft.json counted, caches shared or not. */
 function open(c: { repo: MemRepo; reads: string[] }, shared: SharedCaches | undefined): Promise<Shadow> {
   const base = c.repo.fs;
   const fs = new Proxy(base, {
@@ -28,13 +34,13 @@ function open(c: { repo: MemRepo; reads: string[] }, shared: SharedCaches | unde
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (prop !== 'readFileSync' || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v;
       return (path: unknown, ...rest: unknown[]) => {
-        if (String(path).endsWith('/draft.json')) c.reads.push(String(path) + (process.env.DBG ? new Error().stack : ''));
+        if (String(path).endsWith('/draft.json')) c.reads.push(String(path));
         return (v as (...a: unknown[]) => unknown).call(target, path, ...rest);
       };
     },
   }) as FileSystem;
   const ctx = c.repo.ctx;
-  const clock = { ...ctx.clock, now: () => Date.now() };
+  const clock = { ...ctx.clock, now: () => Date.now() + ahead };
   return openShadow({ dir: '/repo', fs, clock, ids: ctx.ids, env: ctx.env, shared });
 }
 
