@@ -75,7 +75,7 @@ const baseline = createServer((_req, res) => res.writeHead(200, { 'content-type'
 await new Promise<void>((done) => baseline.listen(0, '127.0.0.1', done));
 const baselinePort = (baseline.address() as { port: number }).port;
 
-const browser = await launchBrowser(chromium);
+const { browser, close: closeBrowser } = await launchBrowser(chromium);
 try {
   const page = await browser.newPage();
   await page.goto(server.pageUrl());
@@ -141,7 +141,7 @@ try {
   console.log('');
   printVerdicts([verdict(`the page shows a ${changedLines}-line diff in under ${TARGET_MS} ms from a warm server`, checks, '')], started);
 } finally {
-  await browser.close();
+  await closeBrowser();
   await server.close();
   baseline.close();
   sh.close();

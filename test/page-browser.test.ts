@@ -29,7 +29,7 @@ interface E2E extends Ctx {
   browser: Browser;
   page: Page;
   problems: string[];
-  shots: string;
+  shots: { dir: string; remove(): void };
 }
 
 const chromium = findChromium();
@@ -60,7 +60,7 @@ async function click(c: E2E, selector: string): Promise<void> {
 }
 
 async function shot(c: E2E, name: string): Promise<void> {
-  const path = join(c.shots, `${name}.png`);
+  const path = join(c.shots.dir, `${name}.png`);
   await c.page.screenshot({ path, fullPage: true });
   assert.equal([...readFileSync(path).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${name}.png is a PNG`);
 }
@@ -73,11 +73,12 @@ if (!chromium) {
   console.log('SKIP review page in a browser: no Chromium found (apt-get install chromium, or set SHADOW_CHROMIUM to its executable)');
 } else {
   // One browser for the file (its start is most of a test's time); each test a context of its own: no cookie, storage or cache carries over.
+  let stop: () => Promise<void>;
   E.before(async (c) => {
-    c.browser = await launchBrowser(chromium);
+    ({ browser: c.browser, close: stop } = await launchBrowser(chromium));
   });
-  E.after(async (c) => {
-    await c.browser.close();
+  E.after(async () => {
+    await stop();
   });
   let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
   E.before.each(async (c) => {
@@ -94,6 +95,7 @@ if (!chromium) {
   });
   E.after.each(async (c) => {
     await context.close();
+    c.shots.remove();
     await tearDown(c);
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -23,24 +23,36 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
   return CANDIDATES.find((p) => existsSync(p));
 }
 
-export async function launchBrowser(executablePath: string): Promise<Browser> {
+/** A headless Chromium with a profile of its own; `close` stops it and removes the profile. */
+export async function launchBrowser(executablePath: string): Promise<{ browser: Browser; close(): Promise<void> }> {
   const { default: puppeteer } = await import('puppeteer-core');
   // A profile of its own per run; no sandbox, as in a container that runs tests as root.
   const userDataDir = mkdtempSync(join(tmpdir(), 'shadow-chromium-'));
-  return puppeteer.launch({
+  const browser = await puppeteer.launch({
     executablePath,
     headless: true,
     userDataDir,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions', '--force-color-profile=srgb'],
     defaultViewport: { width: 1280, height: 900 },
   });
+  return {
+    browser,
+    close: async () => {
+      await browser.close();
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+    },
+  };
 }
 
-/** Where a test writes its screenshots: SHADOW_SCREENSHOT_DIR (docs/screenshots to refresh the README's), else a fresh temporary directory. */
-export function screenshotDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = env.SHADOW_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'shadow-screenshots-'));
+/**
+ * Where a test writes its screenshots: SHADOW_SCREENSHOT_DIR (docs/screenshots to refresh the
+ * README's), kept; else a fresh temporary directory, which `remove` takes away.
+ */
+export function screenshotDir(env: NodeJS.ProcessEnv = process.env): { dir: string; remove(): void } {
+  const kept = env.SHADOW_SCREENSHOT_DIR;
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'shadow-screenshots-'));
   mkdirSync(dir, { recursive: true });
-  return dir;
+  return { dir, remove: () => (kept ? undefined : rmSync(dir, { recursive: true, force: true })) };
 }
 
 /** Wait until the page's view has been drawn more times than `after` (app.js counts its draws in body[data-rendered]). */
