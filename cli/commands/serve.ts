@@ -20,7 +20,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
     { url: server.url, port: server.port, server_json: `${sh.layout.commondir}/shadow/server.json`, cli_socket: calls?.path ?? null, page_url: pageUrl },
     () =>
       `shadow serving ${server.url} (token in ${sh.layout.commondir}/shadow/server.json); stop with Ctrl-C\n` +
-      `review page (this URL works once, within 5 minutes): ${pageUrl}`,
+      `review page (this URL works once, within 5 minutes; shadow page prints another): ${pageUrl}`,
   );
   if (ctx.argv.open === true) openInBrowser(pageUrl, (line) => ctx.io.stderr(`${line}\n`));
   await new Promise<void>((done) => {
