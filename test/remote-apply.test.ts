@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DiskRepo, withShadow } from './helpers/disk-repo.js';
-import { bareRemote, type TestRemote } from './helpers/remotes.js';
-import { cloneRepo, originRepo } from './helpers/remote-repos.js';
+import { withShadow } from './helpers/disk-repo.js';
+import { bareRemote } from './helpers/remotes.js';
+import { withRemote } from './helpers/remote-repos.js';
 
 /*
  * `shadow apply --draft origin/refactor`: a fetched draft published here,
@@ -11,16 +11,11 @@ import { cloneRepo, originRepo } from './helpers/remote-repos.js';
  * are recorded on a draft of this machine.
  */
 
-const origin = (remote: TestRemote): DiskRepo => originRepo(remote);
-const clone = cloneRepo;
-
 const A = suite('apply of a fetched draft');
 
-A('apply --draft origin/refactor: a dry run reads it; the apply makes refactor here at the fetched tip and publishes it; a refactor elsewhere is refused', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  const b = clone(remote);
-  try {
+A('apply --draft origin/refactor: a dry run reads it; the apply makes refactor here at the fetched tip and publishes it; a refactor elsewhere is refused', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
     await withShadow(a, async (sh) => {
       await sh.batch({ operations: [{ operation: 'write', path: 'src/app.ts', content: 'export const x = 2;\n' }] }, { draft: 'refactor' });
     });
@@ -57,18 +52,12 @@ A('apply --draft origin/refactor: a dry run reads it; the apply makes refactor h
     assert.match(refused.json().error.hint, /shadow pull origin refactor/);
     assert.is(b.exists('src/more.ts'), false);
     assert.is(b.ref('refs/shadow/drafts/refactor'), tip);
-  } finally {
-    a.cleanup();
-    b.cleanup();
-    await remote.stop();
-  }
-});
+  }),
+);
 
-A('a fetched draft that needs an approval: the apply stops at it, and the approval is given on the draft made here', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  const b = clone(remote);
-  try {
+A('a fetched draft that needs an approval: the apply stops at it, and the approval is given on the draft made here', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
     await withShadow(a, async (sh) => {
       await sh.batch({ operations: [{ operation: 'write', path: '.github/workflows/ci.yml', content: 'on: push\n' }] }, { draft: 'ci' });
     });
@@ -82,11 +71,7 @@ A('a fetched draft that needs an approval: the apply stops at it, and the approv
     const applied = b.shadow(['apply', '--draft', 'origin/ci', '--json']);
     assert.is(applied.status, 0, applied.stderr + applied.stdout);
     assert.is(b.read('.github/workflows/ci.yml'), 'on: push\n');
-  } finally {
-    a.cleanup();
-    b.cleanup();
-    await remote.stop();
-  }
-});
+  }),
+);
 
 A.run();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SHADOW_BIN, type DiskRepo } from './helpers/disk-repo.js';
 import { bareRemote, httpBackend, remoteGit, type TestRemote } from './helpers/remotes.js';
-import { cloneRepo, noteBatches, originRepo, refsAt } from './helpers/remote-repos.js';
+import { cloneRepo, noteBatches, originRepo, refsAt, withRemote } from './helpers/remote-repos.js';
 
 /**
  * A `shadow push` or `shadow fetch` killed (SIGKILL, its whole process
@@ -196,11 +196,9 @@ Kill('fetch: killed at each moment, the tracking refs are all the old or all the
   }
 });
 
-Kill('a remote draft deleted on the remote goes from draft list --remote at the next fetch, and so does its directory under shadow/remotes/', async () => {
-  const remote = await bareRemote();
-  const a = originRepo(remote);
-  const b = cloneRepo(remote);
-  try {
+Kill('a remote draft deleted on the remote goes from draft list --remote at the next fetch, and so does its directory under shadow/remotes/', () =>
+  withRemote(bareRemote, async ({ remote, a, clone }) => {
+    const b = clone();
     await noteBatches(a, 'keep', 1);
     await noteBatches(a, 'gone', 1);
     assert.is(a.shadow(['push', 'origin', 'keep']).status, 0);
@@ -225,11 +223,7 @@ Kill('a remote draft deleted on the remote goes from draft list --remote at the 
     assert.is(b.shadow(['fetch', 'origin']).status, 0);
     assert.equal(readdirSync(dir), []);
     assert.equal(list(), []);
-  } finally {
-    await remote.stop();
-    a.cleanup();
-    b.cleanup();
-  }
-});
+  }),
+);
 
 Kill.run();

@@ -4,7 +4,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withShadow, type CliResult, type DiskRepo } from './helpers/disk-repo.js';
 import { bareRemote, remoteGit } from './helpers/remotes.js';
-import { allObjectBytes, originRepo, refsAt } from './helpers/remote-repos.js';
+import { allObjectBytes, originRepo, refsAt, withRemote } from './helpers/remote-repos.js';
 
 /**
  * What must stay on this machine never crosses a push: paths .gitignore
@@ -24,10 +24,8 @@ function errorOf(r: CliResult): { code: string; message: string; hint?: string; 
   return r.json().error;
 }
 
-LocalOnly('a draft whose commits ever held an ignored path is refused (IGNORED_PATH, the paths in data), checkpoints included; nothing is pushed; un-ignoring the path lets it go', async () => {
-  const remote = await bareRemote();
-  const a = originRepo(remote, { 'README.md': 'Hello\n', '.gitignore': '.env\nbuild/\n' });
-  try {
+LocalOnly('a draft whose commits ever held an ignored path is refused (IGNORED_PATH, the paths in data), checkpoints included; nothing is pushed; un-ignoring the path lets it go', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
     a.git('config', 'shadow.allowIgnored', 'true');
     const token = 'local-only-value-7c1e';
     await withShadow(a, async (sh) => {
@@ -71,16 +69,11 @@ LocalOnly('a draft whose commits ever held an ignored path is refused (IGNORED_P
     assert.is(pushed.status, 0, pushed.stdout + pushed.stderr);
     assert.ok(allObjectBytes(remote.dir).includes(token));
     remoteGit(remote, 'fsck', '--strict', '--no-progress');
-  } finally {
-    await remote.stop();
-    a.cleanup();
-  }
-});
+  }, { origin: (r) => originRepo(r, { 'README.md': 'Hello\n', '.gitignore': '.env\nbuild/\n' }) }),
+);
 
-LocalOnly('a tracked path the ignore rules match is not ignored (as for git): its draft is pushed', async () => {
-  const remote = await bareRemote();
-  const a = originRepo(remote, { 'README.md': 'Hello\n', 'kept.log': 'tracked\n' });
-  try {
+LocalOnly('a tracked path the ignore rules match is not ignored (as for git): its draft is pushed', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
     a.write('.gitignore', '*.log\n');
     a.git('add', '.gitignore');
     a.git('commit', '-q', '-m', 'ignore logs');
@@ -90,16 +83,11 @@ LocalOnly('a tracked path the ignore rules match is not ignored (as for git): it
     const pushed = a.shadow(['push', 'origin', 'logs', '--json']);
     assert.is(pushed.status, 0, pushed.stdout + pushed.stderr);
     assert.is(remoteGit(remote, 'rev-parse', 'refs/shadow/drafts/logs').trim(), a.ref('refs/shadow/drafts/logs'));
-  } finally {
-    await remote.stop();
-    a.cleanup();
-  }
-});
+  }, { origin: (r) => originRepo(r, { 'README.md': 'Hello\n', 'kept.log': 'tracked\n' }) }),
+);
 
-LocalOnly('no pushed object names a directory of this machine: a proposal\'s workspace_root travels as null, and the fetched draft reads it', async () => {
-  const remote = await bareRemote();
-  const a = originRepo(remote);
-  try {
+LocalOnly('no pushed object names a directory of this machine: a proposal\'s workspace_root travels as null, and the fetched draft reads it', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
     await withShadow(a, async (sh) => {
       await sh.batch({ operations: [{ operation: 'write', path: 'src/app.ts', content: 'export const x = 2;\n' }] }, { draft: 'p' });
       await sh.checkpoint('one', { draft: 'p' });
@@ -123,16 +111,11 @@ LocalOnly('no pushed object names a directory of this machine: a proposal\'s wor
     assert.equal(listed.json().drafts.map((d: any) => [d.name, d.status]), [['origin/p', 'proposed']], listed.stdout);
     const review = a.shadow(['review', 'origin/p', '--json']);
     assert.is(review.status, 0, review.stdout + review.stderr);
-  } finally {
-    await remote.stop();
-    a.cleanup();
-  }
-});
+  }),
+);
 
-LocalOnly('a draft whose ledger records a secret finding (a proposal, an approval request) pushes no object holding the secret\'s text', async () => {
-  const remote = await bareRemote();
-  const a = originRepo(remote);
-  try {
+LocalOnly('a draft whose ledger records a secret finding (a proposal, an approval request) pushes no object holding the secret\'s text', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
     const key = ['AKIA', 'Z7Q3LMXW4TRB2KQP'].join('');
     await withShadow(a, async (sh) => {
       await sh.batch({ operations: [{ operation: 'write', path: 'src/keys.ts', content: `export const k = '${key}';\n` }] }, { draft: 's' });
@@ -162,10 +145,7 @@ LocalOnly('a draft whose ledger records a secret finding (a proposal, an approva
     assert.ok(bytes.includes('secrets_override'), 'the ledger crossed');
     assert.not.ok(bytes.includes(key), 'the secret\'s text is in a pushed object');
     remoteGit(remote, 'fsck', '--strict', '--no-progress');
-  } finally {
-    await remote.stop();
-    a.cleanup();
-  }
-});
+  }),
+);
 
 LocalOnly.run();

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { bareRemote, remoteGit, type TestRemote } from './helpers/remotes.js';
-import { cloneRepo, originRepo } from './helpers/remote-repos.js';
+import { originRepo, withRemote } from './helpers/remote-repos.js';
 
 /*
  * The Agent Trace notes travel with the drafts: `shadow push` sends the
@@ -12,7 +12,6 @@ import { cloneRepo, originRepo } from './helpers/remote-repos.js';
  */
 
 const origin = (remote: TestRemote): DiskRepo => originRepo(remote, { 'f.txt': 'one\n' });
-const clone = cloneRepo;
 
 const N = suite('agent trace notes through remotes');
 
@@ -26,11 +25,9 @@ function publish(repo: DiskRepo, draft: string, path: string, text: string, mode
   return repo.ref('HEAD')!;
 }
 
-N('push sends the notes, fetch merges them: each machine reads the other\'s attribution, its own notes kept, nothing forced', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  const b = clone(remote);
-  try {
+N('push sends the notes, fetch merges them: each machine reads the other\'s attribution, its own notes kept, nothing forced', () =>
+  withRemote(bareRemote, async ({ remote, a, clone }) => {
+    const b = clone();
     const onA = publish(a, 'one', 'a.txt', 'by claude\n', 'anthropic/claude-x');
     a.git('push', '-q', 'origin', 'main');
     const pushed = a.shadow(['push', 'origin', 'one', '--json']);
@@ -70,27 +67,18 @@ N('push sends the notes, fetch merges them: each machine reads the other\'s attr
     assert.ok(remoteGit(remote, 'rev-parse', 'refs/shadow/drafts/three').trim().length === 40, 'the draft went');
     for (const r of [a, b]) r.git('fsck', '--strict', '--no-progress');
     remoteGit(remote, 'fsck', '--strict', '--no-progress');
-  } finally {
-    a.cleanup();
-    b.cleanup();
-    await remote.stop();
-  }
-});
+  }, { origin }),
+);
 
-N('shadow.traceNotes none: no notes travel', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  try {
+N('shadow.traceNotes none: no notes travel', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
     publish(a, 'one', 'a.txt', 'x\n', 'anthropic/claude-x');
     a.git('config', 'shadow.traceNotes', 'none');
     const pushed = a.shadow(['push', 'origin', 'one', '--json']);
     assert.is(pushed.status, 0, pushed.stderr);
     assert.is(pushed.json().notes, undefined);
     assert.is(remoteGit(remote, 'for-each-ref', 'refs/notes/').trim(), '');
-  } finally {
-    a.cleanup();
-    await remote.stop();
-  }
-});
+  }, { origin }),
+);
 
 N.run();

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { missingEvents } from '../src/drafts/ledger-join.js';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { bareRemote, REMOTE_KINDS, remoteGit, type TestRemote } from './helpers/remotes.js';
-import { cloneRepo, originRepo } from './helpers/remote-repos.js';
+import { cloneRepo, withRemote } from './helpers/remote-repos.js';
 
 /**
  * `shadow pull`: a draft approved or denied on one machine is approved or
@@ -51,7 +51,6 @@ async function shared(a: DiskRepo, b: DiskRepo): Promise<void> {
   ok(b.shadow(['fetch', 'origin']));
 }
 
-const origin = (remote: TestRemote): DiskRepo => originRepo(remote);
 /** B, another clone, with a git identity of its own (its approvals say whose they are). */
 function clone(remote: TestRemote): DiskRepo {
   const b = cloneRepo(remote);
@@ -66,11 +65,9 @@ const RoundTrip = suite('pull: the round trip, over a smart HTTP remote');
 // remote-review) and a ledger join, which no transport changes: the round trip runs over
 // git http-backend, the remote most like a real one, and the suite keeps its four minutes.
 for (const { kind, start } of REMOTE_KINDS.filter((r) => r.kind === 'http')) {
-  RoundTrip(`${kind}: B approves and denies what A pushed; after A pulls, A applies the approved draft, the denied one stays denied, and both ledgers verify`, async () => {
-    const remote = await start();
-    const a = origin(remote);
-    const b = clone(remote);
-    try {
+  RoundTrip(`${kind}: B approves and denies what A pushed; after A pulls, A applies the approved draft, the denied one stays denied, and both ledgers verify`, () =>
+    withRemote(start, async ({ remote, a, clone }) => {
+      const b = clone();
       await shared(a, b);
       // The proposal's directory is this machine's: it travels as null.
       const reviewA = unrooted(ok(a.shadow(['review', 'refactor', '--json'])), a);
@@ -148,21 +145,15 @@ for (const { kind, start } of REMOTE_KINDS.filter((r) => r.kind === 'http')) {
       assert.is(b.read(`${LEDGER}/refactor/events.jsonl`), bytes);
       for (const repo of [a, b]) assert.is(repo.gitResult('fsck', '--strict', '--no-progress').status, 0);
       remoteGit(remote, 'fsck', '--strict', '--no-progress');
-    } finally {
-      await remote.stop();
-      a.cleanup();
-      b.cleanup();
-    }
-  });
+    }, { clone }),
+  );
 }
 
 const Moves = suite('pull: fast-forward, diverged, bad input');
 
-Moves('a draft the remote took further is fast-forwarded here, with a reflog line, and its metadata rebuilt from the new tip', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  const b = clone(remote);
-  try {
+Moves('a draft the remote took further is fast-forwarded here, with a reflog line, and its metadata rebuilt from the new tip', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
     await shared(a, b);
     ok(b.shadow(['draft', 'new', 'refactor', '--from', 'origin/refactor']));
     await withShadow(b, async (sh) => {
@@ -192,18 +183,12 @@ Moves('a draft the remote took further is fast-forwarded here, with a reflog lin
     const pushed = JSON.parse(ok(a.shadow(['push', 'origin', 'refactor', '--json'])));
     assert.equal(pushed.drafts[0].refs.filter((r: any) => r.ref.includes('/drafts/') || r.ref.includes('/meta/')).map((r: any) => r.status), ['updated', 'updated']);
     assert.is(a.gitResult('fsck', '--strict', '--no-progress').status, 0);
-  } finally {
-    await remote.stop();
-    a.cleanup();
-    b.cleanup();
-  }
-});
+  }, { clone }),
+);
 
-Moves('diverged drafts are refused with DIVERGED and a hint, and nothing here changes', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  const b = clone(remote);
-  try {
+Moves('diverged drafts are refused with DIVERGED and a hint, and nothing here changes', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
     await shared(a, b);
     ok(b.shadow(['draft', 'new', 'refactor', '--from', 'origin/refactor']));
     for (const [repo, path] of [[a, 'a.txt'], [b, 'b.txt']] as const) {
@@ -221,17 +206,11 @@ Moves('diverged drafts are refused with DIVERGED and a hint, and nothing here ch
     assert.is(r.json().error.data.found, b.ref('refs/shadow/drafts/refactor'));
     assert.is(a.git('for-each-ref', 'refs/shadow/drafts', 'refs/shadow/meta', 'refs/shadow/checkpoints', 'refs/shadow/proposals'), refs);
     assert.equal(['events.jsonl', 'draft.json'].map((f) => a.read(`${LEDGER}/refactor/${f}`)), files);
-  } finally {
-    await remote.stop();
-    a.cleanup();
-    b.cleanup();
-  }
-});
+  }, { clone }),
+);
 
-Moves('an unknown remote, a draft the remote lacks, a missing draft and a fetched name are refused with stable codes, nothing changed', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  try {
+Moves('an unknown remote, a draft the remote lacks, a missing draft and a fetched name are refused with stable codes, nothing changed', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
     await withShadow(a, async (sh) => {
       await sh.batch({ intent: 'x', operations: [{ operation: 'write', path: 'x.txt', content: 'x\n' }] }, { draft: 'solo' });
       await sh.batch({ intent: 'y', operations: [{ operation: 'write', path: 'y.txt', content: 'y\n' }] }, { draft: 'shared' });
@@ -255,19 +234,14 @@ Moves('an unknown remote, a draft the remote lacks, a missing draft and a fetche
     assert.equal(JSON.parse(ok(a.shadow(['pull', '--json']))).drafts.map((d: any) => [d.draft, d.status, d.joined]), [['shared', 'up-to-date', 0]]);
     assert.is(a.git('for-each-ref', 'refs/shadow/drafts', 'refs/shadow/meta'), refs);
     assert.is(a.read(`${LEDGER}/solo/events.jsonl`), ledger);
-  } finally {
-    await remote.stop();
-    a.cleanup();
-  }
-});
+  }),
+);
 
 const Verify = suite('pull: the joined ledger verifies against the snapshot it names');
 
-Verify('a joined event rewritten with its chain re-hashed is caught by the snapshot the join names', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  const b = clone(remote);
-  try {
+Verify('a joined event rewritten with its chain re-hashed is caught by the snapshot the join names', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
     await shared(a, b);
     ok(b.shadow(['draft', 'new', 'refactor', '--from', 'origin/refactor']));
     const id = JSON.parse(ok(b.shadow(['review', 'refactor', '--json']))).approvals[0].id;
@@ -293,12 +267,8 @@ Verify('a joined event rewritten with its chain re-hashed is caught by the snaps
     assert.is(r.json().ok, false);
     assert.is(r.json().broken.line, lines.length);
     assert.match(r.json().broken.reason, 'differs from the event it copies');
-  } finally {
-    await remote.stop();
-    a.cleanup();
-    b.cleanup();
-  }
-});
+  }, { clone }),
+);
 
 Verify('missingEvents brings what the other ledger lacks once: shared lines, events that came from here and events joined before are skipped', () => {
   const line = (o: object): string => JSON.stringify(o);

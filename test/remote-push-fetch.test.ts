@@ -4,17 +4,14 @@ import { spawn } from 'node:child_process';
 import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo, SHADOW_BIN, withShadow, type CliResult } from './helpers/disk-repo.js';
-import { REMOTE_KINDS, bareRemote, gitDaemon, remoteGit, type TestRemote } from './helpers/remotes.js';
-import { cloneRepo, noteBatches, originRepo } from './helpers/remote-repos.js';
+import { REMOTE_KINDS, bareRemote, gitDaemon, remoteGit } from './helpers/remotes.js';
+import { noteBatches, withRemote } from './helpers/remote-repos.js';
 
 /**
  * `shadow push` and `shadow fetch` against the three kinds of remote: a
  * draft's refs travel whole and atomically, leased against the last fetch;
  * git (`for-each-ref`, `ls-remote`, `fsck --strict`) is the oracle.
  */
-
-const origin = (remote: TestRemote): DiskRepo => originRepo(remote);
-const clone = cloneRepo;
 
 const Push = suite('shadow push / shadow fetch');
 
@@ -30,11 +27,9 @@ function errorOf(r: CliResult): { code: string; message: string; hint?: string; 
 }
 
 for (const { kind, start } of REMOTE_KINDS) {
-  Push(`${kind}: push sends the draft, its checkpoints and its snapshot; fetch on another clone brings them to refs/shadow/remotes/origin/, local drafts untouched`, async () => {
-    const remote = await start();
-    const a = origin(remote);
-    const b = clone(remote);
-    try {
+  Push(`${kind}: push sends the draft, its checkpoints and its snapshot; fetch on another clone brings them to refs/shadow/remotes/origin/, local drafts untouched`, () =>
+    withRemote(start, async ({ remote, a, clone }) => {
+      const b = clone();
       await batches(a, 'refactor', 2);
       assert.is(a.shadow(['checkpoint', 'half', '--draft', 'refactor']).status, 0);
       const pushed = a.shadow(['push', 'origin', 'refactor', '--json']);
@@ -68,19 +63,13 @@ for (const { kind, start } of REMOTE_KINDS) {
       assert.equal([draftRef.status, draftRef.was, draftRef.oid], ['updated', tip, a.ref('refs/shadow/drafts/refactor')]);
       const second = b.shadow(['fetch', '--json']);
       assert.equal(second.json().drafts, [{ draft: 'origin/refactor', tip: a.ref('refs/shadow/drafts/refactor'), was: tip }]);
-    } finally {
-      await remote.stop();
-      a.cleanup();
-      b.cleanup();
-    }
-  });
+    }),
+  );
 }
 
-Push('a push onto a remote draft that moved since the last fetch is STALE_REMOTE with both tips, and nothing is pushed', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  const c = clone(remote);
-  try {
+Push('a push onto a remote draft that moved since the last fetch is STALE_REMOTE with both tips, and nothing is pushed', () =>
+  withRemote(bareRemote, async ({ remote, a, clone }) => {
+    const c = clone();
     await batches(a, 'x', 1, 'a');
     await batches(c, 'x', 2, 'c');
     assert.is(a.shadow(['push', 'origin', 'x']).status, 0);
@@ -97,12 +86,8 @@ Push('a push onto a remote draft that moved since the last fetch is STALE_REMOTE
     assert.is(c.shadow(['fetch']).status, 0);
     assert.is(c.shadow(['push', 'origin', 'x']).status, 0);
     assert.is(remoteGit(remote, 'rev-parse', 'refs/shadow/drafts/x').trim(), c.ref('refs/shadow/drafts/x'));
-  } finally {
-    await remote.stop();
-    a.cleanup();
-    c.cleanup();
-  }
-});
+  }),
+);
 
 /** Run the CLI without blocking, to race two. */
 function shadowAsync(repo: DiskRepo, args: string[]): Promise<CliResult> {
@@ -116,11 +101,9 @@ function shadowAsync(repo: DiskRepo, args: string[]): Promise<CliResult> {
   });
 }
 
-Push('two clones pushing the same draft at once over git://: one wins, the other gets STALE_REMOTE, and the winner\'s work is all there', async () => {
-  const remote = await gitDaemon();
-  const a = origin(remote);
-  const c = clone(remote);
-  try {
+Push('two clones pushing the same draft at once over git://: one wins, the other gets STALE_REMOTE, and the winner\'s work is all there', () =>
+  withRemote(gitDaemon, async ({ remote, a, clone }) => {
+    const c = clone();
     await batches(a, 'x', 1, 'base');
     assert.is(a.shadow(['push', 'origin', 'x']).status, 0);
     // c continues from the same tip it fetched; both add a batch.
@@ -138,17 +121,11 @@ Push('two clones pushing the same draft at once over git://: one wins, the other
     assert.is(remoteGit(remote, 'rev-parse', 'refs/shadow/drafts/x').trim(), winner.ref('refs/shadow/drafts/x'));
     assert.is(remoteGit(remote, 'rev-parse', 'refs/shadow/meta/x').trim(), winner.ref('refs/shadow/meta/x'));
     remoteGit(remote, 'fsck', '--strict', '--no-progress');
-  } finally {
-    await remote.stop();
-    a.cleanup();
-    c.cleanup();
-  }
-});
+  }),
+);
 
-Push('bad input: an unknown remote, a draft that does not exist, a remote that refuses, one that cannot be reached: a code, a hint, nothing half-written', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  try {
+Push('bad input: an unknown remote, a draft that does not exist, a remote that refuses, one that cannot be reached: a code, a hint, nothing half-written', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
     await batches(a, 'x', 1);
     const unknown = a.shadow(['push', 'nowhere', 'x', '--json']);
     assert.is(unknown.status, 1);
@@ -175,16 +152,11 @@ Push('bad input: an unknown remote, a draft that does not exist, a remote that r
     const text = a.shadow(['push', 'origin', 'x']);
     assert.is(text.status, 1);
     assert.match(text.stderr + text.stdout, /failed/, text.stderr + text.stdout);
-  } finally {
-    await remote.stop();
-    a.cleanup();
-  }
-});
+  }),
+);
 
-Push('a draft that adds a secret is not pushed until its secrets_override approvals are given, even once a later batch took the secret out; a deny refuses it', async () => {
-  const remote = await bareRemote();
-  const a = origin(remote);
-  try {
+Push('a draft that adds a secret is not pushed until its secrets_override approvals are given, even once a later batch took the secret out; a deny refuses it', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
     const key = ['AKIA', 'Z7Q3LMXW4TRB2KQP'].join('');
     await withShadow(a, async (sh) => {
       await sh.batch({ operations: [{ operation: 'write', path: 'config.ts', content: `export const key = '${key}';\n` }] }, { draft: 'leak' });
@@ -206,10 +178,7 @@ Push('a draft that adds a secret is not pushed until its secrets_override approv
     assert.is(a.shadow(['deny', pending[0].id, '--draft', 'deny', '--reason', 'no keys']).status, 0);
     assert.is(errorOf(a.shadow(['push', 'origin', 'deny', '--json'])).code, 'DENIED');
     assert.is(remoteGit(remote, 'for-each-ref', 'refs/shadow/drafts/deny'), '');
-  } finally {
-    await remote.stop();
-    a.cleanup();
-  }
-});
+  }),
+);
 
 Push.run();

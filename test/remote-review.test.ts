@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DiskRepo, withShadow } from './helpers/disk-repo.js';
-import { REMOTE_KINDS, remoteGit, type TestRemote } from './helpers/remotes.js';
-import { cloneRepo, originRepo } from './helpers/remote-repos.js';
+import { withShadow } from './helpers/disk-repo.js';
+import { REMOTE_KINDS, remoteGit } from './helpers/remotes.js';
+import { withRemote } from './helpers/remote-repos.js';
 
 /**
  * A draft pushed from one clone and fetched on another reads the same there
@@ -10,9 +10,6 @@ import { cloneRepo, originRepo } from './helpers/remote-repos.js';
  * origin/<draft>` continues it with its ledger; an approval given there comes
  * back with the next push and fetch.
  */
-
-const origin = (remote: TestRemote): DiskRepo => originRepo(remote);
-const clone = cloneRepo;
 
 const Shared = suite('remote drafts: review, draft new --from, approvals');
 
@@ -22,11 +19,9 @@ function ok(r: { status: number; stdout: string; stderr: string }): string {
 }
 
 for (const { kind, start } of REMOTE_KINDS) {
-  Shared(`${kind}: review on B of origin/refactor is A's review; B continues it, approves, pushes; A fetches the approval`, async () => {
-    const remote = await start();
-    const a = origin(remote);
-    const b = clone(remote);
-    try {
+  Shared(`${kind}: review on B of origin/refactor is A's review; B continues it, approves, pushes; A fetches the approval`, () =>
+    withRemote(start, async ({ remote, a, clone }) => {
+      const b = clone();
       await withShadow(a, async (sh) => {
         await sh.batch({ intent: 'app', operations: [{ operation: 'edit', path: 'src/app.ts', old_content: 'x = 1', content: 'x = 2' }] }, { draft: 'refactor' });
         await sh.batch({ intent: 'ci', operations: [{ operation: 'write', path: '.github/workflows/ci.yml', content: 'on: push\n' }] }, { draft: 'refactor' });
@@ -79,12 +74,8 @@ for (const { kind, start } of REMOTE_KINDS) {
       assert.is(JSON.parse(ok(a.shadow(['events', '--verify', '--draft', 'origin/refactor', '--json']))).ok, true);
       for (const repo of [a, b]) assert.is(repo.gitResult('fsck', '--strict', '--no-progress').status, 0);
       remoteGit(remote, 'fsck', '--strict', '--no-progress');
-    } finally {
-      await remote.stop();
-      a.cleanup();
-      b.cleanup();
-    }
-  });
+    }),
+  );
 }
 
 Shared.run();

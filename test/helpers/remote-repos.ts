@@ -47,3 +47,37 @@ export function allObjectBytes(gitDir: string): Buffer {
   if (r.status !== 0) throw new Error(`git cat-file failed: ${r.stderr}`);
   return r.stdout;
 }
+
+/** What `withRemote` hands a test: the remote, the repository whose origin it is, and more clones on demand. */
+export interface RemoteSetup {
+  remote: TestRemote;
+  a: DiskRepo;
+  /** Another clone of the repository (made now, removed with the rest). */
+  clone(): DiskRepo;
+}
+
+/**
+ * Run `body` on a remote `start` starts and a repository (`origin`, by
+ * default `originRepo`) whose origin it is; clones `body` asks for are made
+ * by `clone` (by default `cloneRepo`). The remote is stopped and every
+ * repository removed afterwards, whatever `body` did.
+ */
+export async function withRemote(
+  start: () => Promise<TestRemote>,
+  body: (s: RemoteSetup) => Promise<void>,
+  makers: { origin?: (remote: TestRemote) => DiskRepo; clone?: (remote: TestRemote) => DiskRepo } = {},
+): Promise<void> {
+  const remote = await start();
+  const made: DiskRepo[] = [];
+  const keep = (repo: DiskRepo): DiskRepo => {
+    made.push(repo);
+    return repo;
+  };
+  try {
+    const a = keep((makers.origin ?? originRepo)(remote));
+    await body({ remote, a, clone: () => keep((makers.clone ?? cloneRepo)(remote)) });
+  } finally {
+    await remote.stop();
+    for (const repo of made) repo.cleanup();
+  }
+}
