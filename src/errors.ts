@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'INVALID_BATCH'
   | 'INVALID_ARGUMENT'
   | 'INVALID_PATH'
+  /** A tree that would reach the disk holds a path git refuses to check out (verify_path, NTFS/HFS classes), or a symlink on a path. */
+  | 'UNSAFE_PATH'
   | 'INVALID_CONTENT'
   | 'INVALID_BASE64'
   | 'CONTENT_TOO_LARGE'
@@ -70,6 +72,10 @@ export type ErrorCode =
   | 'ALREADY_DECIDED'
   | 'DENIED'
   | 'APPROVALS_PENDING'
+  /** The draft is no longer what was reviewed: `--expect <fingerprint>` names another state. */
+  | 'STALE_REVIEW'
+  /** An approval could not be signed (no signing key, ssh-keygen or gpg failed). */
+  | 'SIGNING_FAILED'
   | 'READ_ONLY'
   | 'NOTHING_TO_PROPOSE'
   // write sessions

@@ -32,6 +32,7 @@ export function statusFor(code: string): number {
     case 'NO_PLAN':
     case 'SERVER_RUNNING':
     case 'STALE_REMOTE':
+    case 'STALE_REVIEW':
       return 409;
     case 'CONTENT_TOO_LARGE':
     case 'BATCH_TOO_LARGE':
