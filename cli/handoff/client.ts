@@ -123,6 +123,13 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
       if (finished) return;
       const word = commandWords(args)[0]!;
       if (!printed && READ_ONLY.has(word)) return finish(undefined);
+      if (word === 'hook') {
+        // An agent reads exit 2 as "refuse the tool call, for the reason on stderr"; any other failure lets its edit through.
+        io.stderr(
+          'the shadow process serving this repository stopped while it took this edit, so the edit is refused; whether it reached the draft is not known: read the file from the draft before making the change again with shadow\'s tools\n',
+        );
+        return finish(2);
+      }
       // Printed here as Output.error prints errors: the caller has not loaded the CLI, and must not for this.
       const error = {
         code: 'SERVER_GONE',
