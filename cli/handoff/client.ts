@@ -56,8 +56,13 @@ export function findSocket(start: string, uid: number | undefined): string | und
   }
 }
 
-/** The directory the command names with `-C`, or undefined when its form is one the caller does not read (then the command runs here). */
-function startDir(args: readonly string[], cwd: string): string | undefined {
+/**
+ * The directory the command names with `-C`, or undefined when its form is
+ * one the caller does not read (then the command runs here): any other
+ * spelling yargs would take for it (`-C=x`, `-Cx`, `--C x`, `--C=x`, a
+ * group of short options with C in it), or more than one.
+ */
+export function startDir(args: readonly string[], cwd: string): string | undefined {
   let dir = cwd;
   let seen = 0;
   for (let i = 0; i < args.length; i++) {
@@ -68,7 +73,7 @@ function startDir(args: readonly string[], cwd: string): string | undefined {
       if (value === undefined || ++seen > 1) return undefined;
       dir = resolve(cwd, value);
       i++;
-    } else if (a.startsWith('-C')) return undefined;
+    } else if (/^-[^-]*C/.test(a) || a === '--C' || a.startsWith('--C=')) return undefined;
   }
   return dir;
 }
