@@ -58,12 +58,16 @@ function ownsServer(v: unknown): boolean {
  */
 function ownsHook(event: HookEvent): (v: unknown) => boolean {
   const runs = new RegExp(`shadow\\.[cm]js['"]? .* hook ${event}(?![\\w-])`);
-  return (v) => isObject(v) && Array.isArray(v.hooks) && v.hooks.some((h) => isObject(h) && typeof h.command === 'string' && runs.test(h.command));
+  const isOurs = (h: unknown): boolean => isObject(h) && typeof h.command === 'string' && runs.test(h.command);
+  return (v) => isObject(v) && Array.isArray(v.hooks) && v.hooks.some(isOurs);
 }
 
 /** What the agent is told when its hook command could not run shadow at all (launch.ts). */
 function hookRefusal(agent: string, write: string): string {
-  return `shadow could not run its edit hook (moved or removed since shadow init?), so this edit is refused and nothing was written. Make the change with ${write}, and ask the person to run: shadow init ${agent}`;
+  return (
+    'shadow could not run its edit hook (moved or removed since shadow init?), so this edit is refused and nothing was written. ' +
+    `Make the change with ${write}, and ask the person to run: shadow init ${agent}`
+  );
 }
 
 function server(launch: Launch, root: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -93,7 +97,10 @@ export function agentSetup(agent: AgentName, root: string, launch: Launch): Agen
               {
                 kind: 'element',
                 at: ['hooks', 'PreToolUse'],
-                value: { matcher: 'Write|Edit|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command: hook('claude-pre-tool-use', hookRefusal('claude', 'mcp__shadow__batch_write')) }] },
+                value: {
+                  matcher: 'Write|Edit|MultiEdit|NotebookEdit',
+                  hooks: [{ type: 'command', command: hook('claude-pre-tool-use', hookRefusal('claude', 'mcp__shadow__batch_write')) }],
+                },
                 owns: ownsHook('claude-pre-tool-use'),
               },
             ],
@@ -133,7 +140,14 @@ export function agentSetup(agent: AgentName, root: string, launch: Launch): Agen
                 at: ['hooks', 'BeforeTool'],
                 value: {
                   matcher: 'write_file|replace',
-                  hooks: [{ type: 'command', name: 'shadow', description: "takes the edit into shadow's draft", command: hook('gemini-before-tool', hookRefusal('gemini', 'the batch_write tool of the shadow MCP server')) }],
+                  hooks: [
+                    {
+                      type: 'command',
+                      name: 'shadow',
+                      description: "takes the edit into shadow's draft",
+                      command: hook('gemini-before-tool', hookRefusal('gemini', 'the batch_write tool of the shadow MCP server')),
+                    },
+                  ],
                 },
                 owns: ownsHook('gemini-before-tool'),
               },

@@ -62,7 +62,13 @@ export function shadowCommandLine(launch: Launch, root: string, words: readonly 
  * reason". An agent runs hook commands with `sh -c` on POSIX; cmd.exe has no
  * such form, so there the command is the plain one.
  */
-export function failClosedCommandLine(launch: Launch, root: string, words: readonly string[], refusal: string, platform: NodeJS.Platform = process.platform): string {
+export function failClosedCommandLine(
+  launch: Launch,
+  root: string,
+  words: readonly string[],
+  refusal: string,
+  platform: NodeJS.Platform = process.platform,
+): string {
   const run = shadowCommandLine(launch, root, words, platform);
   if (platform === 'win32') return run;
   return `out=$(${run}) && [ -n "$out" ] && printf '%s\\n' "$out" || { echo ${shellWord(refusal, platform)} >&2; exit 2; }`;

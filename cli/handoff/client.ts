@@ -131,7 +131,8 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
       if (word === 'hook') {
         // An agent reads exit 2 as "refuse the tool call, for the reason on stderr"; any other failure lets its edit through.
         io.stderr(
-          'the shadow process serving this repository stopped while it took this edit, so the edit is refused; whether it reached the draft is not known: read the file from the draft before making the change again with shadow\'s tools\n',
+          'the shadow process serving this repository stopped while it took this edit, so the edit is refused; ' +
+            "whether it reached the draft is not known: read the file from the draft before making the change again with shadow's tools\n",
         );
         return finish(2);
       }

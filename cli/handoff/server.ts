@@ -7,7 +7,17 @@ import { commandWords } from '../command-words.js';
 import type { CliIO } from '../io.js';
 import { BUILD_ID } from './build-id.js';
 import { findSocket, handedOff, startDir } from './client.js';
-import { AGENT_RUNS, MAX_SOCKET_PATH, PROTOCOL, SOCKET_DIR, SOCKET_NAME, type ClientFrame, type HandoffRequest, type ServerFrame, type ServerRole } from './protocol.js';
+import {
+  AGENT_RUNS,
+  MAX_SOCKET_PATH,
+  PROTOCOL,
+  SOCKET_DIR,
+  SOCKET_NAME,
+  type ClientFrame,
+  type HandoffRequest,
+  type ServerFrame,
+  type ServerRole,
+} from './protocol.js';
 
 /** The CLI's own runner (cli/run.ts), given by the command that starts the listener. */
 export type RunCli = (args: string[], io: CliIO) => Promise<number>;

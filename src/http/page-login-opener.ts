@@ -27,7 +27,10 @@ function privateDir(ctx: Context, dir: string): void {
   ctx.fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = ctx.fs.lstatSync(dir);
   if (!st.isDirectory()) {
-    throw new ShadowError('NOT_A_DIRECTORY', `${dir} is not a directory: the review page's login file goes there`, { hint: 'remove it, then ask again', data: { path: dir } });
+    throw new ShadowError('NOT_A_DIRECTORY', `${dir} is not a directory: the review page's login file goes there`, {
+      hint: 'remove it, then ask again',
+      data: { path: dir },
+    });
   }
   if ((st.mode & 0o077) !== 0) {
     throw new ShadowError('UNSAFE_PATH', `${dir} can be entered by other users: the review page's one-time login file is not written there`, {
