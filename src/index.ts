@@ -84,3 +84,17 @@ export async function pageLoginUrl(sh: import('./shadow.js').Shadow): Promise<st
   const { pageLoginUrl: mint } = await import('./http/page-login-files.js');
   return mint(sh.context, sh.layout.commondir);
 }
+
+/**
+ * A file that opens the review page's login URL `url` in a browser, for
+ * `--open`: the token stays out of the opener's arguments (any local user
+ * reads those). The file is the owner's only (0600, in 0700 directories
+ * under the git directory's `shadow/run/`); the server removes it once the
+ * token is offered, when it expires, or when the server stops.
+ *
+ * @example spawn('xdg-open', [pathToFileURL(await pageLoginOpener(sh, await pageLoginUrl(sh))).href])
+ */
+export async function pageLoginOpener(sh: import('./shadow.js').Shadow, url: string): Promise<string> {
+  const { writeLoginOpener } = await import('./http/page-login-opener.js');
+  return writeLoginOpener(sh.context, sh.layout.commondir, url);
+}

@@ -27,9 +27,9 @@ function hookCommand(repo: DiskRepo, agent: 'claude' | 'gemini'): string {
   return (agent === 'claude' ? settings.hooks.PreToolUse : settings.hooks.BeforeTool)[0].hooks[0].command;
 }
 
-function run(repo: DiskRepo, command: string, input: unknown): Answer {
+function run(repo: DiskRepo, command: string, input: unknown, env: Record<string, string> = {}): Answer {
   // Agents run hooks in the project; HOME and the rest as the test repository has them.
-  const r = spawnSync('sh', ['-c', command], { cwd: repo.dir, env: repo.env, input: typeof input === 'string' ? input : JSON.stringify(input), encoding: 'utf8' });
+  const r = spawnSync('sh', ['-c', command], { cwd: repo.dir, env: { ...repo.env, ...env }, input: typeof input === 'string' ? input : JSON.stringify(input), encoding: 'utf8' });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -111,10 +111,12 @@ Claude('what is not the repository\'s passes: a file outside it, another tool; i
       ['Edit', { file_path: '/etc/hostname', old_string: 'a', new_string: 'b' }],
       ['Read', { file_path: repo.path('README.md') }],
       ['Bash', { command: 'ls' }],
+      ['NotebookEdit', { notebook_path: `${repo.root}/elsewhere.ipynb`, new_source: 'x' }],
     ] as const) {
       const a = claude(repo, command, tool, input);
       assert.is(a.status, 0, a.stderr);
-      assert.is(a.stdout, '', `${tool} passes with no answer`);
+      assert.is(a.stdout, '{}\n', `${tool} passes with an answer that decides nothing`);
+      assert.ok(ClaudePreToolUseOutput.safeParse(JSON.parse(a.stdout)).success);
     }
     assert.match(denied(run(repo, command, 'not json')), /^shadow's hook could not take this edit into the draft, so it is refused \(nothing was written\):\nthe hook's input is not JSON/);
     assert.match(denied(run(repo, command, '[1]')), /not a JSON object/);
@@ -124,10 +126,26 @@ Claude('what is not the repository\'s passes: a file outside it, another tool; i
   });
 });
 
+Claude('NotebookEdit on a notebook of the repository is refused with what to use instead, and writes nothing', () => {
+  withRepo((repo) => {
+    const command = hookCommand(repo, 'claude');
+    const nb = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n';
+    repo.write('a.ipynb', nb);
+    const tree = treeHashes(repo.dir);
+    const reason = denied(claude(repo, command, 'NotebookEdit', { notebook_path: repo.path('a.ipynb'), cell_id: 'c1', new_source: 'print(1)', cell_type: 'code', edit_mode: 'insert' }));
+    assert.match(reason, /cannot take this NotebookEdit call \(a notebook cell edit; write the whole \.ipynb file instead\); nothing was written/);
+    assert.match(reason, /mcp__shadow__read_file.*mcp__shadow__batch_write/);
+    assert.match(denied(claude(repo, command, 'NotebookEdit', { new_source: 'x' })), /its arguments are not the ones this hook knows/);
+    assert.equal(treeHashes(repo.dir), tree);
+    assert.is(repo.read('a.ipynb'), nb);
+    assert.is(repo.ref('refs/shadow/drafts/default'), undefined);
+  });
+});
+
 Claude('relative paths are from the agent\'s cwd; SHADOW_DRAFT picks the draft, as for shadow mcp', () => {
   withRepo((repo) => {
     const command = hookCommand(repo, 'claude');
-    const a = run(repo, `SHADOW_DRAFT=feature ${command}`, { cwd: repo.path('src'), hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: 'deep/x.ts', content: 'x\n' } });
+    const a = run(repo, command, { cwd: repo.path('src'), hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: 'deep/x.ts', content: 'x\n' } }, { SHADOW_DRAFT: 'feature' });
     assert.match(denied(a), /into its draft "feature": src\/deep\/x\.ts changed in the draft as batch 1/);
     assert.is(repo.shadow(['cat', 'src/deep/x.ts', '--draft', 'feature']).stdout, 'x\n');
     assert.match(repo.git('log', '-1', '--format=%an%n%B', 'refs/shadow/drafts/feature'), /^claude-code\n/);

@@ -132,6 +132,26 @@ Edges('a config changed after init: --remove takes out only what shadow added, a
 Edges('an entry an earlier init wrote from another installation is replaced in place, never added twice', () => {
   withRepo((repo) => {
     const old = (cmd: string): string => `/old/node /old/dist/bin/shadow.mjs -C /old/repo hook ${cmd}`;
+    // The plain command of versions before the fail-closed one, from this very installation: upgraded to the wrapper.
+    const plain = (agent: 'claude' | 'gemini', event: string): string => {
+      ok(repo.shadow(['init', agent]));
+      const path = agent === 'claude' ? '.claude/settings.json' : '.gemini/settings.json';
+      const doc = JSON.parse(repo.read(path));
+      const group = (agent === 'claude' ? doc.hooks.PreToolUse : doc.hooks.BeforeTool)[0];
+      const wrapped = group.hooks[0].command as string;
+      group.hooks[0].command = /^out=\$\((.*)\) && /.exec(wrapped)![1];
+      assert.ok(group.hooks[0].command.endsWith(` hook ${event}`), group.hooks[0].command);
+      repo.write(path, JSON.stringify(doc));
+      ok(repo.shadow(['init', agent]));
+      const after = JSON.parse(repo.read(path));
+      const groups = agent === 'claude' ? after.hooks.PreToolUse : after.hooks.BeforeTool;
+      assert.is(groups.length, 1, `${agent}: replaced, not added`);
+      ok(repo.shadow(['init', agent, '--remove']));
+      return groups[0].hooks[0].command;
+    };
+    for (const [agent, event] of [['claude', 'claude-pre-tool-use'], ['gemini', 'gemini-before-tool']] as const) {
+      assert.match(plain(agent, event), /^out=\$\(.* \|\| \{ echo .* >&2; exit 2; \}$/, agent);
+    }
     repo.write(
       '.claude/settings.json',
       JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'x' }] }, { matcher: 'Write|Edit|MultiEdit', hooks: [{ type: 'command', command: old('claude-pre-tool-use') }] }] } }),
@@ -142,7 +162,7 @@ Edges('an entry an earlier init wrote from another installation is replaced in p
     const groups = JSON.parse(repo.read('.claude/settings.json')).hooks.PreToolUse;
     assert.is(groups.length, 2);
     assert.is(groups[0].matcher, 'Bash');
-    assert.ok(groups[1].hooks[0].command.startsWith(process.execPath));
+    assert.ok(groups[1].hooks[0].command.startsWith(`out=$(${process.execPath} `));
     assert.is(JSON.parse(repo.read('.mcp.json')).mcpServers.shadow.command, process.execPath);
     ok(repo.shadow(['init', 'claude', '--remove']));
     assert.ok(readFileSync(repo.path('.claude/settings.json')).equals(before));

@@ -85,12 +85,15 @@ Init('the hooks are on the tools that edit files, and run shadow hook by absolut
     const claude = load(repo, '.claude/settings.json').hooks.PreToolUse[0];
     const gemini = load(repo, '.gemini/settings.json').hooks.BeforeTool[0];
     const matches = (matcher: string, tool: string): boolean => new RegExp(`^(?:${matcher})$`).test(tool);
-    for (const tool of ['Write', 'Edit', 'MultiEdit']) assert.ok(matches(claude.matcher, tool), tool);
-    for (const tool of ['Read', 'Bash', 'NotebookEdit']) assert.not.ok(matches(claude.matcher, tool), tool);
+    for (const tool of ['Write', 'Edit', 'MultiEdit', 'NotebookEdit']) assert.ok(matches(claude.matcher, tool), tool);
+    for (const tool of ['Read', 'Bash', 'Glob']) assert.not.ok(matches(claude.matcher, tool), tool);
     for (const tool of ['write_file', 'replace']) assert.ok(matches(gemini.matcher, tool), tool);
     assert.not.ok(matches(gemini.matcher, 'read_file'));
-    assert.is(claude.hooks[0].command, `${process.execPath} ${ENTRY} -C ${realpathSync(repo.dir)} hook claude-pre-tool-use`);
-    assert.ok((gemini.hooks[0].command as string).endsWith(' hook gemini-before-tool'));
+    // shadow run by absolute paths, inside a wrapper that turns any failure or silence into exit 2 with a reason (agent-hooks.test.ts runs it).
+    const failClosed = (event: string, refusal: RegExp): RegExp =>
+      new RegExp(`^out=\\$\\(${process.execPath} ${ENTRY} -C ${realpathSync(repo.dir)} hook ${event}\\) && \\[ -n "\\$out" \\] && printf '%s\\\\n' "\\$out" \\|\\| \\{ echo '${refusal.source}' >&2; exit 2; \\}$`);
+    assert.match(claude.hooks[0].command, failClosed('claude-pre-tool-use', /shadow could not run its edit hook [^']*mcp__shadow__batch_write[^']*shadow init claude/));
+    assert.match(gemini.hooks[0].command, failClosed('gemini-before-tool', /shadow could not run its edit hook [^']*batch_write[^']*shadow init gemini/));
   } finally {
     repo.cleanup();
   }
@@ -150,7 +153,7 @@ function withoutShadow(doc: Record<string, any>): Record<string, any> {
   const copy = structuredClone(doc);
   for (const servers of [copy.mcpServers, copy.mcp_servers]) if (servers) delete servers.shadow;
   for (const groups of Object.values(copy.hooks ?? {}) as any[][]) {
-    for (let i = groups.length - 1; i >= 0; i--) if (groups[i].hooks.some((h: any) => / hook [a-z-]+$/.test(h.command))) groups.splice(i, 1);
+    for (let i = groups.length - 1; i >= 0; i--) if (groups[i].hooks.some((h: any) => / hook [a-z-]+(\)|$)/.test(h.command))) groups.splice(i, 1);
   }
   return JSON.parse(JSON.stringify(copy));
 }

@@ -1,4 +1,4 @@
-import { shadowArgs, shadowCommandLine, type Launch } from './launch.js';
+import { failClosedCommandLine, shadowArgs, type Launch } from './launch.js';
 
 /**
  * What `shadow init <agent>` adds to each agent's project config: the MCP
@@ -52,12 +52,22 @@ function ownsServer(v: unknown): boolean {
   return typeof args[0] === 'string' && /(^|[\\/])shadow\.[cm]js$/.test(args[0]) && args.includes('mcp');
 }
 
-/** A hook group whose command runs `shadow … hook <event>`. */
+/**
+ * A hook group whose command runs `shadow … hook <event>`: the plain command
+ * earlier versions wrote (ending in the event) and the fail-closed one.
+ */
 function ownsHook(event: HookEvent): (v: unknown) => boolean {
-  return (v) =>
-    isObject(v) &&
-    Array.isArray(v.hooks) &&
-    v.hooks.some((h) => isObject(h) && typeof h.command === 'string' && h.command.endsWith(` hook ${event}`));
+  const runs = new RegExp(`shadow\\.[cm]js['"]? .* hook ${event}(?![\\w-])`);
+  const isOurs = (h: unknown): boolean => isObject(h) && typeof h.command === 'string' && runs.test(h.command);
+  return (v) => isObject(v) && Array.isArray(v.hooks) && v.hooks.some(isOurs);
+}
+
+/** What the agent is told when its hook command could not run shadow at all (launch.ts). */
+function hookRefusal(agent: string, write: string): string {
+  return (
+    'shadow could not run its edit hook (moved or removed since shadow init?), so this edit is refused and nothing was written. ' +
+    `Make the change with ${write}, and ask the person to run: shadow init ${agent}`
+  );
 }
 
 function server(launch: Launch, root: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -70,7 +80,7 @@ function mcpServers(launch: Launch, root: string, extra?: Record<string, unknown
 
 /** The config `shadow init <agent>` writes in the project at `root`. */
 export function agentSetup(agent: AgentName, root: string, launch: Launch): AgentSetup {
-  const hook = (event: HookEvent): string => shadowCommandLine(launch, root, ['hook', event]);
+  const hook = (event: HookEvent, refusal: string): string => failClosedCommandLine(launch, root, ['hook', event], refusal);
   switch (agent) {
     case 'claude':
       return {
@@ -87,7 +97,10 @@ export function agentSetup(agent: AgentName, root: string, launch: Launch): Agen
               {
                 kind: 'element',
                 at: ['hooks', 'PreToolUse'],
-                value: { matcher: 'Write|Edit|MultiEdit', hooks: [{ type: 'command', command: hook('claude-pre-tool-use') }] },
+                value: {
+                  matcher: 'Write|Edit|MultiEdit|NotebookEdit',
+                  hooks: [{ type: 'command', command: hook('claude-pre-tool-use', hookRefusal('claude', 'mcp__shadow__batch_write')) }],
+                },
                 owns: ownsHook('claude-pre-tool-use'),
               },
             ],
@@ -95,7 +108,7 @@ export function agentSetup(agent: AgentName, root: string, launch: Launch): Agen
         ],
         notes: [
           'Claude Code asks once before it starts the servers of a project\'s .mcp.json: approve "shadow" (or run `claude mcp list`).',
-          'Write, Edit and MultiEdit on files of this repository now land in the draft (the hook answers the model with the batch, or with why not); your files change only when you run `shadow apply`.',
+          'Write, Edit and MultiEdit on files of this repository now land in the draft (the hook answers the model with the batch, or with why not; NotebookEdit is refused with what to use instead); your files change only when you run `shadow apply`.',
         ],
       };
     case 'codex':
@@ -127,7 +140,14 @@ export function agentSetup(agent: AgentName, root: string, launch: Launch): Agen
                 at: ['hooks', 'BeforeTool'],
                 value: {
                   matcher: 'write_file|replace',
-                  hooks: [{ type: 'command', name: 'shadow', description: "takes the edit into shadow's draft", command: hook('gemini-before-tool') }],
+                  hooks: [
+                    {
+                      type: 'command',
+                      name: 'shadow',
+                      description: "takes the edit into shadow's draft",
+                      command: hook('gemini-before-tool', hookRefusal('gemini', 'the batch_write tool of the shadow MCP server')),
+                    },
+                  ],
                 },
                 owns: ownsHook('gemini-before-tool'),
               },

@@ -3,7 +3,9 @@ import { unsupported, type EditOp, type Intake, type ToolNames, type Verdict } f
 
 /**
  * Each agent's hook protocol: the tool call it sends on stdin, and the
- * answer it reads on stdout.
+ * answer it reads on stdout. Every answer, a pass included, is a JSON
+ * document: the command `shadow init` registers refuses the call when the
+ * hook printed nothing (launch.ts), so silence can never mean "go ahead".
  *
  * Claude Code, PreToolUse (https://code.claude.com/docs/en/hooks): stdin
  * `{hook_event_name, cwd, tool_name, tool_input}`; Write takes
@@ -11,7 +13,8 @@ import { unsupported, type EditOp, type Intake, type ToolNames, type Verdict } f
  * replace_all?}`, MultiEdit `{file_path, edits: [...]}`. Exit 0 with
  * `{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision:
  * "deny", permissionDecisionReason}}` refuses the call and shows the reason
- * to the model; exit 0 with nothing lets the call go on as it would.
+ * to the model; exit 0 with `{}` lets the call go on as it would. NotebookEdit
+ * takes `{notebook_path, cell_id?, new_source, cell_type?, edit_mode?}`.
  *
  * Gemini CLI, BeforeTool (https://geminicli.com/docs/hooks/reference):
  * stdin `{hook_event_name, cwd, tool_name, tool_input}`; write_file takes
@@ -40,6 +43,11 @@ const CLAUDE_NAMES: ToolNames = { read: 'mcp__shadow__read_file', write: 'mcp__s
 function claudeIntake(input: Record<string, unknown>): Intake {
   const tool = String(input.tool_name ?? '');
   const a = isObject(input.tool_input) ? input.tool_input : {};
+  if (tool === 'NotebookEdit') {
+    // A cell edit rewrites the notebook's JSON as Jupyter lays it out: not an edit shadow can express, so a whole-file write is asked for.
+    if (!str(a.notebook_path)) return badInput(tool, CLAUDE_NAMES);
+    return { kind: 'untakeable', tool, filePath: a.notebook_path, why: 'a notebook cell edit; write the whole .ipynb file instead' };
+  }
   if (!['Write', 'Edit', 'MultiEdit'].includes(tool)) return { kind: 'pass' };
   if (!str(a.file_path)) return badInput(tool, CLAUDE_NAMES);
   if (tool === 'Write') return str(a.content) ? { kind: 'edit', tool, filePath: a.file_path, ops: [{ operation: 'write', content: a.content }] } : badInput(tool, CLAUDE_NAMES);
@@ -74,7 +82,7 @@ export const HOOKS: Record<HookEvent, HookProtocol> = {
     names: CLAUDE_NAMES,
     intake: claudeIntake,
     answer: (v) =>
-      v.kind === 'pass' ? '' : `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: v.reason } })}\n`,
+      v.kind === 'pass' ? '{}\n' : `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: v.reason } })}\n`,
   },
   'gemini-before-tool': {
     actor: 'gemini-cli',

@@ -14,8 +14,16 @@ import type { Shadow } from '../../src/index.js';
 
 export type EditOp = { operation: 'write'; content: string } | { operation: 'edit'; old_content: string; content: string };
 
-/** What a hook makes of a tool call: nothing to do, an edit to take, or a refusal. */
-export type Intake = { kind: 'pass' } | { kind: 'deny'; reason: string } | { kind: 'edit'; tool: string; filePath: string; ops: EditOp[] };
+/**
+ * What a hook makes of a tool call: nothing to do, an edit to take, a
+ * refusal, or a call shadow cannot express as a batch (refused when its file
+ * is in the repository, passed when it is not).
+ */
+export type Intake =
+  | { kind: 'pass' }
+  | { kind: 'deny'; reason: string }
+  | { kind: 'edit'; tool: string; filePath: string; ops: EditOp[] }
+  | { kind: 'untakeable'; tool: string; filePath: string; why: string };
 
 export type Verdict = { kind: 'pass' } | { kind: 'deny'; reason: string };
 
@@ -63,10 +71,11 @@ export function unsupported(tool: string, why: string, names: ToolNames): Verdic
 
 /** Take the edit into the draft; the verdict to answer the agent's tool with. */
 export async function routeEdit(intake: Intake, o: RouteOptions): Promise<Verdict> {
-  if (intake.kind !== 'edit') return intake;
+  if (intake.kind === 'pass' || intake.kind === 'deny') return intake;
   const root = o.sh.layout.worktree;
   const path = root === null ? undefined : repositoryPath(root, o.cwd, intake.filePath);
   if (path === undefined) return { kind: 'pass' };
+  if (intake.kind === 'untakeable') return unsupported(intake.tool, intake.why, o.names);
   const operations = intake.ops.map((op) => ({ ...op, path }));
   const out = await callTool({ sh: o.sh, draft: o.draft, actor: o.actor }, 'batch_write', { intent: `${intake.tool} ${path}`, operations });
   const next = `Read files as the draft holds them with ${o.names.read}, and make further changes with ${o.names.write}.`;

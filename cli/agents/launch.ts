@@ -52,3 +52,24 @@ export function shellWord(word: string, platform: NodeJS.Platform = process.plat
 export function shadowCommandLine(launch: Launch, root: string, words: readonly string[], platform: NodeJS.Platform = process.platform): string {
   return [launch.node, ...shadowArgs(launch, root, words)].map((w) => shellWord(w, platform)).join(' ');
 }
+
+/**
+ * The command line of a hook that fails closed: `shadow <words>` run so that
+ * any outcome but an exit 0 with an answer on stdout (node or shadow.cjs
+ * missing after a move or an upgrade, a crash, a server that died during the
+ * hand-off, nothing printed) becomes exit 2 with `refusal` on stderr, which
+ * Claude Code and Gemini CLI alike read as "refuse this tool call, for this
+ * reason". An agent runs hook commands with `sh -c` on POSIX; cmd.exe has no
+ * such form, so there the command is the plain one.
+ */
+export function failClosedCommandLine(
+  launch: Launch,
+  root: string,
+  words: readonly string[],
+  refusal: string,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const run = shadowCommandLine(launch, root, words, platform);
+  if (platform === 'win32') return run;
+  return `out=$(${run}) && [ -n "$out" ] && printf '%s\\n' "$out" || { echo ${shellWord(refusal, platform)} >&2; exit 2; }`;
+}

@@ -11,11 +11,13 @@ const MAX_HOOK_INPUT = 64 * 1024 * 1024;
 
 /**
  * `shadow hook <event>`: what `shadow init` registers to run before an
- * agent's own file edits (Claude Code's Write, Edit, MultiEdit; Gemini
+ * agent's own file edits (Claude Code's Write, Edit, MultiEdit, NotebookEdit; Gemini
  * CLI's write_file, replace). It reads the tool call on stdin and answers
  * in the agent's hook protocol (hook-agents.ts). It always exits 0 with an
  * answer: a hook that failed would let the edit through to the working
- * tree, so a failure is a refusal that says what went wrong.
+ * tree, so a failure is a refusal that says what went wrong. What it cannot
+ * answer (a crash, a node that does not start, a server that died during
+ * the hand-off) the registered command line refuses (launch.ts).
  */
 export async function hook(ctx: CommandContext): Promise<void> {
   const protocol = HOOKS[ctx.argv.event as HookEvent];
@@ -31,7 +33,7 @@ export async function hook(ctx: CommandContext): Promise<void> {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error("the hook's input is not a JSON object");
     const call = input as Record<string, unknown>;
     const intake = protocol.intake(call);
-    if (intake.kind !== 'edit') verdict = intake;
+    if (intake.kind === 'pass' || intake.kind === 'deny') verdict = intake;
     else {
       const sh = await ctx.open();
       verdict = await routeEdit(intake, {

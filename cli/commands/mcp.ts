@@ -22,7 +22,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     },
   });
   // One-shot `shadow` commands in this repository (an agent's hooks, its shell) are handed to this process while it runs.
-  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli);
+  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli, 'agent');
   try {
     await serveMcp(sh, {
       draft: ctx.draft,

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { pageLoginUrl, startServer } from '../../src/index.js';
+import { pathToFileURL } from 'node:url';
+import { pageLoginOpener, pageLoginUrl, startServer, type Shadow } from '../../src/index.js';
 import type { CommandContext } from '../command-context.js';
 import { listenForCalls } from '../handoff/server.js';
 
@@ -14,7 +15,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const server = await startServer(sh, { port: ctx.argv.port as number | undefined, allowApply: ctx.argv['allow-apply'] === true, log: (line) => ctx.io.stderr(`${line}\n`) });
   // One-shot `shadow` commands in this repository are handed to this process while it runs.
-  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli);
+  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli, 'person');
   const pageUrl = server.pageUrl();
   ctx.out.result(
     { url: server.url, port: server.port, server_json: `${sh.layout.commondir}/shadow/server.json`, cli_socket: calls?.path ?? null, page_url: pageUrl },
@@ -22,7 +23,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
       `shadow serving ${server.url} (token in ${sh.layout.commondir}/shadow/server.json); stop with Ctrl-C\n` +
       `review page (this URL works once, within 5 minutes; shadow page prints another): ${pageUrl}`,
   );
-  if (ctx.argv.open === true) openInBrowser(pageUrl, (line) => ctx.io.stderr(`${line}\n`));
+  if (ctx.argv.open === true) await openInBrowser(sh, pageUrl, ctx);
   await new Promise<void>((done) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
@@ -44,14 +45,28 @@ export async function page(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const url = await pageLoginUrl(sh);
   ctx.out.result({ page_url: url }, () => `review page (this URL works once, within 5 minutes): ${url}`);
-  if (ctx.argv.open === true) openInBrowser(url, (line) => ctx.io.stderr(`${line}\n`));
+  if (ctx.argv.open === true) await openInBrowser(sh, url, ctx);
   return 0;
 }
 
-/** Ask the OS to open `url` (xdg-open, or open on macOS); the server runs on whatever happens, a failure is a note. */
-function openInBrowser(url: string, note: (line: string) => void): void {
+/**
+ * Ask the OS to open the login URL `url` (xdg-open, or open on macOS; the
+ * program `$SHADOW_BROWSER` names instead, when set), by way of a file of
+ * the owner's only that leads there: the opener's arguments, which any local
+ * user can read, never hold the token. The server runs on whatever happens;
+ * a failure is a note.
+ */
+async function openInBrowser(sh: Shadow, url: string, ctx: CommandContext): Promise<void> {
+  const note = (line: string): void => ctx.io.stderr(`${line}\n`);
   const failed = (why: string): void => note(`could not open the review page (${why}): open the URL above by hand`);
-  const child = spawn(process.platform === 'darwin' ? 'open' : 'xdg-open', [url], { detached: true, stdio: 'ignore' });
+  let file: string;
+  try {
+    file = await pageLoginOpener(sh, url);
+  } catch (e) {
+    return failed((e as Error).message);
+  }
+  const browser = ctx.io.env.SHADOW_BROWSER || (process.platform === 'darwin' ? 'open' : 'xdg-open');
+  const child = spawn(browser, [pathToFileURL(file).href], { detached: true, stdio: 'ignore', env: ctx.io.env });
   child.on('error', (e) => failed(e.message));
   child.on('exit', (code) => {
     if (code !== 0 && code !== null) failed(`exit status ${code}`);

@@ -56,8 +56,13 @@ export function findSocket(start: string, uid: number | undefined): string | und
   }
 }
 
-/** The directory the command names with `-C`, or undefined when its form is one the caller does not read (then the command runs here). */
-function startDir(args: readonly string[], cwd: string): string | undefined {
+/**
+ * The directory the command names with `-C`, or undefined when its form is
+ * one the caller does not read (then the command runs here): any other
+ * spelling yargs would take for it (`-C=x`, `-Cx`, `--C x`, `--C=x`, a
+ * group of short options with C in it), or more than one.
+ */
+export function startDir(args: readonly string[], cwd: string): string | undefined {
   let dir = cwd;
   let seen = 0;
   for (let i = 0; i < args.length; i++) {
@@ -68,7 +73,7 @@ function startDir(args: readonly string[], cwd: string): string | undefined {
       if (value === undefined || ++seen > 1) return undefined;
       dir = resolve(cwd, value);
       i++;
-    } else if (a.startsWith('-C')) return undefined;
+    } else if (/^-[^-]*C/.test(a) || a === '--C' || a.startsWith('--C=')) return undefined;
   }
   return dir;
 }
@@ -123,6 +128,14 @@ export async function handOff(args: string[], io: CallerIO): Promise<number | un
       if (finished) return;
       const word = commandWords(args)[0]!;
       if (!printed && READ_ONLY.has(word)) return finish(undefined);
+      if (word === 'hook') {
+        // An agent reads exit 2 as "refuse the tool call, for the reason on stderr"; any other failure lets its edit through.
+        io.stderr(
+          'the shadow process serving this repository stopped while it took this edit, so the edit is refused; ' +
+            "whether it reached the draft is not known: read the file from the draft before making the change again with shadow's tools\n",
+        );
+        return finish(2);
+      }
       // Printed here as Output.error prints errors: the caller has not loaded the CLI, and must not for this.
       const error = {
         code: 'SERVER_GONE',

@@ -23,6 +23,10 @@
  * input as `in` lines and an `end` line; the server sends `o` (stdout
  * bytes, base64), `e` (stderr text), `stdin` (send your input), and finally
  * `exit`.
+ *
+ * A server answers `fallback` as well for a call it does not run for
+ * others: one of another repository, or, in an agent's server, one that
+ * decides or publishes (ServerRole).
  */
 
 /** How long a caller waits for a server to accept a command before running it itself (ms). */
@@ -48,6 +52,26 @@ export const HANDED_OFF = new Set([
   'hook', 'batch', 'write', 'edit', 'rm', 'mv', 'apply-patch', 'draft', 'cat', 'ls', 'log', 'diff', 'blame', 'trace', 'status',
   'checkpoint', 'checkpoints', 'rollback', 'rebase', 'revert', 'resolve', 'undo', 'apply', 'unapply', 'propose', 'review',
   'approve', 'deny', 'events', 'tools',
+]);
+
+/**
+ * Who a server was started for, which limits what it runs for others: the
+ * person's (`shadow serve`) runs every command of HANDED_OFF; an agent's
+ * (`shadow mcp`) only what its agent may do itself (AGENT_RUNS). A role
+ * does not travel through the socket: a caller whose command the server
+ * does not run for it runs the command itself, with its own authority.
+ */
+export type ServerRole = 'person' | 'agent';
+
+/**
+ * What an agent's server runs for a caller: batches, reads, checkpoints,
+ * rollbacks and proposals within a draft. Never what decides or publishes
+ * (`approve`, `deny`, `apply`, `unapply`, `draft drop`): a sandboxed shell
+ * must not reach them through an unsandboxed agent server.
+ */
+export const AGENT_RUNS = new Set([
+  'hook', 'batch', 'write', 'edit', 'rm', 'mv', 'apply-patch', 'draft new', 'draft list', 'draft ls', 'draft show', 'cat', 'ls', 'log', 'diff', 'blame',
+  'trace', 'status', 'checkpoint', 'checkpoints', 'rollback', 'rebase', 'revert', 'resolve', 'undo', 'propose', 'review', 'events', 'tools',
 ]);
 
 /** Commands that change nothing: when the server stops during one, the caller runs it again itself. */

@@ -2,11 +2,22 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { SharedCaches } from '../../src/index.js';
+import { findMarker, nodeContext, SharedCaches } from '../../src/index.js';
+import { commandWords } from '../command-words.js';
 import type { CliIO } from '../io.js';
 import { BUILD_ID } from './build-id.js';
-import { handedOff } from './client.js';
-import { MAX_SOCKET_PATH, PROTOCOL, SOCKET_DIR, SOCKET_NAME, type ClientFrame, type HandoffRequest, type ServerFrame } from './protocol.js';
+import { findSocket, handedOff, startDir } from './client.js';
+import {
+  AGENT_RUNS,
+  MAX_SOCKET_PATH,
+  PROTOCOL,
+  SOCKET_DIR,
+  SOCKET_NAME,
+  type ClientFrame,
+  type HandoffRequest,
+  type ServerFrame,
+  type ServerRole,
+} from './protocol.js';
 
 /** The CLI's own runner (cli/run.ts), given by the command that starts the listener. */
 export type RunCli = (args: string[], io: CliIO) => Promise<number>;
@@ -54,11 +65,41 @@ function answers(path: string): Promise<boolean> {
  * What the server cannot take from a caller's request but would show in a
  * result: its umask (the modes of files an apply creates) and its time
  * zone (node reads TZ once; commits and `log` carry local times). A caller
- * that differs runs the command itself.
+ * that differs runs the command itself. And what limits the calls it runs:
+ * its role, and its own socket (the repository it serves).
  */
 interface ServerProcess {
   umask: number;
   tz: string | undefined;
+  role: ServerRole;
+  socket: { dev: number; ino: number };
+}
+
+/** Whether a server of `role` runs the command `args` for a caller. */
+export function roleRuns(role: ServerRole, args: readonly string[]): boolean {
+  if (role === 'person') return true;
+  const [word, sub] = commandWords(args);
+  return AGENT_RUNS.has(word === 'draft' ? `draft ${sub ?? ''}` : (word ?? ''));
+}
+
+/**
+ * Whether the command would open the repository this server serves: the
+ * directory it names (cwd, `-C`) finds this very socket the way a caller
+ * finds it, and is not inside a materialized worktree (whose marker names
+ * a repository of its own).
+ */
+function ownRepository(req: HandoffRequest, own: ServerProcess): boolean {
+  const start = startDir(req.args, req.cwd);
+  if (start === undefined) return false;
+  const found = findSocket(start, process.getuid?.());
+  if (found === undefined) return false;
+  try {
+    const st = lstatSync(found);
+    if (st.dev !== own.socket.dev || st.ino !== own.socket.ino) return false;
+  } catch {
+    return false;
+  }
+  return findMarker(nodeContext({ env: req.env }), start) === undefined;
 }
 
 /** Run one caller's command and stream its output back. */
@@ -91,9 +132,13 @@ function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess, shared: Sha
         ? 'another build of shadow'
         : !handedOff(req.args, req.env)
           ? 'a command the caller runs itself'
-          : req.umask !== own.umask || req.env.TZ !== own.tz
-            ? 'another umask or time zone'
-            : undefined;
+          : !roleRuns(own.role, req.args)
+            ? "a command an agent's server does not run for others"
+            : !ownRepository(req, own)
+              ? 'another repository'
+              : req.umask !== own.umask || req.env.TZ !== own.tz
+                ? 'another umask or time zone'
+                : undefined;
     if (declined !== undefined) {
       send({ fallback: declined });
       conn.end();
@@ -173,11 +218,12 @@ function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess, shared: Sha
 
 /**
  * Take one-shot commands from `shadow` callers on the socket in `gitdir`
- * (protocol.ts). Resolves to undefined, and nothing changes, where the
+ * (protocol.ts), those a server of `role` runs for others, in this
+ * repository only. Resolves to undefined, and nothing changes, where the
  * socket cannot be: a path too long for a Unix socket, another live server
  * on it, a directory that is not ours.
  */
-export async function listenForCalls(gitdir: string, runCli: RunCli): Promise<CallListener | undefined> {
+export async function listenForCalls(gitdir: string, runCli: RunCli, role: ServerRole): Promise<CallListener | undefined> {
   const dir = join(gitdir, SOCKET_DIR);
   const path = join(dir, SOCKET_NAME);
   if (path.length > MAX_SOCKET_PATH) return undefined;
@@ -196,17 +242,18 @@ export async function listenForCalls(gitdir: string, runCli: RunCli): Promise<Ca
   } catch {
     // no socket yet, or one another server just removed
   }
-  const own: ServerProcess = { umask: process.umask(), tz: process.env.TZ };
   // Each call opens the repository afresh (its config, its refs) but starts
   // from the draft metadata and parsed objects the calls before it left.
   const shared = new SharedCaches();
-  const server: Server = createServer((conn) => serveCall(conn, runCli, own, shared));
+  let own: ServerProcess | undefined;
+  const server: Server = createServer((conn) => (own ? serveCall(conn, runCli, own, shared) : conn.destroy()));
   const listening = await new Promise<boolean>((done) => {
     server.once('error', () => done(false));
     server.listen(path, () => done(true));
   });
   if (!listening) return undefined;
-  const ino = lstatSync(path).ino;
+  const { dev, ino } = lstatSync(path);
+  own = { umask: process.umask(), tz: process.env.TZ, role, socket: { dev, ino } };
   server.unref();
   return {
     path,

@@ -14,6 +14,7 @@ import { registerSessionRoutes } from './routes-sessions.js';
 import { registerPageRoutes } from './routes-page.js';
 import { PageSessions } from './page-sessions.js';
 import { redeemLoginFile } from './page-login-files.js';
+import { removeLoginOpener, sweepLoginOpeners } from './page-login-opener.js';
 import { errorBody, statusFor } from './http-errors.js';
 
 /**
@@ -157,6 +158,11 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   registerRebaseRoutes(app, sh);
   // Login URLs come from this process (pageUrl) or from `shadow page` in another (page-login-files.ts).
   const pageSessions = new PageSessions(() => sh.context.clock.now(), (once) => redeemLoginFile(sh.context, sh.layout.commondir, once));
+  // The file `--open` gave the browser for a token goes once the token is offered; expired ones with it (page-login-opener.ts).
+  pageSessions.onSpent((once) => {
+    removeLoginOpener(sh.context, sh.layout.commondir, once);
+    sweepLoginOpeners(sh.context, sh.layout.commondir);
+  });
   // Cookies ignore ports: a name per port keeps two servers' sessions (two repositories) apart.
   const page = registerPageRoutes(app, sh, pageSessions, () => `shadow_ui_${port}`);
 
@@ -193,6 +199,7 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
       clearInterval(saver);
       sh.sessions.saveAll();
       await app.close();
+      sweepLoginOpeners(sh.context, sh.layout.commondir, true);
       claim.release();
     },
   };

@@ -51,10 +51,18 @@ export class PageSessions {
     return once;
   }
 
+  private spentListener: ((once: string) => void) | undefined;
+
+  /** Be told of every token offered for redemption, good or not (it is spent either way). */
+  onSpent(listener: (once: string) => void): void {
+    this.spentListener = listener;
+  }
+
   /** Spend a one-time token: a new session, or undefined when it is unknown, spent or expired (spent either way). */
   redeem(once: string): PageSession | undefined {
     const expires = this.onces.get(once);
     this.onces.delete(once);
+    this.spentListener?.(once);
     const good = expires === undefined ? this.redeemElsewhere(once) : this.now() <= expires;
     if (!good) return undefined;
     const s: PageSession = { id: token(), csrf: token() };

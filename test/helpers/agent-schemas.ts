@@ -37,7 +37,8 @@ export const ClaudeSettings = z.looseObject({ hooks: z.partialRecord(z.enum(CLAU
 /**
  * Claude Code, a PreToolUse hook's JSON output (exit 0): `hookSpecificOutput`
  * with `hookEventName: "PreToolUse"`, `permissionDecision` allow | deny |
- * ask, and `permissionDecisionReason` (for deny: shown to Claude).
+ * ask, and `permissionDecisionReason` (for deny: shown to Claude); every
+ * field is optional, and `{}` decides nothing (the call goes on as it would).
  * https://code.claude.com/docs/en/hooks ("PreToolUse decision control").
  */
 export const ClaudePreToolUseOutput = z.strictObject({
@@ -45,12 +46,14 @@ export const ClaudePreToolUseOutput = z.strictObject({
   stopReason: z.string().optional(),
   suppressOutput: z.boolean().optional(),
   systemMessage: z.string().optional(),
-  hookSpecificOutput: z.strictObject({
-    hookEventName: z.literal('PreToolUse'),
-    permissionDecision: z.enum(['allow', 'deny', 'ask']),
-    permissionDecisionReason: z.string().optional(),
-    updatedInput: z.record(z.string(), z.unknown()).optional(),
-  }),
+  hookSpecificOutput: z
+    .strictObject({
+      hookEventName: z.literal('PreToolUse'),
+      permissionDecision: z.enum(['allow', 'deny', 'ask']),
+      permissionDecisionReason: z.string().optional(),
+      updatedInput: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
 });
 
 /**
