@@ -6,6 +6,8 @@ import { startServer, type Shadow } from '../src/index.js';
 import { callTool } from '../src/agent-tools/call-tool.js';
 import { DiskRepo, treeHashes, withShadow } from './helpers/disk-repo.js';
 import { Api } from './helpers/session-http.js';
+import { bareRemote } from './helpers/remotes.js';
+import { noteBatches, withRemote } from './helpers/remote-repos.js';
 
 /*
  * A decision is bound to what was seen: apply, approve and deny take the
@@ -214,5 +216,32 @@ Decide('an approval or a deny given with a stale fingerprint is STALE_REVIEW and
   assert.is(ok.json().status, 'approved');
 });
 
+const Fetched = suite('apply --draft <remote>/<draft> --expect');
+
+Fetched('a fetched draft that moved since it was reviewed is STALE_REVIEW before it is continued here: no local draft, nothing written', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
+    await noteBatches(a, 'd', 1, 'a');
+    assert.is(a.shadow(['push', 'origin', 'd']).status, 0);
+    assert.is(b.shadow(['fetch', 'origin']).status, 0);
+    const seen = b.shadow(['review', 'origin/d', '--json']).json().review_fingerprint;
+    await noteBatches(a, 'd', 1, 'b');
+    assert.is(a.shadow(['push', 'origin', 'd']).status, 0);
+    assert.is(b.shadow(['fetch', 'origin']).status, 0);
+    const tree = JSON.stringify(treeHashes(b.dir));
+    const r = b.shadow(['apply', '--draft', 'origin/d', '--expect', seen, '--json']);
+    assert.is(r.status, 1, r.stdout + r.stderr);
+    assert.is(r.json().error.code, 'STALE_REVIEW');
+    assert.is(b.ref(REF), undefined, 'no local draft made from it');
+    assert.is(JSON.stringify(treeHashes(b.dir)), tree);
+    const now = b.shadow(['review', 'origin/d', '--json']).json().review_fingerprint;
+    assert.is(r.json().error.data.current, now);
+    const ok = b.shadow(['apply', '--draft', 'origin/d', '--expect', now, '--json']);
+    assert.is(ok.status, 0, ok.stdout + ok.stderr);
+    assert.is(b.read('notes/b1.txt'), 'b 1\n');
+  }),
+);
+
 Expect.run();
 Decide.run();
+Fetched.run();
