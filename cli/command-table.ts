@@ -207,7 +207,8 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch (needs -m)', implies: 'message' })
         .option('message', { alias: 'm', type: 'string', describe: 'the commit message for --squash' })
         .option('conflict', { type: 'string', choices: ['refuse', 'markers'], describe: 'where you changed the same lines as the draft: stop (refuse, the default) or write git conflict markers' })
-        .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' }),
+        .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' })
+        .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, writing nothing, if the draft changed since' }),
     load: () => import('./commands/apply.js').then((m) => m.apply),
   },
   {
@@ -335,13 +336,17 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'approve <id>',
     describe: 'approve what an approval id asks for (this version of the draft only)',
-    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why' }),
+    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why' }).option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' }),
     load: () => import('./commands/review.js').then((m) => m.approve),
   },
   {
     usage: 'deny <id>',
     describe: 'deny it: apply then fails fast until the draft changes',
-    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why', demandOption: true }),
+    builder: (y) =>
+      y
+        .positional('id', { type: 'string' })
+        .option('reason', { type: 'string', describe: 'why', demandOption: true })
+        .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' }),
     load: () => import('./commands/review.js').then((m) => m.deny),
   },
   {

@@ -141,6 +141,44 @@ P('decisions: approve and deny with a reason, as shadow approve/deny record them
   }
 });
 
+P('a decision is bound to what the page drew: after a batch lands, Apply, Approve and Deny with the drawn fingerprint are 409 STALE_REVIEW, nothing written; drawn again, the new file shows and Apply works', async (c) => {
+  const page = await pageSession(c);
+  await batch(c, [{ operation: 'write', path: '.github/workflows/ci.yml', content: 'on: push\n' }]);
+  const drawn = await page.get('/ui/api/drafts/default');
+  const seen: string = drawn.body.review.review_fingerprint;
+  assert.match(seen, /^review:[0-9a-f]{64}$/);
+  assert.is((await page.get('/ui/api/drafts/default/diff')).body.review_fingerprint, seen, 'the diff says which state it shows');
+  const [approval] = drawn.body.review.approvals;
+  // A batch lands through the library while the page shows the draft.
+  const sneak = await c.sh.batch({ intent: 'unseen', operations: [{ operation: 'write', path: 'unseen.txt', content: 'nobody saw this\n' }] });
+  assert.ok(sneak.success);
+  const ledger = (await c.sh.events()).length;
+  for (const decision of ['approve', 'deny']) {
+    const r = await page.post(`/ui/api/drafts/default/approvals/${approval.id}`, { decision, reason: 'looked', expect: seen });
+    assert.is(r.status, 409, JSON.stringify(r.body));
+    assert.is(r.body.error.code, 'STALE_REVIEW');
+    assert.is(r.body.error.data.expected, seen);
+  }
+  const refused = await page.post('/ui/api/drafts/default/apply', { expect: seen });
+  assert.is(refused.status, 409, JSON.stringify(refused.body));
+  assert.is(refused.body.error.code, 'STALE_REVIEW');
+  assert.match(refused.body.error.hint, /review it again/);
+  assert.is((await c.sh.events()).length, ledger, 'no ledger line');
+  assert.not.ok(c.repo.exists('unseen.txt') || c.repo.exists('.github/workflows/ci.yml'), 'nothing written');
+  // Drawn again: the new file is there, with the state's own fingerprint.
+  const again = await page.get('/ui/api/drafts/default');
+  const now: string = again.body.review.review_fingerprint;
+  assert.is(refused.body.error.data.current, now);
+  assert.equal(again.body.review.files.map((f: any) => f.path), ['.github/workflows/ci.yml', 'unseen.txt']);
+  const [fresh] = again.body.review.approvals;
+  const approved = await page.post(`/ui/api/drafts/default/approvals/${fresh.id}`, { decision: 'approve', expect: now });
+  assert.is(approved.status, 200, JSON.stringify(approved.body));
+  const applied = await page.post('/ui/api/drafts/default/apply', { expect: now });
+  assert.is(applied.status, 200, JSON.stringify(applied.body));
+  assert.is(c.repo.read('unseen.txt'), 'nobody saw this\n');
+  assert.is(c.repo.read('.github/workflows/ci.yml'), gitShow(c.repo, '.github/workflows/ci.yml'));
+});
+
 P('apply from the page without --allow-apply (the person applies), partial by paths; pending approvals refuse with nothing written; unapply; rollback', async (c) => {
   const page = await pageSession(c);
   await batch(c, [

@@ -206,6 +206,74 @@ if (!chromium) {
     assert.equal(c.problems, [], 'no script error, no CSP violation');
   });
 
+  E('a batch that lands after the page drew the draft: Apply is refused with STALE_REVIEW, nothing written, and the page draws the new file; then Apply publishes what it shows', async (c) => {
+    const page = c.page;
+    await agentBatch(c, 'one', [{ operation: 'write', path: 'a.txt', content: 'alpha\n' }]);
+    // No live stream: the page keeps what it drew, as a page whose updates lag behind would.
+    await page.setRequestInterception(true);
+    page.on('request', (r) => void (new URL(r.url()).pathname === '/ui/api/live' ? r.abort() : r.continue()));
+    await page.goto(c.server.pageUrl());
+    await page.goto(`${new URL(page.url()).origin}/ui/#/drafts/default`);
+    await page.waitForSelector('#diff-body[data-complete] [data-path="a.txt"]');
+    await page.waitForSelector('#actions li[data-path="a.txt"]');
+    const sneak = await c.sh.batch({ intent: 'unseen', operations: [{ operation: 'write', path: 'unseen.txt', content: 'nobody saw this\n' }] });
+    assert.ok(sneak.success);
+    assert.is(await page.$('#actions li[data-path="unseen.txt"]'), null, 'the page still shows what it drew');
+
+    await page.click('#apply');
+    await page.waitForSelector('#message[data-code="STALE_REVIEW"]');
+    assert.match(await textOf(c, '#message'), /no longer what was reviewed/);
+    assert.not.ok(c.repo.exists('a.txt') || c.repo.exists('unseen.txt'), 'nothing written');
+    assert.equal(await events(c, 'apply/start'), []);
+    // Drawn again: the new file, in the list and in the diff.
+    await page.waitForSelector('#actions li[data-path="unseen.txt"]');
+    await page.waitForFunction(() => document.querySelector('#diff-body[data-complete] [data-path="unseen.txt"]') !== null);
+
+    await page.click('#apply');
+    await page.waitForFunction(() => document.querySelector('#message')?.textContent === 'applied 2 paths');
+    for (const path of ['a.txt', 'unseen.txt']) assert.is(c.repo.read(path), gitShow(c.repo, path), path);
+    // The live stream was cut on purpose; nothing else may have gone wrong.
+    assert.equal(c.problems.filter((p) => !/ERR_FAILED/.test(p)), []);
+  });
+
+  E('a diff drawn from an older state than the rest of the page: Apply sends nothing and the page draws again', async (c) => {
+    const page = c.page;
+    await agentBatch(c, 'one', [{ operation: 'write', path: 'a.txt', content: 'alpha\n' }]);
+    await page.setRequestInterception(true);
+    // The draft's state is held until its diff has been answered and a batch has landed: the diff shows the state before it.
+    let held: (() => void) | undefined;
+    const heldNow = new Promise<void>((ready) => {
+      page.on('request', (r) => {
+        const path = new URL(r.url()).pathname;
+        if (path === '/ui/api/live') return void r.abort();
+        if (path === '/ui/api/drafts/default' && held === undefined) {
+          held = () => void r.continue();
+          return ready();
+        }
+        return void r.continue();
+      });
+    });
+    await page.goto(c.server.pageUrl());
+    const diffAnswered = page.waitForResponse((r) => new URL(r.url()).pathname === '/ui/api/drafts/default/diff');
+    await page.goto(`${new URL(page.url()).origin}/ui/#/drafts/default`);
+    await Promise.all([heldNow, diffAnswered]);
+    assert.ok((await c.sh.batch({ intent: 'unseen', operations: [{ operation: 'write', path: 'unseen.txt', content: 'nobody saw this\n' }] })).success);
+    held!();
+    await page.waitForSelector('#actions li[data-path="unseen.txt"]');
+    await page.waitForSelector('#diff-body[data-complete] [data-path="a.txt"]');
+    assert.is(await page.$('#diff-body [data-path="unseen.txt"]'), null, 'the diff on screen is the older state');
+
+    await page.click('#apply');
+    await page.waitForSelector('#message[data-code="STALE_REVIEW"]');
+    assert.match(await textOf(c, '#message'), /nothing was sent/);
+    assert.not.ok(c.repo.exists('a.txt') || c.repo.exists('unseen.txt'), 'nothing written');
+    await page.waitForFunction(() => document.querySelector('#diff-body[data-complete] [data-path="unseen.txt"]') !== null);
+    await page.click('#apply');
+    await page.waitForFunction(() => document.querySelector('#message')?.textContent === 'applied 2 paths');
+    assert.is(c.repo.read('unseen.txt'), 'nobody saw this\n');
+    assert.equal(c.problems.filter((p) => !/ERR_FAILED/.test(p)), []);
+  });
+
   E('the diff between two points, side by side, and without rename pairing', async (c) => {
     const page = c.page;
     await agentBatch(c, 'one', [{ operation: 'write', path: 'a.txt', content: 'alpha\n' }]);

@@ -99,6 +99,7 @@ export async function apply(ctx: CommandContext): Promise<number> {
         squash,
         sandbox: ctx.argv.sandbox as 'read-only' | 'workspace-write' | undefined,
         conflict: ctx.argv.conflict as 'refuse' | 'markers' | undefined,
+        expect: ctx.argv.expect as string | undefined,
         onProgress: progressBar(ctx),
       });
     } catch (e) {

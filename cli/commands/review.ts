@@ -25,7 +25,11 @@ function approvalLine(a: ApprovalState): string {
 }
 
 function describeReview(r: ReviewReport, stat: boolean): string {
-  const lines = [`draft ${r.draft} (${r.status}) at ${short(r.tip)}: ${plural(r.files.length, 'path')}`, `fingerprint ${r.fingerprint}`];
+  const lines = [
+    `draft ${r.draft} (${r.status}) at ${short(r.tip)}: ${plural(r.files.length, 'path')}`,
+    `fingerprint ${r.fingerprint}`,
+    `review fingerprint ${r.review_fingerprint} (apply, approve and deny --expect it: refused if the draft changes)`,
+  ];
   if (r.secrets.length > 0) {
     lines.push(`secrets in added lines (${r.secrets.length}):`);
     for (const s of r.secrets) lines.push(`  ${s.path}:${s.line}  ${pad(s.rule, 26)} ${s.redacted}`);
@@ -60,7 +64,7 @@ export async function review(ctx: CommandContext): Promise<void> {
 /** `shadow approve <id> [--reason …]` */
 export async function approve(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const a = await sh.approve(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined });
+  const a = await sh.approve(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined, expect: ctx.argv.expect as string | undefined });
   ctx.out.result(a, () =>
     a.commit ? `approved ${a.id} (${a.kind}) for commit ${a.commit.slice(0, 12)}: \`apply --commit\` may publish it` : `approved ${a.id} (${a.kind}) for ${a.fingerprint.slice(0, 20)}…: valid until the draft changes`,
   );
@@ -69,7 +73,7 @@ export async function approve(ctx: CommandContext): Promise<void> {
 /** `shadow deny <id> --reason …` */
 export async function deny(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const a = await sh.deny(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined });
+  const a = await sh.deny(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined, expect: ctx.argv.expect as string | undefined });
   ctx.out.result(a, () => `denied ${a.id} (${a.kind}): apply fails until the draft changes`);
 }
 

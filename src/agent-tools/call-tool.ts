@@ -184,6 +184,7 @@ const HANDLERS: Record<string, Handler> = {
     const command = paths ? `shadow apply ${paths.map(shellWord).join(' ')} (from the repository root)` : 'shadow apply';
     return ok({
       draft: r.draft,
+      review_fingerprint: r.review_fingerprint,
       can_apply: r.conflicts.length === 0 && r.unresolved.length === 0 && r.pendingApprovals.length === 0 && r.unwritable.length === 0,
       paths: r.paths.map((p) => `${p.action} ${p.path}${p.merge && p.merge !== 'clean' ? ` (${p.merge})` : ''}`),
       conflicts: r.conflicts,
@@ -194,7 +195,7 @@ const HANDLERS: Record<string, Handler> = {
     });
   },
   apply: async (c, a) => {
-    const r = await c.sh.apply({ draft: c.draft, actor: c.actor, conflict: a.conflict as 'refuse' | 'markers' | undefined, paths: a.paths as string[] | undefined });
+    const r = await c.sh.apply({ draft: c.draft, actor: c.actor, conflict: a.conflict as 'refuse' | 'markers' | undefined, paths: a.paths as string[] | undefined, expect: a.expect as string | undefined });
     if (r.ok) return ok(r);
     const list = r.pendingApprovals.map((p) => `${p.id} (${p.kind}): ${p.reason}`).join('\n');
     const error = { code: 'APPROVALS_PENDING' as const, message: 'nothing was applied; the person must approve first', hint: 'ask them to review the draft (shadow review) and approve or deny', data: { pending: r.pendingApprovals.map((p) => p.id) } };

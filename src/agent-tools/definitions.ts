@@ -249,6 +249,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: z.strictObject({
       paths: z.optional(applyPaths()),
       conflict: z.optional(describe(z.enum(['refuse', 'markers']), "where the user changed the same lines: stop (refuse, the default) or write git's conflict markers into the file")),
+      expect: z.optional(describe(z.string(), 'the review_fingerprint the person reviewed (apply_status gives the current one): if the draft changed since, STALE_REVIEW and nothing is written')),
     }),
     annotations: hints('Apply to the working tree', 'destructive'),
     gated: 'apply',

@@ -10,6 +10,8 @@ import type { UnapplyResult } from '../publish/unapply.js';
 import type { CommitMode } from '../publish/commit-modes.js';
 import type { Policy } from '../review/review.js';
 import { validate } from '../drafts/batch-schema.js';
+import { requireDraft } from '../drafts/drafts.js';
+import { splitRemoteDraft } from '../core/remote-draft-name.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
 
 const UnapplyOptionsSchema = z.object({
@@ -28,6 +30,7 @@ const ApplyOptionsSchema = z.object({
   actor: z.optional(z.string()),
   sandbox: z.optional(z.enum(['read-only', 'workspace-write'])),
   conflict: z.optional(z.enum(['refuse', 'markers'])),
+  expect: z.optional(z.string()),
 }).check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'));
 
 export interface ApplyOptions extends DraftOption {
@@ -45,6 +48,12 @@ export interface ApplyOptions extends DraftOption {
   onProgress?: (done: number, total: number, bytes: number) => void;
   /** Publish only what these pathspecs match (repository-relative paths, directories, globs); the draft keeps the rest. */
   paths?: string[];
+  /**
+   * The review fingerprint the person saw (`review_fingerprint` of
+   * `sh.review()`): when the draft is no longer in that state, STALE_REVIEW
+   * and nothing is written.
+   */
+  expect?: string;
 }
 
 export interface PublishCalls {
@@ -86,10 +95,16 @@ export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = 
     const actor = this.actor(options.actor);
     // A fetched draft (origin/refactor) is continued here under its own name, then applied (remote-apply.ts).
     const requested = this.readDraftName(options);
+    if (options.expect !== undefined && !options.dryRun && splitRemoteDraft(requested) !== undefined) {
+      // A fetched draft is continued here (a local draft made from it) before applyDraft checks it: checked first, so a stale one makes nothing.
+      const { checkExpected, reviewFingerprint } = await import('../review/review-binding.js');
+      const seen = requireDraft(this.ws, requested);
+      checkExpected(seen, options.expect, reviewFingerprint(this.ws, seen), 'apply');
+    }
     const draft = await draftToApply(this.ws, requested, { dryRun: options.dryRun === true, actor });
     // A name it left as it was is checked as every draft a call changes is (a remote one never fetched: READ_ONLY).
     const name = draft !== requested || options.dryRun ? draft : this.draftName(options);
-    return applyDraft(this.ws, name, { dryRun: options.dryRun, mode, actor, onProgress, policy, conflict: options.conflict, paths: options.paths });
+    return applyDraft(this.ws, name, { dryRun: options.dryRun, mode, actor, onProgress, policy, conflict: options.conflict, paths: options.paths, expect: options.expect });
   },
 
   async unapply(options = {}) {

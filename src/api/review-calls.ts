@@ -7,9 +7,21 @@ import type { ApprovalState } from '../review/approvals.js';
 import type { Proposal } from '../review/proposal.js';
 import type { ReviewReport } from '../review/review-report.js';
 import { draftEvents, ledgerPath } from '../drafts/ledger-events.js';
+import { requireDraft } from '../drafts/drafts.js';
 import type { LedgerEvent } from '../state/ledger.js';
 import type { DraftLedgerVerdict } from '../drafts/ledger-join.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
+
+/** The options of `approve` and `deny`. */
+export type DecisionOptions = DraftOption & { reason?: string; actor?: string; expect?: string };
+
+/** Refuse a decision on a draft that is no longer in the state the person saw. */
+async function checkSeen(core: ShadowCore, draftName: string, expect: string | undefined, what: string): Promise<void> {
+  if (expect === undefined) return;
+  const { checkExpected, reviewFingerprint } = await import('../review/review-binding.js');
+  const draft = requireDraft(core.ws, draftName);
+  checkExpected(draft, expect, reviewFingerprint(core.ws, draft), what);
+}
 
 export interface ReviewCalls {
   /**
@@ -27,11 +39,15 @@ export interface ReviewCalls {
    */
   review(options?: DraftOption): Promise<ReviewReport>;
 
-  /** @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real' }) */
-  approve(id: string, options?: DraftOption & { reason?: string; actor?: string }): Promise<ApprovalState>;
+  /**
+   * `expect`: the review fingerprint the person saw (`review_fingerprint`);
+   * when the draft is no longer in that state, STALE_REVIEW and nothing is recorded.
+   * @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real', expect: r.review_fingerprint })
+   */
+  approve(id: string, options?: DecisionOptions): Promise<ApprovalState>;
 
   /** @example await sh.deny('ap-1a2b3c4d5e', { reason: 'no keys in the repo' }) */
-  deny(id: string, options?: DraftOption & { reason?: string; actor?: string }): Promise<ApprovalState>;
+  deny(id: string, options?: DecisionOptions): Promise<ApprovalState>;
 
   /** @example for (const e of await sh.events()) console.log(e.seq, e.type) */
   events(options?: DraftOption): Promise<LedgerEvent[]>;
@@ -56,11 +72,13 @@ export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
 
   async approve(id, options = {}) {
     const { decide } = await import('../review/approvals.js');
+    await checkSeen(this, this.draftName(options), options.expect, `approve ${id}`);
     return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason);
   },
 
   async deny(id, options = {}) {
     const { decide } = await import('../review/approvals.js');
+    await checkSeen(this, this.draftName(options), options.expect, `deny ${id}`);
     return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason);
   },
 

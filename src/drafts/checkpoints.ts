@@ -7,6 +7,7 @@ import { RefMoved } from '../git/refs.js';
 import { draftStatusWord, requireDraft, type Draft } from './drafts.js';
 import { logEvent } from './ledger-events.js';
 import { isOnHistory } from './history.js';
+import { draftPoints } from './draft-points.js';
 import { resolveCommitish } from './rev-parse.js';
 import type { Workspace } from './workspace.js';
 
@@ -164,25 +165,6 @@ export function resolveTarget(ws: Workspace, draft: Draft, spec: string, purpose
 }
 
 /**
- * True when `commit` is the draft's root or one of its batch or capture
- * commits: its first-parent history reaches the root through draft commits
- * only (a commit on the user's branch that merely descends from the root is
- * not part of the draft).
- */
-function inDraftLineage(ws: Workspace, draft: Draft, commit: Oid): boolean {
-  const limit = 2 * draft.meta.high_batch + 2;
-  let oid: Oid | undefined = commit;
-  for (let i = 0; oid !== undefined && i <= limit; i++) {
-    if (oid === draft.meta.root) return true;
-    const c = ws.repo.objects.readCommit(oid);
-    const t = parseTrailers(c.message);
-    if (t.batch === undefined && t.capture === undefined) return false;
-    oid = c.parents[0];
-  }
-  return false;
-}
-
-/**
  * Keep the draft's tip with a checkpoint: the one it has, or a new
  * automatic one (`auto-N`). Returns its name.
  */
@@ -213,7 +195,13 @@ export interface RefMove {
  */
 async function moveDraft(ws: Workspace, draft: Draft, to: Oid, target: string, message: string, actor: string): Promise<RefMove> {
   const repo = ws.repo;
-  if (!inDraftLineage(ws, draft, to)) throw invalidTarget(target, `${to.slice(0, 12)} is not part of draft "${draft.name}"`);
+  // Trailers prove nothing (`git commit-tree` writes any): only what this repository recorded of the draft counts.
+  if (to !== draft.tip && !isOnHistory(repo, draft.tip, to, draft.meta.root) && !draftPoints(repo, { name: draft.name, ref: draft.ref, tip: draft.tip, root: draft.meta.root }).has(to)) {
+    throw new ShadowError('INVALID_TARGET', `cannot roll back to "${target}": ${to.slice(0, 12)} is not part of draft "${draft.name}" (not on its history, its reflog or its checkpoints)`, {
+      hint: `give a checkpoint name, a batch number, ~N (N batches back) or a commit the draft has stood on (\`shadow log\`, \`git reflog ${draft.ref}\`)`,
+      data: { target, commit: to, draft: draft.name },
+    });
+  }
   const move: RefMove = { draft: draft.name, from: draft.tip, to, target };
   if (to === draft.tip) return move;
   if (!isOnHistory(repo, to, draft.tip, draft.meta.root)) {

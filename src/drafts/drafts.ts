@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import { emptyRootMessage, parseTrailers } from './commit-message.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../git/format/git-objects.js';
-import { draftRef, DRAFTS_PREFIX, metaRef, proposalRef, REMOTES_PREFIX } from './ref-names.js';
+import { ARCHIVE_PREFIX, draftRef, DRAFTS_PREFIX, metaRef, proposalRef, REMOTES_PREFIX } from './ref-names.js';
 import { unpackSnapshot } from '../state/remote-mirror.js';
 import { refComponentProblem } from '../core/ref-component.js';
 import { lineName, splitRemoteDraft } from '../core/remote-draft-name.js';
@@ -16,6 +16,7 @@ import { accumulateState, EMPTY_STATE, findRoot, highestBatch, highestBatchInRef
 import { clearDraftRemains, hasDraftRemains } from './draft-remains.js';
 import { logEvent } from './ledger-events.js';
 import { resolveCommitish } from './rev-parse.js';
+import { archivedPoints, draftPoints } from './draft-points.js';
 import type { Workspace } from './workspace.js';
 
 /** A draft as loaded: its tip and metadata whose bases belong to that tip. */
@@ -226,16 +227,36 @@ export function checkWorktree(ws: Workspace, draft: Draft, command = 'shadow'): 
   });
 }
 
+/** Whether `commit` is a point of the local draft `line`, or of one of its archives. */
+function isLinePoint(ws: Workspace, line: string, commit: Oid): boolean {
+  const repo = ws.repo;
+  const d = loadDraft(ws, line);
+  if (d && draftPoints(repo, { name: line, ref: d.ref, tip: d.tip, root: d.meta.root }).has(commit)) return true;
+  return archivedPoints(repo, ARCHIVE_PREFIX, line).has(commit);
+}
+
 /** The commit a new draft starts from: a commit-ish, HEAD, or an empty root when there is no commit. */
 function startingPoint(ws: Workspace, name: string, from: string | undefined): { root: Oid; tip: Oid; from: string } {
   const repo = ws.repo;
   if (from !== undefined) {
     const tip = resolveCommitish(repo, from);
     // A commit of another draft (an archived tip, a draft to fork): the new
-    // draft continues that line, with its root and its captured bases.
+    // draft continues that line, with its root and its captured bases. Its
+    // trailers only claim that: the commit must be one of that draft's own
+    // points here (draft-points.ts), or of an archive of it. Anything else
+    // carrying draft trailers (made with `git commit-tree`, or fetched: a
+    // fetched draft is continued with `--from <remote>/<draft>`) is refused.
+    // A commit with no draft trailers is a plain starting point, as HEAD is.
     const trailers = parseTrailers(repo.objects.readCommit(tip).message);
     const lineage = trailers.draft !== undefined && (trailers.batch !== undefined || trailers.capture !== undefined);
-    return { root: lineage ? findRoot(repo, trailers.draft!, tip) : tip, tip, from };
+    if (!lineage) return { root: tip, tip, from };
+    if (!isLinePoint(ws, trailers.draft!, tip)) {
+      throw new ShadowError('INVALID_TARGET', `cannot start a draft from "${from}": ${tip.slice(0, 12)} says it belongs to draft "${trailers.draft}", which never had it here`, {
+        hint: `start from a commit of draft "${trailers.draft}" (its history, reflog or checkpoints) or from its archive; continue a fetched draft with --from <remote>/<draft>`,
+        data: { target: from, commit: tip, draft: trailers.draft },
+      });
+    }
+    return { root: findRoot(repo, trailers.draft!, tip), tip, from };
   }
   const head = repo.refs.resolve('HEAD');
   if (head !== undefined) return { root: head, tip: head, from: 'HEAD' };

@@ -23,8 +23,10 @@ type Named = FastifyRequest<{ Params: { name: string; id?: string } }>;
 
 const Pathspec = z.string().check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a path from the repository root'));
 
-const DecisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']), reason: z.optional(z.string()) });
+// `expect`: the review fingerprint of the draft as the page drew it; another state is 409 STALE_REVIEW.
+const DecisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']), reason: z.optional(z.string()), expect: z.optional(z.string()) });
 const ApplyBody = z.strictObject({
+  expect: z.optional(z.string()),
   // At least one: an empty selection would read as "the whole draft".
   paths: z.optional(z.array(Pathspec).check(z.minLength(1))),
   dry_run: z.optional(z.boolean()),
@@ -37,7 +39,7 @@ export function registerPageActions(route: PageRoute, sh: Shadow): void {
   route('POST', '/ui/api/drafts/:name/approvals/:id', async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(DecisionBody, body ?? {}, 'INVALID_ARGUMENT', 'the decision');
-    const options = { draft: params.name, reason: b.reason === '' ? undefined : b.reason };
+    const options = { draft: params.name, reason: b.reason === '' ? undefined : b.reason, expect: b.expect };
     const state = b.decision === 'approve' ? await sh.approve(params.id!, options) : await sh.deny(params.id!, options);
     return reply.send(state);
   });
@@ -45,7 +47,7 @@ export function registerPageActions(route: PageRoute, sh: Shadow): void {
   route('POST', '/ui/api/drafts/:name/apply', async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(ApplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the apply request');
-    const r = await sh.apply({ draft: params.name, paths: b.paths, dryRun: b.dry_run === true, conflict: b.conflict });
+    const r = await sh.apply({ draft: params.name, paths: b.paths, dryRun: b.dry_run === true, conflict: b.conflict, expect: b.expect });
     if (b.dry_run === true || r.ok) return reply.send(r);
     // As the API answers it: nothing was written, and the approvals the person must give first.
     const ids = r.pendingApprovals.map((p) => p.id).join(', ');

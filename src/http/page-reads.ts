@@ -121,8 +121,10 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
     if (Number.isNaN(renames)) throw new ShadowError('INVALID_ARGUMENT', 'renames is 0 or 1', { hint: 'leave it out to pair renames as git diff -M does' });
     const range = query.range === undefined || query.range === '' ? undefined : query.range;
     // A diff is a function of its two sides: two commits (a range: each end resolved to its commit now), or the
-    // publish set against the bases (the review's fingerprint hashes each path's old and new blob).
-    const key = range === undefined ? `bases ${(await sh.review({ draft: params.name })).fingerprint}` : `range ${await rangeCommits(sh, params.name, range)}`;
+    // publish set against the bases (the review fingerprint hashes each path's old and new entry, and the tip).
+    // The diff against the bases says which state it shows: the page sends that back with its decisions.
+    const seen = range === undefined ? (await sh.review({ draft: params.name })).review_fingerprint : undefined;
+    const key = seen !== undefined ? `bases ${seen}` : `range ${await rangeCommits(sh, params.name, range!)}`;
     const cacheKey = `${params.name}\0${key}\0${renames}`;
     const cached = diffs.get(cacheKey);
     if (cached) return reply.send(cached);
@@ -135,7 +137,7 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
       if (p !== undefined && !tooLarge) patch += p;
       return f;
     });
-    const answer = { draft: params.name, range: range ?? null, from: full.from ?? null, to: full.to ?? null, files, patch, too_large: tooLarge, lines };
+    const answer = { draft: params.name, range: range ?? null, from: full.from ?? null, to: full.to ?? null, files, patch, too_large: tooLarge, lines, ...(seen ? { review_fingerprint: seen } : {}) };
     diffs.delete(cacheKey);
     diffs.set(cacheKey, answer);
     if (diffs.size > DIFF_CACHE_ENTRIES) diffs.delete(diffs.keys().next().value!);

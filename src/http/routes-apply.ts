@@ -28,9 +28,11 @@ const ApplyBody = z.strictObject({
   paths: z.optional(z.array(Pathspec).check(z.minLength(1))),
   dry_run: z.optional(z.boolean()),
   conflict: z.optional(z.enum(['refuse', 'markers'])),
+  // The review fingerprint the client saw: another state is 409 STALE_REVIEW, nothing written.
+  expect: z.optional(z.string()),
 });
 
-const BODY_HINT = 'send {"paths"?: ["src/a.ts", "docs/", "src/**/*.test.ts"], "dry_run"?: true, "conflict"?: "refuse" | "markers"}; paths are relative to the repository root';
+const BODY_HINT = 'send {"paths"?: ["src/a.ts", "docs/", "src/**/*.test.ts"], "dry_run"?: true, "conflict"?: "refuse" | "markers", "expect"?: "review:…"}; paths are relative to the repository root';
 
 type Named = FastifyRequest<{ Params: { name: string } }>;
 
@@ -72,7 +74,7 @@ export function registerApplyRoute(app: FastifyInstance, sh: Shadow, options: { 
       });
     }
     const actor = typeof req.headers['x-shadow-actor'] === 'string' ? req.headers['x-shadow-actor'] : undefined;
-    const r = await sh.apply({ draft: req.params.name, dryRun, actor, paths: body.paths, conflict: body.conflict });
+    const r = await sh.apply({ draft: req.params.name, dryRun, actor, paths: body.paths, conflict: body.conflict, expect: body.expect });
     if (dryRun || r.ok) return reply.send(r);
     // Nothing was written: the result says which approvals the person must give first, beside the error a client checks.
     const ids = r.pendingApprovals.map((p) => p.id).join(', ');

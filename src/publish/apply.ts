@@ -13,6 +13,7 @@ import { checkPathspecs, partialPaths } from './partial-apply.js';
 import { logEvent } from '../drafts/ledger-events.js';
 import { sparsePathError, sparsePaths } from '../drafts/sparse-paths.js';
 import { readPolicy, reviewDraft, type Policy } from '../review/review.js';
+import { checkExpected, reviewFingerprint } from '../review/review-binding.js';
 import { guardPaths, runJournal, unwritableDirs, type Progress } from './publish.js';
 import { checkIndexLock, describeApply, isMine, journalWorktree, lockPath, outcomeError, refuseWhilePending, staleBase, thisWorktree, type PublishedPath } from './publish-guards.js';
 import type { PathConflict } from './path-conflict.js';
@@ -43,6 +44,8 @@ export interface ApplyResult {
   notes?: NotesResult;
   /** The fingerprint approvals are bound to: `patchset:<sha256 of the diff>`. */
   fingerprint: string;
+  /** The draft's review fingerprint (`review:<sha256>`, review-binding.ts): what `expect` is checked against. */
+  review_fingerprint: string;
   /** Paths in conflict since the draft's rebase (apply refuses them with UNRESOLVED_CONFLICT until a batch resolves them). */
   unresolved: Array<{ path: string; reason: string }>;
   /** Approvals the policy requires and that nobody gave yet (apply writes nothing while there are any). */
@@ -63,6 +66,8 @@ export interface ApplyOptions {
   conflict?: 'refuse' | 'markers';
   /** Publish only the paths these pathspecs match (repository-relative); the draft keeps the rest. */
   paths?: readonly string[];
+  /** The review fingerprint the person saw: anything else is STALE_REVIEW, before any write. */
+  expect?: string;
 }
 
 /**
@@ -75,6 +80,9 @@ export interface ApplyOptions {
 export async function applyDraft(ws: Workspace, draftName: string, options: ApplyOptions): Promise<ApplyResult> {
   const draft = requireDraft(ws, draftName);
   checkWorktree(ws, draft, options.dryRun ? 'shadow apply --dry-run' : 'shadow apply');
+  // The draft loaded here is the one applied below: checked before anything is read or written.
+  const seen = reviewFingerprint(ws, draft);
+  checkExpected(draft, options.expect, seen, options.dryRun ? 'apply --dry-run' : 'apply');
   const policy = readPolicy(ws, options.policy);
   if (policy.sandbox === 'read-only' && !options.dryRun) {
     throw new ShadowError('READ_ONLY', 'the sandbox is read-only: apply is refused (drafts are still allowed)', {
@@ -119,6 +127,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     unwritable,
     skipped: [],
     fingerprint: review.fingerprint,
+    review_fingerprint: seen,
     pendingApprovals: pending,
     unresolved: unresolved.map((path) => ({ path, reason: draft.meta.conflicts![path]! })),
     findings: { secrets: review.secrets, protected: review.protected, deletions: review.deletions, unscanned: review.unscanned },

@@ -3,6 +3,7 @@ import { approvalStates, type ApprovalState } from './approvals.js';
 import { guardBranchCommits, type CommitSecrets } from './commit-guard.js';
 import { draftStatusWord, requireDraft } from '../drafts/drafts.js';
 import { draftEvents } from '../drafts/ledger-events.js';
+import { reviewFingerprint } from './review-binding.js';
 import { readProposal, type Proposal } from './proposal.js';
 import { readPolicy, reviewDraftWithDiff, type ReviewWithDiff } from './review.js';
 import type { Workspace } from '../drafts/workspace.js';
@@ -10,6 +11,8 @@ import type { Workspace } from '../drafts/workspace.js';
 /** What `shadow review` shows. */
 export interface ReviewReport extends Omit<ReviewWithDiff, 'entries' | 'required'> {
   status: string;
+  /** What binds a decision to this state of the draft (review-binding.ts): `apply`, `approve` and `deny` take it as `expect`. */
+  review_fingerprint: string;
   files: Array<{ path: string; old: Oid | null; new: Oid | null }>;
   /** Every approval apply needs. */
   approvals: ApprovalState[];
@@ -31,6 +34,7 @@ export async function reviewReport(ws: Workspace, name: string): Promise<ReviewR
   return {
     ...rest,
     status: draftStatusWord(ws, draft),
+    review_fingerprint: reviewFingerprint(ws, draft),
     files: entries.map((e) => ({ path: e.path, old: e.old?.oid ?? null, new: e.new?.oid ?? null })),
     approvals: approvalStates(events, required),
     branch_approvals: approvalStates(events, branch.required),

@@ -6,6 +6,7 @@
 import { post, draftPath } from './api.js';
 import { el, plural } from './dom.js';
 import { say, sayError } from './message.js';
+import { expectOf } from './seen.js';
 
 /** The files ticked for a partial apply, per draft, kept across refreshes. */
 const ticked = new Map();
@@ -52,7 +53,8 @@ export function actionsSection(draft, detail, refresh) {
   const apply = () =>
     act(async () => {
       const paths = [...set];
-      const r = await post(`${draftPath(draft)}/apply`, paths.length > 0 ? { paths } : {});
+      const expect = expectOf(draft, detail.review);
+      const r = await post(`${draftPath(draft)}/apply`, paths.length > 0 ? { paths, expect } : { expect });
       set.clear();
       const conflicted = r.conflicts?.length ? `, ${plural(r.conflicts.length, 'conflict')}` : '';
       return `applied ${plural(r.paths.length, 'path')}${conflicted}`;

@@ -4,6 +4,7 @@
 import { post, draftPath } from './api.js';
 import { el } from './dom.js';
 import { say, sayError } from './message.js';
+import { expectOf } from './seen.js';
 
 function findings(review) {
   const items = [];
@@ -15,11 +16,11 @@ function findings(review) {
   return items;
 }
 
-function approvalRow(draft, a, refresh) {
+function approvalRow(draft, review, a, refresh) {
   const reason = el('input', { type: 'text', placeholder: 'reason', className: 'reason', disabled: a.status !== 'pending' });
   const decide = (decision) => async () => {
     try {
-      const r = await post(`${draftPath(draft)}/approvals/${encodeURIComponent(a.id)}`, { decision, reason: reason.value });
+      const r = await post(`${draftPath(draft)}/approvals/${encodeURIComponent(a.id)}`, { decision, reason: reason.value, expect: expectOf(draft, review) });
       say(`${r.id} ${r.status}`);
     } catch (e) {
       sayError(e);
@@ -56,7 +57,7 @@ export function decisionsSection(draft, review, refresh) {
           'table',
           { id: 'approvals' },
           el('thead', {}, el('tr', {}, ...['Kind', 'Why', 'Paths', 'State', ''].map((h) => el('th', {}, h)))),
-          el('tbody', {}, approvals.map((a) => approvalRow(draft, a, refresh))),
+          el('tbody', {}, approvals.map((a) => approvalRow(draft, review, a, refresh))),
         )
       : null,
   );

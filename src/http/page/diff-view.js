@@ -54,6 +54,14 @@ function select(id, options, value, onchange) {
 /** The last answer, kept while the diff stands on the same tip: a change of format draws it again without asking. */
 let lastAnswer = null;
 
+/** Per draft, the review fingerprint of the diff against the bases on screen (none while a range is shown). */
+const drawnReview = new Map();
+
+/** The state the diff on screen was drawn from (undefined when it shows a range, or nothing yet). */
+export function drawnFingerprint(draft) {
+  return drawnReview.get(draft);
+}
+
 /** A request made before the section exists (the first view of a draft): the draw takes it instead of asking again. */
 let prefetched = null;
 
@@ -119,6 +127,8 @@ async function draw(target, draft, c, summary) {
   prefetched = null;
   lastAnswer = { url, key: current?.key, answer };
   const [d, hljs] = await Promise.all([answer, highlighter]);
+  if (d.range === null) drawnReview.set(draft, d.review_fingerprint);
+  else drawnReview.delete(draft);
   const renamed = d.files.filter((f) => f.status === 'R').length;
   summary.textContent = `${plural(d.files.length, 'file')}, ${d.lines} line${d.lines === 1 ? '' : 's'} changed${renamed ? `, ${plural(renamed, 'rename')}` : ''}`;
   delete target.dataset.complete;
@@ -211,8 +221,12 @@ export function diffSection(draft, detail) {
   current.controls.replaceChildren(...controlsFor(detail, c, set));
   // What the diff stands on: the tip, and the publish set (an apply moves the bases, not the tip).
   const key = `${detail.draft.tip} ${detail.review.fingerprint}`;
-  if (current.key !== key) {
+  // A diff read beside an older state of the draft (it moved between the two reads) is read again.
+  const drawn = drawnReview.get(draft);
+  const stale = drawn !== undefined && drawn !== detail.review.review_fingerprint;
+  if (current.key !== key || stale) {
     current.key = key;
+    if (stale) lastAnswer = null;
     current.redraw();
   }
   return current.section;
