@@ -335,13 +335,13 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'approve <id>',
     describe: 'approve what an approval id asks for (this version of the draft only)',
-    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why' }),
+    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why' }).option('sign', { type: 'boolean', describe: "sign the decision with your ssh key (git's user.signingKey; default shadow.signApprovals): other clones then count it" }),
     load: () => import('./commands/review.js').then((m) => m.approve),
   },
   {
     usage: 'deny <id>',
     describe: 'deny it: apply then fails fast until the draft changes',
-    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why', demandOption: true }),
+    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why', demandOption: true }).option('sign', { type: 'boolean', describe: "sign the decision with your ssh key (git's user.signingKey; default shadow.signApprovals): other clones then count it" }),
     load: () => import('./commands/review.js').then((m) => m.deny),
   },
   {

@@ -27,11 +27,18 @@ export interface ReviewCalls {
    */
   review(options?: DraftOption): Promise<ReviewReport>;
 
-  /** @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real' }) */
-  approve(id: string, options?: DraftOption & { reason?: string; actor?: string }): Promise<ApprovalState>;
+  /**
+   * Approve. `sign` (default `shadow.signApprovals`) signs the decision with
+   * the person's ssh key (git's `user.signingKey`), so that it counts in
+   * other clones whose `gpg.ssh.allowedSignersFile` lists the key; unsigned,
+   * it counts in this repository only.
+   *
+   * @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real', sign: true })
+   */
+  approve(id: string, options?: DraftOption & { reason?: string; actor?: string; sign?: boolean }): Promise<ApprovalState>;
 
   /** @example await sh.deny('ap-1a2b3c4d5e', { reason: 'no keys in the repo' }) */
-  deny(id: string, options?: DraftOption & { reason?: string; actor?: string }): Promise<ApprovalState>;
+  deny(id: string, options?: DraftOption & { reason?: string; actor?: string; sign?: boolean }): Promise<ApprovalState>;
 
   /** @example for (const e of await sh.events()) console.log(e.seq, e.type) */
   events(options?: DraftOption): Promise<LedgerEvent[]>;
@@ -56,12 +63,12 @@ export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
 
   async approve(id, options = {}) {
     const { decide } = await import('../review/approvals.js');
-    return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason);
+    return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason, { sign: options.sign });
   },
 
   async deny(id, options = {}) {
     const { decide } = await import('../review/approvals.js');
-    return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason);
+    return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason, { sign: options.sign });
   },
 
   async events(options = {}) {

@@ -1,5 +1,5 @@
 import type { Oid } from '../git/format/git-objects.js';
-import { approvalStates, type ApprovalState } from './approvals.js';
+import { draftApprovalStates, type ApprovalState } from './approvals.js';
 import { guardBranchCommits, type CommitSecrets } from './commit-guard.js';
 import { draftStatusWord, requireDraft } from '../drafts/drafts.js';
 import { draftEvents } from '../drafts/ledger-events.js';
@@ -32,8 +32,8 @@ export async function reviewReport(ws: Workspace, name: string): Promise<ReviewR
     ...rest,
     status: draftStatusWord(ws, draft),
     files: entries.map((e) => ({ path: e.path, old: e.old?.oid ?? null, new: e.new?.oid ?? null })),
-    approvals: approvalStates(events, required),
-    branch_approvals: approvalStates(events, branch.required),
+    approvals: draftApprovalStates(ws, events, required),
+    branch_approvals: draftApprovalStates(ws, events, branch.required),
     commit_secrets: branch.commits,
     proposal: readProposal(ws, name) ?? null,
     conflicts: Object.entries(draft.meta.conflicts ?? {}).map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),

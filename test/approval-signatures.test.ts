@@ -1,0 +1,143 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { allowSigners, approveAll, assertPending, ledgerOf, ok, rewriteLedger, riskyDraft, signWith, sshKey } from './helpers/approval-ledgers.js';
+import { bareRemote } from './helpers/remotes.js';
+import { withRemote } from './helpers/remote-repos.js';
+
+/**
+ * Approvals that travel: `shadow approve --sign` signs the decision with
+ * the person's ssh key (git's gpg.format ssh and user.signingKey), and
+ * another clone counts it only when `ssh-keygen -Y verify` accepts it
+ * against that clone's gpg.ssh.allowedSignersFile, now. The real ssh-keygen
+ * signs and verifies.
+ */
+
+const Signed = suite('signed approvals');
+
+Signed('an approval signed with a key the allowed signers list counts in another clone: review says by whom, apply writes', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
+    const alice = sshKey(a, 'id_alice');
+    signWith(a, alice.key);
+    await riskyDraft(a, 'ci');
+    approveAll(a, 'ci', ['--sign']);
+    ok(a.shadow(['push', 'origin', 'ci']));
+    ok(b.shadow(['fetch', 'origin']));
+    allowSigners(b, [`alice@example.com ${alice.pub}`]);
+    const review = JSON.parse(ok(b.shadow(['review', 'origin/ci', '--json'])));
+    assert.equal(
+      review.approvals.map((x: any) => [x.status, x.verified, x.verified_by, x.signed]),
+      [
+        ['approved', 'signed', 'alice@example.com', true],
+        ['approved', 'signed', 'alice@example.com', true],
+      ],
+    );
+    assert.match(ok(b.shadow(['review', 'origin/ci', '--stat'])), '[signed, verified by alice@example.com]');
+    // On A they were made here.
+    assert.equal(JSON.parse(ok(a.shadow(['review', 'ci', '--json']))).approvals.map((x: any) => [x.verified, x.signed]), [['here', true], ['here', true]]);
+    const applied = b.shadow(['apply', '--draft', 'origin/ci', '--json']);
+    assert.is(applied.status, 0, applied.stdout + applied.stderr);
+    assert.is(b.read('.github/workflows/ci.yml'), 'on: push\n');
+  }),
+);
+
+Signed('a signed approval is pending where its key is not allowed: another key listed, the key expired (valid-before), no allowed signers file', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
+    const alice = sshKey(a, 'id_alice');
+    const other = sshKey(b, 'id_other');
+    signWith(a, alice.key);
+    await riskyDraft(a, 'ci');
+    const ids = approveAll(a, 'ci', ['--sign']);
+    ok(a.shadow(['push', 'origin', 'ci']));
+    ok(b.shadow(['fetch', 'origin']));
+    const variants: Array<[string, () => void, string]> = [
+      ['another key', () => allowSigners(b, [`alice@example.com ${other.pub}`]), 'signed by a key that'],
+      ['expired', () => allowSigners(b, [`alice@example.com valid-before="20200101" ${alice.pub}`]), 'signed by a key that'],
+      ['none', () => b.git('config', '--unset', 'gpg.ssh.allowedSignersFile'), 'no gpg.ssh.allowedSignersFile is configured here'],
+    ];
+    for (const [name, setUp, why] of variants) {
+      setUp();
+      const review = JSON.parse(ok(b.shadow(['review', 'origin/ci', '--json'])));
+      assert.equal(review.approvals.map((x: any) => x.status), ['pending', 'pending'], name);
+      for (const x of review.approvals) assert.match(x.unverified[0].why, why, name);
+      assertPending(b, ['--draft', 'origin/ci'], ids);
+    }
+    // The same key, allowed now: it counts.
+    allowSigners(b, [`alice@example.com ${alice.pub}`]);
+    ok(b.shadow(['apply', '--draft', 'origin/ci']));
+    assert.is(b.read('config/token.ts').includes('ghp_'), true);
+  }),
+);
+
+Signed('a valid signature copied onto an approval of another fingerprint does not count', () =>
+  withRemote(bareRemote, async ({ a, clone }) => {
+    const b = clone();
+    const alice = sshKey(a, 'id_alice');
+    signWith(a, alice.key);
+    await riskyDraft(a, 'one');
+    await riskyDraft(a, 'two', 'on: [push, pull_request]\n');
+    approveAll(a, 'one', ['--sign']);
+    const asked: any[] = JSON.parse(ok(a.shadow(['review', 'two', '--json']))).approvals;
+    const target = asked.find((x) => x.kind === 'protected_path');
+    // Two's secrets are approved (signed), so that it may be pushed; its protected path gets one's decision, re-targeted.
+    for (const x of [...asked, ...JSON.parse(ok(a.shadow(['review', 'two', '--json']))).branch_approvals]) {
+      if (x.id !== target.id) ok(a.shadow(['approve', x.id, '--draft', 'two', '--sign']));
+    }
+    const signedOne = a.read(ledgerOf('one')).trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.type === 'approval/decision' && e.data.kind === 'protected_path');
+    rewriteLedger(a, 'two', (e) => {
+      if (e.seq !== 1) return [e];
+      const copy = { ...signedOne, draft: 'two', data: { ...signedOne.data, id: target.id, fingerprint: target.fingerprint, signature: { ...signedOne.data.signature, draft: 'two' } } };
+      return [e, copy];
+    });
+    ok(a.shadow(['push', 'origin', 'one', 'two']));
+    ok(b.shadow(['fetch', 'origin']));
+    allowSigners(b, [`alice@example.com ${alice.pub}`]);
+    assert.equal(JSON.parse(ok(b.shadow(['review', 'origin/one', '--json']))).approvals.map((x: any) => x.status), ['approved', 'approved']);
+    const two = JSON.parse(ok(b.shadow(['review', 'origin/two', '--json']))).approvals;
+    const copied = two.find((x: any) => x.id === target.id);
+    assert.equal([copied.status, copied.unverified.length], ['pending', 1]);
+    assert.match(copied.unverified[0].why, 'does not verify over this decision');
+    assertPending(b, ['--draft', 'origin/two'], [target.id]);
+  }),
+);
+
+const Signing = suite('shadow approve --sign');
+
+Signing('an approval that cannot be signed is refused with SIGNING_FAILED and nothing recorded: no ssh format, no key, a key that is not there', () =>
+  withRemote(bareRemote, async ({ a }) => {
+    await riskyDraft(a, 'ci');
+    const id = JSON.parse(ok(a.shadow(['review', 'ci', '--json']))).approvals[0].id;
+    const ledger = a.read(ledgerOf('ci'));
+    const variants: Array<[string, () => void, string]> = [
+      ['openpgp', () => {}, 'gpg.format is openpgp'],
+      ['no key', () => a.git('config', 'gpg.format', 'ssh'), 'no user.signingKey'],
+      ['missing key', () => a.git('config', 'user.signingKey', `${a.home}/absent_key`), 'ssh-keygen could not sign the approval'],
+    ];
+    for (const [name, setUp, message] of variants) {
+      setUp();
+      const r = a.shadow(['approve', id, '--draft', 'ci', '--sign', '--json']);
+      assert.is(r.status, 1, name);
+      assert.is(r.json().error.code, 'SIGNING_FAILED', name);
+      assert.match(r.json().error.message, message, name);
+      assert.ok(r.json().error.hint, name);
+      assert.is(a.read(ledgerOf('ci')), ledger, name);
+      assert.is(a.exists('.git/shadow/approval.key'), false, name);
+    }
+    // shadow.signApprovals asks for a signature without the flag; --no-sign goes without.
+    a.git('config', 'shadow.signApprovals', 'true');
+    assert.is(a.shadow(['approve', id, '--draft', 'ci', '--json']).json().error.code, 'SIGNING_FAILED');
+    signWith(a, sshKey(a, 'id_a').key);
+    const signed = JSON.parse(ok(a.shadow(['approve', id, '--draft', 'ci', '--json'])));
+    assert.equal([signed.status, signed.verified, signed.signed], ['approved', 'here', true]);
+    const second = JSON.parse(ok(a.shadow(['review', 'ci', '--json']))).approvals.find((x: any) => x.id !== id);
+    const unsigned = JSON.parse(ok(a.shadow(['approve', second.id, '--draft', 'ci', '--no-sign', '--json'])));
+    assert.equal([unsigned.status, unsigned.verified, unsigned.signed], ['approved', 'here', undefined]);
+    const decisions = a.read(ledgerOf('ci')).trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'approval/decision');
+    assert.equal(decisions.map((e) => [e.data.id, e.data.signature?.format, e.data.signature?.draft]), [[id, 'ssh', 'ci'], [second.id, undefined, undefined]]);
+    assert.match(decisions[0].data.signature.signature, /^-----BEGIN SSH SIGNATURE-----/);
+  }),
+);
+
+Signed.run();
+Signing.run();
