@@ -30,7 +30,8 @@ function verifiedOf(a: ApprovalState): string {
 
 function approvalLine(a: ApprovalState): string {
   const whom = whomOf(a);
-  const who = a.status === 'pending' ? '' : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${a.decision_reason ? `: ${a.decision_reason}` : ''} [${verifiedOf(a)}]`;
+  const why = a.decision_reason ? `: ${a.decision_reason}` : '';
+  const who = a.status === 'pending' ? '' : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${why} [${verifiedOf(a)}]`;
   const only = a.when ? ` (apply --${a.when} only)` : '';
   const lines = [`  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${only}${who}`];
   for (const u of a.unverified ?? []) {

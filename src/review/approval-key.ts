@@ -94,9 +94,10 @@ export function decisionText(f: DecisionFields & { draft?: string }): string {
 
 /** The MAC of a decision under `key` (hex; pure). */
 export function decisionMac(key: Buffer, f: DecisionFields): string {
-  // The draft's name is left out: a pull or an import renames a draft, and the fingerprint already names what was decided.
+  // The draft's name is left out: a pull or an import renames a draft; the fingerprint names what was decided.
   const { id, kind, fingerprint, decision, actor, identity, ts } = f;
-  return createHmac('sha256', key).update(decisionText({ id, kind, fingerprint, decision, actor, identity, ts })).digest('hex');
+  const text = decisionText({ id, kind, fingerprint, decision, actor, identity, ts });
+  return createHmac('sha256', key).update(text).digest('hex');
 }
 
 /** Whether `mac` is the MAC of the decision under `key` (constant time; pure). */

@@ -42,7 +42,7 @@ function cwdOf(ws: Workspace): string {
   return ws.repo.layout.worktree ?? ws.repo.layout.gitdir;
 }
 
-/** Run the configured ssh program (`gpg.ssh.program`, default ssh-keygen); undefined when programs cannot be run here. */
+/** Run `gpg.ssh.program` (default ssh-keygen); undefined when no program can be run here. */
 function runSsh(ws: Workspace, args: readonly string[], input?: Buffer): GitRun | undefined {
   const runner = ws.ctx.programs;
   if (!runner) return undefined;
@@ -75,20 +75,32 @@ function signingFailed(message: string, hint: string, data: Record<string, unkno
 export function signDecisionText(ws: Workspace, text: string): string {
   const format = ws.repo.config.get('gpg.format') ?? 'openpgp';
   if (format !== 'ssh') {
-    throw signingFailed(`approvals are signed with ssh keys, and gpg.format is ${format}`, 'git config gpg.format ssh, and git config user.signingKey <your ssh key> (as for signing commits with ssh)', { format });
+    throw signingFailed(
+      `approvals are signed with ssh keys, and gpg.format is ${format}`,
+      'git config gpg.format ssh, and git config user.signingKey <your ssh key> (as for signing commits with ssh)',
+      { format },
+    );
   }
   const key = ws.repo.config.get('user.signingkey');
   if (key === undefined || key.trim() === '') {
-    throw signingFailed('no user.signingKey is configured to sign the approval with', 'git config user.signingKey ~/.ssh/id_ed25519.pub (a key whose private half is on this machine or in ssh-agent)');
+    throw signingFailed(
+      'no user.signingKey is configured to sign the approval with',
+      'git config user.signingKey ~/.ssh/id_ed25519.pub (a key whose private half is on this machine or in ssh-agent)',
+    );
   }
   if (!ws.ctx.programs) throw signingFailed('ssh-keygen cannot be run here', 'run shadow where ssh-keygen is on the PATH');
   const literal = key.startsWith('key::') ? key.slice('key::'.length) : key.startsWith('ssh-') ? key : undefined;
-  const sign = (file: string): GitRun => runSsh(ws, ['-Y', 'sign', '-n', APPROVAL_NAMESPACE, '-f', file], Buffer.from(text, 'utf8'))!;
+  const sign = (file: string): GitRun =>
+    runSsh(ws, ['-Y', 'sign', '-n', APPROVAL_NAMESPACE, '-f', file], Buffer.from(text, 'utf8'))!;
   const r = literal !== undefined ? withTempFile(ws, '.pub', `${literal}\n`, sign) : sign(homePath(ws, key));
   const signature = r.stdout.toString('utf8');
   if (r.status !== 0 || !signature.includes('-----BEGIN SSH SIGNATURE-----')) {
     const says = r.stderr.trim().split('\n').slice(-2).join(' / ');
-    throw signingFailed(`ssh-keygen could not sign the approval with ${key}${says ? `: ${says}` : ''}`, 'check user.signingKey (the key file, or ssh-agent holding its private half) and gpg.ssh.program', { key, status: r.status });
+    throw signingFailed(
+      `ssh-keygen could not sign the approval with ${key}${says ? `: ${says}` : ''}`,
+      'check user.signingKey (the key file, or ssh-agent holding its private half) and gpg.ssh.program',
+      { key, status: r.status },
+    );
   }
   return signature;
 }
@@ -96,17 +108,24 @@ export function signDecisionText(ws: Workspace, text: string): string {
 /** Check `signature` over `text` against the person's `gpg.ssh.allowedSignersFile`. */
 export function verifyDecisionSignature(ws: Workspace, text: string, signature: string): SignatureVerdict {
   const configured = ws.repo.config.get('gpg.ssh.allowedsignersfile');
-  if (configured === undefined || configured === '') return { ok: false, why: 'signed, but no gpg.ssh.allowedSignersFile is configured here to check it against' };
+  if (configured === undefined || configured === '') {
+    return { ok: false, why: 'signed, but no gpg.ssh.allowedSignersFile is configured here to check it against' };
+  }
   if (!ws.ctx.programs) return { ok: false, why: 'signed, but ssh-keygen cannot be run here to check it' };
   const allowed = homePath(ws, configured);
   return withTempFile(ws, '.sig', signature, (sig) => {
     const found = runSsh(ws, ['-Y', 'find-principals', '-s', sig, '-f', allowed])!;
-    const principals = found.status === 0 ? found.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '') : [];
-    if (principals.length === 0) return { ok: false, why: `signed by a key that ${configured} does not list (or no longer allows)` };
+    const listed = found.status === 0 ? found.stdout.toString('utf8').split('\n') : [];
+    const principals = listed.map((l) => l.trim()).filter((l) => l !== '');
+    if (principals.length === 0) {
+      return { ok: false, why: `signed by a key that ${configured} does not list (or no longer allows)` };
+    }
     for (const principal of principals) {
-      const r = runSsh(ws, ['-Y', 'verify', '-f', allowed, '-I', principal, '-n', APPROVAL_NAMESPACE, '-s', sig], Buffer.from(text, 'utf8'))!;
+      const args = ['-Y', 'verify', '-f', allowed, '-I', principal, '-n', APPROVAL_NAMESPACE, '-s', sig];
+      const r = runSsh(ws, args, Buffer.from(text, 'utf8'))!;
       if (r.status === 0) return { ok: true, principal };
     }
-    return { ok: false, why: `the signature of ${principals.join(', ')} does not verify over this decision (it was made over another, or that key is no longer allowed)` };
+    const who = principals.join(', ');
+    return { ok: false, why: `the signature of ${who} does not verify over this decision (it was made over another, or that key is no longer allowed)` };
   });
 }

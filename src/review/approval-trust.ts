@@ -21,7 +21,9 @@ import { decisionText, macMatches, readApprovalKey, type DecisionFields } from '
 import { verifyDecisionSignature, type DecisionSignature } from './approval-signatures.js';
 
 /** What this repository can say of one decision. */
-export type DecisionTrust = { counts: true; verified: 'here' | 'signed'; principal?: string } | { counts: false; why: string };
+export type DecisionTrust =
+  | { counts: true; verified: 'here' | 'signed'; principal?: string }
+  | { counts: false; why: string };
 
 /** The trust of each decision event (the caller asks only of `approval/decision` events). */
 export type TrustOf = (e: LedgerEvent) => DecisionTrust;
@@ -29,7 +31,8 @@ export type TrustOf = (e: LedgerEvent) => DecisionTrust;
 /** The fields of a decision event its MAC and signature cover (pure). */
 export function fieldsOf(e: LedgerEvent): DecisionFields {
   const s = (v: unknown): string => (typeof v === 'string' ? v : '');
-  return { id: s(e.data.id), kind: s(e.data.kind), fingerprint: s(e.data.fingerprint), decision: s(e.data.decision), actor: e.actor, identity: s(e.data.identity), ts: e.ts };
+  const d = e.data;
+  return { id: s(d.id), kind: s(d.kind), fingerprint: s(d.fingerprint), decision: s(d.decision), actor: e.actor, identity: s(d.identity), ts: e.ts };
 }
 
 /** The signature a decision carries, when it is well formed (pure). */
@@ -42,7 +45,8 @@ export function signatureOf(e: LedgerEvent): DecisionSignature | undefined {
 
 /** Why an unsigned decision without a valid MAC does not count (pure). */
 function unverifiedWhy(e: LedgerEvent): string {
-  return e.origin ? `made in another repository (joined from ${e.origin.remote}) and not signed` : 'not made in this repository, and not signed';
+  if (e.origin) return `made in another repository (joined from ${e.origin.remote}) and not signed`;
+  return 'not made in this repository, and not signed';
 }
 
 /**

@@ -226,11 +226,15 @@ export async function decide(
     if (commits.length > 0) data.commits = commits;
   }
   // Made here: the MAC under this repository's key. Signed when asked: the person's key, checked wherever the ledger goes.
-  const fields: DecisionFields = { id, kind: current.kind, fingerprint: current.fingerprint, decision, actor, identity: data.identity as string, ts: new Date(ws.ctx.clock.now()).toISOString() };
-  const sign = options.sign ?? ws.repo.config.getBool('shadow.signapprovals') ?? false;
-  if (sign) data.signature = { format: 'ssh', draft: draftName, signature: signDecisionText(ws, decisionText({ ...fields, draft: draftName })) } satisfies DecisionSignature;
+  const ts = new Date(ws.ctx.clock.now()).toISOString();
+  const fields: DecisionFields = { id, kind: current.kind, fingerprint: current.fingerprint, decision, actor, identity: data.identity as string, ts };
+  if (options.sign ?? ws.repo.config.getBool('shadow.signapprovals') ?? false) {
+    const signature = signDecisionText(ws, decisionText({ ...fields, draft: draftName }));
+    data.signature = { format: 'ssh', draft: draftName, signature } satisfies DecisionSignature;
+  }
   data.mac = decisionMac(ensureApprovalKey(ws), fields);
-  const event = await appendEvent(ws.ctx, ledgerPath(ws, draftName), { type: 'approval/decision', draft: draftName, actor, data, ts: fields.ts }, ws.repo.lockTimeoutMs);
+  const decided = { type: 'approval/decision', draft: draftName, actor, data, ts };
+  const event = await appendEvent(ws.ctx, ledgerPath(ws, draftName), decided, ws.repo.lockTimeoutMs);
   const { status: _status, unverified: _unverified, ...asked } = current;
   return decidedState(asked, event, decision === 'approve' ? 'approved' : 'denied', () => ({ counts: true, verified: 'here' }));
 }
