@@ -1,7 +1,12 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allowSigners, approveAll, assertPending, ledgerOf, ok, rewriteLedger, riskyDraft, signWith, sshKey } from './helpers/approval-ledgers.js';
+import { decisionText } from '../src/review/approval-key.js';
 import { bareRemote } from './helpers/remotes.js';
+import { waitFor } from './helpers/wait-for.js';
 import { withRemote } from './helpers/remote-repos.js';
 
 /**
@@ -18,12 +23,14 @@ Signed('an approval signed with a key the allowed signers list counts in another
   withRemote(bareRemote, async ({ a, clone }) => {
     const b = clone();
     const alice = sshKey(a, 'id_alice');
-    signWith(a, alice.key);
+    // Paths under ~, as git expands them for user.signingKey and gpg.ssh.allowedSignersFile.
+    signWith(a, '~/id_alice');
     await riskyDraft(a, 'ci');
     approveAll(a, 'ci', ['--sign']);
     ok(a.shadow(['push', 'origin', 'ci']));
     ok(b.shadow(['fetch', 'origin']));
     allowSigners(b, [`alice@example.com ${alice.pub}`]);
+    b.git('config', 'gpg.ssh.allowedSignersFile', '~/allowed_signers');
     const review = JSON.parse(ok(b.shadow(['review', 'origin/ci', '--json'])));
     assert.equal(
       review.approvals.map((x: any) => [x.status, x.verified, x.verified_by, x.signed]),
@@ -41,7 +48,7 @@ Signed('an approval signed with a key the allowed signers list counts in another
   }),
 );
 
-Signed('a signed approval is pending where its key is not allowed: another key listed, the key expired (valid-before), no allowed signers file', () =>
+Signed('a signed approval is pending where its key is not allowed (another key listed, the key expired, no allowed signers file), as git verify-commit refuses a commit signed with it', () =>
   withRemote(bareRemote, async ({ a, clone }) => {
     const b = clone();
     const alice = sshKey(a, 'id_alice');
@@ -51,6 +58,8 @@ Signed('a signed approval is pending where its key is not allowed: another key l
     const ids = approveAll(a, 'ci', ['--sign']);
     ok(a.shadow(['push', 'origin', 'ci']));
     ok(b.shadow(['fetch', 'origin']));
+    // The oracle: a commit signed with the same key, which git verifies against the same allowed signers.
+    b.git('-c', 'gpg.format=ssh', '-c', `user.signingKey=${alice.key}`, 'commit', '-q', '-S', '--allow-empty', '-m', 'signed by alice');
     const variants: Array<[string, () => void, string]> = [
       ['another key', () => allowSigners(b, [`alice@example.com ${other.pub}`]), 'signed by a key that'],
       ['expired', () => allowSigners(b, [`alice@example.com valid-before="20200101" ${alice.pub}`]), 'signed by a key that'],
@@ -61,10 +70,12 @@ Signed('a signed approval is pending where its key is not allowed: another key l
       const review = JSON.parse(ok(b.shadow(['review', 'origin/ci', '--json'])));
       assert.equal(review.approvals.map((x: any) => x.status), ['pending', 'pending'], name);
       for (const x of review.approvals) assert.match(x.unverified[0].why, why, name);
+      assert.is.not(b.gitResult('verify-commit', 'HEAD').status, 0, name);
       assertPending(b, ['--draft', 'origin/ci'], ids);
     }
-    // The same key, allowed now: it counts.
+    // The same key, allowed now: it counts, and git verifies the commit.
     allowSigners(b, [`alice@example.com ${alice.pub}`]);
+    assert.is(b.gitResult('verify-commit', 'HEAD').status, 0);
     ok(b.shadow(['apply', '--draft', 'origin/ci']));
     assert.is(b.read('config/token.ts').includes('ghp_'), true);
   }),
@@ -136,6 +147,37 @@ Signing('an approval that cannot be signed is refused with SIGNING_FAILED and no
     const decisions = a.read(ledgerOf('ci')).trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'approval/decision');
     assert.equal(decisions.map((e) => [e.data.id, e.data.signature?.format, e.data.signature?.draft]), [[id, 'ssh', 'ci'], [second.id, undefined, undefined]]);
     assert.match(decisions[0].data.signature.signature, /^-----BEGIN SSH SIGNATURE-----/);
+  }),
+);
+
+Signing('a key:: public key signs through ssh-agent, as git takes it; the signature is ssh-keygen\'s over the documented text, and no temporary file stays', () =>
+  withRemote(bareRemote, async ({ a }) => {
+    const alice = sshKey(a, 'id_alice');
+    const sock = join(a.home, 'agent.sock');
+    const agent = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+    try {
+      await waitFor('the ssh agent', () => existsSync(sock));
+      const added = spawnSync('ssh-add', [alice.key], { env: { ...a.env, SSH_AUTH_SOCK: sock }, encoding: 'utf8' });
+      assert.is(added.status, 0, added.stderr);
+      a.git('config', 'gpg.format', 'ssh');
+      a.git('config', 'user.signingKey', `key::${alice.pub}`);
+      await riskyDraft(a, 'ci');
+      const id = JSON.parse(ok(a.shadow(['review', 'ci', '--json']))).approvals[0].id;
+      // Without the agent there is no private key to sign with.
+      const refused = a.shadow(['approve', id, '--draft', 'ci', '--sign', '--json'], { env: { SSH_AUTH_SOCK: join(a.home, 'none.sock') } });
+      assert.is(refused.json().error.code, 'SIGNING_FAILED');
+      ok(a.shadow(['approve', id, '--draft', 'ci', '--sign', '--actor', 'ann'], { env: { SSH_AUTH_SOCK: sock } }));
+      const e = a.read(ledgerOf('ci')).trim().split('\n').map((l) => JSON.parse(l)).find((x) => x.type === 'approval/decision');
+      const text = decisionText({ draft: 'ci', id, kind: e.data.kind, fingerprint: e.data.fingerprint, decision: 'approve', actor: 'ann', identity: 'Test User <test@example.com>', ts: e.ts });
+      writeFileSync(join(a.home, 'allowed'), `alice@example.com ${alice.pub}\n`);
+      writeFileSync(join(a.home, 'decision.sig'), e.data.signature.signature);
+      const args = ['-Y', 'verify', '-f', join(a.home, 'allowed'), '-I', 'alice@example.com', '-n', 'shadow-approval', '-s', join(a.home, 'decision.sig')];
+      const verified = spawnSync('ssh-keygen', args, { input: text, encoding: 'utf8' });
+      assert.is(verified.status, 0, verified.stderr);
+      assert.equal(readdirSync(a.path('.git/shadow/tmp')), []);
+    } finally {
+      agent.kill();
+    }
   }),
 );
 
