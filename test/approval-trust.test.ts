@@ -1,11 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { hostname } from 'node:os';
 import { statSync } from 'node:fs';
+import { Volume, createFsFromVolume } from 'memfs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LedgerEvent } from '../src/state/ledger.js';
 import { approvalStates } from '../src/review/approvals.js';
-import { decisionMac, type DecisionFields } from '../src/review/approval-key.js';
+import { decisionMac, ensureApprovalKey, readApprovalKey, type DecisionFields } from '../src/review/approval-key.js';
+import type { FileSystem } from '../src/context.js';
+import type { Workspace } from '../src/drafts/workspace.js';
 import { withShadow } from './helpers/disk-repo.js';
 import { approveAll, assertPending, ok, rewriteLedger, riskyDraft } from './helpers/approval-ledgers.js';
 import { bareRemote } from './helpers/remotes.js';
@@ -164,5 +167,63 @@ Pure('the MAC covers every field of the decision', () => {
   assert.is.not(decisionMac(Buffer.alloc(32, 2), base), mac);
 });
 
+const Key = suite('the approval key (memfs)');
+
+/** What the key's functions use of a workspace: its fs, ids and shadow directory. */
+function keyWorkspace(fs: FileSystem): Workspace {
+  let n = 0;
+  return { ctx: { fs, ids: { token: () => `t${++n}` } }, repo: { shadowDir: '/repo/.git/shadow' } } as unknown as Workspace;
+}
+
+const KEY_FILE = '/repo/.git/shadow/approval.key';
+
+Key('made once, mode 0600, 32 bytes; read back the same; no temporary file left', () => {
+  const fs = createFsFromVolume(new Volume()) as unknown as FileSystem;
+  const ws = keyWorkspace(fs);
+  assert.is(readApprovalKey(ws), undefined);
+  const key = ensureApprovalKey(ws);
+  assert.is(key.length, 32);
+  assert.is(fs.statSync(KEY_FILE).mode & 0o777, 0o600);
+  assert.equal(ensureApprovalKey(ws), key);
+  assert.equal(readApprovalKey(ws), key);
+  assert.equal(fs.readdirSync('/repo/.git/shadow'), ['approval.key']);
+});
+
+Key('a key another process made between the read and the link is the one both use', () => {
+  const vol = createFsFromVolume(new Volume()) as unknown as FileSystem;
+  const theirs = 'ab'.repeat(32);
+  const fs = new Proxy(vol, {
+    get(target, prop) {
+      if (prop === 'linkSync') {
+        return (from: string, to: string) => {
+          target.writeFileSync(to, `${theirs}\n`);
+          return target.linkSync(from, to);
+        };
+      }
+      return (target as any)[prop];
+    },
+  });
+  const key = ensureApprovalKey(keyWorkspace(fs));
+  assert.is(key.toString('hex'), theirs);
+  assert.equal(vol.readdirSync('/repo/.git/shadow'), ['approval.key']);
+});
+
+Key('a key file that holds no key is CORRUPT_STATE for a new decision, and verifies nothing', () => {
+  const fs = createFsFromVolume(new Volume()) as unknown as FileSystem;
+  fs.mkdirSync('/repo/.git/shadow', { recursive: true });
+  fs.writeFileSync(KEY_FILE, 'not a key\n');
+  const ws = keyWorkspace(fs);
+  assert.is(readApprovalKey(ws), undefined);
+  try {
+    ensureApprovalKey(ws);
+    assert.unreachable();
+  } catch (e: any) {
+    assert.is(e.code, 'CORRUPT_STATE');
+    assert.match(e.hint, `remove ${KEY_FILE}`);
+  }
+  assert.is(fs.readFileSync(KEY_FILE, 'utf8'), 'not a key\n');
+});
+
 Here.run();
 Pure.run();
+Key.run();

@@ -14,7 +14,7 @@
  * those are made predictable in tests, and a predictable key is no key.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { errnoCode } from '../errors.js';
+import { errnoCode, ShadowError } from '../errors.js';
 import { ensureDir, fsyncDir, readTextIfExists, tryUnlink, writeAll } from '../durable/durable-file.js';
 import type { Workspace } from '../drafts/workspace.js';
 
@@ -36,10 +36,24 @@ export function approvalKeyPath(ws: Workspace): string {
   return `${ws.repo.shadowDir}/approval.key`;
 }
 
-/** This repository's key, or undefined when no decision was ever made here (or the file is not a key). */
-export function readApprovalKey(ws: Workspace): Buffer | undefined {
+/** This repository's key; undefined when no decision was ever made here, null when the file holds no key. */
+function keyFile(ws: Workspace): Buffer | undefined | null {
   const text = readTextIfExists(ws.ctx.fs, approvalKeyPath(ws))?.trim();
-  return text !== undefined && KEY.test(text) ? Buffer.from(text, 'hex') : undefined;
+  if (text === undefined) return undefined;
+  return KEY.test(text) ? Buffer.from(text, 'hex') : null;
+}
+
+/** This repository's key, or undefined when no decision was ever made here (or the file holds no key: none verifies). */
+export function readApprovalKey(ws: Workspace): Buffer | undefined {
+  return keyFile(ws) ?? undefined;
+}
+
+function corruptKey(ws: Workspace): ShadowError {
+  const path = approvalKeyPath(ws);
+  return new ShadowError('CORRUPT_STATE', `${path} holds no approval key (64 hex digits): nothing was recorded`, {
+    hint: `remove ${path}; the next decision makes a new key, and decisions made here before it must be made again`,
+    data: { path },
+  });
 }
 
 /**
@@ -48,7 +62,8 @@ export function readApprovalKey(ws: Workspace): Buffer | undefined {
  * processes deciding at once end with one key, and both use it.
  */
 export function ensureApprovalKey(ws: Workspace): Buffer {
-  const existing = readApprovalKey(ws);
+  const existing = keyFile(ws);
+  if (existing === null) throw corruptKey(ws);
   if (existing) return existing;
   const fs = ws.ctx.fs;
   const path = approvalKeyPath(ws);
@@ -69,8 +84,8 @@ export function ensureApprovalKey(ws: Workspace): Buffer {
     tryUnlink(fs, tmp);
   }
   fsyncDir(fs, ws.repo.shadowDir);
-  const key = readApprovalKey(ws);
-  if (!key) throw new Error(`${path} holds no approval key`);
+  const key = keyFile(ws);
+  if (!key) throw corruptKey(ws);
   return key;
 }
 
