@@ -7,6 +7,8 @@ import { allowSigners, approveAll, assertPending, ledgerOf, ok, rewriteLedger, r
 import { decisionText } from '../src/review/approval-key.js';
 import { bareRemote } from './helpers/remotes.js';
 import { waitFor } from './helpers/wait-for.js';
+import { setUp, tearDown, type Ctx } from './helpers/http-server.js';
+import { pageSession } from './helpers/page-client.js';
 import { withRemote } from './helpers/remote-repos.js';
 
 /**
@@ -181,5 +183,22 @@ Signing('a key:: public key signs through ssh-agent, as git takes it; the signat
   }),
 );
 
+const Page = suite<Ctx>('the review page signs as shadow.signApprovals says');
+Page.before.each((c) => setUp(c, { 'shadow.signApprovals': 'true' }));
+Page.after.each((c) => tearDown(c));
+
+Page('with shadow.signApprovals and no signing key, a decision on the page is SIGNING_FAILED (422) and nothing is recorded', async (c) => {
+  const page = await pageSession(c);
+  const r = await c.api.call('POST', '/api/batch', { json: { intent: 'ci', operations: [{ operation: 'write', path: '.github/workflows/ci.yml', content: 'on: push\n' }] } });
+  assert.is(r.status, 200, JSON.stringify(r.body));
+  const [approval] = (await c.sh.review()).approvals;
+  const refused = await page.post(`/ui/api/drafts/default/approvals/${approval!.id}`, { decision: 'approve' });
+  assert.is(refused.status, 422, JSON.stringify(refused.body));
+  assert.is(refused.body.error.code, 'SIGNING_FAILED');
+  assert.equal((await c.sh.events()).filter((e) => e.type === 'approval/decision'), []);
+  assert.is(c.repo.exists('.git/shadow/approval.key'), false);
+});
+
 Signed.run();
 Signing.run();
+Page.run();
