@@ -336,7 +336,12 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'approve <id>',
     describe: 'approve what an approval id asks for (this version of the draft only)',
-    builder: (y) => y.positional('id', { type: 'string' }).option('reason', { type: 'string', describe: 'why' }).option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' }),
+    builder: (y) =>
+      y
+        .positional('id', { type: 'string' })
+        .option('reason', { type: 'string', describe: 'why' })
+        .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' })
+        .option('sign', { type: 'boolean', describe: "sign the decision with your ssh key (git's user.signingKey; default shadow.signApprovals): other clones then count it" }),
     load: () => import('./commands/review.js').then((m) => m.approve),
   },
   {
@@ -346,7 +351,8 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       y
         .positional('id', { type: 'string' })
         .option('reason', { type: 'string', describe: 'why', demandOption: true })
-        .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' }),
+        .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' })
+        .option('sign', { type: 'boolean', describe: "sign the decision with your ssh key (git's user.signingKey; default shadow.signApprovals): other clones then count it" }),
     load: () => import('./commands/review.js').then((m) => m.deny),
   },
   {

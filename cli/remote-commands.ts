@@ -26,7 +26,7 @@ export const REMOTE_COMMANDS: CommandSpec[] = [
   {
     usage: 'pull [remote] [drafts..]',
     describe:
-      "fetch, then bring local drafts (default: every one the remote has too) up to the remote's: fast-forward, and join its ledger (approvals and denies made there hold here); refused when both moved (DIVERGED)",
+      "fetch, then bring local drafts (default: every one the remote has too) up to the remote's: fast-forward, and join its ledger (denies made there hold here; approvals when signed); refused when both moved (DIVERGED)",
     builder: (y) =>
       y
         .positional('remote', { type: 'string', describe: 'a remote of `git remote -v` (default origin)' })

@@ -106,6 +106,11 @@ export interface GitRunner {
   run(args: readonly string[], options: { cwd: string; env: Env; input?: Buffer }): GitRun;
 }
 
+/** Runs another program to completion: `ssh-keygen`, which signs and verifies approvals. */
+export interface ProgramRunner {
+  run(program: string, args: readonly string[], options: { cwd: string; env: Env; input?: Buffer }): GitRun;
+}
+
 /** Every side effect shadow has comes through this object. */
 export interface Context {
   fs: FileSystem;
@@ -116,4 +121,6 @@ export interface Context {
   processes?: Processes;
   /** Optional: without it, a path that needs a filter driver, `ident` or an encoding is refused (FILTER_FAILED). */
   git?: GitRunner;
+  /** Optional: without it, approvals cannot be signed (SIGNING_FAILED) and a signed one from elsewhere does not count. */
+  programs?: ProgramRunner;
 }

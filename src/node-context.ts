@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname, uptime } from 'node:os';
-import type { Clock, Context, GitRunner, Ids, Processes } from './context.js';
+import type { Clock, Context, GitRunner, Ids, Processes, ProgramRunner } from './context.js';
 
 /** The real clock. */
 export const systemClock: Clock = {
@@ -60,6 +60,16 @@ export const nativeGit: GitRunner = {
   },
 };
 
+/** Programs on the PATH, run to completion. */
+export const nativePrograms: ProgramRunner = {
+  run: (program, args, { cwd, env, input }) => {
+    const r = spawnSync(program, args, { cwd, env: env as NodeJS.ProcessEnv, input, maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'] });
+    const stdout = r.stdout ?? Buffer.alloc(0);
+    const stderr = r.error ? r.error.message : (r.stderr ?? Buffer.alloc(0)).toString('utf8');
+    return { status: r.error ? null : r.status, stdout, stderr };
+  },
+};
+
 /**
  * The context of a real process: node's fs, the system clock, crypto ids and
  * `process.env`. Only entry points (the CLI, the server) call this.
@@ -75,6 +85,7 @@ export function nodeContext(overrides: Partial<Context> = {}): Context {
     env: process.env,
     processes: localProcesses,
     git: nativeGit,
+    programs: nativePrograms,
     ...overrides,
   };
 }

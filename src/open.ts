@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Clock, Context, Env, FileSystem, GitRunner, Ids, Processes } from './context.js';
+import type { Clock, Context, Env, FileSystem, GitRunner, Ids, Processes, ProgramRunner } from './context.js';
 import { ShadowError } from './errors.js';
 import { Workspace } from './drafts/workspace.js';
 import type { SharedCaches } from './drafts/shared-caches.js';
@@ -18,6 +18,8 @@ export interface OpenOptions {
   processes?: Processes;
   /** Native git, for filter drivers, `ident` and encodings; defaults to git on the PATH with node's fs, none with another. */
   git?: GitRunner;
+  /** Other programs (ssh-keygen, for signed approvals); defaults to the PATH with node's fs, none with another. */
+  programs?: ProgramRunner;
   /** Caches shared with the process's other handles on the repository (a server's handed-off calls); none by default. */
   shared?: SharedCaches;
 }
@@ -40,7 +42,7 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
   validate(OpenSchema, { dir: options.dir }, 'INVALID_ARGUMENT', 'openShadow options');
   let ctx: Context;
   if (options.fs && options.clock && options.ids && options.env) {
-    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env, processes: options.processes, git: options.git };
+    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env, processes: options.processes, git: options.git, programs: options.programs };
   } else {
     const { nodeContext } = await import('./node-context.js');
     const base = nodeContext();
@@ -51,6 +53,7 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
       env: options.env ?? base.env,
       processes: options.processes ?? (options.fs ? undefined : base.processes),
       git: options.git ?? (options.fs ? undefined : base.git),
+      programs: options.programs ?? (options.fs ? undefined : base.programs),
     };
   }
   const ws = Workspace.open(ctx, options.dir, options.shared);

@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { missingEvents } from '../src/drafts/ledger-join.js';
@@ -59,15 +62,27 @@ function clone(remote: TestRemote): DiskRepo {
   return b;
 }
 
+/** B signs with an ssh key of its own, which A's allowed signers list for bea@example.com. */
+function trustBea(a: DiskRepo, b: DiskRepo): void {
+  const key = join(b.home, 'id_bea');
+  const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bea', '-f', key], { encoding: 'utf8' });
+  assert.is(made.status, 0, made.stderr);
+  b.git('config', 'gpg.format', 'ssh');
+  b.git('config', 'user.signingKey', key);
+  writeFileSync(join(a.home, 'allowed_signers'), `bea@example.com ${readFileSync(`${key}.pub`, 'utf8')}`);
+  a.git('config', 'gpg.ssh.allowedSignersFile', join(a.home, 'allowed_signers'));
+}
+
 const RoundTrip = suite('pull: the round trip, over a smart HTTP remote');
 
 // A pull is a fetch (each kind of remote's transport is tested by remote-push-fetch and
 // remote-review) and a ledger join, which no transport changes: the round trip runs over
 // git http-backend, the remote most like a real one, and the suite keeps its four minutes.
 for (const { kind, start } of REMOTE_KINDS.filter((r) => r.kind === 'http')) {
-  RoundTrip(`${kind}: B approves and denies what A pushed; after A pulls, A applies the approved draft, the denied one stays denied, and both ledgers verify`, () =>
+  RoundTrip(`${kind}: B approves (signed) and denies what A pushed; after A pulls, A applies the approved draft, the denied one stays denied, and both ledgers verify`, () =>
     withRemote(start, async ({ remote, a, clone }) => {
       const b = clone();
+      trustBea(a, b);
       await shared(a, b);
       // The proposal's directory is this machine's: it travels as null.
       const reviewA = unrooted(ok(a.shadow(['review', 'refactor', '--json'])), a);
@@ -79,7 +94,7 @@ for (const { kind, start } of REMOTE_KINDS.filter((r) => r.kind === 'http')) {
       assert.is(JSON.parse(reviewA).approvals[0].kind, 'protected_path');
       const denyId = JSON.parse(ok(a.shadow(['review', 'deploy', '--json']))).approvals[0].id;
       // Who and where travel with the decision.
-      const approved = JSON.parse(ok(b.shadow(['approve', id, '--draft', 'refactor', '--reason', 'CI reviewed', '--actor', 'bea', '--json'])));
+      const approved = JSON.parse(ok(b.shadow(['approve', id, '--draft', 'refactor', '--reason', 'CI reviewed', '--actor', 'bea', '--sign', '--json'])));
       assert.equal([approved.decided_by, approved.decided_identity, approved.decided_host], ['bea', 'Bea Builder <bea@example.com>', hostname()]);
       ok(b.shadow(['deny', denyId, '--draft', 'deploy', '--reason', 'no deploys this week', '--actor', 'bea']));
       ok(b.shadow(['push', 'origin', 'refactor', 'deploy']));
@@ -107,9 +122,10 @@ for (const { kind, start } of REMOTE_KINDS.filter((r) => r.kind === 'http')) {
         ['draft/import', 'Bea Builder', 'origin'],
         ['approval/decision', 'bea', 'origin'],
       ]);
-      // The approval made on B lets A apply; the deny made on B stops A.
+      // The approval B signed lets A apply, since A trusts B's key; the deny made on B stops A.
       const review = ok(a.shadow(['review', 'refactor']));
       assert.match(review, ` by bea (Bea Builder <bea@example.com> on ${hostname()} via origin)`);
+      assert.match(review, '[signed, verified by bea@example.com]');
       ok(a.shadow(['apply', '--draft', 'refactor']));
       assert.is(a.read('.github/workflows/ci.yml'), 'on: push\n');
       const denied = a.shadow(['apply', '--draft', 'deploy', '--json']);

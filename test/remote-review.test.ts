@@ -8,7 +8,7 @@ import { withRemote } from './helpers/remote-repos.js';
  * A draft pushed from one clone and fetched on another reads the same there
  * (review, log, ledger) as `origin/<draft>`, read-only; `draft new --from
  * origin/<draft>` continues it with its ledger; an approval given there comes
- * back with the next push and fetch.
+ * back with the next push and fetch, shown as the other clone's, not counted.
  */
 
 const Shared = suite('remote drafts: review, draft new --from, approvals');
@@ -19,7 +19,7 @@ function ok(r: { status: number; stdout: string; stderr: string }): string {
 }
 
 for (const { kind, start } of REMOTE_KINDS) {
-  Shared(`${kind}: review on B of origin/refactor is A's review; B continues it, approves, pushes; A fetches the approval`, () =>
+  Shared(`${kind}: review on B of origin/refactor is A's review; B continues it, approves, pushes; A fetches the approval, which does not count on A`, () =>
     withRemote(start, async ({ remote, a, clone }) => {
       const b = clone();
       await withShadow(a, async (sh) => {
@@ -69,8 +69,10 @@ for (const { kind, start } of REMOTE_KINDS) {
       assert.equal(pushed.drafts[0].refs.find((r: any) => r.ref === 'refs/shadow/drafts/refactor').status, 'up-to-date');
       assert.equal(pushed.drafts[0].refs.find((r: any) => r.ref === 'refs/shadow/meta/refactor').status, 'updated');
       ok(a.shadow(['fetch']));
+      // It comes back as B's, unsigned: shown, and not counted here.
       const approval = JSON.parse(ok(a.shadow(['review', 'origin/refactor', '--json']))).approvals[0];
-      assert.equal([approval.id, approval.status, approval.decided_by, approval.decision_reason], [id, 'approved', 'bea', 'CI change reviewed']);
+      assert.equal([approval.id, approval.status, approval.decided_by], [id, 'pending', undefined]);
+      assert.equal(approval.unverified.map((u: any) => [u.decision, u.decided_by, u.decision_reason, u.why]), [['approve', 'bea', 'CI change reviewed', 'not made in this repository, and not signed']]);
       assert.is(JSON.parse(ok(a.shadow(['events', '--verify', '--draft', 'origin/refactor', '--json']))).ok, true);
       for (const repo of [a, b]) assert.is(repo.gitResult('fsck', '--strict', '--no-progress').status, 0);
       remoteGit(remote, 'fsck', '--strict', '--no-progress');

@@ -17,11 +17,28 @@ export async function propose(ctx: CommandContext): Promise<void> {
   );
 }
 
+function whomOf(a: { decided_identity?: string; decided_host?: string; decided_via?: string }): string {
+  return [a.decided_identity, a.decided_host ? `on ${a.decided_host}` : undefined, a.decided_via ? `via ${a.decided_via}` : undefined].filter((x) => x !== undefined).join(' ');
+}
+
+/** How this repository knows the decision: made here, signed by a trusted key, or (a deny from elsewhere) not at all. */
+function verifiedOf(a: ApprovalState): string {
+  if (a.verified === 'signed') return `signed, verified by ${a.verified_by}`;
+  if (a.verified === 'here') return a.signed ? 'made here, signed' : 'made here';
+  return 'not verified here';
+}
+
 function approvalLine(a: ApprovalState): string {
-  const whom = [a.decided_identity, a.decided_host ? `on ${a.decided_host}` : undefined, a.decided_via ? `via ${a.decided_via}` : undefined].filter((x) => x !== undefined).join(' ');
-  const who = a.status === 'pending' ? '' : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${a.decision_reason ? `: ${a.decision_reason}` : ''}`;
+  const whom = whomOf(a);
+  const why = a.decision_reason ? `: ${a.decision_reason}` : '';
+  const who = a.status === 'pending' ? '' : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${why} [${verifiedOf(a)}]`;
   const only = a.when ? ` (apply --${a.when} only)` : '';
-  return `  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${only}${who}`;
+  const lines = [`  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${only}${who}`];
+  for (const u of a.unverified ?? []) {
+    const by = whomOf(u);
+    lines.push(`      approved by ${u.decided_by}${by ? ` (${by})` : ''} at ${shortTime(u.decided_at)}: not verified here, ${u.why}`);
+  }
+  return lines.join('\n');
 }
 
 function describeReview(r: ReviewReport, stat: boolean): string {
@@ -64,17 +81,20 @@ export async function review(ctx: CommandContext): Promise<void> {
 /** `shadow approve <id> [--reason …]` */
 export async function approve(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const a = await sh.approve(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined, expect: ctx.argv.expect as string | undefined });
+  const a = await sh.approve(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined, sign: ctx.argv.sign as boolean | undefined, expect: ctx.argv.expect as string | undefined });
+  const signed = a.signed ? ' (signed)' : '';
   ctx.out.result(a, () =>
-    a.commit ? `approved ${a.id} (${a.kind}) for commit ${a.commit.slice(0, 12)}: \`apply --commit\` may publish it` : `approved ${a.id} (${a.kind}) for ${a.fingerprint.slice(0, 20)}…: valid until the draft changes`,
+    a.commit
+      ? `approved ${a.id} (${a.kind}) for commit ${a.commit.slice(0, 12)}${signed}: \`apply --commit\` may publish it`
+      : `approved ${a.id} (${a.kind}) for ${a.fingerprint.slice(0, 20)}…${signed}: valid until the draft changes`,
   );
 }
 
 /** `shadow deny <id> --reason …` */
 export async function deny(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const a = await sh.deny(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined, expect: ctx.argv.expect as string | undefined });
-  ctx.out.result(a, () => `denied ${a.id} (${a.kind}): apply fails until the draft changes`);
+  const a = await sh.deny(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined, sign: ctx.argv.sign as boolean | undefined, expect: ctx.argv.expect as string | undefined });
+  ctx.out.result(a, () => `denied ${a.id} (${a.kind})${a.signed ? ' (signed)' : ''}: apply fails until the draft changes`);
 }
 
 function eventLine(e: LedgerEvent): string {

@@ -29,7 +29,7 @@ export interface RemoteCalls {
   /**
    * Fetch, then bring local drafts (default: every one the remote has too)
    * up to the remote's: a fast-forward when the remote is ahead, and the
-   * remote's ledger joined (its approvals and denies take effect here);
+   * remote's ledger joined (its denies take effect here, its approvals when signed);
    * DIVERGED, nothing changed, when both moved.
    *
    * @example await sh.pull({ remote: 'origin', drafts: ['refactor'] })

@@ -13,7 +13,7 @@ import type { DraftLedgerVerdict } from '../drafts/ledger-join.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
 
 /** The options of `approve` and `deny`. */
-export type DecisionOptions = DraftOption & { reason?: string; actor?: string; expect?: string };
+export type DecisionOptions = DraftOption & { reason?: string; actor?: string; expect?: string; sign?: boolean };
 
 /** Refuse a decision on a draft that is no longer in the state the person saw. */
 async function checkSeen(core: ShadowCore, draftName: string, expect: string | undefined, what: string): Promise<void> {
@@ -40,9 +40,14 @@ export interface ReviewCalls {
   review(options?: DraftOption): Promise<ReviewReport>;
 
   /**
-   * `expect`: the review fingerprint the person saw (`review_fingerprint`);
-   * when the draft is no longer in that state, STALE_REVIEW and nothing is recorded.
-   * @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real', expect: r.review_fingerprint })
+   * Approve. `sign` (default `shadow.signApprovals`) signs the decision with
+   * the person's ssh key (git's `user.signingKey`), so that it counts in
+   * other clones whose `gpg.ssh.allowedSignersFile` lists the key; unsigned,
+   * it counts in this repository only. `expect`: the review fingerprint the
+   * person saw (`review_fingerprint`); when the draft is no longer in that
+   * state, STALE_REVIEW and nothing is recorded.
+   *
+   * @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real', sign: true, expect: r.review_fingerprint })
    */
   approve(id: string, options?: DecisionOptions): Promise<ApprovalState>;
 
@@ -73,13 +78,13 @@ export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
   async approve(id, options = {}) {
     const { decide } = await import('../review/approvals.js');
     await checkSeen(this, this.draftName(options), options.expect, `approve ${id}`);
-    return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason);
+    return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason, { sign: options.sign });
   },
 
   async deny(id, options = {}) {
     const { decide } = await import('../review/approvals.js');
     await checkSeen(this, this.draftName(options), options.expect, `deny ${id}`);
-    return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason);
+    return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason, { sign: options.sign });
   },
 
   async events(options = {}) {

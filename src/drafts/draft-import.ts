@@ -4,7 +4,8 @@
  * everything the draft is at its source: its root and bases (as the
  * snapshot holds them), its checkpoints, its proposal, and its ledger, whose
  * hash chain goes on here from the fetched bytes (the import is its next
- * event), so approvals and denies made there hold here too.
+ * event), so denies made there hold here too, and approvals made there
+ * when signed by a key this repository allows (review/approval-trust.ts).
  */
 import { ShadowError } from '../errors.js';
 import { splitRemoteDraft } from '../core/remote-draft-name.js';

@@ -7,9 +7,10 @@
  * carries its ledger) and the sha256 of that ledger's last line, then every
  * event of the other side it did not have, appended as events of its own:
  * type, actor, time and data kept, with an `origin` (the remote, the seq and
- * the sha256 of the line there). So an approval or a deny made on the other
- * machine takes effect here, and both chains stay verifiable: this one by
- * its hashes, the other one by the snapshot commit the join names.
+ * the sha256 of the line there). So a deny made on the other machine takes
+ * effect here (an approval does when it is signed: review/approval-trust.ts),
+ * and both chains stay verifiable: this one by its hashes, the other one by
+ * the snapshot commit the join names.
  *
  * An event is known here when its line's hash is one of this ledger's lines
  * or origins (the shared prefix; events joined before), or when it came to

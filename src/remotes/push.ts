@@ -47,7 +47,7 @@ const STALE = /stale info|fetch first|non-fast-forward|failed to update ref|fail
 async function guardSecrets(ws: Workspace, name: string, tips: readonly Oid[]): Promise<void> {
   const draft = requireDraft(ws, name);
   const { readPolicy, reviewDraft } = await import('../review/review.js');
-  const { approvalStates, deniedError } = await import('../review/approvals.js');
+  const { draftApprovalStates, deniedError } = await import('../review/approvals.js');
   const { guardBranchCommits } = await import('../review/commit-guard.js');
   const review = await reviewDraft(ws, draft, readPolicy(ws));
   const required = [...review.required, ...guardBranchCommits(ws, draft, review.entries, 'any').required];
@@ -58,7 +58,7 @@ async function guardSecrets(ws: Workspace, name: string, tips: readonly Oid[]): 
   const seen = new Set<string>();
   const secrets = required.filter((r) => r.kind === 'secrets_override' && !seen.has(r.id) && seen.add(r.id));
   if (secrets.length === 0) return;
-  const states = approvalStates(draftEvents(ws, name), secrets);
+  const states = draftApprovalStates(ws, draftEvents(ws, name), secrets);
   const denied = states.find((s) => s.status === 'denied');
   if (denied) throw deniedError(denied);
   const pending = states.filter((s) => s.status !== 'approved');

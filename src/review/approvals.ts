@@ -1,33 +1,65 @@
 import { ShadowError } from '../errors.js';
-import type { LedgerEvent } from '../state/ledger.js';
+import { appendEvent, type LedgerEvent } from '../state/ledger.js';
 import { requireDraft } from '../drafts/drafts.js';
-import { draftEvents, logEvent } from '../drafts/ledger-events.js';
+import { draftEvents, ledgerPath, logEvent } from '../drafts/ledger-events.js';
 import { guardBranchCommits } from './commit-guard.js';
 import { readPolicy, reviewDraft, type RequiredApproval, type Review } from './review.js';
+import { decisionMac, decisionText, ensureApprovalKey, type DecisionFields } from './approval-key.js';
+import { signDecisionText, type DecisionSignature } from './approval-signatures.js';
+import { decisionTrust, signatureOf, type TrustOf } from './approval-trust.js';
 import type { Workspace } from '../drafts/workspace.js';
 
 /**
  * Approvals, kept as events of the draft's ledger. An approval is bound to
  * its fingerprint (the draft's diff): any change to the draft asks again.
- * A deny sticks: while the fingerprint is unchanged apply fails fast, and an
+ * An approve counts only when it was made here or is signed by a key the
+ * person trusts (approval-trust.ts); any other is listed as `unverified`
+ * and the approval stays pending. A deny counts wherever it was made, and
+ * sticks: while the fingerprint is unchanged apply fails fast, and an
  * approve after a deny is refused. A secret's deny also sticks to the
  * commits that added it: removing the secret in a later batch changes the
  * final diff, but those commits still hold it, so `apply --commit` (which
  * would publish them) stays denied.
  */
 
-export interface ApprovalState extends RequiredApproval {
-  status: 'pending' | 'approved' | 'denied';
-  /** The actor that decided (`--actor`). */
-  decided_by?: string;
-  decided_at?: string;
-  decision_reason?: string;
+/** Who and where, as a decision records them. */
+export interface DecisionOrigin {
   /** The git identity of whoever decided, `user.name <user.email>` of that repository. */
   decided_identity?: string;
   /** The machine it was decided on (its host name). */
   decided_host?: string;
   /** The remote the decision came from, when a pull joined it from another machine's ledger. */
   decided_via?: string;
+}
+
+/** A decision in the ledger that does not count here, and why. */
+export interface UnverifiedDecision extends DecisionOrigin {
+  decision: 'approve';
+  decided_by: string;
+  decided_at: string;
+  decision_reason?: string;
+  /** Why it does not count: not made here, and unsigned or its signature does not verify. */
+  why: string;
+}
+
+export interface ApprovalState extends RequiredApproval, DecisionOrigin {
+  status: 'pending' | 'approved' | 'denied';
+  /** The actor that decided (`--actor`). */
+  decided_by?: string;
+  decided_at?: string;
+  decision_reason?: string;
+  /**
+   * How the decision that counts was established: `here` (made in this
+   * repository) or `signed` (by a key of gpg.ssh.allowedSignersFile). Absent
+   * on a deny from elsewhere, which counts unverified.
+   */
+  verified?: 'here' | 'signed';
+  /** For a `signed` decision: the principal allowed signers name for the key. */
+  verified_by?: string;
+  /** The decision carries an ssh signature. */
+  signed?: boolean;
+  /** Approves the ledger holds that do not count here (made elsewhere, unsigned or not verified). */
+  unverified?: UnverifiedDecision[];
 }
 
 function decisionsOf(events: readonly LedgerEvent[], r: RequiredApproval): LedgerEvent[] {
@@ -40,22 +72,50 @@ function decisionsOf(events: readonly LedgerEvent[], r: RequiredApproval): Ledge
   );
 }
 
-/** The state of each approval a review requires, from the ledger's decisions. */
-export function approvalStates(events: readonly LedgerEvent[], required: readonly RequiredApproval[]): ApprovalState[] {
+/** The state one decision gives an approval. */
+function decidedState(r: RequiredApproval, e: LedgerEvent, status: 'approved' | 'denied', trust: TrustOf): ApprovalState {
+  const state: ApprovalState = { ...r, status, decided_by: e.actor, decided_at: e.ts };
+  if (typeof e.data.reason === 'string') state.decision_reason = e.data.reason;
+  Object.assign(state, identityOf(e));
+  const t = trust(e);
+  if (t.counts) state.verified = t.verified;
+  if (t.counts && t.principal !== undefined) state.verified_by = t.principal;
+  if (signatureOf(e)) state.signed = true;
+  return state;
+}
+
+/**
+ * The state of each approval a review requires, from the ledger's
+ * decisions: a deny from anywhere, else an approve `trust` vouches for
+ * (over this very fingerprint), else pending with the others listed.
+ */
+export function approvalStates(events: readonly LedgerEvent[], required: readonly RequiredApproval[], trust: TrustOf): ApprovalState[] {
   return required.map((r) => {
     const decisions = decisionsOf(events, r);
     const deny = decisions.find((d) => d.data.decision === 'deny');
-    const decided = deny ?? decisions.find((d) => d.data.decision === 'approve');
-    if (!decided) return { ...r, status: 'pending' };
-    const state: ApprovalState = { ...r, status: deny ? 'denied' : 'approved', decided_by: decided.actor, decided_at: decided.ts };
-    if (typeof decided.data.reason === 'string') state.decision_reason = decided.data.reason;
-    return { ...state, ...identityOf(decided) };
+    if (deny) return decidedState(r, deny, 'denied', trust);
+    const unverified: UnverifiedDecision[] = [];
+    for (const d of decisions) {
+      if (d.data.decision !== 'approve') continue;
+      const t = trust(d);
+      if (t.counts && d.data.fingerprint === r.fingerprint && d.data.kind === r.kind) return decidedState(r, d, 'approved', trust);
+      const why = t.counts ? 'it names another fingerprint or kind than this approval' : t.why;
+      const u: UnverifiedDecision = { decision: 'approve', decided_by: d.actor, decided_at: d.ts, ...identityOf(d), why };
+      if (typeof d.data.reason === 'string') u.decision_reason = d.data.reason;
+      unverified.push(u);
+    }
+    return unverified.length > 0 ? { ...r, status: 'pending', unverified } : { ...r, status: 'pending' };
   });
 }
 
+/** The approval states of a draft's ledger, judged by what this repository can verify. */
+export function draftApprovalStates(ws: Workspace, events: readonly LedgerEvent[], required: readonly RequiredApproval[]): ApprovalState[] {
+  return approvalStates(events, required, decisionTrust(ws));
+}
+
 /** Who and where, as a decision records them. */
-function identityOf(e: Pick<LedgerEvent, 'data' | 'origin'>): Pick<ApprovalState, 'decided_identity' | 'decided_host' | 'decided_via'> {
-  const out: Pick<ApprovalState, 'decided_identity' | 'decided_host' | 'decided_via'> = {};
+function identityOf(e: Pick<LedgerEvent, 'data' | 'origin'>): DecisionOrigin {
+  const out: DecisionOrigin = {};
   if (typeof e.data.identity === 'string') out.decided_identity = e.data.identity;
   if (typeof e.data.host === 'string') out.decided_host = e.data.host;
   if (e.origin) out.decided_via = e.origin.remote;
@@ -91,7 +151,7 @@ export async function gateApply(ws: Workspace, review: Review, actor: string, lo
   // Nothing to approve: the ledger (which grows with the draft's life) need not be read.
   if (review.required.length === 0) return [];
   const events = draftEvents(ws, review.draft);
-  const states = approvalStates(events, review.required);
+  const states = draftApprovalStates(ws, events, review.required);
   const denied = states.find((s) => s.status === 'denied');
   if (denied) throw deniedError(denied);
   const pending = states.filter((s) => s.status === 'pending');
@@ -104,14 +164,32 @@ export async function gateApply(ws: Workspace, review: Review, actor: string, lo
   return pending;
 }
 
-/** Record an approve or deny for approval `id` of the draft's current version. */
-export async function decide(ws: Workspace, draftName: string, id: string, decision: 'approve' | 'deny', actor: string, reason: string | undefined): Promise<ApprovalState> {
+/** How a decision is recorded: `sign` (default `shadow.signApprovals`) signs it with the person's ssh key. */
+export interface DecideOptions {
+  sign?: boolean;
+}
+
+/**
+ * Record an approve or deny for approval `id` of the draft's current
+ * version, with this repository's MAC and, when asked, the person's
+ * signature (SIGNING_FAILED before anything is written when it cannot be made).
+ */
+export async function decide(
+  ws: Workspace,
+  draftName: string,
+  id: string,
+  decision: 'approve' | 'deny',
+  actor: string,
+  reason: string | undefined,
+  options: DecideOptions = {},
+): Promise<ApprovalState> {
   const draft = requireDraft(ws, draftName);
   const review = await reviewDraft(ws, draft, readPolicy(ws));
   const branch = guardBranchCommits(ws, draft, review.entries, 'any');
   const required = [...review.required, ...branch.required];
   const events = draftEvents(ws, draftName);
-  const current = approvalStates(events, required).find((s) => s.id === id);
+  const trust = decisionTrust(ws);
+  const current = approvalStates(events, required, trust).find((s) => s.id === id);
   if (!current) {
     const earlier = events.find((e) => (e.type === 'approval/request' || e.type === 'approval/decision') && e.data.id === id);
     if (earlier) {
@@ -147,8 +225,16 @@ export async function decide(ws: Workspace, draftName: string, id: string, decis
     const commits = branch.commits.filter((c) => c.commit !== null && c.secrets.some((s) => review.secrets.some((f) => same(s, f)))).map((c) => c.commit);
     if (commits.length > 0) data.commits = commits;
   }
-  const event = await logEvent(ws, draftName, 'approval/decision', actor, data);
-  const state: ApprovalState = { ...current, status: decision === 'approve' ? 'approved' : 'denied', decided_by: actor, decided_at: event.ts };
-  if (reason !== undefined) state.decision_reason = reason;
-  return { ...state, ...identityOf(event) };
+  // Made here: the MAC under this repository's key. Signed when asked: the person's key, checked wherever the ledger goes.
+  const ts = new Date(ws.ctx.clock.now()).toISOString();
+  const fields: DecisionFields = { id, kind: current.kind, fingerprint: current.fingerprint, decision, actor, identity: data.identity as string, ts };
+  if (options.sign ?? ws.repo.config.getBool('shadow.signapprovals') ?? false) {
+    const signature = signDecisionText(ws, decisionText({ ...fields, draft: draftName }));
+    data.signature = { format: 'ssh', draft: draftName, signature } satisfies DecisionSignature;
+  }
+  data.mac = decisionMac(ensureApprovalKey(ws), fields);
+  const decided = { type: 'approval/decision', draft: draftName, actor, data, ts };
+  const event = await appendEvent(ws.ctx, ledgerPath(ws, draftName), decided, ws.repo.lockTimeoutMs);
+  const { status: _status, unverified: _unverified, ...asked } = current;
+  return decidedState(asked, event, decision === 'approve' ? 'approved' : 'denied', () => ({ counts: true, verified: 'here' }));
 }

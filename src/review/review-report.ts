@@ -1,5 +1,6 @@
 import type { Oid } from '../git/format/git-objects.js';
 import { approvalStates, type ApprovalState } from './approvals.js';
+import { decisionTrust } from './approval-trust.js';
 import { guardBranchCommits, type CommitSecrets } from './commit-guard.js';
 import { draftStatusWord, requireDraft } from '../drafts/drafts.js';
 import { draftEvents } from '../drafts/ledger-events.js';
@@ -31,13 +32,15 @@ export async function reviewReport(ws: Workspace, name: string): Promise<ReviewR
   const { entries, required, ...rest } = await reviewDraftWithDiff(ws, draft, readPolicy(ws));
   const branch = guardBranchCommits(ws, draft, entries, 'any');
   const events = required.length + branch.required.length > 0 ? draftEvents(ws, name) : [];
+  // One judge for both lists: a signed decision is checked (ssh-keygen) once.
+  const trust = decisionTrust(ws);
   return {
     ...rest,
     status: draftStatusWord(ws, draft),
     review_fingerprint: reviewFingerprint(ws, draft),
     files: entries.map((e) => ({ path: e.path, old: e.old?.oid ?? null, new: e.new?.oid ?? null })),
-    approvals: approvalStates(events, required),
-    branch_approvals: approvalStates(events, branch.required),
+    approvals: approvalStates(events, required, trust),
+    branch_approvals: approvalStates(events, branch.required, trust),
     commit_secrets: branch.commits,
     proposal: readProposal(ws, name) ?? null,
     conflicts: Object.entries(draft.meta.conflicts ?? {}).map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),
