@@ -108,9 +108,12 @@ function protectMatcher(globs: readonly string[]): Matcher {
       const picomatch = createRequire(import.meta.url)('picomatch') as typeof import('picomatch');
       // One regular expression for all the globs: V8 tries the alternatives natively, where one matcher
       // per glob costs a function call each (the defaults alone are some sixty globs).
-      const anyOf = (globs: string[]): RegExp => new RegExp(globs.map((g) => `(?:${picomatch.makeRe(g, { dot: true }).source})`).join('|'));
-      const yes = anyOf(protect);
-      const no = except.length > 0 ? anyOf(except) : undefined;
+      // Protection ignores case (a case-folding file system opens `.CLAUDE/settings.json` as `.claude/…`);
+      // an exception frees only the case it names: in doubt, ask.
+      const anyOf = (globs: string[], nocase: boolean): RegExp =>
+        new RegExp(globs.map((g) => `(?:${picomatch.makeRe(g, { dot: true }).source})`).join('|'), nocase ? 'i' : '');
+      const yes = anyOf(protect, true);
+      const no = except.length > 0 ? anyOf(except, false) : undefined;
       match = (p) => yes.test(p) && !no?.test(p);
     }
     return match(path);
