@@ -115,7 +115,7 @@ interface Scanner {
 
 async function shadowScanner(): Promise<Scanner> {
   const t = performance.now();
-  const { scanText } = await import('../src/review/secrets.js');
+  const { scanText } = await import('../src/core/secret-scan.js');
   const loadMs = performance.now() - t;
   return { name: 'shadow', loadMs, scan: async (path, text) => scanText(path, text).map((f) => `${f.rule}@${f.line}`) };
 }

@@ -4,7 +4,7 @@ export type { PublishedPath } from './publish-guards.js';
 import { createJournal, hasJournals, readJournals, removeJournal, type Journal } from '../state/journal.js';
 import { takeProcessLock } from '../durable/process-lock.js';
 import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
-import type { SecretFinding } from '../review/secrets.js';
+import type { SecretFinding } from '../core/secret-scan.js';
 import { gateApply, type ApprovalState } from '../review/approvals.js';
 import { guardBranchCommits, type CommitSecrets } from '../review/commit-guard.js';
 import { checkWorktree, draftStatusWord, requireDraft } from '../drafts/drafts.js';

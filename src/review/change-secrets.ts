@@ -1,5 +1,5 @@
 import { MODE, type Oid } from '../git/format/git-objects.js';
-import { scanAddedLines, type SecretFinding } from './secrets.js';
+import { scanAddedLines, type SecretFinding } from '../core/secret-scan.js';
 import type { FileChange } from '../git/format/tree-diff.js';
 import { fileDiff } from '../git/format/unified-diff.js';
 
