@@ -44,6 +44,19 @@ Scan('only added lines count, numbered in the new content; deletions add nothing
   assert.not.match(JSON.stringify(r), TOKEN.slice(4));
 });
 
+Scan('a path a change adds is scanned as a path, masked in the finding; a path already there is not the change\'s', () => {
+  const read = (): Buffer => Buffer.from('x\n');
+  const r = scanChanges(
+    [
+      { path: `keys/${TOKEN}.txt`, old: null, new: file(1) },
+      { path: `old/${TOKEN}.txt`, old: file(1), new: file(2) },
+    ],
+    read,
+  );
+  assert.equal(r.secrets.map((s) => [s.where, s.path, s.rule]), [['path', 'keys/ghp_****************.txt', 'github-token']]);
+  assert.not.match(JSON.stringify(r), TOKEN.slice(4));
+});
+
 Scan.run();
 
 // ---------------------------------------------------------------- the guard over a draft's commits

@@ -20,14 +20,14 @@ export async function propose(ctx: CommandContext): Promise<void> {
 function approvalLine(a: ApprovalState): string {
   const whom = [a.decided_identity, a.decided_host ? `on ${a.decided_host}` : undefined, a.decided_via ? `via ${a.decided_via}` : undefined].filter((x) => x !== undefined).join(' ');
   const who = a.status === 'pending' ? '' : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${a.decision_reason ? `: ${a.decision_reason}` : ''}`;
-  const only = a.when ? ` (apply --${a.when} only)` : '';
+  const only = a.when === 'push' ? ' (shadow push only)' : a.when ? ` (apply --${a.when} only)` : '';
   return `  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${only}${who}`;
 }
 
 function describeReview(r: ReviewReport, stat: boolean): string {
   const lines = [`draft ${r.draft} (${r.status}) at ${short(r.tip)}: ${plural(r.files.length, 'path')}`, `fingerprint ${r.fingerprint}`];
   if (r.secrets.length > 0) {
-    lines.push(`secrets in added lines (${r.secrets.length}):`);
+    lines.push(`secrets in added lines and paths (${r.secrets.length}):`);
     for (const s of r.secrets) lines.push(`  ${s.path}:${s.line}  ${pad(s.rule, 26)} ${s.redacted}`);
   }
   if (r.conflicts.length > 0) {

@@ -321,9 +321,12 @@ export function scanText(path: string, text: string, where: SecretWhere = 'conte
   return scan(path, { text, number: (i) => i + 1, where });
 }
 
+/** ANCHORS without `g`: a `test` that keeps no state between calls. */
+const ANY_ANCHOR = new RegExp(ANCHORS.source, 'i');
+
 /** Quick test: can anything in `text` be a secret? False means surely not (no anchor of any rule). */
 function mayHoldSecret(text: string): boolean {
-  return new RegExp(ANCHORS.source, 'i').test(text);
+  return ANY_ANCHOR.test(text);
 }
 
 /** The lines of a private key block: header, base64 body lines (with a diff's `+`, `-` or ` ` before them), end. */

@@ -4,7 +4,8 @@ import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../git/format/git-objects.js';
 import { protectGlobs, splitProtectGlobs } from './protected-paths.js';
 import type { PublishEntry } from '../drafts/publish-set.js';
-import { maskSecrets, RULES, scanAddedLines, scanText, type SecretFinding } from '../core/secret-scan.js';
+import { maskSecrets, RULES, scanAddedLines, type SecretFinding } from '../core/secret-scan.js';
+import { findingPlace, scanPath } from './metadata-secrets.js';
 import { reviewCacheOf } from '../state/review-cache.js';
 import { draftPublishSet } from '../drafts/draft-publish-set.js';
 import type { Draft } from '../drafts/drafts.js';
@@ -34,8 +35,12 @@ export interface RequiredApproval {
   fingerprint: string;
   reason: string;
   paths: string[];
-  /** Asked only by the apply that puts commits on the branch: `--commit` (the draft's commits) or `--squash` (one new commit). */
-  when?: 'commit' | 'squash';
+  /**
+   * Asked only by the apply that puts commits on the branch, `--commit` (the
+   * draft's commits) or `--squash` (one new commit), or only by `shadow push`
+   * (a checkpoint's tag, or commits only a checkpoint or the proposal holds).
+   */
+  when?: 'commit' | 'squash' | 'push';
   /** The draft commit the approval is for (then `fingerprint` is `commit:<oid>`). */
   commit?: Oid;
 }
@@ -196,7 +201,7 @@ async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: 
     parts.push(d.text);
     base_sha256_by_path[e.path] = e.old ? sha256(oldContent) : null;
     // A path the change adds is published like a line: a token in a file's name reaches the branch too.
-    if (e.new) secrets.push(...scanText(maskSecrets(e.path), e.path, 'path'));
+    if (e.new && !e.old) secrets.push(...scanPath(e.path));
     if (d.binary && e.new) unscanned.push(e.path);
     else if (d.added.length > 0) secrets.push(...scanAddedLines(e.path, d.added));
     // Shown masked on every line, removed and context lines and headers too.
@@ -265,7 +270,7 @@ async function review(ws: Workspace, draft: Draft, policy: Policy, withDiff: boo
     required.push({ id: approvalId(fingerprint, kind), kind, fingerprint, reason, paths });
   };
   if (secrets.length > 0) {
-    const where = [...new Set(secrets.map((s) => `${s.path}:${s.line} (${s.rule})`))].slice(0, 5).join(', ');
+    const where = [...new Set(secrets.map(findingPlace))].slice(0, 5).join(', ');
     const inNames = secrets.some((s) => s.where === 'path');
     const what = inNames ? (secrets.every((s) => s.where === 'path') ? 'in paths' : 'in added lines and paths') : 'in added lines';
     need('secrets_override', `${secrets.length} secret${secrets.length === 1 ? '' : 's'} ${what}: ${where}`, [...new Set(secrets.map((s) => s.path))]);
