@@ -149,4 +149,22 @@ Fields('apply --squash -m holding a token is refused with SECRET_IN_MESSAGE, dry
   }
 });
 
+Fields('the ledger keeps no token whole: an intent, an actor and a model are masked in events.jsonl, whoever wrote them', () => {
+  const repo = new DiskRepo({ 'README.md': 'Hello\n' });
+  try {
+    const batch = JSON.stringify({ intent: `wire the client with ${TOKEN}`, operations: [{ operation: 'write', path: 'src/client.ts', content: 'x\n' }] });
+    const r = repo.shadow(['--actor', `bot-${TOKEN}`, '--model', `model-${TOKEN}`, 'batch', '-'], { input: batch });
+    assert.is(r.status, 0, r.stdout + r.stderr);
+    assert.match(repo.git('log', '-1', '--format=%B%an', 'refs/shadow/drafts/default'), TOKEN, 'the draft itself holds what it was given');
+    const ledger = repo.read('.git/shadow/drafts/default/events.jsonl');
+    assert.not.ok(ledger.includes(MASKED), ledger);
+    const event = ledger.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === 'batch/commit');
+    assert.is(event.data.intent, 'wire the client with ghp_****************');
+    assert.is(event.actor, 'bot-ghp_****************');
+    assert.is(repo.shadow(['events', '--verify']).status, 0, 'the chain holds over the masked lines');
+  } finally {
+    repo.cleanup();
+  }
+});
+
 Fields.run();

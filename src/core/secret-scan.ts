@@ -329,6 +329,22 @@ function mayHoldSecret(text: string): boolean {
   return ANY_ANCHOR.test(text);
 }
 
+/**
+ * `value` with every string in it masked by `maskSecrets` (objects and
+ * arrays walked, keys kept): for records that must never hold a secret,
+ * such as the ledger's events.
+ */
+export function maskSecretsIn<T>(value: T): T {
+  if (typeof value === 'string') return (mayHoldSecret(value) ? maskSecrets(value) : value) as T;
+  if (Array.isArray(value)) return value.map((v) => maskSecretsIn(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = maskSecretsIn(v);
+    return out as T;
+  }
+  return value;
+}
+
 /** The lines of a private key block: header, base64 body lines (with a diff's `+`, `-` or ` ` before them), end. */
 const KEY_BLOCK = /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[^]{0,65536}?(?:-----END|$)/g;
 const KEY_BODY_RUN = /[A-Za-z0-9+/=]{16,}/g;
