@@ -32,7 +32,7 @@ function git(dir: string, ...args: string[]): string {
 
 /** What the branch holds: every commit's message and identities, every path. */
 function branchBytes(repo: DiskRepo, branch = 'main'): string {
-  return repo.git('log', branch, '--format=%B%n%an <%ae>%n%cn <%ce>') + repo.git('ls-tree', '-r', '--name-only', branch) + repo.git('notes', '--ref=agent-trace', 'list');
+  return repo.git('log', branch, '--format=%B%n%an <%ae>%n%cn <%ce>') + repo.git('ls-tree', '-r', '--name-only', branch);
 }
 
 /** What the remote holds: every ref's commits' messages, every path, every object's bytes. */
@@ -84,6 +84,10 @@ for (const f of FIELDS) {
       const pushed = a.shadow(['push', 'origin', 'default', '--json']);
       assert.is(pushed.status, 0, pushed.stdout + pushed.stderr);
       assert.ok(remoteBytes(remote).includes(TOKEN));
+      // The trace note of the published commit went too (refs/notes/agent-trace), with the token masked.
+      const notes = git(remote.dir!, 'log', '-p', 'refs/notes/agent-trace');
+      assert.match(notes, /"model_id"|"path"/);
+      assert.not.ok(notes.includes(MASKED), notes);
     }),
   );
 }

@@ -17,15 +17,15 @@ export interface SecretRule {
 /**
  * Where a secret was found: a file's content, a path, a commit message
  * (intent, trailers), a commit's author or committer (the actor), a
- * checkpoint's tag message, or a note.
+ * checkpoint's tag (its name, tagger and message).
  */
-export type SecretWhere = 'content' | 'path' | 'message' | 'author' | 'committer' | 'checkpoint' | 'note';
+export type SecretWhere = 'content' | 'path' | 'message' | 'author' | 'committer' | 'checkpoint';
 
 export interface SecretFinding {
   rule: string;
   description: string;
   where: SecretWhere;
-  /** The file (content, path), or what holds the field: `commit <oid>`, `checkpoint <name>`, `note <commit>`. */
+  /** The file (content: its path; path: the path masked); empty for a commit's or a tag's own fields. */
   path: string;
   /** 1-based line in the new content (or in the message, the path, the name). */
   line: number;

@@ -34,7 +34,7 @@ const ProposalSchema = z.object({
       z.object({
         rule: z.string(),
         description: z.string(),
-        where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint', 'note']), 'content'),
+        where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint']), 'content'),
         path: z.string(),
         line: z.number(),
         redacted: z.string(),

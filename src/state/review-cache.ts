@@ -21,7 +21,7 @@ import { readJsonFile } from '../durable/json-file.js';
 const FindingSchema = z.object({
   rule: z.string(),
   description: z.string(),
-  where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint', 'note']), 'content'),
+  where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint']), 'content'),
   path: z.string(),
   line: z.number(),
   redacted: z.string(),
