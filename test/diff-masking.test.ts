@@ -87,6 +87,23 @@ Http('a token on a context line, on a removed line and in a path is in no byte o
   assert.equal(named.body.files.map((f: { path: string }) => f.path), ['keys/ghp_****************.txt']);
 });
 
+Http('the page shows no token in a batch\'s intent or actor, in the drafts list, the draft or its timeline', async (c) => {
+  const page = await pageSession(c);
+  const r = await c.api.call('POST', '/api/batch', {
+    json: { intent: `wire the client with ${TOKEN}`, operations: [{ operation: 'write', path: 'client.ts', content: 'x\n' }] },
+    headers: { 'x-shadow-actor': `bot-${TOKEN}` },
+  });
+  assert.is(r.status, 200, JSON.stringify(r.body));
+  assert.ok((await c.sh.log())[0]!.intent.includes(TOKEN), 'the draft holds what it was given');
+  for (const path of ['/ui/api/drafts', '/ui/api/drafts/default', '/ui/api/drafts/default/timeline']) {
+    const got = await page.get(path);
+    assert.is(got.status, 200, JSON.stringify(got.body));
+    assert.not.ok(JSON.stringify(got.body).includes(TOKEN.slice(4)), `${path}: ${JSON.stringify(got.body)}`);
+  }
+  const draft = await page.get('/ui/api/drafts/default');
+  assert.equal(draft.body.batches.map((b: { intent: string; actor: string }) => [b.intent, b.actor]), [['wire the client with ghp_****************', 'bot-ghp_****************']]);
+});
+
 Http('shadow review masks a token the draft removes from the person\'s committed file', async (c) => {
   c.repo.write('config.ts', `const token = "${TOKEN}";\nconst debug = false;\n`);
   c.repo.git('add', 'config.ts');
