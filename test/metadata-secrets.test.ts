@@ -129,6 +129,25 @@ Fields('a checkpoint message holding a token: apply --commit publishes (no tag r
   }),
 );
 
+Fields('a commit only a checkpoint holds, past a rollback, with a token in its intent: shadow push waits for an approval with when push', () =>
+  withRemote(bareRemote, async ({ remote, a }) => {
+    const batch = (intent: string): string => JSON.stringify({ intent, operations: [{ operation: 'write', path: 'src/client.ts', content: `${intent.length}\n` }] });
+    assert.is(a.shadow(['batch', '-'], { input: batch('wire the client') }).status, 0);
+    assert.is(a.shadow(['batch', '-'], { input: batch(`try ${TOKEN}`) }).status, 0);
+    const held = a.ref('refs/shadow/drafts/default');
+    assert.is(a.shadow(['checkpoint', 'tried']).status, 0);
+    assert.is(a.shadow(['rollback', '~1']).status, 0);
+    const review = a.shadow(['review', '--json']).json();
+    assert.equal(review.branch_approvals.map((p: { when: string; commit: string }) => [p.when, p.commit]), [['push', held]]);
+    assert.is(a.shadow(['apply', '--commit', '--dry-run', '--json']).json().pendingApprovals.length, 0, 'the branch would not get it');
+    const push = a.shadow(['push', 'origin', 'default', '--json']);
+    assert.is(push.json().error.code, 'APPROVALS_PENDING', push.stdout);
+    assert.not.ok(remoteBytes(remote).includes(MASKED));
+    assert.is(a.shadow(['approve', review.branch_approvals[0].id, '--reason', 'a test token']).status, 0);
+    assert.is(a.shadow(['push', 'origin', 'default']).status, 0);
+  }),
+);
+
 Fields('apply --squash -m holding a token is refused with SECRET_IN_MESSAGE, dry run too: nothing written, the branch unmoved', () => {
   const repo = new DiskRepo({ 'README.md': 'Hello\n' });
   try {

@@ -133,10 +133,13 @@ function scanDraftCommits(ws: Workspace, draft: Draft, others: readonly Oid[]): 
     for (const tip of others) {
       const line: Oid[] = [];
       let oid: Oid | undefined = tip;
+      // Down to a commit the draft's history holds, or to one that is no draft's (its root and below, as for the tip).
       for (let i = 0; oid !== undefined && !seen.has(oid) && i < WALK_LIMIT; i++) {
         seen.add(oid);
+        const commit = repo.objects.readCommit(oid);
+        if (parseTrailers(commit.message).draft === undefined) break;
         line.push(oid);
-        oid = repo.objects.readCommit(oid).parents[0];
+        oid = commit.parents[0];
       }
       for (const c of line.reverse()) found(c, true);
     }
