@@ -15,7 +15,7 @@
  * issue with PASS/FAIL for both: at least 50 MB/s on source-like text, recall
  * 100%, false positives at most 5%; and 10 MB of random base64 in under a
  * second. That comparison is the evidence for using secretlint or not (see
- * the header of src/review/secrets.ts).
+ * the header of src/core/secret-scan.ts).
  *
  *   node dist/bench/secrets.bench.js [--runs 5]
  */
