@@ -15,7 +15,7 @@
  * issue with PASS/FAIL for both: at least 50 MB/s on source-like text, recall
  * 100%, false positives at most 5%; and 10 MB of random base64 in under a
  * second. That comparison is the evidence for using secretlint or not (see
- * the header of src/review/secrets.ts).
+ * the header of src/core/secret-scan.ts).
  *
  *   node dist/bench/secrets.bench.js [--runs 5]
  */
@@ -115,7 +115,7 @@ interface Scanner {
 
 async function shadowScanner(): Promise<Scanner> {
   const t = performance.now();
-  const { scanText } = await import('../src/review/secrets.js');
+  const { scanText } = await import('../src/core/secret-scan.js');
   const loadMs = performance.now() - t;
   return { name: 'shadow', loadMs, scan: async (path, text) => scanText(path, text).map((f) => `${f.rule}@${f.line}`) };
 }

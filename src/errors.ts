@@ -78,6 +78,8 @@ export type ErrorCode =
   | 'SIGNING_FAILED'
   | 'READ_ONLY'
   | 'NOTHING_TO_PROPOSE'
+  /** A commit message or author name shadow was asked to write (`apply --squash -m`, `--actor`) holds a secret: nothing was written. */
+  | 'SECRET_IN_MESSAGE'
   // write sessions
   | 'SESSION_ACTIVE'
   | 'SESSION_NOT_FOUND'

@@ -12,7 +12,7 @@ export type { ReviewReport } from './review/review-report.js';
 export type { ApprovalState, UnverifiedDecision } from './review/approvals.js';
 export type { CommitSecrets } from './review/commit-guard.js';
 export type { Proposal } from './review/proposal.js';
-export type { SecretFinding } from './review/secrets.js';
+export type { SecretFinding } from './core/secret-scan.js';
 export type { LedgerEvent, LedgerOrigin, LedgerVerdict } from './state/ledger.js';
 export type { DraftLedgerVerdict } from './drafts/ledger-join.js';
 export type { PushResult, PushedRefResult } from './remotes/push.js';

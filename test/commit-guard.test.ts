@@ -44,6 +44,19 @@ Scan('only added lines count, numbered in the new content; deletions add nothing
   assert.not.match(JSON.stringify(r), TOKEN.slice(4));
 });
 
+Scan('a path a change adds is scanned as a path, masked in the finding; a path already there is not the change\'s', () => {
+  const read = (): Buffer => Buffer.from('x\n');
+  const r = scanChanges(
+    [
+      { path: `keys/${TOKEN}.txt`, old: null, new: file(1) },
+      { path: `old/${TOKEN}.txt`, old: file(1), new: file(2) },
+    ],
+    read,
+  );
+  assert.equal(r.secrets.map((s) => [s.where, s.path, s.rule]), [['path', 'keys/ghp_****************.txt', 'github-token']]);
+  assert.not.match(JSON.stringify(r), TOKEN.slice(4));
+});
+
 Scan.run();
 
 // ---------------------------------------------------------------- the guard over a draft's commits
@@ -121,6 +134,25 @@ Guard('a deny sticks to the commits that added the denied secret, through later 
   const clean = await sh.apply({ commit: true });
   assert.is(clean.applied, true);
   assert.is(clean.branch?.how, 'fast-forward');
+});
+
+Guard('a token in a batch\'s intent, actor or model asks a secrets_override for its commit, naming the field; the final diff asks none', async ({ sh }) => {
+  const cases: Array<[string, { intent?: string }, { actor?: string; model?: string }]> = [
+    ['message', { intent: `use ${TOKEN}` }, {}],
+    ['author', {}, { actor: `bot-${TOKEN}` }],
+    ['message', {}, { model: `model-${TOKEN}` }],
+  ];
+  for (const [i, [where, input, options]] of cases.entries()) {
+    const draft = `d${i}`;
+    const b = await sh.batch({ ...input, operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] }, { ...options, draft });
+    assert.ok(b.success, JSON.stringify(b));
+    assert.equal((await sh.apply({ draft, dryRun: true })).pendingApprovals, [], 'files only: no commit is published');
+    const r = await sh.apply({ draft, commit: true, dryRun: true });
+    assert.equal(r.pendingApprovals.map((a) => [a.kind, a.when, a.commit, a.paths]), [['secrets_override', 'commit', b.commit, []]]);
+    assert.ok(r.findings.commits![0]!.secrets.some((s) => s.where === where), `${where}: ${JSON.stringify(r.findings.commits)}`);
+    assert.match(r.pendingApprovals[0]!.reason, `the commit ${where}`);
+    assert.not.match(JSON.stringify(r), TOKEN.slice(4));
+  }
 });
 
 Guard.run();

@@ -54,8 +54,54 @@ const SAMPLES = [
 ];
 const FREE = ['.env.example', 'src/key.ts', 'docs/env.md', '.github/ISSUE_TEMPLATE/bug.md', '.gitignore', 'src/keys/index.ts'];
 
+/** What decides an agent's reach or runs when an editor opens the folder. */
+const AGENT_CONFIGS = [
+  '.mcp.json',
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+  '.claude/commands/ship.md',
+  '.codex/config.toml',
+  '.gemini/settings.json',
+  '.cursor/mcp.json',
+  '.cursor/rules/style.mdc',
+  '.cursorrules',
+  '.vscode/tasks.json',
+  '.vscode/settings.json',
+  '.vscode/launch.json',
+  '.envrc',
+  'AGENTS.md',
+  'CLAUDE.md',
+  'CLAUDE.local.md',
+  'GEMINI.md',
+  'packages/api/CLAUDE.md',
+  'packages/api/AGENTS.md',
+  'packages/api/.claude/settings.json',
+  'packages/web/.vscode/tasks.json',
+];
+/** Their look-alikes, which nothing runs or reads as configuration. */
+const AGENT_FREE = [
+  'docs/claude.md.txt',
+  '.claude-notes',
+  'docs/CLAUDE.md.bak',
+  'src/mcp.json',
+  '.vscode/extensions.json',
+  'notes/claude/settings.json',
+  'AGENTS.md.orig',
+  '.envrc.example',
+];
+/** The same files in another case: one file on a case-folding file system. */
+const FOLDED = ['.MCP.json', '.Claude/Settings.json', 'claude.md', 'Agents.md', '.VSCode/Tasks.json', '.CURSOR/rules/a.mdc', '.GitHub/Workflows/ci.yml', 'ID_RSA'];
+
 Policy('with no configuration, CI, keys, env files, registry config and git files need an approval; templates and look-alikes do not', async ({ repo }) => {
   assert.equal(await protectedBy(repo, [...SAMPLES, ...FREE]), [...SAMPLES].sort());
+});
+
+Policy('with no configuration, agent settings, MCP server lists, instruction files (at any depth), editor tasks and .envrc need an approval; look-alikes do not', async ({ repo }) => {
+  assert.equal(await protectedBy(repo, [...AGENT_CONFIGS, ...AGENT_FREE]), [...AGENT_CONFIGS].sort());
+});
+
+Policy('protection ignores case, as a case-folding file system does; an exception frees only the case it names', async ({ repo }) => {
+  assert.equal(await protectedBy(repo, [...FOLDED, '.ENV.EXAMPLE', 'Docs/Claude.md.txt']), [...FOLDED, '.ENV.EXAMPLE'].sort());
 });
 
 Policy('shadow.protectDefaults false turns the defaults off; configured globs still count', async ({ repo }) => {
@@ -95,6 +141,24 @@ Cli('an agent edit to .github/workflows/ci.yml waits for a protected_path approv
   const done = repo.shadow(['apply', '--commit', '--json']);
   assert.is(done.status, 0, done.stdout + done.stderr);
   assert.is(repo.git('show', 'main:.github/workflows/ci.yml'), 'on: [push, pull_request]\njobs: {}\n');
+  assert.is(repo.git('status', '--porcelain'), '');
+});
+
+Cli('an agent rewriting its own MCP servers, settings, instructions and editor tasks waits for a protected_path approval: exit 3, nothing written, the branch unmoved', ({ repo }) => {
+  const configs = ['.mcp.json', '.claude/settings.json', '.codex/config.toml', '.gemini/settings.json', '.cursor/rules/style.mdc', '.vscode/tasks.json', 'CLAUDE.md', 'docs/AGENTS.md'];
+  for (const p of configs) repo.write(p, 'as the person left it\n');
+  repo.git('add', '-A');
+  repo.git('commit', '-qm', 'configs');
+  const head = repo.ref('main');
+  const ops = configs.map((path) => ({ operation: 'write', path, content: '{"mcpServers": {"shadow": {"args": ["--allow-apply"]}}}\n' }));
+  assert.is(repo.shadow(['batch', '-'], { input: JSON.stringify({ intent: 'widen my reach', operations: ops }) }).status, 0);
+  for (const mode of [[], ['--commit']]) {
+    const r = repo.shadow(['apply', ...mode, '--json']);
+    assert.is(r.status, 3, r.stdout + r.stderr);
+    assert.equal(r.json().pendingApprovals.map((a: { kind: string; paths: string[] }) => [a.kind, a.paths]), [['protected_path', [...configs].sort()]]);
+  }
+  for (const p of configs) assert.is(repo.read(p), 'as the person left it\n', p);
+  assert.is(repo.ref('main'), head);
   assert.is(repo.git('status', '--porcelain'), '');
 });
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { entropy, redact, RULES, scanAddedLines, scanText, type AddedLine, type SecretFinding } from '../src/review/secrets.js';
+import { entropy, redact, RULES, scanAddedLines, scanText, type AddedLine, type SecretFinding } from '../src/core/secret-scan.js';
 import { prng } from './helpers/prng.js';
 
 /**
@@ -85,13 +85,14 @@ Corpus('false positives are at most 5% of the look-alikes', () => {
 
 const Findings = suite('findings');
 
-Findings('each rule names rule, description, path and line', () => {
+Findings('each rule names rule, description, where, path and line', () => {
   for (const rule of RULES) {
     const c = POSITIVES.find((p) => p.rule === rule.id)!;
     const f = scanText(c.path, c.text).find((x) => x.rule === rule.id);
     assert.ok(f, `${c.id}: a ${rule.id} finding`);
-    assert.equal(Object.keys(f!).sort(), ['description', 'line', 'path', 'redacted', 'rule'], `${c.id}: the finding's fields`);
+    assert.equal(Object.keys(f!).sort(), ['description', 'line', 'path', 'redacted', 'rule', 'where'], `${c.id}: the finding's fields`);
     assert.is(f!.description, rule.description, c.id);
+    assert.is(f!.where, 'content', c.id);
     assert.is(f!.path, c.path, c.id);
     assert.is(f!.line, c.line, c.id);
   }

@@ -32,7 +32,7 @@ function approvalLine(a: ApprovalState): string {
   const whom = whomOf(a);
   const why = a.decision_reason ? `: ${a.decision_reason}` : '';
   const who = a.status === 'pending' ? '' : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${why} [${verifiedOf(a)}]`;
-  const only = a.when ? ` (apply --${a.when} only)` : '';
+  const only = a.when === 'push' ? ' (shadow push only)' : a.when ? ` (apply --${a.when} only)` : '';
   const lines = [`  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${only}${who}`];
   for (const u of a.unverified ?? []) {
     const by = whomOf(u);
@@ -48,7 +48,7 @@ function describeReview(r: ReviewReport, stat: boolean): string {
     `review fingerprint ${r.review_fingerprint} (apply, approve and deny --expect it: refused if the draft changes)`,
   ];
   if (r.secrets.length > 0) {
-    lines.push(`secrets in added lines (${r.secrets.length}):`);
+    lines.push(`secrets in added lines and paths (${r.secrets.length}):`);
     for (const s of r.secrets) lines.push(`  ${s.path}:${s.line}  ${pad(s.rule, 26)} ${s.redacted}`);
   }
   if (r.conflicts.length > 0) {

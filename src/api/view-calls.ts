@@ -32,7 +32,7 @@ export interface DiffOptions extends DraftOption {
   renames?: boolean | number;
   /** Patches in git's colours (`git diff --color`), for a terminal. */
   color?: boolean;
-  /** Mask the secrets that patches' added lines hold, as `shadow review` does (first 4 characters, then a mask). */
+  /** Mask every secret in the patches (added, removed and context lines, headers) and in the paths, as `shadow review` does (first 4 characters, then a mask). */
   redact?: boolean;
 }
 
@@ -139,9 +139,15 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
     }
     const { draftDiff } = await import('../drafts/draft-diff.js');
     const result = await draftDiff(this.ws, draft, { range, content: options.content ?? 'none', paths: options.paths, renames: options.renames, color: options.color });
-    if (options.redact !== true || options.content !== 'patch') return result;
-    const { redactPatch } = await import('../review/patch-redact.js');
-    return { ...result, files: result.files.map((f) => (f.patch === undefined ? f : { ...f, patch: redactPatch(f.path, f.patch).patch })) };
+    if (options.redact !== true) return result;
+    const { redactPatch, redactPath } = await import('../review/patch-redact.js');
+    const masked = (f: (typeof result.files)[number]): (typeof result.files)[number] => {
+      const out = { ...f, path: redactPath(f.path) };
+      if (f.from !== undefined) out.from = redactPath(f.from);
+      if (f.patch !== undefined) out.patch = redactPatch(f.path, f.patch).patch;
+      return out;
+    };
+    return { ...result, files: result.files.map(masked) };
   },
 
   async blame(path, options = {}) {

@@ -2,13 +2,15 @@ import type { FastifyRequest } from 'fastify';
 import { ShadowError } from '../errors.js';
 import type { Shadow } from '../shadow.js';
 import type { PageRoute } from './page-route.js';
+import { maskSecretsIn } from '../core/secret-scan.js';
 
 /**
  * What the review page reads (`GET /ui/api/…`): the drafts, one draft's
  * state and decisions, its timeline, its diff. Each answer is built from the
  * library's own calls (draftList, draftShow, review, status, log, events,
  * diff), so the page shows what the CLI shows; every diff has its secrets
- * masked as `shadow review` masks them.
+ * masked as `shadow review` masks them, and so has every answer's text (a
+ * batch's intent, an actor, a checkpoint's message).
  */
 
 type LedgerEvent = Awaited<ReturnType<Shadow['events']>>[number];
@@ -80,7 +82,7 @@ async function rangeCommits(sh: Shadow, draft: string, range: string): Promise<s
 }
 
 export function registerPageReads(route: PageRoute, sh: Shadow): void {
-  route('GET', '/ui/api/drafts', async (_req, reply) => reply.send({ drafts: await draftRows(sh) }));
+  route('GET', '/ui/api/drafts', async (_req, reply) => reply.send(maskSecretsIn({ drafts: await draftRows(sh) })));
 
   // One draft: its state, what apply needs decided, and the points a diff can span.
   route('GET', '/ui/api/drafts/:name', async (req, reply) => {
@@ -93,13 +95,13 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
       await sh.log({ draft }),
     ];
     const { diff: _diff, ...decisions } = review;
-    return reply.send({
+    return reply.send(maskSecretsIn({
       draft: show,
       review: decisions,
       drifted: status.drifted,
       checkpoints,
       batches: batches.map((b) => ({ batch: b.batch, commit: b.commit, actor: b.actor, actor_type: b.actor_type, model: b.model, time: b.time, intent: b.intent })),
-    });
+    }));
   });
 
   // Who did what, when: the ledger, each event with a line to show.
@@ -107,10 +109,11 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
     const draft = (req as Named).params.name;
     const events = await sh.events({ draft });
     const captured = new Map((await sh.log({ draft })).map((b) => [b.batch, b.captured]));
-    return reply.send({
+    // The ledger masks what it keeps; events joined from another machine's older ledger may not have been.
+    return reply.send(maskSecretsIn({
       draft,
       events: events.map((e) => ({ seq: e.seq, ts: e.ts, type: e.type, actor: e.actor, what: describe(e, captured), ...(e.origin ? { via: e.origin.remote } : {}) })),
-    });
+    }));
   });
 
   // The diff against the bases (no range) or between two points (`range=a..b`), renames paired unless `renames=0`.

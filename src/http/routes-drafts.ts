@@ -39,7 +39,8 @@ export function registerDraftRoutes(app: FastifyInstance, sh: Shadow): void {
     if (Number.isNaN(renames)) throw new ShadowError('INVALID_ARGUMENT', 'renames is 0, 1 or a minimum similarity in percent (0-100)', { hint: 'renames=1 pairs renames as git diff -M; renames=90 as -M90%' });
     const p = req.query.path;
     const paths = p === undefined ? undefined : Array.isArray(p) ? p : [p];
-    return reply.send(await sh.diff({ draft: req.params.name, range: one('range'), content, renames, paths }));
+    // Masked as the page's diffs are: a client of the API sees no secret, on any line.
+    return reply.send(await sh.diff({ draft: req.params.name, range: one('range'), content, renames, paths, redact: true }));
   });
 
   app.get('/api/drafts/:name/log', async (req: Named, reply) => {

@@ -4,7 +4,7 @@ export type { PublishedPath } from './publish-guards.js';
 import { createJournal, hasJournals, readJournals, removeJournal, type Journal } from '../state/journal.js';
 import { takeProcessLock } from '../durable/process-lock.js';
 import { planCommit, type CommitMode, type CommitPlan } from './commit-modes.js';
-import type { SecretFinding } from '../review/secrets.js';
+import type { SecretFinding } from '../core/secret-scan.js';
 import { gateApply, type ApprovalState } from '../review/approvals.js';
 import { guardBranchCommits, type CommitSecrets } from '../review/commit-guard.js';
 import { checkWorktree, draftStatusWord, requireDraft } from '../drafts/drafts.js';
@@ -112,7 +112,8 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   const { merges, conflicts } = mergePaths(ws, entries, moved, { draft: draftName, markers: options.conflict === 'markers', blobs });
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
   // The commits --commit or --squash puts on the branch pass the secret guard too, not only the final diff.
-  const branch = options.mode ? guardBranchCommits(ws, draft, entries, options.mode.kind) : undefined;
+  const squash = options.mode?.kind === 'squash' ? { message: options.mode.message, actor: options.actor } : undefined;
+  const branch = options.mode ? guardBranchCommits(ws, draft, entries, options.mode.kind, squash) : undefined;
   const gated = branch ? { ...review, required: [...review.required, ...branch.required] } : review;
   // A deny sticks: it fails fast, before anything else is looked at.
   const pending = await gateApply(ws, gated, options.actor, !options.dryRun && conflicts.length === 0);

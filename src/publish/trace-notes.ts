@@ -1,5 +1,6 @@
 import { formatSignature, type Oid } from '../git/format/git-objects.js';
 import { runGit, type TraceRecord } from './trace-record.js';
+import { maskSecretsIn } from '../core/secret-scan.js';
 import type { Workspace } from '../drafts/workspace.js';
 
 /**
@@ -114,7 +115,8 @@ export function writeTraceNotes(ws: Workspace, records: readonly TraceRecord[]):
     if (parent) parts.push(Buffer.from(`from ${parent}\n`));
     for (const rec of todo) {
       parts.push(Buffer.from(`N inline ${rec.vcs!.revision}\n`));
-      data(Buffer.from(`${JSON.stringify(rec, null, 2)}\n`));
+      // A note travels with every push, approved or not: its model ids, paths and metadata keep no secret whole.
+      data(Buffer.from(`${JSON.stringify(maskSecretsIn(rec), null, 2)}\n`));
     }
     parts.push(Buffer.from('done\n'));
     const r = runGit(ws, ['fast-import', '--quiet', '--done', '--date-format=raw'], Buffer.concat(parts));

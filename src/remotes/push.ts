@@ -14,7 +14,7 @@ import { requireDraft } from '../drafts/drafts.js';
 import { draftEvents } from '../drafts/ledger-events.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { checkRemote, gitSays, lsRemote, parsePushPorcelain, runGit, trackingRef } from './remote-git.js';
-import { guardIgnored, peelToCommit } from './local-only.js';
+import { guardIgnored } from './local-only.js';
 import { snapshotMeta } from './meta-snapshot.js';
 import { pushNotes, type NotesTransfer } from './notes-transfer.js';
 import { metaRef } from '../drafts/ref-names.js';
@@ -44,17 +44,15 @@ const STALE = /stale info|fetch first|non-fast-forward|failed to update ref|fail
  * diff or commits add a secret is pushed only once its secrets_override
  * approvals are given, as `apply --commit` would need; a deny refuses it.
  */
-async function guardSecrets(ws: Workspace, name: string, tips: readonly Oid[]): Promise<void> {
+async function guardSecrets(ws: Workspace, name: string): Promise<void> {
   const draft = requireDraft(ws, name);
   const { readPolicy, reviewDraft } = await import('../review/review.js');
   const { draftApprovalStates, deniedError } = await import('../review/approvals.js');
   const { guardBranchCommits } = await import('../review/commit-guard.js');
   const review = await reviewDraft(ws, draft, readPolicy(ws));
+  // Scope `any` reads all a push sends: the draft's commits, the commits only a checkpoint or the proposal
+  // holds (past a rollback), and the checkpoints' tags; commits whole (files, paths, messages, names).
   const required = [...review.required, ...guardBranchCommits(ws, draft, review.entries, 'any').required];
-  // A checkpoint or the proposal may hold commits the draft rolled back past: they are pushed too.
-  for (const tip of new Set(tips.map((t) => peelToCommit(ws, t)))) {
-    if (tip !== draft.tip) required.push(...guardBranchCommits(ws, { ...draft, tip }, [], 'commit').required);
-  }
   const seen = new Set<string>();
   const secrets = required.filter((r) => r.kind === 'secrets_override' && !seen.has(r.id) && seen.add(r.id));
   if (secrets.length === 0) return;
@@ -83,7 +81,7 @@ export async function pushDrafts(ws: Workspace, remoteName: string, drafts: read
     for (const c of repo.refs.list(checkpointsPrefix(d))) refs.push({ ref: c.ref, oid: c.oid });
     const history = refs.filter((r) => r.ref !== metaRef(d));
     guardIgnored(ws, d, history);
-    await guardSecrets(ws, d, history.map((r) => r.oid));
+    await guardSecrets(ws, d);
     plan.push({ draft: d, tip: snap.tip, refs: refs.map((r) => ({ ...r, was: repo.refs.resolve(trackingRef(remote.name, r.ref)) ?? null })) });
   }
   const all = plan.flatMap((p) => p.refs);

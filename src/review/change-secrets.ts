@@ -1,5 +1,6 @@
 import { MODE, type Oid } from '../git/format/git-objects.js';
-import { scanAddedLines, type SecretFinding } from './secrets.js';
+import { scanAddedLines, type SecretFinding } from '../core/secret-scan.js';
+import { scanPath } from './metadata-secrets.js';
 import type { FileChange } from '../git/format/tree-diff.js';
 import { fileDiff } from '../git/format/unified-diff.js';
 
@@ -11,7 +12,7 @@ export interface ChangeSecrets {
 }
 
 /**
- * The secrets in the lines `changes` add, each file diffed old against new
+ * The secrets in the lines and the paths `changes` add, each file diffed old against new
  * exactly as a review diffs it (so a commit and the final diff are judged
  * by the same lines and the same rules). `read` gives a blob's bytes; it is
  * asked only for the two sides of each change. Cost: the changed files'
@@ -23,6 +24,7 @@ export function scanChanges(changes: readonly FileChange[], read: (oid: Oid) => 
   const empty = Buffer.alloc(0);
   for (const c of changes) {
     if (c.new === null) continue; // a deletion adds no line
+    if (c.old === null) secrets.push(...scanPath(c.path));
     const gitlink = c.new.mode === MODE.gitlink || c.old?.mode === MODE.gitlink;
     const d = fileDiff({
       path: c.path,

@@ -1,23 +1,13 @@
-import { redact, RULES, scanAddedLines, type AddedLine, type SecretFinding } from './secrets.js';
+import { maskSecrets, scanAddedLines, type AddedLine, type SecretFinding } from '../core/secret-scan.js';
 
 /**
  * Secrets masked in diff text, the one way shadow ever shows one (first 4
- * characters, then a mask): `shadow review`'s diff and every diff the review
- * page shows go through here, whatever range they span.
+ * characters, then a mask): `shadow review`'s diff, `sh.diff({ redact })`,
+ * the HTTP API's diffs and every diff the review page shows go through
+ * here, whatever range they span. Every line is read, added, removed and
+ * context alike, and the headers with their paths: a token a range removes
+ * is shown no more than one it adds.
  */
-
-/** The diff text with the value of each finding masked wherever it appears. */
-export function redactFindings(text: string, findings: readonly SecretFinding[], added: readonly AddedLine[]): string {
-  let out = text;
-  for (const f of findings) {
-    const rule = RULES.find((r) => r.id === f.rule);
-    const line = added.find((a) => a.line === f.line)?.text;
-    const m = rule && line !== undefined ? rule.pattern.exec(line) : null;
-    const value = m ? (m[1] ?? m[0]) : undefined;
-    if (value) out = out.split(value).join(redact(value));
-  }
-  return out;
-}
 
 const HUNK = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
@@ -38,9 +28,14 @@ export function addedLinesOf(patch: string): AddedLine[] {
   return added;
 }
 
-/** One file's unified diff with the secrets its added lines hold masked, and the findings. */
+/** One file's unified diff with every secret on any of its lines masked, and the findings of its added lines. */
 export function redactPatch(path: string, patch: string): { patch: string; secrets: SecretFinding[] } {
   const added = addedLinesOf(patch);
   const secrets = added.length === 0 ? [] : scanAddedLines(path, added);
-  return { patch: secrets.length === 0 ? patch : redactFindings(patch, secrets, added), secrets };
+  return { patch: maskSecrets(patch), secrets };
+}
+
+/** A path as a reviewer may see it: a secret in a file's name masked like one in its content. */
+export function redactPath(path: string): string {
+  return maskSecrets(path);
 }

@@ -17,8 +17,20 @@
  *   `.gitignore` is not: agents edit it routinely, and an env file it stops
  *   ignoring is protected by name anyway.
  * - `CODEOWNERS`: it decides who must review.
+ * - What an agent may do and what an editor runs on open: the MCP server
+ *   list (`.mcp.json`, where `--allow-apply` would hand an agent the apply),
+ *   the agents' own settings (`.claude/`, `.codex/`, `.gemini/`, `.cursor/`,
+ *   `.cursorrules`: allowed tools, hooks), their instruction files
+ *   (`AGENTS.md`, `CLAUDE.md`, `CLAUDE.local.md`, `GEMINI.md`), VS Code's
+ *   tasks, launch and workspace settings (tasks can run on folder open) and
+ *   `.envrc` (direnv runs it on `cd`), all at any depth: agents read nested
+ *   instruction files, and a folder opened on its own has its own settings.
+ *   An agent that could rewrite these would decide its own reach.
  *
- * A glob without a slash matches at any depth, as in `.gitignore`.
+ * A glob without a slash matches at any depth, as in `.gitignore`. Globs
+ * match whatever the case (`.Claude/Settings.json` is `.claude/settings.json`
+ * on the file systems of macOS and Windows), so a protected path cannot be
+ * reached by changing its case; a `!` exception frees only the exact case.
  */
 export const DEFAULT_PROTECT: readonly string[] = [
   // CI
@@ -79,6 +91,21 @@ export const DEFAULT_PROTECT: readonly string[] = [
   '.pre-commit-config.yaml',
   'lefthook.yml',
   '.lefthook.yml',
+  // what decides an agent's reach, and what editors run on open
+  '.mcp.json',
+  '**/.claude/**',
+  '**/.codex/**',
+  '**/.gemini/**',
+  '**/.cursor/**',
+  '.cursorrules',
+  'AGENTS.md',
+  'CLAUDE.md',
+  'CLAUDE.local.md',
+  'GEMINI.md',
+  '**/.vscode/tasks.json',
+  '**/.vscode/settings.json',
+  '**/.vscode/launch.json',
+  '.envrc',
 ];
 
 /**

@@ -4,8 +4,8 @@ import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../git/format/git-objects.js';
 import { protectGlobs, splitProtectGlobs } from './protected-paths.js';
 import type { PublishEntry } from '../drafts/publish-set.js';
-import { RULES, scanAddedLines, type SecretFinding } from './secrets.js';
-import { redactFindings } from './patch-redact.js';
+import { maskSecrets, RULES, scanAddedLines, type SecretFinding } from '../core/secret-scan.js';
+import { findingPlace, scanPath } from './metadata-secrets.js';
 import { reviewCacheOf } from '../state/review-cache.js';
 import { draftPublishSet } from '../drafts/draft-publish-set.js';
 import type { Draft } from '../drafts/drafts.js';
@@ -35,8 +35,12 @@ export interface RequiredApproval {
   fingerprint: string;
   reason: string;
   paths: string[];
-  /** Asked only by the apply that puts commits on the branch: `--commit` (the draft's commits) or `--squash` (one new commit). */
-  when?: 'commit' | 'squash';
+  /**
+   * Asked only by the apply that puts commits on the branch, `--commit` (the
+   * draft's commits) or `--squash` (one new commit), or only by `shadow push`
+   * (a checkpoint's tag, or commits only a checkpoint or the proposal holds).
+   */
+  when?: 'commit' | 'squash' | 'push';
   /** The draft commit the approval is for (then `fingerprint` is `commit:<oid>`). */
   commit?: Oid;
 }
@@ -108,9 +112,12 @@ function protectMatcher(globs: readonly string[]): Matcher {
       const picomatch = createRequire(import.meta.url)('picomatch') as typeof import('picomatch');
       // One regular expression for all the globs: V8 tries the alternatives natively, where one matcher
       // per glob costs a function call each (the defaults alone are some sixty globs).
-      const anyOf = (globs: string[]): RegExp => new RegExp(globs.map((g) => `(?:${picomatch.makeRe(g, { dot: true }).source})`).join('|'));
-      const yes = anyOf(protect);
-      const no = except.length > 0 ? anyOf(except) : undefined;
+      // Protection ignores case (a case-folding file system opens `.CLAUDE/settings.json` as `.claude/…`);
+      // an exception frees only the case it names: in doubt, ask.
+      const anyOf = (globs: string[], nocase: boolean): RegExp =>
+        new RegExp(globs.map((g) => `(?:${picomatch.makeRe(g, { dot: true }).source})`).join('|'), nocase ? 'i' : '');
+      const yes = anyOf(protect, true);
+      const no = except.length > 0 ? anyOf(except, false) : undefined;
       match = (p) => yes.test(p) && !no?.test(p);
     }
     return match(path);
@@ -137,8 +144,9 @@ interface Examination {
  * release (package.json pins it exactly, as fingerprints depend on its
  * algorithm; a test holds this to the installed one). The rules are hashed in.
  * Format 2: files past line-diff.ts's budget are diffed by patience diff.
+ * Format 3: findings say `where`, and a path the change adds is scanned.
  */
-export const EXAMINATION_FORMAT = '2; jsdiff 9.0.0';
+export const EXAMINATION_FORMAT = '3; jsdiff 9.0.0';
 
 const RULES_DIGEST = createHash('sha256')
   .update(JSON.stringify(RULES.map((r) => [r.id, r.description, r.pattern.source, r.pattern.flags, r.minEntropy ?? null])))
@@ -192,14 +200,12 @@ async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: 
     const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent });
     parts.push(d.text);
     base_sha256_by_path[e.path] = e.old ? sha256(oldContent) : null;
-    let shown = d.text;
+    // A path the change adds is published like a line: a token in a file's name reaches the branch too.
+    if (e.new && !e.old) secrets.push(...scanPath(e.path));
     if (d.binary && e.new) unscanned.push(e.path);
-    else if (d.added.length > 0) {
-      const found = scanAddedLines(e.path, d.added);
-      secrets.push(...found);
-      shown = redactFindings(shown, found, d.added);
-    }
-    redactedParts.push(shown);
+    else if (d.added.length > 0) secrets.push(...scanAddedLines(e.path, d.added));
+    // Shown masked on every line, removed and context lines and headers too.
+    redactedParts.push(maskSecrets(d.text));
   }
   return { kept, diff: redactedParts.join(''), patch_id: sha256(Buffer.from(parts.join(''), 'utf8')), base_sha256_by_path, secrets, unscanned };
 }
@@ -264,8 +270,10 @@ async function review(ws: Workspace, draft: Draft, policy: Policy, withDiff: boo
     required.push({ id: approvalId(fingerprint, kind), kind, fingerprint, reason, paths });
   };
   if (secrets.length > 0) {
-    const where = [...new Set(secrets.map((s) => `${s.path}:${s.line} (${s.rule})`))].slice(0, 5).join(', ');
-    need('secrets_override', `${secrets.length} secret${secrets.length === 1 ? '' : 's'} in added lines: ${where}`, [...new Set(secrets.map((s) => s.path))]);
+    const where = [...new Set(secrets.map(findingPlace))].slice(0, 5).join(', ');
+    const inNames = secrets.some((s) => s.where === 'path');
+    const what = inNames ? (secrets.every((s) => s.where === 'path') ? 'in paths' : 'in added lines and paths') : 'in added lines';
+    need('secrets_override', `${secrets.length} secret${secrets.length === 1 ? '' : 's'} ${what}: ${where}`, [...new Set(secrets.map((s) => s.path))]);
   }
   if (protectedPaths.length > 0) need('protected_path', `changes protected paths (shadow.protect and its defaults): ${protectedPaths.slice(0, 5).join(', ')}`, protectedPaths);
   if (deletions > policy.maxDeletes) {

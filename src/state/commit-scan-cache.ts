@@ -17,7 +17,14 @@ import { readJsonFile } from '../durable/json-file.js';
  * no file content.
  */
 
-const FindingSchema = z.object({ rule: z.string(), description: z.string(), path: z.string(), line: z.number(), redacted: z.string() });
+const FindingSchema = z.object({
+  rule: z.string(),
+  description: z.string(),
+  where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint']), 'content'),
+  path: z.string(),
+  line: z.number(),
+  redacted: z.string(),
+});
 const ScanSchema = z.object({ secrets: z.array(FindingSchema), unscanned: z.array(z.string()) });
 const CacheSchema = z.object({ version: z.literal(1), rules: z.string(), commits: z.record(z.string(), ScanSchema) });
 

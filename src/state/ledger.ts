@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
 import { toJsonSafe } from '../core/json-safe.js';
+import { maskSecretsIn } from '../core/secret-scan.js';
 import { fsyncConcurrently, writeAll } from '../durable/durable-file.js';
 import { waitForProcessLock } from '../durable/process-lock.js';
 
@@ -10,7 +11,9 @@ import { waitForProcessLock } from '../durable/process-lock.js';
  * fsync under a lock, each line carrying the sha256 of the line before it
  * (`prev`), so that any edit or loss shows. Values pass through a
  * serializer that repairs what JSON cannot hold; callers never put file
- * content in (blob ids instead) and redact secrets before they get here.
+ * content in (blob ids instead), and every string of an event (the actor,
+ * an intent, a model, a reason) has its secrets masked here, whoever
+ * wrote it.
  *
  * A writer that crashed mid-line leaves a last line with no newline: the
  * next append ends it and writes a `ledger/seal` event naming the torn
@@ -151,8 +154,10 @@ export async function appendEvents(
     }
     const out: LedgerEvent[] = [];
     for (const event of events) {
-      const data = (toJsonSafe(event.data ?? {}) as Record<string, unknown>) ?? {};
-      const full: LedgerEvent = { seq: ++seq, ts: event.ts ?? now, type: event.type, draft: event.draft, actor: event.actor, data, ...(event.origin ? { origin: event.origin } : {}), prev };
+      // Whatever a caller hands in (an intent, an actor, a model, a reason), no secret is kept whole.
+      const data = maskSecretsIn((toJsonSafe(event.data ?? {}) as Record<string, unknown>) ?? {});
+      const actor = maskSecretsIn(event.actor);
+      const full: LedgerEvent = { seq: ++seq, ts: event.ts ?? now, type: event.type, draft: event.draft, actor, data, ...(event.origin ? { origin: event.origin } : {}), prev };
       const line = JSON.stringify(full);
       lines.push(line);
       prev = sha256(line);

@@ -18,7 +18,14 @@ import { readJsonFile } from '../durable/json-file.js';
  * values are already redacted.
  */
 
-const FindingSchema = z.object({ rule: z.string(), description: z.string(), path: z.string(), line: z.number(), redacted: z.string() });
+const FindingSchema = z.object({
+  rule: z.string(),
+  description: z.string(),
+  where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint']), 'content'),
+  path: z.string(),
+  line: z.number(),
+  redacted: z.string(),
+});
 
 const SummarySchema = z.object({
   key: z.string(),

@@ -2,7 +2,7 @@
  * The rules of the secret guard, and how a matched value is judged real:
  * provider formats (prefixes, alphabets, lengths), entropy floors, and the
  * placeholders and code shapes that are not secrets. The scanner that runs
- * them is in secrets.ts.
+ * them is in secret-scan.ts.
  */
 
 export interface SecretRule {
@@ -14,11 +14,20 @@ export interface SecretRule {
   minEntropy?: number;
 }
 
+/**
+ * Where a secret was found: a file's content, a path, a commit message
+ * (intent, trailers), a commit's author or committer (the actor), a
+ * checkpoint's tag (its name, tagger and message).
+ */
+export type SecretWhere = 'content' | 'path' | 'message' | 'author' | 'committer' | 'checkpoint';
+
 export interface SecretFinding {
   rule: string;
   description: string;
+  where: SecretWhere;
+  /** The file (content: its path; path: the path masked); empty for a commit's or a tag's own fields. */
   path: string;
-  /** 1-based line in the new content. */
+  /** 1-based line in the new content (or in the message, the path, the name). */
   line: number;
   /** The value redacted: its first 4 characters and a mask. Never the value itself. */
   redacted: string;

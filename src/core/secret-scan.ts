@@ -46,9 +46,9 @@
  * start lies inside another start's run; keyword rules use bounded gaps only.
  */
 
-import { entropy, looksReal, PLACEHOLDER, redact, RULES, type SecretFinding } from './secret-rules.js';
+import { entropy, looksReal, PLACEHOLDER, redact, RULES, type SecretFinding, type SecretWhere } from './secret-rules.js';
 
-export { entropy, redact, RULES, type SecretFinding, type SecretRule } from './secret-rules.js';
+export { entropy, redact, RULES, type SecretFinding, type SecretRule, type SecretWhere } from './secret-rules.js';
 
 /** Anything a rule could match starts near one of these (the source of a fresh global regex per scan). */
 const ANCHORS =
@@ -88,6 +88,9 @@ const KEY_BODY_LOOKAHEAD = 6;
 interface Source {
   text: string;
   number(i: number): number;
+  where: SecretWhere;
+  /** Given: receives each value found, for masking it in place (never stored). */
+  values?: string[];
 }
 
 /** Walks the lines of a source forward: the line holding an offset, and the lines after it. */
@@ -215,8 +218,9 @@ function scanLine(
       // A value a provider rule already named is not also a generic secret.
       if (rule.id === 'generic-secret' && found.some((v) => v.includes(value!) || value!.includes(v))) continue;
       found.push(value);
+      src.values?.push(value);
       const index = m[1] === undefined ? m.index : m.index + m[0].indexOf(m[1]);
-      out.push({ rule: rule.id, description: rule.description, path, line: lineAt(index), redacted: redact(value) });
+      out.push({ rule: rule.id, description: rule.description, where: src.where, path, line: lineAt(index), redacted: redact(value) });
     }
   }
 }
@@ -309,10 +313,58 @@ function joinContinued(path: string, src: Source, out: SecretFinding[]): void {
  */
 export function scanAddedLines(path: string, lines: readonly AddedLine[]): SecretFinding[] {
   if (lines.length === 0) return [];
-  return scan(path, { text: lines.map((l) => l.text).join('\n'), number: (i) => lines[i]!.line });
+  return scan(path, { text: lines.map((l) => l.text).join('\n'), number: (i) => lines[i]!.line, where: 'content' });
 }
 
-/** Scan a whole text as added lines (a new file). */
-export function scanText(path: string, text: string): SecretFinding[] {
-  return scan(path, { text, number: (i) => i + 1 });
+/** Scan a whole text as added lines (a new file; or, with `where`, a path, a message, a name). */
+export function scanText(path: string, text: string, where: SecretWhere = 'content'): SecretFinding[] {
+  return scan(path, { text, number: (i) => i + 1, where });
+}
+
+/** ANCHORS without `g`: a `test` that keeps no state between calls. */
+const ANY_ANCHOR = new RegExp(ANCHORS.source, 'i');
+
+/** Quick test: can anything in `text` be a secret? False means surely not (no anchor of any rule). */
+function mayHoldSecret(text: string): boolean {
+  return ANY_ANCHOR.test(text);
+}
+
+/**
+ * `value` with every string in it masked by `maskSecrets` (objects and
+ * arrays walked, keys kept): for records that must never hold a secret,
+ * such as the ledger's events.
+ */
+export function maskSecretsIn<T>(value: T): T {
+  if (typeof value === 'string') return (mayHoldSecret(value) ? maskSecrets(value) : value) as T;
+  if (Array.isArray(value)) return value.map((v) => maskSecretsIn(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = maskSecretsIn(v);
+    return out as T;
+  }
+  return value;
+}
+
+/** The lines of a private key block: header, base64 body lines (with a diff's `+`, `-` or ` ` before them), end. */
+const KEY_BLOCK = /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[^]{0,65536}?(?:-----END|$)/g;
+const KEY_BODY_RUN = /[A-Za-z0-9+/=]{16,}/g;
+
+/**
+ * `text` with every secret the rules find on any of its lines masked, the
+ * one way shadow shows a secret (first 4 characters, then a mask), wherever
+ * the value appears in it. A private key's block is masked whole, every
+ * base64 line of its body. The text may be a diff: a line's first
+ * character is read as the diff's mark, so added, removed and context lines
+ * are read alike, as are the paths in its headers.
+ */
+export function maskSecrets(text: string): string {
+  if (!mayHoldSecret(text)) return text;
+  const values: string[] = [];
+  const lines = text.split('\n').map((l) => (/^[-+ ]/.test(l) && !/^(?:\+\+\+|---) /.test(l) ? l.slice(1) : l));
+  scan('', { text: lines.join('\n'), number: (i) => i + 1, where: 'content', values });
+  let out = text;
+  // Longest first: a value inside another is masked with it.
+  for (const v of [...new Set(values)].sort((a, b) => b.length - a.length)) out = out.split(v).join(redact(v));
+  if (out.includes('PRIVATE KEY')) out = out.replace(KEY_BLOCK, (block) => block.replace(KEY_BODY_RUN, (run) => (/[a-z]/.test(run) && /[A-Z0-9]/.test(run) ? redact(run) : run)));
+  return out;
 }
