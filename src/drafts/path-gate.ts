@@ -1,0 +1,149 @@
+/**
+ * The one path gate before the disk. Every set of entries that is about to
+ * be written into a working tree (apply, unapply, recover, worktrees) or
+ * brought in from elsewhere (fetch) passes here first, whole, before the
+ * first write: a path git would refuse to check out (`treePathProblem`:
+ * verify_path with the NTFS and HFS+ classes on, symlinked dotfiles, the
+ * worktree marker), or a write beyond a symlink that the same set puts on
+ * the path, is refused as UNSAFE_PATH with the path
+ * and the commit that brought it. No route is exempt: the commits may have
+ * come from a remote, a rollback target or a hand-made `git commit-tree`.
+ */
+import { ShadowError } from '../errors.js';
+import { parentDirs } from '../core/path-rules.js';
+import { treePathProblem } from '../core/tree-path-rules.js';
+import { isTreeMode, MODE, type Oid } from '../git/format/git-objects.js';
+import { lookupPath, type FileEntry, type TreeReader } from '../git/format/tree-lookup.js';
+import type { Repository } from '../git/repository.js';
+
+/** One path a write would touch: what it holds now (`old`) and after (`new`); null is absent. */
+export interface GatedEntry {
+  path: string;
+  old: FileEntry | null;
+  new: FileEntry | null;
+}
+
+/** Where a refused path came from, for the error: the commit that brought it, and any more to say. */
+export type PathOrigin = (path: string) => { commit: Oid | null } & Record<string, unknown>;
+
+/** The refusal of `path`: UNSAFE_PATH naming the path, the commit it came from and why. */
+export function unsafePath(path: string, reason: string, origin: { commit: Oid | null } & Record<string, unknown>): ShadowError {
+  const from = origin.commit ? ` (from commit ${origin.commit.slice(0, 12)})` : '';
+  return new ShadowError('UNSAFE_PATH', `refusing to write ${JSON.stringify(path)}${from}: ${reason}; nothing was written`, {
+    hint: 'git refuses to check out such a tree too; drop the draft, or roll it back to a commit without the path (`shadow rollback`)',
+    data: { ...origin, path, reason },
+  });
+}
+
+/**
+ * Why the entries, taken together, would write somewhere git would not:
+ * each path by git's rules (both sides: a delete of `.git/config` is a
+ * write into `.git` too), then no entry under a path the same set makes a
+ * symlink. `undefined` when every entry may be written.
+ */
+export function entriesProblem(entries: readonly GatedEntry[]): { path: string; reason: string } | undefined {
+  const links = new Set<string>();
+  for (const e of entries) {
+    for (const side of [e.new, e.old]) {
+      if (side === null) continue;
+      const reason = treePathProblem(e.path, side.mode);
+      if (reason) return { path: e.path, reason };
+    }
+    if (e.new?.mode === MODE.symlink) links.add(e.path);
+  }
+  if (links.size === 0) return undefined;
+  for (const e of entries) {
+    if (e.new === null) continue;
+    const link = parentDirs(e.path).find((d) => links.has(d));
+    if (link !== undefined) return { path: e.path, reason: `it lies beyond the symbolic link ${link} the same tree puts on its path` };
+  }
+  return undefined;
+}
+
+/**
+ * The gate: throw UNSAFE_PATH unless every entry may be written. (A symlink
+ * already in the working tree on a path is the publish guard's to report:
+ * the path no longer holds its base.)
+ */
+export function gateEntries(entries: readonly GatedEntry[], origin: PathOrigin): void {
+  const problem = entriesProblem(entries);
+  if (problem) throw unsafePath(problem.path, problem.reason, origin(problem.path));
+}
+
+/**
+ * The commit on `tip`'s first-parent history that gave `path` the entry it
+ * has at `tip`: the oldest commit in the run of commits ending at `tip`
+ * whose trees all hold that same entry. Read only when a path is refused.
+ */
+export function commitThatBrought(repo: Repository, tip: Oid, path: string): Oid {
+  const entryAt = (commit: Oid): string => {
+    const k = lookupPath(repo.objects, repo.objects.readCommit(commit).tree, path);
+    return k.kind === 'file' ? `${k.mode} ${k.oid}` : k.kind;
+  };
+  const want = entryAt(tip);
+  let at = tip;
+  for (;;) {
+    const parent = repo.objects.readCommit(at).parents[0];
+    if (parent === undefined || !repo.objects.has(parent) || entryAt(parent) !== want) return at;
+    at = parent;
+  }
+}
+
+/**
+ * Why the tree `root` cannot be read at `path` as git would check it out:
+ * a tree on the way holds two entries of the same name (a symlink `a`
+ * beside a directory `a`: `git fsck`'s duplicateEntries), so a reader and
+ * a checkout may each take another. `dups` caches each tree's doubled names.
+ */
+export function doubledOnPath(reader: TreeReader, root: Oid, path: string, dups = new Map<Oid, Set<string>>()): { path: string; reason: string } | undefined {
+  let tree: Oid | undefined = root;
+  const parts = path.split('/');
+  for (let i = 0; i < parts.length && tree !== undefined; i++) {
+    const entries = reader.readTree(tree);
+    let doubled = dups.get(tree);
+    if (doubled === undefined) {
+      const names = new Set<string>();
+      doubled = new Set();
+      for (const e of entries) (names.has(e.name) ? doubled : names).add(e.name);
+      dups.set(tree, doubled);
+    }
+    const name = parts[i]!;
+    const at = parts.slice(0, i + 1).join('/');
+    if (doubled.has(name)) return { path: at, reason: `the tree holds two entries named ${JSON.stringify(name)} (git fsck: duplicateEntries)` };
+    tree = entries.find((e) => e.name === name && isTreeMode(e.mode))?.oid;
+  }
+  return undefined;
+}
+
+/**
+ * Every entry of the tree `root` checked by git's rules (the whole tree,
+ * each distinct subtree once): for a route that writes a whole tree (the
+ * exec worktree's checkout). The first bad path, or undefined.
+ */
+export function treeProblem(reader: TreeReader, root: Oid): { path: string; reason: string } | undefined {
+  const seen = new Set<Oid>();
+  const walk = (oid: Oid, prefix: string): { path: string; reason: string } | undefined => {
+    const entries = reader.readTree(oid);
+    for (const e of entries) {
+      const path = `${prefix}${e.name}`;
+      if (e.name === '' || e.name.includes('/')) return { path, reason: 'a tree entry with an empty name or a slash in it' };
+      const reason = treePathProblem(path, e.mode);
+      if (reason) return { path, reason };
+    }
+    const names = new Set<string>();
+    for (const e of entries) {
+      if (names.has(e.name)) return { path: `${prefix}${e.name}`, reason: `the tree holds two entries named ${JSON.stringify(e.name)} (git fsck: duplicateEntries)` };
+      names.add(e.name);
+    }
+    for (const e of entries) {
+      if (!isTreeMode(e.mode)) continue;
+      // A subtree already walked under one name is safe under another only if its names are: they are the same names.
+      if (seen.has(e.oid)) continue;
+      seen.add(e.oid);
+      const found = walk(e.oid, `${prefix}${e.name}/`);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(root, '');
+}
