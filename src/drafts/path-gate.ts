@@ -15,6 +15,7 @@ import { treePathProblem } from '../core/tree-path-rules.js';
 import { isTreeMode, MODE, type Oid } from '../git/format/git-objects.js';
 import { lookupPath, type FileEntry, type TreeReader } from '../git/format/tree-lookup.js';
 import type { Repository } from '../git/repository.js';
+import type { Workspace } from './workspace.js';
 
 /** One path a write would touch: what it holds now (`old`) and after (`new`); null is absent. */
 export interface GatedEntry {
@@ -146,4 +147,37 @@ export function treeProblem(reader: TreeReader, root: Oid): { path: string; reas
     return undefined;
   };
   return walk(root, '');
+}
+
+/**
+ * The gate on what a draft at `tip` is about to write: `entries` (a publish
+ * set, a journal) by the rules, and each `touched` path read from the tip's
+ * tree (as a worktree writes it) by the rules and for a doubled name on the
+ * way. UNSAFE_PATH names the path, the commit of the tip's history that
+ * brought it, and the draft.
+ */
+export function gateDraftWrite(ws: Workspace, tip: Oid, draft: string, entries: readonly GatedEntry[], touched: readonly string[] = []): void {
+  const origin = (path: string): { commit: Oid | null; draft: string } => ({ commit: broughtBy(ws.repo, tip, path), draft });
+  gateEntries(entries, origin);
+  if (touched.length === 0) return;
+  const objects = ws.repo.objects;
+  const tree = objects.readCommit(tip).tree;
+  const dups = new Map<Oid, Set<string>>();
+  const atTip: GatedEntry[] = [];
+  for (const path of touched) {
+    const doubled = doubledOnPath(objects, tree, path, dups);
+    if (doubled) throw unsafePath(doubled.path, doubled.reason, origin(doubled.path));
+    const k = lookupPath(objects, tree, path);
+    if (k.kind === 'file') atTip.push({ path, old: null, new: { mode: k.mode, oid: k.oid } });
+  }
+  gateEntries(atTip, origin);
+}
+
+function broughtBy(repo: Repository, tip: Oid, path: string): Oid | null {
+  try {
+    return commitThatBrought(repo, tip, path);
+  } catch {
+    // The refusal stands even when the history cannot be read (a missing object).
+    return repo.objects.has(tip) ? tip : null;
+  }
 }

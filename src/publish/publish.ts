@@ -17,7 +17,7 @@ import type { NotesResult } from './trace-notes.js';
 import { logEvents } from '../drafts/ledger-events.js';
 import type { PathConflict } from './path-conflict.js';
 import type { Workspace } from '../drafts/workspace.js';
-import { gatePublish } from './publish-gate.js';
+import { gateDraftWrite } from '../drafts/path-gate.js';
 
 /**
  * The machinery of publishing (shared by apply, unapply and recovery): what
@@ -347,7 +347,7 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
  */
 export async function runJournal(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress, blobs?: BlobCache): Promise<Outcome> {
   // A journal is a file in .git, and recovery trusts it no more than a tree.
-  gatePublish(ws, journal.entries, journal.tip, journal.draft);
+  gateDraftWrite(ws, journal.tip, journal.draft, journal.entries);
   const { outcome, dirsSynced } = await carryOut(ws, journal, recheck, progress, blobs);
   if (outcome.failures.length > 0) {
     await dirsSynced;
