@@ -16,7 +16,7 @@ import type { Workspace } from '../drafts/workspace.js';
 import { pruneMirrors } from '../state/remote-mirror.js';
 import { checkRemote, gitSays, runGit } from './remote-git.js';
 import { mergeFetchedNotes, remoteNotesPrefix, type NotesTransfer } from './notes-transfer.js';
-import { fetchedDraftError, fetchedPathProblem, fsckRefusal, fsckRefusalError, FSCK_FETCH } from './fetch-gate.js';
+import { fsckRefusal, fsckRefusalError, FSCK_FETCH, refuseUnsafeDrafts } from './fetch-gate.js';
 
 /** The kinds of a draft's refs that travel. */
 export const SHARED_KINDS = ['drafts', 'checkpoints', 'proposals', 'meta'] as const;
@@ -43,8 +43,8 @@ export function fetchDrafts(ws: Workspace, remoteName: string): FetchResult {
   const kept = new Map(tracked.flatMap((prefix) => repo.refs.list(prefix).map((r) => [r.ref, r.oid] as const)));
   const run = runGit(ws, [...FSCK_FETCH, 'fetch', '--atomic', '--prune', '--no-tags', '--no-write-fetch-head', '--quiet', remote.name, ...refspecs]);
   if (run.status !== 0) {
-    const refused = fsckRefusal(run.stderr.toString());
-    if (refused) throw fsckRefusalError(remote.name, refused);
+    const refused = fsckRefusal(run.stderr);
+    if (refused) throw fsckRefusalError(ws, remote.name, refused, kept);
     throw new ShadowError('REMOTE_FAILED', `git fetch from ${remote.name} failed: ${gitSays(run.stderr) || `exit ${run.status}`}; nothing changed here`, {
       hint: `check that ${remote.url} is reachable (\`git ls-remote ${remote.name}\`)`,
       data: { remote: remote.name, status: run.status, stderr: run.stderr },
@@ -52,7 +52,7 @@ export function fetchDrafts(ws: Workspace, remoteName: string): FetchResult {
   }
   // git wrote packs this handle has not seen yet.
   repo.objects.rescan();
-  refuseUnsafeDrafts(ws, remote.name, kept, tracked);
+  refuseUnsafeDrafts(ws, remote.name, `${REMOTES_PREFIX}${remote.name}/`, kept, tracked);
   const after = tips();
   for (const name of after.keys()) refreshRemoteDraft(ws, name);
   pruneMirrors(ws.ctx, repo.shadowDir, remote.name, new Set([...after.keys()].map((d) => d.slice(remote.name.length + 1))));
@@ -63,45 +63,4 @@ export function fetchDrafts(ws: Workspace, remoteName: string): FetchResult {
     pruned: [...before.keys()].filter((d) => !after.has(d)),
     ...(notes ? { notes } : {}),
   };
-}
-
-/**
- * Every draft whose refs the fetch moved, walked through the path gate from
- * what was here before; on a refusal every ref the fetch moved is put back
- * (one `git update-ref --stdin` transaction) before UNSAFE_PATH is thrown.
- */
-function refuseUnsafeDrafts(ws: Workspace, remote: string, kept: ReadonlyMap<string, Oid>, tracked: readonly string[]): void {
-  const now = new Map(tracked.flatMap((prefix) => ws.repo.refs.list(prefix).map((r) => [r.ref, r.oid] as const)));
-  const moved = new Map<string, Oid[]>();
-  for (const kind of ['drafts', 'checkpoints', 'proposals'] as const) {
-    const prefix = `${REMOTES_PREFIX}${remote}/${kind}/`;
-    for (const [ref, oid] of now) {
-      if (!ref.startsWith(prefix) || kept.get(ref) === oid) continue;
-      const rest = ref.slice(prefix.length);
-      // A checkpoint's ref is <draft>/<name>: the draft is all but the last component.
-      const draft = kind === 'checkpoints' ? rest.slice(0, rest.lastIndexOf('/')) : rest;
-      moved.set(draft, [...(moved.get(draft) ?? []), oid]);
-    }
-  }
-  const known = [...new Set(kept.values())];
-  for (const [draft, tips] of [...moved].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const found = fetchedPathProblem(ws, tips, known);
-    if (!found) continue;
-    putBack(ws, kept, now);
-    throw fetchedDraftError(remote, draft, found);
-  }
-}
-
-function putBack(ws: Workspace, kept: ReadonlyMap<string, Oid>, now: ReadonlyMap<string, Oid>): void {
-  const lines: string[] = [];
-  for (const [ref, oid] of now) if (kept.get(ref) !== oid) lines.push(kept.has(ref) ? `update ${ref} ${kept.get(ref)} ${oid}` : `delete ${ref} ${oid}`);
-  for (const [ref, oid] of kept) if (!now.has(ref)) lines.push(`create ${ref} ${oid}`);
-  if (lines.length === 0) return;
-  const r = ws.ctx.git!.run(['update-ref', '--stdin'], { cwd: ws.repo.layout.worktree ?? ws.repo.layout.gitdir, env: ws.ctx.env, input: Buffer.from(`${lines.join('\n')}\n`) });
-  if (r.status !== 0) {
-    throw new ShadowError('REMOTE_FAILED', `the refs of a refused fetch could not be put back: ${gitSays(r.stderr)}`, {
-      hint: '`git for-each-ref refs/shadow/remotes/` shows them; `shadow fetch` again once the remote is fixed',
-      data: { stderr: r.stderr },
-    });
-  }
 }
