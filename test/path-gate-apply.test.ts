@@ -133,6 +133,24 @@ Refused('a journal naming a path into .git is not carried out by recovery', asyn
   }
 });
 
+Refused('a partial apply of a safe path is refused too while the draft holds a refused one: the draft is refused whole', async () => {
+  const ctx = await seeded();
+  try {
+    const commit = craftOn(ctx.repo, ctx.seed, [{ path: '.git/hooks/post-checkout', mode: '100755' }], BATCH);
+    const before = snapshotTree(ctx.repo.root, OWN);
+    const error = await withShadow(ctx.repo, async (sh) => {
+      await sh.rollback(commit, { draft: 'd' });
+      return sh.apply({ draft: 'd', paths: ['seed.txt'] }).then(() => undefined, (e: { code: string; data: Record<string, unknown> }) => e);
+    });
+    assert.is(error?.code, 'UNSAFE_PATH');
+    assert.is(error!.data.path, '.git/hooks/post-checkout');
+    assert.equal(snapshotTree(ctx.repo.root, OWN), before);
+    assert.not.ok(existsSync(ctx.repo.path('seed.txt')));
+  } finally {
+    ctx.repo.cleanup();
+  }
+});
+
 const Accepted = suite('apply writes the look-alikes git checks out');
 
 Accepted('every look-alike is applied as git checks it out', async () => {
