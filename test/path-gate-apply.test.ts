@@ -151,6 +151,31 @@ Refused('a partial apply of a safe path is refused too while the draft holds a r
   }
 });
 
+Refused('unapply of an apply whose record was changed to name a path into .git is refused; nothing written', async () => {
+  const ctx = await seeded();
+  try {
+    await withShadow(ctx.repo, (sh) => sh.apply({ draft: 'd' }));
+    const { readdirSync, writeFileSync } = await import('node:fs');
+    const dir = join(ctx.repo.dir, '.git/shadow/drafts/d/applies');
+    const [name] = readdirSync(dir).filter((n) => n.endsWith('.json'));
+    const record = JSON.parse(readFileSync(join(dir, name!), 'utf8'));
+    const seedBlob = ctx.repo.git('rev-parse', `${ctx.seed}:seed.txt`).trim();
+    record.entries = [{ path: '.git/hooks/post-checkout', old: { mode: '100755', oid: seedBlob }, new: null }];
+    writeFileSync(join(dir, name!), JSON.stringify(record));
+    const before = snapshotTree(ctx.repo.root, OWN);
+    const error = await withShadow(ctx.repo, (sh) => sh.unapply({ draft: 'd' }).then(() => undefined, (e: { code: string; data: Record<string, unknown> }) => e));
+    assert.is(error?.code, 'UNSAFE_PATH', JSON.stringify(error));
+    assert.is(error!.data.path, '.git/hooks/post-checkout');
+    assert.equal(snapshotTree(ctx.repo.root, OWN), before);
+    assert.not.ok(existsSync(join(ctx.repo.dir, '.git/hooks/post-checkout')));
+    // Refused before its journal: nothing left pending to block the next command.
+    const journals = join(ctx.repo.dir, '.git/shadow/journal');
+    assert.equal(existsSync(journals) ? readdirSync(journals).filter((n) => n.endsWith('.json')) : [], []);
+  } finally {
+    ctx.repo.cleanup();
+  }
+});
+
 const Accepted = suite('apply writes the look-alikes git checks out');
 
 Accepted('every look-alike is applied as git checks it out', async () => {
