@@ -7,6 +7,7 @@
  * shadow refuses exactly when a path breaks the rules, and never with
  * INTERNAL. The seed is fixed: every run throws the same names.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { suite } from 'uvu';
@@ -47,6 +48,14 @@ function hostilePath(rand: () => number, leaf: string): string {
 
 /** What shadow itself keeps in .git: left out; hooks, config, info and the rest of .git are in. */
 const OWN = ['shadow', 'objects', 'refs', 'logs', 'index', 'ORIG_HEAD'];
+
+/** Does `git fsck` flag one of the trees of `commit` (warnings included)? */
+function fsckFlags(repo: DiskRepo, commit: string): boolean {
+  const trees = repo.git('ls-tree', '-r', '-t', '--format=%(objecttype) %(objectname)', commit).split('\n').filter((l) => l.startsWith('tree ')).map((l) => l.slice(5));
+  trees.push(repo.git('rev-parse', `${commit}^{tree}`).trim());
+  const r = spawnSync('git', ['fsck', '--no-dangling'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+  return (r.stdout + r.stderr).split('\n').some((l) => trees.some((t) => l.includes(t)));
+}
 
 const Fuzz = suite('path gate fuzzer');
 
@@ -94,6 +103,41 @@ Fuzz(`${ROUNDS} rounds of random hostile names: nothing lands in .git or outside
     assert.equal(snapshotTree(repo.root, ['repo', 'home']), beside, 'nothing written beside the repository');
     // The seed throws both kinds: the check is not vacuous.
     assert.ok(refused > 0 && refused < ROUNDS, `refused ${refused} of ${ROUNDS}`);
+  } finally {
+    repo.cleanup();
+  }
+});
+
+Fuzz('git agrees on random names: what shadow accepts git checks out, what it refuses git refuses (or fsck flags)', () => {
+  const repo = new DiskRepo({ 'README.md': 'Hello\n' });
+  const rand = prng(SEED ^ 0x9e3779b9);
+  const oracle = `${repo.root}/oracle`;
+  const git = (cwd: string, ...args: string[]) => spawnSync('git', ['-c', 'core.protectNTFS=true', '-c', 'core.protectHFS=true', ...args], { cwd, env: repo.env, encoding: 'utf8' });
+  try {
+    assert.is(spawnSync('git', ['clone', '-q', '--shared', '--no-checkout', repo.dir, oracle], { env: repo.env }).status, 0);
+    const head = repo.ref('HEAD')!;
+    const accepted: CraftedEntry[] = [];
+    let refused = 0;
+    for (let i = 0; i < 60; i++) {
+      const mode = pick(rand, ['100644', '100644', '120000']);
+      const entry = { path: hostilePath(rand, `fz${i}`), mode, content: 'x\n' };
+      if (treePathProblem(entry.path, mode) === undefined) {
+        if (!accepted.some((o) => o.path === entry.path || o.path.startsWith(`${entry.path}/`) || entry.path.startsWith(`${o.path}/`))) accepted.push(entry);
+        continue;
+      }
+      // Shadow's own stricter rules (its marker, an HFS+ spelling after a backslash) have no git verdict to match.
+      if (/shadow-worktree/i.test(entry.path.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, '')) || entry.path.includes('\\')) continue;
+      const commit = craftOn(repo, head, [entry]);
+      const checkedOut = git(oracle, 'checkout', '-q', '--detach', commit).status === 0;
+      assert.ok(!checkedOut || fsckFlags(repo, commit), `${JSON.stringify(entry.path)} ${mode}: shadow refuses (${treePathProblem(entry.path, mode)}), git checks it out and fsck says nothing`);
+      refused++;
+      // Back to an empty checkout for the next one.
+      git(oracle, 'checkout', '-q', '--detach', head);
+    }
+    const all = craftOn(repo, head, accepted);
+    const r = git(oracle, 'checkout', '-q', '--detach', all);
+    assert.is(r.status, 0, `git refuses what shadow accepts: ${r.stderr}`);
+    assert.ok(accepted.length > 5 && refused > 5, `${accepted.length} accepted, ${refused} refused`);
   } finally {
     repo.cleanup();
   }
