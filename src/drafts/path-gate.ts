@@ -5,8 +5,8 @@
  * first write: a path git would refuse to check out (`treePathProblem`:
  * verify_path with the NTFS and HFS+ classes on, symlinked dotfiles, the
  * worktree marker), or a write beyond a symlink that the same set puts on
- * the path, is refused as UNSAFE_PATH with the path
- * and the commit that brought it. No route is exempt: the commits may have
+ * the path, is refused as UNSAFE_PATH with the path and the commit that
+ * brought it. No route is exempt: the commits may have
  * come from a remote, a rollback target or a hand-made `git commit-tree`.
  */
 import { ShadowError } from '../errors.js';
@@ -25,13 +25,18 @@ export interface GatedEntry {
 }
 
 /** Where a refused path came from, for the error: the commit that brought it, and any more to say. */
-export type PathOrigin = (path: string) => { commit: Oid | null } & Record<string, unknown>;
+type PathOrigin = (path: string) => { commit: Oid | null } & Record<string, unknown>;
 
-/** The refusal of `path`: UNSAFE_PATH naming the path, the commit it came from and why. */
-export function unsafePath(path: string, reason: string, origin: { commit: Oid | null } & Record<string, unknown>): ShadowError {
+/** The refusal of `path`: UNSAFE_PATH naming the path, the commit it came from and why; `act` says what was refused. */
+export function unsafePath(
+  path: string,
+  reason: string,
+  origin: { commit: Oid | null } & Record<string, unknown>,
+  act: { verb: string; outcome: string; hint?: string } = { verb: 'write', outcome: 'nothing was written' },
+): ShadowError {
   const from = origin.commit ? ` (from commit ${origin.commit.slice(0, 12)})` : '';
-  return new ShadowError('UNSAFE_PATH', `refusing to write ${JSON.stringify(path)}${from}: ${reason}; nothing was written`, {
-    hint: 'git refuses to check out such a tree too; drop the draft, or roll it back to a commit without the path (`shadow rollback`)',
+  return new ShadowError('UNSAFE_PATH', `refusing to ${act.verb} ${JSON.stringify(path)}${from}: ${reason}; ${act.outcome}`, {
+    hint: act.hint ?? 'shadow never writes a path git refuses to check out, nor its own worktree marker; drop the draft, or roll it back past that commit (`shadow rollback`)',
     data: { ...origin, path, reason },
   });
 }
@@ -66,7 +71,7 @@ export function entriesProblem(entries: readonly GatedEntry[]): { path: string; 
  * already in the working tree on a path is the publish guard's to report:
  * the path no longer holds its base.)
  */
-export function gateEntries(entries: readonly GatedEntry[], origin: PathOrigin): void {
+function gateEntries(entries: readonly GatedEntry[], origin: PathOrigin): void {
   const problem = entriesProblem(entries);
   if (problem) throw unsafePath(problem.path, problem.reason, origin(problem.path));
 }
@@ -76,7 +81,7 @@ export function gateEntries(entries: readonly GatedEntry[], origin: PathOrigin):
  * has at `tip`: the oldest commit in the run of commits ending at `tip`
  * whose trees all hold that same entry. Read only when a path is refused.
  */
-export function commitThatBrought(repo: Repository, tip: Oid, path: string): Oid {
+function commitThatBrought(repo: Repository, tip: Oid, path: string): Oid {
   const entryAt = (commit: Oid): string => {
     const k = lookupPath(repo.objects, repo.objects.readCommit(commit).tree, path);
     return k.kind === 'file' ? `${k.mode} ${k.oid}` : k.kind;
@@ -114,39 +119,6 @@ export function doubledOnPath(reader: TreeReader, root: Oid, path: string, dups 
     tree = entries.find((e) => e.name === name && isTreeMode(e.mode))?.oid;
   }
   return undefined;
-}
-
-/**
- * Every entry of the tree `root` checked by git's rules (the whole tree,
- * each distinct subtree once): for a route that writes a whole tree (the
- * exec worktree's checkout). The first bad path, or undefined.
- */
-export function treeProblem(reader: TreeReader, root: Oid): { path: string; reason: string } | undefined {
-  const seen = new Set<Oid>();
-  const walk = (oid: Oid, prefix: string): { path: string; reason: string } | undefined => {
-    const entries = reader.readTree(oid);
-    for (const e of entries) {
-      const path = `${prefix}${e.name}`;
-      if (e.name === '' || e.name.includes('/')) return { path, reason: 'a tree entry with an empty name or a slash in it' };
-      const reason = treePathProblem(path, e.mode);
-      if (reason) return { path, reason };
-    }
-    const names = new Set<string>();
-    for (const e of entries) {
-      if (names.has(e.name)) return { path: `${prefix}${e.name}`, reason: `the tree holds two entries named ${JSON.stringify(e.name)} (git fsck: duplicateEntries)` };
-      names.add(e.name);
-    }
-    for (const e of entries) {
-      if (!isTreeMode(e.mode)) continue;
-      // A subtree already walked under one name is safe under another only if its names are: they are the same names.
-      if (seen.has(e.oid)) continue;
-      seen.add(e.oid);
-      const found = walk(e.oid, `${prefix}${e.name}/`);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  return walk(root, '');
 }
 
 /**

@@ -139,7 +139,7 @@ function restore(ws: Workspace, kept: ReadonlyMap<string, Oid>, now: ReadonlyMap
  * (the whole tree for a root commit), so a path is checked in the commit
  * that brought it.
  */
-export function fetchedPathProblem(ws: Workspace, tips: readonly Oid[], known: readonly Oid[]): { commit: Oid; path: string; reason: string } | undefined {
+function fetchedPathProblem(ws: Workspace, tips: readonly Oid[], known: readonly Oid[]): { commit: Oid; path: string; reason: string } | undefined {
   if (tips.length === 0) return undefined;
   const list = runGit(ws, ['rev-list', ...tips, '--not', ...known, '--branches', '--tags', '--remotes']);
   if (list.status !== 0) {
@@ -165,9 +165,9 @@ export function fetchedPathProblem(ws: Workspace, tips: readonly Oid[], known: r
 
 /** UNSAFE_PATH for a fetched draft the gate refused (its refs were put back). */
 function fetchedDraftError(remote: string, draft: string, found: Found, fsck?: { object: Oid; check: string }): ShadowError {
-  const e = unsafePath(found.path, found.reason, { commit: found.commit, remote, draft, ...(fsck ? { fsck } : {}) });
-  return new ShadowError('UNSAFE_PATH', `${remote}/${draft}: ${e.message.replace('; nothing was written', '')}; nothing was fetched`, {
+  return unsafePath(found.path, found.reason, { commit: found.commit, remote, draft, ...(fsck ? { fsck } : {}) }, {
+    verb: `fetch ${remote}/${draft}, which holds`,
+    outcome: 'nothing was fetched',
     hint: `ask the author of ${draft} on ${remote} to drop or roll it back, then fetch again`,
-    data: { ...e.data },
   });
 }

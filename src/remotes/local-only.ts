@@ -61,7 +61,13 @@ export function ignoredInRefs(ws: Workspace, name: string, refs: ReadonlyArray<{
           if (change.new === null) continue;
           // A path git refuses to check out never leaves (nor reaches the ignore rules, which take only relative paths).
           const unsafe = treePathProblem(change.path, change.new.mode);
-          if (unsafe) throw unsafePath(change.path, unsafe, { commit: oid, draft: name, ref });
+          if (unsafe) {
+            throw unsafePath(change.path, unsafe, { commit: oid, draft: name, ref }, {
+              verb: `push draft "${name}", which holds`,
+              outcome: 'nothing was pushed',
+              hint: `\`shadow rollback\` the draft past that commit (\`shadow log --draft ${name}\`), then push again`,
+            });
+          }
           let is = ignored.get(change.path);
           if (is === undefined) {
             is = lookupPath(repo.objects, rootTree, change.path).kind === 'absent' && rules.ignores(change.path);
