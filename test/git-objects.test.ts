@@ -211,6 +211,13 @@ Trees('round-trips modes, and writes a tree mode "040000" as git does ("40000")'
   ]);
 });
 
+Trees('a name that starts with U+FEFF keeps it: the bytes round-trip, and it never reads as the name without it', () => {
+  const raw = Buffer.concat([Buffer.from('40000 '), Buffer.from('\ufeff.git', 'utf8'), Buffer.from([0]), Buffer.from(SUB_TREE, 'hex')]);
+  const [entry] = parseTree(raw);
+  assert.is(entry!.name, '\ufeff.git');
+  assert.ok(serializeTree([entry!]).equals(raw));
+});
+
 Trees('parseTree refuses malformed content with CORRUPT_OBJECT', () => {
   const good = serializeTree([file('a')]);
   const cases: Array<[string, Buffer, number]> = [

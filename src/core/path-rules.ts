@@ -1,3 +1,5 @@
+import { isDotGitAnywhere, isWorktreeMarker, WORKTREE_MARKER } from './tree-path-rules.js';
+
 /** Longest accepted path, in UTF-8 bytes (PATH_MAX on Linux). */
 export const MAX_PATH_BYTES = 4096;
 /** Longest accepted path component, in UTF-8 bytes (NAME_MAX). */
@@ -15,8 +17,11 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  * Rules: a relative POSIX path; no empty, `.` or `..` segment; no `.git`
  * component in any case or spelling a file system would fold to `.git`
  * (trailing dots or spaces, NTFS short name `git~1`, HFS+ ignorable code
- * points); no NUL, control character or backslash; at most 4096 bytes, 255
- * per component.
+ * points, NTFS alternate data streams such as `.git::$INDEX_ALLOCATION`);
+ * no component named as shadow's worktree marker `.shadow-worktree`; no
+ * NUL, control character or backslash; at most 4096 bytes, 255 per
+ * component. Everything `treePathProblem` refuses in a tree is refused here
+ * too, so a batch never makes what an apply would refuse.
  */
 export function pathProblem(path: string): string | undefined {
   if (path.length === 0) return 'the path is empty';
@@ -40,13 +45,14 @@ export function pathProblem(path: string): string | undefined {
     if (segment === '.' || segment === '..') return `the path has a "${segment}" segment; give the path without it`;
     if (Buffer.byteLength(segment) > MAX_NAME_BYTES) return `a path component is longer than ${MAX_NAME_BYTES} bytes`;
     if (isDotGit(segment)) return 'the path goes into .git, which shadow never writes';
+    if (isWorktreeMarker(segment)) return `the path names shadow's worktree marker ${WORKTREE_MARKER}, which only shadow writes`;
   }
   return undefined;
 }
 
 function isDotGit(segment: string): boolean {
   const folded = segment.replace(HFS_IGNORABLE, '').replace(/[. ]+$/, '').toLowerCase();
-  return folded === '.git' || folded === 'git~1';
+  return folded === '.git' || folded === 'git~1' || isDotGitAnywhere(segment);
 }
 
 /** The parent directories of a path, outermost first: `a/b/c` → `a`, `a/b`. */

@@ -12,6 +12,8 @@ import { keepTip } from './checkpoints.js';
 import { logEvent } from './ledger-events.js';
 import { landOnDraft, nextBatchNumber } from './draft-commit.js';
 import { related } from './ancestry.js';
+import { gateDraftWrite } from './path-gate.js';
+import { diffTrees } from '../git/format/tree-diff.js';
 import { resolveCommitish } from './rev-parse.js';
 import { planRebase, type RebasedPath, type RebasePlan, type RebaseTarget } from './rebase-plan.js';
 import type { ConflictReason } from './entry-merge.js';
@@ -87,6 +89,17 @@ function resolveTargetOf(ws: Workspace, draft: Draft, onto: string | undefined):
   return { kind: 'commit', oid, label: spec };
 }
 
+/**
+ * A commit to rebase onto becomes the draft's base, what its apply
+ * compares with and --commit builds on: every path where its tree differs
+ * from the draft's root passes the path gate (UNSAFE_PATH, nothing moved).
+ */
+function gateOnto(ws: Workspace, draft: Draft, onto: Oid): void {
+  const objects = ws.repo.objects;
+  const changed = diffTrees(objects, objects.readCommit(draft.meta.root).tree, objects.readCommit(onto).tree);
+  gateDraftWrite(ws, onto, draft.name, [], changed.filter((c) => c.new !== null).map((c) => c.path));
+}
+
 function rebaseMessage(draft: Draft, target: RebaseTarget, plan: RebasePlan, batch: number, actor: string, applies: string | null): string {
   const where = target.kind === 'commit' ? `${oneLine(target.label, 80)} (${target.oid.slice(0, 12)})` : `the working tree${plan.onto ? ` at ${plan.onto.slice(0, 12)}` : ''}`;
   const merged = plan.paths.filter((p) => p.status === 'merged').length;
@@ -108,6 +121,7 @@ export async function rebaseDraft(ws: Workspace, draftName: string, options: Reb
       throw new ShadowError('APPLY_PENDING', `an interrupted apply of draft "${draftName}" is waiting to be finished`, { hint: 'run `shadow recover` first' });
     }
     const target = resolveTargetOf(ws, draft, options.onto);
+    if (target.kind === 'commit') gateOnto(ws, draft, target.oid);
     for (let attempt = 1; ; attempt++) {
       const left = Object.keys(draft.meta.conflicts ?? {});
       if (left.length > 0) throw unresolvedError(draft, left, 'rebase');

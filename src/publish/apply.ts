@@ -18,6 +18,7 @@ import { guardPaths, runJournal, unwritableDirs, type Progress } from './publish
 import { checkIndexLock, describeApply, isMine, journalWorktree, lockPath, outcomeError, refuseWhilePending, staleBase, thisWorktree, type PublishedPath } from './publish-guards.js';
 import type { PathConflict } from './path-conflict.js';
 import { mergePaths } from './merge-paths.js';
+import { gateDraftWrite } from '../drafts/path-gate.js';
 import type { NotesResult } from './trace-notes.js';
 import { journalEntries, keepMergeBlobs, overlapError } from './merge-record.js';
 import { SubmoduleProbe, submoduleInPublish } from '../drafts/submodules.js';
@@ -99,6 +100,8 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs, only);
   const entries = review.entries;
   checkPathspecs(only && options.paths, entries);
+  // Before anything reads or writes the working tree at these paths: they may have come from anywhere.
+  gateDraftWrite(ws, draft.tip, draftName, entries, draft.bases.paths());
   // A draft made before shadow refused submodule paths may still hold one: it is refused whole, dry run included.
   // No tree is looked in: a gitlink the draft replaced is an entry of the set itself (its old side), and
   // nothing lies below a gitlink in a tree; the index and the working tree say where submodules are now.

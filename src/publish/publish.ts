@@ -17,6 +17,7 @@ import type { NotesResult } from './trace-notes.js';
 import { logEvents } from '../drafts/ledger-events.js';
 import type { PathConflict } from './path-conflict.js';
 import type { Workspace } from '../drafts/workspace.js';
+import { gateDraftWrite } from '../drafts/path-gate.js';
 
 /**
  * The machinery of publishing (shared by apply, unapply and recovery): what
@@ -345,6 +346,8 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
  * then a crash leaves the journal, and its recovery finds every path done.
  */
 export async function runJournal(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress, blobs?: BlobCache): Promise<Outcome> {
+  // A journal is a file in .git, and recovery trusts it no more than a tree.
+  gateDraftWrite(ws, journal.tip, journal.draft, journal.entries);
   const { outcome, dirsSynced } = await carryOut(ws, journal, recheck, progress, blobs);
   if (outcome.failures.length > 0) {
     await dirsSynced;

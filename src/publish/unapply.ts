@@ -9,6 +9,7 @@ import { readPolicy, type Policy } from '../review/review.js';
 import { guardPaths, runJournal } from './publish.js';
 import type { PathConflict } from './path-conflict.js';
 import { mergePaths } from './merge-paths.js';
+import { gateDraftWrite } from '../drafts/path-gate.js';
 import { journalEntries, keepMergeBlobs, overlapError } from './merge-record.js';
 import { checkIndexLock, describeApply, lockPath, outcomeError, refuseWhilePending, staleBase, thisWorktree, type PublishedPath } from './publish-guards.js';
 import type { Workspace } from '../drafts/workspace.js';
@@ -64,6 +65,8 @@ export async function unapplyDraft(ws: Workspace, draftName: string, options: Un
     throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
   }
   const reversed: PublishEntry[] = last.entries.map((e) => ({ path: e.path, old: e.new, new: e.old }));
+  // The record is a file in .git: what it names is checked as any tree is.
+  gateDraftWrite(ws, last.tip, draftName, reversed);
   const sparse = sparsePaths(ws, reversed);
   if (sparse.length > 0) throw sparsePathError(ws, sparse, 'unapply');
   const moved = guardPaths(ws, reversed, 'old');

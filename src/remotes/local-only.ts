@@ -19,6 +19,8 @@ import type { Oid } from '../git/format/git-objects.js';
 import { diffTrees } from '../git/format/tree-diff.js';
 import { lookupPath } from '../git/format/tree-lookup.js';
 import { requireDraft } from '../drafts/drafts.js';
+import { treePathProblem } from '../core/tree-path-rules.js';
+import { unsafePath } from '../drafts/path-gate.js';
 import type { Workspace } from '../drafts/workspace.js';
 
 /** At most this many paths are named in an error's message (all of them are in its data). */
@@ -34,7 +36,8 @@ export function peelToCommit(ws: Workspace, oid: Oid): Oid {
  * The ignored paths each ref's commits hold, down to draft `name`'s root:
  * paths the root does not track (a tracked path is never ignored, as for
  * git) that the working tree's ignore rules ignore. Only the refs that hold
- * some; none for a bare repository.
+ * some; none for a bare repository. A path git would refuse to check out
+ * is UNSAFE_PATH: such a draft is not sent.
  */
 export function ignoredInRefs(ws: Workspace, name: string, refs: ReadonlyArray<{ ref: string; oid: Oid }>): Array<{ ref: string; paths: string[] }> {
   const rules = ws.ignoreRules();
@@ -56,6 +59,15 @@ export function ignoredInRefs(ws: Workspace, name: string, refs: ReadonlyArray<{
         own = [];
         for (const change of diffTrees(repo.objects, parentTree, commit.tree)) {
           if (change.new === null) continue;
+          // A path git refuses to check out never leaves (nor reaches the ignore rules, which take only relative paths).
+          const unsafe = treePathProblem(change.path, change.new.mode);
+          if (unsafe) {
+            throw unsafePath(change.path, unsafe, { commit: oid, draft: name, ref }, {
+              verb: `push draft "${name}", which holds`,
+              outcome: 'nothing was pushed',
+              hint: `\`shadow rollback\` the draft past that commit (\`shadow log --draft ${name}\`), then push again`,
+            });
+          }
           let is = ignored.get(change.path);
           if (is === undefined) {
             is = lookupPath(repo.objects, rootTree, change.path).kind === 'absent' && rules.ignores(change.path);

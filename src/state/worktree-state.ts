@@ -5,6 +5,7 @@ import { listDir, tryUnlink, writeFileAtomic } from '../durable/durable-file.js'
 import { readJsonFile } from '../durable/json-file.js';
 import { waitForProcessLock } from '../durable/process-lock.js';
 import { removeManifest } from './worktree-manifest.js';
+import { WORKTREE_MARKER } from '../core/tree-path-rules.js';
 
 /**
  * Materialized worktrees on disk. In the repository, `shadow/worktrees/<id>.json`
@@ -15,7 +16,7 @@ import { removeManifest } from './worktree-manifest.js';
  * commands run inside it find them.
  */
 
-export const MARKER = '.shadow-worktree';
+export const MARKER = WORKTREE_MARKER;
 
 export const MarkerSchema = z.object({
   version: z.literal(1),

@@ -7,7 +7,8 @@ import { listDir } from '../durable/durable-file.js';
 import { takeProcessLock, type HeldLock } from '../durable/process-lock.js';
 import { Manifest, statEntry } from '../state/worktree-manifest.js';
 import { listWorktreeRecords, MARKER, removeWorktreeRecord, writeMarker, writeWorktreeRecord, type WorktreeRecord } from '../state/worktree-state.js';
-import { checkWorktree, loadDraft } from '../drafts/drafts.js';
+import { checkWorktree, loadDraft, type Draft } from '../drafts/drafts.js';
+import { gateDraftWrite } from '../drafts/path-gate.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { checkShare, configuredShares, linkShare, type ShareResult } from './worktree-share.js';
 
@@ -49,7 +50,8 @@ function gitEnv(ws: Workspace): Record<string, string | undefined> {
 export function git(ws: Workspace, cwd: string, args: string[], options: { allowFail?: boolean } = {}): { status: number | null; stdout: string } {
   const runner = ws.ctx.git;
   if (!runner) throw new ShadowError('UNSUPPORTED_REPOSITORY', 'an exec worktree needs native git, and this context has none', { hint: 'run it with git on the PATH' });
-  const r = runner.run(args, { cwd, env: gitEnv(ws) });
+  // git checks out with both path protections on here, whatever the system: the tree may be anyone's.
+  const r = runner.run(['-c', 'core.protectNTFS=true', '-c', 'core.protectHFS=true', ...args], { cwd, env: gitEnv(ws) });
   if (r.status !== 0 && !options.allowFail) {
     throw new ShadowError('IO_ERROR', `git ${args[0]} failed in ${cwd}: ${r.stderr.trim()}`, { data: { args, status: r.status } });
   }
@@ -105,6 +107,19 @@ function excludeMarker(ws: Workspace): void {
   if (text.split('\n').includes(line)) return;
   ws.ctx.fs.mkdirSync(`${ws.repo.layout.commondir}/info`, { recursive: true });
   ws.ctx.fs.appendFileSync(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}# shadow's worktree marker\n${line}\n`);
+}
+
+/**
+ * The path gate on the whole tree git checks out at the draft's tip: every
+ * path where it differs from the working tree's HEAD (checked out there
+ * already), the whole tree when there is no HEAD. Cost: what differs.
+ */
+function gateCheckout(ws: Workspace, source: string, draft: Draft): void {
+  const head = git(ws, source, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFail: true }).stdout.trim();
+  const objects = ws.repo.objects;
+  const from = head === '' || !objects.has(head) ? null : objects.readCommit(head).tree;
+  const changed = diffTrees(objects, from, objects.readCommit(draft.tip).tree).filter((c) => c.new !== null).map((c) => c.path);
+  gateDraftWrite(ws, draft.tip, draft.name, [], changed);
 }
 
 /** The exec worktree's record for `dir`, if shadow made one. */
@@ -263,6 +278,7 @@ export function prepareGitWorktree(ws: Workspace, draftName: string, dir: string
   if (draft) checkWorktree(ws, draft, 'shadow exec');
   // A draft with no batch yet shows HEAD: the draft's tip once it has one.
   const tip = draft?.tip ?? git(ws, source!, ['rev-parse', '--verify', 'HEAD']).stdout.trim();
+  if (draft) gateCheckout(ws, source!, draft);
   excludeMarker(ws);
   const known = execRecordAt(ws, dir);
   const alive = known !== undefined && exists(ws, `${dir}/.git`) && exists(ws, known.exec!.admin) && git(ws, dir, ['rev-parse', '--git-dir'], { allowFail: true }).status === 0;

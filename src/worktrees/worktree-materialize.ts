@@ -10,6 +10,7 @@ import { MARKER, writeMarker, writeWorktreeRecord, type WorktreeRecord } from '.
 import { IndexView } from '../git/index-view.js';
 import { checkWorktree, loadDraft } from '../drafts/drafts.js';
 import { walkView } from '../drafts/view-walk.js';
+import { gateDraftWrite } from '../drafts/path-gate.js';
 import type { Workspace } from '../drafts/workspace.js';
 
 /**
@@ -82,6 +83,8 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
   const draft = loadDraft(ws, draftName);
   // Its view would lay the draft over this worktree's files, not its own worktree's.
   if (draft) checkWorktree(ws, draft, 'shadow worktree add');
+  // The draft's paths are written below: each passes the path gate before anything is.
+  if (draft) gateDraftWrite(ws, draft.tip, draftName, [], draft.bases.paths());
   const tipTree = draft ? ws.repo.objects.readCommit(draft.tip).tree : null;
   const { files } = walkView(ws, draftName, '');
   const known = IndexView.read(fs, `${ws.repo.layout.gitdir}/index`);

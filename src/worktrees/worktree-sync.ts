@@ -8,6 +8,7 @@ import { Manifest, modeOfStat, statEntry, unchangedSince, type ManifestEntry } f
 import { writeWorktreeRecord, type WorktreeRecord } from '../state/worktree-state.js';
 import { checkWorktree, loadDraft, type Draft } from '../drafts/drafts.js';
 import type { Workspace } from '../drafts/workspace.js';
+import { gateDraftWrite } from '../drafts/path-gate.js';
 
 /**
  * Bringing a materialized worktree to its draft's tip. Only paths whose
@@ -113,8 +114,11 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
   const out: SyncResult = { dir: rec.dir, draft: rec.draft, from: rec.synced_tip, to: draft?.tip ?? null, written: [], removed: [], conflicts: [] };
   if ((draft?.tip ?? null) === rec.synced_tip && (rec.conflicts ?? []).length === 0) return out;
   const manifest = Manifest.open(ws.ctx, ws.repo.shadowDir, rec);
+  const paths = [...candidates(ws, rec, draft)].sort();
+  // Every path it may write passes the path gate before the first is written.
+  if (draft) gateDraftWrite(ws, draft.tip, rec.draft, [], paths);
   const writer = new WorktreeWriter(ws.ctx, rec.dir);
-  for (const path of [...candidates(ws, rec, draft)].sort()) {
+  for (const path of paths) {
     const want = viewAt(ws, draft, path);
     const had = manifest.get(path);
     if ((want.entry?.oid ?? null) === (had?.oid ?? null) && (want.entry?.mode ?? null) === (had?.mode ?? null) && had?.oid !== null) continue;

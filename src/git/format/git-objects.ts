@@ -52,7 +52,8 @@ export function isTreeMode(mode: string): boolean {
   return mode === MODE.tree || mode === '040000';
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the name, not a mark to drop (a tree may name `\ufeff.git`).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The mode at `content[start, end)`, as one of git's constant strings when it is one. */
 function readMode(content: Buffer, start: number, end: number): string {
