@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { connect as connectSocket } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
+import { runNode, type Run } from './helpers/run-node.js';
 import { connect as connectMcp } from './helpers/mcp-client.js';
 import { exited, serveChild } from './helpers/session-http.js';
 
@@ -21,23 +21,6 @@ import { exited, serveChild } from './helpers/session-http.js';
  * succeeds.
  */
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runNode(entry: string, args: string[], options: { cwd: string; env: Record<string, string>; input?: string }): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry, ...args], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdin.end(options.input ?? '');
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 /** Where the bundle-less caller's command ran. */
 function ranIn(r: Run): 'server' | 'caller' {

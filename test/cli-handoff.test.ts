@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
+import { runNode, type Run } from './helpers/run-node.js';
 import { exited, serveChild, spawnShadow } from './helpers/session-http.js';
 
 /*
@@ -20,24 +21,6 @@ import { exited, serveChild, spawnShadow } from './helpers/session-http.js';
  * command itself.
  */
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run node on `entry` without blocking the test's event loop (H3's server lives in it). */
-function runNode(entry: string, args: string[], options: { cwd: string; env: Record<string, string>; input?: string }): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry, ...args], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdin.end(options.input ?? '');
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 /** Object ids and times differ between two repositories doing the same work; everything else must not. */
 function normalized(r: Run): Run {

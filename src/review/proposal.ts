@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ShadowError } from '../errors.js';
 import { proposalRef } from '../drafts/ref-names.js';
 import { draftDir, writeDraftMeta } from '../state/draft-meta.js';
+import { SecretFindingSchema } from '../state/secret-finding-schema.js';
 import { writeFileAtomic } from '../durable/durable-file.js';
 import type { SecretFinding } from '../core/secret-scan.js';
 import { draftStatusWord, requireDraft } from '../drafts/drafts.js';
@@ -30,16 +31,7 @@ const ProposalSchema = z.object({
   contains_secret_introductions: z.boolean(),
   commit: z.string(),
   findings: z.object({
-    secrets: z.array(
-      z.object({
-        rule: z.string(),
-        description: z.string(),
-        where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint']), 'content'),
-        path: z.string(),
-        line: z.number(),
-        redacted: z.string(),
-      }),
-    ),
+    secrets: z.array(SecretFindingSchema),
     protected: z.array(z.string()),
     deletions: z.number(),
     unscanned: z.array(z.string()),

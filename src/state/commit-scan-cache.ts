@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import type { Oid } from '../git/format/git-objects.js';
 import { draftDir } from './draft-meta.js';
+import { SecretFindingSchema } from './secret-finding-schema.js';
 import { writeFileAtomic } from '../durable/durable-file.js';
 import { readJsonFile } from '../durable/json-file.js';
 
@@ -17,15 +18,7 @@ import { readJsonFile } from '../durable/json-file.js';
  * no file content.
  */
 
-const FindingSchema = z.object({
-  rule: z.string(),
-  description: z.string(),
-  where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint']), 'content'),
-  path: z.string(),
-  line: z.number(),
-  redacted: z.string(),
-});
-const ScanSchema = z.object({ secrets: z.array(FindingSchema), unscanned: z.array(z.string()) });
+const ScanSchema = z.object({ secrets: z.array(SecretFindingSchema), unscanned: z.array(z.string()) });
 const CacheSchema = z.object({ version: z.literal(1), rules: z.string(), commits: z.record(z.string(), ScanSchema) });
 
 export type CommitScanRecord = z.infer<typeof ScanSchema>;

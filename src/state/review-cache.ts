@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { draftDir } from './draft-meta.js';
+import { SecretFindingSchema } from './secret-finding-schema.js';
 import { writeFileAtomic } from '../durable/durable-file.js';
 import { readJsonFile } from '../durable/json-file.js';
 
@@ -18,21 +19,13 @@ import { readJsonFile } from '../durable/json-file.js';
  * values are already redacted.
  */
 
-const FindingSchema = z.object({
-  rule: z.string(),
-  description: z.string(),
-  where: z._default(z.enum(['content', 'path', 'message', 'author', 'committer', 'checkpoint']), 'content'),
-  path: z.string(),
-  line: z.number(),
-  redacted: z.string(),
-});
 
 const SummarySchema = z.object({
   key: z.string(),
   /** sha256 of the unredacted diff: the fingerprint approvals are bound to. */
   patch_id: z.string(),
   base_sha256_by_path: z.record(z.string(), z.nullable(z.string())),
-  secrets: z.array(FindingSchema),
+  secrets: z.array(SecretFindingSchema),
   unscanned: z.array(z.string()),
 });
 
