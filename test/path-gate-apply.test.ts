@@ -1,6 +1,6 @@
 /**
  * The path gate on apply: a draft whose commits hold a path git refuses to
- * check out (made with git's plumbing, reached by a rollback to it) is
+ * check out (made with git's plumbing, put on the draft's ref with plain git) is
  * refused whole with UNSAFE_PATH, nothing written in the working tree, in
  * `.git` or beside the repository; git, asked to check out the same commit
  * with core.protectNTFS and core.protectHFS on (or to fsck it), refuses it
@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { snapshotTree } from './helpers/dir-snapshot.js';
-import { craftOn, craftTree, craftCommit } from './helpers/crafted-trees.js';
+import { craftOn, craftTree, craftCommit, moveDraftByHand } from './helpers/crafted-trees.js';
 import { GIT_ACCEPTS, GIT_REFUSES, SHADOW_REFUSES, type PathCase } from './helpers/hostile-paths.js';
 
 const DRAFT = 'refs/shadow/drafts/d';
@@ -59,7 +59,7 @@ function escapes(ctx: Ctx): string[] {
 
 const Refused = suite('apply refuses what git refuses to check out');
 
-Refused('every crafted path, reached by a rollback, is refused with UNSAFE_PATH naming it and its commit; nothing is written', async () => {
+Refused('every crafted path, put on the draft\'s ref by hand, is refused with UNSAFE_PATH naming it and its commit; nothing is written', async () => {
   const ctx = await seeded();
   try {
     for (const c of [...GIT_REFUSES, ...SHADOW_REFUSES]) {
@@ -67,7 +67,7 @@ Refused('every crafted path, reached by a rollback, is refused with UNSAFE_PATH 
       const commit = craftOn(ctx.repo, ctx.seed, [{ path: c.path, mode: c.mode, content: c.mode === '120000' ? '/tmp' : '#!/bin/sh\necho pwned\n' }], BATCH);
       const before = snapshotTree(ctx.repo.root, OWN);
       const error = await withShadow(ctx.repo, async (sh) => {
-        await sh.rollback(commit, { draft: 'd' });
+        moveDraftByHand(ctx.repo, 'd', commit);
         try {
           await sh.apply({ draft: 'd' });
         } catch (e) {
@@ -99,7 +99,7 @@ Refused('a symlink with a file beyond it in the same tree is refused, as git ref
     const commit = craftCommit(ctx.repo, tree, ctx.seed, BATCH);
     const before = snapshotTree(ctx.repo.root, OWN);
     const error = await withShadow(ctx.repo, async (sh) => {
-      await sh.rollback(commit, { draft: 'd' });
+      moveDraftByHand(ctx.repo, 'd', commit);
       return sh.apply({ draft: 'd' }).then(() => undefined, (e: { code: string; data: Record<string, unknown> }) => e);
     });
     assert.is(error?.code, 'UNSAFE_PATH');
@@ -139,7 +139,7 @@ Refused('a partial apply of a safe path is refused too while the draft holds a r
     const commit = craftOn(ctx.repo, ctx.seed, [{ path: '.git/hooks/post-checkout', mode: '100755' }], BATCH);
     const before = snapshotTree(ctx.repo.root, OWN);
     const error = await withShadow(ctx.repo, async (sh) => {
-      await sh.rollback(commit, { draft: 'd' });
+      moveDraftByHand(ctx.repo, 'd', commit);
       return sh.apply({ draft: 'd', paths: ['seed.txt'] }).then(() => undefined, (e: { code: string; data: Record<string, unknown> }) => e);
     });
     assert.is(error?.code, 'UNSAFE_PATH');
@@ -187,7 +187,7 @@ Accepted('every look-alike is applied as git checks it out', async () => {
     assert.ok(gitChecksOut(ctx, commit), 'git checks it out');
     assert.equal(fsckFlags(ctx, commit), []);
     const result = await withShadow(ctx.repo, async (sh) => {
-      await sh.rollback(commit, { draft: 'd' });
+      moveDraftByHand(ctx.repo, 'd', commit);
       return sh.apply({ draft: 'd' });
     });
     assert.ok(result.applied, JSON.stringify(result));

@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { snapshotTree } from './helpers/dir-snapshot.js';
-import { craftOn } from './helpers/crafted-trees.js';
+import { craftOn, moveDraftByHand } from './helpers/crafted-trees.js';
 
 const BATCH = 'crafted\n\nShadow-Draft: d\nShadow-Batch: 2\nShadow-Actor: someone\n';
 const OWN = ['repo/.git/shadow', 'repo/.git/objects', 'repo/.git/refs', 'repo/.git/logs', 'repo/.git/index', 'repo/.git/worktrees', 'repo/.git/info', 'home'];
@@ -50,7 +50,7 @@ for (const c of CRAFTED) {
       const crafted = craftOn(repo, seed, [c], BATCH);
       const before = snapshotTree(repo.root, [...OWN, 'synced/.shadow-worktree']);
       await withShadow(repo, async (sh) => {
-        await sh.rollback(crafted, { draft: 'd' });
+        moveDraftByHand(repo, 'd', crafted);
         const fresh = join(repo.root, 'fresh');
         for (const [route, run] of [
           ['add', () => sh.worktrees.add(fresh, { draft: 'd' })],

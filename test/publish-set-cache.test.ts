@@ -29,11 +29,12 @@ async function fresh(repo: MemRepo): Promise<{ paths: string[]; fingerprint: str
   return { paths: r.paths.map((p) => `${p.action} ${p.path}`), fingerprint: r.fingerprint, read: sh.stats.objectsRead - before };
 }
 
-Sets('a new handle finds a reviewed draft\'s set and its review without reading one object; without the caches it reads trees and blobs for the same answer', async ({ repo, sh }) => {
+Sets('a new handle finds a reviewed draft\'s set and its review reading only what the path gate reads (the tip and the trees on the touched paths, no blob); without the caches it reads trees and blobs for the same answer', async ({ repo, sh }) => {
   await sh.apply({ dryRun: true });
   assert.ok(repo.fs.existsSync(CACHE));
   const cached = await fresh(repo);
-  assert.is(cached.read, 0);
+  // The gate reads each touched path in the tip's tree: the commit, the root tree and the ten directories.
+  assert.is(cached.read, 1 + 1 + 10);
   repo.fs.unlinkSync(CACHE);
   repo.fs.unlinkSync('/repo/.git/shadow/drafts/default/review.cache');
   const computed = await fresh(repo);

@@ -86,3 +86,12 @@ export function craftOn(repo: DiskRepo, parent: string, entries: readonly Crafte
   return craftCommit(repo, craftTree(repo, entries, parent), parent, message);
 }
 
+
+/**
+ * Put `commit` on the draft's ref with plain git, as a commit that reaches
+ * a draft by any route but a batch would be (a ref moved by hand, a tool
+ * that writes refs): shadow's own rollback takes only the draft's points.
+ */
+export function moveDraftByHand(repo: DiskRepo, draft: string, commit: string): void {
+  repo.git('update-ref', '-m', 'moved by hand', `refs/shadow/drafts/${draft}`, commit);
+}
