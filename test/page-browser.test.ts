@@ -241,7 +241,12 @@ if (!chromium) {
     await agentBatch(c, 'one', [{ operation: 'write', path: 'a.txt', content: 'alpha\n' }]);
     await page.setRequestInterception(true);
     // The draft's state is held until its diff has been answered and a batch has landed: the diff shows the state before it.
+    // The page asks for the diff again once it sees the newer state: that request waits until the test has
+    // looked at the older diff and clicked Apply, so nothing races the assertions.
     let held: (() => void) | undefined;
+    let diffs = 0;
+    const laterDiffs: Array<() => void> = [];
+    let released = false;
     const heldNow = new Promise<void>((ready) => {
       page.on('request', (r) => {
         const path = new URL(r.url()).pathname;
@@ -250,6 +255,7 @@ if (!chromium) {
           held = () => void r.continue();
           return ready();
         }
+        if (path === '/ui/api/drafts/default/diff' && ++diffs > 1 && !released) return void laterDiffs.push(() => void r.continue());
         return void r.continue();
       });
     });
@@ -267,6 +273,8 @@ if (!chromium) {
     await page.waitForSelector('#message[data-code="STALE_REVIEW"]');
     assert.match(await textOf(c, '#message'), /nothing was sent/);
     assert.not.ok(c.repo.exists('a.txt') || c.repo.exists('unseen.txt'), 'nothing written');
+    released = true;
+    for (const go of laterDiffs.splice(0)) go();
     await page.waitForFunction(() => document.querySelector('#diff-body[data-complete] [data-path="unseen.txt"]') !== null);
     await page.click('#apply');
     await page.waitForFunction(() => document.querySelector('#message')?.textContent === 'applied 2 paths');
