@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type DiskRepo, withShadow } from './helpers/disk-repo.js';
-import { bareRemote } from './helpers/remotes.js';
+import { bareRemote, REMOTE_KINDS, type TestRemote } from './helpers/remotes.js';
 import { refsAt, withRemote } from './helpers/remote-repos.js';
 import { craftOn } from './helpers/crafted-trees.js';
 import { snapshotTree } from './helpers/dir-snapshot.js';
@@ -37,29 +37,37 @@ function errorOf(r: { status: number; stdout: string; stderr: string; json(): an
   return r.json().error;
 }
 
+/** `shadow fetch` from a remote `start` starts, after a draft holding `path` was pushed there: UNSAFE_PATH, no ref moved. */
+function fetchRefuses(start: () => Promise<TestRemote>, path: string, check: string | undefined): Promise<void> {
+  return withRemote(start, async ({ a, clone }) => {
+    const b = clone();
+    await withShadow(a, (sh) => sh.batch({ intent: 'fine', operations: [{ operation: 'write', path: 'fine.txt', content: 'fine\n' }] }, { draft: 'fine' }));
+    assert.is(a.shadow(['push', 'origin', 'fine']).status, 0);
+    assert.is(b.shadow(['fetch', 'origin']).status, 0);
+    const before = refsAt(`${b.dir}/.git`, 'refs/shadow/');
+    const { crafted } = await pushCrafted(a, 'evil', path);
+    const e = errorOf(b.shadow(['fetch', 'origin', '--json']));
+    assert.is(e.code, 'UNSAFE_PATH', e.message);
+    assert.is(e.data.remote, 'origin');
+    assert.equal([e.data.draft, e.data.path, e.data.commit], ['evil', path, crafted]);
+    // Where git's fsck refused the pack, its finding comes too.
+    assert.is((e.data.fsck as { check?: string } | undefined)?.check, check);
+    assert.is(refsAt(`${b.dir}/.git`, 'refs/shadow/'), before, 'no ref moved (none left in quarantine either)');
+    assert.is(b.ref('refs/shadow/remotes/origin/drafts/evil'), undefined);
+  });
+}
+
 for (const [what, path, check] of [
   ['a hook in .git (git fsck refuses it as it arrives)', '.git/hooks/post-checkout', 'hasDotgit'],
   ['a path two levels up', '../../pwned', 'hasDotdot'],
   ["shadow's worktree marker (git accepts it; shadow's walk does not)", '.shadow-worktree', undefined],
 ] as const) {
-  Remote(`fetch refuses a remote draft holding ${what}: UNSAFE_PATH, the tracking refs where they were`, () =>
-    withRemote(bareRemote, async ({ a, clone }) => {
-      const b = clone();
-      await withShadow(a, (sh) => sh.batch({ intent: 'fine', operations: [{ operation: 'write', path: 'fine.txt', content: 'fine\n' }] }, { draft: 'fine' }));
-      assert.is(a.shadow(['push', 'origin', 'fine']).status, 0);
-      assert.is(b.shadow(['fetch', 'origin']).status, 0);
-      const before = refsAt(`${b.dir}/.git`, 'refs/shadow/');
-      const { crafted } = await pushCrafted(a, 'evil', path);
-      const e = errorOf(b.shadow(['fetch', 'origin', '--json']));
-      assert.is(e.code, 'UNSAFE_PATH', e.message);
-      assert.is(e.data.remote, 'origin');
-      assert.equal([e.data.draft, e.data.path, e.data.commit], ['evil', path, crafted]);
-      // Where git's fsck refused the pack, its finding comes too.
-      assert.is((e.data.fsck as { check?: string } | undefined)?.check, check);
-      assert.is(refsAt(`${b.dir}/.git`, 'refs/shadow/'), before, 'no ref moved (none left in quarantine either)');
-      assert.is(b.ref('refs/shadow/remotes/origin/drafts/evil'), undefined);
-    }),
-  );
+  Remote(`fetch refuses a remote draft holding ${what}: UNSAFE_PATH, the tracking refs where they were`, () => fetchRefuses(bareRemote, path, check));
+}
+
+// The same over the network transports, started on 127.0.0.1 by the test: git's fsck runs where the pack arrives.
+for (const { kind, start } of REMOTE_KINDS.filter((k) => k.kind !== 'bare')) {
+  Remote(`over ${kind}: fetch refuses a remote draft holding a hook in .git`, () => fetchRefuses(start, '.git/hooks/post-checkout', 'hasDotgit'));
 }
 
 Remote('pull of a draft continued here refuses the crafted tip: the local draft and its tracking ref stay', () =>
