@@ -1,39 +1,45 @@
 /**
  * Signed approvals, through git's own signing configuration: a decision's
  * text (approval-key.ts `decisionText`, the draft's name included) is
- * signed as git signs a commit with `gpg.format ssh`, and verified as `git
- * verify-commit` verifies one (approval-ssh.ts).
+ * signed as git signs a commit under `gpg.format`, and verified as `git
+ * verify-commit` verifies one:
  *
- * Only ssh signatures: `gpg.format` openpgp or x509 cannot sign an approval
- * (SIGNING_FAILED), and a decision signed otherwise does not verify here.
+ * - `ssh`: ssh-keygen, against `gpg.ssh.allowedSignersFile` (approval-ssh.ts);
+ * - `openpgp` (git's default): gpg, against the person's keyring and
+ *   `gpg.minTrustLevel` (approval-openpgp.ts);
+ * - `x509` (gpgsm) cannot sign an approval (SIGNING_FAILED), and a decision
+ *   signed so does not verify here.
  */
 import type { Workspace } from '../drafts/workspace.js';
+import { signOpenpgp, verifyOpenpgp } from './approval-openpgp.js';
 import { signSsh, verifySsh } from './approval-ssh.js';
 import { signingFailed, type SignatureVerdict } from './signing-programs.js';
 
+/** The formats an approval can be signed in. */
+export type SignatureFormat = 'ssh' | 'openpgp';
+
 /** A decision's signature, as the ledger keeps it (`data.signature`). */
 export interface DecisionSignature {
-  format: 'ssh';
+  format: SignatureFormat;
   /** The draft's name where it was signed (part of the signed text). */
   draft: string;
-  /** The armored `-----BEGIN SSH SIGNATURE-----` block. */
+  /** The armored `-----BEGIN SSH SIGNATURE-----` or `-----BEGIN PGP SIGNATURE-----` block. */
   signature: string;
 }
 
-/** Sign `text` with the person's ssh key; SIGNING_FAILED when it cannot. */
-export function signDecisionText(ws: Workspace, text: string): string {
+/** Sign `text` as git would sign a commit here (`gpg.format`); SIGNING_FAILED when it cannot. */
+export function signDecisionText(ws: Workspace, text: string): Pick<DecisionSignature, 'format' | 'signature'> {
   const format = ws.repo.config.get('gpg.format') ?? 'openpgp';
-  if (format !== 'ssh') {
-    throw signingFailed(
-      `approvals are signed with ssh keys, and gpg.format is ${format}`,
-      'git config gpg.format ssh, and git config user.signingKey <your ssh key> (as for signing commits with ssh)',
-      { format },
-    );
-  }
-  return signSsh(ws, text);
+  if (format === 'ssh') return { format, signature: signSsh(ws, text) };
+  if (format === 'openpgp') return { format, signature: signOpenpgp(ws, text) };
+  throw signingFailed(
+    `approvals are signed with ssh or openpgp keys, and gpg.format is ${format}`,
+    'git config gpg.format openpgp (a gpg key), or gpg.format ssh with user.signingKey <your ssh key>',
+    { format },
+  );
 }
 
-/** Check `signature` over `text` against the person's `gpg.ssh.allowedSignersFile`. */
-export function verifyDecisionSignature(ws: Workspace, text: string, signature: string): SignatureVerdict {
-  return verifySsh(ws, text, signature);
+/** Check `signature` over `text` with what this repository's person trusts for its format. */
+export function verifyDecisionSignature(ws: Workspace, text: string, signature: Pick<DecisionSignature, 'format' | 'signature'>): SignatureVerdict {
+  return signature.format === 'openpgp' ? verifyOpenpgp(ws, text, signature.signature) : verifySsh(ws, text, signature.signature);
 }
