@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -106,7 +107,7 @@ Counts('an approval signed with a key that has expired since is pending, as git 
   }),
 );
 
-Counts('a valid gpg signature copied onto an approval of another fingerprint does not count; without user.signingKey the committer\'s key signs, as git signs', () =>
+Counts('a valid gpg signature copied onto an approval of another fingerprint does not count, nor a whole message the person signed; without user.signingKey the committer\'s key signs, as git signs', () =>
   withRemote(bareRemote, async ({ a, clone }) => {
     const b = clone();
     try {
@@ -123,10 +124,14 @@ Counts('a valid gpg signature copied onto an approval of another fingerprint doe
       }
       const events = a.read(ledgerOf('one')).trim().split('\n').map((l) => JSON.parse(l));
       const signedOne = events.find((e) => e.type === 'approval/decision' && e.data.kind === 'protected_path');
+      // Anything else the person signed, as a whole message rather than a detached signature: gpg checks no data against it.
+      const clearsigned = spawnSync('gpg', ['--batch', '--clearsign'], { env: a.env, input: 'I approve everything\n', encoding: 'utf8' });
+      assert.is(clearsigned.status, 0, clearsigned.stderr);
       rewriteLedger(a, 'two', (e) => {
         if (e.seq !== 1) return [e];
         const data = { ...signedOne.data, id: target.id, fingerprint: target.fingerprint, signature: { ...signedOne.data.signature, draft: 'two' } };
-        return [e, { ...signedOne, draft: 'two', data }];
+        const whole = { ...data, signature: { format: 'openpgp', draft: 'two', signature: clearsigned.stdout } };
+        return [e, { ...signedOne, draft: 'two', data }, { ...signedOne, draft: 'two', data: whole }];
       });
       ok(a.shadow(['push', 'origin', 'one', 'two']));
       ok(b.shadow(['fetch', 'origin']));
@@ -134,8 +139,9 @@ Counts('a valid gpg signature copied onto an approval of another fingerprint doe
       const one = JSON.parse(ok(b.shadow(['review', 'origin/one', '--json']))).approvals;
       assert.equal(one.map((x: any) => [x.status, x.verified_by]), [['approved', 'Test User <test@example.com>'], ['approved', 'Test User <test@example.com>']]);
       const copied = JSON.parse(ok(b.shadow(['review', 'origin/two', '--json']))).approvals.find((x: any) => x.id === target.id);
-      assert.equal([copied.status, copied.unverified.length], ['pending', 1]);
+      assert.equal([copied.status, copied.unverified.length], ['pending', 2]);
       assert.match(copied.unverified[0].why, 'the signature of Test User <test@example.com> does not verify over this decision');
+      assert.match(copied.unverified[1].why, 'gpg found no signature it could check');
       assertPending(b, ['--draft', 'origin/two'], [target.id]);
     } finally {
       stopAgents([a, b]);
