@@ -9,6 +9,10 @@ import { DiskRepo } from './helpers/disk-repo.js';
 import { bareRemote } from './helpers/remotes.js';
 import { withRemote } from './helpers/remote-repos.js';
 import { gpgVerdict, type TrustLevel } from '../src/review/gpg-status.js';
+import { signOpenpgp, verifyOpenpgp } from '../src/review/approval-openpgp.js';
+import { Volume, createFsFromVolume } from 'memfs';
+import type { FileSystem, ProgramRunner } from '../src/context.js';
+import type { Workspace } from '../src/drafts/workspace.js';
 
 /**
  * Approvals signed with openpgp keys: with `gpg.format` openpgp (or
@@ -241,6 +245,61 @@ Status('a good signature without a TRUST_ line has trust undefined, below a gpg.
   assert.equal(gpgVerdict(0, out, 'undefined'), { ok: true, principal: 'Ann <ann@example.com>' });
 });
 
+const Runs = suite('what shadow runs of gpg (memfs, a recording runner)');
+
+/** A workspace on memfs with `config`, and `programs` when given. */
+function gpgWorkspace(config: Record<string, string>, programs?: ProgramRunner): { ws: Workspace; fs: FileSystem } {
+  const fs = createFsFromVolume(new Volume()) as unknown as FileSystem;
+  let n = 0;
+  const repo = {
+    shadowDir: '/repo/.git/shadow',
+    layout: { worktree: '/repo', gitdir: '/repo/.git' },
+    config: { get: (k: string) => config[k] },
+    committer: () => ({ name: 'Ann', email: 'ann@example.com' }),
+  };
+  return { ws: { ctx: { fs, ids: { token: () => `t${++n}` }, env: { GNUPGHOME: '/g' }, programs }, repo } as unknown as Workspace, fs };
+}
+
+Runs('git\'s invocations, by gpg.openpgp.program before gpg.program: -bsau with the committer\'s Name <email> when user.signingKey is unset; --verify of a temporary file, removed after', () => {
+  const calls: Array<{ program: string; args: readonly string[]; input?: string; file?: string }> = [];
+  const { ws, fs } = gpgWorkspace({ 'gpg.program': 'other-gpg', 'gpg.openpgp.program': 'my-gpg' }, {
+    run: (program, args, { input }) => {
+      const file = args.includes('--verify') ? fs.readFileSync(args[args.length - 2]!, 'utf8').toString() : undefined;
+      calls.push({ program, args, input: input?.toString('utf8'), file });
+      return args.includes('--verify')
+        ? { status: 0, stdout: Buffer.from(status([GOOD, VALID, '[GNUPG:] TRUST_UNDEFINED 0 pgp'])), stderr: '' }
+        : { status: 0, stdout: Buffer.from('-----BEGIN PGP SIGNATURE-----\n'), stderr: '[GNUPG:] SIG_CREATED D 22 8 00 1 F\n' };
+    },
+  });
+  assert.is(signOpenpgp(ws, 'text\n'), '-----BEGIN PGP SIGNATURE-----\n');
+  assert.equal(verifyOpenpgp(ws, 'text\n', 'SIG'), { ok: true, principal: ANN });
+  assert.equal(calls.map((c) => [c.program, [...c.args], c.input]), [
+    ['my-gpg', ['--status-fd=2', '-bsau', 'Ann <ann@example.com>'], 'text\n'],
+    ['my-gpg', ['--keyid-format=long', '--status-fd=1', '--verify', calls[1]!.args[3], '-'], 'text\n'],
+  ]);
+  assert.is(calls[1]!.file, 'SIG');
+  assert.equal(fs.readdirSync('/repo/.git/shadow/tmp'), []);
+});
+
+Runs('no program runner: SIGNING_FAILED, and a signature that cannot be checked; an unknown gpg.minTrustLevel counts nothing', () => {
+  const { ws } = gpgWorkspace({});
+  try {
+    signOpenpgp(ws, 'text\n');
+    assert.unreachable();
+  } catch (e) {
+    assert.is((e as { code?: string }).code, 'SIGNING_FAILED');
+  }
+  assert.equal(verifyOpenpgp(ws, 'text\n', 'SIG'), { ok: false, why: 'signed, but gpg cannot be run here to check it' });
+  const good: ProgramRunner = { run: () => ({ status: 0, stdout: Buffer.from(status([GOOD, VALID, '[GNUPG:] TRUST_ULTIMATE 0 pgp'])), stderr: '' }) };
+  const { ws: strict } = gpgWorkspace({ 'gpg.mintrustlevel': 'sometimes' }, good);
+  assert.equal(verifyOpenpgp(strict, 'text\n', 'SIG'), {
+    ok: false,
+    why: 'signed, but gpg.minTrustLevel is "sometimes", not one of undefined, never, marginal, fully, ultimate',
+  });
+  assert.equal(verifyOpenpgp(gpgWorkspace({ 'gpg.mintrustlevel': 'Fully' }, good).ws, 'text\n', 'SIG'), { ok: true, principal: ANN });
+});
+
 Counts.run();
 Signing.run();
 Status.run();
+Runs.run();

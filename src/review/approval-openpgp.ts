@@ -25,7 +25,9 @@ function gpgProgram(ws: Workspace): string {
 /** Sign `text` with the person's openpgp key; the armored detached signature. SIGNING_FAILED when it cannot. */
 export function signOpenpgp(ws: Workspace, text: string): string {
   const program = gpgProgram(ws);
-  if (!ws.ctx.programs) throw signingFailed(`${program} cannot be run here`, `run shadow where ${program} is on the PATH`);
+  if (!ws.ctx.programs) {
+    throw signingFailed(`${program} cannot be run here`, `run shadow where ${program} is on the PATH`);
+  }
   const configured = ws.repo.config.get('user.signingkey');
   const me = ws.repo.committer();
   const key = configured !== undefined && configured.trim() !== '' ? configured : `${me.name} <${me.email}>`;
@@ -34,7 +36,7 @@ export function signOpenpgp(ws: Workspace, text: string): string {
     const says = lastWords(r.stderr.split('\n').filter((l) => !l.startsWith('[GNUPG:] ')).join('\n'));
     throw signingFailed(
       `${program} could not sign the approval with ${key}${says ? `: ${says}` : ''}`,
-      'check user.signingKey (a secret key of your gpg keyring: gpg --list-secret-keys) and gpg.program; or sign with ssh (gpg.format ssh)',
+      'check user.signingKey (a secret key: gpg --list-secret-keys) and gpg.program; or use gpg.format ssh',
       { key, status: r.status },
     );
   }
@@ -47,7 +49,8 @@ export function verifyOpenpgp(ws: Workspace, text: string, signature: string): S
   const configured = ws.repo.config.get('gpg.mintrustlevel');
   const min = configured === undefined ? 'undefined' : trustLevel(configured);
   if (min === undefined) {
-    return { ok: false, why: `signed, but gpg.minTrustLevel is "${configured}", not one of ${TRUST_LEVELS.join(', ')}` };
+    const levels = TRUST_LEVELS.join(', ');
+    return { ok: false, why: `signed, but gpg.minTrustLevel is "${configured}", not one of ${levels}` };
   }
   if (!ws.ctx.programs) return { ok: false, why: `signed, but ${program} cannot be run here to check it` };
   return withTempFile(ws, '.asc', signature, (sig) => {

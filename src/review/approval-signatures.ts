@@ -40,6 +40,10 @@ export function signDecisionText(ws: Workspace, text: string): Pick<DecisionSign
 }
 
 /** Check `signature` over `text` with what this repository's person trusts for its format. */
-export function verifyDecisionSignature(ws: Workspace, text: string, signature: Pick<DecisionSignature, 'format' | 'signature'>): SignatureVerdict {
-  return signature.format === 'openpgp' ? verifyOpenpgp(ws, text, signature.signature) : verifySsh(ws, text, signature.signature);
+export function verifyDecisionSignature(
+  ws: Workspace,
+  text: string,
+  { format, signature }: Pick<DecisionSignature, 'format' | 'signature'>,
+): SignatureVerdict {
+  return format === 'openpgp' ? verifyOpenpgp(ws, text, signature) : verifySsh(ws, text, signature);
 }

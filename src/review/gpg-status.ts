@@ -14,7 +14,7 @@ import type { SignatureVerdict } from './signing-programs.js';
 export const TRUST_LEVELS = ['undefined', 'never', 'marginal', 'fully', 'ultimate'] as const;
 export type TrustLevel = (typeof TRUST_LEVELS)[number];
 
-/** What the status lines say: git's result letter (`N` for none), the key, the signer's uid, the fingerprint, the trust. */
+/** What the status lines say: git's result letter (`N` for none), the key, the signer's uid, fingerprint, trust. */
 export interface GpgStatus {
   result: 'G' | 'B' | 'E' | 'X' | 'Y' | 'R' | 'N';
   key?: string;

@@ -10,7 +10,7 @@ import type { GitRun } from '../context.js';
 import { ensureDir, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
 import type { Workspace } from '../drafts/workspace.js';
 
-/** What checking a signature found: who signed (as the person's own configuration names them), or why it does not count. */
+/** What checking a signature found: who signed (as the person's configuration names them), or why it does not count. */
 export type SignatureVerdict = { ok: true; principal: string } | { ok: false; why: string };
 
 /** `path` with a leading `~/` made the home directory, as git expands paths in its configuration. */
@@ -20,7 +20,12 @@ export function homePath(ws: Workspace, path: string): string {
 }
 
 /** Run `program` in the repository's directory; undefined when no program can be run here. */
-export function runProgram(ws: Workspace, program: string, args: readonly string[], input?: Buffer): GitRun | undefined {
+export function runProgram(
+  ws: Workspace,
+  program: string,
+  args: readonly string[],
+  input?: Buffer,
+): GitRun | undefined {
   const runner = ws.ctx.programs;
   if (!runner) return undefined;
   const cwd = ws.repo.layout.worktree ?? ws.repo.layout.gitdir;
