@@ -341,7 +341,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .positional('id', { type: 'string' })
         .option('reason', { type: 'string', describe: 'why' })
         .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' })
-        .option('sign', { type: 'boolean', describe: "sign the decision with your ssh key (git's user.signingKey; default shadow.signApprovals): other clones then count it" }),
+        .option('sign', { type: 'boolean', describe: "sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it" }),
     load: () => import('./commands/review.js').then((m) => m.approve),
   },
   {
@@ -352,7 +352,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .positional('id', { type: 'string' })
         .option('reason', { type: 'string', describe: 'why', demandOption: true })
         .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' })
-        .option('sign', { type: 'boolean', describe: "sign the decision with your ssh key (git's user.signingKey; default shadow.signApprovals): other clones then count it" }),
+        .option('sign', { type: 'boolean', describe: "sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it" }),
     load: () => import('./commands/review.js').then((m) => m.deny),
   },
   {

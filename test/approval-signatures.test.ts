@@ -117,13 +117,13 @@ Signed('a valid signature copied onto an approval of another fingerprint does no
 
 const Signing = suite('shadow approve --sign');
 
-Signing('an approval that cannot be signed is refused with SIGNING_FAILED and nothing recorded: no ssh format, no key, a key that is not there', () =>
+Signing('an approval that cannot be signed is refused with SIGNING_FAILED and nothing recorded: x509, no key, a key that is not there', () =>
   withRemote(bareRemote, async ({ a }) => {
     await riskyDraft(a, 'ci');
     const id = JSON.parse(ok(a.shadow(['review', 'ci', '--json']))).approvals[0].id;
     const ledger = a.read(ledgerOf('ci'));
     const variants: Array<[string, () => void, string]> = [
-      ['openpgp', () => {}, 'gpg.format is openpgp'],
+      ['x509', () => a.git('config', 'gpg.format', 'x509'), 'gpg.format is x509'],
       ['no key', () => a.git('config', 'gpg.format', 'ssh'), 'no user.signingKey'],
       ['missing key', () => a.git('config', 'user.signingKey', `${a.home}/absent_key`), 'ssh-keygen could not sign the approval'],
     ];
@@ -184,7 +184,7 @@ Signing('a key:: public key signs through ssh-agent, as git takes it; the signat
 );
 
 const Page = suite<Ctx>('the review page signs as shadow.signApprovals says');
-Page.before.each((c) => setUp(c, { 'shadow.signApprovals': 'true' }));
+Page.before.each((c) => setUp(c, { 'shadow.signApprovals': 'true', 'gpg.format': 'ssh' }));
 Page.after.each((c) => tearDown(c));
 
 Page('with shadow.signApprovals and no signing key, a decision on the page is SIGNING_FAILED (422) and nothing is recorded', async (c) => {

@@ -40,9 +40,10 @@ export interface ReviewCalls {
   review(options?: DraftOption): Promise<ReviewReport>;
 
   /**
-   * Approve. `sign` (default `shadow.signApprovals`) signs the decision with
-   * the person's ssh key (git's `user.signingKey`), so that it counts in
-   * other clones whose `gpg.ssh.allowedSignersFile` lists the key; unsigned,
+   * Approve. `sign` (default `shadow.signApprovals`) signs the decision as
+   * git signs a commit (`gpg.format` ssh or openpgp, `user.signingKey`), so
+   * that it counts in other clones where `git verify-commit` would accept
+   * the key (`gpg.ssh.allowedSignersFile`; gpg's keyring); unsigned,
    * it counts in this repository only. `expect`: the review fingerprint the
    * person saw (`review_fingerprint`); when the draft is no longer in that
    * state, STALE_REVIEW and nothing is recorded.

@@ -1,131 +1,49 @@
 /**
- * Signed approvals, through git's own signing configuration: a decision is
- * signed as git signs a commit with `gpg.format ssh`, by
- * `ssh-keygen -Y sign -n shadow-approval -f <user.signingKey>` over the
- * decision's text (approval-key.ts `decisionText`, the draft's name
- * included), and verified as `git verify-commit` verifies one: the
- * principals `gpg.ssh.allowedSignersFile` lists for the key
- * (`ssh-keygen -Y find-principals`), then `ssh-keygen -Y verify` for each,
- * at the current time, so an allowed-signers line whose `valid-before` has
- * passed no longer vouches for anything. The namespace keeps a commit's or
- * a file's signature from passing for an approval's.
+ * Signed approvals, through git's own signing configuration: a decision's
+ * text (approval-key.ts `decisionText`, the draft's name included) is
+ * signed as git signs a commit under `gpg.format`, and verified as `git
+ * verify-commit` verifies one:
  *
- * Only ssh signatures: `gpg.format` openpgp or x509 cannot sign an approval
- * (SIGNING_FAILED), and a decision signed otherwise does not verify here.
+ * - `ssh`: ssh-keygen, against `gpg.ssh.allowedSignersFile` (approval-ssh.ts);
+ * - `openpgp` (git's default): gpg, against the person's keyring and
+ *   `gpg.minTrustLevel` (approval-openpgp.ts);
+ * - `x509` (gpgsm) cannot sign an approval (SIGNING_FAILED), and a decision
+ *   signed so does not verify here.
  */
-import { ShadowError } from '../errors.js';
-import type { GitRun } from '../context.js';
-import { ensureDir, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
 import type { Workspace } from '../drafts/workspace.js';
+import { signOpenpgp, verifyOpenpgp } from './approval-openpgp.js';
+import { signSsh, verifySsh } from './approval-ssh.js';
+import { signingFailed, type SignatureVerdict } from './signing-programs.js';
 
-/** The ssh signature namespace of an approval. */
-export const APPROVAL_NAMESPACE = 'shadow-approval';
+/** The formats an approval can be signed in. */
+export type SignatureFormat = 'ssh' | 'openpgp';
 
 /** A decision's signature, as the ledger keeps it (`data.signature`). */
 export interface DecisionSignature {
-  format: 'ssh';
+  format: SignatureFormat;
   /** The draft's name where it was signed (part of the signed text). */
   draft: string;
-  /** The armored `-----BEGIN SSH SIGNATURE-----` block. */
+  /** The armored `-----BEGIN SSH SIGNATURE-----` or `-----BEGIN PGP SIGNATURE-----` block. */
   signature: string;
 }
 
-/** What checking a signature found: the allowed signer's principal, or why it does not count. */
-export type SignatureVerdict = { ok: true; principal: string } | { ok: false; why: string };
-
-function homePath(ws: Workspace, path: string): string {
-  const home = ws.ctx.env.HOME;
-  return path.startsWith('~/') && home ? `${home}${path.slice(1)}` : path;
-}
-
-function cwdOf(ws: Workspace): string {
-  return ws.repo.layout.worktree ?? ws.repo.layout.gitdir;
-}
-
-/** Run `gpg.ssh.program` (default ssh-keygen); undefined when no program can be run here. */
-function runSsh(ws: Workspace, args: readonly string[], input?: Buffer): GitRun | undefined {
-  const runner = ws.ctx.programs;
-  if (!runner) return undefined;
-  const program = ws.repo.config.get('gpg.ssh.program') ?? 'ssh-keygen';
-  return runner.run(program, args, { cwd: cwdOf(ws), env: ws.ctx.env, input });
-}
-
-/** A temporary file under shadow's directory holding `text`, removed by `use`'s end. */
-function withTempFile<T>(ws: Workspace, suffix: string, text: string, use: (path: string) => T): T {
-  const dir = `${ws.repo.shadowDir}/tmp`;
-  ensureDir(ws.ctx.fs, dir, false);
-  const path = `${dir}/approval-${ws.ctx.ids.token()}${suffix}`;
-  writeFileAtomic(ws.ctx.fs, path, text, { token: ws.ctx.ids.token(), durable: false, mode: 0o600 });
-  try {
-    return use(path);
-  } finally {
-    tryUnlink(ws.ctx.fs, path);
-  }
-}
-
-function signingFailed(message: string, hint: string, data: Record<string, unknown> = {}): ShadowError {
-  return new ShadowError('SIGNING_FAILED', `${message}: nothing was recorded`, { hint, data });
-}
-
-/**
- * Sign `text` with the person's ssh key (`user.signingKey`: a key file, or
- * `key::<public key>` / a literal `ssh-…` public key whose private half is
- * in the ssh agent, as git takes it). SIGNING_FAILED when it cannot.
- */
-export function signDecisionText(ws: Workspace, text: string): string {
+/** Sign `text` as git would sign a commit here (`gpg.format`); SIGNING_FAILED when it cannot. */
+export function signDecisionText(ws: Workspace, text: string): Pick<DecisionSignature, 'format' | 'signature'> {
   const format = ws.repo.config.get('gpg.format') ?? 'openpgp';
-  if (format !== 'ssh') {
-    throw signingFailed(
-      `approvals are signed with ssh keys, and gpg.format is ${format}`,
-      'git config gpg.format ssh, and git config user.signingKey <your ssh key> (as for signing commits with ssh)',
-      { format },
-    );
-  }
-  const key = ws.repo.config.get('user.signingkey');
-  if (key === undefined || key.trim() === '') {
-    throw signingFailed(
-      'no user.signingKey is configured to sign the approval with',
-      'git config user.signingKey ~/.ssh/id_ed25519.pub (a key whose private half is on this machine or in ssh-agent)',
-    );
-  }
-  if (!ws.ctx.programs) throw signingFailed('ssh-keygen cannot be run here', 'run shadow where ssh-keygen is on the PATH');
-  const literal = key.startsWith('key::') ? key.slice('key::'.length) : key.startsWith('ssh-') ? key : undefined;
-  const sign = (file: string): GitRun =>
-    runSsh(ws, ['-Y', 'sign', '-n', APPROVAL_NAMESPACE, '-f', file], Buffer.from(text, 'utf8'))!;
-  const r = literal !== undefined ? withTempFile(ws, '.pub', `${literal}\n`, sign) : sign(homePath(ws, key));
-  const signature = r.stdout.toString('utf8');
-  if (r.status !== 0 || !signature.includes('-----BEGIN SSH SIGNATURE-----')) {
-    const says = r.stderr.trim().split('\n').slice(-2).join(' / ');
-    throw signingFailed(
-      `ssh-keygen could not sign the approval with ${key}${says ? `: ${says}` : ''}`,
-      'check user.signingKey (the key file, or ssh-agent holding its private half) and gpg.ssh.program',
-      { key, status: r.status },
-    );
-  }
-  return signature;
+  if (format === 'ssh') return { format, signature: signSsh(ws, text) };
+  if (format === 'openpgp') return { format, signature: signOpenpgp(ws, text) };
+  throw signingFailed(
+    `approvals are signed with ssh or openpgp keys, and gpg.format is ${format}`,
+    'git config gpg.format openpgp (a gpg key), or gpg.format ssh with user.signingKey <your ssh key>',
+    { format },
+  );
 }
 
-/** Check `signature` over `text` against the person's `gpg.ssh.allowedSignersFile`. */
-export function verifyDecisionSignature(ws: Workspace, text: string, signature: string): SignatureVerdict {
-  const configured = ws.repo.config.get('gpg.ssh.allowedsignersfile');
-  if (configured === undefined || configured === '') {
-    return { ok: false, why: 'signed, but no gpg.ssh.allowedSignersFile is configured here to check it against' };
-  }
-  if (!ws.ctx.programs) return { ok: false, why: 'signed, but ssh-keygen cannot be run here to check it' };
-  const allowed = homePath(ws, configured);
-  return withTempFile(ws, '.sig', signature, (sig) => {
-    const found = runSsh(ws, ['-Y', 'find-principals', '-s', sig, '-f', allowed])!;
-    const listed = found.status === 0 ? found.stdout.toString('utf8').split('\n') : [];
-    const principals = listed.map((l) => l.trim()).filter((l) => l !== '');
-    if (principals.length === 0) {
-      return { ok: false, why: `signed by a key that ${configured} does not list (or no longer allows)` };
-    }
-    for (const principal of principals) {
-      const args = ['-Y', 'verify', '-f', allowed, '-I', principal, '-n', APPROVAL_NAMESPACE, '-s', sig];
-      const r = runSsh(ws, args, Buffer.from(text, 'utf8'))!;
-      if (r.status === 0) return { ok: true, principal };
-    }
-    const who = principals.join(', ');
-    return { ok: false, why: `the signature of ${who} does not verify over this decision (it was made over another, or that key is no longer allowed)` };
-  });
+/** Check `signature` over `text` with what this repository's person trusts for its format. */
+export function verifyDecisionSignature(
+  ws: Workspace,
+  text: string,
+  { format, signature }: Pick<DecisionSignature, 'format' | 'signature'>,
+): SignatureVerdict {
+  return format === 'openpgp' ? verifyOpenpgp(ws, text, signature) : verifySsh(ws, text, signature);
 }

@@ -6,8 +6,9 @@
  *
  * - it was made in this repository: its MAC verifies under this
  *   repository's approval key, which never leaves it (approval-key.ts); or
- * - it is signed by a key the person trusts: its ssh signature verifies
- *   against `gpg.ssh.allowedSignersFile` (approval-signatures.ts).
+ * - it is signed by a key the person trusts, as git would verify a commit
+ *   signed with it: an ssh signature against `gpg.ssh.allowedSignersFile`,
+ *   an openpgp one with gpg's keyring (approval-signatures.ts).
  *
  * Anything else (an approval made on another machine and joined by a pull,
  * a ledger copied by `draft new --from` or `apply --draft origin/<d>`, a
@@ -39,8 +40,9 @@ export function fieldsOf(e: LedgerEvent): DecisionFields {
 export function signatureOf(e: LedgerEvent): DecisionSignature | undefined {
   const sig = e.data.signature as Partial<DecisionSignature> | undefined;
   if (sig === null || typeof sig !== 'object') return undefined;
-  if (sig.format !== 'ssh' || typeof sig.draft !== 'string' || typeof sig.signature !== 'string') return undefined;
-  return { format: 'ssh', draft: sig.draft, signature: sig.signature };
+  if (sig.format !== 'ssh' && sig.format !== 'openpgp') return undefined;
+  if (typeof sig.draft !== 'string' || typeof sig.signature !== 'string') return undefined;
+  return { format: sig.format, draft: sig.draft, signature: sig.signature };
 }
 
 /** Why an unsigned decision without a valid MAC does not count (pure). */
@@ -67,7 +69,7 @@ export function decisionTrust(ws: Workspace): TrustOf {
     } else {
       const sig = signatureOf(e);
       if (sig) {
-        const v = verifyDecisionSignature(ws, decisionText({ ...fields, draft: sig.draft }), sig.signature);
+        const v = verifyDecisionSignature(ws, decisionText({ ...fields, draft: sig.draft }), sig);
         trust = v.ok ? { counts: true, verified: 'signed', principal: v.principal } : { counts: false, why: v.why };
       } else {
         trust = { counts: false, why: unverifiedWhy(e) };

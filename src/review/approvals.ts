@@ -50,13 +50,14 @@ export interface ApprovalState extends RequiredApproval, DecisionOrigin {
   decision_reason?: string;
   /**
    * How the decision that counts was established: `here` (made in this
-   * repository) or `signed` (by a key of gpg.ssh.allowedSignersFile). Absent
+   * repository) or `signed` (by a key of gpg.ssh.allowedSignersFile, or of
+   * gpg's keyring for an openpgp signature). Absent
    * on a deny from elsewhere, which counts unverified.
    */
   verified?: 'here' | 'signed';
-  /** For a `signed` decision: the principal allowed signers name for the key. */
+  /** For a `signed` decision: the principal allowed signers name for the key, or the uid of gpg's GOODSIG. */
   verified_by?: string;
-  /** The decision carries an ssh signature. */
+  /** The decision carries a signature (ssh or openpgp). */
   signed?: boolean;
   /** Approves the ledger holds that do not count here (made elsewhere, unsigned or not verified). */
   unverified?: UnverifiedDecision[];
@@ -164,7 +165,7 @@ export async function gateApply(ws: Workspace, review: Review, actor: string, lo
   return pending;
 }
 
-/** How a decision is recorded: `sign` (default `shadow.signApprovals`) signs it with the person's ssh key. */
+/** How a decision is recorded: `sign` (default `shadow.signApprovals`) signs it with the person's key, as git signs commits (`gpg.format`). */
 export interface DecideOptions {
   sign?: boolean;
 }
@@ -229,8 +230,8 @@ export async function decide(
   const ts = new Date(ws.ctx.clock.now()).toISOString();
   const fields: DecisionFields = { id, kind: current.kind, fingerprint: current.fingerprint, decision, actor, identity: data.identity as string, ts };
   if (options.sign ?? ws.repo.config.getBool('shadow.signapprovals') ?? false) {
-    const signature = signDecisionText(ws, decisionText({ ...fields, draft: draftName }));
-    data.signature = { format: 'ssh', draft: draftName, signature } satisfies DecisionSignature;
+    const { format, signature } = signDecisionText(ws, decisionText({ ...fields, draft: draftName }));
+    data.signature = { format, draft: draftName, signature } satisfies DecisionSignature;
   }
   data.mac = decisionMac(ensureApprovalKey(ws), fields);
   const decided = { type: 'approval/decision', draft: draftName, actor, data, ts };
