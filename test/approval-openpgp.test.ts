@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { approveAll, assertPending, ledgerOf, ok, rewriteLedger, riskyDraft } from './helpers/approval-ledgers.js';
+import { approveAll, assertPending, assertSigningFails, ledgerOf, ok, rewriteLedger, riskyDraft } from './helpers/approval-ledgers.js';
 import { deleteKey, gpgAt, gpgHome, gpgKey, importKey, importRevocation, stopAgents } from './helpers/gpg-keys.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { bareRemote } from './helpers/remotes.js';
@@ -161,7 +161,6 @@ Signing('an approval gpg cannot sign is SIGNING_FAILED with nothing recorded: no
       gpgHome(a);
       await riskyDraft(a, 'ci');
       const id = JSON.parse(ok(a.shadow(['review', 'ci', '--json']))).approvals[0].id;
-      const ledger = a.read(ledgerOf('ci'));
       const silent = join(a.home, 'gpg-silent');
       // Exits 0 with a "signature", but gpg's SIG_CREATED status line is missing: git refuses that too.
       writeFileSync(silent, '#!/bin/sh\ncat >/dev/null\necho "-----BEGIN PGP SIGNATURE-----"\nexit 0\n', { mode: 0o755 });
@@ -171,16 +170,7 @@ Signing('an approval gpg cannot sign is SIGNING_FAILED with nothing recorded: no
         ['no SIG_CREATED', () => a.git('config', 'gpg.program', silent), 'gpg-silent could not sign the approval'],
         ['x509', () => a.git('config', 'gpg.format', 'x509'), 'gpg.format is x509'],
       ];
-      for (const [name, setUp, message] of variants) {
-        setUp();
-        const r = a.shadow(['approve', id, '--draft', 'ci', '--sign', '--json']);
-        assert.is(r.status, 1, name);
-        assert.is(r.json().error.code, 'SIGNING_FAILED', name);
-        assert.match(r.json().error.message, message, name);
-        assert.ok(r.json().error.hint, name);
-        assert.is(a.read(ledgerOf('ci')), ledger, name);
-        assert.is(a.exists('.git/shadow/approval.key'), false, name);
-      }
+      assertSigningFails(a, 'ci', id, variants);
     } finally {
       stopAgents([a]);
     }

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allowSigners, approveAll, assertPending, ledgerOf, ok, rewriteLedger, riskyDraft, signWith, sshKey } from './helpers/approval-ledgers.js';
+import { allowSigners, approveAll, assertPending, assertSigningFails, ledgerOf, ok, rewriteLedger, riskyDraft, signWith, sshKey } from './helpers/approval-ledgers.js';
 import { decisionText } from '../src/review/approval-key.js';
 import { bareRemote } from './helpers/remotes.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -121,22 +121,12 @@ Signing('an approval that cannot be signed is refused with SIGNING_FAILED and no
   withRemote(bareRemote, async ({ a }) => {
     await riskyDraft(a, 'ci');
     const id = JSON.parse(ok(a.shadow(['review', 'ci', '--json']))).approvals[0].id;
-    const ledger = a.read(ledgerOf('ci'));
     const variants: Array<[string, () => void, string]> = [
       ['x509', () => a.git('config', 'gpg.format', 'x509'), 'gpg.format is x509'],
       ['no key', () => a.git('config', 'gpg.format', 'ssh'), 'no user.signingKey'],
       ['missing key', () => a.git('config', 'user.signingKey', `${a.home}/absent_key`), 'ssh-keygen could not sign the approval'],
     ];
-    for (const [name, setUp, message] of variants) {
-      setUp();
-      const r = a.shadow(['approve', id, '--draft', 'ci', '--sign', '--json']);
-      assert.is(r.status, 1, name);
-      assert.is(r.json().error.code, 'SIGNING_FAILED', name);
-      assert.match(r.json().error.message, message, name);
-      assert.ok(r.json().error.hint, name);
-      assert.is(a.read(ledgerOf('ci')), ledger, name);
-      assert.is(a.exists('.git/shadow/approval.key'), false, name);
-    }
+    assertSigningFails(a, 'ci', id, variants);
     // shadow.signApprovals asks for a signature without the flag; --no-sign goes without.
     a.git('config', 'shadow.signApprovals', 'true');
     assert.is(a.shadow(['approve', id, '--draft', 'ci', '--json']).json().error.code, 'SIGNING_FAILED');

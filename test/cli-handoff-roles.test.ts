@@ -1,10 +1,10 @@
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { connect as connectSocket } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
 import { runNode, type Run } from './helpers/run-node.js';
+import { askSocket } from './helpers/handoff-socket.js';
 import { connect as connectMcp } from './helpers/mcp-client.js';
 import { exited, serveChild } from './helpers/session-http.js';
 
@@ -92,21 +92,6 @@ Roles("the person's server (shadow serve) runs apply and unapply for a caller", 
 });
 
 /** One raw call on the socket at `sock`: what the server answered. */
-function ask(sock: string, line: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = connectSocket(sock);
-    let got = '';
-    s.setEncoding('utf8');
-    s.on('connect', () => s.write(`${line}\n`));
-    s.on('data', (d: string) => {
-      got += d;
-      if (d.includes('{"accepted":true}\n')) s.write('{"go":true}\n');
-    });
-    s.on('error', reject);
-    s.on('close', () => resolve(got));
-  });
-}
-
 Roles('a server runs a call only in its own repository: another one named by the cwd or by -C in any spelling is declined', async ({ repo }) => {
   const other = new DiskRepo({ 'o.txt': 'other\n' });
   const build = /BUILD_ID="([0-9a-f]{16})"/.exec(readFileSync(SHADOW_BIN, 'utf8'))![1]!;
@@ -117,19 +102,19 @@ Roles('a server runs a call only in its own repository: another one named by the
     const server = start === 'serve' ? await serveChild(repo) : undefined;
     try {
       const declined = /^\{"fallback":"another repository"\}\n$/;
-      assert.match(await ask(sock, request({ cwd: other.dir })), declined, `${start}: cwd`);
-      assert.match(await ask(sock, request({ args: ['-C', other.dir, 'status'] })), declined, `${start}: -C`);
+      assert.match(await askSocket(sock, request({ cwd: other.dir })), declined, `${start}: cwd`);
+      assert.match(await askSocket(sock, request({ args: ['-C', other.dir, 'status'] })), declined, `${start}: -C`);
       // Spellings of -C a caller does not read itself: declined, for one reason or another, never run.
       for (const args of [[`-C=${other.dir}`, 'status'], [`-C${other.dir}`, 'status'], ['--C', other.dir, 'status'], [`--C=${other.dir}`, 'status'], ['-C', repo.dir, '-C', other.dir, 'status']]) {
-        assert.match(await ask(sock, request({ args })), /^\{"fallback":"[^"]+"\}\n$/, `${start}: ${args.join(' ')}`);
+        assert.match(await askSocket(sock, request({ args })), /^\{"fallback":"[^"]+"\}\n$/, `${start}: ${args.join(' ')}`);
       }
       // A directory in no repository at all.
-      assert.match(await ask(sock, request({ cwd: repo.root })), declined, `${start}: outside`);
+      assert.match(await askSocket(sock, request({ cwd: repo.root })), declined, `${start}: outside`);
       // The control: its own repository, from a subdirectory or by -C.
-      assert.match(await ask(sock, request({ cwd: repo.path('src') })), /^\{"accepted":true\}\n[^]*"exit":0\}\n$/, start);
-      assert.match(await ask(sock, request({ cwd: other.dir, args: ['-C', repo.dir, 'status'] })), /^\{"accepted":true\}\n[^]*"exit":0\}\n$/, start);
+      assert.match(await askSocket(sock, request({ cwd: repo.path('src') })), /^\{"accepted":true\}\n[^]*"exit":0\}\n$/, start);
+      assert.match(await askSocket(sock, request({ cwd: other.dir, args: ['-C', repo.dir, 'status'] })), /^\{"accepted":true\}\n[^]*"exit":0\}\n$/, start);
       // The role is checked as well: an agent's server declines apply whatever the repository.
-      const apply = await ask(sock, request({ args: ['apply'] }));
+      const apply = await askSocket(sock, request({ args: ['apply'] }));
       if (start === 'mcp') assert.match(apply, /^\{"fallback":"a command an agent's server does not run for others"\}\n$/);
       else assert.match(apply, /^\{"accepted":true\}\n/);
     } finally {

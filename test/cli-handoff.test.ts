@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
 import { runNode, type Run } from './helpers/run-node.js';
+import { askSocket } from './helpers/handoff-socket.js';
 import { exited, serveChild, spawnShadow } from './helpers/session-http.js';
 
 /*
@@ -149,20 +150,7 @@ H('what is not a server of ours is never used: a plain file, SHADOW_HANDOFF=0, a
 
 H('the server declines another build, another protocol, a command it does not run and a malformed request: the caller runs it', async ({ repo }) => {
   const server = await serveChild(repo);
-  const ask = (line: string): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const s = connect(repo.path('.git/shadow/run/cli.sock'));
-      let got = '';
-      s.setEncoding('utf8');
-      s.on('connect', () => s.write(`${line}\n`));
-      s.on('data', (d: string) => {
-        got += d;
-        // Accepted: say go, as a caller does.
-        if (d.includes('{"accepted":true}\n')) s.write('{"go":true}\n');
-      });
-      s.on('error', reject);
-      s.on('close', () => resolve(got));
-    });
+  const ask = (line: string): Promise<string> => askSocket(repo.path('.git/shadow/run/cli.sock'), line);
   try {
     const request = (over: Record<string, unknown>): string => JSON.stringify({ v: 1, build: 'unbundled', args: ['status'], cwd: repo.dir, env: repo.env, umask: process.umask(), ...over });
     const build = /BUILD_ID="([0-9a-f]{16})"/.exec(readFileSync(SHADOW_BIN, 'utf8'))![1]!;

@@ -96,3 +96,21 @@ export function allowSigners(repo: DiskRepo, lines: string[]): void {
   writeFileSync(file, lines.map((l) => `${l}\n`).join(''));
   repo.git('config', 'gpg.ssh.allowedSignersFile', file);
 }
+
+/**
+ * Each variant's set-up makes `approve --sign` fail: SIGNING_FAILED with its
+ * message and a hint, the draft's ledger as it was, no approval key made.
+ */
+export function assertSigningFails(repo: DiskRepo, draft: string, id: string, variants: ReadonlyArray<readonly [string, () => unknown, RegExp | string]>): void {
+  const ledger = repo.read(ledgerOf(draft));
+  for (const [name, setUp, message] of variants) {
+    setUp();
+    const r = repo.shadow(['approve', id, '--draft', draft, '--sign', '--json']);
+    assert.is(r.status, 1, name);
+    assert.is(r.json().error.code, 'SIGNING_FAILED', name);
+    assert.match(r.json().error.message, message, name);
+    assert.ok(r.json().error.hint, name);
+    assert.is(repo.read(ledgerOf(draft)), ledger, name);
+    assert.is(repo.exists('.git/shadow/approval.key'), false, name);
+  }
+}
