@@ -25,9 +25,8 @@ export function viewFile(seen: Seen, rel: string, a: { path: string; view_range?
   let first = 1;
   let last = n;
   const range = a.view_range;
-  // An empty range is no range, as the reference's `if view_range:` reads it.
+  // Two integers, as the schema has it (an empty range is no range, as the reference's `if view_range:` reads it).
   if (range !== undefined && range.length > 0) {
-    if (range.length !== 2) throw badRange('Invalid `view_range`. It should be a list of two integers.', a.path, n);
     const [from, to] = range as [number, number];
     const head = `Invalid \`view_range\`: ${pyList(range)}.`;
     if (from < 1 || from > n) throw badRange(`${head} Its first element \`${from}\` should be within the range of lines of the file: ${pyList([1, n])}`, a.path, n);
