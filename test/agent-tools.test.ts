@@ -132,12 +132,12 @@ Profiles('parseProfiles: default shadow, comma lists, all, in a fixed order; an 
   }
 });
 
-Profiles('toolsFor: shadow\'s set unchanged by default; the editor; the filesystem server\'s names; all of them with read_file served once, as shadow\'s', () => {
+Profiles('toolsFor: shadow\'s set unchanged by default; the editor in both its names; the filesystem server\'s names; all of them with read_file served once, as shadow\'s', () => {
   assert.equal(toolsFor(['shadow']), offeredTools());
-  assert.equal(toolsFor(['anthropic']).map((t) => t.name), ['str_replace_based_edit_tool']);
+  assert.equal(toolsFor(['anthropic']).map((t) => t.name), ['str_replace_based_edit_tool', 'str_replace_editor']);
   assert.equal(toolsFor(['filesystem']).map((t) => t.name), FILESYSTEM_NAMES);
   const all = toolsFor(PROFILES, { allowApply: true });
-  assert.equal(all.map((t) => t.name), [...offeredTools({ allowApply: true }).map((t) => t.name), 'str_replace_based_edit_tool', ...FILESYSTEM_NAMES.filter((n) => n !== 'read_file')]);
+  assert.equal(all.map((t) => t.name), [...offeredTools({ allowApply: true }).map((t) => t.name), 'str_replace_based_edit_tool', 'str_replace_editor', ...FILESYSTEM_NAMES.filter((n) => n !== 'read_file')]);
   assert.is(all.find((t) => t.name === 'read_file')!.profile, undefined);
   assert.is(new Set(all.map((t) => t.name)).size, all.length);
 });
@@ -183,8 +183,10 @@ Profiles('the input schemas take what those clients send: Anthropic\'s editor co
     { command: 'str_replace', path: 'a.py', old_str: 'a', new_str: 'b' },
     { command: 'insert', path: 'a.py', insert_line: 0, insert_text: 'x' },
     { command: 'insert', path: 'a.py', insert_line: 3, new_str: 'x' },
-    { command: 'undo_edit', path: 'a.py' },
   ]) assert.ok(editor(args), `${JSON.stringify(args)}: ${JSON.stringify(editor.errors)}`);
+  // undo_edit is text_editor_20250124's (str_replace_editor); text_editor_20250728 has none.
+  assert.not.ok(editor({ command: 'undo_edit', path: 'a.py' }));
+  assert.ok(compiled.get('anthropic:str_replace_editor')!.input({ command: 'undo_edit', path: 'a.py' }));
   for (const args of [{ command: 'delete', path: 'a' }, { command: 'view' }, { command: 'view', path: 'a', view_range: [1] }, { command: 'insert', path: 'a', insert_line: -1, insert_text: 'x' }]) {
     assert.not.ok(editor(args), JSON.stringify(args));
   }
@@ -200,8 +202,11 @@ Profiles('the input schemas take what those clients send: Anthropic\'s editor co
 
 Profiles('formatTools anthropic: the editor as the API\'s own tool type (schema-less there), the others with their schemas', () => {
   const defs = formatTools('anthropic', toolsFor(['anthropic', 'filesystem'])) as any[];
-  assert.equal(defs[0], { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' });
-  assert.equal(Object.keys(defs[1]).sort(), ['description', 'input_schema', 'name']);
+  assert.equal(defs.slice(0, 2), [
+    { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' },
+    { type: 'text_editor_20250124', name: 'str_replace_editor' },
+  ]);
+  assert.equal(Object.keys(defs[2]).sort(), ['description', 'input_schema', 'name']);
 });
 
 Profiles.run();

@@ -35,7 +35,7 @@ Script('editor, apply_patch and filesystem tools with a retry, a stale edit and 
     assert.match((await ed({ command: 'view', path })).text, /twice/);
     assert.not.ok((await ed({ command: 'str_replace', path, old_str: 'x * 2', new_str: 'x + x' })).isError);
     assert.not.ok((await ed({ command: 'insert', path, insert_line: 1, insert_text: 'exports.thrice = (x) => x * 3;\n' })).isError);
-    assert.not.ok((await ed({ command: 'undo_edit', path })).isError);
+    assert.not.ok((await agent.call('str_replace_editor', { command: 'undo_edit', path })).isError);
     assert.is(repo.git('show', `${REF}:src/util.js`), 'exports.twice = (x) => x + x;\n');
 
     // One Codex patch over two files.

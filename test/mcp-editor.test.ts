@@ -51,21 +51,29 @@ const atTip = (repo: DiskRepo, path: string): string => showAll(repo, DRAFT, [pa
 /** The draft's batch commits, newest first (not the captures of working-tree state a first touch records). */
 const batchCommits = (repo: DiskRepo): Commit[] => commits(repo, `main..${DRAFT}`).filter((c) => c.trailers['Shadow-Batch'] !== undefined);
 
-Editor('tools/list: only the editor, as `shadow tools --tools anthropic` prints it; its schemas compile strictly; the instructions name it', async ({ repo, claude }) => {
+Editor('tools/list: the editor in both its names (str_replace_editor with undo_edit), as `shadow tools --tools anthropic` prints them; their schemas compile strictly; the instructions name them', async ({ repo, claude }) => {
   const listed = (await claude.client.listTools()).tools;
-  assert.equal(listed.map((t) => t.name), ['str_replace_based_edit_tool']);
+  assert.equal(listed.map((t) => t.name), ['str_replace_based_edit_tool', 'str_replace_editor']);
   const printed = repo.shadow(['tools', '--format', 'mcp', '--tools', 'anthropic']);
   assert.is(printed.status, 0, printed.stderr);
-  const [def] = printed.json() as any[];
-  const t = listed[0]!;
-  assert.equal({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations }, def);
+  const defs = printed.json() as any[];
   const ajv = new Ajv2020({ strict: true, allErrors: true });
-  ajv.compile(t.inputSchema);
-  ajv.compile(t.outputSchema!);
-  assert.equal([t.annotations?.readOnlyHint, t.annotations?.destructiveHint], [false, true]);
-  assert.match(claude.client.getInstructions() ?? '', /str_replace_based_edit_tool/);
+  for (const [i, t] of listed.entries()) {
+    assert.equal({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations }, defs[i]);
+    ajv.compile(t.inputSchema);
+    ajv.compile(t.outputSchema!);
+    assert.equal([t.annotations?.readOnlyHint, t.annotations?.destructiveHint], [false, true]);
+  }
+  assert.equal(listed.map((t) => (t.inputSchema.properties as any).command.enum), [
+    ['view', 'create', 'str_replace', 'insert'],
+    ['view', 'create', 'str_replace', 'insert', 'undo_edit'],
+  ]);
+  assert.match(claude.client.getInstructions() ?? '', /str_replace_based_edit_tool \(str_replace_editor/);
   const anthropic = repo.shadow(['tools', '--format', 'anthropic', '--tools', 'anthropic']).json();
-  assert.equal(anthropic, [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }]);
+  assert.equal(anthropic, [
+    { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' },
+    { type: 'text_editor_20250124', name: 'str_replace_editor' },
+  ]);
 });
 
 Editor('create, view, view_range, str_replace, insert, undo_edit: one commit per write by the client, the bytes native git reads, the working tree untouched', async ({ repo, claude, worktree }) => {
@@ -73,10 +81,10 @@ Editor('create, view, view_range, str_replace, insert, undo_edit: one commit per
   const created = ok(await ed(claude, { command: 'create', path: abs, file_text: 'def sieve(n):\n    return []\n' }));
   assert.equal(created.structured, { command: 'create', path: abs, draft: 'default', batch: 1, commit: repo.ref(DRAFT), oid: repo.git('rev-parse', `${DRAFT}:src/sieve.py`).trim() });
   const view = ok(await ed(claude, { command: 'view', path: `${repo.dir}/src/primes.py`, view_range: [1, 3] }));
-  assert.is(view.text, `Here's the result of running \`cat -n\` on ${repo.dir}/src/primes.py:\n     1\tdef is_prime(n):\n     2\t    if n < 2:\n     3\t        return False`);
-  assert.equal([view.structured!.start_line, view.structured!.end_line, view.structured!.total_lines], [1, 3, 7]);
+  assert.is(view.text, `Here's the result of running \`cat -n\` on ${repo.dir}/src/primes.py:\n     1\tdef is_prime(n):\n     2\t    if n < 2:\n     3\t        return False\n`);
+  assert.equal([view.structured!.start_line, view.structured!.end_line, view.structured!.total_lines], [1, 3, 8]);
   ok(await ed(claude, { command: 'str_replace', path: 'src/primes.py', old_str: '    for i in range(2, n):', new_str: '    for i in range(2, int(n ** 0.5) + 1):' }));
-  ok(await ed(claude, { command: 'insert', path: 'src/primes.py', insert_line: 0, insert_text: '"""Primes."""\n' }));
+  ok(await ed(claude, { command: 'insert', path: 'src/primes.py', insert_line: 0, insert_text: '"""Primes."""' }));
   const dir = ok(await ed(claude, { command: 'view', path: repo.dir }));
   assert.match(dir.text, new RegExp(`\n${repo.dir}/src/sieve\\.py\n`));
 
@@ -86,11 +94,11 @@ Editor('create, view, view_range, str_replace, insert, undo_edit: one commit per
   assert.is(atTip(repo, 'src/primes.py'), `"""Primes."""\n${primes}`);
   assert.is(atTip(repo, 'src/sieve.py'), 'def sieve(n):\n    return []\n');
 
-  const undo = ok(await ed(claude, { command: 'undo_edit', path: 'src/primes.py' }));
+  const undo = ok(await claude.call('str_replace_editor', { command: 'undo_edit', path: 'src/primes.py' }));
   assert.is(undo.structured!.undone, 3);
   assert.is(atTip(repo, 'src/primes.py'), primes);
   assert.match(batchCommits(repo)[0]!.subject, /^revert batch 3 /);
-  ok(await ed(claude, { command: 'undo_edit', path: 'src/primes.py' }));
+  ok(await claude.call('str_replace_editor', { command: 'undo_edit', path: 'src/primes.py' }));
   assert.is(atTip(repo, 'src/primes.py'), FILES['src/primes.py']);
   assert.is(batchCommits(repo).length, 5);
   assert.equal(treeHashes(repo.dir), worktree);

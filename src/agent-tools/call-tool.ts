@@ -32,12 +32,9 @@ export function draftForActor(actor: string): string {
   return refComponentProblem(name) === undefined ? name : 'agent-anonymous';
 }
 
-/** Older names a model may call a tool by (Claude 3.x's text editor), served under the current one. */
-const ALIASES: Record<string, string> = { str_replace_editor: 'str_replace_based_edit_tool' };
-
 function find(name: string, conn: ToolConnection): ToolDefinition {
   const tools = toolsFor(conn.profiles ?? ['shadow'], { allowApply: conn.allowApply });
-  const tool = tools.find((t) => t.name === name) ?? tools.find((t) => t.name === ALIASES[name]);
+  const tool = tools.find((t) => t.name === name);
   if (!tool) {
     const gated = name === 'apply' ? ' (apply is for the person: they review the draft and run `shadow apply`)' : '';
     throw new ShadowError('INVALID_ARGUMENT', `there is no tool "${name}"${gated}`, { hint: `the tools are: ${tools.map((t) => t.name).join(', ')}` });
@@ -211,6 +208,7 @@ export async function callTool(conn: ToolConnection, name: string, args: unknown
   try {
     const tool = find(name, conn);
     let input = unstring(args ?? {});
+    if (input !== null && typeof input === 'object' && !Array.isArray(input)) tool.before?.(input as Record<string, unknown>);
     // A batch is checked by the library itself, so its problems carry the batch codes (INVALID_BATCH).
     if (tool.name !== 'batch_write') input = validate(tool.input, input, 'INVALID_ARGUMENT', `the call of ${tool.name}`);
     return await HANDLERS_OF[tool.profile ?? 'shadow'][tool.name]!(conn, input as Record<string, unknown>);

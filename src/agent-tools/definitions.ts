@@ -34,6 +34,8 @@ export interface ToolDefinition {
   output?: JsonSchema;
   /** A tool the Anthropic API defines itself (schema-less there): its `type`, e.g. text_editor_20250728. */
   anthropicType?: string;
+  /** A check before the schema's, for a tool whose home answers some bad arguments in words of its own. */
+  before?: (args: Record<string, unknown>) => void;
 }
 
 const path = (): z.ZodMiniString<string> => z.string().check(z.minLength(1));

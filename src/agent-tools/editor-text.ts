@@ -1,19 +1,24 @@
 /**
- * The text work of the text editor tool, pure: lines as `cat -n` numbers
- * them, an insertion after a line, and the snippet an edit answers with.
- * Lines are what a model sees: split at \n, a file's last newline ending its
- * last line rather than starting an empty one.
+ * The text work of the text editor tool, pure, counted as Anthropic's
+ * reference implementation counts (computer-use-demo/computer_use_demo/
+ * tools/edit.py): a file's lines are its text split at \n, so a file ending
+ * in a newline has an empty last line, which a view numbers and insert_line
+ * may name. A \r stays in its line: line endings are kept as the file has
+ * them, where the reference reads with universal newlines and writes \n.
  */
 
-/** How many lines of context a snippet shows on each side of an edit (as Anthropic's reference implementation does). */
+/** How many lines of context a snippet shows on each side of an edit. */
 export const SNIPPET_LINES = 4;
 
-/** The file's lines, without their line ends' \n (a \r stays: CRLF files show as they are). */
+/** The reference's cut of a long answer (run.py's MAX_RESPONSE_LEN), in characters (code points). */
+export const MAX_RESPONSE_LEN = 16_000;
+export const TRUNCATED_MESSAGE =
+  '<response clipped><NOTE>To save on context only part of this file has been shown to you. You should retry this tool after you have searched ' +
+  'inside the file with `grep -n` in order to find the line numbers of what you are looking for.</NOTE>';
+
+/** The file's lines as the reference counts them: split at \n. */
 export function linesOf(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
+  return text.split('\n');
 }
 
 /** `cat -n`: the number right-aligned in 6 columns, a tab, the line. */
@@ -21,25 +26,37 @@ export function numberLines(lines: readonly string[], first: number): string {
   return lines.map((l, i) => `${String(first + i).padStart(6)}\t${l}`).join('\n');
 }
 
+/** `text` cut after `max` code points with the reference's note (its maybe_truncate); as it is when shorter. */
+export function maybeTruncate(text: string, max = MAX_RESPONSE_LEN): string {
+  if (text.length <= max) return text;
+  let at = 0;
+  for (let n = 0; n < max && at < text.length; n++) at += text.codePointAt(at)! > 0xffff ? 2 : 1;
+  return at >= text.length ? text : `${text.slice(0, at)}${TRUNCATED_MESSAGE}`;
+}
+
+/** The reference's `_make_output`: the header, the numbered lines of `content` (cut first when long), and a final newline. */
+export function catN(content: string, descriptor: string, first = 1): string {
+  return `Here's the result of running \`cat -n\` on ${descriptor}:\n${numberLines(linesOf(maybeTruncate(content)), first)}\n`;
+}
+
+/** A Python list of numbers as `str()` prints it: `[1, 2]`. */
+export const pyList = (xs: readonly number[]): string => `[${xs.join(', ')}]`;
+
 /**
- * `text` with `insert` placed after line `after` (0: before the first). The
- * inserted text becomes whole lines: a newline is added after it unless it
- * ends with one, and before it when it goes after a last line that has none.
- * In a file whose lines end in CRLF, its newlines become CRLF too.
+ * `text` with `insert` placed as lines before line `after` + 1, as the
+ * reference joins `lines[:after] + insert.split('\n') + lines[after:]` with
+ * \n. In a file whose lines end in CRLF, the line ends it adds are CRLF.
  */
 export function insertAfterLine(text: string, after: number, insert: string): string {
   const crlf = text.includes('\r\n') && !insert.includes('\r');
-  let body = crlf ? insert.replace(/\n/g, '\r\n') : insert;
   const nl = crlf ? '\r\n' : '\n';
   const lines = linesOf(text);
-  if (after >= lines.length) {
-    if (text !== '' && !text.endsWith('\n')) return `${text}${nl}${body}`;
-    return `${text}${body.endsWith('\n') || body === '' ? body : `${body}${nl}`}`;
-  }
-  let at = 0;
-  for (let i = 0; i < after; i++) at = text.indexOf('\n', at) + 1;
-  if (!body.endsWith('\n')) body += nl;
-  return text.slice(0, at) + body + text.slice(at);
+  const before = lines.slice(0, after);
+  const rest = lines.slice(after);
+  const last = before[before.length - 1];
+  // A line that kept its \r is ended by the \n the split took; any other by the file's line end.
+  const head = before.length === 0 ? '' : `${before.join('\n')}${last!.endsWith('\r') ? '\n' : nl}`;
+  return `${head}${insert.split('\n').join(nl)}${rest.length === 0 ? '' : `${nl}${rest.join('\n')}`}`;
 }
 
 /** Where `old` stands in `text` once, as the edit op finds it (exactly, or with LF read as the file's CRLF); -1 if not once. */
@@ -54,17 +71,27 @@ export function findOnce(text: string, old: string): { at: number; old: string }
   return { at: once(crlf), old: crlf };
 }
 
-/** 1-based line of character `index`. */
-export function lineOfIndex(text: string, index: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
-  return line;
+/** How many \n `text` holds (before `end`). */
+export function newlines(text: string, end = text.length): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
-/** Lines `from`..`to` of `text` (clamped), numbered. */
-export function snippet(text: string, from: number, to: number): string {
-  const lines = linesOf(text);
-  const first = Math.max(1, from);
-  const last = Math.min(lines.length, to);
-  return last < first ? '' : numberLines(lines.slice(first - 1, last), first);
+/** The reference's answer to "several matches": the 1-based lines that contain `old` whole (none when it spans lines). */
+export function linesContaining(text: string, old: string): number[] {
+  return linesOf(text).flatMap((l, i) => (l.includes(old) ? [i + 1] : []));
+}
+
+/**
+ * A path as the reference shows it (`str(Path(path))`): repeated slashes and
+ * `.` segments dropped, no final slash; `..` kept.
+ */
+export function shownPath(path: string): string {
+  const lead = !path.startsWith('/') ? '' : path.startsWith('//') && !path.startsWith('///') ? '//' : '/';
+  const body = path
+    .split('/')
+    .filter((s) => s !== '' && s !== '.')
+    .join('/');
+  return `${lead}${body}` || '.';
 }

@@ -1,21 +1,24 @@
-import { ShadowError, type ShadowErrorJSON } from '../errors.js';
+import { ShadowError } from '../errors.js';
 import { looksBinary } from '../core/content.js';
 import type { BatchResult, FileOperation, ViewFile } from '../index.js';
 import { viewDirectory, viewFile, type Seen } from './editor-view.js';
 import { undoEdit } from './editor-undo.js';
-import { findOnce, insertAfterLine, lineOfIndex, linesOf, snippet, SNIPPET_LINES } from './editor-text.js';
-import { errorText, failed, ok, type Handler, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
+import { catN, findOnce, insertAfterLine, linesOf, newlines, pyList, shownPath, SNIPPET_LINES } from './editor-text.js';
+import { alreadyExists, doesNotExist, editFailure, isADirectory, missingParameter } from './editor-errors.js';
+import { ok, type Handler, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
 import { repoPathOf } from './view-paths.js';
 
 /**
- * Anthropic's text editor tool on a draft. Every write is one batch (one
- * commit) on the connection's draft, sent with `expect`: the blob the agent
- * last saw of the file (by view, or by its own last write), else the one
- * this call read. So a file another agent or the person changed after the
- * agent looked at it is never overwritten: the edit fails with EXPECT_FAILED
- * and the agent views it again, as an editor reloads a file changed on disk.
- * The texts follow Anthropic's reference implementation (`cat -n` views,
- * snippets after an edit) with shadow's codes first.
+ * Anthropic's text editor tool on a draft, answering as the reference
+ * implementation does (computer-use-demo/computer_use_demo/tools/edit.py:
+ * its `cat -n` views and snippets, its texts for success and for every
+ * refusal, shadow's code first) except where docs/agents.md says why not.
+ * Every write is one batch (one commit) on the connection's draft, sent
+ * with `expect`: the blob the agent last saw of the file (by view, or by its
+ * own last write), else the one this call read. So a file another agent or
+ * the person changed after the agent looked at it is never overwritten: the
+ * edit fails with EXPECT_FAILED and the agent views it again, as an editor
+ * reloads a file changed on disk.
  */
 
 /** What each connection's agent last saw of each path (its "open buffers"): a blob id, or null when it changed under the agent's own write. */
@@ -38,22 +41,24 @@ interface Args {
 }
 
 function needs(a: Args, field: keyof Args): void {
-  if (a[field] === undefined) {
-    throw new ShadowError('INVALID_ARGUMENT', `parameter \`${field}\` is required for command: ${a.command}`, { hint: `send ${field} with the ${a.command} command`, data: { command: a.command } });
+  if (a[field] === undefined) throw missingParameter(field, a.command);
+}
+
+/** The path's file, checked as the reference checks a path first: it exists, and only view takes a directory. */
+async function existing(conn: ToolConnection, rel: string, a: Args): Promise<ViewFile> {
+  try {
+    return await conn.sh.cat(rel, { draft: conn.draft });
+  } catch (e) {
+    if (e instanceof ShadowError && e.code === 'NOT_FOUND') throw doesNotExist(a.path);
+    if (e instanceof ShadowError && e.code === 'IS_A_DIRECTORY' && a.command !== 'view') throw isADirectory(a.path);
+    throw e;
   }
 }
 
 /** A text file of the view: refused when it is a symlink or binary (the editor edits text). */
-async function readText(conn: ToolConnection, rel: string, shown: string): Promise<{ file: ViewFile; text: string }> {
-  let file: ViewFile;
-  try {
-    file = await conn.sh.cat(rel, { draft: conn.draft });
-  } catch (e) {
-    if (e instanceof ShadowError && e.code === 'NOT_FOUND') {
-      throw new ShadowError('NOT_FOUND', `the path ${shown} does not exist; please provide a valid path`, { hint: 'create it with the create command, or view its directory', data: { path: shown } });
-    }
-    throw e;
-  }
+async function readText(conn: ToolConnection, rel: string, a: Args): Promise<{ file: ViewFile; text: string }> {
+  const file = await existing(conn, rel, a);
+  const shown = a.path;
   if (file.type === 'symlink') throw new ShadowError('NOT_A_FILE', `${shown} is a symlink (to ${file.content.toString()})`, { hint: 'edit the file it points to', data: { path: shown } });
   if (looksBinary(file.content)) throw new ShadowError('INVALID_CONTENT', `${shown} is a binary file; the editor edits text`, { data: { path: shown } });
   return { file, text: file.content.toString('utf8') };
@@ -89,33 +94,7 @@ async function remember(conn: ToolConnection, rel: string, wrote: string | undef
   }
 }
 
-/** A failed batch of the editor, worded as Anthropic documents its errors, shadow's code first. */
-function editFailure(r: BatchResult, a: Args): ToolOutcome {
-  const e: ShadowErrorJSON = r.results.find((x) => x.error)?.error ?? r.error ?? { code: 'BATCH_FAILED', message: 'the edit failed' };
-  const data = (e.data ?? {}) as { closest?: Array<{ line: number; text: string; kind: string }>; lines?: number[]; matches?: number };
-  const nothing = 'No replacement was performed';
-  if (e.code === 'EDIT_NO_MATCH') {
-    const closest = (data.closest ?? []).map((c) => `${String(c.line).padStart(6)}\t${c.text}${c.kind === 'similar' ? '' : `   (differs in ${c.kind})`}`);
-    const text = `EDIT_NO_MATCH: ${nothing}: no match found for old_str in ${a.path}; it must appear verbatim, whitespace and line endings included. Please check your text and try again.` +
-      (closest.length > 0 ? `\nclosest lines:\n${closest.join('\n')}` : '') +
-      '\nhint: view the file (or the lines above with view_range) and copy old_str exactly';
-    return failed({ ...e, message: `no match found for old_str in ${a.path}`, hint: 'view the file and copy old_str exactly' }, text);
-  }
-  if (e.code === 'EDIT_AMBIGUOUS') {
-    const lines = data.lines ?? [];
-    const text = `EDIT_AMBIGUOUS: ${nothing}: found ${data.matches ?? lines.length} matches for old_str in ${a.path}, at lines ${lines.join(', ')}. Please provide more context to make a unique match.` +
-      '\nhint: include the lines around the one you mean in old_str (and in new_str)';
-    return failed({ ...e, message: `old_str occurs ${data.matches ?? lines.length} times in ${a.path} (lines ${lines.join(', ')})`, hint: 'include more surrounding lines in old_str' }, text);
-  }
-  if (e.code === 'EXPECT_FAILED') {
-    const message = `${a.path} changed since you last viewed it (another agent or the person wrote it); nothing was written, their change is kept`;
-    const hint = 'view the file again, then redo the edit on what it holds now';
-    return failed({ ...e, message, hint }, `EXPECT_FAILED: ${message}\nhint: ${hint}`);
-  }
-  return failed(e, `${errorText({ ...e, data: undefined })}\nNothing was written.`);
-}
-
-async function commit(conn: ToolConnection, a: Args, intent: string, op: FileOperation): Promise<BatchResult> {
+async function commit(conn: ToolConnection, intent: string, op: FileOperation): Promise<BatchResult> {
   return conn.sh.batch({ intent, operations: [op] }, { draft: conn.draft, actor: conn.actor });
 }
 
@@ -137,85 +116,75 @@ const written = (a: Args, r: BatchResult, extra: Record<string, unknown> = {}): 
   ...extra,
 });
 
+/** create makes a new file only: a path that exists, file or directory, is refused, as at home. */
 async function create(conn: ToolConnection, a: Args, rel: string): Promise<ToolOutcome> {
+  let exists = true;
+  try {
+    await conn.sh.cat(rel, { draft: conn.draft });
+  } catch (e) {
+    if (!(e instanceof ShadowError && (e.code === 'NOT_FOUND' || e.code === 'IS_A_DIRECTORY'))) throw e;
+    exists = e.code === 'IS_A_DIRECTORY';
+  }
+  if (exists) throw alreadyExists(a.path);
   needs(a, 'file_text');
   const text = a.file_text!;
-  const seen = seenOf(conn);
-  let current: ViewFile | undefined;
-  try {
-    current = await conn.sh.cat(rel, { draft: conn.draft });
-  } catch (e) {
-    if (!(e instanceof ShadowError && e.code === 'NOT_FOUND')) throw e;
-  }
-  let op: FileOperation;
-  if (current === undefined) {
-    // A create of an empty file has no hunk to carry: a plain write (the one create that could land on a file made meanwhile).
-    op = text === '' ? { operation: 'write', path: rel, content: '' } : { operation: 'patch', path: rel, diff: creatingDiff(rel, text) };
-  } else {
-    if (!seen.has(rel)) {
-      throw new ShadowError('ALREADY_EXISTS', `file already exists at ${a.path}; create does not overwrite a file you have not viewed`, {
-        hint: 'view it first (create may then replace it), or change it with str_replace or insert',
-        data: { path: a.path },
-      });
-    }
-    op = { operation: 'write', path: rel, content: text, expect: expected(seen, rel, a.path, current.oid) };
-  }
-  const r = await commit(conn, a, `create ${rel}`, op);
-  if (!r.success) return editFailure(r, a);
+  // A create of an empty file has no hunk to carry: a plain write (the one create that could land on a file made meanwhile).
+  const op: FileOperation = text === '' ? { operation: 'write', path: rel, content: '' } : { operation: 'patch', path: rel, diff: creatingDiff(rel, text) };
+  const r = await commit(conn, `create ${rel}`, op);
+  if (!r.success) return editFailure(r, a, '');
   const oid = await remember(conn, rel, text);
-  const verb = current === undefined ? 'created' : 'overwritten';
-  return ok(`File ${verb} successfully at: ${a.path} (batch ${r.batch ?? 'none: unchanged'} on draft ${r.draft})`, written(a, r, oid ? { oid } : {}));
+  return ok(`File created successfully at: ${a.path}`, written(a, r, oid ? { oid } : {}));
 }
 
 async function strReplace(conn: ToolConnection, a: Args, rel: string): Promise<ToolOutcome> {
+  const { file, text } = await readText(conn, rel, a);
   needs(a, 'old_str');
   const old = a.old_str!;
   const replacement = a.new_str ?? '';
   if (old === '') throw new ShadowError('INVALID_ARGUMENT', 'old_str is empty: there is nothing to find', { hint: 'give the exact text to replace; to add lines use insert' });
-  const { file, text } = await readText(conn, rel, a.path);
   const expect = expected(seenOf(conn), rel, a.path, file.oid);
-  const r = await commit(conn, a, `str_replace in ${rel}`, { operation: 'edit', path: rel, old_content: old, content: replacement, expect });
-  if (!r.success) return editFailure(r, a);
+  const r = await commit(conn, `str_replace in ${rel}`, { operation: 'edit', path: rel, old_content: old, content: replacement, expect });
+  if (!r.success) return editFailure(r, a, text);
   // The edit landed on the content read (expect held), so the result is that content with the one match replaced.
   const found = findOnce(text, old);
-  const crlf = found.old !== old;
-  const next = found.at === -1 ? undefined : text.slice(0, found.at) + (crlf ? replacement.replace(/\r?\n/g, '\r\n') : replacement) + text.slice(found.at + found.old.length);
+  const put = found.old !== old ? replacement.replace(/\r?\n/g, '\r\n') : replacement;
+  const next = found.at === -1 ? text : text.slice(0, found.at) + put + text.slice(found.at + found.old.length);
   const oid = await remember(conn, rel, next);
-  const line = found.at === -1 ? 1 : lineOfIndex(text, found.at);
-  const end = line + replacement.split('\n').length - 1;
-  const shown = next === undefined ? '' : snippet(next, line - SNIPPET_LINES, end + SNIPPET_LINES);
-  const head = r.unchanged ? `The file ${a.path} is unchanged: new_str is the same as old_str.` : `The file ${a.path} has been edited (batch ${r.batch} on draft ${r.draft}).`;
+  // The reference's snippet: from SNIPPET_LINES before the line the match began on to SNIPPET_LINES after the replacement's end.
+  const line = newlines(text, Math.max(found.at, 0));
+  const start = Math.max(0, line - SNIPPET_LINES);
+  const shown = linesOf(next).slice(start, line + SNIPPET_LINES + newlines(put) + 1).join('\n');
   return ok(
-    `${head} Here's the result of running \`cat -n\` on a snippet of ${a.path}:\n${shown}\nReview the changes and make sure they are as expected. Edit the file again if necessary.`,
+    `The file ${a.path} has been edited. ${catN(shown, `a snippet of ${a.path}`, start + 1)}Review the changes and make sure they are as expected. Edit the file again if necessary.`,
     written(a, r, oid ? { oid } : {}),
   );
 }
 
-async function insert(conn: ToolConnection, a: Args, rel: string): Promise<ToolOutcome> {
+async function insert(conn: ToolConnection, a: Args, rel: string, textField: 'insert_text' | 'new_str'): Promise<ToolOutcome> {
+  const { file, text } = await readText(conn, rel, a);
   needs(a, 'insert_line');
   if (a.insert_text !== undefined && a.new_str !== undefined && a.insert_text !== a.new_str) {
-    throw new ShadowError('INVALID_ARGUMENT', 'insert_text and new_str differ: send the text to insert once', { hint: 'send insert_text only' });
+    throw new ShadowError('INVALID_ARGUMENT', 'insert_text and new_str differ: send the text to insert once', { hint: `send ${textField} only` });
   }
   const inserted = a.insert_text ?? a.new_str;
-  if (inserted === undefined) needs(a, 'insert_text');
-  const { file, text } = await readText(conn, rel, a.path);
+  if (inserted === undefined) needs(a, textField);
   const n = linesOf(text).length;
   const after = a.insert_line!;
   if (after > n) {
-    throw new ShadowError('INVALID_ARGUMENT', `invalid \`insert_line\` parameter: ${after}; it should be within the range of lines of the file: [0, ${n}]`, {
+    throw new ShadowError('INVALID_ARGUMENT', `Invalid \`insert_line\` parameter: ${after}. It should be within the range of lines of the file: ${pyList([0, n])}`, {
       hint: 'view the file for its line numbers',
       data: { path: a.path, lines: n },
     });
   }
   const expect = expected(seenOf(conn), rel, a.path, file.oid);
   const next = insertAfterLine(text, after, inserted!);
-  const r = await commit(conn, a, `insert after line ${after} of ${rel}`, { operation: 'write', path: rel, content: next, expect });
-  if (!r.success) return editFailure(r, a);
+  const r = await commit(conn, `insert after line ${after} of ${rel}`, { operation: 'write', path: rel, content: next, expect });
+  if (!r.success) return editFailure(r, a, text);
   const oid = await remember(conn, rel, next);
-  const added = linesOf(inserted!).length || 1;
-  const shown = snippet(next, after + 1 - SNIPPET_LINES, after + added + SNIPPET_LINES);
+  const start = Math.max(0, after - SNIPPET_LINES);
+  const shown = linesOf(next).slice(start, after + linesOf(inserted!).length + SNIPPET_LINES).join('\n');
   return ok(
-    `The file ${a.path} has been edited (batch ${r.batch} on draft ${r.draft}). Here's the result of running \`cat -n\` on a snippet of the edited file:\n${shown}\nReview the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
+    `The file ${a.path} has been edited. ${catN(shown, 'a snippet of the edited file', start + 1)}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
     written(a, r, oid ? { oid } : {}),
   );
 }
@@ -224,35 +193,46 @@ async function view(conn: ToolConnection, a: Args, rel: string): Promise<ToolOut
   let isDir = rel === '';
   if (!isDir) {
     try {
-      const { file, text } = await readText(conn, rel, a.path);
+      const { file, text } = await readText(conn, rel, a);
       return viewFile(seenOf(conn), rel, a, file, text);
     } catch (e) {
       if (!(e instanceof ShadowError && e.code === 'IS_A_DIRECTORY')) throw e;
       isDir = true;
     }
   }
-  if (a.view_range !== undefined) {
-    throw new ShadowError('INVALID_ARGUMENT', 'the `view_range` parameter is not allowed when `path` points to a directory', { hint: 'view a file of it instead' });
+  if (a.view_range !== undefined && a.view_range.length > 0) {
+    throw new ShadowError('INVALID_ARGUMENT', 'The `view_range` parameter is not allowed when `path` points to a directory.', { hint: 'view a file of it instead' });
   }
   return viewDirectory(conn, rel, a);
 }
 
-const COMMANDS: Record<Args['command'], (conn: ToolConnection, a: Args, rel: string) => Promise<ToolOutcome>> = {
+async function undo(conn: ToolConnection, a: Args, rel: string): Promise<ToolOutcome> {
+  await existing(conn, rel, a);
+  const r = await undoEdit(conn, rel, a.path);
+  if (r.exists) await remember(conn, rel, undefined);
+  else seenOf(conn).delete(rel);
+  return r.outcome;
+}
+
+type Command = (conn: ToolConnection, a: Args, rel: string) => Promise<ToolOutcome>;
+
+/** Each name's commands (the schema and the definition's check have refused any other): insert's text named as that version names it. */
+const commandsOf = (textField: 'insert_text' | 'new_str'): Record<Args['command'], Command> => ({
   view,
   create,
   str_replace: strReplace,
-  insert,
-  undo_edit: async (conn, a, rel) => {
-    const r = await undoEdit(conn, rel, a.path);
-    if (r.exists) await remember(conn, rel, undefined);
-    else seenOf(conn).delete(rel);
-    return r.outcome;
-  },
+  insert: (conn, a, rel) => insert(conn, a, rel, textField),
+  undo_edit: undo,
+});
+
+const handler = (commands: Record<Args['command'], Command>): Handler => async (conn, args) => {
+  const given = args as unknown as Args;
+  // Every answer names the path as the reference's pathlib prints it.
+  const a = { ...given, path: shownPath(given.path) };
+  return commands[a.command](conn, a, repoPathOf(conn, given.path));
 };
 
 export const EDITOR_HANDLERS: Record<string, Handler> = {
-  str_replace_based_edit_tool: async (conn, args) => {
-    const a = args as unknown as Args;
-    return COMMANDS[a.command](conn, a, repoPathOf(conn, a.path));
-  },
+  str_replace_based_edit_tool: handler(commandsOf('insert_text')),
+  str_replace_editor: handler(commandsOf('new_str')),
 };

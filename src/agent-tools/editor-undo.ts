@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import type { LogEntry } from '../index.js';
-import { linesOf, numberLines } from './editor-text.js';
-import { cut, ok, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
+import { catN } from './editor-text.js';
+import { ok, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
 
 /**
  * The text editor's undo_edit on a draft: a revert (a new batch, `git
@@ -45,8 +45,8 @@ export async function undoEdit(conn: ToolConnection, rel: string, shown: string)
   const log = await conn.sh.log({ draft: conn.draft, limit: LOG_DEPTH });
   const last = lastEditOf(log, rel);
   if (!last) {
-    throw new ShadowError('NOTHING_TO_UNDO', `no edit history found for ${shown}: no batch of draft "${conn.draft}" still in effect changed it`, {
-      hint: 'the file is as the working tree has it; nothing of the draft is left to undo there',
+    throw new ShadowError('NOTHING_TO_UNDO', `No edit history found for ${shown}.`, {
+      hint: `no batch of draft "${conn.draft}" still in effect changed it: the file is as the working tree has it`,
       data: { path: shown },
     });
   }
@@ -75,10 +75,9 @@ export async function undoEdit(conn: ToolConnection, rel: string, shown: string)
     content = (await conn.sh.cat(rel, { draft: conn.draft })).content.toString('utf8');
   } catch (e) {
     if (e instanceof ShadowError && e.code === 'NOT_FOUND') {
-      return { exists: false, outcome: ok(`Last edit to ${shown} undone successfully (batch ${r.batch} reverts batch ${last.batch}): the file no longer exists, that edit created it.`, data) };
+      return { exists: false, outcome: ok(`Last edit to ${shown} undone successfully. The file no longer exists: that edit created it.`, data) };
     }
     throw e;
   }
-  const text = `Last edit to ${shown} undone successfully (batch ${r.batch} reverts batch ${last.batch}). Here's the result of running \`cat -n\` on ${shown}:\n${numberLines(linesOf(content), 1)}`;
-  return { exists: true, outcome: ok(cut(text, 'view a range of it with view_range'), data) };
+  return { exists: true, outcome: ok(`Last edit to ${shown} undone successfully. ${catN(content, shown)}`, data) };
 }

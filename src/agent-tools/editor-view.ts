@@ -1,96 +1,74 @@
 import { ShadowError } from '../errors.js';
 import type { ViewEntry, ViewFile } from '../index.js';
-import { linesOf } from './editor-text.js';
-import { MAX_TEXT, ok, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
+import { catN, linesOf, maybeTruncate, MAX_RESPONSE_LEN, pyList } from './editor-text.js';
+import { ok, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
 
 /**
- * The text editor's view command: a file as `cat -n` shows it, whole or a
- * range, or a directory two levels deep without hidden entries, worded as
- * Anthropic's reference implementation words them. Viewing a file is what
- * lets the agent's next edit of it go through: the blob it saw is
- * remembered, and the edit expects it.
+ * The text editor's view command, answered as Anthropic's reference
+ * implementation answers it: a file as `cat -n` shows it (its lines split at
+ * \n, numbered, a final newline), whole or a `view_range`, with the
+ * reference's range errors; a directory as its `find <path> -maxdepth 2 -not
+ * -path '*\/.*'` lists it. Viewing a file is what lets the agent's next edit
+ * of it go through: the blob it saw is remembered, and the edit expects it.
  */
 
 /** Per connection: the blob each path held when the agent last saw it (null: it changed under the agent's own write). */
 export type Seen = Map<string, string | null>;
 
-/** At most this many entries of a directory view. */
-const MAX_ENTRIES = 1000;
+function badRange(message: string, path: string, lines: number): ShadowError {
+  return new ShadowError('INVALID_ARGUMENT', message, { hint: 'lines are numbered from 1, as the whole view shows them; -1 as the second element reads to the end', data: { path, lines } });
+}
 
 export function viewFile(seen: Seen, rel: string, a: { path: string; view_range?: number[] }, file: ViewFile, text: string): ToolOutcome {
   const lines = linesOf(text);
   const n = lines.length;
   let first = 1;
   let last = n;
-  if (a.view_range !== undefined) {
-    const [from, to] = a.view_range as [number, number];
-    if (from < 1 || from > Math.max(n, 1)) {
-      throw new ShadowError('INVALID_ARGUMENT', `invalid \`view_range\` ${JSON.stringify(a.view_range)}: its first element ${from} should be within the range of lines of the file: [1, ${n}]`, {
-        hint: 'lines are numbered from 1; view the whole file to see how many there are',
-        data: { path: a.path, lines: n },
-      });
-    }
-    if (to !== -1 && to < from) {
-      throw new ShadowError('INVALID_ARGUMENT', `invalid \`view_range\` ${JSON.stringify(a.view_range)}: its second element ${to} should be -1 or at least its first ${from}`, {
-        hint: 'give [first, last] with last >= first, or -1 for the end',
-        data: { path: a.path, lines: n },
-      });
-    }
+  const range = a.view_range;
+  // Two integers, as the schema has it (an empty range is no range, as the reference's `if view_range:` reads it).
+  if (range !== undefined && range.length > 0) {
+    const [from, to] = range as [number, number];
+    const head = `Invalid \`view_range\`: ${pyList(range)}.`;
+    if (from < 1 || from > n) throw badRange(`${head} Its first element \`${from}\` should be within the range of lines of the file: ${pyList([1, n])}`, a.path, n);
+    if (to > n) throw badRange(`${head} Its second element \`${to}\` should be smaller than the number of lines in the file: \`${n}\``, a.path, n);
+    if (to !== -1 && to < from) throw badRange(`${head} Its second element \`${to}\` should be larger or equal than its first \`${from}\``, a.path, n);
     first = from;
-    // Past the end reads to the end, as `sed -n` would: the model learns the length from the header.
-    last = to === -1 ? n : Math.min(to, n);
+    last = to === -1 ? n : to;
   }
   seen.set(rel, file.oid);
-  const head = `Here's the result of running \`cat -n\` on ${a.path}:\n`;
-  if (n === 0) return ok(`${head}(the file is empty)`, { command: 'view', path: a.path, kind: 'file', content: '', total_lines: 0, oid: file.oid });
-  const shown: string[] = [];
-  let size = head.length;
-  let end = first - 1;
-  for (let i = first; i <= last; i++) {
-    const line = `${String(i).padStart(6)}\t${lines[i - 1]}`;
-    if (size + line.length + 1 > MAX_TEXT && shown.length > 0) break;
-    shown.push(line);
-    size += line.length + 1;
-    end = i;
-  }
-  const clipped =
-    end < last
-      ? `\n<response clipped><NOTE>To save on context only lines ${first}-${end} of ${n} were shown. View the rest with view_range [${end + 1}, -1], or a narrower range.</NOTE>`
-      : '';
-  return ok(`${head}${shown.join('\n')}${clipped}`, {
-    command: 'view',
-    path: a.path,
-    kind: 'file',
-    content: lines.slice(first - 1, end).join('\n'),
-    start_line: first,
-    end_line: end,
-    total_lines: n,
-    oid: file.oid,
-  });
+  const content = range !== undefined && range.length > 0 ? lines.slice(first - 1, last).join('\n') : text;
+  return ok(catN(content, a.path, first), { command: 'view', path: a.path, kind: 'file', content, start_line: first, end_line: last, total_lines: n, oid: file.oid });
 }
 
 const hidden = (e: ViewEntry): boolean => e.name.startsWith('.');
-const suffix = (e: ViewEntry): string => (e.type === 'dir' ? '/' : e.type === 'submodule' ? '  (submodule, not writable)' : e.type === 'symlink' ? '  (symlink)' : '');
 
+/**
+ * `find <path> -maxdepth 2 -not -path '*\/.*'`: the path as given, then
+ * each entry under it two levels deep, a directory followed by its own;
+ * ordered by name (find's order is the file system's, which none other
+ * shares), no hidden entry, and nothing at all when the path itself has a
+ * hidden component, as find's -path test has it.
+ */
 export async function viewDirectory(conn: ToolConnection, rel: string, a: { path: string }): Promise<ToolOutcome> {
-  const base = a.path.length > 1 ? a.path.replace(/\/+$/, '') : a.path;
-  const join = (name: string): string => (base === '/' ? `/${name}` : base === '.' || base === '' ? name : `${base}/${name}`);
-  const entries: string[] = [];
-  let clipped = false;
+  const root = a.path;
+  const join = (name: string): string => (root.endsWith('/') ? `${root}${name}` : `${root}/${name}`);
+  const listed: string[] = [];
+  let size = 0;
   const push = (line: string): boolean => {
-    if (entries.length >= MAX_ENTRIES) return (clipped = true), false;
-    entries.push(line);
-    return true;
+    listed.push(line);
+    size += line.length + 1;
+    return size <= MAX_RESPONSE_LEN;
   };
-  const top = (await conn.sh.ls(rel, { draft: conn.draft })).filter((e) => !hidden(e));
-  for (const e of top) {
-    if (!push(`${join(e.name)}${suffix(e)}`)) break;
-    if (e.type !== 'dir') continue;
-    const below = (await conn.sh.ls(rel === '' ? e.name : `${rel}/${e.name}`, { draft: conn.draft })).filter((c) => !hidden(c));
-    for (const c of below) if (!push(`${join(`${e.name}/${c.name}`)}${suffix(c)}`)) break;
-    if (clipped) break;
+  if (!/\/\./.test(root) && push(root)) {
+    const top = (await conn.sh.ls(rel, { draft: conn.draft })).filter((e) => !hidden(e));
+    for (const e of top) {
+      if (!push(join(e.name))) break;
+      if (e.type !== 'dir') continue;
+      const below = (await conn.sh.ls(rel === '' ? e.name : `${rel}/${e.name}`, { draft: conn.draft })).filter((c) => !hidden(c));
+      if (!below.every((c) => push(join(`${e.name}/${c.name}`)))) break;
+    }
   }
-  const note = clipped ? `\n<response clipped><NOTE>Only the first ${MAX_ENTRIES} entries are shown: view a subdirectory.</NOTE>` : '';
-  const text = `Here's the files and directories up to 2 levels deep in ${a.path}, excluding hidden items:\n${entries.join('\n') || '(empty)'}${note}`;
-  return ok(text, { command: 'view', path: a.path, kind: 'directory', entries });
+  const stdout = maybeTruncate(listed.length === 0 ? '' : `${listed.join('\n')}\n`);
+  const text = `Here's the files and directories up to 2 levels deep in ${root}, excluding hidden items:\n${stdout}\n`;
+  return ok(text, { command: 'view', path: root, kind: 'directory', entries: listed.slice(1) });
 }

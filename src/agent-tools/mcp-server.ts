@@ -45,7 +45,7 @@ const INSTRUCTIONS =
 /** What the instructions say of the borrowed shapes, when they are served. */
 const PROFILE_INSTRUCTIONS: Record<Exclude<Profile, 'shadow'>, string> = {
   anthropic:
-    'str_replace_based_edit_tool views and edits files of the draft as the text editor tool does; each change is one commit, ' +
+    'str_replace_based_edit_tool (str_replace_editor for text_editor_20250124, with undo_edit) views and edits files of the draft as the text editor tool does; each change is one commit, ' +
     'and an edit of a file that changed since you viewed it fails (EXPECT_FAILED) rather than overwrite that change.',
   filesystem:
     'The filesystem tools (read_text_file, write_file, edit_file, list_directory, search_files, ...) work on the draft: ' +
