@@ -55,8 +55,8 @@ Cli('from a file, in a subdirectory: the paths of the patch are relative to it; 
   repo.write('../fix.patch', '*** Begin Patch\n*** Update File: app.ts\n@@\n-export const app = 1\n+export const app = 3\n*** Add File: ../docs/new.md\n+new\n*** End Patch\n');
   const out = ok(repo.shadow(['apply-patch', join(repo.root, 'fix.patch'), '--json'], { cwd: repo.path('src') }), 'apply-patch <file> in src/');
   assert.equal(out.results[0].files, [
-    { path: 'src/app.ts', status: 'updated' },
-    { path: 'docs/new.md', status: 'created' },
+    { path: 'src/app.ts', status: 'updated', section: 'update' },
+    { path: 'docs/new.md', status: 'created', section: 'add' },
   ]);
   assert.is(repo.git('show', `${DRAFT}:src/app.ts`), 'export const app = 3\n');
   assert.is(repo.git('show', `${DRAFT}:docs/new.md`), 'new\n');

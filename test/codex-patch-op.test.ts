@@ -58,10 +58,10 @@ Op('one result for the op, naming its first file, with each file and what became
       success: true,
       status: 'updated',
       files: [
-        { path: 'new.txt', status: 'created' },
-        { path: 'README.md', status: 'updated' },
-        { path: 'docs/guide.md', status: 'deleted' },
-        { path: 'src/app.ts', status: 'renamed', to: 'lib/app.ts' },
+        { path: 'new.txt', status: 'created', section: 'add' },
+        { path: 'README.md', status: 'updated', section: 'update' },
+        { path: 'docs/guide.md', status: 'deleted', section: 'delete' },
+        { path: 'src/app.ts', status: 'renamed', to: 'lib/app.ts', section: 'update' },
       ],
     },
   ]);
