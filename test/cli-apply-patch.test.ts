@@ -84,4 +84,15 @@ Cli('bytes that are not UTF-8, and a path that leaves the repository: refused be
   assert.is(repo.ref(DRAFT), undefined);
 });
 
+Cli('a change that fits two places goes to the first, as under Codex, and the output says so; Add File over a file replaces it', ({ repo }) => {
+  repo.write('twice.txt', 'x\ny\nx\n');
+  const r = repo.shadow(['apply-patch', '-'], { input: '*** Begin Patch\n*** Update File: twice.txt\n@@\n-x\n+X\n*** Add File: old.txt\n+new\n*** End Patch\n' });
+  ok(r, 'apply-patch');
+  assert.match(r.stdout, /^note: twice\.txt: the change matched the first of 2 places \(lines 1, 3\)$/m);
+  assert.match(r.stdout, /^note: old\.txt: Add File replaced the file that was there$/m);
+  assert.is(repo.git('show', `${DRAFT}:twice.txt`), 'X\ny\nx\n');
+  assert.is(repo.git('show', `${DRAFT}:old.txt`), 'new\n');
+  assert.is(repo.read('twice.txt'), 'x\ny\nx\n', 'the working tree is untouched');
+});
+
 Cli.run();

@@ -215,6 +215,12 @@ Apply("CRLF files keep CRLF; mixed line ends stay where untouched; context lines
   assert.is(applied('a\nb\n', '@@', '-a', '-b', '+b', '+b', '+a'), 'b\nb\na\n');
 });
 
+Apply('deliberate difference: context lines matched by a fuzzy pass stay as the file has them (Codex writes the patch\'s text over them)', () => {
+  // Codex would leave 'a\nB\n': it replaces the whole matched region with the patch's lines.
+  assert.is(applied('a  \nb\n', '@@', ' a', '-b', '+B'), 'a  \nB\n');
+  assert.is(applied('    a\nb\n', '@@', ' a', '-b', '+B'), '    a\nB\n');
+});
+
 const ApplyErrors = suite('applyChunks: changes that do not fit');
 
 ApplyErrors('lines not in the file: PATCH_FAILED naming the change, the closest place and the file there', () => {
