@@ -95,7 +95,8 @@ function patchOutcome(r: BatchResult): ToolOutcome {
     return ok(`Success. Nothing to change: ${why}. Draft ${r.draft} at ${r.commit}.`);
   }
   const all = op?.files ?? [];
-  const section = (f: (typeof all)[number]): string => f.section ?? (f.status === 'created' ? 'add' : f.status === 'deleted' ? 'delete' : 'update');
+  const section = (f: (typeof all)[number]): string =>
+    f.section ?? (f.status === 'created' ? 'add' : f.status === 'deleted' ? 'delete' : 'update');
   const files = [
     ...all.filter((f) => section(f) === 'add').map((f) => `A ${f.path}`),
     ...all.filter((f) => section(f) === 'update').map((f) => `M ${f.to ?? f.path}`),

@@ -140,7 +140,8 @@ export function applyChunksNoted(text: string, chunks: readonly PatchChunk[], pa
   }
   out.push(...lines.slice(next));
   // Codex gives a last line without a line end one, in the file's style.
-  return { text: out.map((l) => l.text + (l.end === '' ? preferred : l.end)).join(''), notes: placementNotes(placed, chunks.length) };
+  const joined = out.map((l) => l.text + (l.end === '' ? preferred : l.end)).join('');
+  return { text: joined, notes: placementNotes(placed, chunks.length) };
 }
 
 /**
@@ -150,15 +151,20 @@ export function applyChunksNoted(text: string, chunks: readonly PatchChunk[], pa
  */
 function placementNotes(placed: readonly Placed[], of: number): string[] {
   const notes: string[] = [];
-  const taken = (p: Placed, start: number): boolean => placed.some((q) => q !== p && q.length > 0 && start < q.at + q.length && q.at < start + p.length);
+  const taken = (p: Placed, start: number): boolean =>
+    placed.some((q) => q !== p && q.length > 0 && start < q.at + q.length && q.at < start + p.length);
   for (const p of placed) {
     const change = of > 1 ? `change ${p.k + 1} of ${of}` : 'the change';
     const open = p.others.filter((start) => !taken(p, start));
     if (open.length > 0) {
       const more = p.others.length + 1 >= MAX_MATCHES ? ' or more' : '';
-      notes.push(`${change} matched the first of ${open.length + 1}${more} places (lines ${[p.at, ...open].map((i) => i + 1).join(', ')})`);
+      const lines = [p.at, ...open].map((i) => i + 1).join(', ');
+      notes.push(`${change} matched the first of ${open.length + 1}${more} places (lines ${lines})`);
     }
-    if (p.indentation) notes.push(`${change} matched only with leading indentation ignored (line ${p.at + 1}): its added lines keep the patch's indentation`);
+    if (p.indentation) {
+      const kept = "its added lines keep the patch's indentation";
+      notes.push(`${change} matched only with leading indentation ignored (line ${p.at + 1}): ${kept}`);
+    }
   }
   return notes;
 }
@@ -182,7 +188,8 @@ function contextMissing(text: string, cursor: number, w: Where, context: string)
   const after = cursor > 0 ? ` after line ${cursor}` : '';
   const numbers = /^-\d+(,\d+)? \+\d+(,\d+)? @@/.test(context);
   const codex = `Failed to find context '${context}' in ${w.path}`;
-  return new ShadowError('PATCH_FAILED', `${codex}\n${label(w)}: its @@ line "${clip(context, 80)}" is no line of the file${after}${closest}`, {
+  const own = `${label(w)}: its @@ line "${clip(context, 80)}" is no line of the file${after}${closest}`;
+  return new ShadowError('PATCH_FAILED', `${codex}\n${own}`, {
     hint: numbers
       ? 'in this format an @@ line names a line of the file (a def or class line above the change), not line numbers: write "@@ <that line>" or a bare "@@"'
       : 'the text after "@@ " must be a line of the file as it reads (a def or class line above the change), or leave it out ("@@")',
@@ -240,14 +247,23 @@ function whitespaceOnly(texts: readonly string[], old: readonly string[], from: 
 function linesMissing(text: string, texts: readonly string[], old: readonly string[], fresh: readonly string[], cursor: number, w: Where): ShadowError {
   const first = `(${`"${clip(old[0]!, 80)}"`}${old.length > 1 ? ` and ${old.length - 1} more line${old.length > 2 ? 's' : ''}` : ''})`;
   const codex = `Failed to find expected lines in ${w.path}:\n${w.chunk.oldLines.join('\n')}`;
-  const data: Record<string, unknown> = { file: w.path, change: w.k + 1, changes: w.of, patch_line: w.chunk.line, expected: old.slice(0, 20), codex };
+  const data: Record<string, unknown> = {
+    file: w.path,
+    change: w.k + 1,
+    changes: w.of,
+    patch_line: w.chunk.line,
+    expected: old.slice(0, 20),
+    codex,
+  };
   let detail: string;
   const best = bestPartial(texts, old, cursor);
   const before = best ? undefined : bestPartial(texts, old, 0);
   const near = best || before ? [] : nearMatches(text, old.join('\n'));
   const spaced = whitespaceOnly(texts, old, cursor);
   if (spaced !== undefined) {
-    detail = `; at line ${spaced + 1} they differ from the file only in whitespace inside the lines (Codex forgives whitespace at the ends of a line, indentation included, not inside it)`;
+    detail =
+      `; at line ${spaced + 1} they differ from the file only in whitespace inside the lines` +
+      ' (Codex forgives whitespace at the ends of a line, indentation included, not inside it)';
     data.closest = { line: spaced + 1, whitespace_only: true };
     data.file_lines = quoteLines(texts, spaced);
   } else if (best) {
@@ -267,7 +283,9 @@ function linesMissing(text: string, texts: readonly string[], old: readonly stri
   const inPlace = fresh.length > 0 && fresh.join('\n') !== old.join('\n') && seek(texts, fresh, 0, false, 1) !== undefined;
   data.in_place = inPlace;
   const already = inPlace ? '; the file already holds what this change makes' : '';
-  return new ShadowError('PATCH_FAILED', `${clip(codex, 2000)}\n${label(w)} does not apply: the lines it replaces ${first} are not in the file${cursor > 0 ? ` after line ${cursor}` : ''}${detail}${already}`, {
+  const where = cursor > 0 ? ` after line ${cursor}` : '';
+  const own = `${label(w)} does not apply: the lines it replaces ${first} are not in the file${where}`;
+  return new ShadowError('PATCH_FAILED', `${clip(codex, 2000)}\n${own}${detail}${already}`, {
     hint: inPlace ? 'the change is in the file already: drop it from the patch' : READ_AGAIN,
     data,
   });

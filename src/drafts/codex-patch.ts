@@ -72,12 +72,16 @@ export const CODEX_PARSE_TEXT = {
   last: "invalid patch: The last line of the patch must be '*** End Patch'",
   none: 'No files were modified.',
   header: (line: number, text: string) =>
-    `invalid hunk at line ${line}, '${text}' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'`,
-  emptyUpdate: (line: number, path: string) => `invalid hunk at line ${line}, Update file hunk for path '${path}' is empty`,
-  noAnchor: (line: number, text: string) => `invalid hunk at line ${line}, Expected update hunk to start with a @@ context marker, got: '${text}'`,
+    `invalid hunk at line ${line}, '${text}' is not a valid hunk header. ` +
+    "Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'",
+  emptyUpdate: (line: number, path: string) =>
+    `invalid hunk at line ${line}, Update file hunk for path '${path}' is empty`,
+  noAnchor: (line: number, text: string) =>
+    `invalid hunk at line ${line}, Expected update hunk to start with a @@ context marker, got: '${text}'`,
   noLines: (line: number) => `invalid hunk at line ${line}, Update hunk does not contain any lines`,
   badLine: (line: number, text: string) =>
-    `invalid hunk at line ${line}, Unexpected line found in update hunk: '${text}'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)`,
+    `invalid hunk at line ${line}, Unexpected line found in update hunk: '${text}'. ` +
+    "Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)",
 } as const;
 
 function invalid(message: string, line: number | undefined, hint = SHAPE_HINT, codex?: string): ShadowError {
@@ -114,10 +118,14 @@ const HEREDOC = /^(?:(?:apply_patch|applypatch)[ \t]+)?<<[ \t]*(?:'([A-Za-z_]\w*
 function envelope({ lines, first }: Lines): { from: number; to: number } {
   const strict = (a: number, b: number): { from: number; to: number } | ShadowError => {
     if (b <= a) return invalid('the patch is empty', undefined, SHAPE_HINT, CODEX_PARSE_TEXT.last);
-    if (trim(lines[a]!) !== BEGIN) return invalid(`the first line must be "${BEGIN}", not ${quote(lines[a]!)}`, first + a, SHAPE_HINT, CODEX_PARSE_TEXT.first);
+    if (trim(lines[a]!) !== BEGIN) {
+      const own = `the first line must be "${BEGIN}", not ${quote(lines[a]!)}`;
+      return invalid(own, first + a, SHAPE_HINT, CODEX_PARSE_TEXT.first);
+    }
     if (b - a < 2 || trim(lines[b - 1]!) !== END) {
       const hint = `end the patch with "${END}"; a patch without it may have been cut off: send it whole`;
-      return invalid(`the last line must be "${END}", not ${quote(lines[b - 1]!)}`, first + b - 1, hint, CODEX_PARSE_TEXT.last);
+      const own = `the last line must be "${END}", not ${quote(lines[b - 1]!)}`;
+      return invalid(own, first + b - 1, hint, CODEX_PARSE_TEXT.last);
     }
     return { from: a + 1, to: b - 1 };
   };
@@ -173,7 +181,8 @@ export function parseCodexPatch(text: string): PatchHunk[] {
     }
   }
   if (hunks.length === 0) {
-    throw invalid('the patch changes no file', undefined, `put at least one "${ADD}", "${UPDATE}" or "${DELETE}" section between the markers`, CODEX_PARSE_TEXT.none);
+    const hint = `put at least one "${ADD}", "${UPDATE}" or "${DELETE}" section between the markers`;
+    throw invalid('the patch changes no file', undefined, hint, CODEX_PARSE_TEXT.none);
   }
   return hunks;
 }
@@ -185,7 +194,14 @@ interface LineNumbers {
 }
 
 /** An update section from its header at `i`: pushed onto `hunks`; the index after it. */
-function parseUpdate(lines: string[], i: number, to: number, at: LineNumbers, path: string, hunks: PatchHunk[]): number {
+function parseUpdate(
+  lines: string[],
+  i: number,
+  to: number,
+  at: LineNumbers,
+  path: string,
+  hunks: PatchHunk[],
+): number {
   const lineNo = at.sent;
   const header = i;
   let j = i + 1;
@@ -204,7 +220,8 @@ function parseUpdate(lines: string[], i: number, to: number, at: LineNumbers, pa
   }
   if (chunks.length === 0) {
     const hint = 'follow it with an @@ line and the lines of the change (" " context, "-" removed, "+" added), or drop the section';
-    throw invalid(`"${UPDATE}${path}" has no change under it`, lineNo(header), hint, CODEX_PARSE_TEXT.emptyUpdate(at.codex(header), path));
+    const codex = CODEX_PARSE_TEXT.emptyUpdate(at.codex(header), path);
+    throw invalid(`"${UPDATE}${path}" has no change under it`, lineNo(header), hint, codex);
   }
   hunks.push(moveTo === undefined ? { type: 'update', path, chunks, line: lineNo(header) } : { type: 'update', path, moveTo, chunks, line: lineNo(header) });
   return j;
@@ -213,14 +230,23 @@ function parseUpdate(lines: string[], i: number, to: number, at: LineNumbers, pa
 const LINE_HINT = 'start every line of a change with " " (context, unchanged), "-" (removed) or "+" (added); an @@ line starts the next change';
 
 /** One change from line `i`: pushed onto `chunks`; the index after it. */
-function parseChunk(lines: string[], i: number, to: number, at: LineNumbers, path: string, chunks: PatchChunk[]): number {
+function parseChunk(
+  lines: string[],
+  i: number,
+  to: number,
+  at: LineNumbers,
+  path: string,
+  chunks: PatchChunk[],
+): number {
   const lineNo = at.sent;
   const start = i;
   const anchors: string[] = [];
   const isAnchor = (line: string): boolean => line === '@@' || line.startsWith('@@ ');
   if (!isAnchor(lines[i]!) && chunks.length > 0) {
     // Only the first change of a file may leave out its @@ line.
-    throw invalid(`expected an @@ line to start the next change of ${path}, got ${quote(lines[i]!)}`, lineNo(i), LINE_HINT, CODEX_PARSE_TEXT.noAnchor(at.codex(i), lines[i]!));
+    const codex = CODEX_PARSE_TEXT.noAnchor(at.codex(i), lines[i]!);
+    const own = `expected an @@ line to start the next change of ${path}, got ${quote(lines[i]!)}`;
+    throw invalid(own, lineNo(i), LINE_HINT, codex);
   }
   for (; i < to && isAnchor(lines[i]!); i++) if (lines[i] !== '@@') anchors.push(lines[i]!.slice(3));
   const chunk: PatchChunk = { anchors, oldLines: [], newLines: [], contextLines: [], endOfFile: false, line: lineNo(start) };
@@ -242,13 +268,15 @@ function parseChunk(lines: string[], i: number, to: number, at: LineNumbers, pat
     } else if (mark === '+') chunk.newLines.push(line.slice(1));
     else if (mark === '-') chunk.oldLines.push(line.slice(1));
     else if (taken === 0) {
-      throw invalid(`${quote(line)} is not a line of a change of ${path}`, lineNo(i), LINE_HINT, CODEX_PARSE_TEXT.badLine(at.codex(start) + 1, line));
+      const codex = CODEX_PARSE_TEXT.badLine(at.codex(start) + 1, line);
+      throw invalid(`${quote(line)} is not a line of a change of ${path}`, lineNo(i), LINE_HINT, codex);
     } else break; // The next change, or the next section.
     taken++;
   }
   if (taken === 0) {
     const codex = CODEX_PARSE_TEXT.noLines(at.codex(start) + 1);
-    throw invalid(`the change of ${path} at line ${lineNo(start)} has no line`, lineNo(Math.min(i, to - 1)), LINE_HINT, codex);
+    const own = `the change of ${path} at line ${lineNo(start)} has no line`;
+    throw invalid(own, lineNo(Math.min(i, to - 1)), LINE_HINT, codex);
   }
   chunks.push(chunk);
   return i;

@@ -45,7 +45,10 @@ function normalise(s: string): string {
 /** The four ways a line may match, strictest first (Codex's order). */
 const PASSES: ReadonlyArray<(s: string) => string> = [(s) => s, trimEnd, trim, normalise];
 
-/** How strictly a match was found: 0 exact, 1 but for trailing whitespace, 2 but for indentation too, 3 but for typography too. */
+/**
+ * How strictly a match was found: 0 exact, 1 but for trailing whitespace,
+ * 2 but for indentation too, 3 but for typography too.
+ */
 export type MatchPass = 0 | 1 | 2 | 3;
 
 function matchesAt(lines: readonly string[], pattern: readonly string[], at: number, form: (s: string) => string): boolean {

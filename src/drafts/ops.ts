@@ -96,7 +96,7 @@ export interface PatchFileResult {
   to?: string;
   /** The patch section that named it: `add`, `update` (also a move) or `delete`; Codex's answer groups files by it. */
   section?: 'add' | 'update' | 'delete';
-  /** How a change was placed when that is worth a look: the first of several places, indentation ignored, a file replaced. */
+  /** How a change was placed, when worth a look: the first of several places, indentation ignored, a file replaced. */
   notes?: string[];
 }
 

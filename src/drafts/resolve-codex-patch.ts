@@ -62,7 +62,8 @@ export function resolveApplyPatch(op: ApplyPatchOp, files: PatchFiles): PatchOut
   const status: OpStatus = done.length === 1 ? done[0]!.status : changed.length === 0 ? 'unchanged' : 'updated';
   const lines = done.map((f): OpLine => {
     const note = f.notes === undefined ? f.status : `${f.status}; ${f.notes.join('; ')}`;
-    return f.to === undefined ? { operation: 'apply_patch', path: f.path, note } : { operation: 'apply_patch', path: f.path, arg: f.to, note };
+    const line: OpLine = { operation: 'apply_patch', path: f.path, note };
+    return f.to === undefined ? line : { ...line, arg: f.to };
   });
   return { status, path: done[0]!.path, files: done, lines };
 }
@@ -122,7 +123,10 @@ function applyHunk(h: PatchHunk, files: PatchFiles): PatchFileResult {
       if (to !== path) {
         const target = files.get(to);
         if (target.kind === 'dir') {
-          throw new ShadowError('IS_A_DIRECTORY', `it moves to ${to}, which is a directory`, { hint: 'move it to a file path, not onto a directory', data: { to } });
+          throw new ShadowError('IS_A_DIRECTORY', `it moves to ${to}, which is a directory`, {
+            hint: 'move it to a file path, not onto a directory',
+            data: { to },
+          });
         }
         const replaced = target.kind === 'file' ? ['Move to replaced the file that was there'] : [];
         if (target.kind === 'file') notRegular(to, target.mode, 'Move to');
