@@ -11,7 +11,8 @@ import { clip, nearMatches } from './text-edit.js';
  * removes and adds are replaced, its context lines stay exactly as the file
  * has them (bytes and line end), new lines take the file's first line end
  * (LF in a file with none), and a last line without one gets one. A change
- * with no line to remove is added at the end of the file.
+ * with no line to remove is added at the end of the file, before a last
+ * empty line.
  *
  * A change whose lines fit several places from where its search starts
  * goes where Codex puts it, at the first. When nothing in the patch settles
@@ -96,7 +97,9 @@ export function applyChunksNoted(text: string, chunks: readonly PatchChunk[], pa
       cursor = found.at[0]! + 1;
     }
     if (chunk.oldLines.length === 0) {
-      replacements.push([texts.length, 0, chunk.newLines]);
+      // Codex adds it at the end of the file, before a last empty line if there is one.
+      const end = texts.length > 0 && texts[texts.length - 1] === '' ? texts.length - 1 : texts.length;
+      replacements.push([end, 0, chunk.newLines]);
       return;
     }
     let old = chunk.oldLines;
