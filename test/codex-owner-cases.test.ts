@@ -43,11 +43,14 @@ function asFiles(files: Record<string, Buffer | string>): Record<string, string>
   return out;
 }
 
-/** What Codex's text for a scenario's refusal is, where it has one shadow gives too. */
+/** Codex's text for a scenario's refusal (its lib.rs and parser.rs), which shadow's message starts with. */
 const CODEX_TEXT: Record<string, string> = {
   '005_rejects_empty_patch': 'No files were modified.',
   '006_rejects_missing_context': 'Failed to find expected lines in modify.txt:\nmissing',
+  '007_rejects_missing_file_delete': 'Failed to delete file missing.txt',
   '008_rejects_empty_update_hunk': "invalid hunk at line 2, Update file hunk for path 'foo.txt' is empty",
+  '009_requires_existing_file_for_update': 'Failed to read file to update missing.txt: No such file or directory (os error 2)',
+  '012_delete_directory_fails': 'Failed to delete file dir',
   '013_rejects_invalid_hunk_header':
     "invalid hunk at line 2, '*** Frobnicate File: foo' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'",
 };
@@ -69,6 +72,7 @@ for (const s of SCENARIOS) {
       // Codex: created.txt written, then the update of missing.txt fails. shadow: nothing.
       assert.is(r.r.ok, false);
       assert.is(problem!.code, 'NOT_FOUND');
+      assert.match(problem!.message, /^Failed to read file to update missing\.txt: No such file or directory \(os error 2\)\n/);
       assert.equal(state, asFiles(s.input));
       assert.not.equal(state, asFiles(s.expected));
       tally.differs++;

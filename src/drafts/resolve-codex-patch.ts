@@ -87,7 +87,9 @@ function resolveHunk(h: PatchHunk, files: PatchFiles): PatchFileResult {
   } catch (e) {
     // Errors of the change itself name the file already; the others get the section's header.
     if (!(e instanceof ShadowError) || e.data?.file !== undefined) throw e;
-    throw new ShadowError(e.code, `${VERB[h.type]} ${h.path} (patch line ${h.line}): ${e.message}`, {
+    // Codex's own text for the failure, where it has one, comes first.
+    const codex = typeof e.data?.codex === 'string' ? `${e.data.codex}\n` : '';
+    throw new ShadowError(e.code, `${codex}${VERB[h.type]} ${h.path} (patch line ${h.line}): ${e.message}`, {
       hint: e.hint,
       data: { ...e.data, file: h.path, patch_line: h.line },
     });
@@ -109,13 +111,29 @@ function applyHunk(h: PatchHunk, files: PatchFiles): PatchFileResult {
       return { path, status: 'created', section: 'add' };
     }
     case 'delete': {
-      if (current.kind === 'absent') throw new ShadowError('NOT_FOUND', `${path} does not exist`, { hint: 'nothing to delete: drop the section' });
-      if (current.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: 'Delete File removes one file: send one section per file' });
+      const codex = `Failed to delete file ${h.path}`;
+      if (current.kind === 'absent') {
+        throw new ShadowError('NOT_FOUND', `${path} does not exist`, {
+          hint: 'nothing to delete: drop the section',
+          data: { codex },
+        });
+      }
+      if (current.kind === 'dir') {
+        throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, {
+          hint: 'Delete File removes one file: send one section per file',
+          data: { codex },
+        });
+      }
       files.remove(path);
       return { path, status: 'deleted', section: 'delete' };
     }
     case 'update': {
-      if (current.kind === 'absent') throw new ShadowError('NOT_FOUND', `${path} does not exist`, { hint: `to create it, send "*** Add File: ${h.path}" with every line starting "+"` });
+      if (current.kind === 'absent') {
+        throw new ShadowError('NOT_FOUND', `${path} does not exist`, {
+          hint: `to create it, send "*** Add File: ${h.path}" with every line starting "+"`,
+          data: { codex: `Failed to read file to update ${h.path}: No such file or directory (os error 2)` },
+        });
+      }
       const { mode, text } = files.readText(path, current, 'Update File');
       const { text: next, notes } = applyChunksNoted(text, h.chunks, path);
       const noted = notes.length > 0 ? { notes } : {};
