@@ -55,8 +55,8 @@ Cli('from a file, in a subdirectory: the paths of the patch are relative to it; 
   repo.write('../fix.patch', '*** Begin Patch\n*** Update File: app.ts\n@@\n-export const app = 1\n+export const app = 3\n*** Add File: ../docs/new.md\n+new\n*** End Patch\n');
   const out = ok(repo.shadow(['apply-patch', join(repo.root, 'fix.patch'), '--json'], { cwd: repo.path('src') }), 'apply-patch <file> in src/');
   assert.equal(out.results[0].files, [
-    { path: 'src/app.ts', status: 'updated' },
-    { path: 'docs/new.md', status: 'created' },
+    { path: 'src/app.ts', status: 'updated', section: 'update' },
+    { path: 'docs/new.md', status: 'created', section: 'add' },
   ]);
   assert.is(repo.git('show', `${DRAFT}:src/app.ts`), 'export const app = 3\n');
   assert.is(repo.git('show', `${DRAFT}:docs/new.md`), 'new\n');
@@ -82,6 +82,17 @@ Cli('bytes that are not UTF-8, and a path that leaves the repository: refused be
   failsText(repo.shadow(['apply-patch'], { input: Buffer.from([0x2a, 0xff, 0x0a]) }), /^error: the patch is not UTF-8 text$/m, 'not UTF-8');
   failsJson(repo.shadow(['apply-patch', '--json'], { input: '*** Begin Patch\n*** Add File: ../../outside.txt\n+x\n*** End Patch\n', cwd: repo.path('src') }), 'INVALID_PATH', 'outside');
   assert.is(repo.ref(DRAFT), undefined);
+});
+
+Cli('a change that fits two places goes to the first, as under Codex, and the output says so; Add File over a file replaces it', ({ repo }) => {
+  repo.write('twice.txt', 'x\ny\nx\n');
+  const r = repo.shadow(['apply-patch', '-'], { input: '*** Begin Patch\n*** Update File: twice.txt\n@@\n-x\n+X\n*** Add File: old.txt\n+new\n*** End Patch\n' });
+  ok(r, 'apply-patch');
+  assert.match(r.stdout, /^note: twice\.txt: the change matched the first of 2 places \(lines 1, 3\)$/m);
+  assert.match(r.stdout, /^note: old\.txt: Add File replaced the file that was there$/m);
+  assert.is(repo.git('show', `${DRAFT}:twice.txt`), 'X\ny\nx\n');
+  assert.is(repo.git('show', `${DRAFT}:old.txt`), 'new\n');
+  assert.is(repo.read('twice.txt'), 'x\ny\nx\n', 'the working tree is untouched');
 });
 
 Cli.run();

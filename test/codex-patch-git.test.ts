@@ -100,7 +100,7 @@ for (const f of patchFixtures()) {
 
 const Captures = suite('apply_patch op: the working tree as the draft first sees it');
 
-Captures("the files a patch names are captured from the working tree first: it applies to the person's uncommitted text, and adds refuse their untracked files", async () => {
+Captures("the files a patch names are captured from the working tree first: it applies to the person's uncommitted text, and an add over their untracked file replaces it after capturing it", async () => {
   const repo = new DiskRepo({ 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n' });
   try {
     repo.write('a.txt', 'one\ntwo\nthree (not committed)\n');
@@ -113,8 +113,13 @@ Captures("the files a patch names are captured from the working tree first: it a
     assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}:a.txt`]).out.toString(), 'one\ntwo\nthree\n');
     assert.is(git(repo, ['cat-file', '-e', `${DRAFT}:b.txt`]).status, 128);
     const add = await withShadow(repo, (sh) => sh.batch({ operations: [{ operation: 'apply_patch', patch: '*** Begin Patch\n*** Add File: untracked.txt\n+theirs\n*** End Patch' }] }));
-    assert.is(add.error?.code, 'ALREADY_EXISTS', add.error?.message);
+    // As under Codex, Add File replaces the file; the person's untracked text is captured first, so review shows it replaced.
+    assert.ok(add.success, JSON.stringify(add.error));
+    assert.equal(add.captured, ['untracked.txt']);
+    assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}~1:untracked.txt`]).out.toString(), 'mine\n');
+    assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}:untracked.txt`]).out.toString(), 'theirs\n');
     assert.is(repo.read('a.txt'), 'one\ntwo\nthree (not committed)\n', 'the working tree is untouched');
+    assert.is(repo.read('untracked.txt'), 'mine\n');
   } finally {
     repo.cleanup();
   }

@@ -58,10 +58,10 @@ Op('one result for the op, naming its first file, with each file and what became
       success: true,
       status: 'updated',
       files: [
-        { path: 'new.txt', status: 'created' },
-        { path: 'README.md', status: 'updated' },
-        { path: 'docs/guide.md', status: 'deleted' },
-        { path: 'src/app.ts', status: 'renamed', to: 'lib/app.ts' },
+        { path: 'new.txt', status: 'created', section: 'add' },
+        { path: 'README.md', status: 'updated', section: 'update' },
+        { path: 'docs/guide.md', status: 'deleted', section: 'delete' },
+        { path: 'src/app.ts', status: 'renamed', to: 'lib/app.ts', section: 'update' },
       ],
     },
   ]);
@@ -102,6 +102,19 @@ Op('modes: an update keeps an executable bit, a move carries it; an added file i
   const link = run([op('*** Update File: link', '@@', '-README.md', '+other')]);
   assert.is(link.r.problems[0]!.code, 'NOT_A_FILE');
   assert.match(link.r.problems[0]!.message, /^Update File link \(patch line 2\): link is a symlink$/);
+});
+
+Op('Add File over a file keeps its mode, as a write to it does; over a symlink, or a move onto one, is NOT_A_FILE and writes nothing', () => {
+  const over = run([op('*** Add File: run.sh', '+echo new')]);
+  assert.ok(over.r.ok, JSON.stringify(over.r.problems));
+  assert.is(over.after()['run.sh'], file('echo new\n', MODE.executable));
+  assert.equal(over.r.results[0]!.files, [{ path: 'run.sh', status: 'updated', section: 'add', notes: ['Add File replaced the file that was there'] }]);
+  for (const body of [['*** Add File: link', '+text'], ['*** Update File: README.md', '*** Move to: link', '@@', '-Hello', '+Hi']]) {
+    const r = run([op(...body)]);
+    assert.is(r.r.problems[0]!.code, 'NOT_A_FILE', body[0]);
+    assert.match(r.r.problems[0]!.message, /link is a symlink; (Add File|Move to) replaces regular files only$/);
+    assert.is(r.r.changes.size, 0);
+  }
 });
 
 Op('in a batch with other ops: they see each other in order; a patch that fails undoes its own sections, so the next op sees the files as they were', () => {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { codexPatchPaths, parseCodexPatch, retargetCodexPatch, type PatchChunk } from '../src/drafts/codex-patch.js';
-import { applyChunks } from '../src/drafts/codex-patch-apply.js';
+import { applyChunks, applyChunksNoted } from '../src/drafts/codex-patch-apply.js';
 import { seek, trim } from '../src/drafts/codex-seek.js';
 import { caught } from './helpers/caught.js';
 
@@ -95,31 +95,38 @@ Lenient('a heredoc around the patch: <<EOF, quoted either way, and with apply_pa
   for (const text of [`<<EOF\n${body}\nEOF\n`, `<<'EOF'\n${body}\nEOF\n`, `<<"EOF"\n${body}\nEOF`, `apply_patch <<'PATCH'\n${body}\nPATCH\n`, `applypatch <<EOF\n${body}\nEOF\n`]) {
     assert.equal(parseCodexPatch(text).map((h) => h.path), expected, text.split('\n')[0]);
   }
-  assert.is(caught(() => parseCodexPatch(`<<"EOF'\n${body}\nEOF\n`)).message, 'invalid patch at line 1: the first line must be "*** Begin Patch", not "<<\\"EOF\'"');
-  assert.is(caught(() => parseCodexPatch('<<EOF\n*** Begin Patch\n*** Update File: file2.py\nEOF\n')).message, 'invalid patch at line 3: the last line must be "*** End Patch", not "*** Update File: file2.py"');
+  assert.is(caught(() => parseCodexPatch(`<<"EOF'\n${body}\nEOF\n`)).message, `${FIRST}\ninvalid patch at line 1: the first line must be "*** Begin Patch", not "<<\\"EOF'"`);
+  assert.is(caught(() => parseCodexPatch('<<EOF\n*** Begin Patch\n*** Update File: file2.py\nEOF\n')).message, `${LAST}\ninvalid patch at line 3: the last line must be "*** End Patch", not "*** Update File: file2.py"`);
 });
 
 const Errors = suite('parseCodexPatch: INVALID_PATCH, with the line');
 
-const PARSE_ERRORS: Array<[string, string, string]> = [
-  ['not a patch', 'bad', 'invalid patch at line 1: the first line must be "*** Begin Patch", not "bad"'],
-  ['no End Patch (cut off)', '*** Begin Patch\n*** Add File: a\n+a', 'invalid patch at line 3: the last line must be "*** End Patch", not "+a"'],
-  ['empty text', ' \n\t\n', 'invalid patch: the patch is empty'],
-  ['nothing between the markers', wrap(), 'invalid patch: the patch changes no file'],
-  ['an unknown header', wrap('*** Frobnicate File: foo'), 'invalid patch at line 2: "*** Frobnicate File: foo" is not a file header: a section starts with "*** Add File: <path>", "*** Delete File: <path>" or "*** Update File: <path>"'],
-  ['an update with no change', wrap('*** Update File: test.py'), 'invalid patch at line 2: "*** Update File: test.py" has no change under it'],
-  ['an @@ line and nothing under it', wrap('*** Update File: f', '@@'), 'invalid patch at line 3: the change of f at line 3 has no line'],
-  ['an @@ line and End of File only', wrap('*** Update File: f', '@@', '*** End of File'), 'invalid patch at line 4: the change of f at line 3 has no line'],
-  ['a line that is no change line', wrap('*** Update File: f', '@@', 'bad'), 'invalid patch at line 4: "bad" is not a line of a change of f'],
-  ['a second change without its @@ line', wrap('*** Update File: f', '@@', '-a', '*** End of File', '-b'), 'invalid patch at line 6: expected an @@ line to start the next change of f, got "-b"'],
-  ['an added file line without +', wrap('*** Add File: a.txt', '+one', 'two'), 'invalid patch at line 4: "two" is not a file header: a section starts with "*** Add File: <path>", "*** Delete File: <path>" or "*** Update File: <path>"'],
+/* Codex's own texts (codex-rs/apply-patch/src/parser.rs and lib.rs at 0e0fb63d029055d4aec1d536a3d72f70164ba8a6) come first. */
+const FIRST = "invalid patch: The first line of the patch must be '*** Begin Patch'";
+const LAST = "invalid patch: The last line of the patch must be '*** End Patch'";
+const HEADER = (line: number, text: string): string => `invalid hunk at line ${line}, '${text}' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'`;
+const BAD_LINE = "'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)";
+
+const PARSE_ERRORS: Array<[string, string, string, string]> = [
+  ['not a patch', 'bad', FIRST, 'invalid patch at line 1: the first line must be "*** Begin Patch", not "bad"'],
+  ['no End Patch (cut off)', '*** Begin Patch\n*** Add File: a\n+a', LAST, 'invalid patch at line 3: the last line must be "*** End Patch", not "+a"'],
+  ['empty text', ' \n\t\n', LAST, 'invalid patch: the patch is empty'],
+  ['nothing between the markers', wrap(), 'No files were modified.', 'invalid patch: the patch changes no file'],
+  ['an unknown header', wrap('*** Frobnicate File: foo'), HEADER(2, '*** Frobnicate File: foo'), 'invalid patch at line 2: "*** Frobnicate File: foo" is not a file header: a section starts with "*** Add File: <path>", "*** Delete File: <path>" or "*** Update File: <path>"'],
+  ['an update with no change', wrap('*** Update File: test.py'), "invalid hunk at line 2, Update file hunk for path 'test.py' is empty", 'invalid patch at line 2: "*** Update File: test.py" has no change under it'],
+  ['an @@ line and nothing under it', wrap('*** Update File: f', '@@'), 'invalid hunk at line 4, Update hunk does not contain any lines', 'invalid patch at line 3: the change of f at line 3 has no line'],
+  ['an @@ line and End of File only', wrap('*** Update File: f', '@@', '*** End of File'), 'invalid hunk at line 4, Update hunk does not contain any lines', 'invalid patch at line 4: the change of f at line 3 has no line'],
+  ['a line that is no change line', wrap('*** Update File: f', '@@', 'bad'), `invalid hunk at line 4, Unexpected line found in update hunk: 'bad${BAD_LINE}`, 'invalid patch at line 4: "bad" is not a line of a change of f'],
+  ['a second change without its @@ line', wrap('*** Update File: f', '@@', '-a', '*** End of File', '-b'), "invalid hunk at line 6, Expected update hunk to start with a @@ context marker, got: '-b'", 'invalid patch at line 6: expected an @@ line to start the next change of f, got "-b"'],
+  ['an added file line without +', wrap('*** Add File: a.txt', '+one', 'two'), HEADER(4, 'two'), 'invalid patch at line 4: "two" is not a file header: a section starts with "*** Add File: <path>", "*** Delete File: <path>" or "*** Update File: <path>"'],
 ];
 
 Errors('each malformed patch: its message and a hint saying what to send', () => {
-  for (const [what, text, message] of PARSE_ERRORS) {
+  for (const [what, text, codex, own] of PARSE_ERRORS) {
     const e = caught(() => parseCodexPatch(text));
     assert.is(e.code, 'INVALID_PATCH', what);
-    assert.is(e.message, message, what);
+    assert.is(e.message, `${codex}\n${own}`, what);
+    assert.is(e.data?.codex, codex, what);
     assert.type(e.hint, 'string', what);
   }
   assert.match(caught(() => parseCodexPatch(wrap('*** Add File: a.txt', '+one', 'two'))).hint!, /every line of an added file starts with "\+"/);
@@ -143,21 +150,25 @@ Paths('the paths a patch names, each once, moves included; headers rewritten, no
 
 const Seek = suite("seek: Codex's seek_sequence");
 
-Seek('exact first, then without trailing whitespace, then typography read as ASCII; leading whitespace always counts', () => {
+Seek('exact first, then without trailing whitespace, then without leading whitespace too, then typography read as ASCII', () => {
   assert.equal(seek(['foo', 'bar', 'baz'], ['bar', 'baz'], 0, false), { at: [1], pass: 0 });
   assert.equal(seek(['foo   ', 'bar\t\t'], ['foo', 'bar'], 0, false), { at: [0], pass: 1 });
-  assert.is(seek(['    foo   ', '   bar\t'], ['foo', 'bar'], 0, false), undefined);
-  assert.equal(seek(['    \u2018quoted\u2019 \u2014 value   '], ["    'quoted' - value"], 0, false), { at: [0], pass: 2 });
-  assert.is(seek(['    \u2018quoted\u2019 \u2014 value'], ["   'quoted' - value"], 0, false), undefined);
+  // Codex's third pass: indentation does not count.
+  assert.equal(seek(['    foo   ', '   bar\t'], ['foo', 'bar'], 0, false), { at: [0], pass: 2 });
+  assert.equal(seek(['    \u2018quoted\u2019 \u2014 value   '], ["    'quoted' - value"], 0, false), { at: [0], pass: 3 });
+  assert.equal(seek(['    \u2018quoted\u2019 \u2014 value'], ["   'quoted' - value"], 0, false), { at: [0], pass: 3 });
   assert.is(seek(['just one line'], ['too', 'many', 'lines'], 0, false), undefined);
-  // The strictest pass that finds any wins, with every start it finds.
+  // Whitespace inside a line always counts.
+  assert.is(seek(['a  b'], ['a b'], 0, false), undefined);
+  // The strictest pass that finds any wins, with every start it finds; an earlier place of a later pass loses.
   assert.equal(seek(['x ', 'x', 'y', 'x'], ['x'], 0, false, 10), { at: [1, 3], pass: 0 });
+  assert.equal(seek(['  x', 'x '], ['x'], 0, false, 10), { at: [1], pass: 1 });
 });
 
-Seek('End of File: the end first, unless it is before the start; otherwise a search from the start', () => {
+Seek('End of File: only the end is tried, whatever the start (Codex has no fallback)', () => {
   assert.equal(seek(['target', 'middle', 'target   '], ['target'], 0, true), { at: [2], pass: 1 });
-  assert.equal(seek(['before', 'target', 'not the target'], ['target'], 1, true), { at: [1], pass: 0 });
-  assert.is(seek(['target'], ['target'], 1, true), undefined);
+  assert.is(seek(['before', 'target', 'not the target'], ['target'], 1, true), undefined);
+  assert.equal(seek(['target'], ['target'], 1, true), { at: [0], pass: 0 });
 });
 
 Seek("whitespace is Rust's: a byte order mark is not trimmed, U+0085 is", () => {
@@ -174,10 +185,13 @@ Apply('several changes in order; an @@ line narrows the search to after it', () 
   assert.is(applied(py, '@@ def b():', '-    return 1', '+    return 2'), 'def a():\n    return 1\n\ndef b():\n    return 2\n');
 });
 
-Apply('a change with nothing to remove goes at the end of the file, after a final empty line too', () => {
+Apply('a change with nothing to remove goes at the end of the file, before a last empty line, which stays', () => {
   assert.is(applied('a\nb\n', '@@', '+c', '+d'), 'a\nb\nc\nd\n');
-  assert.is(applied('a\n\n', '@@', '+c'), 'a\n\nc\n');
+  // compute_replacements in lib.rs puts it before the last empty line; older Codex then dropped that line, shadow keeps it.
+  assert.is(applied('a\n\n', '@@', '+c'), 'a\nc\n\n');
   assert.is(applied('', '@@', '+first'), 'first\n');
+  // Its @@ line is looked for, but the addition still goes at the end, as under Codex.
+  assert.is(applied('def f():\n    pass\nz\n', '@@ def f():', '+    y = 1'), 'def f():\n    pass\nz\n    y = 1\n');
 });
 
 Apply('End of File anchors a change to the end when the lines occur earlier too', () => {
@@ -204,12 +218,19 @@ Apply("CRLF files keep CRLF; mixed line ends stay where untouched; context lines
   assert.is(applied('a\nb\n', '@@', '-a', '-b', '+b', '+b', '+a'), 'b\nb\na\n');
 });
 
+Apply('deliberate difference: context lines matched by a fuzzy pass stay as the file has them (Codex writes the patch\'s text over them)', () => {
+  // Codex would leave 'a\nB\n': it replaces the whole matched region with the patch's lines.
+  assert.is(applied('a  \nb\n', '@@', ' a', '-b', '+B'), 'a  \nB\n');
+  assert.is(applied('    a\nb\n', '@@', ' a', '-b', '+B'), '    a\nB\n');
+});
+
 const ApplyErrors = suite('applyChunks: changes that do not fit');
 
 ApplyErrors('lines not in the file: PATCH_FAILED naming the change, the closest place and the file there', () => {
   const e = caught(() => applied('def f():\n    x = 1\n    y = 2\n', '@@ def f():', '     x = 1', '-    y = 3', '+    y = 4'));
   assert.is(e.code, 'PATCH_FAILED');
-  assert.is(e.message, 'change 1 of 1 of f.txt (patch line 3) does not apply: the lines it replaces ("    x = 1" and 1 more line) are not in the file after line 1; closest: line 2, where 1 of its 2 lines match (the file from there is in details)');
+  assert.is(e.data.codex, 'Failed to find expected lines in f.txt:\n    x = 1\n    y = 3');
+  assert.is(e.message, 'Failed to find expected lines in f.txt:\n    x = 1\n    y = 3\nchange 1 of 1 of f.txt (patch line 3) does not apply: the lines it replaces ("    x = 1" and 1 more line) are not in the file after line 1; closest: line 2, where 1 of its 2 lines match (the file from there is in details)');
   assert.equal(e.data.closest, { line: 2, matching: 1, lines: 2 });
   assert.equal(e.data.file_lines, ['2:     x = 1', '3:     y = 2']);
   assert.match(e.hint!, /read the file again/);
@@ -226,27 +247,52 @@ ApplyErrors('a change already in place says so; one before the place an earlier 
   assert.is(done.data.in_place, true);
   assert.match(done.message, /the file already holds what this change makes$/);
   const order = caught(() => applied('a\nb\nc\n', '@@', '-c', '+C', '@@', '-a', '+A'));
-  assert.match(order.message, /^change 2 of 2 of f\.txt .*they stand at line 1, before the place an earlier change of this patch moved past/);
+  assert.match(order.message, /\nchange 2 of 2 of f\.txt .*they stand at line 1, before the place an earlier change of this patch moved past/);
 });
 
 ApplyErrors('an @@ line that is no line of the file; one written as line numbers gets a hint about the format', () => {
   const e = caught(() => applied('def a():\n    pass\n', '@@ def b():', '-    pass', '+    return'));
   assert.is(e.code, 'PATCH_FAILED');
-  assert.match(e.message, /^change 1 of 1 of f\.txt \(patch line 3\): its @@ line "def b\(\):" is no line of the file; closest: line 1: "def a\(\):"$/);
+  assert.match(e.message, /^Failed to find context 'def b\(\):' in f\.txt\nchange 1 of 1 of f\.txt \(patch line 3\): its @@ line "def b\(\):" is no line of the file; closest: line 1: "def a\(\):"$/);
   assert.match(caught(() => applied('a\n', '@@ -1,2 +1,2 @@', '-a', '+b')).hint!, /not line numbers/);
 });
 
-ApplyErrors('a first change that fits several places with nothing to anchor it: EDIT_AMBIGUOUS; an @@ line or an earlier change anchors it', () => {
+ApplyErrors('whitespace inside the lines is the only difference: the message says so', () => {
+  const e = caught(() => applied('x  =  1\ny = 2\n', '@@', '-x = 1', '+x = 3'));
+  assert.is(e.code, 'PATCH_FAILED');
+  assert.match(e.message, /at line 1 they differ from the file only in whitespace inside the lines/);
+  assert.equal(e.data.closest, { line: 1, whitespace_only: true });
+});
+
+const Places = suite('applyChunksNoted: where Codex puts a change, and the notes');
+
+Places('several places: the first from where the search starts, as Codex; noted unless a later change takes the others', () => {
   const text = 'def a():\n    pass\ndef b():\n    pass\n';
-  const e = caught(() => applied(text, '@@', '-    pass', '+    return 1'));
-  assert.is(e.code, 'EDIT_AMBIGUOUS');
-  assert.is(e.message, 'change 1 of 1 of f.txt (patch line 3) fits 2 places (lines 2, 4); it must fit one');
-  assert.equal(e.data.lines, [2, 4]);
-  assert.is(applied(text, '@@ def b():', '-    pass', '+    return 1'), 'def a():\n    pass\ndef b():\n    return 1\n');
-  assert.is(applied(text, '@@', ' def a():', '-    pass', '+    return 0', '@@', '-    pass', '+    return 1'), 'def a():\n    return 0\ndef b():\n    return 1\n');
+  const one = applyChunksNoted(text, chunksOf(wrap('*** Update File: f.txt', '@@', '-    pass', '+    return 1')), 'f.txt');
+  assert.is(one.text, 'def a():\n    return 1\ndef b():\n    pass\n');
+  assert.equal(one.notes, ['the change matched the first of 2 places (lines 2, 4)']);
+  // The patch's own order settles it: the second change takes the other place, so nothing is noted.
+  const both = applyChunksNoted(text, chunksOf(wrap('*** Update File: f.txt', '@@', '-    pass', '+    return 0', '@@', '-    pass', '+    return 1')), 'f.txt');
+  assert.is(both.text, 'def a():\n    return 0\ndef b():\n    return 1\n');
+  assert.equal(both.notes, []);
+  // An @@ line narrows the search: from after it, one place is left.
+  const anchored = applyChunksNoted(text, chunksOf(wrap('*** Update File: f.txt', '@@ def b():', '-    pass', '+    return 1')), 'f.txt');
+  assert.is(anchored.text, 'def a():\n    pass\ndef b():\n    return 1\n');
+  assert.equal(anchored.notes, []);
+  // The search starts where the change before ended, not at the top.
+  const after = applyChunksNoted('x\ny\nx\ny\nx\n', chunksOf(wrap('*** Update File: f.txt', '@@', '-y', '+Y', '@@', '-x', '+X')), 'f.txt');
+  assert.is(after.text, 'x\nY\nX\ny\nx\n');
+  assert.equal(after.notes, ['change 1 of 2 matched the first of 2 places (lines 2, 4)', 'change 2 of 2 matched the first of 2 places (lines 3, 5)']);
+});
+
+Places('a change found only with its indentation ignored applies with the patch\'s lines, and says indentation was the difference', () => {
+  const r = applyChunksNoted('if x:\n    a = 1\n', chunksOf(wrap('*** Update File: f.txt', '@@', '-  a = 1', '+  a = 2')), 'f.txt');
+  assert.is(r.text, 'if x:\n  a = 2\n');
+  assert.equal(r.notes, ["the change matched only with leading indentation ignored (line 2): its added lines keep the patch's indentation"]);
 });
 
 Parse.run();
+Places.run();
 Lenient.run();
 Errors.run();
 Paths.run();

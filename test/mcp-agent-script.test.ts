@@ -42,7 +42,7 @@ Script('editor, apply_patch and filesystem tools with a retry, a stale edit and 
     const patch = ['*** Begin Patch', '*** Update File: src/app.js', '@@', ' const a = 1;', '-const b = 2;', '+const b = 3;', '*** Add File: src/c.js', '+exports.c = 4;', '*** End Patch'].join('\n');
     const patched = await agent.call('apply_patch', { input: patch });
     assert.not.ok(patched.isError, patched.text);
-    assert.match(patched.text, /Success\. Updated the following files:\nM src\/app\.js\nA src\/c\.js/);
+    assert.match(patched.text, /Success\. Updated the following files:\nA src\/c\.js\nM src\/app\.js/);
 
     // A batch with a request id, sent twice (its answer lost): one commit.
     const batch = { intent: 'notes', request_id: 'agent-step-7', operations: [{ operation: 'write', path: 'NOTES.md', content: 'notes\n' }] };

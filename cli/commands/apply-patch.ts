@@ -32,5 +32,10 @@ export async function applyPatch(ctx: CommandContext): Promise<number> {
   for (const p of named) paths.set(p, await ctx.repoPath(p));
   const patch = retargetCodexPatch(text, paths);
   const r = await sh.batch({ intent: ctx.argv.intent as string | undefined, operations: [{ operation: 'apply_patch', patch }] }, { draft: ctx.draft, actor: ctx.actor });
-  return report(ctx, r);
+  const status = report(ctx, r);
+  // How a change was placed, when worth a look (the first of several places, a file replaced); --json has `notes`.
+  if (!ctx.out.json && r.success) {
+    for (const f of r.results[0]?.files ?? []) for (const n of f.notes ?? []) ctx.io.stdout(`note: ${f.path}: ${n}\n`);
+  }
+  return status;
 }

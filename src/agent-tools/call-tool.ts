@@ -80,8 +80,9 @@ function shellWord(s: string): string {
 
 /**
  * An apply_patch outcome as Codex words it (a model trained on it reads
- * "Success. Updated the following files:" and the A/M/D lines), with where
- * it landed; a failure as any batch's.
+ * "Success. Updated the following files:" and the A/M/D lines, added files
+ * first, then modified, then deleted, as Codex prints them), then the notes
+ * on how changes were placed and where it landed; a failure as any batch's.
  */
 function patchOutcome(r: BatchResult): ToolOutcome {
   if (!r.success) return batchOutcome(r);
@@ -90,8 +91,17 @@ function patchOutcome(r: BatchResult): ToolOutcome {
     const why = op?.status === 'already_applied' ? 'it is the last batch of the draft already (a retry)' : 'the files already read as it makes them';
     return ok(`Success. Nothing to change: ${why}. Draft ${r.draft} at ${r.commit}.`);
   }
-  const files = (op?.files ?? []).map((f) => (f.status === 'created' ? `A ${f.path}` : f.status === 'deleted' ? `D ${f.path}` : `M ${f.to ?? f.path}`));
-  return ok(`Success. Updated the following files:\n${files.join('\n')}\n(batch ${r.batch} on draft ${r.draft}, commit ${r.commit})`);
+  const all = op?.files ?? [];
+  const section = (f: (typeof all)[number]): string =>
+    f.section ?? (f.status === 'created' ? 'add' : f.status === 'deleted' ? 'delete' : 'update');
+  const files = [
+    ...all.filter((f) => section(f) === 'add').map((f) => `A ${f.path}`),
+    ...all.filter((f) => section(f) === 'update').map((f) => `M ${f.to ?? f.path}`),
+    ...all.filter((f) => section(f) === 'delete').map((f) => `D ${f.path}`),
+  ];
+  const notes = all.flatMap((f) => (f.notes ?? []).map((n) => `note: ${f.path}: ${n}`));
+  const tail = [...notes, `(batch ${r.batch} on draft ${r.draft}, commit ${r.commit})`];
+  return ok(`Success. Updated the following files:\n${files.join('\n')}\n${tail.join('\n')}`);
 }
 
 /** Submodules are listed, never entered: say so, so that an agent does not try to write there. */

@@ -102,7 +102,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       '*** Update File: <path>\n*** Move to: <new path>   (optional: rename it too)\n@@ <a line above the change, e.g. a def or class line; or a bare @@>\n' +
       ' <context line, unchanged>\n-<removed line>\n+<added line>\n*** End of File   (optional: the change ends the file)\n*** Delete File: <path>\n*** End Patch\n' +
       'Paths are relative to the repository root. Give about 3 lines of context around each change, in the order of the file; when they are not unique, add @@ lines naming the class, then the def. ' +
-      "Add File refuses a file that exists (delete it first in the same patch). Nothing touches the user's working tree.",
+      "Add File over a file that exists replaces it, as Move to onto one does. Nothing touches the user's working tree.",
     input: z.strictObject({ input: describe(z.string().check(z.minLength(1)), 'The entire contents of the apply_patch command') }),
     annotations: hints('Apply a patch (apply_patch format)', 'destructive'),
   },

@@ -11,12 +11,16 @@ import { clip, nearMatches } from './text-edit.js';
  * removes and adds are replaced, its context lines stay exactly as the file
  * has them (bytes and line end), new lines take the file's first line end
  * (LF in a file with none), and a last line without one gets one. A change
- * with no line to remove is added at the end of the file.
+ * with no line to remove is added at the end of the file, before a last
+ * empty line.
  *
- * One thing Codex does not do: a first change with neither an `@@` line nor
- * a change before it to start from must match one place only. Codex takes
- * the first; its own instructions ask for context that identifies the
- * place, and shadow refuses to guess (EDIT_AMBIGUOUS), as its edit op does.
+ * A change whose lines fit several places from where its search starts
+ * goes where Codex puts it, at the first. When nothing in the patch settles
+ * it (no later change of the file takes the other places), the outcome
+ * says so in a note ("matched the first of 2 places"), which the batch's
+ * answer and its commit carry for the person who reviews it. A change that
+ * matched only with leading indentation ignored is noted too: its added
+ * lines keep the patch's indentation, as under Codex.
  */
 
 type End = '' | '\n' | '\r\n';
@@ -48,28 +52,54 @@ type Replacement = [start: number, length: number, lines: string[]];
 /** How many matches an ambiguous change reports. */
 const MAX_MATCHES = 50;
 
+/** Where one change landed, and the other places its lines fit from where its search started. */
+interface Placed {
+  k: number;
+  at: number;
+  length: number;
+  others: number[];
+  indentation: boolean;
+}
+
+/** The text `applyChunks` makes, and notes on how its changes were placed. */
+export interface AppliedChunks {
+  text: string;
+  notes: string[];
+}
+
 /**
- * `text` with `chunks` applied. PATCH_FAILED names the change that does
- * not fit, with the closest lines of the file; EDIT_AMBIGUOUS one that fits
- * several places with nothing to tell them apart.
+ * `text` with `chunks` applied, as its text only.
  *
  * @example applyChunks('a\nb\n', [{ anchors: [], oldLines: ['b'], newLines: ['B'], contextLines: [], endOfFile: false, line: 3 }], 'f.txt') // 'a\nB\n'
  */
 export function applyChunks(text: string, chunks: readonly PatchChunk[], path: string): string {
+  return applyChunksNoted(text, chunks, path).text;
+}
+
+/**
+ * `text` with `chunks` applied, with a note for each change placed at the
+ * first of several places nothing else in the patch tells apart, or found
+ * only with leading indentation ignored. PATCH_FAILED names the change that
+ * does not fit, with Codex's text for it first, then the closest lines of
+ * the file.
+ */
+export function applyChunksNoted(text: string, chunks: readonly PatchChunk[], path: string): AppliedChunks {
   const { lines, preferred } = sourceLines(text);
   const texts = lines.map((l) => l.text);
   const replacements: Replacement[] = [];
+  const placed: Placed[] = [];
   let cursor = 0;
   chunks.forEach((chunk, k) => {
     const where = { path, k, of: chunks.length, chunk };
-    const anchored = chunk.anchors.length > 0 || cursor > 0;
     for (const anchor of chunk.anchors) {
       const found = seek(texts, [anchor], cursor, false, 1);
       if (!found) throw contextMissing(text, cursor, where, anchor);
       cursor = found.at[0]! + 1;
     }
     if (chunk.oldLines.length === 0) {
-      replacements.push([texts.length, 0, chunk.newLines]);
+      // Codex adds it at the end of the file, before a last empty line if there is one.
+      const end = texts.length > 0 && texts[texts.length - 1] === '' ? texts.length - 1 : texts.length;
+      replacements.push([end, 0, chunk.newLines]);
       return;
     }
     let old = chunk.oldLines;
@@ -82,8 +112,8 @@ export function applyChunks(text: string, chunks: readonly PatchChunk[], path: s
       found = seek(texts, old, cursor, chunk.endOfFile, MAX_MATCHES);
     }
     if (!found) throw linesMissing(text, texts, old, fresh, cursor, where);
-    if (!anchored && found.at.length > 1) throw ambiguous(found.at, where);
     const at = found.at[0]!;
+    placed.push({ k, at, length: old.length, others: found.at.slice(1), indentation: found.pass === 2 });
     // Context lines are kept as the file has them: only the runs between them are replaced.
     let o = 0;
     let n = 0;
@@ -113,7 +143,33 @@ export function applyChunks(text: string, chunks: readonly PatchChunk[], path: s
   }
   out.push(...lines.slice(next));
   // Codex gives a last line without a line end one, in the file's style.
-  return out.map((l) => l.text + (l.end === '' ? preferred : l.end)).join('');
+  const joined = out.map((l) => l.text + (l.end === '' ? preferred : l.end)).join('');
+  return { text: joined, notes: placementNotes(placed, chunks.length) };
+}
+
+/**
+ * The notes on how changes were placed. Another place a change's lines fit
+ * does not count when another change of the patch replaces lines there:
+ * the patch's own order settled it.
+ */
+function placementNotes(placed: readonly Placed[], of: number): string[] {
+  const notes: string[] = [];
+  const taken = (p: Placed, start: number): boolean =>
+    placed.some((q) => q !== p && q.length > 0 && start < q.at + q.length && q.at < start + p.length);
+  for (const p of placed) {
+    const change = of > 1 ? `change ${p.k + 1} of ${of}` : 'the change';
+    const open = p.others.filter((start) => !taken(p, start));
+    if (open.length > 0) {
+      const more = p.others.length + 1 >= MAX_MATCHES ? ' or more' : '';
+      const lines = [p.at, ...open].map((i) => i + 1).join(', ');
+      notes.push(`${change} matched the first of ${open.length + 1}${more} places (lines ${lines})`);
+    }
+    if (p.indentation) {
+      const kept = "its added lines keep the patch's indentation";
+      notes.push(`${change} matched only with leading indentation ignored (line ${p.at + 1}): ${kept}`);
+    }
+  }
+  return notes;
 }
 
 interface Where {
@@ -134,11 +190,13 @@ function contextMissing(text: string, cursor: number, w: Where, context: string)
   const closest = near.length ? `; closest: ${near.map((m) => `line ${m.line}: "${clip(trim(m.text), 80)}"`).join('; ')}` : '';
   const after = cursor > 0 ? ` after line ${cursor}` : '';
   const numbers = /^-\d+(,\d+)? \+\d+(,\d+)? @@/.test(context);
-  return new ShadowError('PATCH_FAILED', `${label(w)}: its @@ line "${clip(context, 80)}" is no line of the file${after}${closest}`, {
+  const codex = `Failed to find context '${context}' in ${w.path}`;
+  const own = `${label(w)}: its @@ line "${clip(context, 80)}" is no line of the file${after}${closest}`;
+  return new ShadowError('PATCH_FAILED', `${codex}\n${own}`, {
     hint: numbers
       ? 'in this format an @@ line names a line of the file (a def or class line above the change), not line numbers: write "@@ <that line>" or a bare "@@"'
       : 'the text after "@@ " must be a line of the file as it reads (a def or class line above the change), or leave it out ("@@")',
-    data: { file: w.path, change: w.k + 1, changes: w.of, patch_line: w.chunk.line, context, closest: near },
+    data: { file: w.path, change: w.k + 1, changes: w.of, patch_line: w.chunk.line, context, closest: near, codex },
   });
 }
 
@@ -170,6 +228,19 @@ function bestPartial(texts: readonly string[], old: readonly string[], from: num
   return best;
 }
 
+/** The first start at or after `from` where `old` matches once all whitespace is dropped; bounded work. */
+function whitespaceOnly(texts: readonly string[], old: readonly string[], from: number): number | undefined {
+  const squeeze = (s: string): string => s.replace(/\s+/g, '');
+  const probe = old.map(squeeze);
+  const last = Math.min(texts.length - old.length, from + 20_000);
+  for (let i = from; i <= last; i++) {
+    let k = 0;
+    while (k < probe.length && squeeze(texts[i + k]!) === probe[k]) k++;
+    if (k === probe.length) return i;
+  }
+  return undefined;
+}
+
 /**
  * PATCH_FAILED for a change whose lines are not in the file: where the
  * most of them line up after the cursor (and the file from there, as it
@@ -178,12 +249,27 @@ function bestPartial(texts: readonly string[], old: readonly string[], from: num
  */
 function linesMissing(text: string, texts: readonly string[], old: readonly string[], fresh: readonly string[], cursor: number, w: Where): ShadowError {
   const first = `(${`"${clip(old[0]!, 80)}"`}${old.length > 1 ? ` and ${old.length - 1} more line${old.length > 2 ? 's' : ''}` : ''})`;
-  const data: Record<string, unknown> = { file: w.path, change: w.k + 1, changes: w.of, patch_line: w.chunk.line, expected: old.slice(0, 20) };
+  const codex = `Failed to find expected lines in ${w.path}:\n${w.chunk.oldLines.join('\n')}`;
+  const data: Record<string, unknown> = {
+    file: w.path,
+    change: w.k + 1,
+    changes: w.of,
+    patch_line: w.chunk.line,
+    expected: old.slice(0, 20),
+    codex,
+  };
   let detail: string;
   const best = bestPartial(texts, old, cursor);
   const before = best ? undefined : bestPartial(texts, old, 0);
   const near = best || before ? [] : nearMatches(text, old.join('\n'));
-  if (best) {
+  const spaced = whitespaceOnly(texts, old, cursor);
+  if (spaced !== undefined) {
+    detail =
+      `; at line ${spaced + 1} they differ from the file only in whitespace inside the lines` +
+      ' (Codex forgives whitespace at the ends of a line, indentation included, not inside it)';
+    data.closest = { line: spaced + 1, whitespace_only: true };
+    data.file_lines = quoteLines(texts, spaced);
+  } else if (best) {
     detail = `; closest: line ${best.at + 1}, where ${best.score} of its ${old.length} lines match (the file from there is in details)`;
     data.closest = { line: best.at + 1, matching: best.score, lines: old.length };
     data.file_lines = quoteLines(texts, best.at);
@@ -200,17 +286,10 @@ function linesMissing(text: string, texts: readonly string[], old: readonly stri
   const inPlace = fresh.length > 0 && fresh.join('\n') !== old.join('\n') && seek(texts, fresh, 0, false, 1) !== undefined;
   data.in_place = inPlace;
   const already = inPlace ? '; the file already holds what this change makes' : '';
-  return new ShadowError('PATCH_FAILED', `${label(w)} does not apply: the lines it replaces ${first} are not in the file${cursor > 0 ? ` after line ${cursor}` : ''}${detail}${already}`, {
+  const where = cursor > 0 ? ` after line ${cursor}` : '';
+  const own = `${label(w)} does not apply: the lines it replaces ${first} are not in the file${where}`;
+  return new ShadowError('PATCH_FAILED', `${clip(codex, 2000)}\n${own}${detail}${already}`, {
     hint: inPlace ? 'the change is in the file already: drop it from the patch' : READ_AGAIN,
     data,
-  });
-}
-
-function ambiguous(at: readonly number[], w: Where): ShadowError {
-  const lines = at.map((i) => i + 1);
-  const more = at.length >= MAX_MATCHES ? ' or more' : '';
-  return new ShadowError('EDIT_AMBIGUOUS', `${label(w)} fits ${at.length}${more} places (lines ${lines.join(', ')}); it must fit one`, {
-    hint: 'add an @@ line naming the def or class above the change ("@@ def name"), or more context lines, so that it fits one place',
-    data: { file: w.path, change: w.k + 1, changes: w.of, patch_line: w.chunk.line, matches: at.length, lines },
   });
 }

@@ -31,8 +31,9 @@ import { trim, trimEnd, trimStart } from './codex-seek.js';
  * (`<<'EOF'` … `EOF`, also with `apply_patch` in front). One more, which
  * the grammar and Codex's instructions to models allow but its parser
  * refuses: several `@@` lines in a row (`@@ class A`, `@@ def f():`), each
- * found after the one before. Errors are INVALID_PATCH, naming the line of
- * the text sent.
+ * found after the one before. Errors are INVALID_PATCH: their message
+ * starts with Codex's own text for the fault (a model knows it), then says
+ * in shadow's words what is wrong, naming the line of the text sent.
  */
 
 /** One change of an updated file: `oldLines` replaced by `newLines`. */
@@ -65,10 +66,29 @@ const EOF_MARK = '*** End of File';
 
 const SHAPE_HINT = 'send the whole patch: "*** Begin Patch", then "*** Add File: <path>", "*** Update File: <path>" or "*** Delete File: <path>" sections, then "*** End Patch"';
 
-function invalid(message: string, line: number | undefined, hint = SHAPE_HINT): ShadowError {
-  return new ShadowError('INVALID_PATCH', line === undefined ? `invalid patch: ${message}` : `invalid patch at line ${line}: ${message}`, {
+/** Codex's texts for a patch it cannot parse (codex-rs/apply-patch, parser.rs and lib.rs). */
+export const CODEX_PARSE_TEXT = {
+  first: "invalid patch: The first line of the patch must be '*** Begin Patch'",
+  last: "invalid patch: The last line of the patch must be '*** End Patch'",
+  none: 'No files were modified.',
+  header: (line: number, text: string) =>
+    `invalid hunk at line ${line}, '${text}' is not a valid hunk header. ` +
+    "Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'",
+  emptyUpdate: (line: number, path: string) =>
+    `invalid hunk at line ${line}, Update file hunk for path '${path}' is empty`,
+  noAnchor: (line: number, text: string) =>
+    `invalid hunk at line ${line}, Expected update hunk to start with a @@ context marker, got: '${text}'`,
+  noLines: (line: number) => `invalid hunk at line ${line}, Update hunk does not contain any lines`,
+  badLine: (line: number, text: string) =>
+    `invalid hunk at line ${line}, Unexpected line found in update hunk: '${text}'. ` +
+    "Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)",
+} as const;
+
+function invalid(message: string, line: number | undefined, hint = SHAPE_HINT, codex?: string): ShadowError {
+  const own = line === undefined ? `invalid patch: ${message}` : `invalid patch at line ${line}: ${message}`;
+  return new ShadowError('INVALID_PATCH', codex === undefined ? own : `${codex}\n${own}`, {
     hint,
-    data: line === undefined ? {} : { line },
+    data: { ...(line === undefined ? {} : { line }), ...(codex === undefined ? {} : { codex }) },
   });
 }
 
@@ -97,10 +117,15 @@ const HEREDOC = /^(?:(?:apply_patch|applypatch)[ \t]+)?<<[ \t]*(?:'([A-Za-z_]\w*
 /** The indices [from, to) of the lines between the markers. */
 function envelope({ lines, first }: Lines): { from: number; to: number } {
   const strict = (a: number, b: number): { from: number; to: number } | ShadowError => {
-    if (b <= a) return invalid('the patch is empty', undefined);
-    if (trim(lines[a]!) !== BEGIN) return invalid(`the first line must be "${BEGIN}", not ${quote(lines[a]!)}`, first + a);
+    if (b <= a) return invalid('the patch is empty', undefined, SHAPE_HINT, CODEX_PARSE_TEXT.last);
+    if (trim(lines[a]!) !== BEGIN) {
+      const own = `the first line must be "${BEGIN}", not ${quote(lines[a]!)}`;
+      return invalid(own, first + a, SHAPE_HINT, CODEX_PARSE_TEXT.first);
+    }
     if (b - a < 2 || trim(lines[b - 1]!) !== END) {
-      return invalid(`the last line must be "${END}", not ${quote(lines[b - 1]!)}`, first + b - 1, `end the patch with "${END}"; a patch without it may have been cut off: send it whole`);
+      const hint = `end the patch with "${END}"; a patch without it may have been cut off: send it whole`;
+      const own = `the last line must be "${END}", not ${quote(lines[b - 1]!)}`;
+      return invalid(own, first + b - 1, hint, CODEX_PARSE_TEXT.last);
     }
     return { from: a + 1, to: b - 1 };
   };
@@ -128,6 +153,8 @@ export function parseCodexPatch(text: string): PatchHunk[] {
   const { from, to } = envelope(split);
   const lines = split.lines.slice(0, to);
   const lineNo = (i: number): number => split.first + i;
+  // Codex numbers the lines from the first of the trimmed text, a heredoc's first line not counted.
+  const at: LineNumbers = { sent: lineNo, codex: (i) => i - from + 2 };
   const hunks: PatchHunk[] = [];
   let i = from;
   while (i < to) {
@@ -142,22 +169,40 @@ export function parseCodexPatch(text: string): PatchHunk[] {
       hunks.push({ type: 'delete', path: header.slice(DELETE.length), line: lineNo(i) });
       i++;
     } else if (header.startsWith(UPDATE)) {
-      i = parseUpdate(lines, i, to, lineNo, header.slice(UPDATE.length), hunks);
+      i = parseUpdate(lines, i, to, at, header.slice(UPDATE.length), hunks);
     } else {
       const after = hunks[hunks.length - 1]?.type === 'add' ? '; every line of an added file starts with "+", an empty line too' : '';
       throw invalid(
         `${quote(header)} is not a file header: a section starts with "${ADD}<path>", "${DELETE}<path>" or "${UPDATE}<path>"`,
         lineNo(i),
         `start each section with one of those headers${after}`,
+        CODEX_PARSE_TEXT.header(at.codex(i), header),
       );
     }
   }
-  if (hunks.length === 0) throw invalid('the patch changes no file', undefined, `put at least one "${ADD}", "${UPDATE}" or "${DELETE}" section between the markers`);
+  if (hunks.length === 0) {
+    const hint = `put at least one "${ADD}", "${UPDATE}" or "${DELETE}" section between the markers`;
+    throw invalid('the patch changes no file', undefined, hint, CODEX_PARSE_TEXT.none);
+  }
   return hunks;
 }
 
+/** A line's number in the text sent, and as Codex counts it. */
+interface LineNumbers {
+  sent: (i: number) => number;
+  codex: (i: number) => number;
+}
+
 /** An update section from its header at `i`: pushed onto `hunks`; the index after it. */
-function parseUpdate(lines: string[], i: number, to: number, lineNo: (i: number) => number, path: string, hunks: PatchHunk[]): number {
+function parseUpdate(
+  lines: string[],
+  i: number,
+  to: number,
+  at: LineNumbers,
+  path: string,
+  hunks: PatchHunk[],
+): number {
+  const lineNo = at.sent;
   const header = i;
   let j = i + 1;
   let moveTo: string | undefined;
@@ -171,10 +216,12 @@ function parseUpdate(lines: string[], i: number, to: number, lineNo: (i: number)
       continue;
     }
     if (lines[j]!.startsWith('*')) break;
-    j = parseChunk(lines, j, to, lineNo, path, chunks);
+    j = parseChunk(lines, j, to, at, path, chunks);
   }
   if (chunks.length === 0) {
-    throw invalid(`"${UPDATE}${path}" has no change under it`, lineNo(header), 'follow it with an @@ line and the lines of the change (" " context, "-" removed, "+" added), or drop the section');
+    const hint = 'follow it with an @@ line and the lines of the change (" " context, "-" removed, "+" added), or drop the section';
+    const codex = CODEX_PARSE_TEXT.emptyUpdate(at.codex(header), path);
+    throw invalid(`"${UPDATE}${path}" has no change under it`, lineNo(header), hint, codex);
   }
   hunks.push(moveTo === undefined ? { type: 'update', path, chunks, line: lineNo(header) } : { type: 'update', path, moveTo, chunks, line: lineNo(header) });
   return j;
@@ -183,13 +230,23 @@ function parseUpdate(lines: string[], i: number, to: number, lineNo: (i: number)
 const LINE_HINT = 'start every line of a change with " " (context, unchanged), "-" (removed) or "+" (added); an @@ line starts the next change';
 
 /** One change from line `i`: pushed onto `chunks`; the index after it. */
-function parseChunk(lines: string[], i: number, to: number, lineNo: (i: number) => number, path: string, chunks: PatchChunk[]): number {
+function parseChunk(
+  lines: string[],
+  i: number,
+  to: number,
+  at: LineNumbers,
+  path: string,
+  chunks: PatchChunk[],
+): number {
+  const lineNo = at.sent;
   const start = i;
   const anchors: string[] = [];
   const isAnchor = (line: string): boolean => line === '@@' || line.startsWith('@@ ');
   if (!isAnchor(lines[i]!) && chunks.length > 0) {
     // Only the first change of a file may leave out its @@ line.
-    throw invalid(`expected an @@ line to start the next change of ${path}, got ${quote(lines[i]!)}`, lineNo(i), LINE_HINT);
+    const codex = CODEX_PARSE_TEXT.noAnchor(at.codex(i), lines[i]!);
+    const own = `expected an @@ line to start the next change of ${path}, got ${quote(lines[i]!)}`;
+    throw invalid(own, lineNo(i), LINE_HINT, codex);
   }
   for (; i < to && isAnchor(lines[i]!); i++) if (lines[i] !== '@@') anchors.push(lines[i]!.slice(3));
   const chunk: PatchChunk = { anchors, oldLines: [], newLines: [], contextLines: [], endOfFile: false, line: lineNo(start) };
@@ -211,11 +268,16 @@ function parseChunk(lines: string[], i: number, to: number, lineNo: (i: number) 
     } else if (mark === '+') chunk.newLines.push(line.slice(1));
     else if (mark === '-') chunk.oldLines.push(line.slice(1));
     else if (taken === 0) {
-      throw invalid(`${quote(line)} is not a line of a change of ${path}`, lineNo(i), LINE_HINT);
+      const codex = CODEX_PARSE_TEXT.badLine(at.codex(start) + 1, line);
+      throw invalid(`${quote(line)} is not a line of a change of ${path}`, lineNo(i), LINE_HINT, codex);
     } else break; // The next change, or the next section.
     taken++;
   }
-  if (taken === 0) throw invalid(`the change of ${path} at line ${lineNo(start)} has no line`, lineNo(Math.min(i, to - 1)), LINE_HINT);
+  if (taken === 0) {
+    const codex = CODEX_PARSE_TEXT.noLines(at.codex(start) + 1);
+    const own = `the change of ${path} at line ${lineNo(start)} has no line`;
+    throw invalid(own, lineNo(Math.min(i, to - 1)), LINE_HINT, codex);
+  }
   chunks.push(chunk);
   return i;
 }

@@ -1,11 +1,11 @@
 /**
  * Where the lines of a Codex `apply_patch` change stand in a file, found as
  * Codex finds them (codex-rs/apply-patch, seek_sequence): the lines exactly,
- * else ignoring trailing whitespace, else also reading typographic dashes,
- * quotes and odd spaces as their ASCII forms. Leading whitespace always
- * counts: Codex dropped its indentation-blind pass, which let a change land
- * on a line of another block, and so does shadow. A patch written against
- * what the model saw applies as it would under Codex.
+ * else ignoring trailing whitespace, else ignoring whitespace at both ends
+ * (indentation), else also reading typographic dashes, quotes and odd
+ * spaces as their ASCII forms; each pass over the whole range before the
+ * next. A patch written against what the model saw applies as it would
+ * under Codex.
  */
 
 /**
@@ -39,14 +39,17 @@ for (const c of '\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2
 const TYPOGRAPHIC = new RegExp(`[${Object.keys(ASCII_FORM).join('')}]`, 'g');
 
 function normalise(s: string): string {
-  return trimEnd(s).replace(TYPOGRAPHIC, (c) => ASCII_FORM[c]!);
+  return trim(s).replace(TYPOGRAPHIC, (c) => ASCII_FORM[c]!);
 }
 
-/** The three ways a line may match, strictest first. */
-const PASSES: ReadonlyArray<(s: string) => string> = [(s) => s, trimEnd, normalise];
+/** The four ways a line may match, strictest first (Codex's order). */
+const PASSES: ReadonlyArray<(s: string) => string> = [(s) => s, trimEnd, trim, normalise];
 
-/** How strictly a match was found: 0 exact, 1 but for trailing whitespace, 2 but for typography too. */
-export type MatchPass = 0 | 1 | 2;
+/**
+ * How strictly a match was found: 0 exact, 1 but for trailing whitespace,
+ * 2 but for indentation too, 3 but for typography too.
+ */
+export type MatchPass = 0 | 1 | 2 | 3;
 
 function matchesAt(lines: readonly string[], pattern: readonly string[], at: number, form: (s: string) => string): boolean {
   for (let k = 0; k < pattern.length; k++) if (form(lines[at + k]!) !== form(pattern[k]!)) return false;
@@ -72,9 +75,9 @@ function matchesIn(lines: readonly string[], pattern: readonly string[], from: n
  * Where `pattern` starts in `lines`, at or after `start`: the first match of
  * the strictest pass that finds one, as Codex's seek_sequence answers, and
  * the other starts that pass finds (up to `limit` in all), so that a caller
- * can tell a unique match from an ambiguous one. With `eof`, the end of the
- * file is tried first, if it is not before `start`. An empty pattern matches
- * at `start`.
+ * can tell a unique match from the first of several. With `eof` only the
+ * end of the file is tried, whatever `start` is: Codex starts its search
+ * there and has no fallback. An empty pattern matches at `start`.
  *
  * @example seek(['a', 'b  ', 'c'], ['b'], 0, false) // { at: [1], pass: 1 }
  */
@@ -82,9 +85,5 @@ export function seek(lines: readonly string[], pattern: readonly string[], start
   if (pattern.length === 0) return { at: [start], pass: 0 };
   if (pattern.length > lines.length) return undefined;
   const last = lines.length - pattern.length;
-  if (eof && last >= start) {
-    const end = matchesIn(lines, pattern, last, last, 1);
-    if (end) return end;
-  }
-  return matchesIn(lines, pattern, start, last, limit);
+  return eof ? matchesIn(lines, pattern, last, last, 1) : matchesIn(lines, pattern, start, last, limit);
 }

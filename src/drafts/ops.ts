@@ -94,6 +94,10 @@ export interface PatchFileResult {
   status: OpStatus;
   /** Where a moved file went. */
   to?: string;
+  /** The patch section that named it: `add`, `update` (also a move) or `delete`; Codex's answer groups files by it. */
+  section?: 'add' | 'update' | 'delete';
+  /** How a change was placed, when worth a look: the first of several places, indentation ignored, a file replaced. */
+  notes?: string[];
 }
 
 /** The per-op result, in the shape of the batch tool's output. */
