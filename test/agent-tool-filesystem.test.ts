@@ -204,6 +204,10 @@ Fs('get_file_info: that server\'s seven fields; the working tree\'s stat where t
   assert.equal(await info('src/app.ts'), ['size: 2', created, `modified: ${first}`, `accessed: ${first}`, 'isDirectory: false', 'isFile: true', 'permissions: 644']);
   assert.equal(await info('new/run.sh'), ['size: 5', `created: ${second}`, `modified: ${second}`, `accessed: ${second}`, 'isDirectory: false', 'isFile: true', 'permissions: 644']);
   assert.equal(await info('new'), ['size: 0', `created: ${second}`, `modified: ${second}`, `accessed: ${second}`, 'isDirectory: true', 'isFile: false', 'permissions: 755']);
+  // A working tree's file the draft turned into a directory: the draft's directory, not the disk's file.
+  const turned = await sh.batch({ operations: [{ operation: 'delete', path: 'docs/guide.md' }, { operation: 'write', path: 'docs/guide.md/part.md', content: 'p\n' }] }, { actor: 'x' });
+  assert.ok(turned.success, JSON.stringify(turned));
+  assert.equal((await info('docs/guide.md')).slice(4), ['isDirectory: true', 'isFile: false', 'permissions: 755']);
   assert.is((await checkedCall(conn, 'get_file_info', { path: 'nope' })).text.split('\n')[0], "NOT_FOUND: ENOENT: no such file or directory, stat '/repo/nope'");
   // Date#toString's form, at the clock's offset.
   assert.equal([dateText(Date.UTC(2023, 0, 2), { tzOffsetMinutes: () => 0 }), dateText(Date.UTC(2023, 0, 2), { tzOffsetMinutes: () => -330 })], ['Mon Jan 02 2023 00:00:00 GMT+0000', 'Sun Jan 01 2023 18:30:00 GMT-0530']);
