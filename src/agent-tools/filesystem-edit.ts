@@ -17,6 +17,13 @@ export interface HomeEdit {
   newText: string;
 }
 
+/** The texts an edit makes: before and after as LF (the diff's), and the bytes to write. */
+export interface HomeEdited {
+  before: string;
+  after: string;
+  written: string;
+}
+
 const lf = (s: string): string => s.replace(/\r\n/g, '\n');
 
 /** One edit on LF text, or undefined where it matches nowhere. */
@@ -34,8 +41,8 @@ function applyOne(content: string, edit: HomeEdit): string | undefined {
       if (j === 0) return indent + line.trimStart();
       const oldIndent = /^\s*/.exec(oldLines[j] ?? '')?.[0] ?? '';
       const newIndent = /^\s*/.exec(line)![0];
-      if (oldIndent && newIndent) return indent + ' '.repeat(Math.max(0, newIndent.length - oldIndent.length)) + line.trimStart();
-      return line;
+      if (!oldIndent || !newIndent) return line;
+      return indent + ' '.repeat(Math.max(0, newIndent.length - oldIndent.length)) + line.trimStart();
     });
     lines.splice(i, oldLines.length, ...replacement);
     return lines.join('\n');
@@ -49,14 +56,16 @@ function applyOne(content: string, edit: HomeEdit): string | undefined {
  * line endings). EDIT_NO_MATCH in that server's words when one matches
  * nowhere.
  */
-export function applyHomeEdits(raw: string, edits: readonly HomeEdit[]): { before: string; after: string; written: string } {
+export function applyHomeEdits(raw: string, edits: readonly HomeEdit[]): HomeEdited {
   const before = lf(raw);
   let after = before;
   for (const [i, edit] of edits.entries()) {
     const next = applyOne(after, edit);
     if (next === undefined) {
       throw new ShadowError('EDIT_NO_MATCH', `Could not find exact match for edit:\n${edit.oldText}`, {
-        hint: 'read the file again (read_text_file) and copy oldText from it; lines are compared trimmed, so the difference is in the text itself. No edit was written.',
+        hint:
+          'read the file again (read_text_file) and copy oldText from it; lines are compared trimmed, ' +
+          'so the difference is in the text itself. No edit was written.',
         data: { edit: i },
       });
     }
@@ -90,7 +99,11 @@ export function keepEndings(raw: string, after: string): string {
   return out.join('');
 }
 
-/** The diff edit_file answers with: that server's unified diff of the LF texts, headed by the absolute path, in a fence longer than any run of backticks inside. */
+/**
+ * The diff edit_file answers with: that server's unified diff of the LF
+ * texts, headed by the absolute path, in a fence longer than any run of
+ * backticks inside.
+ */
 export function fencedDiff(abs: string, before: string, after: string): string {
   const diff = createTwoFilesPatch(abs, abs, before, after, 'original', 'modified');
   let ticks = 3;

@@ -34,7 +34,9 @@ export function dateText(ms: number, clock: Pick<Clock, 'tzOffsetMinutes'>): str
   const sign = offset < 0 ? '-' : '+';
   const zone = `GMT${sign}${two(Math.floor(Math.abs(offset) / 60))}${two(Math.abs(offset) % 60)}`;
   const time = `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
-  return `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${two(d.getUTCDate())} ${String(d.getUTCFullYear()).padStart(4, '0')} ${time} ${zone}`;
+  const year = String(d.getUTCFullYear()).padStart(4, '0');
+  const day = `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${two(d.getUTCDate())} ${year}`;
+  return `${day} ${time} ${zone}`;
 }
 
 interface Info {
@@ -60,9 +62,11 @@ function onDisk(conn: ToolConnection, rel: string): Stats | undefined {
 
 /** When the draft's last batch touching `rel` (or, for a directory, below it) was made. */
 async function draftTime(conn: ToolConnection, rel: string): Promise<number | undefined> {
-  const touches = (p: string | undefined): boolean => p !== undefined && (rel === '' || p === rel || p.startsWith(`${rel}/`));
+  const touches = (p: string | undefined): boolean =>
+    p !== undefined && (rel === '' || p === rel || p.startsWith(`${rel}/`));
   for (const entry of await conn.sh.log({ draft: conn.draft })) {
-    if (entry.ops.some((op) => touches(op.path) || (op.operation === 'rename' && touches(op.arg)))) return Date.parse(entry.time);
+    const touched = entry.ops.some((op) => touches(op.path) || (op.operation === 'rename' && touches(op.arg)));
+    if (touched) return Date.parse(entry.time);
   }
   return undefined;
 }
@@ -83,13 +87,15 @@ async function infoOf(conn: ToolConnection, p: HomePath): Promise<Info> {
   try {
     file = await conn.sh.cat(p.rel, { draft: conn.draft });
   } catch (e) {
-    if (!(e instanceof ShadowError && e.code === 'IS_A_DIRECTORY') && p.rel !== '') throw await asHome(conn, e, p, 'stat');
+    const directory = (e instanceof ShadowError && e.code === 'IS_A_DIRECTORY') || p.rel === '';
+    if (!directory) throw await asHome(conn, e, p, 'stat');
   }
   if (file === undefined || file.source === 'lower') {
     if (disk && disk.isDirectory() === (file === undefined)) return fromStat(disk);
   }
   const when = (await draftTime(conn, p.rel)) ?? disk?.mtimeMs ?? conn.sh.context.clock.now();
-  if (file === undefined) return { size: 0, created: when, modified: when, accessed: when, isDirectory: true, isFile: false, permissions: '755' };
+  const times = { created: when, modified: when, accessed: when };
+  if (file === undefined) return { size: 0, ...times, isDirectory: true, isFile: false, permissions: '755' };
   return {
     size: file.content.length,
     created: disk?.isFile() ? disk.birthtimeMs : when,

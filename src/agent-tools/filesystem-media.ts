@@ -1,7 +1,6 @@
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ShadowError } from '../errors.js';
-import { asHome, homePath } from './filesystem-paths.js';
+import { fileAt, homePath } from './filesystem-paths.js';
 import type { ToolConnection, ToolOutcome } from './tool-outcome.js';
 
 /**
@@ -35,12 +34,20 @@ export const MEDIA_OUTPUT = {
       type: 'array',
       items: {
         anyOf: [
-          { type: 'object', properties: { type: { type: 'string', enum: ['image', 'audio'] }, data: str, mimeType: str }, required: ['type', 'data', 'mimeType'] },
+          {
+            type: 'object',
+            properties: { type: { type: 'string', enum: ['image', 'audio'] }, data: str, mimeType: str },
+            required: ['type', 'data', 'mimeType'],
+          },
           {
             type: 'object',
             properties: {
               type: { type: 'string', const: 'resource' },
-              resource: { type: 'object', properties: { uri: str, mimeType: str, blob: str }, required: ['uri', 'blob'] },
+              resource: {
+                type: 'object',
+                properties: { uri: str, mimeType: str, blob: str },
+                required: ['uri', 'blob'],
+              },
             },
             required: ['type', 'resource'],
           },
@@ -53,17 +60,12 @@ export const MEDIA_OUTPUT = {
 
 export async function readMediaFile(conn: ToolConnection, a: Record<string, unknown>): Promise<ToolOutcome> {
   const p = homePath(conn, String(a.path));
-  let file;
-  try {
-    file = await conn.sh.cat(p.rel, { draft: conn.draft });
-  } catch (e) {
-    throw await asHome(conn, e, p, 'open');
-  }
-  if (file.type === 'symlink') throw new ShadowError('NOT_A_FILE', `${p.given} is a symlink (to ${file.content.toString()})`, { hint: 'read the file it points to', data: { path: p.given } });
+  const file = await fileAt(conn, p);
   const mimeType = MIME_TYPES[extname(p.abs).toLowerCase()] ?? 'application/octet-stream';
   const data = file.content.toString('base64');
   const block = mimeType.startsWith('image/') || mimeType.startsWith('audio/')
     ? { type: mimeType.startsWith('image/') ? 'image' : 'audio', data, mimeType }
     : { type: 'resource', resource: { uri: pathToFileURL(p.abs).href, mimeType, blob: data } };
-  return { isError: false, text: `${p.given}: ${mimeType}, ${file.content.length} bytes`, structured: { content: [block] }, content: [block] };
+  const text = `${p.given}: ${mimeType}, ${file.content.length} bytes`;
+  return { isError: false, text, structured: { content: [block] }, content: [block] };
 }

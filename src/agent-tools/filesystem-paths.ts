@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ShadowError, isShadowError } from '../errors.js';
+import type { ViewFile } from '../index.js';
 import type { ToolConnection } from './tool-outcome.js';
 import { absoluteOf, repoPathOf, rootOf } from './view-paths.js';
 
@@ -70,9 +71,11 @@ export async function missing(conn: ToolConnection, p: HomePath, syscall: Syscal
   const parent = p.rel.includes('/') ? p.rel.slice(0, p.rel.lastIndexOf('/')) : '';
   const data = { path: p.given };
   if ((await kindAt(conn, parent)) !== 'dir') {
-    return new ShadowError('NOT_FOUND', `Parent directory does not exist: ${dirname(p.abs)}`, { hint: "list the directory above it (list_directory) to see the draft's view", data });
+    const hint = "list the directory above it (list_directory) to see the draft's view";
+    return new ShadowError('NOT_FOUND', `Parent directory does not exist: ${dirname(p.abs)}`, { hint, data });
   }
-  return new ShadowError('NOT_FOUND', nodeText('ENOENT', syscall, p.abs), { hint: "the draft's view has no such file: list its directory (list_directory) or search (search_files)", data });
+  const hint = "the draft's view has no such file: list its directory (list_directory) or search (search_files)";
+  return new ShadowError('NOT_FOUND', nodeText('ENOENT', syscall, p.abs), { hint, data });
 }
 
 /**
@@ -83,9 +86,31 @@ export async function asHome(conn: ToolConnection, e: unknown, p: HomePath, sysc
   if (!isShadowError(e)) return e;
   const code = (e as ShadowError).code;
   const data = { path: p.given };
-  if (code === 'IS_A_DIRECTORY') return new ShadowError('IS_A_DIRECTORY', nodeText('EISDIR', syscall, p.abs), { hint: 'list it with list_directory', data });
+  if (code === 'IS_A_DIRECTORY') {
+    const hint = 'list it with list_directory';
+    return new ShadowError('IS_A_DIRECTORY', nodeText('EISDIR', syscall, p.abs), { hint, data });
+  }
   if (code !== 'NOT_FOUND' && code !== 'NOT_A_DIRECTORY') return e;
   // The view says a directory listing of a file is not found; Node says ENOTDIR.
   if ((await kindAt(conn, p.rel)) === 'absent') return missing(conn, p, syscall);
-  return new ShadowError('NOT_A_DIRECTORY', nodeText('ENOTDIR', syscall, p.abs), { hint: 'it is a file: read it with read_text_file', data });
+  const hint = 'it is a file: read it with read_text_file';
+  return new ShadowError('NOT_A_DIRECTORY', nodeText('ENOTDIR', syscall, p.abs), { hint, data });
+}
+
+/**
+ * The file at `p` (never a symlink: shadow does not follow one), or the
+ * error that server gives for `syscall` there.
+ */
+export async function fileAt(conn: ToolConnection, p: HomePath, syscall: Syscall = 'open'): Promise<ViewFile> {
+  let file: ViewFile;
+  try {
+    file = await conn.sh.cat(p.rel, { draft: conn.draft });
+  } catch (e) {
+    throw await asHome(conn, e, p, syscall);
+  }
+  if (file.type === 'symlink') {
+    const message = `${p.given} is a symlink (to ${file.content.toString()})`;
+    throw new ShadowError('NOT_A_FILE', message, { hint: 'read the file it points to', data: { path: p.given } });
+  }
+  return file;
 }

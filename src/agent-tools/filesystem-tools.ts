@@ -3,7 +3,7 @@ import type { BatchResult, FileOperation, ViewFile } from '../index.js';
 import { applyHomeEdits, fencedDiff, type HomeEdit } from './filesystem-edit.js';
 import { fileInfo } from './filesystem-info.js';
 import { readMediaFile } from './filesystem-media.js';
-import { asHome, homePath, kindAt, missing, type HomePath } from './filesystem-paths.js';
+import { fileAt, homePath, kindAt, missing, type HomePath } from './filesystem-paths.js';
 import { FILESYSTEM_WALK_HANDLERS, said } from './filesystem-walk.js';
 import { errorText, failed, type Handler, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
 
@@ -23,15 +23,9 @@ function batchFailure(r: BatchResult): ToolOutcome {
   return failed(e, `${errorText(e)}\nNothing was written.`);
 }
 
-/** The file at `p` as text, or the error that server gives for `syscall` there. */
-async function readText(conn: ToolConnection, p: HomePath, syscall: 'open' | 'read' = 'open'): Promise<{ file: ViewFile; text: string }> {
-  let file: ViewFile;
-  try {
-    file = await conn.sh.cat(p.rel, { draft: conn.draft });
-  } catch (e) {
-    throw await asHome(conn, e, p, syscall);
-  }
-  if (file.type === 'symlink') throw new ShadowError('NOT_A_FILE', `${p.given} is a symlink (to ${file.content.toString()})`, { hint: 'read the file it points to', data: { path: p.given } });
+/** The file at `p` as text, or the error that server gives there. */
+async function readText(conn: ToolConnection, p: HomePath): Promise<{ file: ViewFile; text: string }> {
+  const file = await fileAt(conn, p);
   return { file, text: file.content.toString('utf8') };
 }
 
