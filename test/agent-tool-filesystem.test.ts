@@ -108,6 +108,11 @@ Fs('edit_file: a dry run shows the git-style diff headed by the absolute path an
     assert.equal(none.structured!.error, { ...(none.structured!.error as object), data: { edit: 1 } });
   }
   assert.is(await batches(sh), 1);
+  // Line endings kept as the file has them (the server writes LF): a kept line keeps its own, a new line takes the more common one.
+  assert.ok((await sh.batch({ operations: [{ operation: 'write', path: 'mixed.txt', content: 'a\r\nb\nc\r\n' }] }, { actor: 'x' })).success);
+  const crlf = said(await checkedCall(conn, 'edit_file', { path: 'mixed.txt', edits: [{ oldText: 'c', newText: 'C\nD' }] }));
+  assert.match(crlf, /\n-c\n\+C\n\+D\n/);
+  assert.is(await bytes(sh, 'mixed.txt'), 'a\r\nb\nC\r\nD\r\n');
   // An argument the tool does not have is refused, not dropped: a misspelt dryRun must not write.
   const misspelt = await checkedCall(conn, 'edit_file', { path: 'src/app.ts', edits: [{ oldText: 'b = 3', newText: 'b = 5' }], dry_run: true });
   assert.is(codeOf(misspelt), 'INVALID_ARGUMENT');
@@ -115,9 +120,9 @@ Fs('edit_file: a dry run shows the git-style diff headed by the absolute path an
   // As that server: the first place ' = 1;' occurs.
   said(await checkedCall(conn, 'edit_file', { path: 'src/app.ts', edits: [{ oldText: ' = 1;', newText: ' = 9;' }] }));
   assert.is(await bytes(sh, 'src/app.ts'), 'export const a = 9;\nexport const b = 3;\nexport const c = 4;\nexport const a2 = 1;\n');
-  assert.is(await batches(sh), 2);
+  assert.is(await batches(sh), 4);
   assert.is(said(await checkedCall(conn, 'edit_file', { path: 'src/app.ts', edits: [] })), '```diff\nIndex: /repo/src/app.ts\n===================================================================\n--- /repo/src/app.ts\toriginal\n+++ /repo/src/app.ts\tmodified\n```\n\n');
-  assert.is(await batches(sh), 2);
+  assert.is(await batches(sh), 4);
 });
 
 Fs('edit_file: a write that lands between its read and its batch is never overwritten: EXPECT_FAILED, though its oldText still matches', async ({ conn, sh }) => {
