@@ -112,7 +112,7 @@ Schemas.run();
 const Profiles = suite('profiles: the shapes of tools served');
 
 const FILESYSTEM_NAMES = [
-  'read_text_file', 'read_file', 'read_multiple_files', 'write_file', 'edit_file', 'create_directory', 'list_directory',
+  'read_text_file', 'read_file', 'read_media_file', 'read_multiple_files', 'write_file', 'edit_file', 'create_directory', 'list_directory',
   'list_directory_with_sizes', 'directory_tree', 'move_file', 'search_files', 'get_file_info', 'list_allowed_directories',
 ];
 
@@ -163,7 +163,7 @@ Profiles('every tool of every profile: MCP hints, a strict object input schema a
     }
   }
   const fs = new Map(toolsFor(['filesystem']).map((t) => [t.name, t.annotations]));
-  assert.equal(FILESYSTEM_NAMES.filter((n) => fs.get(n)!.readOnlyHint), ['read_text_file', 'read_file', 'read_multiple_files', 'list_directory', 'list_directory_with_sizes', 'directory_tree', 'search_files', 'get_file_info', 'list_allowed_directories']);
+  assert.equal(FILESYSTEM_NAMES.filter((n) => fs.get(n)!.readOnlyHint), ['read_text_file', 'read_file', 'read_media_file', 'read_multiple_files', 'list_directory', 'list_directory_with_sizes', 'directory_tree', 'search_files', 'get_file_info', 'list_allowed_directories']);
   assert.equal(['write_file', 'edit_file', 'move_file'].map((n) => fs.get(n)!.destructiveHint), [true, true, true]);
   assert.equal(['write_file', 'create_directory', 'edit_file'].map((n) => fs.get(n)!.idempotentHint), [true, true, false]);
   // The filesystem server's result is { content }; the editor's names its command and path.

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { MEDIA_OUTPUT } from './filesystem-media.js';
 import { describe, hints, type ToolAnnotations, type ToolDefinition } from './definitions.js';
 
 /**
@@ -7,8 +8,8 @@ import { describe, hints, type ToolAnnotations, type ToolDefinition } from './de
  * for that server talks to a draft without a change: reads see the draft's
  * view, each write is one batch on the draft. Their results are what that
  * server returns, text and `{ content }` as structured content. Where shadow
- * is stricter the description says so: an edit's oldText must match once,
- * exactly; what .gitignore ignores is left out of walks.
+ * differs the description says so: what .gitignore ignores is left out of
+ * walks; a write needs no directory made first (git keeps none).
  */
 
 const path = (what = 'path'): z.ZodMiniString<string> =>
@@ -40,6 +41,16 @@ const READ = "Read a file of the draft's view (the draft's own changes, else the
 export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [
   fs('read_text_file', 'Read Text File', READ, readArgs, hints('', 'read')),
   fs('read_file', 'Read File (Deprecated)', `${READ} Deprecated: use read_text_file.`, readArgs, hints('', 'read')),
+  {
+    ...fs(
+      'read_media_file',
+      'Read Media File',
+      "Read a file of the draft's view and return it base64-encoded with its MIME type (by extension): image and audio files as image or audio content, any other file as an embedded resource.",
+      z.strictObject({ path: path() }),
+      hints('', 'read'),
+    ),
+    output: MEDIA_OUTPUT,
+  },
   fs(
     'read_multiple_files',
     'Read Multiple Files',
@@ -62,7 +73,7 @@ export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [
     z.strictObject({
       path: path(),
       edits: describe(
-        z.array(z.strictObject({ oldText: describe(z.string(), 'the text to find: it must match exactly, once'), newText: describe(z.string(), 'the text to put in its place') })),
+        z.array(z.strictObject({ oldText: describe(z.string(), 'Text to search for - must match exactly'), newText: describe(z.string(), 'the text to put in its place') })),
         'the replacements, in order',
       ),
       dryRun: z.optional(describe(z.boolean(), 'show the diff without writing (default false)')),
@@ -114,7 +125,8 @@ export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [
   fs(
     'get_file_info',
     'Get File Info',
-    "What the draft's view holds at a path: file or directory, size, permissions, the blob id, and whether the draft changed it.",
+    "Metadata of a file or directory of the draft's view: size, created, modified and accessed times, isDirectory, isFile, permissions. " +
+      "A file the draft changed has the draft's size and mode, modified when the draft's last batch touching it was made.",
     z.strictObject({ path: path() }),
     hints('', 'read'),
   ),

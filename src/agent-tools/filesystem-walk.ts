@@ -1,8 +1,9 @@
 import picomatch from 'picomatch';
 import { ShadowError } from '../errors.js';
 import type { ViewEntry } from '../index.js';
+import { asHome, homePath, kindAt, missing, nodeText, type HomePath } from './filesystem-paths.js';
 import type { Handler, ToolConnection, ToolOutcome } from './tool-outcome.js';
-import { absoluteOf, repoPathOf, rootOf } from './view-paths.js';
+import { absoluteOf, rootOf } from './view-paths.js';
 
 /**
  * The MCP filesystem server's listings, on the draft's view: directories,
@@ -30,20 +31,41 @@ export function formatSize(bytes: number): string {
 
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
 
+/** The entries of the directory at `p`, or the error that server's readdir gives there. */
+async function entriesOf(conn: ToolConnection, p: HomePath): Promise<ViewEntry[]> {
+  try {
+    return await conn.sh.ls(p.rel, { draft: conn.draft });
+  } catch (e) {
+    throw await asHome(conn, e, p, 'scandir');
+  }
+}
+
+/** A walk's start: a directory of the view, or that server's readdir error. */
+async function walkRoot(conn: ToolConnection, given: string): Promise<HomePath> {
+  const p = homePath(conn, given);
+  const kind = await kindAt(conn, p.rel);
+  if (kind === 'absent') throw await missing(conn, p, 'scandir');
+  if (kind === 'file') throw new ShadowError('NOT_A_DIRECTORY', nodeText('ENOTDIR', 'scandir', p.abs), { hint: 'give a directory', data: { path: given } });
+  return p;
+}
+
 async function listDirectory(conn: ToolConnection, a: Record<string, unknown>): Promise<ToolOutcome> {
-  const entries = await conn.sh.ls(repoPathOf(conn, String(a.path)), { draft: conn.draft });
+  const entries = await entriesOf(conn, homePath(conn, String(a.path)));
   return said(entries.map((e) => `${mark(e)} ${e.name}`).join('\n'));
 }
 
 async function listWithSizes(conn: ToolConnection, a: Record<string, unknown>): Promise<ToolOutcome> {
-  const rel = repoPathOf(conn, String(a.path));
-  const entries = await conn.sh.ls(rel, { draft: conn.draft });
+  const p = homePath(conn, String(a.path));
+  const rel = p.rel;
+  const entries = await entriesOf(conn, p);
   const sized: Array<{ e: ViewEntry; size: number }> = [];
   for (const e of entries) {
     const size = e.type === 'file' || e.type === 'symlink' ? (await conn.sh.cat(join(rel, e.name), { draft: conn.draft })).content.length : 0;
     sized.push({ e, size });
   }
+  // As that server: largest first, or by name in its collation (English, the locale it runs in).
   if (a.sortBy === 'size') sized.sort((x, y) => y.size - x.size);
+  else sized.sort((x, y) => x.e.name.localeCompare(y.e.name, 'en'));
   const rows = sized.map(({ e, size }) => `${mark(e)} ${e.name.padEnd(30)} ${isDir(e) ? '' : formatSize(size).padStart(10)}`);
   const files = sized.filter((s) => !isDir(s.e));
   const total = files.reduce((sum, s) => sum + s.size, 0);
@@ -60,13 +82,14 @@ async function walk(conn: ToolConnection, rel: string, given: string): Promise<s
 }
 
 /**
- * That server's exclusion rule: a pattern with `*` is a glob on the path
- * relative to the walk's root; a plain name also leaves out that name at
- * any depth, and everything below it.
+ * That server's exclusion rules. directory_tree's: a pattern with `*` is a
+ * glob on the path relative to the walk's root; a plain name also leaves
+ * out that name at any depth, and everything below it. search_files': every
+ * pattern is a glob on that relative path only.
  */
-function excluder(patterns: readonly string[]): (path: string) => boolean {
+function excluder(patterns: readonly string[], plainNamesAnywhere = true): (path: string) => boolean {
   const tests = patterns.map((p) => {
-    if (p.includes('*')) return picomatch(p, { dot: true });
+    if (p.includes('*') || !plainNamesAnywhere) return picomatch(p, { dot: true });
     const any = [picomatch(p, { dot: true }), picomatch(`**/${p}`, { dot: true }), picomatch(`**/${p}/**`, { dot: true })];
     return (path: string) => any.some((t) => t(path));
   });
@@ -81,7 +104,7 @@ interface TreeEntry {
 
 async function directoryTree(conn: ToolConnection, a: Record<string, unknown>): Promise<ToolOutcome> {
   const given = String(a.path);
-  const rel = repoPathOf(conn, given);
+  const { rel } = await walkRoot(conn, given);
   const excluded = excluder((a.excludePatterns as string[] | undefined) ?? []);
   const root: TreeEntry[] = [];
   const dirs = new Map<string, TreeEntry[]>([['', root]]);
@@ -105,9 +128,9 @@ async function directoryTree(conn: ToolConnection, a: Record<string, unknown>): 
 
 async function searchFiles(conn: ToolConnection, a: Record<string, unknown>): Promise<ToolOutcome> {
   const given = String(a.path);
-  const rel = repoPathOf(conn, given);
+  const { rel } = await walkRoot(conn, given);
   const matches = picomatch(String(a.pattern), { dot: true });
-  const excluded = excluder((a.excludePatterns as string[] | undefined) ?? []);
+  const excluded = excluder((a.excludePatterns as string[] | undefined) ?? [], false);
   const found = new Set<string>();
   for (const path of await walk(conn, rel, given)) {
     // Directories match too: each one above the file, once.
@@ -122,34 +145,10 @@ async function searchFiles(conn: ToolConnection, a: Record<string, unknown>): Pr
   return said(out.length > 0 ? out.join('\n') : 'No matches found');
 }
 
-async function fileInfo(conn: ToolConnection, a: Record<string, unknown>): Promise<ToolOutcome> {
-  const given = String(a.path);
-  const rel = repoPathOf(conn, given);
-  let info: Record<string, string | number | boolean>;
-  try {
-    const f = await conn.sh.cat(rel, { draft: conn.draft });
-    info = {
-      size: f.content.length,
-      isDirectory: false,
-      isFile: f.type === 'file',
-      isSymbolicLink: f.type === 'symlink',
-      permissions: f.mode === '100755' ? '755' : f.mode === '120000' ? '777' : '644',
-      blob: f.oid,
-      changedByDraft: f.source === 'draft',
-    };
-  } catch (e) {
-    if (!(e instanceof ShadowError && e.code === 'IS_A_DIRECTORY') && rel !== '') throw e;
-    const entries = await conn.sh.ls(rel, { draft: conn.draft });
-    info = { size: 0, isDirectory: true, isFile: false, entries: entries.length, permissions: '755' };
-  }
-  return said(Object.entries(info).map(([k, v]) => `${k}: ${v}`).join('\n'));
-}
-
 export const FILESYSTEM_WALK_HANDLERS: Record<string, Handler> = {
   list_directory: listDirectory,
   list_directory_with_sizes: listWithSizes,
   directory_tree: directoryTree,
   search_files: searchFiles,
-  get_file_info: fileInfo,
   list_allowed_directories: async (conn) => said(`Allowed directories:\n${rootOf(conn) ?? '. (the repository; it has no working tree)'}`),
 };

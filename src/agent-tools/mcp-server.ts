@@ -80,7 +80,7 @@ export async function serveMcp(sh: Shadow, options: McpOptions): Promise<void> {
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const out = await callTool(connection(), req.params.name, req.params.arguments ?? {});
     // The text is for the model; the structured content, checked against the tool's outputSchema, for the client.
-    return { content: [{ type: 'text' as const, text: out.text }], structuredContent: out.structured ?? { text: out.text }, isError: out.isError };
+    return { content: (out.content ?? [{ type: 'text' as const, text: out.text }]) as never, structuredContent: out.structured ?? { text: out.text }, isError: out.isError };
   });
 
   const transport = new StdioServerTransport(options.stdin, options.stdout);

@@ -28,6 +28,8 @@ export interface ToolOutcome {
   text: string;
   /** The result as data (MCP's structuredContent): on an error, `{ error: { code, message, hint?, data? } }` and what else helps. */
   structured?: Record<string, unknown>;
+  /** MCP content blocks to answer with instead of the text (an image, audio, an embedded resource). */
+  content?: ReadonlyArray<Record<string, unknown>>;
 }
 
 export type Handler = (conn: ToolConnection, args: Record<string, unknown>) => Promise<ToolOutcome>;
