@@ -9,6 +9,7 @@ export { SharedCaches } from './drafts/shared-caches.js';
 export { Shadow } from './shadow.js';
 export type { DraftOption, BatchCallOptions, DiffFile, DiffOptions, DiffResult } from './shadow.js';
 export type { ReviewReport } from './review/review-report.js';
+export type { PlacementNote } from './review/placement-notes.js';
 export type { ApprovalState, UnverifiedDecision } from './review/approvals.js';
 export type { CommitSecrets } from './review/commit-guard.js';
 export type { Proposal } from './review/proposal.js';

@@ -93,6 +93,12 @@ Cli('a change that fits two places goes to the first, as under Codex, and the ou
   assert.is(repo.git('show', `${DRAFT}:twice.txt`), 'X\ny\nx\n');
   assert.is(repo.git('show', `${DRAFT}:old.txt`), 'new\n');
   assert.is(repo.read('twice.txt'), 'x\ny\nx\n', 'the working tree is untouched');
+  // The person deciding sees it too: shadow review lists each note with its batch.
+  const review = repo.shadow(['review', '--json']);
+  ok(review, 'review');
+  const placements = review.json().placements.map((n: { batch: number; path: string; note: string }) => `${n.batch} ${n.path}: ${n.note}`);
+  assert.equal(placements, ['1 twice.txt: the change matched the first of 2 places (lines 1, 3)', '1 old.txt: Add File replaced the file that was there']);
+  assert.match(repo.shadow(['review', '--stat']).stdout, /^ {2}batch 1 {2}twice\.txt: the change matched the first of 2 places \(lines 1, 3\)$/m);
 });
 
 Cli.run();

@@ -55,6 +55,10 @@ function describeReview(r: ReviewReport, stat: boolean): string {
     lines.push(`in conflict since the rebase, refused by apply until resolved (${r.conflicts.length}):`);
     for (const c of r.conflicts) lines.push(`  ${pad(c.reason, 13)} ${c.path}`);
   }
+  if (r.placements.length > 0) {
+    lines.push(`placed by apply_patch as Codex places them, worth a look (${r.placements.length}):`);
+    for (const n of r.placements) lines.push(`  ${n.batch === undefined ? short(n.commit) : `batch ${n.batch}`}  ${n.path}: ${n.note}`);
+  }
   if (r.protected.length > 0) lines.push(`protected paths: ${r.protected.join(', ')}`);
   if (r.unscanned.length > 0) lines.push(`not scanned (binary): ${r.unscanned.join(', ')}`);
   const none = r.branch_approvals.length > 0 ? 'approvals: none needed to apply the files' : 'approvals: none needed';

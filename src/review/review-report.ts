@@ -5,6 +5,7 @@ import { guardBranchCommits, type CommitSecrets } from './commit-guard.js';
 import { draftStatusWord, requireDraft } from '../drafts/drafts.js';
 import { draftEvents } from '../drafts/ledger-events.js';
 import { reviewFingerprint } from './review-binding.js';
+import { placementNotes, type PlacementNote } from './placement-notes.js';
 import { readProposal, type Proposal } from './proposal.js';
 import { readPolicy, reviewDraftWithDiff, type ReviewWithDiff } from './review.js';
 import type { Workspace } from '../drafts/workspace.js';
@@ -24,6 +25,8 @@ export interface ReviewReport extends Omit<ReviewWithDiff, 'entries' | 'required
   proposal: Proposal | null;
   /** Paths in conflict since the draft's rebase: apply refuses them until a batch resolves them. */
   conflicts: Array<{ path: string; reason: string }>;
+  /** How batches placed changes the reviewer should look at (the first of several places, indentation ignored, a file replaced). */
+  placements: PlacementNote[];
 }
 
 /** A draft as a reviewer sees it: the diff, the findings, and every approval apply needs with its state. */
@@ -43,6 +46,7 @@ export async function reviewReport(ws: Workspace, name: string): Promise<ReviewR
     branch_approvals: approvalStates(events, branch.required, trust),
     commit_secrets: branch.commits,
     proposal: readProposal(ws, name) ?? null,
+    placements: placementNotes(ws, draft, new Set(entries.map((e) => e.path))),
     conflicts: Object.entries(draft.meta.conflicts ?? {}).map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),
   };
 }
