@@ -41,9 +41,11 @@ const MOVERS: Array<{ name: string; move(repo: DiskRepo, draft: string): void; s
   {
     name: 'a batch of a second shadow process writing shared.txt',
     move(repo, draft) {
-      const r = spawnSync(process.execPath, [WORKER, repo.dir, '9', '1', 'same-path'], { env: { ...repo.env, SHADOW_DRAFT: draft }, encoding: 'utf8' });
+      const env = { ...repo.env, SHADOW_DRAFT: draft };
+      const r = spawnSync(process.execPath, [WORKER, repo.dir, '9', '1', 'same-path'], { env, encoding: 'utf8' });
       assert.is(r.status, 0, r.stderr);
-      assert.equal(JSON.parse(r.stdout), { i: 0, success: true, batch: 3, commit: repo.git('rev-parse', `refs/shadow/drafts/${draft}`).trim() }, r.stdout);
+      const tip = repo.git('rev-parse', `refs/shadow/drafts/${draft}`).trim();
+      assert.equal(JSON.parse(r.stdout), { i: 0, success: true, batch: 3, commit: tip }, r.stdout);
     },
     shared: '9:0\n',
   },
@@ -109,7 +111,10 @@ for (const [m, mover] of MOVERS.entries()) {
     await Promise.all(calls);
     assert.equal(sleeps, [], 'the ref moved under the group, not under a lone batch');
 
-    const outcome = answers.map((a) => ('thrown' in a! ? `thrown ${String((a as { thrown: unknown }).thrown)}` : a!.success ? 'ok' : a!.error!.code));
+    const outcome = answers.map((a) => {
+      if ('thrown' in a!) return `thrown ${String(a.thrown)}`;
+      return a!.success ? 'ok' : a!.error!.code;
+    });
     assert.equal(outcome, ['ok', 'ok', 'CONFLICT', 'ok', 'ok']);
     const clash = answers[2] as BatchResult;
     assert.match(JSON.stringify(clash.error), /shared\.txt/);
@@ -122,7 +127,9 @@ for (const [m, mover] of MOVERS.entries()) {
     assert.is(line[0], last.commit);
     const idx = (c: string): number => line.indexOf(c);
     assert.ok(idx(moved!) > 0, 'the commit the other process left is on the draft');
-    for (const c of landed.slice(1)) assert.ok(idx(c) >= 0 && idx(c) < idx(moved!), `group batch ${c} landed on top of the other process's move`);
+    for (const c of landed.slice(1)) {
+      assert.ok(idx(c) >= 0 && idx(c) < idx(moved!), `group batch ${c} landed on top of the other process's move`);
+    }
     const numbers = repo.git('log', '--format=%(trailers:key=Shadow-Batch,valueonly)', ref).split('\n').filter((l) => l.trim() !== '');
     assert.is(new Set(numbers).size, numbers.length, `batch numbers unique: ${numbers.join(',')}`);
     const reflog = repo.git('reflog', 'show', '--format=%H', ref).trim().split('\n');
@@ -133,7 +140,10 @@ for (const [m, mover] of MOVERS.entries()) {
 
     // The draft holds what landed, and the other process's shared.txt, not the batch that was CONFLICT.
     const show = (p: string): string => repo.git('show', `${ref}:${p}`);
-    assert.equal([show('g1.txt'), show('g4.txt'), show('README.md'), show('after.txt'), show('shared.txt')], ['1\n', '4\n', 'Hi\n', 'a\n', mover.shared]);
+    assert.equal(
+      ['g1.txt', 'g4.txt', 'README.md', 'after.txt', 'shared.txt'].map(show),
+      ['1\n', '4\n', 'Hi\n', 'a\n', mover.shared],
+    );
     // Each landed batch's ledger line names its commit.
     const commits = (await sh.events({ draft })).filter((e) => e.type === 'batch/commit').map((e) => (e.data as { commit: string }).commit);
     for (const c of [...landed.slice(1), last.commit!]) assert.ok(commits.includes(c), `ledger line for ${c}`);

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, lstatSync, mkdirSync, rmSync, type Stats } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -87,7 +87,8 @@ for (const mode of [0o770, 0o777, 0o720, 0o702]) {
 const ownedBy = (which: (path: string) => boolean, owner: number): LstatOf => (path) => {
   const st = lstatSync(path);
   if (!which(path)) return st;
-  return { uid: owner, mode: st.mode, isDirectory: () => st.isDirectory(), isSocket: () => st.isSocket() } as Pick<Stats, 'uid' | 'mode' | 'isDirectory' | 'isSocket'>;
+  const reported: ReturnType<LstatOf> = { uid: owner, mode: st.mode, isDirectory: () => st.isDirectory(), isSocket: () => st.isSocket() };
+  return reported;
 };
 
 for (const [what, pick] of [
