@@ -24,6 +24,7 @@ const files = readdirSync(here)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
 const FILE_TIMEOUT_MS = 170_000;
+const CI = process.env.CI === 'true';
 
 interface Outcome {
   file: string;
@@ -31,6 +32,17 @@ interface Outcome {
   failed: number;
   output: string;
   ms: number;
+}
+
+/**
+ * Why a file that ran no test fails, or undefined when it passes: it must
+ * say why it ran none (a line `SKIP <why>`), and under CI=true no file may
+ * skip at all (a browser test without Chromium).
+ */
+function emptyRun(output: string): string | undefined {
+  const skipped = output.split('\n').some((l) => l.startsWith('SKIP '));
+  if (!skipped) return 'ran no test and said no SKIP';
+  return CI ? 'ran no test: a SKIP fails the run under CI=true' : undefined;
 }
 
 function runFile(file: string): Promise<Outcome> {
@@ -54,6 +66,11 @@ function runFile(file: string): Promise<Outcome> {
       // A skipped test counts as failed: a skip must never hide a failure.
       let failed = Math.max(num('Total') - passed, num('Skipped'));
       if (code !== 0 && failed === 0) failed = 1;
+      const empty = failed === 0 && num('Total') === 0 ? emptyRun(output) : undefined;
+      if (empty !== undefined) {
+        failed = 1;
+        output += `\n${file}: ${empty}\n`;
+      }
       done({ file, passed, failed, output, ms: Date.now() - start });
     });
   });

@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import type { Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -26,13 +26,30 @@ export interface CallerIO {
  */
 const GIT_LOCATION = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM'];
 
+/** What findSocket asks of a path (lstat: a symbolic link is not followed). */
+export type LstatOf = (path: string) => Pick<Stats, 'uid' | 'mode' | 'isDirectory' | 'isSocket'>;
+
+/**
+ * Whether the run directory and the socket in it are this user's alone: a
+ * socket of another user's is theirs to answer as they like, and a
+ * directory another user owns or may write in lets them put one there.
+ * Where there are no user ids (Windows), only their kinds count.
+ */
+function ownSocket(dir: string, path: string, uid: number | undefined, stat: LstatOf): boolean {
+  const d = stat(dir);
+  const s = stat(path);
+  if (!d.isDirectory() || !s.isSocket()) return false;
+  return uid === undefined || (d.uid === uid && (d.mode & 0o022) === 0 && s.uid === uid);
+}
+
 /**
  * The socket of a server for the repository that contains `start`, found as
  * git finds a repository (the nearest `.git` above), or undefined: no `.git`
  * directory (a bare repository, a worktree's or submodule's `.git` file), no
- * socket, or one that is not a socket of this user's.
+ * socket, or one that is not this user's alone (ownSocket). `stat` is
+ * lstat, or a stand-in that reports other owners.
  */
-export function findSocket(start: string, uid: number | undefined): string | undefined {
+export function findSocket(start: string, uid: number | undefined, stat: LstatOf = lstatSync): string | undefined {
   for (let dir = start; ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
     let isDir: boolean | undefined;
@@ -46,8 +63,7 @@ export function findSocket(start: string, uid: number | undefined): string | und
       const path = join(dotGit, SOCKET_DIR, SOCKET_NAME);
       if (path.length > MAX_SOCKET_PATH) return undefined;
       try {
-        const st = lstatSync(path);
-        return st.isSocket() && (uid === undefined || st.uid === uid) ? path : undefined;
+        return ownSocket(join(dotGit, SOCKET_DIR), path, uid, stat) ? path : undefined;
       } catch {
         return undefined;
       }

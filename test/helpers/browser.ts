@@ -23,6 +23,18 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
   return CANDIDATES.find((p) => existsSync(p));
 }
 
+/**
+ * Why a browser test may not skip for want of Chromium, or undefined when
+ * it may: under CI=true, and wherever .ci/run made sure of a Chromium
+ * (SHADOW_REQUIRE_CHROMIUM=1), a test that cannot drive one fails instead
+ * of passing with nothing run.
+ */
+export function chromiumRequired(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.CI === 'true') return 'CI=true';
+  if (env.SHADOW_REQUIRE_CHROMIUM === '1') return 'SHADOW_REQUIRE_CHROMIUM=1 (set by .ci/run once Chromium is installed)';
+  return undefined;
+}
+
 /** A headless Chromium with a profile of its own; `close` stops it and removes the profile. */
 export async function launchBrowser(executablePath: string): Promise<{ browser: Browser; close(): Promise<void> }> {
   const { default: puppeteer } = await import('puppeteer-core');

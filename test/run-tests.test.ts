@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+
+/*
+ * The runner (run-tests.ts) on files of its own making, beside a copy of
+ * it: a file that ran no test passes only when it said why (SKIP), and
+ * under CI=true not even then; a skipped or failed test fails the run.
+ */
+
+const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'run-tests.js');
+
+/** uvu's summary for a file of `total` tests, `passed` of them passing. */
+const summary = (total: number, passed: number, skipped = 0): string =>
+  `  Total:     ${total}\\n  Passed:    ${passed}\\n  Skipped:   ${skipped}\\n  Duration:  1ms\\n`;
+
+const FILES: Record<string, string> = {
+  'passes.test.js': `process.stdout.write('${summary(2, 2)}');`,
+  'empty.test.js': `process.stdout.write('${summary(0, 0)}');`,
+  'says-skip.test.js': `process.stdout.write('SKIP nothing to drive here\\n${summary(0, 0)}');`,
+  'skipped.test.js': `process.stdout.write('${summary(2, 1, 1)}');`,
+};
+
+const R = suite<{ dir: string }>('the test runner');
+R.before((c) => {
+  c.dir = mkdtempSync(join(tmpdir(), 'shadow-runner-'));
+  copyFileSync(RUNNER, join(c.dir, 'run-tests.js'));
+  for (const [name, text] of Object.entries(FILES)) writeFileSync(join(c.dir, name), text);
+});
+R.after((c) => rmSync(c.dir, { recursive: true, force: true }));
+
+/** The runner's line for each file, and its last line, with `extra` as its whole environment beside PATH. */
+function run(dir: string, only: string[], extra: Record<string, string>): { status: number | null; lines: Record<string, string>; last: string; out: string } {
+  const r = spawnSync(process.execPath, [join(dir, 'run-tests.js'), ...only], { env: { PATH: process.env.PATH ?? '', ...extra }, encoding: 'utf8' });
+  const lines: Record<string, string> = {};
+  for (const m of r.stdout.matchAll(/^(ok  |FAIL) (\S+\.test\.js) +(\d+) passed +(\d+) failed/gm)) lines[m[2]!] = `${m[1]!.trim()} ${m[3]}/${m[4]}`;
+  return { status: r.status, lines, last: r.stdout.trim().split('\n').at(-1)!, out: r.stdout };
+}
+
+R('without CI: a file that ran no test passes only when it said SKIP; a skipped test fails', ({ dir }) => {
+  const r = run(dir, [], {});
+  assert.equal(r.lines, { 'passes.test.js': 'ok 2/0', 'empty.test.js': 'FAIL 0/1', 'says-skip.test.js': 'ok 0/0', 'skipped.test.js': 'FAIL 1/1' }, r.out);
+  assert.match(r.out, /empty\.test\.js: ran no test and said no SKIP/);
+  assert.match(r.out, /^ {5}SKIP nothing to drive here$/m);
+  assert.is(r.last, '3 passed, 2 failed');
+  assert.is(r.status, 1);
+});
+
+R('under CI=true a file that says SKIP fails the run, and says so', ({ dir }) => {
+  const r = run(dir, ['passes', 'says-skip'], { CI: 'true' });
+  assert.equal(r.lines, { 'passes.test.js': 'ok 2/0', 'says-skip.test.js': 'FAIL 0/1' }, r.out);
+  assert.match(r.out, /says-skip\.test\.js: ran no test: a SKIP fails the run under CI=true/);
+  assert.is(r.last, '2 passed, 1 failed');
+  assert.is(r.status, 1);
+  const clean = run(dir, ['passes'], { CI: 'true' });
+  assert.equal([clean.status, clean.last], [0, '2 passed, 0 failed']);
+});
+
+R.run();
