@@ -10,8 +10,8 @@ import { DiskRepo, withShadow } from './helpers/disk-repo.js';
  * A change of mode on one side and of content on the other, merged at
  * apply: the file on disk carries the side's mode that changed it and the
  * merged content. Git is the oracle: the same three sides (HEAD, the
- * person's working tree, the draft's tip) merged by `git merge-tree
- * --write-tree` give the mode and the blob the file must hold. One real
+ * person's working tree, the draft's tip) merged by `git merge` (in a
+ * worktree of its own) give the mode and the blob the file must hold. One real
  * repository, one apply that merges every case.
  */
 
@@ -92,16 +92,18 @@ test.before(async () => {
 });
 test.after(() => repo.cleanup());
 
-test('every path merges, each file has git merge-tree\'s mode and bytes for the same three sides', () => {
+test('every path merges, each file has the mode and bytes git merge gives the same three sides', () => {
   // git's merge of the person's working tree and the draft's tip, on HEAD.
   const ours = side(
     repo,
     CASES.map((c) => ({ path: c.path, mode: fs.statSync(repo.path(c.path)).mode & 0o100 ? '100755' : '100644', oid: repo.git('hash-object', '-w', c.path).trim() })),
   );
   const theirs = side(repo, CASES.map((c) => ({ path: c.path, ...entry(repo, 'refs/shadow/drafts/default', c.path) })));
-  const merge = spawnSync('git', ['merge-tree', '--write-tree', ours, theirs], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
-  assert.is(merge.status, 0, `git merges every case cleanly: ${merge.stdout}`);
-  const merged = merge.stdout.split('\n')[0]!;
+  const wt = join(repo.root, 'oracle');
+  repo.git('worktree', 'add', '-q', '--detach', wt, ours);
+  const merge = spawnSync('git', ['merge', '--no-edit', '-q', theirs], { cwd: wt, env: repo.env, encoding: 'utf8' });
+  assert.is(merge.status, 0, `git merges every case cleanly: ${merge.stdout}${merge.stderr}`);
+  const merged = repo.git('-C', wt, 'rev-parse', 'HEAD^{tree}').trim();
 
   const r = repo.shadow(['apply', '--json']);
   assert.is(r.status, 0, r.stdout + r.stderr);
