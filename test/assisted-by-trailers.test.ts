@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { withAssistedBy } from '../src/publish/commit-modes.js';
 import { trailerBlock } from '../src/git/format/trailer-block.js';
 import { DiskRepo } from './helpers/disk-repo.js';
@@ -50,7 +51,9 @@ const MESSAGES: Array<[string, string]> = [
 ];
 
 function git(args: string[], input: string): string {
-  const r = spawnSync('git', args, { input, encoding: 'utf8', env: { PATH: process.env.PATH!, GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent' } });
+  // Outside any repository, and without any config: no trailer.* setting changes what git finds.
+  const env = { PATH: process.env.PATH!, GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent', GIT_CEILING_DIRECTORIES: tmpdir() };
+  const r = spawnSync('git', args, { input, encoding: 'utf8', cwd: tmpdir(), env });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
