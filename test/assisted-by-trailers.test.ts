@@ -23,6 +23,7 @@ import { DiskRepo } from './helpers/disk-repo.js';
 const CLAUDE = 'Assisted-by: claude:anthropic/claude-x';
 const CODEX = 'Assisted-by: codex:openai/gpt-5';
 const SOB = 'Signed-off-by: Ana <ana@example.com>';
+const NOT = 'this is not a trailer\n';
 
 const MESSAGES: Array<[string, string]> = [
   ['a subject alone', 'add greeting'],
@@ -38,16 +39,19 @@ const MESSAGES: Array<[string, string]> = [
   ['a title that looks like a trailer', 'area: change'],
   ['a trailing comment', `add greeting\n\nbody\n\n${SOB}\n# a comment`],
   ['a --- line in the body', `add greeting\n\nbody\n---\nnot a patch\n\n${SOB}`],
-  ['a paragraph that only looks like trailers past 25%', 'add greeting\n\nbody\n\nnot a trailer\nnot a trailer\nnot a trailer\nnot a trailer\nKey: value'],
+  ['a paragraph that only looks like trailers past 25%', `add greeting\n\nbody\n\n${NOT.repeat(4)}Key: value`],
   ['t7513: with multiline title in the message', 'place of\ncode: change'],
-  ['t7513: with non-trailer lines mixed with Signed-off-by', 'subject\n\nthis is not a trailer\nthis is not a trailer\nSigned-off-by: a <a@example.com>\nthis is not a trailer'],
-  ['t7513: with non-trailer lines mixed with cherry picked from', 'subject\n\nthis is not a trailer\nthis is not a trailer\n(cherry picked from commit x)\nthis is not a trailer'],
-  ['t7513: with non-trailer lines mixed with a non-configured trailer', 'subject\n\nthis is not a trailer\nthis is not a trailer\nI-am-not-configured: x\nthis is not a trailer'],
+  ['t7513: with non-trailer lines mixed with Signed-off-by', `subject\n\n${NOT}${NOT}Signed-off-by: a <a@example.com>\n${NOT}`],
+  ['t7513: with non-trailer lines mixed with cherry picked from', `subject\n\n${NOT}${NOT}(cherry picked from commit x)\n${NOT}`],
+  ['t7513: with non-trailer lines mixed with a non-configured trailer', `subject\n\n${NOT}${NOT}I-am-not-configured: x\n${NOT}`],
   ['t7513: with all non-configured trailers', 'subject\n\nI-am-not-configured: x\nI-am-also-not-configured: x'],
   ['t7513: with non-trailer lines only', 'subject\n\nthis is not a trailer'],
   ['t7513: line with leading whitespace is not trailer', 'subject\n\n\ttoken: value'],
-  ['t7513: multiline field treated as one trailer for 25% check', `subject\n\nSigned-off-by: a <a@example.com>\nname: value on\n\tmultiple lines\n${'this is not a trailer\n'.repeat(6).trimEnd()}`],
-  ['t7513: with message that has comments', 'subject\n\nbody\n# comment\n\n# other comment\nCc: x\n# yet another comment\nReviewed-by: Johan\n# last comment\n'],
+  ['t7513: multiline field treated as one trailer for 25% check', `subject\n\nSigned-off-by: a <a@example.com>\nname: value on\n\tmultiple lines\n${NOT.repeat(6)}`],
+  [
+    't7513: with message that has comments',
+    'subject\n\nbody\n# comment\n\n# other comment\nCc: x\n# yet another comment\nReviewed-by: Johan\n# last comment\n',
+  ],
 ];
 
 function git(args: string[], input: string): string {

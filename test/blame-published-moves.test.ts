@@ -31,7 +31,9 @@ function noted(repo: DiskRepo, commit: string, path: string, line: number): unkn
   if (r.status !== 0) return null;
   for (const f of JSON.parse(r.stdout).files) {
     if (f.path !== path) continue;
-    for (const c of f.conversations) for (const g of c.ranges) if (g.start_line <= line && line <= g.end_line) return g.contributor ?? c.contributor;
+    for (const c of f.conversations) {
+      for (const g of c.ranges) if (g.start_line <= line && line <= g.end_line) return g.contributor ?? c.contributor;
+    }
   }
   return null;
 }
@@ -41,7 +43,8 @@ const test = suite('blame --published after edits above a line');
 
 test.before(() => {
   const batch = (content: string, who: string[]): void => {
-    const r = repo.shadow(['batch', '-', ...who], { input: JSON.stringify({ operations: [{ operation: 'write', path: 'f.txt', content }] }) });
+    const input = JSON.stringify({ operations: [{ operation: 'write', path: 'f.txt', content }] });
+    const r = repo.shadow(['batch', '-', ...who], { input });
     assert.is(r.status, 0, r.stderr);
   };
   batch('base\nclaude 1\nclaude 2\n', CLAUDE);
@@ -59,7 +62,8 @@ for (const rev of ['HEAD', 'HEAD~1']) {
   test(`at ${rev}: each line has the contributor of the note's range holding git blame's original line, found by the note (source trace)`, () => {
     const r = repo.shadow(['blame', '--published', 'f.txt', rev, '--json']);
     assert.is(r.status, 0, r.stderr);
-    const lines = r.json().lines as Array<{ line: number; commit: string; original_line: number; contributor: unknown; source: string; noted?: string }>;
+    type Line = { line: number; content: string; commit: string; original_line: number; contributor: unknown; source: string; noted?: string };
+    const lines = r.json().lines as Line[];
     const git = gitBlame(repo, 'f.txt', rev);
     assert.is(lines.length, git.length);
     const squash = repo.git('rev-parse', 'HEAD~2').trim();
@@ -71,7 +75,7 @@ for (const rev of ['HEAD', 'HEAD~1']) {
       if (g.commit === squash) assert.equal([l.source, l.noted], ['trace', squash], `line ${g.final}`);
     }
     // Spelled out: every agent line moved, and each keeps its own model.
-    const by = Object.fromEntries(lines.map((l) => [(l as any).content, l.contributor]));
+    const by = Object.fromEntries(lines.map((l) => [l.content, l.contributor]));
     assert.equal(by['claude 1'], { type: 'ai', model_id: 'anthropic/claude-x' });
     assert.equal(by['claude 2'], { type: 'ai', model_id: 'anthropic/claude-x' });
     assert.equal(by['codex 1'], { type: 'ai', model_id: 'openai/gpt-5' });

@@ -29,7 +29,13 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { path: 'agent-x.sh', committed: 0o644, agent: [{ operation: 'chmod', path: 'agent-x.sh', mode: '100755' }], person: { line: 2 }, mode: '100755' },
+  {
+    path: 'agent-x.sh',
+    committed: 0o644,
+    agent: [{ operation: 'chmod', path: 'agent-x.sh', mode: '100755' }],
+    person: { line: 2 },
+    mode: '100755',
+  },
   {
     path: 'agent-x-and-lines.sh',
     committed: 0o644,
@@ -40,7 +46,13 @@ const CASES: Case[] = [
     person: { line: 1 },
     mode: '100755',
   },
-  { path: 'agent-not-x.sh', committed: 0o755, agent: [{ operation: 'chmod', path: 'agent-not-x.sh', mode: '100644' }], person: { line: 3 }, mode: '100644' },
+  {
+    path: 'agent-not-x.sh',
+    committed: 0o755,
+    agent: [{ operation: 'chmod', path: 'agent-not-x.sh', mode: '100644' }],
+    person: { line: 3 },
+    mode: '100644',
+  },
   {
     path: 'person-x.sh',
     committed: 0o644,
@@ -96,7 +108,11 @@ test('every path merges, each file has the mode and bytes git merge gives the sa
   // git's merge of the person's working tree and the draft's tip, on HEAD.
   const ours = side(
     repo,
-    CASES.map((c) => ({ path: c.path, mode: fs.statSync(repo.path(c.path)).mode & 0o100 ? '100755' : '100644', oid: repo.git('hash-object', '-w', c.path).trim() })),
+    CASES.map((c) => ({
+      path: c.path,
+      mode: fs.statSync(repo.path(c.path)).mode & 0o100 ? '100755' : '100644',
+      oid: repo.git('hash-object', '-w', c.path).trim(),
+    })),
   );
   const theirs = side(repo, CASES.map((c) => ({ path: c.path, ...entry(repo, 'refs/shadow/drafts/default', c.path) })));
   const wt = join(repo.root, 'oracle');

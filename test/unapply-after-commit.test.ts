@@ -30,8 +30,16 @@ function state(repo: DiskRepo): unknown {
 }
 
 const CASES = [
-  { mode: ['--commit'], name: '--commit, then the person commits on the file the apply wrote', person: (r: DiskRepo) => r.write('f.txt', F.replace('four', 'four by the person').replace('one', 'ONE')) },
-  { mode: ['--squash', '-m', 'the draft'], name: '--squash, then the person commits another file', person: (r: DiskRepo) => r.write('g.txt', 'g by the person\n') },
+  {
+    mode: ['--commit'],
+    name: '--commit, then the person commits on the file the apply wrote',
+    person: (r: DiskRepo) => r.write('f.txt', F.replace('four', 'four by the person').replace('one', 'ONE')),
+  },
+  {
+    mode: ['--squash', '-m', 'the draft'],
+    name: '--squash, then the person commits another file',
+    person: (r: DiskRepo) => r.write('g.txt', 'g by the person\n'),
+  },
 ];
 
 const test = suite('unapply after the person committed on the applied branch');
@@ -41,7 +49,8 @@ for (const c of CASES) {
     const repo = new DiskRepo({ 'f.txt': F, 'g.txt': 'g\n' });
     try {
       await withShadow(repo, async (sh) => {
-        const r = await sh.batch({ intent: 'the agent', operations: [{ operation: 'write', path: 'f.txt', content: F.replace('one', 'ONE') }] });
+        const operations = [{ operation: 'write' as const, path: 'f.txt', content: F.replace('one', 'ONE') }];
+        const r = await sh.batch({ intent: 'the agent', operations });
         assert.ok(r.success, JSON.stringify(r.error));
       });
       const root = repo.ref('main')!;

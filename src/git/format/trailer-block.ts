@@ -14,7 +14,10 @@ const GIT_GENERATED = ['Signed-off-by: ', '(cherry picked from commit '];
 const TOKEN_THEN_SEPARATOR = /^[A-Za-z0-9-]+[ \t]*:/;
 const blank = (line: string): boolean => /^\s*$/.test(line);
 
-/** The trailer block of `message`: `[start, end)` in its characters, `start === end` when it has none (new trailers then go at `end`). */
+/**
+ * The trailer block of `message`: `[start, end)` in its characters;
+ * `start === end` when it has none (new trailers then go at `end`).
+ */
 export function trailerBlock(message: string, comment = '#'): { start: number; end: number } {
   const lines: Array<{ at: number; text: string }> = [];
   for (let at = 0; at < message.length; ) {
