@@ -64,6 +64,8 @@ export type ErrorCode =
   | 'NO_BRANCH'
   | 'SPARSE_PATH'
   | 'DIVERGED'
+  /** unapply after apply --commit/--squash: the branch is no longer where that apply left it (commits made on it since). */
+  | 'BRANCH_MOVED'
   | 'UNRESOLVED_CONFLICT'
   | 'NOT_IN_CONFLICT'
   // review and approvals

@@ -26,6 +26,7 @@ export function statusFor(code: string): number {
     case 'DRAFT_EXISTS':
     case 'CHECKPOINT_EXISTS':
     case 'STALE_BASE':
+    case 'BRANCH_MOVED':
     case 'UNRESOLVED_CONFLICT':
     case 'NOT_IN_CONFLICT':
     case 'NOTHING_TO_UNDO':

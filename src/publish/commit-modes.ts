@@ -3,6 +3,7 @@ import { EMPTY_TREE_OID, hashObject, serializeCommit, type Commit, type Oid } fr
 import type { PublishEntry } from '../drafts/publish-set.js';
 import { cherryPickReflogMessage, commitReflogMessage, fastForwardReflogMessage } from '../git/format/reflog-message.js';
 import { editTree, type NewTree } from '../git/format/tree-edit.js';
+import { trailerBlock } from '../git/format/trailer-block.js';
 import { diffTrees } from '../git/format/tree-diff.js';
 import type { FileEntry } from '../git/format/tree-lookup.js';
 import { indexEntry, isUnmerged, readIndex } from '../git/git-index.js';
@@ -73,7 +74,11 @@ export function draftLine(ws: Workspace, draft: Draft): { rebased: boolean; onto
   return { rebased: false, onto: draft.meta.root, startTree, commits };
 }
 
-/** `message` with every distinct `Assisted-by:` trailer of `messages` it lacks, in its trailer paragraph (a new one if its last paragraph is not trailers). */
+/**
+ * `message` with every distinct `Assisted-by:` trailer of `messages` it
+ * lacks, at the end of its trailer block as git finds it (a paragraph of
+ * their own when it has none), so that git reads them all as one block.
+ */
 export function withAssistedBy(message: string, messages: readonly string[]): string {
   const body = message.trim();
   const seen = new Set<string>();
@@ -81,10 +86,12 @@ export function withAssistedBy(message: string, messages: readonly string[]): st
     const last = m.trimEnd().slice(m.trimEnd().lastIndexOf('\n\n') + 2);
     for (const l of last.split('\n')) if (/^Assisted-by: \S/i.test(l) && !body.includes(l)) seen.add(l.trim());
   }
-  if (seen.size === 0) return `${body}\n`;
-  const lastPara = body.slice(body.lastIndexOf('\n\n') + 2);
-  const isTrailers = body.includes('\n\n') && lastPara.split('\n').every((l) => /^[A-Za-z0-9-]+: /.test(l));
-  return `${body}${isTrailers ? '\n' : '\n\n'}${[...seen].join('\n')}\n`;
+  const text = `${body}\n`;
+  if (seen.size === 0) return text;
+  const added = [...seen].map((l) => `${l}\n`).join('');
+  const block = trailerBlock(text);
+  const before = text.slice(0, block.end);
+  return `${before}${block.start < block.end ? '' : '\n'}${added}${text.slice(block.end)}`;
 }
 
 /** The draft root made for a repository without commits: it never becomes part of a branch. */

@@ -40,6 +40,32 @@ export interface UnapplyResult {
   branch?: { ref: string; old: string | null; new: string };
 }
 
+type BranchMove = { ref: string; old: string | null; new: string };
+
+/**
+ * After `apply --commit`/`--squash`, the branch must still be where the
+ * apply left it: moving it back would drop the commits made on it since,
+ * and putting the files back under them would leave the apply's commits in
+ * the branch with the index staging their undoing (the person's own later
+ * change to those paths with it). So unapply refuses, dry run too, before
+ * anything is read or written; git undoes the apply's commits under later
+ * ones (`git revert`).
+ */
+function refuseMovedBranch(ws: Workspace, draftName: string, branch: BranchMove | undefined): void {
+  if (!branch) return;
+  const now = ws.repo.refs.resolve(branch.ref) ?? null;
+  if (now === branch.new) return;
+  const name = branch.ref.replace(/^refs\/heads\//, '');
+  const moved = now === null ? 'is gone' : `is at ${now.slice(0, 12)}`;
+  const applied = branch.new.slice(0, 12);
+  const commits = branch.old === null ? applied : `${branch.old.slice(0, 12)}..${applied}`;
+  const message = `unapply refused: draft "${draftName}"'s last apply moved ${name} to ${applied}; it ${moved} now`;
+  throw new ShadowError('BRANCH_MOVED', message, {
+    hint: `undo the apply's commits as new commits on top of yours: git revert --no-edit ${commits}`,
+    data: { draft: draftName, ref: branch.ref, applied: branch.new, now, before: branch.old },
+  });
+}
+
 /**
  * Put back what the draft's last apply replaced, by a three-way merge in
  * reverse: for each path the apply wrote, base = what it wrote, ours = the
@@ -64,6 +90,7 @@ export async function unapplyDraft(ws: Workspace, draftName: string, options: Un
   if (!last) {
     throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
   }
+  refuseMovedBranch(ws, draftName, last.branch);
   const reversed: PublishEntry[] = last.entries.map((e) => ({ path: e.path, old: e.new, new: e.old }));
   // The record is a file in .git: what it names is checked as any tree is.
   gateDraftWrite(ws, last.tip, draftName, reversed);
