@@ -138,6 +138,19 @@ Editor('str_replace: the edit op in one batch, the reference\'s snippet after; n
   assert.is(codeOf(await edit(conn, { command: 'str_replace', path: 'crlf.txt', old_str: '' })), 'INVALID_ARGUMENT');
 });
 
+Editor('str_replace counts as str.count does, without overlaps: `}\\n}` is once in `}\\n}\\n}` at home, so it is replaced at the first place, in one batch; two apart are still several', async ({ conn, sh }) => {
+  await sh.write('braces.js', 'if (a) {\n  if (b) {\n}\n}\n}\n');
+  const r = await edit(conn, { command: 'str_replace', path: 'braces.js', old_str: '}\n}', new_str: '  }\n}' });
+  okText(r);
+  // Python: 'if (a) {\n  if (b) {\n}\n}\n}\n'.replace('}\n}', '  }\n}') replaces the one non-overlapping match.
+  assert.is(await bytes(sh, 'braces.js'), 'if (a) {\n  if (b) {\n  }\n}\n}\n');
+  assert.is(await batches(sh), 2);
+  await sh.write('twice.js', '}\n}\n}\n}\n');
+  const many = await edit(conn, { command: 'str_replace', path: 'twice.js', old_str: '}\n}', new_str: 'x' });
+  assert.is(codeOf(many), 'EDIT_AMBIGUOUS');
+  assert.is(await bytes(sh, 'twice.js'), '}\n}\n}\n}\n');
+});
+
 Editor('insert: after line N as the reference splits lines (0: the top; after the empty last line: the very end), insert_text or new_str; CRLF kept; out of range names the range', async ({ conn, sh }) => {
   const r = await edit(conn, { command: 'insert', path: 'notes/a.txt', insert_line: 1, insert_text: 'one and a half' });
   assert.match(okText(r), /^The file notes\/a\.txt has been edited\. Here's the result of running `cat -n` on a snippet of the edited file:\n {5}1\tone\n {5}2\tone and a half\n {5}3\ttwo\n/);

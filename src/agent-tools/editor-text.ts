@@ -59,16 +59,32 @@ export function insertAfterLine(text: string, after: number, insert: string): st
   return `${head}${insert.split('\n').join(nl)}${rest.length === 0 ? '' : `${nl}${rest.join('\n')}`}`;
 }
 
-/** Where `old` stands in `text` once, as the edit op finds it (exactly, or with LF read as the file's CRLF); -1 if not once. */
-export function findOnce(text: string, old: string): { at: number; old: string } {
-  const once = (needle: string): number => {
-    const at = text.indexOf(needle);
-    return at !== -1 && text.indexOf(needle, at + 1) === -1 ? at : -1;
+/**
+ * How many times `needle` occurs in `text` without overlapping, counted
+ * from the left: Python's `str.count`, which the reference uses to decide
+ * "once" (`}\n}` is once in `}\n}\n}`).
+ */
+export function countApart(text: string, needle: string): number {
+  let n = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) n++;
+  return n;
+}
+
+/**
+ * Where `old` stands in `text` when the reference would replace it: once,
+ * counted without overlaps as `str.count` counts (exactly, or with LF read
+ * as the file's CRLF, which the reference never sees); -1 if not once.
+ * `overlaps` says the match also overlaps itself, so the edit op (which
+ * counts every start) would call it ambiguous.
+ */
+export function findOnce(text: string, old: string): { at: number; old: string; overlaps: boolean } {
+  const once = (needle: string): { at: number; old: string; overlaps: boolean } => {
+    const at = countApart(text, needle) === 1 ? text.indexOf(needle) : -1;
+    return { at, old: needle, overlaps: at !== -1 && text.indexOf(needle, at + 1) !== -1 };
   };
-  const at = once(old);
-  if (at !== -1 || !old.includes('\n') || old.includes('\r') || !text.includes('\r\n')) return { at, old };
-  const crlf = old.replace(/\n/g, '\r\n');
-  return { at: once(crlf), old: crlf };
+  const exact = once(old);
+  if (exact.at !== -1 || text.includes(old) || !old.includes('\n') || old.includes('\r') || !text.includes('\r\n')) return exact;
+  return once(old.replace(/\n/g, '\r\n'));
 }
 
 /** How many \n `text` holds (before `end`). */

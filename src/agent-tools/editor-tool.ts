@@ -143,12 +143,17 @@ async function strReplace(conn: ToolConnection, a: Args, rel: string): Promise<T
   const replacement = a.new_str ?? '';
   if (old === '') throw new ShadowError('INVALID_ARGUMENT', 'old_str is empty: there is nothing to find', { hint: 'give the exact text to replace; to add lines use insert' });
   const expect = expected(seenOf(conn), rel, a.path, file.oid);
-  const r = await commit(conn, `str_replace in ${rel}`, { operation: 'edit', path: rel, old_content: old, content: replacement, expect });
+  const found = findOnce(text, old);
+  const put = found.at !== -1 && found.old !== old ? replacement.replace(/\r?\n/g, '\r\n') : replacement;
+  const next = found.at === -1 ? text : text.slice(0, found.at) + put + text.slice(found.at + found.old.length);
+  // Once as the reference counts (str.count, no overlaps) but overlapping itself (`}\n}` in `}\n}\n}`): the edit
+  // op counts every start and would refuse, so the replaced text is written whole, on the content read (expect).
+  const op: FileOperation = found.overlaps
+    ? { operation: 'write', path: rel, content: next, expect }
+    : { operation: 'edit', path: rel, old_content: old, content: replacement, expect };
+  const r = await commit(conn, `str_replace in ${rel}`, op);
   if (!r.success) return editFailure(r, a, text);
   // The edit landed on the content read (expect held), so the result is that content with the one match replaced.
-  const found = findOnce(text, old);
-  const put = found.old !== old ? replacement.replace(/\r?\n/g, '\r\n') : replacement;
-  const next = found.at === -1 ? text : text.slice(0, found.at) + put + text.slice(found.at + found.old.length);
   const oid = await remember(conn, rel, next);
   // The reference's snippet: from SNIPPET_LINES before the line the match began on to SNIPPET_LINES after the replacement's end.
   const line = newlines(text, Math.max(found.at, 0));
