@@ -85,8 +85,15 @@ async function worker(): Promise<void> {
     const mark = o.failed > 0 ? 'FAIL' : 'ok  ';
     process.stdout.write(`${mark} ${o.file.padEnd(34)} ${String(o.passed).padStart(4)} passed ${String(o.failed).padStart(3)} failed  ${(o.ms / 1000).toFixed(1)}s\n`);
     if (o.failed > 0) process.stdout.write(`${o.output}\n`);
-    // Figures a test reports of itself (the crash states a power-loss test checked), and why a file ran none (no Chromium).
-    else for (const line of o.output.split('\n')) if (line.startsWith('crash states: ') || line.startsWith('SKIP ')) process.stdout.write(`     ${line}\n`);
+    // Figures a test reports of itself (the crash states a power-loss test checked, how many of a home tool's own
+    // cases hold), and why a file ran none (no Chromium).
+    else {
+      for (const line of o.output.split('\n')) {
+        const owner = /[a-z][\w-]*(?: [\w-]+)?: \d+ of \d+ owner cases hold.*$/.exec(line);
+        if (line.startsWith('crash states: ') || line.startsWith('SKIP ')) process.stdout.write(`     ${line}\n`);
+        else if (owner) process.stdout.write(`     ${owner[0]}\n`);
+      }
+    }
   }
 }
 const started = Date.now();
