@@ -4,12 +4,11 @@ import * as assert from 'uvu/assert';
 import type { FileSystem, Shadow } from '../src/index.js';
 import { IndexView } from '../src/git/index-view.js';
 import { CrashFs } from './helpers/crash-fs.js';
-import { crashStates, type CrashState } from './helpers/crash-states.js';
+import { budgetStates, crashStates, type CrashState } from './helpers/crash-states.js';
 import { openAfterCrash } from './helpers/restart-open.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { withReplacingRename } from './helpers/memfs-rename.js';
 import { FsSeam } from './helpers/fs-seam.js';
-import { prng } from './helpers/prng.js';
 import { allOrNothing, common, draftChanges, gitFsck, ledgerBatches, mainBranch, PUBLISHED } from './helpers/power-loss-checks.js';
 
 /**
@@ -261,36 +260,19 @@ PROTOCOLS.push({
 });
 
 /**
- * The states checked per protocol: by default BUDGET of them, and never
- * fewer than its crash points: every crash point at least once (its first
- * state) and a seeded sample of the others, so that the suite keeps its
- * four minutes; `POWER_LOSS_STATES=all` checks every one (about 8,400 over
- * the protocols), `POWER_LOSS_STATES=<n>` another budget, another
+ * The states checked per protocol (budgetStates in crash-states.ts): by
+ * default BUDGET of them, and never fewer than its enumerated states (each
+ * file and directory alone losing its pending changes, where that shows a
+ * missing fsync) and its crash points: every crash point at least once (its
+ * first state) and a seeded sample of the others, so that the suite keeps
+ * its four minutes; `POWER_LOSS_STATES=all` checks every one (about 8,400
+ * over the protocols), `POWER_LOSS_STATES=<n>` another budget, another
  * POWER_LOSS_SEED another sample:
  *
  *   POWER_LOSS_STATES=all node dist/test/power-loss.test.js
  */
 const BUDGET = process.env.POWER_LOSS_STATES === 'all' ? Infinity : Number(process.env.POWER_LOSS_STATES ?? 120);
 const SEED = Number(process.env.POWER_LOSS_SEED ?? 20261126);
-
-function sampled(states: readonly CrashState[]): CrashState[] {
-  if (states.length <= BUDGET) return [...states];
-  const keep = new Set<CrashState>();
-  const points = new Set<number>();
-  for (const s of states) {
-    if (points.has(s.at)) continue;
-    points.add(s.at);
-    keep.add(s);
-  }
-  const rest = states.filter((s) => !keep.has(s));
-  const rand = prng(SEED);
-  for (let i = 0; i < rest.length && keep.size < BUDGET; i++) {
-    const j = i + Math.floor(rand() * (rest.length - i));
-    [rest[i], rest[j]] = [rest[j]!, rest[i]!];
-    keep.add(rest[i]!);
-  }
-  return states.filter((s) => keep.has(s));
-}
 
 const counts: string[] = [];
 const Loss = suite('power loss: every crash state of each protocol recovers');
@@ -309,7 +291,7 @@ for (const p of PROTOCOLS) {
     await new Promise((r) => setImmediate(r));
     sh.close();
     const all: CrashState[] = crashStates(crash);
-    const states = sampled(all);
+    const { states, enumerated, sampled } = budgetStates(all, BUDGET, SEED);
     for (const s of states) {
       const bootTime = Date.now();
       const fs = withReplacingRename(s.mount({ mtimeMs: bootTime - 60_000 }) as unknown as FileSystem);
@@ -327,7 +309,8 @@ for (const p of PROTOCOLS) {
       next.close();
       if (states.indexOf(s) % Math.max(1, Math.floor(states.length / FSCK_SAMPLE)) === 0) gitFsck(fs, label);
     }
-    counts.push(`crash states: ${p.name}: ${states.length}${states.length < all.length ? ` of ${all.length}` : ''} states over ${crash.events.length + 1} crash points`);
+    const of = states.length < all.length ? ` of ${all.length}` : '';
+    counts.push(`crash states: ${p.name}: ${enumerated} enumerated + ${sampled} sampled${of} over ${crash.events.length + 1} crash points`);
   });
 }
 
