@@ -130,6 +130,21 @@ Model('at the last point a file or a directory holds its pending changes, each a
   );
 });
 
+Model('a directory that alone loses an unlink inside it keeps its own entry: its removal cannot outlive the unlink', async () => {
+  const fs = volume({});
+  fs.mkdirSync('/d/sub');
+  fs.writeFileSync('/d/sub/f', 'f');
+  const crash = new CrashFs(fs);
+  crash.fs.unlinkSync('/d/sub/f');
+  crash.fs.rmdirSync('/d/sub');
+  const end = crashStates(crash, { at: crash.events.length }).filter((s) => s.enumerated);
+  assert.ok(
+    end.some((s) => s.mount().existsSync('/d/sub/f')),
+    'the unlink lost, so the rmdir with it',
+  );
+  for (const s of end) assert.ok(s.mount().existsSync('/d/sub') || !s.mount().existsSync('/d/sub/f'));
+});
+
 Model('a disk that a later crash point may leave too is checked at the later one', async () => {
   const crash = new CrashFs(volume({ '/d/f': 'old' }));
   await replace(crash.fs, '/d/f', 'new');

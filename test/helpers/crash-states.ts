@@ -21,6 +21,8 @@ import { prng } from './prng.js';
  *   where both keep it (it is one change, never half done).
  * - A new directory or symlink holds what it was made with once its entry
  *   is there; a new file's content is subject to the first rule.
+ * - (In the enumerated states below) a directory's removal is lost with
+ *   what was removed from it before: rmdir needs it empty.
  * - Nothing else is reordered, and the process's own view (the page cache)
  *   is gone.
  *
@@ -84,9 +86,32 @@ function pendingAt(events: readonly CrashEvent[], at: number): Pending[] {
 /** How many of each object's pending events a state keeps (cut: the last kept write is cut to a block). */
 type Choice = Array<{ keep: number; cut: boolean }>;
 
-/** Every object keeping all its pending changes, but object `i`, which loses all of its own. */
-function aloneLosing(pending: readonly Pending[], i: number): Choice {
-  return pending.map((p, j) => ({ keep: j === i ? 0 : p.events.length, cut: false }));
+/**
+ * Every object keeping all its pending changes, but object `i`, which loses
+ * all of its own; and what cannot outlive that: a directory's removal
+ * (rmdir needs it empty, and file systems journal the two in order) is lost
+ * with what was removed from it before, and so is all that followed it in
+ * its parent.
+ */
+function aloneLosing(events: readonly CrashEvent[], pending: readonly Pending[], i: number): Choice {
+  const keep = pending.map((p, j) => (j === i ? 0 : p.events.length));
+  const dirOf = new Map(pending.map((p, j) => [p.kind === 'dir' ? p.ino : -1, j]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    pending.forEach((p, j) => {
+      if (p.kind !== 'dir') return;
+      for (let n = 0; n < keep[j]!; n++) {
+        const e = events[p.events[n]!]!;
+        const removed = e.kind === 'entries' ? e.ops.find((o) => o.dir === p.ino && o.rmdir !== undefined)?.rmdir : undefined;
+        const child = removed === undefined ? undefined : dirOf.get(removed);
+        if (child === undefined || keep[child]! === pending[child]!.events.length || pending[child]!.events[keep[child]!]! > p.events[n]!) continue;
+        keep[j] = n;
+        changed = true;
+        return;
+      }
+    });
+  }
+  return keep.map((k) => ({ keep: k, cut: false }));
 }
 
 /**
@@ -114,7 +139,7 @@ function lastPending(events: readonly CrashEvent[], at: number, p: Pending): boo
 function choices(events: readonly CrashEvent[], at: number, pending: readonly Pending[], seed: number): { choices: Choice[]; enumerated: number } {
   const last: Choice[] = [];
   const earlier: Choice[] = [];
-  pending.forEach((p, i) => (lastPending(events, at, p) ? last : earlier).push(aloneLosing(pending, i)));
+  pending.forEach((p, i) => (lastPending(events, at, p) ? last : earlier).push(aloneLosing(events, pending, i)));
   const turn = earlier.length === 0 ? 0 : at % earlier.length;
   const none: Choice = pending.map(() => ({ keep: 0, cut: false }));
   const all: Choice = pending.map((p) => ({ keep: p.events.length, cut: false }));
