@@ -95,7 +95,8 @@ type Choice = Array<{ keep: number; cut: boolean }>;
  */
 function aloneLosing(events: readonly CrashEvent[], pending: readonly Pending[], i: number): Choice {
   const keep = pending.map((p, j) => (j === i ? 0 : p.events.length));
-  const dirOf = new Map(pending.map((p, j) => [p.kind === 'dir' ? p.ino : -1, j]));
+  const dirOf = new Map<Ino, number>();
+  pending.forEach((p, j) => p.kind === 'dir' && dirOf.set(p.ino, j));
   for (let changed = true; changed; ) {
     changed = false;
     pending.forEach((p, j) => {
