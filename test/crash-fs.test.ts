@@ -4,7 +4,7 @@ import { Volume, createFsFromVolume } from 'memfs';
 import type { FileSystem } from '../src/index.js';
 import { fsyncConcurrently, fsyncDir } from '../src/durable/durable-file.js';
 import { CrashFs } from './helpers/crash-fs.js';
-import { crashStates } from './helpers/crash-states.js';
+import { budgetStates, crashStates } from './helpers/crash-states.js';
 
 /**
  * The crash simulator itself: it must find each class of bug the power-loss
@@ -92,6 +92,66 @@ Model('callback fsyncs complete newest first, one a turn of the event loop', asy
   await new Promise((r) => setImmediate(r));
   await new Promise((r) => setImmediate(r));
   assert.equal(order, ['b', 'a']);
+});
+
+Model('an fsync covers what was written before it was called, not what was written before it completed', async () => {
+  const crash = new CrashFs(volume({}));
+  const fs = crash.fs;
+  const fd = fs.openSync('/d/f', 'w');
+  fs.writeSync(fd, Buffer.from('one'));
+  fsyncDir(fs, '/d');
+  const synced = fsyncConcurrently(fs, fd);
+  // Written while the fsync is on the pool: the fsync may or may not carry it.
+  fs.writeSync(fd, Buffer.from(' two'));
+  await synced;
+  fs.closeSync(fd);
+  const last = new Set(crashStates(crash, { at: crash.events.length }).map((s) => String(s.mount().readFileSync('/d/f', 'utf8'))));
+  assert.equal([...last].sort(), ['one', 'one two']);
+});
+
+Model('at the last point a file or a directory holds its pending changes, each alone losing them is enumerated, and a budget of none keeps it', async () => {
+  for (const skip of ['dir-fsync', 'data-fsync'] as const) {
+    const crash = new CrashFs(volume({ '/d/f': 'old' }));
+    await replace(crash.fs, '/d/f', 'new', skip);
+    const all = crashStates(crash);
+    const { states, enumerated, sampled } = budgetStates(all, 0, 1);
+    assert.is(enumerated, all.filter((s) => s.enumerated).length);
+    assert.is(sampled, states.length - enumerated);
+    const shown = states.filter((s) => s.enumerated && s.at === crash.events.length).map((s) => String(s.mount().readFileSync('/d/f', 'utf8')));
+    // After the run returned: the rename undone (its directory not fsynced), or the new name empty (its data not fsynced).
+    assert.ok(shown.includes(skip === 'dir-fsync' ? 'old' : ''), `${skip}: ${JSON.stringify(shown)}`);
+  }
+  const right = new CrashFs(volume({ '/d/f': 'old' }));
+  await replace(right.fs, '/d/f', 'new');
+  const end = crashStates(right).filter((s) => s.at === right.events.length);
+  assert.equal(
+    end.map((s) => String(s.mount().readFileSync('/d/f', 'utf8'))),
+    end.map(() => 'new'),
+  );
+});
+
+Model('a directory that alone loses an unlink inside it keeps its own entry: its removal cannot outlive the unlink', async () => {
+  const fs = volume({});
+  fs.mkdirSync('/d/sub');
+  fs.writeFileSync('/d/sub/f', 'f');
+  const crash = new CrashFs(fs);
+  crash.fs.unlinkSync('/d/sub/f');
+  crash.fs.rmdirSync('/d/sub');
+  const end = crashStates(crash, { at: crash.events.length }).filter((s) => s.enumerated);
+  assert.ok(
+    end.some((s) => s.mount().existsSync('/d/sub/f')),
+    'the unlink lost, so the rmdir with it',
+  );
+  for (const s of end) assert.ok(s.mount().existsSync('/d/sub') || !s.mount().existsSync('/d/sub/f'));
+});
+
+Model('a disk that a later crash point may leave too is checked at the later one', async () => {
+  const crash = new CrashFs(volume({ '/d/f': 'old' }));
+  await replace(crash.fs, '/d/f', 'new');
+  const digests = crashStates(crash).map((s) => s.digest);
+  assert.is(new Set(digests).size, digests.length, 'each disk once');
+  // The fsync of the directory, the last event, changes no disk: the disks before it are its own.
+  assert.ok(crashStates(crash).some((s) => s.at === crash.events.length));
 });
 
 Model('a rename between directories is kept whole or not at all', async () => {

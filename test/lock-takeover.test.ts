@@ -170,7 +170,7 @@ function fsckClean(repo: DiskRepo): void {
 K('a first batch killed holding its ref lock (written and fsynced) leaves it; the next batch takes it over', ({ repo }) => {
   ok(repo, ['draft', 'new', 'd']);
   // At its reflog line: after the lock's fsync, before its rename.
-  killAt(repo, 'batch', 'appendFileSync@/logs/refs/shadow/drafts/d:1', 'd');
+  killAt(repo, 'batch', 'openSync@/logs/refs/shadow/drafts/d:1', 'd');
   assert.equal(locksUnder(join(repo.dir, '.git')), ['refs/shadow/drafts/d.lock'], 'the killed batch held the ref lock');
   const r = ok(repo, ['--draft', 'd', 'write', 'next.txt'], 'next\n');
   assert.ok(r.success);

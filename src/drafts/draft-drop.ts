@@ -1,7 +1,7 @@
 import { errnoCode, ShadowError } from '../errors.js';
 import { ARCHIVE_PREFIX, checkpointsPrefix, mergesRef } from './ref-names.js';
 import { draftDir } from '../state/draft-meta.js';
-import { fsyncDir, parentOf } from '../durable/durable-file.js';
+import { ensureDir, fsyncDir, parentOf } from '../durable/durable-file.js';
 import { readJournals } from '../state/journal.js';
 import { takeProcessLock } from '../durable/process-lock.js';
 import { clearDraftRemains } from './draft-remains.js';
@@ -66,9 +66,11 @@ export async function dropDraft(ws: Workspace, name: string, options: { purge: b
     if (archive) {
       // One rename: the records, ledger and caches travel together.
       const dest = `${repo.shadowDir}/archive/${archive.slice(ARCHIVE_PREFIX.length)}`;
-      ws.ctx.fs.mkdirSync(parentOf(dest), { recursive: true });
+      ensureDir(ws.ctx.fs, parentOf(dest));
       try {
         ws.ctx.fs.renameSync(draftDir(repo.shadowDir, name), dest);
+        // A rename between two directories is durable once both are synced.
+        fsyncDir(ws.ctx.fs, parentOf(dest));
         fsyncDir(ws.ctx.fs, parentOf(draftDir(repo.shadowDir, name)));
       } catch (e) {
         // A draft with no directory (its metadata lost): nothing to keep.

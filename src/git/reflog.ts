@@ -1,10 +1,10 @@
-/** Reflogs (`logs/<ref>`): appending a move's line, reading a log's last line from its end, parsing a log back. */
+/** Reflogs (`logs/<ref>`): appending a move's lines durably, reading a log's last line from its end, parsing a log back. */
 
 import type { FileSystem } from '../context.js';
 import { errnoCode } from '../errors.js';
 import { formatSignature, type Oid, type Signature } from './format/git-objects.js';
 import { normalizeReflogMessage } from './format/reflog-message.js';
-import { ensureDir, parentOf, readTextIfExists, statIfExists } from '../durable/durable-file.js';
+import { ensureDir, fsyncConcurrently, fsyncDirConcurrently, parentOf, readTextIfExists, settleAll, statIfExists, writeAll } from '../durable/durable-file.js';
 
 export interface ReflogEntry {
   old: Oid;
@@ -27,12 +27,40 @@ export interface ReflogLine {
 /** How much of a reflog's end is read to find its last line. */
 const LAST_LINE_WINDOW = 64 * 1024;
 
-export function appendReflogLine(fs: FileSystem, logPath: string, line: ReflogLine): void {
-  if (!line.create && statIfExists(fs, logPath) === undefined) return;
-  if (line.redo && lastLogLine(fs, logPath)?.startsWith(`${line.old} ${line.next} `)) return;
-  ensureDir(fs, parentOf(logPath));
-  const who = formatSignature(line.who);
-  fs.appendFileSync(logPath, `${line.old} ${line.next} ${who}\t${normalizeReflogMessage(line.message)}\n`);
+/** The text of a reflog line. */
+function lineText(line: ReflogLine): string {
+  return `${line.old} ${line.next} ${formatSignature(line.who)}\t${normalizeReflogMessage(line.message)}\n`;
+}
+
+/**
+ * Append lines to reflogs and make them durable before returning: each log
+ * written is fsynced, and the directory of each log made here, all in
+ * flight together. A ref's move is renamed into place after this, so a
+ * power loss never keeps a move and loses its line (`undo` reads it).
+ */
+export async function appendReflogLines(fs: FileSystem, lines: ReadonlyArray<{ logPath: string; line: ReflogLine }>): Promise<void> {
+  const fds = new Map<string, number>();
+  const made = new Set<string>();
+  try {
+    for (const { logPath, line } of lines) {
+      let fd = fds.get(logPath);
+      if (fd === undefined) {
+        const exists = statIfExists(fs, logPath) !== undefined;
+        if (!line.create && !exists) continue;
+        if (line.redo && lastLogLine(fs, logPath)?.startsWith(`${line.old} ${line.next} `)) continue;
+        if (!exists) {
+          ensureDir(fs, parentOf(logPath));
+          made.add(parentOf(logPath));
+        }
+        fd = fs.openSync(logPath, 'a');
+        fds.set(logPath, fd);
+      }
+      writeAll(fs, fd, Buffer.from(lineText(line), 'utf8'));
+    }
+    await settleAll([...[...fds.values()].map((fd) => fsyncConcurrently(fs, fd)), ...[...made].map((dir) => fsyncDirConcurrently(fs, dir))]);
+  } finally {
+    for (const fd of fds.values()) fs.closeSync(fd);
+  }
 }
 
 /** The last line of a reflog, read from its end (a branch's log grows without bound). */

@@ -6,18 +6,19 @@ import type { LockFile } from '../durable/lock-file.js';
 import { collectLooseRefs, readLooseRef, type LooseRef } from './loose-refs.js';
 import { PackedRefs } from './packed-refs.js';
 import { RefLocks } from './ref-locks.js';
-import { appendReflogLine, readReflog, type ReflogEntry, type ReflogLine } from './reflog.js';
+import { appendReflogLines, readReflog, type ReflogEntry, type ReflogLine } from './reflog.js';
 
 /**
  * shadow's own ref store. isomorphic-git's `writeRef` writes the file in
  * place with no lock, no compare-and-swap and no reflog, so every shadow ref
  * update goes through git's lockfile protocol here instead: `<ref>.lock`
  * created exclusively, the old value checked against loose and packed refs,
- * the new value written and fsynced, a reflog line appended, the lock renamed
- * over the ref. As in git, a move of the branch this worktree's HEAD points
- * to is logged in HEAD's reflog too (`<gitdir>/logs/HEAD`, per worktree),
- * under HEAD.lock, so `HEAD@{1}` is where the branch was. The files it
- * reads and writes have theirs: loose-refs.ts, packed-refs.ts, reflog.ts.
+ * the new value written and fsynced, a reflog line appended and fsynced,
+ * the lock renamed over the ref. As in git, a move of the branch this
+ * worktree's HEAD points to is logged in HEAD's reflog too
+ * (`<gitdir>/logs/HEAD`, per worktree), under HEAD.lock, so `HEAD@{1}` is
+ * where the branch was. The files it reads and writes have theirs:
+ * loose-refs.ts, packed-refs.ts, reflog.ts.
  */
 
 /** Thrown when a compare-and-swap finds another value than expected. */
@@ -186,9 +187,9 @@ export class RefStore {
       fs.closeSync(fd);
       closed = true;
       if (u.reflog !== false) {
-        // Both lines go before the rename, as the branch's always did: a
-        // crash leaves at worst a line for a move not made, which a redo
-        // (`redo`) recognises, never a move without its lines.
+        // Both lines go before the rename, durably, as the branch's always
+        // did: a crash leaves at worst a line for a move not made, which a
+        // redo (`redo`) recognises, never a move without its lines.
         const stops = [...(u.passing ?? []), { oid: u.next, message: u.message }];
         let from = current ?? ZERO_OID;
         const lines: ReflogLine[] = stops.map((s) => {
@@ -196,8 +197,9 @@ export class RefStore {
           from = s.oid;
           return line;
         });
-        for (const line of lines) this.appendReflog(u.ref, line);
-        if (head && this.headTarget() === u.ref) for (const line of lines) this.appendReflog('HEAD', line);
+        const logs = lines.map((line) => ({ logPath: this.logPathOf(u.ref), line }));
+        if (head && this.headTarget() === u.ref) logs.push(...lines.map((line) => ({ logPath: this.logPathOf('HEAD'), line })));
+        await appendReflogLines(fs, logs);
       }
       // HEAD's lock goes first: a crash after the rename leaves no lock that
       // recovery, finding the branch moved, would never name.
@@ -245,10 +247,6 @@ export class RefStore {
       this.locks.release(lock, lockPath);
     }
     pruneEmptyDirs(fs, parentOf(path), `${this.commondir}/refs`);
-  }
-
-  private appendReflog(ref: string, line: ReflogLine): void {
-    appendReflogLine(this.ctx.fs, this.logPathOf(ref), line);
   }
 
   /**

@@ -32,8 +32,8 @@ export type InodeState =
 export type CrashEvent =
   /** A file's whole content after a write (or its creation, empty). */
   | { kind: 'data'; ino: Ino; content: Buffer; mode: number }
-  /** Directory entries set (ino) or removed (null), together: a rename is one event over one or two directories. */
-  | { kind: 'entries'; ops: Array<{ dir: Ino; name: string; ino: Ino | null }> }
+  /** Directory entries set (ino) or removed (null), together: a rename is one event over one or two directories; `rmdir` names the directory it removed. */
+  | { kind: 'entries'; ops: Array<{ dir: Ino; name: string; ino: Ino | null; rmdir?: Ino }> }
   /** A new directory or symlink inode (durable with its entry). */
   | { kind: 'inode'; ino: Ino; state: InodeState }
   /** An fsync of `ino` completed: what was logged before event `asOf` is durable. */
@@ -98,8 +98,9 @@ export class CrashFs {
     });
     wrap('rmdirSync', (path: string, o?: unknown) => {
       const [dir, name] = self.parentOf(String(path));
+      const rmdir = self.ino(String(path));
       (inner.rmdirSync as (...a: unknown[]) => void)(path, o);
-      self.events.push({ kind: 'entries', ops: [{ dir, name, ino: null }] });
+      self.events.push({ kind: 'entries', ops: [{ dir, name, ino: null, rmdir }] });
     });
     wrap('mkdirSync', (path: string, o?: { recursive?: boolean; mode?: number } | number) => self.mkdir(String(path), o));
     wrap('symlinkSync', (target: string | Buffer, path: string) => {

@@ -21,15 +21,20 @@ import { prng } from './prng.js';
  *   where both keep it (it is one change, never half done).
  * - A new directory or symlink holds what it was made with once its entry
  *   is there; a new file's content is subject to the first rule.
+ * - (In the enumerated states below) a directory's removal is lost with
+ *   what was removed from it before: rmdir needs it empty.
  * - Nothing else is reordered, and the process's own view (the page cache)
  *   is gone.
  *
  * For each crash point (before each logged event, and after the last) the
  * objects with changes not yet durable are found, and states are chosen:
- * every object losing all of them, every object keeping all, each object
- * alone losing (or alone keeping) its changes, and every combination where
- * there are few, or a seeded sample where there are many. States are told
- * apart by their content, so each distinct disk is checked once.
+ * each object alone losing its changes (those at the last point the object
+ * holds them are marked `enumerated`: they show a missing fsync, and a
+ * budget checks them before any other), every object losing all of them,
+ * every object keeping all, each object alone keeping its changes, and
+ * every combination where there are few, or a seeded sample where there are
+ * many. States are told apart by their content, so each distinct disk is
+ * checked once, at the latest crash point that may leave it.
  */
 
 const BLOCK = 4096;
@@ -42,6 +47,8 @@ export interface CrashState {
   at: number;
   /** A digest of the whole disk. */
   digest: string;
+  /** One object alone lost what it had pending (see exposing): a state that shows a missing fsync. */
+  enumerated: boolean;
   /** Build the disk as a new memfs volume; every file and directory dated `mtimeMs` when given (a disk from before a restart). */
   mount(options?: { mtimeMs?: number }): ReturnType<typeof createFsFromVolume>;
 }
@@ -79,14 +86,68 @@ function pendingAt(events: readonly CrashEvent[], at: number): Pending[] {
 /** How many of each object's pending events a state keeps (cut: the last kept write is cut to a block). */
 type Choice = Array<{ keep: number; cut: boolean }>;
 
-function choices(pending: readonly Pending[], seed: number): Choice[] {
+/**
+ * Every object keeping all its pending changes, but object `i`, which loses
+ * all of its own; and what cannot outlive that: a directory's removal
+ * (rmdir needs it empty, and file systems journal the two in order) is lost
+ * with what was removed from it before, and so is all that followed it in
+ * its parent.
+ */
+function aloneLosing(events: readonly CrashEvent[], pending: readonly Pending[], i: number): Choice {
+  const keep = pending.map((p, j) => (j === i ? 0 : p.events.length));
+  const dirOf = new Map<Ino, number>();
+  pending.forEach((p, j) => p.kind === 'dir' && dirOf.set(p.ino, j));
+  for (let changed = true; changed; ) {
+    changed = false;
+    pending.forEach((p, j) => {
+      if (p.kind !== 'dir') return;
+      for (let n = 0; n < keep[j]!; n++) {
+        const e = events[p.events[n]!]!;
+        const removed = e.kind === 'entries' ? e.ops.find((o) => o.dir === p.ino && o.rmdir !== undefined)?.rmdir : undefined;
+        const child = removed === undefined ? undefined : dirOf.get(removed);
+        if (child === undefined || keep[child]! === pending[child]!.events.length || pending[child]!.events[keep[child]!]! > p.events[n]!) continue;
+        keep[j] = n;
+        changed = true;
+        return;
+      }
+    });
+  }
+  return keep.map((k) => ({ keep: k, cut: false }));
+}
+
+/**
+ * Whether crash point `at` is the last one at which `p` holds all it has
+ * pending: the next event is an fsync of it that makes some of it durable,
+ * or there is no next event. Each object alone losing its changes there
+ * shows a missing fsync: the object was relied on, by the rest of the run or
+ * by its return, and never made durable before.
+ */
+function lastPending(events: readonly CrashEvent[], at: number, p: Pending): boolean {
+  const next = events[at];
+  return next === undefined || (next.kind === 'sync' && next.ino === p.ino && p.events[0]! < next.asOf);
+}
+
+/**
+ * The states of crash point `at`, and how many at their head are
+ * enumerated. First (enumerated) each object alone losing its pending
+ * changes where that is the last point it holds them (see lastPending);
+ * then each other object alone losing them, from a place that turns with
+ * `at` (so that a budget taking one state a point spreads over the
+ * objects); then every object losing all, every object keeping all, each
+ * alone keeping, each write of a file cut to a block, and every
+ * combination where there are few or a seeded sample where there are many.
+ */
+function choices(events: readonly CrashEvent[], at: number, pending: readonly Pending[], seed: number): { choices: Choice[]; enumerated: number } {
+  const last: Choice[] = [];
+  const earlier: Choice[] = [];
+  pending.forEach((p, i) => (lastPending(events, at, p) ? last : earlier).push(aloneLosing(events, pending, i)));
+  const turn = earlier.length === 0 ? 0 : at % earlier.length;
   const none: Choice = pending.map(() => ({ keep: 0, cut: false }));
   const all: Choice = pending.map((p) => ({ keep: p.events.length, cut: false }));
-  const out: Choice[] = [none, all];
-  pending.forEach((_, i) => {
-    out.push(all.map((c, j) => (j === i ? { keep: 0, cut: false } : c)));
-    out.push(none.map((c, j) => (j === i ? { keep: pending[i]!.events.length, cut: false } : c)));
-    if (pending[i]!.kind === 'data') out.push(all.map((c, j) => (j === i ? { keep: c.keep, cut: true } : c)));
+  const out: Choice[] = [...last, ...earlier.slice(turn), ...earlier.slice(0, turn), none, all];
+  pending.forEach((p, i) => {
+    out.push(none.map((c, j) => (j === i ? { keep: p.events.length, cut: false } : c)));
+    if (p.kind === 'data') out.push(all.map((c, j) => (j === i ? { keep: c.keep, cut: true } : c)));
   });
   let product = 1;
   for (const p of pending) product *= p.events.length + 1;
@@ -105,7 +166,7 @@ function choices(pending: readonly Pending[], seed: number): Choice[] {
     const rand = prng(seed);
     for (let s = 0; s < SAMPLES; s++) out.push(pending.map((p) => ({ keep: Math.floor(rand() * (p.events.length + 1)), cut: rand() < 0.2 })));
   }
-  return out;
+  return { choices: out, enumerated: last.length };
 }
 
 function cloneState(s: InodeState): InodeState {
@@ -193,19 +254,52 @@ function digestOf(inodes: Map<Ino, InodeState>, root: Ino): string {
  */
 export function crashStates(crash: CrashFs, options: { seed?: number; at?: number } = {}): CrashState[] {
   const seed = options.seed ?? 1;
-  const seen = new Set<string>();
-  const out: CrashState[] = [];
+  const seen = new Map<string, CrashState>();
   const from = options.at ?? 0;
   const to = options.at ?? crash.events.length;
   for (let at = from; at <= to; at++) {
     const pending = pendingAt(crash.events, at);
-    for (const choice of choices(pending, seed + at)) {
+    const { choices: list, enumerated } = choices(crash.events, at, pending, seed + at);
+    list.forEach((choice, n) => {
       const inodes = build(crash, at, pending, choice);
       const digest = digestOf(inodes, crash.rootIno);
-      if (seen.has(digest)) continue;
-      seen.add(digest);
-      out.push({ at, digest, mount: (o) => mountOf(inodes, crash.rootIno, '/', o?.mtimeMs) });
-    }
+      const earlier = seen.get(digest);
+      if (earlier) {
+        // The same disk at a later point (an fsync changes no disk, only which may follow): what holds there holds for it.
+        earlier.at = at;
+        earlier.enumerated ||= n < enumerated;
+        return;
+      }
+      seen.set(digest, { at, digest, enumerated: n < enumerated, mount: (o) => mountOf(inodes, crash.rootIno, '/', o?.mtimeMs) });
+    });
   }
-  return out;
+  return [...seen.values()];
+}
+
+/**
+ * The states to check within a budget: every enumerated one (each object
+ * alone losing its pending changes at the last point it held them), then
+ * the first state of every crash point not yet covered, then a seeded
+ * sample of the rest up to `budget`. Returned in crash-point order, with
+ * how many were enumerated and how many sampled.
+ */
+export function budgetStates(states: readonly CrashState[], budget: number, seed: number): { states: CrashState[]; enumerated: number; sampled: number } {
+  const enumerated = states.filter((s) => s.enumerated).length;
+  if (states.length <= budget) return { states: [...states], enumerated, sampled: states.length - enumerated };
+  const keep = new Set<CrashState>(states.filter((s) => s.enumerated));
+  const points = new Set([...keep].map((s) => s.at));
+  for (const s of states) {
+    if (points.has(s.at)) continue;
+    points.add(s.at);
+    keep.add(s);
+  }
+  const rest = states.filter((s) => !keep.has(s));
+  const rand = prng(seed);
+  for (let i = 0; i < rest.length && keep.size < budget; i++) {
+    const j = i + Math.floor(rand() * (rest.length - i));
+    [rest[i], rest[j]] = [rest[j]!, rest[i]!];
+    keep.add(rest[i]!);
+  }
+  const chosen = states.filter((s) => keep.has(s)).sort((a, b) => a.at - b.at);
+  return { states: chosen, enumerated, sampled: chosen.length - enumerated };
 }

@@ -44,7 +44,33 @@ export async function ledgerBatches(sh: Shadow): Promise<number[]> {
   return (await sh.events()).filter((e) => e.type === 'batch/commit').map((e) => (e.data as { batch: number }).batch);
 }
 
-/** Checks every protocol shares: the ledger verifies, recovery converges, the draft reads whole, the next batch runs. */
+const ZERO = '0'.repeat(40);
+
+/**
+ * The draft's last move has its line in the reflog, as git writes it, and
+ * `undo` takes it back to that line's old value: a power loss that kept the
+ * move and lost its line would leave undo answering NOTHING_TO_UNDO.
+ */
+async function lastMoveUndoes(sh: Shadow, fs: FileSystem, label: string): Promise<void> {
+  const ref = 'refs/shadow/drafts/default';
+  const tip = Repository.open(testContext(fs), '/repo').refs.resolve(ref);
+  if (tip === undefined) return;
+  const log = `/repo/.git/logs/${ref}`;
+  const lines = fs.existsSync(log) ? String(fs.readFileSync(log, 'utf8')).split('\n') : [];
+  const moves = lines.map((l) => /^([0-9a-f]{40}) ([0-9a-f]{40}) /.exec(l)).filter((m) => m !== null);
+  const last = moves.reverse().find((m) => m[2] === tip);
+  assert.ok(last, `${label}: the draft is at ${tip}, and its reflog has no line for the move there: ${JSON.stringify(lines)}`);
+  if (last[1] === ZERO) return;
+  let to: string | undefined;
+  try {
+    to = (await sh.undo()).to;
+  } catch (e) {
+    assert.unreachable(`${label}: undo answers ${(e as { code?: string }).code}: ${(e as Error).message}`);
+  }
+  assert.is(to, last[1], `${label}: undo goes back to the reflog's old value`);
+}
+
+/** Checks every protocol shares: the ledger verifies, recovery converges, the draft reads whole, its last move undoes, the next batch runs. */
 export async function common(sh: Shadow, fs: FileSystem, label: string): Promise<void> {
   const verdict = await sh.verifyEvents();
   assert.ok(verdict.ok, `${label}: ledger: ${JSON.stringify(verdict.broken)}`);
@@ -62,6 +88,7 @@ export async function common(sh: Shadow, fs: FileSystem, label: string): Promise
       if (e.type === 'batch/commit' && commit) assert.ok(hasCommit(fs, commit), `${label}: the ledger claims batch ${batch} (${commit}), whose commit is missing`);
     }
     for (const f of (await sh.files()).files) if (f.type === 'file') await sh.cat(f.path);
+    await lastMoveUndoes(sh, fs, label);
   }
   const next = await sh.batch({ operations: [{ operation: 'write', path: 'next.txt', content: 'next\n' }] });
   assert.ok(next.success, `${label}: the next batch runs: ${JSON.stringify(next.error)}`);
