@@ -23,7 +23,7 @@ import type { Workspace } from '../drafts/workspace.js';
  *   person's file too, and a tree of them costs a link per file.
  *
  * A write through a link (an `npm install` run in the worktree) does reach
- * the person's directory: the shares are for reading, as the README says.
+ * the person's directory: the shares are for reading, as docs/worktrees.md says.
  */
 
 export const DEFAULT_SHARES: readonly string[] = ['node_modules', '.venv'];
