@@ -306,7 +306,7 @@ export const PROTOCOLS: Protocol[] = [
       run.sessionId = session_id;
       returned('begin');
       sh.sessions.push(session_id, Buffer.from(BIG));
-      // The end of the content is fsynced (a save between brings it to the kernel only: see the README).
+      // The end of the content is fsynced (a save between brings it to the kernel only: see docs/writing.md, write sessions).
       sh.sessions.end(session_id);
       returned('end');
     },
