@@ -5,6 +5,7 @@ import { COMMANDS, commandName, findCommand, type CommandGroup, type CommandSpec
 import { commandWords } from './command-words.js';
 import { EXIT, exitStatusFor } from './exit-status.js';
 import { GLOBAL_OPTIONS, SHADOW_SUMMARY } from './global-options.js';
+import { helpAsked, showHelp } from './help-command.js';
 import type { CommandContext } from './command-context.js';
 import type { CliIO } from './io.js';
 import { Output } from './output.js';
@@ -89,13 +90,17 @@ function reusableParser(shared: SharedCaches, entry: CommandSpec | CommandGroup,
  *
  * Commands are registered without yargs handlers and dispatched after the
  * parse: yargs renders the whole help text on every command it runs itself
- * (about 7 ms). Only the invoked command is registered; help and unknown
- * commands get the full table.
+ * (about 7 ms). Only the invoked command is registered; unknown commands
+ * get the full table. Help is laid out from the table without yargs
+ * (help-command.ts).
  */
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { default: yargs } = await import('yargs');
   const json = args.includes('--json');
   const out = new Output(io, json);
+  // Help is laid out from the table itself, without yargs (help-command.ts).
+  const asked = helpAsked(args);
+  if (asked) return showHelp(asked, out);
+  const { default: yargs } = await import('yargs');
   let usageError = false;
 
   const words = commandWords(args);
