@@ -27,20 +27,23 @@ export function helpAsked(args: readonly string[]): string[] | undefined {
 export async function showHelp(words: readonly string[], out: Output): Promise<number> {
   const [first, second] = words;
   if (first === undefined) {
-    const tasks = COMMAND_TASKS.map((t) => ({ title: t.title, commands: t.commands.map((name) => ({ name, describe: COMMANDS.find((e) => ('commands' in e ? e.name : commandName(e)) === name)?.describe })) }));
+    const describe = (name: string): string | undefined => COMMANDS.find((e) => ('commands' in e ? e.name : commandName(e)) === name)?.describe;
+    const tasks = COMMAND_TASKS.map((t) => ({ title: t.title, commands: t.commands.map((name) => ({ name, describe: describe(name) })) }));
     out.result({ tasks }, groupedHelp);
     return EXIT.ok;
   }
   const group = COMMANDS.find((e) => 'commands' in e && e.name === first);
   if (group && 'commands' in group && second === undefined) {
-    out.result({ group: group.name, describe: group.describe, commands: group.commands.map((c) => ({ name: commandName(c), usage: c.usage, describe: c.describe })) }, () => groupHelp(group));
+    const commands = group.commands.map((c) => ({ name: commandName(c), usage: c.usage, describe: c.describe }));
+    out.result({ group: group.name, describe: group.describe, commands }, () => groupHelp(group));
     return EXIT.ok;
   }
   const { commandDoc } = await import('./reference/command-doc.js');
   const doc = commandDoc(group ? [first, second!] : [first]);
   if (!doc) {
     const name = group ? `${first} ${second}` : first;
-    out.error({ code: 'USAGE', message: `shadow has no command "${name}"`, hint: group ? `run \`shadow help ${first}\` for its commands` : 'run `shadow --help` for the commands and their options' });
+    const hint = group ? `run \`shadow help ${first}\` for its commands` : 'run `shadow --help` for the commands and their options';
+    out.error({ code: 'USAGE', message: `shadow has no command "${name}"`, hint });
     return EXIT.usage;
   }
   const { longHelp } = await import('./reference/long-help.js');

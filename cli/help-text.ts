@@ -59,12 +59,14 @@ export function groupedHelp(): string {
     lines.push(...twoColumns(rows, '   '), '');
   }
   lines.push('global options (every command):', ...twoColumns(globalOptionRows(), '   '), '');
-  lines.push(...wrapText('`shadow help <command>` (or `shadow <command> --help`) shows a command in full: its options, exit statuses, error codes and examples. The whole reference is docs/cli.md.', HELP_WIDTH));
+  const more = '`shadow help <command>` (or `shadow <command> --help`) shows a command in full: its options, exit statuses, error codes and examples.';
+  lines.push(...wrapText(`${more} The whole reference is docs/cli.md.`, HELP_WIDTH));
   return `${lines.join('\n')}\n`;
 }
 
 /** `shadow draft --help`: a group's commands, one line each. */
 export function groupHelp(group: CommandGroup): string {
   const rows = group.commands.map((c) => [c.usage + (c.aliases ? ` (also ${c.aliases.join(', ')})` : ''), c.describe] as const);
-  return [`usage: shadow ${group.name} <command> [options]`, '', ...wrapText(group.describe, HELP_WIDTH), '', ...twoColumns(rows, '   '), '', `\`shadow help ${group.name} <command>\` shows one in full.`, ''].join('\n');
+  const lines = [`usage: shadow ${group.name} <command> [options]`, '', ...wrapText(group.describe, HELP_WIDTH), '', ...twoColumns(rows, '   '), ''];
+  return [...lines, `\`shadow help ${group.name} <command>\` shows one in full.`, ''].join('\n');
 }

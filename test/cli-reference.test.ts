@@ -31,7 +31,8 @@ Reference('docs/cli.md is what the command table generates', () => {
     const a = committed.split('\n');
     const b = generated.split('\n');
     const line = a.findIndex((l, i) => l !== b[i]);
-    assert.unreachable(`docs/cli.md differs from what the command table generates (first at line ${line + 1}:\n  committed: ${a[line]}\n  generated: ${b[line]})\nrun \`${REGENERATE}\` and commit docs/cli.md`);
+    const where = `first at line ${line + 1}:\n  committed: ${a[line]}\n  generated: ${b[line]}`;
+    assert.unreachable(`docs/cli.md differs from what the command table generates (${where})\nrun \`${REGENERATE}\` and commit docs/cli.md`);
   }
 });
 

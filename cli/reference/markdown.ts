@@ -1,5 +1,6 @@
 import { COMMAND_TASKS } from '../command-tasks.js';
-import { GLOBAL_OPTIONS, SHADOW_SUMMARY } from '../global-options.js';
+import { SHADOW_SUMMARY } from '../global-options.js';
+import { globalOptionRows } from '../help-text.js';
 import { COMMON_ERRORS } from './command-errors.js';
 import { BASE_EXITS, commandDocs, type CommandDoc } from './command-doc.js';
 import { optionFlags, optionMeaning, positionalName } from './option-text.js';
@@ -39,11 +40,12 @@ export function cliReference(): string {
     '',
     prose(SHADOW_SUMMARY),
     '',
-    'Every command prints human text, or exactly one JSON document with `--json` (errors too: `{"error": {"code", "message", "hint", "data"}}`). `shadow --help` lists the commands by task; `shadow help <command>` (or `shadow <command> --help`) shows the section below for one command.',
+    'Every command prints human text, or exactly one JSON document with `--json` (errors too: `{"error": {"code", "message", "hint", "data"}}`). ' +
+      '`shadow --help` lists the commands by task; `shadow help <command>` (or `shadow <command> --help`) shows the section below for one command.',
     '',
     '## Global options',
     '',
-    ...table(['option', 'meaning'], GLOBAL_OPTIONS.map(({ key, value, options }) => [code(`${key.length === 1 ? '-' : '--'}${key}${value ? ` <${value}>` : ''}`), prose(options.describe ?? '')] as const)),
+    ...table(['option', 'meaning'], globalOptionRows().map(([flags, meaning]) => [code(flags), prose(meaning)] as const)),
     '',
     '## Exit status',
     '',
