@@ -204,7 +204,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .positional('paths', { type: 'string', array: true, describe: 'publish only these files, directories or globs (relative to the current directory); the draft keeps the rest' })
         .option('dry-run', { type: 'boolean', describe: 'list what would change and any conflict, writing nothing' })
         .option('commit', { type: 'boolean', describe: "also move the current branch to the draft's commits", conflicts: 'squash' })
-        .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch (needs -m)', implies: 'message' })
+        .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch', implies: 'message' })
         .option('message', { alias: 'm', type: 'string', describe: 'the commit message for --squash' })
         .option('conflict', { type: 'string', choices: ['refuse', 'markers'], describe: 'where you changed the same lines as the draft: stop (refuse, the default) or write git conflict markers' })
         .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' })

@@ -95,5 +95,5 @@ export const COMMAND_EXITS: Readonly<Record<string, ReadonlyArray<readonly [stri
   run: [['130', 'the plan stopped between batches (Ctrl-C or shadow stop)']],
   resume: [['130', 'the plan stopped between batches (Ctrl-C or shadow stop)']],
   exec: [['any', "the command's own exit status"]],
-  hook: [['0', "always: a refusal is answered in the agent's hook protocol"]],
+  hook: [['0', "also when the edit is refused or fails: the answer on stdout, in the agent's hook protocol, says so (never 1)"]],
 };
