@@ -25,7 +25,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'hook <event>',
     describe: "run by an agent before its own file edits (shadow init registers it): takes the edit on stdin into the draft",
-    builder: (y) => y.positional('event', { type: 'string', choices: [...HOOK_EVENTS] }),
+    builder: (y) => y.positional('event', { type: 'string', choices: [...HOOK_EVENTS], describe: 'the agent\'s hook event' }),
     load: () => import('./commands/hook.js').then((m) => m.hook),
   },
   {
@@ -40,7 +40,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     builder: (y) =>
       intent(
         y
-          .positional('path', { type: 'string' })
+          .positional('path', { type: 'string', describe: 'the file to write, relative to the current directory' })
           .option('mode', { type: 'string', choices: ['100644', '100755'], describe: 'file mode' })
           .option('base64', { type: 'boolean', describe: 'stdin is base64 text, decoded before it is stored (without it, stdin is stored byte for byte)' }),
       ),
@@ -52,7 +52,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     builder: (y) =>
       intent(
         y
-          .positional('path', { type: 'string' })
+          .positional('path', { type: 'string', describe: 'the file to edit, relative to the current directory' })
           .option('old', { type: 'string', demandOption: true, requiresArg: true, describe: 'the text to replace; must occur exactly once' })
           .option('new', { type: 'string', demandOption: true, describe: 'the replacement' }),
       ),
@@ -61,13 +61,13 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'rm <paths..>',
     describe: 'delete files (one batch)',
-    builder: (y) => intent(y.positional('paths', { type: 'string', array: true })),
+    builder: (y) => intent(y.positional('paths', { type: 'string', array: true, describe: 'the files to delete, relative to the current directory' })),
     load: () => import('./commands/batch.js').then((m) => m.rm),
   },
   {
     usage: 'mv <from> <to>',
     describe: 'rename a file (one batch)',
-    builder: (y) => intent(y.positional('from', { type: 'string' }).positional('to', { type: 'string' })),
+    builder: (y) => intent(y.positional('from', { type: 'string', describe: 'the file to rename' }).positional('to', { type: 'string', describe: 'its new path' })),
     load: () => import('./commands/batch.js').then((m) => m.mv),
   },
   {
@@ -83,7 +83,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       {
         usage: 'new [name]',
         describe: 'create a draft from HEAD (or --from)',
-        builder: (y) => y.positional('name', { type: 'string' }).option('from', { type: 'string', requiresArg: true, describe: 'commit-ish to start from' }),
+        builder: (y) => y.positional('name', { type: 'string', describe: 'the new draft (default --draft)' }).option('from', { type: 'string', requiresArg: true, describe: 'commit-ish to start from' }),
         load: () => import('./commands/draft.js').then((m) => m.draftNew),
       },
       {
@@ -96,13 +96,13 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       {
         usage: 'show [name]',
         describe: 'show a draft',
-        builder: (y) => y.positional('name', { type: 'string' }),
+        builder: (y) => y.positional('name', { type: 'string', describe: 'the draft (default --draft)' }),
         load: () => import('./commands/draft.js').then((m) => m.draftShow),
       },
       {
         usage: 'drop <name>',
         describe: 'drop a draft (kept under refs/shadow/archive/ unless --purge)',
-        builder: (y) => y.positional('name', { type: 'string' }).option('purge', { type: 'boolean', describe: 'delete for good' }),
+        builder: (y) => y.positional('name', { type: 'string', describe: 'the draft to drop' }).option('purge', { type: 'boolean', describe: 'delete for good' }),
         load: () => import('./commands/draft.js').then((m) => m.draftDrop),
       },
     ],
@@ -110,7 +110,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'cat <path>',
     describe: "print a file as the draft's view shows it",
-    builder: (y) => y.positional('path', { type: 'string' }),
+    builder: (y) => y.positional('path', { type: 'string', describe: 'relative to the current directory' }),
     load: () => import('./commands/view.js').then((m) => m.cat),
   },
   {
@@ -164,14 +164,14 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'checkpoint <name>',
     describe: "mark the draft's tip with a named checkpoint",
-    builder: (y) => y.positional('name', { type: 'string' }).option('message', { alias: 'm', type: 'string' }),
+    builder: (y) => y.positional('name', { type: 'string', describe: 'the checkpoint' }).option('message', { alias: 'm', type: 'string', describe: 'a note kept with it' }),
     load: () => import('./commands/checkpoint.js').then((m) => m.checkpoint),
   },
   { usage: 'checkpoints', describe: "list the draft's checkpoints", load: () => import('./commands/checkpoint.js').then((m) => m.checkpoints) },
   {
     usage: 'rollback <target>',
     describe: 'move the draft to a checkpoint, batch number, ~N or commit',
-    builder: (y) => y.positional('target', { type: 'string' }),
+    builder: (y) => y.positional('target', { type: 'string', describe: 'a checkpoint, batch number, ~N or commit of the draft' }),
     load: () => import('./commands/checkpoint.js').then((m) => m.rollback),
   },
   {
@@ -204,7 +204,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .positional('paths', { type: 'string', array: true, describe: 'publish only these files, directories or globs (relative to the current directory); the draft keeps the rest' })
         .option('dry-run', { type: 'boolean', describe: 'list what would change and any conflict, writing nothing' })
         .option('commit', { type: 'boolean', describe: "also move the current branch to the draft's commits", conflicts: 'squash' })
-        .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch (needs -m)', implies: 'message' })
+        .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch', implies: 'message' })
         .option('message', { alias: 'm', type: 'string', describe: 'the commit message for --squash' })
         .option('conflict', { type: 'string', choices: ['refuse', 'markers'], describe: 'where you changed the same lines as the draft: stop (refuse, the default) or write git conflict markers' })
         .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' })
@@ -246,21 +246,21 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       {
         usage: 'add <dir>',
         describe: "materialize the draft's view into a new (or empty) directory",
-        builder: (y) => y.positional('dir', { type: 'string' }).option('git', { type: 'boolean', describe: "a git worktree at the draft's tip instead, with node_modules & co. linked in: git and builds work there" }),
+        builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }).option('git', { type: 'boolean', describe: "a git worktree at the draft's tip instead, with node_modules & co. linked in: git and builds work there" }),
         load: () => import('./commands/worktree.js').then((m) => m.add),
       },
-      { usage: 'sync <dir>', describe: "bring it to the draft's tip (only the paths that differ)", builder: (y) => y.positional('dir', { type: 'string' }), load: () => import('./commands/worktree.js').then((m) => m.sync) },
+      { usage: 'sync <dir>', describe: "bring it to the draft's tip (only the paths that differ)", builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }), load: () => import('./commands/worktree.js').then((m) => m.sync) },
       {
         usage: 'record <dir>',
         describe: 'record what changed there as one batch',
-        builder: (y) => y.positional('dir', { type: 'string' }).option('message', { alias: 'm', type: 'string', describe: 'the intent of the batch' }),
+        builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }).option('message', { alias: 'm', type: 'string', describe: 'the intent of the batch' }),
         load: () => import('./commands/worktree.js').then((m) => m.record),
       },
       { usage: 'list', describe: 'the worktrees, their drafts, and whether they are behind', load: () => import('./commands/worktree.js').then((m) => m.list) },
       {
         usage: 'remove <dir>',
         describe: 'delete the directory and forget it (refused while it holds changes not recorded)',
-        builder: (y) => y.positional('dir', { type: 'string' }).option('force', { type: 'boolean', describe: 'discard changes not recorded' }),
+        builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }).option('force', { type: 'boolean', describe: 'discard changes not recorded' }),
         load: () => import('./commands/worktree.js').then((m) => m.remove),
       },
     ],
@@ -268,7 +268,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'watch <dir>',
     describe: 'record every settled burst of changes in a worktree as one batch (and sync it when the draft moves)',
-    builder: (y) => y.positional('dir', { type: 'string' }).option('quiet-ms', { type: 'number', describe: 'quiet time that ends a burst (default 300)' }),
+    builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }).option('quiet-ms', { type: 'number', describe: 'quiet time that ends a burst (default 300)' }),
     load: () => import('./commands/worktree.js').then((m) => m.watch),
   },
   {
@@ -338,7 +338,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     describe: 'approve what an approval id asks for (this version of the draft only)',
     builder: (y) =>
       y
-        .positional('id', { type: 'string' })
+        .positional('id', { type: 'string', describe: 'the approval id shadow review lists (ap-…)' })
         .option('reason', { type: 'string', describe: 'why' })
         .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' })
         .option('sign', { type: 'boolean', describe: "sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it" }),
@@ -349,7 +349,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     describe: 'deny it: apply then fails fast until the draft changes',
     builder: (y) =>
       y
-        .positional('id', { type: 'string' })
+        .positional('id', { type: 'string', describe: 'the approval id shadow review lists (ap-…)' })
         .option('reason', { type: 'string', describe: 'why', demandOption: true })
         .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' })
         .option('sign', { type: 'boolean', describe: "sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it" }),

@@ -4,6 +4,8 @@ import { findMarker, isShadowError, nodeContext, openShadow, type SharedCaches, 
 import { COMMANDS, commandName, findCommand, type CommandGroup, type CommandSpec } from './command-table.js';
 import { commandWords } from './command-words.js';
 import { EXIT, exitStatusFor } from './exit-status.js';
+import { GLOBAL_OPTIONS, SHADOW_SUMMARY } from './global-options.js';
+import { helpAsked, showHelp } from './help-command.js';
 import type { CommandContext } from './command-context.js';
 import type { CliIO } from './io.js';
 import { Output } from './output.js';
@@ -38,16 +40,8 @@ type FailHandler = (msg: string | undefined, err: Error | undefined) => void;
 
 /** The options every command takes, the invoked command (or, for help and unknown words, every one), and how a usage error is reported. */
 function buildParser(y: Argv, invoked: CommandSpec | CommandGroup | undefined, helpShown: boolean, onFail: FailHandler): Argv {
-  let cli: Argv = y
-    .scriptName('shadow')
-    .locale('en')
-    .usage('shadow <command> [options]\n\nA transactional staging layer between an agent and your working tree: every write lands in a draft (commits on refs/shadow/drafts/<name>), never in your files.')
-    .option('C', { type: 'string', describe: 'run as if shadow was started in <dir>', global: true, requiresArg: true })
-    .option('draft', { type: 'string', describe: 'the draft to use (default: $SHADOW_DRAFT, else "default")', global: true, requiresArg: true })
-    .option('actor', { type: 'string', describe: 'who is acting (default: $SHADOW_ACTOR, else git user.name)', global: true, requiresArg: true })
-    .option('model', { type: 'string', describe: 'the model an AI actor runs (default: $SHADOW_MODEL); recorded on its batches', global: true, requiresArg: true })
-    .option('actor-type', { type: 'string', choices: ['ai', 'human'], describe: 'who the actor is (default: $SHADOW_ACTOR_TYPE, else ai when a model is named)', global: true, requiresArg: true })
-    .option('json', { type: 'boolean', describe: 'print one JSON document (errors too)', global: true });
+  let cli: Argv = y.scriptName('shadow').locale('en').usage(`shadow <command> [options]\n\n${SHADOW_SUMMARY}`);
+  for (const { key, options } of GLOBAL_OPTIONS) cli = cli.option(key, { ...options, global: true });
   for (const entry of invoked ? [invoked] : COMMANDS) cli = register(cli, entry);
   return (
     cli
@@ -96,13 +90,17 @@ function reusableParser(shared: SharedCaches, entry: CommandSpec | CommandGroup,
  *
  * Commands are registered without yargs handlers and dispatched after the
  * parse: yargs renders the whole help text on every command it runs itself
- * (about 7 ms). Only the invoked command is registered; help and unknown
- * commands get the full table.
+ * (about 7 ms). Only the invoked command is registered; unknown commands
+ * get the full table. Help is laid out from the table without yargs
+ * (help-command.ts).
  */
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { default: yargs } = await import('yargs');
   const json = args.includes('--json');
   const out = new Output(io, json);
+  // Help is laid out from the table itself, without yargs (help-command.ts).
+  const asked = helpAsked(args);
+  if (asked) return showHelp(asked, out);
+  const { default: yargs } = await import('yargs');
   let usageError = false;
 
   const words = commandWords(args);
