@@ -21,7 +21,15 @@ import type { Reply } from './helpers/session-http.js';
  */
 
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
-type Operation = { summary?: string; tags?: string[]; security?: unknown[]; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { content: Record<string, { schema: unknown }> }> };
+type Content = { content: Record<string, { schema: unknown }> };
+type Operation = {
+  summary?: string;
+  tags?: string[];
+  security?: unknown[];
+  parameters?: Array<{ name: string; in: string }>;
+  requestBody?: Content;
+  responses: Record<string, Content>;
+};
 
 const COMMITTED = fileURLToPath(new URL('../../docs/http/openapi.json', import.meta.url));
 const OAS_SCHEMA = fileURLToPath(new URL('../../test/fixtures/openapi/oas-3.1-schema.json', import.meta.url));
@@ -61,7 +69,8 @@ function fits(doc: Doc, method: string, path: string, r: { status: number; heade
   const op = doc.paths[path]?.[method.toLowerCase()];
   assert.ok(op, `${method} ${path} is documented`);
   const answer = op!.responses[String(r.status)];
-  assert.ok(answer, `${method} ${path} answered ${r.status}, which the document lists (${Object.keys(op!.responses).join(', ')}): ${JSON.stringify(r.body)}`);
+  const listed = Object.keys(op!.responses).join(', ');
+  assert.ok(answer, `${method} ${path} answered ${r.status}, which the document lists (${listed}): ${JSON.stringify(r.body)}`);
   const type = (r.headers.get('content-type') ?? '').split(';')[0]!.trim();
   const media = answer!.content[type];
   assert.ok(media, `${method} ${path} ${r.status} answered ${type}, which the document lists (${Object.keys(answer!.content).join(', ')})`);
@@ -80,16 +89,22 @@ Doc.before(async (c) => {
 });
 Doc.after(tearDown);
 
-Doc('GET /openapi.json needs the token, like every /api route', async ({ api }) => {
+Doc('GET /openapi.json needs the token, like every /api route; an unknown route points to it', async ({ api }) => {
   const r = await api.call('GET', '/openapi.json', { token: null });
   assert.is(r.status, 401);
   assert.is(r.body.error.code, 'UNAUTHORIZED');
+  const unknown = await api.call('GET', '/api/draft');
+  assert.is(unknown.status, 404);
+  assert.is(unknown.body.error.code, 'ROUTE_NOT_FOUND');
+  assert.match(unknown.body.error.hint, 'GET /openapi.json lists every endpoint');
 });
 
 Doc('every route fastify registered is an operation of the document, with its schema; every operation is a route', async (c) => {
   const { text, seen, app } = await bareApp(c);
   assert.is(text, c.text, 'the server serves the document its routes make');
-  const ops = Object.entries(c.doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+  const ops = Object.entries(c.doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
   const asOpenApi = (url: string): string => url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
   // fastify adds a HEAD route for each GET; the document leaves them out.
   const registered = seen.filter((r) => r.method !== 'HEAD').map((r) => `${r.method} ${asOpenApi(r.url)}`).sort();
@@ -125,9 +140,8 @@ Doc('the document is valid OpenAPI 3.1, and each of its schemas compiles', ({ do
   let schemas = 0;
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item)) {
-      const bodies = [...Object.values(op.responses), (op as { requestBody?: { content: Record<string, { schema: unknown }> } }).requestBody].filter((x) => x !== undefined);
-      for (const b of bodies) {
-        for (const m of Object.values(b!.content)) {
+      for (const b of [...Object.values(op.responses), ...(op.requestBody ? [op.requestBody] : [])]) {
+        for (const m of Object.values(b.content)) {
           ajv.compile(inline(m.schema, doc) as object);
           schemas++;
         }

@@ -66,7 +66,15 @@ export const SESSION_PROGRESS = {
 };
 
 export const SESSION_STATUS = obj(
-  { session_id: str(), stage: { type: 'string', enum: ['awaiting_content', 'done', 'failed'] }, target_file: str(), operation: str(), draft: str(), bytes: int(), lines: int() },
+  {
+    session_id: str(),
+    stage: { type: 'string', enum: ['awaiting_content', 'done', 'failed'] },
+    target_file: str(),
+    operation: str(),
+    draft: str(),
+    bytes: int(),
+    lines: int(),
+  },
   ['session_id', 'stage', 'target_file', 'operation', 'draft', 'bytes', 'lines'],
 );
 
@@ -94,7 +102,10 @@ export const APPLY_REFUSED = obj({ ...(APPLY.properties as Record<string, JsonSc
 
 export const UNAPPLY = obj({ draft: str(), reverted: str(), dry_run: bool(), paths: PATHS, kept: arrayOf(str()), conflicts: PATHS });
 
-export const REBASE = obj({ draft: str(), from: str(), tip: str(), base: str(), unchanged: bool(), paths: PATHS, conflicts: PATHS }, ['draft', 'from', 'tip', 'unchanged', 'conflicts']);
+export const REBASE = obj(
+  { draft: str(), from: str(), tip: str(), base: str(), unchanged: bool(), paths: PATHS, conflicts: PATHS },
+  ['draft', 'from', 'tip', 'unchanged', 'conflicts'],
+);
 
 export const REVERT = obj({ draft: str(), reverted: arrayOf(int()), from: str(), tip: str(), batch: orNull(int()), unchanged: bool() });
 
@@ -113,14 +124,39 @@ export const asset = (type: string): { content: Record<string, JsonSchema> } => 
 
 export const PAGE_SESSION = obj({ csrf_token: str('sent back as X-CSRF-Token on every request that changes state') });
 export const LOGGED_OUT = obj({ logged_out: bool() });
-export const PAGE_DRAFTS = obj({ drafts: arrayOf(obj({ name: str(), status: str(), batches: int(), actors: arrayOf(str()), pending_approvals: int() })) });
-export const PAGE_DRAFT = obj({ draft: { type: 'object' }, review: { type: 'object' }, drifted: { type: 'array' }, checkpoints: { type: 'array' }, batches: { type: 'array' } }, ['draft', 'review', 'checkpoints', 'batches']);
-export const TIMELINE = obj({ draft: str(), events: arrayOf(obj({ seq: int(), ts: str(), type: str(), actor: str(), what: str() })) });
+export const PAGE_DRAFTS = obj({
+  drafts: arrayOf(obj({ name: str(), status: str(), batches: int(), actors: arrayOf(str()), pending_approvals: int() })),
+});
+export const PAGE_DRAFT = obj(
+  { draft: { type: 'object' }, review: { type: 'object' }, drifted: { type: 'array' }, checkpoints: { type: 'array' }, batches: { type: 'array' } },
+  ['draft', 'review', 'checkpoints', 'batches'],
+);
+export const TIMELINE = obj({
+  draft: str(),
+  events: arrayOf(obj({ seq: int(), ts: str(), type: str(), actor: str(), what: str() })),
+});
 export const PAGE_DIFF = obj(
-  { draft: str(), range: orNull(str()), from: orNull(str()), to: orNull(str()), files: arrayOf({ type: 'object' }), patch: str(), too_large: bool(), lines: int(), review_fingerprint: str() },
+  {
+    draft: str(),
+    range: orNull(str()),
+    from: orNull(str()),
+    to: orNull(str()),
+    files: arrayOf({ type: 'object' }),
+    patch: str(),
+    too_large: bool(),
+    lines: int(),
+    review_fingerprint: str(),
+  },
   ['draft', 'range', 'files', 'patch', 'too_large', 'lines'],
 );
-export const EVENT_STREAM = { content: { 'text/event-stream': { type: 'string', description: 'server-sent events: ready, ledger, drafts' } } };
+export const EVENT_STREAM = {
+  content: { 'text/event-stream': { type: 'string', description: 'server-sent events: ready, ledger, drafts' } },
+};
 
 /** Answers several routes give, named once in the document's components. */
-export const NAMED_ANSWERS: Record<string, JsonSchema> = { BatchResult: BATCH_RESULT, ApplyResult: APPLY, ApplyRefused: APPLY_REFUSED, UnapplyResult: UNAPPLY };
+export const NAMED_ANSWERS: Record<string, JsonSchema> = {
+  BatchResult: BATCH_RESULT,
+  ApplyResult: APPLY,
+  ApplyRefused: APPLY_REFUSED,
+  UnapplyResult: UNAPPLY,
+};

@@ -146,7 +146,13 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
     if (typeof err.statusCode === 'number' && err.statusCode < 500) return sendError(reply, { code: 'USAGE', message: err.message });
     return sendError(reply, { code: 'INTERNAL', message: `internal error: ${err.message}`, hint: 'this is a bug in shadow; please report it' });
   });
-  app.setNotFoundHandler((req, reply) => sendError(reply, { code: 'ROUTE_NOT_FOUND' as ShadowErrorJSON['code'], message: `no route ${req.method} ${req.url}`, hint: 'see the README for the endpoints' }));
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, {
+      code: 'ROUTE_NOT_FOUND' as ShadowErrorJSON['code'],
+      message: `no route ${req.method} ${req.url}`,
+      hint: 'GET /openapi.json lists every endpoint with what it takes and answers (docs/http.md)',
+    }),
+  );
 
   // Login URLs come from this process (pageUrl) or from `shadow page` in another (page-login-files.ts).
   const pageSessions = new PageSessions(() => sh.context.clock.now(), (once) => redeemLoginFile(sh.context, sh.layout.commondir, once));

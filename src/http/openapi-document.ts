@@ -99,7 +99,8 @@ function parameters(schema: JsonSchema): unknown[] {
 function content(schema: unknown): Record<string, unknown> {
   const s = schema as JsonSchema;
   if (s.content && typeof s.content === 'object' && !('type' in s)) {
-    return Object.fromEntries(Object.entries(s.content as Record<string, { schema: unknown }>).map(([type, c]) => [type, { schema: refOrInline(c.schema) }]));
+    const byType = Object.entries(s.content as Record<string, { schema: unknown }>);
+    return Object.fromEntries(byType.map(([type, c]) => [type, { schema: refOrInline(c.schema) }]));
   }
   return { 'application/json': { schema: refOrInline(schema) } };
 }

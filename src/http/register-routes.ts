@@ -35,7 +35,8 @@ export function registerRoutes(app: FastifyInstance, sh: Shadow, deps: RouteDeps
   const routes = collectRoutes(app);
   // Made once, on first ask: every route is registered by then.
   let openapi: string | undefined;
-  const openapiSchema = routeSchema({ summary: 'This document: the API as OpenAPI 3.1, made from the routes', tag: 'meta', auth: 'token', ok: OPENAPI, errors: [] });
+  const summary = 'This document: the API as OpenAPI 3.1, made from the routes';
+  const openapiSchema = routeSchema({ summary, tag: 'meta', auth: 'token', ok: OPENAPI, errors: [] });
   app.get('/openapi.json', { schema: openapiSchema }, async (_req, reply) =>
     reply.type('application/json').send((openapi ??= openApiText(routes))),
   );
