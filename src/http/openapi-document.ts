@@ -118,7 +118,9 @@ function operation(method: string, url: string, schema: JsonSchema): JsonSchema 
   if (schema.body) op.requestBody = { required: false, content: content(schema.body) };
   const responses: JsonSchema = {};
   for (const [status, answer] of Object.entries((schema.response ?? {}) as Record<string, unknown>)) {
-    responses[status] = { description: REASONS[Number(status)] ?? 'see the error code', content: content(answer) };
+    const body = content(answer);
+    const description = REASONS[Number(status)] ?? 'see the error code';
+    responses[status] = Object.keys(body).length > 0 ? { description, content: body } : { description };
   }
   op.responses = responses;
   return op;

@@ -105,7 +105,8 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
     {
       summary: 'Log in with the one-time URL shadow serve printed: sets the session cookie, on to /ui/',
       query: { type: 'object', properties: { once: { type: 'string', description: 'the one-time token' } }, required: ['once'] },
-      ok: { type: 'string', description: 'empty; Location: /ui/' },
+      // No body: Location says where to go.
+      ok: { content: {} },
       okStatus: 303,
       errors: [],
     },
