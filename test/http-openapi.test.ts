@@ -225,6 +225,10 @@ Doc('real answers fit the schemas documented for their route and status', async 
   await pageCall('POST', '/ui/api/logout', '/ui/api/logout');
   fits(doc, 'GET', '/ui/login', await get(c, pathOf(c.server.pageUrl())));
   fits(doc, 'GET', '/ui/login', await get(c, '/ui/login?once=spent'));
+  const asBrowser = await get(c, '/ui/login?once=spent', { headers: { accept: 'text/html' } });
+  assert.is(asBrowser.status, 401);
+  fits(doc, 'GET', '/ui/login', asBrowser);
+  fits(doc, 'GET', '/ui/', await get(c, '/ui/', { headers: { accept: 'text/html' } }));
   assert.ok((await sh.draftList()).length > 0);
   // Every operation but the live stream (text/event-stream, checked by http-page-api.test.ts) answered here.
   const all = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));

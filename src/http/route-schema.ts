@@ -41,6 +41,8 @@ export interface RouteDoc {
   errors: number[];
   /** Statuses whose answer is the route's result with an `error` beside it (a failed batch keeps its per-operation results). */
   failures?: Record<number, JsonSchema>;
+  /** Errors also come as a small HTML page, to a browser that asks for one (the review page's own pages). */
+  htmlErrors?: boolean;
 }
 
 /** The shape of every error answer: `{error: {code, message, hint?, data?}}`. */
@@ -61,6 +63,8 @@ export const ERROR_ANSWER: JsonSchema = {
   required: ['error'],
   additionalProperties: false,
 };
+
+const HTML_PAGE: JsonSchema = { type: 'string', description: 'the error as a page: its message, hint and code' };
 
 /**
  * Statuses any route may answer: 401 (token or session), 403 (a foreign
@@ -92,7 +96,8 @@ export function routeSchema(doc: RouteDoc): FastifySchema & JsonSchema {
   const statuses = [...new Set([...doc.errors, ...EVERY_ROUTE, ...(hasBody ? WITH_BODY : [])])].sort((a, b) => a - b);
   const ok = 'content' in doc.ok ? { content: byMediaType(doc.ok.content as Record<string, JsonSchema>) } : doc.ok;
   const response: Record<number, unknown> = { [doc.okStatus ?? 200]: ok };
-  for (const status of statuses) response[status] = doc.failures?.[status] ?? ERROR_ANSWER;
+  const error = doc.htmlErrors ? { content: byMediaType({ 'application/json': ERROR_ANSWER, 'text/html': HTML_PAGE }) } : ERROR_ANSWER;
+  for (const status of statuses) response[status] = doc.failures?.[status] ?? error;
   return {
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),

@@ -87,7 +87,9 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
   const route: PageRoute = (method, url, doc, handler, options = {}) => {
     routes.add(url);
     if (options.open) open.add(url);
-    const schema = routeSchema({ ...doc, tag: 'page', auth: options.open ? 'none' : method === 'GET' ? 'session' : 'session+csrf' });
+    const auth = options.open ? 'none' : method === 'GET' ? 'session' : 'session+csrf';
+    // As sendPageError answers: HTML to a browser asking for a page, outside the page's JSON API.
+    const schema = routeSchema({ ...doc, tag: 'page', auth, htmlErrors: !url.startsWith('/ui/api/') });
     app.route({ method, url, schema, handler: (req, reply) => handler(req, reply, bySession.get(req)!) });
   };
   // Read once per server: a build's files do not change under it.
