@@ -41,7 +41,10 @@ function diffRefusal(query: Record<string, unknown>, issues: readonly z.core.$Zo
   return new ShadowError('INVALID_ARGUMENT', 'path is a pathspec, repeated for more');
 }
 
-const LogQuery = z.looseObject({ limit: z.optional(z.string().check(z.describe('a positive integer: at most this many batches, newest first'))) });
+const positiveInteger = (v: string): boolean => Number.isInteger(Number(v)) && Number(v) > 0;
+const LogQuery = z.looseObject({
+  limit: z.optional(z.string().check(z.refine(positiveInteger), z.describe('a positive integer: at most this many batches, newest first'))),
+});
 // What a client may leave out or get wrong is ignored as before: only the one required field is refused.
 const CheckpointBody = z.looseObject({ name: z.string(), message: z.catch(z.optional(z.string()), undefined) });
 const RollbackBody = z.looseObject({ target: z.string().check(z.describe('a checkpoint, a batch number, ~N or a commit of the draft')) });
@@ -98,7 +101,6 @@ export function registerDraftRoutes(app: FastifyInstance, sh: Shadow): void {
     const refused = (): ShadowError => new ShadowError('INVALID_ARGUMENT', 'limit is a positive integer');
     const given = parseOr(LogQuery, req.query, refused).limit;
     const limit = given === undefined ? undefined : Number(given);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new ShadowError('INVALID_ARGUMENT', 'limit is a positive integer');
     return reply.send({ draft: req.params.name, batches: await sh.log({ draft: req.params.name, limit }) });
   });
 
