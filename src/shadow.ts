@@ -27,6 +27,8 @@ import type { RecoveryReport } from './publish/apply.js';
 
 export type { DraftOption, BatchCallOptions } from './api/shadow-core.js';
 export type { DiffFile, DiffOptions, DiffResult } from './api/view-calls.js';
+/** What `sh.sessions.begin` takes: the HTTP API declares its route with it. */
+export { BeginSchema as BeginSessionSchema } from './api/sessions-api.js';
 
 /** Every call of the handle, by capability (declared on the class below). */
 export interface Shadow extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls, RemoteCalls {}

@@ -23,7 +23,7 @@ import { validate } from '../drafts/batch-schema.js';
  * it as one batch.
  */
 
-const BeginSchema = z.strictObject({
+export const BeginSchema = z.strictObject({
   intent: z.string().check(z.maxLength(10_000)),
   target_file: z.string().check(z.minLength(1)),
   operation: z.enum(['create', 'overwrite', 'append']),

@@ -7,12 +7,8 @@ import { parseJsonText } from '../drafts/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { claimServerFile } from './server-file.js';
 import { watchBody, type BodyLimits, type BodyTimeout } from './body-deadline.js';
-import { registerApplyRoute } from './routes-apply.js';
-import { registerRebaseRoutes } from './routes-rebase.js';
-import { registerDraftRoutes } from './routes-drafts.js';
-import { registerSessionRoutes } from './routes-sessions.js';
-import { registerPageRoutes } from './routes-page.js';
 import { PageSessions } from './page-sessions.js';
+import { registerRoutes } from './register-routes.js';
 import { redeemLoginFile } from './page-login-files.js';
 import { removeLoginOpener, sweepLoginOpeners } from './page-login-opener.js';
 import { errorBody, statusFor } from './http-errors.js';
@@ -150,12 +146,14 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
     if (typeof err.statusCode === 'number' && err.statusCode < 500) return sendError(reply, { code: 'USAGE', message: err.message });
     return sendError(reply, { code: 'INTERNAL', message: `internal error: ${err.message}`, hint: 'this is a bug in shadow; please report it' });
   });
-  app.setNotFoundHandler((req, reply) => sendError(reply, { code: 'ROUTE_NOT_FOUND' as ShadowErrorJSON['code'], message: `no route ${req.method} ${req.url}`, hint: 'see the README for the endpoints' }));
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, {
+      code: 'ROUTE_NOT_FOUND' as ShadowErrorJSON['code'],
+      message: `no route ${req.method} ${req.url}`,
+      hint: 'GET /openapi.json lists every endpoint with what it takes and answers (docs/http.md)',
+    }),
+  );
 
-  registerSessionRoutes(app, sh, bodyNotNeeded);
-  registerDraftRoutes(app, sh);
-  registerApplyRoute(app, sh, { allowApply: options.allowApply === true });
-  registerRebaseRoutes(app, sh);
   // Login URLs come from this process (pageUrl) or from `shadow page` in another (page-login-files.ts).
   const pageSessions = new PageSessions(() => sh.context.clock.now(), (once) => redeemLoginFile(sh.context, sh.layout.commondir, once));
   // The file `--open` gave the browser for a token goes once the token is offered; expired ones with it (page-login-opener.ts).
@@ -164,7 +162,7 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
     sweepLoginOpeners(sh.context, sh.layout.commondir);
   });
   // Cookies ignore ports: a name per port keeps two servers' sessions (two repositories) apart.
-  const page = registerPageRoutes(app, sh, pageSessions, () => `shadow_ui_${port}`);
+  const page = registerRoutes(app, sh, { bodyNotNeeded, allowApply: options.allowApply === true, pageSessions, cookieName: () => `shadow_ui_${port}` });
 
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();

@@ -6,6 +6,8 @@ import { validate } from '../drafts/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { statusFor } from './http-errors.js';
 import type { PageRoute } from './page-route.js';
+import { DRAFT_PARAM, inputSchema } from './route-schema.js';
+import { APPLY, APPLY_REFUSED, ANY_OBJECT, ROLLBACK, UNAPPLY } from './answer-schemas.js';
 
 /**
  * What the review page does (`POST /ui/api/…`, each with the session's CSRF
@@ -36,7 +38,14 @@ const UnapplyBody = z.strictObject({ dry_run: z.optional(z.boolean()), conflict:
 const RollbackBody = z.strictObject({ target: z.string().check(z.minLength(1)) });
 
 export function registerPageActions(route: PageRoute, sh: Shadow): void {
-  route('POST', '/ui/api/drafts/:name/approvals/:id', async (req, reply) => {
+  const decide = {
+    summary: 'Approve or deny one approval the draft needs, as the person',
+    params: { ...DRAFT_PARAM, id: 'the approval' },
+    body: inputSchema(DecisionBody),
+    ok: ANY_OBJECT,
+    errors: [404, 409, 422],
+  };
+  route('POST', '/ui/api/drafts/:name/approvals/:id', decide, async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(DecisionBody, body ?? {}, 'INVALID_ARGUMENT', 'the decision');
     const options = { draft: params.name, reason: b.reason === '' ? undefined : b.reason, expect: b.expect };
@@ -44,7 +53,8 @@ export function registerPageActions(route: PageRoute, sh: Shadow): void {
     return reply.send(state);
   });
 
-  route('POST', '/ui/api/drafts/:name/apply', async (req, reply) => {
+  const apply = { summary: 'Apply the draft, or selected paths, as the person', params: DRAFT_PARAM, body: inputSchema(ApplyBody), ok: APPLY, errors: [404, 409, 422], failures: { 422: APPLY_REFUSED } };
+  route('POST', '/ui/api/drafts/:name/apply', apply, async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(ApplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the apply request');
     const r = await sh.apply({ draft: params.name, paths: b.paths, dryRun: b.dry_run === true, conflict: b.conflict, expect: b.expect });
@@ -55,13 +65,15 @@ export function registerPageActions(route: PageRoute, sh: Shadow): void {
     return reply.code(statusFor(error.code)).send({ ...r, error });
   });
 
-  route('POST', '/ui/api/drafts/:name/unapply', async (req, reply) => {
+  const unapply = { summary: 'Put back what the last apply wrote', params: DRAFT_PARAM, body: inputSchema(UnapplyBody), ok: UNAPPLY, errors: [404, 409, 422] };
+  route('POST', '/ui/api/drafts/:name/unapply', unapply, async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(UnapplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the unapply request');
     return reply.send(await sh.unapply({ draft: params.name, dryRun: b.dry_run === true, conflict: b.conflict }));
   });
 
-  route('POST', '/ui/api/drafts/:name/rollback', async (req, reply) => {
+  const rollback = { summary: 'Move the draft back to an earlier point', params: DRAFT_PARAM, body: inputSchema(RollbackBody), ok: ROLLBACK, errors: [404, 409] };
+  route('POST', '/ui/api/drafts/:name/rollback', rollback, async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(RollbackBody, body ?? {}, 'INVALID_ARGUMENT', 'the rollback request');
     return reply.send(await sh.rollback(b.target, { draft: params.name }));

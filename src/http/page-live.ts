@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Shadow } from '../shadow.js';
 import type { PageRoute } from './page-route.js';
+import { EVENT_STREAM } from './answer-schemas.js';
 
 /**
  * The review page's live updates: `GET /ui/api/live` is a server-sent event
@@ -113,7 +114,7 @@ class LedgerFeed {
 
 export function registerPageLive(route: PageRoute, sh: Shadow): void {
   const feed = new LedgerFeed(sh);
-  route('GET', '/ui/api/live', async (req, reply) => {
+  route('GET', '/ui/api/live', { summary: "Every draft's ledger as it grows (server-sent events)", ok: EVENT_STREAM, errors: [] }, async (req, reply) => {
     const stream = new PassThrough();
     const send = (event: string, data: unknown): void => {
       stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);

@@ -2,6 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import { ShadowError } from '../errors.js';
 import type { Shadow } from '../shadow.js';
 import type { PageRoute } from './page-route.js';
+import * as z from 'zod/mini';
+import { DRAFT_PARAM, inputSchema, parseOr } from './route-schema.js';
+import { PAGE_DIFF, PAGE_DRAFT, PAGE_DRAFTS, TIMELINE } from './answer-schemas.js';
 import { maskSecretsIn } from '../core/secret-scan.js';
 
 /**
@@ -81,11 +84,17 @@ async function rangeCommits(sh: Shadow, draft: string, range: string): Promise<s
   return `${d.from}..${d.to}`;
 }
 
+// Only renames is refused; a range the library cannot read answers its own error.
+const DiffQuery = z.looseObject({
+  renames: z.optional(z.enum(['0', '1']).check(z.describe('0 to leave renames unpaired; 1, the default, pairs them as git diff -M'))),
+  range: z.optional(z.string().check(z.describe('a..b: two points of the draft; empty or absent for the diff against the bases'))),
+});
+
 export function registerPageReads(route: PageRoute, sh: Shadow): void {
-  route('GET', '/ui/api/drafts', async (_req, reply) => reply.send(maskSecretsIn({ drafts: await draftRows(sh) })));
+  route('GET', '/ui/api/drafts', { summary: 'The drafts, as the page lists them', ok: PAGE_DRAFTS, errors: [] }, async (_req, reply) => reply.send(maskSecretsIn({ drafts: await draftRows(sh) })));
 
   // One draft: its state, what apply needs decided, and the points a diff can span.
-  route('GET', '/ui/api/drafts/:name', async (req, reply) => {
+  route('GET', '/ui/api/drafts/:name', { summary: "One draft: its state, its decisions, its checkpoints and batches", params: DRAFT_PARAM, ok: PAGE_DRAFT, errors: [404] }, async (req, reply) => {
     const draft = (req as Named).params.name;
     const [show, review, status, checkpoints, batches] = [
       await sh.draftShow({ draft }),
@@ -105,7 +114,7 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
   });
 
   // Who did what, when: the ledger, each event with a line to show.
-  route('GET', '/ui/api/drafts/:name/timeline', async (req, reply) => {
+  route('GET', '/ui/api/drafts/:name/timeline', { summary: "The draft's ledger, an event a line", params: DRAFT_PARAM, ok: TIMELINE, errors: [404] }, async (req, reply) => {
     const draft = (req as Named).params.name;
     const events = await sh.events({ draft });
     const captured = new Map((await sh.log({ draft })).map((b) => [b.batch, b.captured]));
@@ -118,10 +127,12 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
 
   // The diff against the bases (no range) or between two points (`range=a..b`), renames paired unless `renames=0`.
   const diffs = new Map<string, unknown>();
-  route('GET', '/ui/api/drafts/:name/diff', async (req, reply) => {
+  const diff = { summary: "The draft's diff against its bases, or between two points, secrets masked", params: DRAFT_PARAM, query: inputSchema(DiffQuery), ok: PAGE_DIFF, errors: [400, 404] };
+  route('GET', '/ui/api/drafts/:name/diff', diff, async (req, reply) => {
     const { params, query } = req as Named;
-    const renames = query.renames === undefined || query.renames === '1' ? true : query.renames === '0' ? false : Number.NaN;
-    if (Number.isNaN(renames)) throw new ShadowError('INVALID_ARGUMENT', 'renames is 0 or 1', { hint: 'leave it out to pair renames as git diff -M does' });
+    const refused = (): ShadowError => new ShadowError('INVALID_ARGUMENT', 'renames is 0 or 1', { hint: 'leave it out to pair renames as git diff -M does' });
+    parseOr(z.pick(DiffQuery, { renames: true }), query, refused);
+    const renames = query.renames !== '0';
     const range = query.range === undefined || query.range === '' ? undefined : query.range;
     // A diff is a function of its two sides: two commits (a range: each end resolved to its commit now), or the
     // publish set against the bases (the review fingerprint hashes each path's old and new entry, and the tip).

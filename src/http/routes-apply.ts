@@ -5,6 +5,8 @@ import { pathspecProblem } from '../core/pathspec.js';
 import { validate } from '../drafts/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { statusFor } from './http-errors.js';
+import { ACTOR_HEADER, DRAFT_PARAM, inputSchema, routeSchema } from './route-schema.js';
+import { APPLY, APPLY_REFUSED, UNAPPLY } from './answer-schemas.js';
 
 /**
  * `POST /api/drafts/:name/apply`: what applying the draft would do (a dry
@@ -51,7 +53,17 @@ const UnapplyBody = z.strictObject({ dry_run: z.optional(z.boolean()), conflict:
 
 export function registerApplyRoute(app: FastifyInstance, sh: Shadow, options: { allowApply: boolean }): void {
   // Unapply writes the working tree too: a dry run always, the rest only with allowApply.
-  app.post('/api/drafts/:name/unapply', async (req: Named, reply) => {
+  const unapplySchema = routeSchema({
+    summary: 'Put back what the last apply wrote (a dry run always; the rest only with --allow-apply)',
+    tag: 'apply',
+    auth: 'token',
+    params: DRAFT_PARAM,
+    headers: ACTOR_HEADER,
+    body: inputSchema(UnapplyBody),
+    ok: UNAPPLY,
+    errors: [404, 409, 422],
+  });
+  app.post('/api/drafts/:name/unapply', { schema: unapplySchema }, async (req: Named, reply) => {
     const body = validate(UnapplyBody, req.body ?? {}, 'INVALID_ARGUMENT', 'the unapply request');
     const dryRun = body.dry_run === true;
     if (!dryRun && !options.allowApply) {
@@ -64,7 +76,18 @@ export function registerApplyRoute(app: FastifyInstance, sh: Shadow, options: { 
     return reply.send(await sh.unapply({ draft: req.params.name, dryRun, actor, conflict: body.conflict }));
   });
 
-  app.post('/api/drafts/:name/apply', async (req: Named, reply) => {
+  const applySchema = routeSchema({
+    summary: 'What applying the draft would do (dry_run), or the apply itself (only with --allow-apply)',
+    tag: 'apply',
+    auth: 'token',
+    params: DRAFT_PARAM,
+    headers: ACTOR_HEADER,
+    body: inputSchema(ApplyBody),
+    ok: APPLY,
+    errors: [404, 409, 422],
+    failures: { 422: APPLY_REFUSED },
+  });
+  app.post('/api/drafts/:name/apply', { schema: applySchema }, async (req: Named, reply) => {
     const body = parseBody(req.body);
     const dryRun = body.dry_run === true;
     if (!dryRun && !options.allowApply) {

@@ -8,6 +8,8 @@ import type { PageRoute } from './page-route.js';
 import { registerPageReads } from './page-reads.js';
 import { registerPageActions } from './page-actions.js';
 import { registerPageLive } from './page-live.js';
+import { routeSchema } from './route-schema.js';
+import { LOGGED_OUT, PAGE_SESSION, asset as assetAnswer } from './answer-schemas.js';
 
 /**
  * The review page (`/ui/…`): a login through a one-time URL that sets a
@@ -82,10 +84,13 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
   const routes = new Set<string>();
   const open = new Set<string>();
   const bySession = new WeakMap<FastifyRequest, PageSession>();
-  const route: PageRoute = (method, url, handler, options = {}) => {
+  const route: PageRoute = (method, url, doc, handler, options = {}) => {
     routes.add(url);
     if (options.open) open.add(url);
-    app.route({ method, url, handler: (req, reply) => handler(req, reply, bySession.get(req)!) });
+    const auth = options.open ? 'none' : method === 'GET' ? 'session' : 'session+csrf';
+    // As sendPageError answers: HTML to a browser asking for a page, outside the page's JSON API.
+    const schema = routeSchema({ ...doc, tag: 'page', auth, htmlErrors: !url.startsWith('/ui/api/') });
+    app.route({ method, url, schema, handler: (req, reply) => handler(req, reply, bySession.get(req)!) });
   };
   // Read once per server: a build's files do not change under it.
   const assets = new Map<string, Buffer>();
@@ -99,6 +104,14 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
   route(
     'GET',
     '/ui/login',
+    {
+      summary: 'Log in with the one-time URL shadow serve printed: sets the session cookie, on to /ui/',
+      query: { type: 'object', properties: { once: { type: 'string', description: 'the one-time token' } }, required: ['once'] },
+      // No body: Location says where to go.
+      ok: { content: {} },
+      okStatus: 303,
+      errors: [],
+    },
     async (req, reply) => {
       const once = (req.query as Record<string, string | undefined>).once ?? '';
       const s = sessions.redeem(once);
@@ -116,18 +129,20 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
     { open: true },
   );
 
-  route('GET', '/ui/', asset('index.html'));
-  route('GET', '/ui/app.js', asset('app.js'));
-  route('GET', '/ui/highlighter.js', asset('highlighter.js'));
-  route('GET', '/ui/app.css', asset('app.css'));
+  const assetRoute = (url: string, name: string, summary: string): void =>
+    route('GET', url, { summary, ok: assetAnswer(ASSETS[name]!.split(';')[0]!), errors: [] }, asset(name));
+  assetRoute('/ui/', 'index.html', 'The review page');
+  assetRoute('/ui/app.js', 'app.js', "The page's script");
+  assetRoute('/ui/highlighter.js', 'highlighter.js', "The page's syntax highlighter");
+  assetRoute('/ui/app.css', 'app.css', "The page's style");
 
-  route('GET', '/ui/api/session', async (_req, reply, session) => reply.send({ csrf_token: session.csrf }));
+  route('GET', '/ui/api/session', { summary: "The session's CSRF token", ok: PAGE_SESSION, errors: [] }, async (_req, reply, session) => reply.send({ csrf_token: session.csrf }));
 
   registerPageReads(route, sh);
   registerPageActions(route, sh);
   registerPageLive(route, sh);
 
-  route('POST', '/ui/api/logout', async (_req, reply, session) => {
+  route('POST', '/ui/api/logout', { summary: 'End the session', ok: LOGGED_OUT, errors: [] }, async (_req, reply, session) => {
     sessions.end(session.id);
     return reply.header('set-cookie', `${cookieName()}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`).send({ logged_out: true });
   });
