@@ -17,7 +17,7 @@ import type { Reply } from './helpers/session-http.js';
  * Initiative's schema, test/fixtures/openapi/); real answers of a session
  * with the API validate against the schemas documented for their route and
  * status; docs/http/openapi.json is the document the routes make
- * (SHADOW_UPDATE_OPENAPI=1 writes it: npm run openapi).
+ * (SHADOW_UPDATE_OPENAPI=1 writes it: npm run docs:http).
  */
 
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
@@ -274,7 +274,7 @@ Doc('docs/http/openapi.json is the document the routes make (SHADOW_UPDATE_OPENA
   } catch {
     // Absent: the comparison below says so.
   }
-  assert.ok(committed === text, 'docs/http/openapi.json is stale: run npm run openapi and commit it');
+  assert.ok(committed === text, 'docs/http/openapi.json is stale: run npm run docs:http and commit it');
 });
 
 Doc.run();
