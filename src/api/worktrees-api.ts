@@ -26,6 +26,7 @@ export interface WorktreeInfo extends WorktreeRecord {
 }
 
 export class Worktrees {
+  /** @internal Made by the handle: `sh.worktrees`. */
   constructor(
     private readonly ws: Workspace,
     private readonly draftName: (draft?: string) => string,
