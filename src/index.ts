@@ -2,6 +2,22 @@
  * shadow's public library API. Everything a program needs to put file
  * changes into drafts, inspect them and move them, with the same behaviour as
  * the `shadow` CLI.
+ *
+ * {@link openShadow} opens a repository and returns a {@link Shadow}
+ * handle: its calls write batches (`batch`, `write`, `edit`), read the
+ * draft's view (`cat`, `ls`, `diff`, `log`), review and approve it, and
+ * publish it into the working tree (`apply`). Bad input throws a
+ * {@link ShadowError} with a stable `code`; a batch that fails returns
+ * `success: false` with every problem and writes nothing.
+ *
+ * @packageDocumentation
+ *
+ * @example
+ * import { openShadow } from 'shadow-drafts';
+ * const sh = await openShadow({ dir: process.cwd() });
+ * const r = await sh.write('notes.md', '# notes\n', { draft: 'notes', intent: 'start the notes' });
+ * if (r.success) await sh.apply({ draft: 'notes' });
+ * sh.close();
  */
 export { openShadow } from './open.js';
 export type { OpenOptions } from './open.js';
@@ -9,6 +25,7 @@ export { SharedCaches } from './drafts/shared-caches.js';
 export { Shadow } from './shadow.js';
 export type { DraftOption, BatchCallOptions, DiffFile, DiffOptions, DiffResult } from './shadow.js';
 export type { ReviewReport } from './review/review-report.js';
+export type { ApprovalKind } from './review/review.js';
 export type { PlacementNote } from './review/placement-notes.js';
 export type { ApprovalState, UnverifiedDecision } from './review/approvals.js';
 export type { CommitSecrets } from './review/commit-guard.js';
@@ -18,6 +35,7 @@ export type { LedgerEvent, LedgerOrigin, LedgerVerdict } from './state/ledger.js
 export type { DraftLedgerVerdict } from './drafts/ledger-join.js';
 export type { PushResult, PushedRefResult } from './remotes/push.js';
 export type { FetchResult } from './remotes/fetch.js';
+export type { NotesTransfer } from './remotes/notes-transfer.js';
 export type { PullResult, PulledDraft } from './remotes/pull.js';
 export type { PlanEvent, PlanOutcome, Tracker, RunOptions, ResumeOptions } from './plans/plan.js';
 export type { Plan, PlanBatch } from './plans/plan-file.js';
@@ -25,7 +43,6 @@ export { parsePlan } from './plans/plan-file.js';
 export { Sessions } from './api/sessions-api.js';
 export { Worktrees } from './api/worktrees-api.js';
 export type { WorktreeInfo } from './api/worktrees-api.js';
-export type { ApprovalKind } from './review/review.js';
 export type { MaterializeResult, MaterializeProgress } from './worktrees/worktree-materialize.js';
 export type { ExecWorktree } from './worktrees/worktree-exec.js';
 export type { ShareResult } from './worktrees/worktree-share.js';
@@ -37,7 +54,6 @@ export type { BeginSessionInput } from './api/sessions-api.js';
 export type { BeginResult, FinalizeResult, SessionStatus, SessionOperation, SessionSettings } from './sessions/session.js';
 export { IDLE_PROMPT } from './sessions/session.js';
 export type { Context, FileSystem, Clock, Ids, Env, Processes, GitRunner, GitRun, ProgramRunner } from './context.js';
-export type { NotesTransfer } from './remotes/notes-transfer.js';
 export { ShadowError, isShadowError } from './errors.js';
 export type { ErrorCode, ShadowErrorJSON } from './errors.js';
 export type { BatchInput, FileOperation, FileMode, OpResult, OpStatus, OperationName, PatchFileResult } from './drafts/ops.js';
@@ -70,6 +86,10 @@ export { BatchInputSchema, FileOperationSchema } from './drafts/batch-schema.js'
 export { codexPatchPaths, retargetCodexPatch } from './drafts/codex-patch.js';
 export { nodeContext, nativeGit } from './node-context.js';
 export type { RunningServer, ServerOptions } from './http/http-server.js';
+export type { BodyLimits } from './http/body-deadline.js';
+export type { DraftDetail } from './api/draft-calls.js';
+export type { ApplyOptions } from './api/publish-calls.js';
+export type { DecisionOptions } from './api/review-calls.js';
 
 /**
  * Start the local HTTP API for a handle (fastify loads only when this is
@@ -86,10 +106,6 @@ export async function startServer(sh: import('./shadow.js').Shadow, options?: im
 
 /**
  * A new one-time URL of the review page of the `shadow serve` running on
-export type { BodyLimits } from './http/body-deadline.js';
-export type { DraftDetail } from './api/draft-calls.js';
-export type { ApplyOptions } from './api/publish-calls.js';
-export type { DecisionOptions } from './api/review-calls.js';
  * the handle's repository (in any process): it works once, within 5
  * minutes. SERVER_NOT_RUNNING when no server runs there.
  *
