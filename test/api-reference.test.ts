@@ -21,7 +21,8 @@ const COMMITTED = join(ROOT, 'docs/api');
 function tree(dir: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) files.set(relative(dir, join(e.parentPath, e.name)), readFileSync(join(e.parentPath, e.name), 'utf8'));
+    const path = join(e.parentPath, e.name);
+    if (e.isFile()) files.set(relative(dir, path), readFileSync(path, 'utf8'));
   }
   return files;
 }
@@ -38,7 +39,8 @@ Reference('docs/api is what TypeDoc makes of the library now, with no warning', 
     const kept = tree(COMMITTED);
     assert.ok(made.has('README.md') && made.has('classes/Shadow.md'), [...made.keys()].join(', '));
     const stale = [...new Set([...made.keys(), ...kept.keys()])].filter((f) => made.get(f) !== kept.get(f)).sort();
-    assert.equal(stale, [], `docs/api differs from the code in these files: run \`npm run docs:api\`\n${stale.join('\n')}`);
+    const why = `docs/api differs from the code in these files: run \`npm run docs:api\`\n${stale.join('\n')}`;
+    assert.equal(stale, [], why);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -51,12 +53,23 @@ Reference('a type missing from the exports and a link to nothing are each report
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture', type: 'module' }));
     // `Hidden` comes from a module of its own, as the library's types do, and index.ts does not export it.
     writeFileSync(join(dir, 'hidden.ts'), 'export interface Hidden { a: number }\n');
-    const source = ["import type { Hidden } from './hidden.js';", '/** Reads {@link Nowhere}. */', 'export function f(h: Hidden): number { return h.a; }', ''];
+    const source = [
+      "import type { Hidden } from './hidden.js';",
+      '/** Reads {@link Nowhere}. */',
+      'export function f(h: Hidden): number { return h.a; }',
+      '',
+    ];
     writeFileSync(join(dir, 'index.ts'), source.join('\n'));
     const compilerOptions = { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', types: [], noEmit: true };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['index.ts', 'hidden.ts'] }));
     // The repository's options, on this file: an options file that extends typedoc.json.
-    const options = { extends: [CONFIG], entryPoints: ['index.ts'], tsconfig: 'tsconfig.json', out: 'out', intentionallyNotExported: [] };
+    const options = {
+      extends: [CONFIG],
+      entryPoints: ['index.ts'],
+      tsconfig: 'tsconfig.json',
+      out: 'out',
+      intentionallyNotExported: [],
+    };
     writeFileSync(join(dir, 'typedoc.json'), JSON.stringify(options));
     const run = await runTypedoc(join(dir, 'typedoc.json'), { logLevel: 'Warn' }, false);
     assert.ok(run.converted, run.messages.join('\n'));

@@ -26,18 +26,22 @@ export interface ExampleProblem {
 }
 
 // The block tags that end an `@example`, as TypeDoc reads them: a tag after whitespace, mid-line too.
-const BLOCK_TAG = /(^|\s)@(example|param|returns?|internal|see|throws|remarks|deprecated|defaultValue|typeParam|privateRemarks)\b/g;
+const TAG_NAMES = 'example|param|returns?|internal|see|throws|remarks|deprecated|defaultValue|typeParam|privateRemarks';
+const BLOCK_TAG = new RegExp(String.raw`(^|\s)@(${TAG_NAMES})\b`, 'g');
 
 /** The name a declaration is documented under, with its container's name. */
 function memberName(node: ts.Node): string {
   const own = (n: ts.Node): string | undefined => {
     const name = (n as { name?: ts.Node }).name;
-    return name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name)) ? name.text : undefined;
+    const named = name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name));
+    return named ? name.text : undefined;
   };
   const names: string[] = [];
   for (let n: ts.Node | undefined = node; n && !ts.isSourceFile(n); n = n.parent) {
     const name = own(n);
-    if (name !== undefined && (ts.isClassLike(n) || ts.isInterfaceDeclaration(n) || ts.isFunctionLike(n) || ts.isVariableDeclaration(n) || ts.isPropertyDeclaration(n))) names.unshift(name);
+    const container = ts.isClassLike(n) || ts.isInterfaceDeclaration(n) || ts.isFunctionLike(n);
+    const holder = container || ts.isVariableDeclaration(n) || ts.isPropertyDeclaration(n);
+    if (name !== undefined && holder) names.unshift(name);
   }
   return names.join('.') || '(module)';
 }
@@ -52,13 +56,18 @@ function ownDocs(node: ts.Node): ts.JSDoc[] {
  * declaration it documents and the line where its code starts. Keep
  * `wanted` to choose declarations by their documented name.
  */
-export function examplesOf(file: string, text: string, wanted: (member: string) => boolean = () => true): ExampleBlock[] {
+export function examplesOf(
+  file: string,
+  text: string,
+  wanted: (member: string) => boolean = () => true,
+): ExampleBlock[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const blocks: ExampleBlock[] = [];
   const visit = (node: ts.Node): void => {
     for (const doc of ownDocs(node)) {
       const member = memberName(node);
-      if (wanted(member)) blocks.push(...blocksOfComment(file, member, sf.getLineAndCharacterOfPosition(doc.getStart(sf)).line + 1, doc.getText(sf)));
+      const first = sf.getLineAndCharacterOfPosition(doc.getStart(sf)).line + 1;
+      if (wanted(member)) blocks.push(...blocksOfComment(file, member, first, doc.getText(sf)));
     }
     ts.forEachChild(node, visit);
   };
@@ -74,7 +83,11 @@ function blocksOfComment(file: string, member: string, first: number, comment: s
   // The comment as one text with each character's line, so a block found anywhere maps back to the file.
   const text = lines.join('\n');
   const lineAt = (pos: number): number => first + (text.slice(0, pos).match(/\n/g)?.length ?? 0);
-  const tags = [...text.matchAll(BLOCK_TAG)].map((m) => ({ name: m[2], start: m.index + m[1]!.length, end: m.index + m[0].length }));
+  const tags = [...text.matchAll(BLOCK_TAG)].map((m) => ({
+    name: m[2],
+    start: m.index + m[1]!.length,
+    end: m.index + m[0].length,
+  }));
   const blocks: ExampleBlock[] = [];
   tags.forEach((tag, i) => {
     if (tag.name !== 'example') return;
@@ -93,18 +106,26 @@ function blocksOfComment(file: string, member: string, first: number, comment: s
   return blocks;
 }
 
-/** The names a module exports (`export { a, type B } from`, `export function`, `export class`), with whether each is a type only. */
+/**
+ * The names a module exports (`export { a, type B } from`, `export
+ * function`, `export class`), with whether each is a type only.
+ */
 export function exportedNames(file: string, text: string): Map<string, { typeOnly: boolean }> {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const names = new Map<string, { typeOnly: boolean }>();
   for (const s of sf.statements) {
     if (ts.isExportDeclaration(s) && s.exportClause && ts.isNamedExports(s.exportClause)) {
       for (const e of s.exportClause.elements) names.set(e.name.text, { typeOnly: s.isTypeOnly || e.isTypeOnly });
-    } else if ((ts.isFunctionDeclaration(s) || ts.isClassDeclaration(s)) && s.name && ts.getModifiers(s)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+    } else if ((ts.isFunctionDeclaration(s) || ts.isClassDeclaration(s)) && s.name && isExported(s)) {
       names.set(s.name.text, { typeOnly: false });
     }
   }
   return names;
+}
+
+/** Whether a statement carries `export`. */
+function isExported(s: ts.Statement): boolean {
+  return ts.getModifiers(s as ts.HasModifiers)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
 }
 
 /**
@@ -129,12 +150,18 @@ const PACKAGE = 'shadow-drafts';
  * module of its own beside `libraryDir` (the built dist/src/), the
  * library's exports in scope. Returns the blocks that do not compile.
  */
-export function checkExamples(blocks: readonly ExampleBlock[], libraryDir: string, exports: ReadonlyMap<string, { typeOnly: boolean }>): ExampleProblem[] {
+export function checkExamples(
+  blocks: readonly ExampleBlock[],
+  libraryDir: string,
+  exports: ReadonlyMap<string, { typeOnly: boolean }>,
+): ExampleProblem[] {
   const virtual = new Map<string, { block: ExampleBlock; headerLines: number; text: string }>();
   blocks.forEach((block, i) => {
     const own = block.code.split('\n').filter((l) => /^\s*import\s/.test(l));
     const body = block.code.split('\n').map((l) => (/^\s*import\s/.test(l) ? '' : l));
-    const mine = new Set(own.flatMap((l) => [...(/\{([^}]*)\}/.exec(l)?.[1] ?? '').matchAll(/(\w+)\s*(?:,|$)/g)].map((m) => m[1]!)));
+    const importedBy = (l: string): string[] =>
+      [...(/\{([^}]*)\}/.exec(l)?.[1] ?? '').matchAll(/(\w+)\s*(?:,|$)/g)].map((m) => m[1]!);
+    const mine = new Set(own.flatMap(importedBy));
     const names = [...exports].filter(([n]) => !mine.has(n)).map(([n, e]) => (e.typeOnly ? `type ${n}` : n));
     if (!names.includes('type Shadow') && !names.includes('Shadow') && !mine.has('Shadow')) names.push('type Shadow');
     const header = [
@@ -178,7 +205,8 @@ export function checkExamples(blocks: readonly ExampleBlock[], libraryDir: strin
     for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
       const at = d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line;
       const { file, member, line } = v.block;
-      problems.push({ file, member, line: line + Math.max(0, at - v.headerLines), message: ts.flattenDiagnosticMessageText(d.messageText, '\n') });
+      const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+      problems.push({ file, member, line: line + Math.max(0, at - v.headerLines), message });
     }
   }
   return problems;

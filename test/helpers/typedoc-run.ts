@@ -25,7 +25,8 @@ class CollectingLogger extends Logger {
  * `out` the options name.
  */
 export async function runTypedoc(config: string, overrides: TypeDocOptions, render: boolean): Promise<TypedocRun> {
-  const app = await Application.bootstrapWithPlugins({ options: config, ...overrides }, [new TypeDocReader(), new TSConfigReader()]);
+  const readers = [new TypeDocReader(), new TSConfigReader()];
+  const app = await Application.bootstrapWithPlugins({ options: config, ...overrides }, readers);
   const logger = new CollectingLogger();
   app.logger = logger;
   const project = await app.convert();
