@@ -34,7 +34,7 @@ const OpenSchema = z.object({
  * volume and a fixed clock.
  *
  * @example
- * import { openShadow } from 'shadow';
+ * import { openShadow } from 'shadow-drafts';
  * const sh = await openShadow({ dir: process.cwd() });
  * await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] });
  */

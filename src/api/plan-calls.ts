@@ -13,7 +13,7 @@ export interface PlanCalls {
    * between batches; so is a `shadow stop` request.
    *
    * @example
-   * const out = await sh.runPlan(planText, { onEvent: (e) => console.log(e.type) });
+   * const out = await sh.runPlan(await readFile('plan.jsonl', 'utf8'), { onEvent: (e) => console.log(e.type) });
    */
   runPlan(planText: string, options?: DraftOption & Omit<RunOptions, 'draft' | 'actor'> & { actor?: string }): Promise<PlanOutcome>;
 

@@ -48,7 +48,9 @@ export interface ReviewCalls {
    * person saw (`review_fingerprint`); when the draft is no longer in that
    * state, STALE_REVIEW and nothing is recorded.
    *
-   * @example await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real', sign: true, expect: r.review_fingerprint })
+   * @example
+   * const r = await sh.review();
+   * await sh.approve('ap-1a2b3c4d5e', { reason: 'fixture key, not real', sign: true, expect: r.review_fingerprint });
    */
   approve(id: string, options?: DecisionOptions): Promise<ApprovalState>;
 

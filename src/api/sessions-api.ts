@@ -34,6 +34,7 @@ export const BeginSchema = z.strictObject({
 export type BeginSessionInput = z.infer<typeof BeginSchema>;
 
 export class Sessions {
+  /** @internal Made by the handle: `sh.sessions`. */
   constructor(
     private readonly ws: Workspace,
     private readonly draftName: (draft?: string) => string,

@@ -26,6 +26,7 @@ export interface WorktreeInfo extends WorktreeRecord {
 }
 
 export class Worktrees {
+  /** @internal Made by the handle: `sh.worktrees`. */
   constructor(
     private readonly ws: Workspace,
     private readonly draftName: (draft?: string) => string,
@@ -111,7 +112,13 @@ export class Worktrees {
    * The worktree is held for the caller's command: call `release()` when
    * it is done (a second exec on the draft meanwhile is BUSY).
    *
-   * @example const w = await sh.worktrees.exec({ draft: 'refactor' }); try { run(w.dir) } finally { w.release() }
+   * @example
+   * const w = await sh.worktrees.exec({ draft: 'refactor' });
+   * try {
+   *   execFileSync('npm', ['test'], { cwd: w.dir, stdio: 'inherit' });
+   * } finally {
+   *   w.release();
+   * }
    */
   async exec(options: { draft?: string } = {}): Promise<ExecWorktree & { release(): void }> {
     return holdExecWorktree(this.ws, this.draftName(options.draft));

@@ -301,7 +301,7 @@ export function codexPatchPaths(text: string): string[] {
  * current directory relative to the repository root. Only header lines
  * change; a patch that does not parse comes back as it is.
  *
- * @example retargetCodexPatch(patch, new Map([['app.ts', 'src/app.ts']]))
+ * @example retargetCodexPatch(await readFile('change.patch', 'utf8'), new Map([['app.ts', 'src/app.ts']]))
  */
 export function retargetCodexPatch(text: string, paths: ReadonlyMap<string, string>): string {
   let hunks: PatchHunk[];

@@ -23,7 +23,7 @@ export interface RepositoryCaches {
 export class SharedCaches {
   private readonly repos = new Map<string, RepositoryCaches>();
 
-  /** The caches of the repository whose common git dir is `commondir`. */
+  /** @internal The caches of the repository whose common git dir is `commondir` (read by `openShadow`). */
   of(commondir: string): RepositoryCaches {
     let r = this.repos.get(commondir);
     if (r === undefined) {
