@@ -21,13 +21,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const MAX_README_LINES = 420;
 
-/**
- * References other parts of the project generate (the command table's
- * reference, TypeDoc's, the OpenAPI document): the README links them, and
- * a checkout made before their generators ran does not hold them yet.
- */
-const GENERATED_ELSEWHERE = ['docs/api'];
-
 /** README.md and the prose under docs/ (the generated API reference has its own checks). */
 function markdownFiles(): string[] {
   const out = ['README.md'];
@@ -44,9 +37,8 @@ function markdownFiles(): string[] {
 }
 
 /** What is wrong with each relative link of the files, as `file:line: target: why`. */
-function brokenLinks(files: string[], read: (rel: string) => string | undefined): { broken: string[]; pending: string[] } {
+function brokenLinks(files: string[], read: (rel: string) => string | undefined): string[] {
   const broken: string[] = [];
-  const pending: string[] = [];
   for (const file of files) {
     const text = read(file)!;
     for (const { line, target } of links(text)) {
@@ -56,14 +48,13 @@ function brokenLinks(files: string[], read: (rel: string) => string | undefined)
       const where = `${file}:${line}: ${target}`;
       const body = read(rel);
       if (body === undefined) {
-        if (GENERATED_ELSEWHERE.includes(rel)) pending.push(where);
-        else broken.push(`${where}: no such file`);
+        broken.push(`${where}: no such file`);
         continue;
       }
       if (anchor !== undefined && rel.endsWith('.md') && !anchors(body).has(anchor)) broken.push(`${where}: no heading #${anchor} in ${rel}`);
     }
   }
-  return { broken, pending };
+  return broken;
 }
 
 function readFromRoot(rel: string): string | undefined {
@@ -80,9 +71,7 @@ Guide(`the README is at most ${MAX_README_LINES} lines`, () => {
 });
 
 Guide('every relative link of README.md and docs/ names a file that exists, and a heading that exists', () => {
-  const { broken, pending } = brokenLinks(markdownFiles(), readFromRoot);
-  assert.equal(broken, []);
-  for (const p of pending) console.log(`note: ${p}: not generated in this checkout yet`);
+  assert.equal(brokenLinks(markdownFiles(), readFromRoot), []);
 });
 
 Guide('the link check catches a missing file, a missing heading and a link that leaves docs/ wrongly', () => {
@@ -90,7 +79,7 @@ Guide('the link check catches a missing file, a missing heading and a link that 
     'README.md': '# t\n\n[ok](docs/a.md#the-b-part) [gone](docs/gone.md) [`code`](#t) `[not](a/link.md)`\n',
     'docs/a.md': '# A\n\n## The `b` part!\n\n[up](../README.md#t) [bad](README.md) [anchor](#nope)\n\n```\n[in](code.md)\n```\n',
   };
-  const { broken } = brokenLinks(Object.keys(files), (rel) => files[rel]);
+  const broken = brokenLinks(Object.keys(files), (rel) => files[rel]);
   assert.equal(broken, [
     'README.md:3: docs/gone.md: no such file',
     'docs/a.md:5: README.md: no such file',
