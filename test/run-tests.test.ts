@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,9 @@ import * as assert from 'uvu/assert';
 /*
  * The runner (run-tests.ts) on files of its own making, beside a copy of
  * it: a file that ran no test passes only when it said why (SKIP), and
- * under CI=true not even then; a skipped or failed test fails the run.
+ * under CI=true not even then; a skipped or failed test fails the run; the
+ * files' TMPDIR is a directory of the run's own on /dev/shm when that RAM
+ * file system has room and no TMPDIR was given.
  */
 
 const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'run-tests.js');
@@ -23,6 +25,8 @@ const FILES: Record<string, string> = {
   'empty.test.js': `process.stdout.write('${summary(0, 0)}');`,
   'says-skip.test.js': `process.stdout.write('SKIP nothing to drive here\\n${summary(0, 0)}');`,
   'skipped.test.js': `process.stdout.write('${summary(2, 1, 1)}');`,
+  // Writes the TMPDIR it was given (or '-') to the file TMPDIR_OUT names.
+  'tmpdir.test.js': `import('node:fs').then((fs) => { if (process.env.TMPDIR_OUT) fs.writeFileSync(process.env.TMPDIR_OUT, process.env.TMPDIR ?? '-'); process.stdout.write('${summary(1, 1)}'); });`,
 };
 
 const R = suite<{ dir: string }>('the test runner');
@@ -43,10 +47,10 @@ function run(dir: string, only: string[], extra: Record<string, string>): { stat
 
 R('without CI: a file that ran no test passes only when it said SKIP; a skipped test fails', ({ dir }) => {
   const r = run(dir, [], {});
-  assert.equal(r.lines, { 'passes.test.js': 'ok 2/0', 'empty.test.js': 'FAIL 0/1', 'says-skip.test.js': 'ok 0/0', 'skipped.test.js': 'FAIL 1/1' }, r.out);
+  assert.equal(r.lines, { 'passes.test.js': 'ok 2/0', 'empty.test.js': 'FAIL 0/1', 'says-skip.test.js': 'ok 0/0', 'skipped.test.js': 'FAIL 1/1', 'tmpdir.test.js': 'ok 1/0' }, r.out);
   assert.match(r.out, /empty\.test\.js: ran no test and said no SKIP/);
   assert.match(r.out, /^ {5}SKIP nothing to drive here$/m);
-  assert.is(r.last, '3 passed, 2 failed');
+  assert.is(r.last, '4 passed, 2 failed');
   assert.is(r.status, 1);
 });
 
@@ -58,6 +62,34 @@ R('under CI=true a file that says SKIP fails the run, and says so', ({ dir }) =>
   assert.is(r.status, 1);
   const clean = run(dir, ['passes'], { CI: 'true' });
   assert.equal([clean.status, clean.last], [0, '2 passed, 0 failed']);
+});
+
+/** Whether /dev/shm is there with the room the runner asks of it (2 GiB free). */
+function ramHasRoom(): boolean {
+  try {
+    const st = statfsSync('/dev/shm');
+    return st.bavail * st.bsize >= 2 * 1024 ** 3;
+  } catch {
+    return false;
+  }
+}
+
+R('the files run with TMPDIR on /dev/shm (a directory of the run, removed after it) unless a TMPDIR was given', ({ dir }) => {
+  const out = join(dir, 'tmpdir-seen');
+  const r = run(dir, ['tmpdir'], { TMPDIR_OUT: out });
+  assert.equal([r.status, r.last], [0, '1 passed, 0 failed'], r.out);
+  const seen = readFileSync(out, 'utf8');
+  if (ramHasRoom()) {
+    assert.match(seen, /^\/dev\/shm\/sh-\w+$/);
+    assert.match(r.out, new RegExp(`^TMPDIR ${seen} \\(RAM\\)$`, 'm'));
+    assert.not.ok(existsSync(seen), 'removed when the run ends');
+  } else {
+    assert.is(seen, '-', 'no RAM file system with room: the inherited (unset) TMPDIR');
+  }
+  const given = run(dir, ['tmpdir'], { TMPDIR_OUT: out, TMPDIR: dir });
+  assert.is(given.status, 0, given.out);
+  assert.is(readFileSync(out, 'utf8'), dir, 'a TMPDIR given is kept');
+  assert.not.match(given.out, /\(RAM\)/);
 });
 
 R.run();

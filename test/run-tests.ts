@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,9 +12,16 @@ const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
 /**
  * The files that take longest (child processes, kill sweeps) start first, so
- * that no long one is left running alone at the end.
+ * that no long one is left running alone at the end: longest first, as a
+ * whole run on 2 cores timed them (prefixes: `cli-` is every CLI file).
  */
-const SLOW_FIRST = ['power-loss', 'remote-kill', 'plan-kill', 'remote-pull', 'apply-crash', 'rebase-crash', 'apply-disk-processes', 'bad-input', 'kill-sweep', 'agent-init', 'exec-worktree', 'codex-patch-git', 'git-fidelity', 'watch', 'gitattributes', 'submodules', 'git-interop', 'apply-disk', 'cli-', 'session-cli', 'mcp', 'worktree', 'object-db', 'session-http'];
+const SLOW_FIRST = [
+  'power-loss', 'rebase-crash', 'codex-patch-git', 'plan-kill', 'apply-crash', 'bad-input', 'remote-kill', 'apply-disk-processes',
+  'metadata-secrets', 'path-gate-remote', 'watch', 'batch-stream', 'remote-pull', 'git-interop', 'remote-review', 'page-browser',
+  'submodules', 'remote-push-fetch', 'kill-sweep', 'approval-signatures', 'approval-openpgp', 'agent-init', 'git-fidelity',
+  'cli-handoff', 'gitattributes', 'session-cli', 'approval-trust', 'apply-merge', 'plan-cli', 'exec-worktree', 'server-timeouts',
+  'apply-disk', 'cli-', 'mcp', 'worktree', 'object-db', 'session-http',
+];
 const rank = (f: string): number => {
   const i = SLOW_FIRST.findIndex((s) => f.startsWith(s));
   return i === -1 ? SLOW_FIRST.length : i;
@@ -25,6 +32,30 @@ const files = readdirSync(here)
   .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
 const FILE_TIMEOUT_MS = 170_000;
 const CI = process.env.CI === 'true';
+/** Room a RAM file system needs to hold the run's temporary repositories. */
+const RAM_TMP_MIN_BYTES = 2 * 1024 ** 3;
+
+/**
+ * The test files' TMPDIR: a directory of its own on /dev/shm when the
+ * machine has that RAM file system with room and no TMPDIR was chosen,
+ * otherwise undefined (the inherited one). Every test makes its repositories
+ * under TMPDIR, and shadow fsyncs what it publishes: on a disk those syncs
+ * (which no test can observe) and the removals after each test are most of
+ * a file's time. What the tests check of durability is simulated
+ * (test/helpers/crash-fs.ts), not the disk's.
+ */
+function ramTmpdir(): string | undefined {
+  if (process.env.TMPDIR !== undefined) return undefined;
+  try {
+    const st = statfsSync('/dev/shm');
+    if (st.bavail * st.bsize < RAM_TMP_MIN_BYTES) return undefined;
+    return mkdtempSync('/dev/shm/sh-');
+  } catch {
+    return undefined;
+  }
+}
+const tmp = ramTmpdir();
+const childEnv = { ...process.env, FORCE_COLOR: '0', ...(tmp === undefined ? {} : { TMPDIR: tmp }) };
 
 interface Outcome {
   file: string;
@@ -48,7 +79,7 @@ function emptyRun(output: string): string | undefined {
 function runFile(file: string): Promise<Outcome> {
   const start = Date.now();
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(here, file)], { env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(here, file)], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -97,8 +128,10 @@ async function worker(): Promise<void> {
   }
 }
 const started = Date.now();
+if (tmp !== undefined) process.stdout.write(`TMPDIR ${tmp} (RAM)\n`);
 // One more than the cores: the slow files spend much of their time waiting on the child processes they drive.
 await Promise.all(Array.from({ length: availableParallelism() + 1 }, worker));
+if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
 const passed = outcomes.reduce((n, o) => n + o.passed, 0);
 const failed = outcomes.reduce((n, o) => n + o.failed, 0);
 process.stdout.write(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s\n${passed} passed, ${failed} failed\n`);
