@@ -7,7 +7,8 @@
  * too. Look-alikes git checks out are applied.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -93,9 +94,11 @@ Refused('every crafted path, put on the draft\'s ref by hand, is refused with UN
 
 Refused('a symlink with a file beyond it in the same tree is refused, as git refuses it', async () => {
   const ctx = await seeded();
+  // The link leads to a directory of this test's own outside the repository, empty, so that anything written through it shows.
+  const outside = mkdtempSync(join(tmpdir(), 'shadow-beyond-'));
   try {
-    // One tree holding a symlink `a -> /tmp` and a directory `a` with `x` (git mktree takes both).
-    const tree = craftTree(ctx.repo, [{ path: 'a', mode: '120000', content: '/tmp' }, { path: 'a/x', content: 'beyond\n' }], ctx.seed);
+    // One tree holding a symlink `a -> <outside>` and a directory `a` with `x` (git mktree takes both).
+    const tree = craftTree(ctx.repo, [{ path: 'a', mode: '120000', content: outside }, { path: 'a/x', content: 'beyond\n' }], ctx.seed);
     const commit = craftCommit(ctx.repo, tree, ctx.seed, BATCH);
     const before = snapshotTree(ctx.repo.root, OWN);
     const error = await withShadow(ctx.repo, async (sh) => {
@@ -104,9 +107,10 @@ Refused('a symlink with a file beyond it in the same tree is refused, as git ref
     });
     assert.is(error?.code, 'UNSAFE_PATH');
     assert.equal(snapshotTree(ctx.repo.root, OWN), before);
-    assert.not.ok(existsSync('/tmp/x') && readFileSync('/tmp/x', 'utf8') === 'beyond\n', 'nothing written through the link');
+    assert.not.ok(existsSync(join(outside, 'x')), 'nothing written through the link');
     assert.ok(!gitChecksOut(ctx, commit) || fsckFlags(ctx, commit).length > 0, 'git refuses it too');
   } finally {
+    rmSync(outside, { recursive: true, force: true });
     ctx.repo.cleanup();
   }
 });
