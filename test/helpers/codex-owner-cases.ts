@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filesUnder } from './codex-patch-fixtures.js';
 
 /*
  * Codex's own tests of its apply_patch (openai/codex, crate
@@ -24,17 +25,6 @@ export interface OwnerScenario {
   patch: string;
   input: Record<string, Buffer>;
   expected: Record<string, Buffer>;
-}
-
-function filesUnder(root: string, prefix = ''): Record<string, Buffer> {
-  const out: Record<string, Buffer> = {};
-  if (!existsSync(root)) return out;
-  for (const name of readdirSync(root).sort()) {
-    const full = join(root, name);
-    if (statSync(full).isDirectory()) Object.assign(out, filesUnder(full, `${prefix}${name}/`));
-    else out[`${prefix}${name}`] = readFileSync(full);
-  }
-  return out;
 }
 
 /** Every scenario, in name order. */

@@ -27,7 +27,8 @@ export interface PatchFixture {
   error?: { code: string; message: RegExp };
 }
 
-function filesUnder(root: string, prefix = ''): Record<string, Buffer> {
+/** Every file below `root`, by its path from there, in name order. */
+export function filesUnder(root: string, prefix = ''): Record<string, Buffer> {
   const out: Record<string, Buffer> = {};
   if (!existsSync(root)) return out;
   for (const name of readdirSync(root).sort()) {
