@@ -1,5 +1,5 @@
-import type { DiffFile } from '../src/index.js';
-import { pad, plural } from './output.js';
+import type { DiffFile } from '../../src/index.js';
+import { pad, plural } from '../output.js';
 import { colourStatGraph } from './diff-colour.js';
 
 /** `--name-status` lines: `M\tpath`, a rename as git writes it, `R086\told\tnew`. */

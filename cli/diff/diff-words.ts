@@ -1,4 +1,4 @@
-import { ShadowError } from '../src/errors.js';
+import { ShadowError } from '../../src/errors.js';
 import type { ColourWhen } from './diff-colour.js';
 
 /**

@@ -4,7 +4,7 @@ import { eastAsianWidth } from 'get-east-asian-width';
 /**
  * The columns a string takes in a terminal, for yargs' help layout: the CLI
  * bundle puts this module in place of the `string-width` package (esbuild
- * `--alias`, see package.json).
+ * `alias` in cli/bundle.mjs).
  *
  * Written here because `string-width` is too slow to load for a command
  * line that runs once per batch: at import it compiles `/^\p{RGI_Emoji}$/v`

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * yargs' `findUp` (the `escalade/sync` package) for the CLI bundle: esbuild
- * puts this module in its place (`--alias`, see package.json).
+ * puts this module in its place (`alias` in cli/bundle.mjs).
  *
  * yargs looks for a package.json upward from its own directory, to guess
  * the CLI's version. Bundled, it cannot tell where it is (it looks for

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { CliIO } from './io.js';
+import type { CliIO } from '../io.js';
 
 /**
  * Long output through a pager, chosen as git chooses it (pager.c): only on

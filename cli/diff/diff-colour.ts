@@ -1,4 +1,4 @@
-import type { CliIO } from './io.js';
+import type { CliIO } from '../io.js';
 
 /**
  * Whether `shadow diff` colours its output, decided as git decides it for
