@@ -15,7 +15,14 @@
  *   state/      shadow's own records: draft metadata, applies, the ledger,
  *               sessions' and worktrees' files, caches
  *   drafts/     the transactional core: batches, captures, views, history,
- *               checkpoints, the change set a publish writes
+ *               checkpoints, the change set a publish writes. Inside it,
+ *               the draft itself at its top level and its rooms, from the
+ *               bottom up:
+ *                 text/ codex-patch/   pure text (edit, patch, apply_patch)
+ *                 publish-set/         the change set
+ *                 view/                the view over the working tree
+ *                 batch/ history/      writing a batch; reading the past
+ *                 rebase/              moving a draft, reverting batches
  *   review/     proposals, policy, approvals, the secret guard
  *   publish/    apply, unapply, recover, commit modes, the branch move
  *   plans/ sessions/ worktrees/   built on drafts, never on review,
@@ -32,7 +39,32 @@
 const ROOMS = ['core', 'durable', 'git', 'state', 'drafts', 'review', 'publish', 'plans', 'sessions', 'worktrees', 'remotes', 'api', 'http', 'agent-tools'];
 const SHARED = '^src/(context|errors)\\.ts$';
 const room = (name) => `^src/${name}/`;
+const DRAFT_ROOMS = '^src/drafts/[a-z-]+/';
+const draftRooms = (names) => `^src/drafts/(${names.join('|')})/`;
+const IO = '^(node:)?(fs|fs/promises|child_process|net|http|https)$';
 const rooms = (names) => `^src/(${names.join('|')})/`;
+
+/** drafts/`name`/ may import only the `allowed` rooms of drafts/ (itself included); the drafts-imports rule says the rest. */
+function draftsRoom(name, allowed, comment) {
+  return {
+    name: `drafts-${name}-imports`,
+    comment,
+    severity: 'error',
+    from: { path: draftRooms([name]) },
+    to: { path: DRAFT_ROOMS, pathNot: draftRooms([name, ...allowed]) },
+  };
+}
+
+/** drafts/`name`/ is pure text: only the `allowed` pure rooms, core/ and errors.ts. */
+function pureText(name, allowed, comment) {
+  return {
+    name: `drafts-${name}-is-pure`,
+    comment,
+    severity: 'error',
+    from: { path: draftRooms([name]) },
+    to: { path: '^src/', pathNot: [draftRooms([name, ...allowed]), room('core'), '^src/errors\\.ts$'] },
+  };
+}
 
 /** `name` may import only `allowed` rooms (itself included) and the shared modules. */
 function only(name, allowed, comment) {
@@ -60,7 +92,7 @@ module.exports = {
       comment: 'core/ does no I/O: it is tested without a disk.',
       severity: 'error',
       from: { path: room('core') },
-      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process|net|http|https)$' },
+      to: { dependencyTypes: ['core'], path: IO },
     },
     only('durable', ['core'], 'durable/ is the file discipline both substrates use; it knows neither.'),
     {
@@ -75,11 +107,25 @@ module.exports = {
       comment: 'git/format/ does no I/O: it is tested without a disk.',
       severity: 'error',
       from: { path: '^src/git/format/' },
-      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process|net|http|https)$' },
+      to: { dependencyTypes: ['core'], path: IO },
     },
     only('git', ['core', 'durable'], 'git/ reads and writes git\'s formats and knows nothing of drafts.'),
     only('state', ['core', 'durable', 'git'], 'state/ is shadow\'s own records, below every capability.'),
     only('drafts', ['core', 'durable', 'git', 'state'], 'drafts/ is the transactional core every capability builds on.'),
+    pureText('text', [], 'drafts/text/ finds and replaces text for edit and patch: no git, no workspace.'),
+    pureText('codex-patch', ['text'], 'drafts/codex-patch/ parses and applies Codex\'s patch format to text: no git, no workspace.'),
+    {
+      name: 'drafts-text-no-io',
+      comment: 'drafts/text/ and drafts/codex-patch/ do no I/O: they are tested on strings.',
+      severity: 'error',
+      from: { path: draftRooms(['text', 'codex-patch']) },
+      to: { dependencyTypes: ['core'], path: IO },
+    },
+    draftsRoom('publish-set', [], 'drafts/publish-set/ is the change set: it reads the draft, never a view, batch or rebase.'),
+    draftsRoom('view', ['publish-set'], 'drafts/view/ reads the draft over the working tree, and what git keeps out of reach there (submodules, sparse paths).'),
+    draftsRoom('batch', ['text', 'codex-patch', 'view', 'publish-set'], 'drafts/batch/ writes one batch; it knows nothing of history\'s reports or of rebase.'),
+    draftsRoom('history', ['view', 'publish-set'], 'drafts/history/ reads and moves a draft\'s past; it never runs a batch or a rebase.'),
+    draftsRoom('rebase', ['batch', 'history', 'view', 'publish-set'], 'drafts/rebase/ lands one commit of merged paths; no other room of drafts/ builds on it.'),
     only('review', ['core', 'durable', 'git', 'state', 'drafts'], 'review/ judges a draft; it never publishes.'),
     only('publish', ['core', 'durable', 'git', 'state', 'drafts', 'review'], 'publish/ asks review before it writes.'),
     only('plans', ['core', 'durable', 'git', 'state', 'drafts'], 'plans/ run batches on drafts.'),
@@ -105,14 +151,14 @@ module.exports = {
       comment: 'The HTTP API and the agent tools call the library as any program would.',
       severity: 'error',
       from: { path: rooms(['http', 'agent-tools']) },
-      to: { path: '^src/', pathNot: [rooms(['http', 'agent-tools', 'core', 'durable']), '^src/(index|shadow|errors|context)\\.ts$', '^src/drafts/batch-schema\\.ts$'] },
+      to: { path: '^src/', pathNot: [rooms(['http', 'agent-tools', 'core', 'durable']), '^src/(index|shadow|errors|context)\\.ts$', '^src/drafts/batch/batch-schema\\.ts$'] },
     },
     {
       name: 'cli-through-the-library',
       comment: 'The CLI uses the library\'s public entry point, the agent tools it serves, and the batch schema\'s byte decoder.',
       severity: 'error',
       from: { path: '^cli/' },
-      to: { path: '^src/', pathNot: ['^src/(index|errors)\\.ts$', room('agent-tools'), '^src/drafts/batch-schema\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/(index|errors)\\.ts$', room('agent-tools'), '^src/drafts/batch/batch-schema\\.ts$'] },
     },
     {
       name: 'library-not-cli',

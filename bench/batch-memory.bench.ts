@@ -10,7 +10,7 @@
  * the content.
  *
  * Target: growth under 2x the content (1.9x measured). A document this
- * large is parsed as it is read (src/drafts/batch-stream.ts): one operation at a
+ * large is parsed as it is read (src/drafts/batch/batch-stream.ts): one operation at a
  * time, each write's content taken out as its bytes as soon as it is
  * parsed, so the contents are held once, as the blobs' bytes, from the
  * start; the pack is streamed to disk as it is deflated. The rest of the

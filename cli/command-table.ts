@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { AGENTS, HOOK_EVENTS } from './agents/agent-specs.js';
-import { DIFF_OPTIONS } from './diff-help.js';
+import { DIFF_OPTIONS } from './diff/diff-help.js';
 import { REMOTE_COMMANDS } from './remote-commands.js';
 import { SESSION_GROUP } from './session-commands.js';
 import type { CommandGroup, CommandSpec } from './command-spec.js';
@@ -130,7 +130,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     describe: 'what the draft changes (against its bases), or between two points: <from>..<to>; coloured and paged on a terminal, as git diff',
     builder: (y) =>
       y
-        // git's option forms (-M50%, --color=never) reach the handler as typed (cli/diff-words.ts).
+        // git's option forms (-M50%, --color=never) reach the handler as typed (cli/diff/diff-words.ts).
         .parserConfiguration({ 'unknown-options-as-args': true, 'populate--': true })
         .positional('range', { type: 'string', array: true, describe: 'checkpoint, batch number, ~N or commit; A..B (or A B); paths after --' })
         .option('stat', { type: 'boolean', describe: 'lines added and removed per file' })

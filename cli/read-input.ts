@@ -2,7 +2,7 @@ import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ShadowError } from '../src/index.js';
-import { decodeJsonBytes } from '../src/drafts/batch-schema.js';
+import { decodeJsonBytes } from '../src/drafts/batch/batch-schema.js';
 
 /** The most a batch document may weigh (its contents are limited one by one too). */
 export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
@@ -85,7 +85,7 @@ export async function readInputText(file: string, cwd: string, stdin: Readable, 
 
 /**
  * From this size on a batch document is handed over as it is read, for the
- * library to parse in pieces (src/drafts/batch-stream.ts): JSON.parse needs the
+ * library to parse in pieces (src/drafts/batch/batch-stream.ts): JSON.parse needs the
  * whole text and copies each of its strings, and with the bytes that made
  * three copies of a large batch's contents.
  */

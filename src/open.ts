@@ -3,7 +3,7 @@ import type { Clock, Context, Env, FileSystem, GitRunner, Ids, Processes, Progra
 import { ShadowError } from './errors.js';
 import { Workspace } from './drafts/workspace.js';
 import type { SharedCaches } from './drafts/shared-caches.js';
-import { validate } from './drafts/batch-schema.js';
+import { validate } from './drafts/batch/batch-schema.js';
 import { Shadow } from './shadow.js';
 import { hasJournals } from './state/journal.js';
 

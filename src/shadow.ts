@@ -10,7 +10,7 @@ import type { Context } from './context.js';
 import { ShadowError } from './errors.js';
 import { checkDraftName, refreshRemoteDraft } from './drafts/drafts.js';
 import { splitRemoteDraft } from './core/remote-draft-name.js';
-import { identityOf, type Identity } from './drafts/identity.js';
+import { identityOf, type Identity } from './drafts/batch/identity.js';
 import type { Workspace } from './drafts/workspace.js';
 import { installCalls, type DraftOption, type ShadowCore } from './api/shadow-core.js';
 import { batchCalls, type BatchCalls } from './api/batch-calls.js';

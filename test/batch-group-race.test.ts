@@ -9,7 +9,7 @@ import { DiskRepo } from './helpers/disk-repo.js';
 import { FsSeam } from './helpers/fs-seam.js';
 
 /*
- * Batches queued as a group on one draft (drafts/batch-commit.ts,
+ * Batches queued as a group on one draft (drafts/batch/batch-commit.ts,
  * commitGroup) while another process moves the draft's ref: each queued
  * batch is retried on the new tip and lands, or is answered CONFLICT when
  * the other process changed what it assumed; none is left unanswered, and

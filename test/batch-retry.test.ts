@@ -4,7 +4,7 @@ import * as git from 'isomorphic-git';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { parseTrailers } from '../src/drafts/commit-message.js';
-import { opsFingerprint } from '../src/drafts/ops-fingerprint.js';
+import { opsFingerprint } from '../src/drafts/batch/ops-fingerprint.js';
 import type { BatchResult, FileOperation, Shadow } from '../src/index.js';
 
 /**

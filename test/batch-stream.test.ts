@@ -4,14 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STREAM_BATCH_BYTES } from '../cli/read-input.js';
-import { parseJsonStream } from '../src/drafts/batch-stream.js';
-import { parseJsonText } from '../src/drafts/batch-schema.js';
+import { parseJsonStream } from '../src/drafts/batch/batch-stream.js';
+import { parseJsonText } from '../src/drafts/batch/batch-schema.js';
 import type { BatchResult } from '../src/index.js';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { prng } from './helpers/prng.js';
 
 /**
- * A large batch is parsed as it is read (src/drafts/batch-stream.ts), its whole text
+ * A large batch is parsed as it is read (src/drafts/batch/batch-stream.ts), its whole text
  * never held: what it answers must be what parseJsonText answers for the
  * whole document, value or INVALID_JSON (message, offset, position, line,
  * column), however the bytes are cut into pieces; and a large batch through

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
 import { openShadow, type FileSystem } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
-import { retryPause } from '../src/drafts/batch-retry.js';
+import { retryPause } from '../src/drafts/batch/batch-retry.js';
 
 const DRAFT_REF = 'refs/shadow/drafts/default';
 

@@ -5,8 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { run as runCli } from '../cli/run.js';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
-import { renameName } from '../cli/diff-text.js';
-import { renamePercent } from '../cli/diff-words.js';
+import { renameName } from '../cli/diff/diff-text.js';
+import { renamePercent } from '../cli/diff/diff-words.js';
 
 /**
  * `shadow diff` on a terminal and with git's arguments: `-- <pathspec>`

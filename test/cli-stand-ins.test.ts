@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import realStringWidth from 'string-width';
-import stringWidth from '../cli/string-width.js';
-import findUp from '../cli/find-up.js';
+import stringWidth from '../cli/yargs-shims/string-width.js';
+import findUp from '../cli/yargs-shims/find-up.js';
 import { readFileSync } from 'node:fs';
 
 /**

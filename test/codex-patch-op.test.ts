@@ -1,11 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MODE } from '../src/git/format/git-objects.js';
-import type { FileOperation } from '../src/drafts/ops.js';
-import { opPaths } from '../src/drafts/ops.js';
-import { validateBatch } from '../src/drafts/batch-schema.js';
-import { batchTooLarge } from '../src/drafts/batch-bounds.js';
-import { opsFingerprint } from '../src/drafts/ops-fingerprint.js';
+import type { FileOperation } from '../src/drafts/batch/ops.js';
+import { opPaths } from '../src/drafts/batch/ops.js';
+import { validateBatch } from '../src/drafts/batch/batch-schema.js';
+import { batchTooLarge } from '../src/drafts/batch/batch-bounds.js';
+import { opsFingerprint } from '../src/drafts/batch/ops-fingerprint.js';
 import { parseOpLines } from '../src/drafts/commit-message.js';
 import { BASE, F, file, run, type Spec } from './helpers/resolve-source.js';
 import { patchFixtures, specOf } from './helpers/codex-patch-fixtures.js';

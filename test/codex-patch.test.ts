@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { codexPatchPaths, parseCodexPatch, retargetCodexPatch, type PatchChunk } from '../src/drafts/codex-patch.js';
-import { applyChunks, applyChunksNoted } from '../src/drafts/codex-patch-apply.js';
-import { seek, trim } from '../src/drafts/codex-seek.js';
+import { codexPatchPaths, parseCodexPatch, retargetCodexPatch, type PatchChunk } from '../src/drafts/codex-patch/codex-patch.js';
+import { applyChunks, applyChunksNoted } from '../src/drafts/codex-patch/codex-patch-apply.js';
+import { seek, trim } from '../src/drafts/codex-patch/codex-seek.js';
 import { caught } from './helpers/caught.js';
 
 /*

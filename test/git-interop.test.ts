@@ -5,7 +5,7 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo, type CliResult } from './helpers/disk-repo.js';
 import { openShadow, type BatchResult, type FileOperation, type FileSystem } from '../src/index.js';
-import { opsFingerprint } from '../src/drafts/ops-fingerprint.js';
+import { opsFingerprint } from '../src/drafts/batch/ops-fingerprint.js';
 
 /**
  * shadow and native git on the same repository: git must read everything

@@ -28,7 +28,7 @@ Rules('src/ and cli/ keep the rooms\' import rules, with no cycle', () => {
   assert.match(r.out, /no dependency violations found \((\d{3,}) modules/);
 });
 
-Rules('a cycle, a room importing one above it and I/O in core/ are each reported by rule name', () => {
+Rules('a cycle, a room importing one above it, and I/O in core/ or drafts/text/ are each reported by rule name', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shadow-rules-'));
   try {
     const files: Record<string, string> = {
@@ -37,6 +37,10 @@ Rules('a cycle, a room importing one above it and I/O in core/ are each reported
       'src/drafts/b.ts': "import { a } from './a.js';\nexport const b = (): number => (a.length > 9 ? a() : 0);\n",
       'src/git/refs.ts': "import { a } from '../drafts/a.js';\nexport const refs = a;\n",
       'src/core/pure.ts': "import { readFileSync } from 'node:fs';\nexport const pure = readFileSync;\n",
+      'src/drafts/codex-patch/parse.ts': "import { a } from '../a.js';\nexport const parse = a;\n",
+      'src/drafts/text/edit.ts': "import { readFileSync } from 'node:fs';\nexport const edit = readFileSync;\n",
+      'src/drafts/rebase/land.ts': 'export const land = 1;\n',
+      'src/drafts/batch/run.ts': "import { land } from '../rebase/land.js';\nexport const run = land;\n",
       'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true }, include: ['src'] }),
     };
     for (const [path, text] of Object.entries(files)) {
@@ -49,6 +53,9 @@ Rules('a cycle, a room importing one above it and I/O in core/ are each reported
     assert.match(r.out, /no-circular/);
     assert.match(r.out, /git-imports: src\/git\/refs\.ts → src\/drafts\/a\.ts/);
     assert.match(r.out, /core-is-pure: src\/core\/pure\.ts/);
+    assert.match(r.out, /drafts-codex-patch-is-pure: src\/drafts\/codex-patch\/parse\.ts → src\/drafts\/a\.ts/);
+    assert.match(r.out, /drafts-text-no-io: src\/drafts\/text\/edit\.ts/);
+    assert.match(r.out, /drafts-batch-imports: src\/drafts\/batch\/run\.ts → src\/drafts\/rebase\/land\.ts/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { diagnoseJson } from '../src/core/json-diagnose.js';
-import { parseJsonText, validateBatch, type InputProblem } from '../src/drafts/batch-schema.js';
-import { OPERATION_NAMES } from '../src/drafts/ops.js';
+import { parseJsonText, validateBatch, type InputProblem } from '../src/drafts/batch/batch-schema.js';
+import { OPERATION_NAMES } from '../src/drafts/batch/ops.js';
 import { caught } from './helpers/caught.js';
 
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/git/format/git-objects.js';
-import { Overlay } from '../src/drafts/overlay.js';
+import { Overlay } from '../src/drafts/batch/overlay.js';
 import type { TreeReader } from '../src/git/format/tree-lookup.js';
 import { F, MemStore, type Spec } from './helpers/mem-tree-store.js';
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MODE } from '../src/git/format/git-objects.js';
-import type { ResolveOptions } from '../src/drafts/resolve-batch.js';
-import type { FileOperation } from '../src/drafts/ops.js';
+import type { ResolveOptions } from '../src/drafts/batch/resolve-batch.js';
+import type { FileOperation } from '../src/drafts/batch/ops.js';
 import { BASE, blobId, file, LINES_20, MAX, OPTIONS, PATCHED_20, patcher, run, twoHunkDiff, type Spec } from './helpers/resolve-source.js';
 
 /* resolveBatch: every failure, with its code, message, hint and data; the ops a failure leaves not applied. */

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import type { FileOperation } from '../src/drafts/ops.js';
+import type { FileOperation } from '../src/drafts/batch/ops.js';
 import { blobId, run } from './helpers/resolve-source.js';
 
 /* resolveBatch: an operation's expect (a blob id or sha256) checked against the file it acts on. */

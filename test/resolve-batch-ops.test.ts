@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MODE } from '../src/git/format/git-objects.js';
-import type { FileOperation, OpStatus } from '../src/drafts/ops.js';
+import type { FileOperation, OpStatus } from '../src/drafts/batch/ops.js';
 import { blobId, file, LINES_20, MAX, PATCHED_20, run, twoHunkDiff } from './helpers/resolve-source.js';
 
 /* resolveBatch on an in-memory source: every operation and the status it reports. */

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { invalidUtf8At } from '../src/core/utf8.js';
-import { decodeJsonBytes, parseJsonText } from '../src/drafts/batch-schema.js';
+import { decodeJsonBytes, parseJsonText } from '../src/drafts/batch/batch-schema.js';
 import type { Shadow } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { prng } from './helpers/prng.js';

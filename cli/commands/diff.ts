@@ -1,9 +1,9 @@
 import { isShadowError, ShadowError, type DiffOptions, type DiffResult, type Shadow } from '../../src/index.js';
 import type { CommandContext } from '../command-context.js';
-import { parseDiffWords, type DiffWords } from '../diff-words.js';
-import { wantColour } from '../diff-colour.js';
-import { nameStatusText, statText } from '../diff-text.js';
-import { choosePager, page } from '../pager.js';
+import { parseDiffWords, type DiffWords } from '../diff/diff-words.js';
+import { wantColour } from '../diff/diff-colour.js';
+import { nameStatusText, statText } from '../diff/diff-text.js';
+import { choosePager, page } from '../diff/pager.js';
 
 /**
  * `shadow diff [<range>] [-M[<n>]] [--stat | --name-status] [--color[=<when>]]

@@ -1,7 +1,7 @@
 import { isShadowError, ShadowError } from '../errors.js';
 import { looksBinary } from '../core/content.js';
 import { refComponentProblem } from '../core/ref-component.js';
-import { parseJsonText, validate } from '../drafts/batch-schema.js';
+import { parseJsonText, validate } from '../drafts/batch/batch-schema.js';
 import type { BatchResult } from '../index.js';
 import type { Profile, ToolDefinition } from './definitions.js';
 import { toolsFor } from './profiles.js';

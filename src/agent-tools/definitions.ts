@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { FileOperationSchema, REPO_PATH_PATTERN, RepoPath } from '../drafts/batch-schema.js';
+import { FileOperationSchema, REPO_PATH_PATTERN, RepoPath } from '../drafts/batch/batch-schema.js';
 import { pathspecProblem } from '../core/pathspec.js';
 import { outputJsonSchema, type JsonSchema } from './output-schemas.js';
 

@@ -17,7 +17,7 @@ const LOG_DEPTH = 1000;
 
 /**
  * The batches a revert undid, from its intent (`revert batch 4 (…), batch 2
- * (…)`, as drafts/revert.ts writes it); none when it is not a revert.
+ * (…)`, as drafts/rebase/revert.ts writes it); none when it is not a revert.
  */
 export function revertedBy(entry: Pick<LogEntry, 'intent'>): number[] {
   if (!entry.intent.startsWith('revert batch ')) return [];

@@ -1,15 +1,15 @@
 /**
  * The library's writes. A batch (or one of its one-operation shorthands) is
  * validated here, at the boundary, and run by the transactional core
- * (src/drafts/batch.ts).
+ * (src/drafts/batch/batch.ts).
  */
 import { ShadowError } from '../errors.js';
-import type { BatchInput, FileMode, FileOperation } from '../drafts/ops.js';
-import { runBatch, type BatchResult } from '../drafts/batch.js';
-import { parseJsonText, validateBatch } from '../drafts/batch-schema.js';
-import { batchTooLarge } from '../drafts/batch-bounds.js';
+import type { BatchInput, FileMode, FileOperation } from '../drafts/batch/ops.js';
+import { runBatch, type BatchResult } from '../drafts/batch/batch.js';
+import { parseJsonText, validateBatch } from '../drafts/batch/batch-schema.js';
+import { batchTooLarge } from '../drafts/batch/batch-bounds.js';
 import { invalidBatchResult } from './batch-failure.js';
-import type { Identity } from '../drafts/identity.js';
+import type { Identity } from '../drafts/batch/identity.js';
 import type { BatchCallOptions, ShadowCore } from './shadow-core.js';
 
 export interface BatchCalls {
@@ -84,7 +84,7 @@ export const batchCalls: BatchCalls & ThisType<ShadowCore & BatchCalls> = {
       if (typeof text === 'string' || text instanceof Uint8Array) input = parseJsonText(text);
       else {
         const taken = (carried = new WeakMap());
-        input = await (await import('../drafts/batch-stream.js')).parseJsonStream(text, 'batch', (op) => takeContent(op, taken));
+        input = await (await import('../drafts/batch/batch-stream.js')).parseJsonStream(text, 'batch', (op) => takeContent(op, taken));
       }
     } catch (e) {
       if (e instanceof ShadowError && e.code === 'INVALID_JSON') return invalidBatchResult(draft, undefined, e);

@@ -1,6 +1,6 @@
 import type { ShadowError } from '../errors.js';
-import type { FileOperation } from '../drafts/ops.js';
-import type { BatchResult } from '../drafts/batch.js';
+import type { FileOperation } from '../drafts/batch/ops.js';
+import type { BatchResult } from '../drafts/batch/batch.js';
 
 /**
  * The result of a batch refused at the boundary (bad JSON, bad schema): the

@@ -3,10 +3,10 @@
  * their checkpoints, rollback and undo (src/drafts/).
  */
 import * as z from 'zod/mini';
-import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from '../drafts/checkpoints.js';
+import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from '../drafts/history/checkpoints.js';
 import { createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from '../drafts/drafts.js';
 import { dropDraft } from '../drafts/draft-drop.js';
-import { validate } from '../drafts/batch-schema.js';
+import { validate } from '../drafts/batch/batch-schema.js';
 import { execDirOf, execRecordAt, removeExecWorktree } from '../worktrees/worktree-exec.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
 

@@ -9,7 +9,7 @@ import type { ApplyResult, RecoveryReport } from '../publish/apply.js';
 import type { UnapplyResult } from '../publish/unapply.js';
 import type { CommitMode } from '../publish/commit-modes.js';
 import type { Policy } from '../review/review.js';
-import { validate } from '../drafts/batch-schema.js';
+import { validate } from '../drafts/batch/batch-schema.js';
 import { requireDraft } from '../drafts/drafts.js';
 import { splitRemoteDraft } from '../core/remote-draft-name.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';

@@ -1,13 +1,13 @@
 /**
  * The library's calls for living beside a person: rebase a draft onto what
  * they have now, revert some of its batches, and resolve the conflicts
- * either leaves (src/drafts/rebase.ts, revert.ts).
+ * either leaves (src/drafts/rebase/rebase.ts, revert.ts).
  */
 import * as z from 'zod/mini';
-import { rebaseDraft, type RebaseResult } from '../drafts/rebase.js';
-import { runBatch, type BatchResult } from '../drafts/batch.js';
-import { revertBatches, type RevertResult } from '../drafts/revert.js';
-import { validate } from '../drafts/batch-schema.js';
+import { rebaseDraft, type RebaseResult } from '../drafts/rebase/rebase.js';
+import { runBatch, type BatchResult } from '../drafts/batch/batch.js';
+import { revertBatches, type RevertResult } from '../drafts/rebase/revert.js';
+import { validate } from '../drafts/batch/batch-schema.js';
 import type { DraftOption, ShadowCore } from './shadow-core.js';
 import type { ApplyResult } from '../publish/apply.js';
 import { literalPathspec } from '../core/pathspec.js';

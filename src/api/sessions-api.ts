@@ -14,7 +14,7 @@ import {
 } from '../sessions/session.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { WriteSession } from '../sessions/write-session.js';
-import { validate } from '../drafts/batch-schema.js';
+import { validate } from '../drafts/batch/batch-schema.js';
 
 /**
  * Write sessions, as the library offers them: large content that travels as

@@ -7,8 +7,8 @@
  */
 import type { Context } from '../context.js';
 import type { Workspace } from '../drafts/workspace.js';
-import { checkPath } from '../drafts/batch-schema.js';
-import type { Identity } from '../drafts/identity.js';
+import { checkPath } from '../drafts/batch/batch-schema.js';
+import type { Identity } from '../drafts/batch/identity.js';
 
 /** Options every draft-scoped call takes. */
 export interface DraftOption {

@@ -4,13 +4,13 @@
  * Nothing here writes.
  */
 import * as z from 'zod/mini';
-import { draftLog, draftStatus, type DraftStatus, type LogEntry } from '../drafts/audit.js';
-import type { DiffFile, DiffResult } from '../drafts/draft-diff.js';
-import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from '../drafts/view.js';
-import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from '../drafts/view-walk.js';
-import { checkPath, validate } from '../drafts/batch-schema.js';
+import { draftLog, draftStatus, type DraftStatus, type LogEntry } from '../drafts/history/audit.js';
+import type { DiffFile, DiffResult } from '../drafts/history/draft-diff.js';
+import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from '../drafts/view/view.js';
+import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from '../drafts/view/view-walk.js';
+import { checkPath, validate } from '../drafts/batch/batch-schema.js';
 import { pathspecProblem } from '../core/pathspec.js';
-import type { BlameResult } from '../drafts/blame.js';
+import type { BlameResult } from '../drafts/history/blame.js';
 import type { PublishedBlame } from '../publish/published-blame.js';
 import type { TraceOfCommit } from '../publish/trace-read.js';
 import { viewDir, type DraftOption, type ShadowCore } from './shadow-core.js';
@@ -137,7 +137,7 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       const m = /^(.*?)\.\.(.*)$/.exec(options.range);
       range = m ? { from: m[1]!, to: m[2]! } : { from: options.range, to: '' };
     }
-    const { draftDiff } = await import('../drafts/draft-diff.js');
+    const { draftDiff } = await import('../drafts/history/draft-diff.js');
     const result = await draftDiff(this.ws, draft, { range, content: options.content ?? 'none', paths: options.paths, renames: options.renames, color: options.color });
     if (options.redact !== true) return result;
     const { redactPatch, redactPath } = await import('../review/patch-redact.js');
@@ -151,7 +151,7 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
   },
 
   async blame(path, options = {}) {
-    const { blamePath } = await import('../drafts/blame.js');
+    const { blamePath } = await import('../drafts/history/blame.js');
     return blamePath(this.ws, this.readDraftName(options), checkPath(path), options.at);
   },
 

@@ -1,4 +1,4 @@
-import type { ConflictReason } from './entry-merge.js';
+import type { ConflictReason } from './rebase/entry-merge.js';
 
 /**
  * Conflicts as draft state, written in the draft's commits so that the

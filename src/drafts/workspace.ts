@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { DEFAULT_MAX_BATCH_BYTES, DEFAULT_MAX_BATCH_OPS, type BatchLimits } from './batch-bounds.js';
+import { DEFAULT_MAX_BATCH_BYTES, DEFAULT_MAX_BATCH_OPS, type BatchLimits } from './batch/batch-bounds.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../core/content.js';
 import type { Oid } from '../git/format/git-objects.js';
 import { DraftMetaCache } from './draft-meta-cache.js';

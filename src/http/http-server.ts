@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
-import { parseJsonText } from '../drafts/batch-schema.js';
+import { parseJsonText } from '../drafts/batch/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { claimServerFile } from './server-file.js';
 import { watchBody, type BodyLimits, type BodyTimeout } from './body-deadline.js';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import * as z from 'zod/mini';
 import type { ShadowErrorJSON } from '../errors.js';
 import { pathspecProblem } from '../core/pathspec.js';
-import { validate } from '../drafts/batch-schema.js';
+import { validate } from '../drafts/batch/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { statusFor } from './http-errors.js';
 import type { PageRoute } from './page-route.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod/mini';
 import { isShadowError, ShadowError, type ShadowErrorJSON } from '../errors.js';
 import { pathspecProblem } from '../core/pathspec.js';
-import { validate } from '../drafts/batch-schema.js';
+import { validate } from '../drafts/batch/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { statusFor } from './http-errors.js';
 import { ACTOR_HEADER, DRAFT_PARAM, inputSchema, routeSchema } from './route-schema.js';

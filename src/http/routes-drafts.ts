@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod/mini';
 import { ShadowError } from '../errors.js';
-import { BatchInputSchema } from '../drafts/batch-schema.js';
+import { BatchInputSchema } from '../drafts/batch/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { statusFor } from './http-errors.js';
 import { ACTOR_HEADER, DRAFT_PARAM, inputSchema, parseOr, routeSchema } from './route-schema.js';

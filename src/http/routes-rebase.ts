@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod/mini';
 import { isShadowError, ShadowError } from '../errors.js';
-import { validate } from '../drafts/batch-schema.js';
+import { validate } from '../drafts/batch/batch-schema.js';
 import type { Shadow } from '../shadow.js';
 import { ACTOR_HEADER, DRAFT_PARAM, inputSchema, routeSchema, type JsonSchema } from './route-schema.js';
 import { BATCH_RESULT, REBASE, REVERT } from './answer-schemas.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ShadowError } from '../errors.js';
-import type { BatchInput } from '../drafts/ops.js';
-import { describeIssues, FileOperationSchema, parseJsonText } from '../drafts/batch-schema.js';
+import type { BatchInput } from '../drafts/batch/ops.js';
+import { describeIssues, FileOperationSchema, parseJsonText } from '../drafts/batch/batch-schema.js';
 
 /**
  * Plan files: `{"id"?, "intent"?, "batches": [{"id": 1, "intent"?, "operations": [...]}, …]}`,

@@ -11,7 +11,7 @@ import { checkWorktree, draftStatusWord, requireDraft } from '../drafts/drafts.j
 import { unresolvedError } from '../drafts/draft-conflicts.js';
 import { checkPathspecs, partialPaths } from './partial-apply.js';
 import { logEvent } from '../drafts/ledger-events.js';
-import { sparsePathError, sparsePaths } from '../drafts/sparse-paths.js';
+import { sparsePathError, sparsePaths } from '../drafts/view/sparse-paths.js';
 import { readPolicy, reviewDraft, type Policy } from '../review/review.js';
 import { checkExpected, reviewFingerprint } from '../review/review-binding.js';
 import { guardPaths, runJournal, unwritableDirs, type Progress } from './publish.js';
@@ -21,7 +21,7 @@ import { mergePaths } from './merge-paths.js';
 import { gateDraftWrite } from '../drafts/path-gate.js';
 import type { NotesResult } from './trace-notes.js';
 import { journalEntries, keepMergeBlobs, overlapError } from './merge-record.js';
-import { SubmoduleProbe, submoduleInPublish } from '../drafts/submodules.js';
+import { SubmoduleProbe, submoduleInPublish } from '../drafts/view/submodules.js';
 import type { Workspace } from '../drafts/workspace.js';
 
 export interface ApplyResult {

@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Commit, type Oid } from '../git/format/git-objects.js';
-import type { PublishEntry } from '../drafts/publish-set.js';
+import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
 import { cherryPickReflogMessage, commitReflogMessage, fastForwardReflogMessage } from '../git/format/reflog-message.js';
 import { editTree, type NewTree } from '../git/format/tree-edit.js';
 import { trailerBlock } from '../git/format/trailer-block.js';
@@ -9,7 +9,7 @@ import type { FileEntry } from '../git/format/tree-lookup.js';
 import { indexEntry, isUnmerged, readIndex } from '../git/git-index.js';
 import type { PackObject } from '../git/format/pack-writer.js';
 import type { Draft } from '../drafts/drafts.js';
-import { StagedObjects } from '../drafts/staged-objects.js';
+import { StagedObjects } from '../drafts/batch/staged-objects.js';
 import { historySince } from '../drafts/history.js';
 import type { Workspace } from '../drafts/workspace.js';
 

@@ -1,6 +1,6 @@
 import type { FileEntry } from '../git/format/tree-lookup.js';
 import { loadDraft } from '../drafts/drafts.js';
-import type { PublishEntry } from '../drafts/publish-set.js';
+import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
 import type { Workspace } from '../drafts/workspace.js';
 import type { Journal } from '../state/journal.js';
 import { publishTrace } from './publish-trace.js';

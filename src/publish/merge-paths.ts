@@ -2,9 +2,9 @@ import { ShadowError } from '../errors.js';
 import type { Oid } from '../git/format/git-objects.js';
 import type { FileEntry } from '../git/format/tree-lookup.js';
 import type { ConflictHunk } from '../git/format/merge-file.js';
-import { mergeEntries, type ConflictReason } from '../drafts/entry-merge.js';
+import { mergeEntries, type ConflictReason } from '../drafts/rebase/entry-merge.js';
 import { WorkingTreeLower } from '../git/lower-layer.js';
-import type { PublishEntry } from '../drafts/publish-set.js';
+import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
 import type { BlobCache } from './publish.js';
 import type { PathConflict } from './path-conflict.js';
 import type { Workspace } from '../drafts/workspace.js';
@@ -14,7 +14,7 @@ import type { Workspace } from '../drafts/workspace.js';
  * longer holds the draft's base (the guard's conflicts), the person's
  * version (ours: the working tree in clean form, the blob `git add` would
  * make) and the draft's (theirs) are merged against the base, path by path
- * as drafts/entry-merge.ts merges them; `conflict: 'markers'` writes an
+ * as drafts/rebase/entry-merge.ts merges them; `conflict: 'markers'` writes an
  * overlap with git's markers instead of stopping. Everything here reads;
  * apply writes what it decides (merge-record.ts, then the journal).
  */

@@ -2,7 +2,7 @@ import { ShadowError } from '../errors.js';
 import { compareTreeEntries, hashObject, serializeCommit, serializeTree, type Oid, type TreeEntry } from '../git/format/git-objects.js';
 import type { PackObject } from '../git/format/pack-writer.js';
 import { mergesRef } from '../drafts/ref-names.js';
-import type { PublishEntry } from '../drafts/publish-set.js';
+import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
 import type { Journal } from '../state/journal.js';
 import type { PathMerge } from './merge-paths.js';
 import type { PathConflict } from './path-conflict.js';

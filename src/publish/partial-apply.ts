@@ -5,7 +5,7 @@
  */
 import { ShadowError } from '../errors.js';
 import { pathspecMatcher, unmatchedSpecs } from '../core/pathspec.js';
-import type { PublishEntry } from '../drafts/publish-set.js';
+import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
 import type { CommitMode } from './commit-modes.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Oid } from '../git/format/git-objects.js';
 import type { ConflictHunk } from '../git/format/merge-file.js';
-import type { ConflictReason } from '../drafts/entry-merge.js';
+import type { ConflictReason } from '../drafts/rebase/entry-merge.js';
 
 /**
  * What stops a publish at a path: the guard's finding (the working tree no
@@ -8,7 +8,7 @@ import type { ConflictReason } from '../drafts/entry-merge.js';
  * three-way merge could not settle it (merge-paths.ts).
  */
 
-/** Why apply could not merge a path (drafts/entry-merge.ts says each reason). */
+/** Why apply could not merge a path (drafts/rebase/entry-merge.ts says each reason). */
 export type { ConflictReason };
 
 /** Why a path cannot be published. */

@@ -1,5 +1,5 @@
 import { ShadowError } from '../errors.js';
-import { actionOf, type PublishAction, type PublishEntry } from '../drafts/publish-set.js';
+import { actionOf, type PublishAction, type PublishEntry } from '../drafts/publish-set/publish-set.js';
 import { lockedError } from '../durable/lock-file.js';
 import { lockOwner } from '../durable/lock-holders.js';
 import { hasJournals, readJournals, type Journal } from '../state/journal.js';

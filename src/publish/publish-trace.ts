@@ -1,6 +1,6 @@
 import { hashObject, serializeCommit } from '../git/format/git-objects.js';
 import type { Draft } from '../drafts/drafts.js';
-import type { PublishEntry } from '../drafts/publish-set.js';
+import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { draftLine, type CommitPlan } from './commit-modes.js';
 import { commitRecords, squashRecord, type TraceRecord } from './trace-record.js';

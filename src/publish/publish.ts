@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../git/format/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { publishOrder, sameEntry, type PublishEntry } from '../drafts/publish-set.js';
+import { publishOrder, sameEntry, type PublishEntry } from '../drafts/publish-set/publish-set.js';
 import { isRegularMode, type FileEntry } from '../git/format/tree-lookup.js';
 import { dropApply, findApply, recordApply } from '../state/applied-state.js';
 import { FSYNC_WINDOW, fsyncDir, tryUnlink, writeAll } from '../durable/durable-file.js';

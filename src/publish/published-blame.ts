@@ -1,7 +1,7 @@
 import { ShadowError } from '../errors.js';
 import type { Oid } from '../git/format/git-objects.js';
 import { lookupPath } from '../git/format/tree-lookup.js';
-import { parsePorcelain } from '../drafts/blame.js';
+import { parsePorcelain } from '../drafts/history/blame.js';
 import { parseTrailers } from '../drafts/commit-message.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { contributorOf, rangeHash, runGit, type Contributor, type TraceRecord } from './trace-record.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ShadowError } from '../errors.js';
 import type { Oid } from '../git/format/git-objects.js';
-import { parsePorcelain } from '../drafts/blame.js';
+import { parsePorcelain } from '../drafts/history/blame.js';
 import { parseTrailers, type ShadowTrailers } from '../drafts/commit-message.js';
 import type { Workspace } from '../drafts/workspace.js';
 

@@ -1,10 +1,10 @@
 import { ShadowError } from '../errors.js';
-import type { PublishEntry } from '../drafts/publish-set.js';
+import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
 import { resetReflogMessage } from '../git/format/reflog-message.js';
 import { createJournal, type Journal } from '../state/journal.js';
 import { takeProcessLock } from '../durable/process-lock.js';
 import { checkWorktree, requireDraft } from '../drafts/drafts.js';
-import { sparsePathError, sparsePaths } from '../drafts/sparse-paths.js';
+import { sparsePathError, sparsePaths } from '../drafts/view/sparse-paths.js';
 import { readPolicy, type Policy } from '../review/review.js';
 import { guardPaths, runJournal } from './publish.js';
 import type { PathConflict } from './path-conflict.js';

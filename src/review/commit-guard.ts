@@ -3,7 +3,7 @@ import { ShadowError } from '../errors.js';
 import { scanChanges, type ChangeSecrets } from './change-secrets.js';
 import { summaryOf } from '../drafts/commit-message.js';
 import type { Oid } from '../git/format/git-objects.js';
-import { sameEntry, type PublishEntry } from '../drafts/publish-set.js';
+import { sameEntry, type PublishEntry } from '../drafts/publish-set/publish-set.js';
 import { maskSecrets, scanText, type SecretFinding } from '../core/secret-scan.js';
 import { diffTrees, type FileChange } from '../git/format/tree-diff.js';
 import { lookupPath } from '../git/format/tree-lookup.js';

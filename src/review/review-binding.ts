@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ShadowError } from '../errors.js';
-import { draftPublishSet } from '../drafts/draft-publish-set.js';
+import { draftPublishSet } from '../drafts/publish-set/draft-publish-set.js';
 import type { Draft } from '../drafts/drafts.js';
 import type { Workspace } from '../drafts/workspace.js';
 

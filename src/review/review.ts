@@ -3,11 +3,11 @@ import { createRequire } from 'node:module';
 import { ShadowError } from '../errors.js';
 import { MODE, type Oid } from '../git/format/git-objects.js';
 import { protectGlobs, splitProtectGlobs } from './protected-paths.js';
-import type { PublishEntry } from '../drafts/publish-set.js';
+import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
 import { maskSecrets, RULES, scanAddedLines, type SecretFinding } from '../core/secret-scan.js';
 import { findingPlace, scanPath } from './metadata-secrets.js';
 import { reviewCacheOf } from '../state/review-cache.js';
-import { draftPublishSet } from '../drafts/draft-publish-set.js';
+import { draftPublishSet } from '../drafts/publish-set/draft-publish-set.js';
 import type { Draft } from '../drafts/drafts.js';
 import type { Workspace } from '../drafts/workspace.js';
 

@@ -15,7 +15,7 @@ import {
   type SessionMeta,
   type SessionState,
 } from '../state/session-files.js';
-import type { BatchResult } from '../drafts/batch.js';
+import type { BatchResult } from '../drafts/batch/batch.js';
 import type { Workspace } from '../drafts/workspace.js';
 
 /**

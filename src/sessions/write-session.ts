@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { contentTooLarge } from '../core/content.js';
-import type { FileOperation } from '../drafts/ops.js';
+import type { FileOperation } from '../drafts/batch/ops.js';
 import { LineSplitter, validateSessionContent, type SessionContent } from './session-content.js';
 import { writeAll } from '../durable/durable-file.js';
 import {
@@ -14,9 +14,9 @@ import {
   type SessionMeta,
   type SessionState,
 } from '../state/session-files.js';
-import { runBatch, type BatchResult } from '../drafts/batch.js';
+import { runBatch, type BatchResult } from '../drafts/batch/batch.js';
 import { idleMs, iso, notFound, now, savedLines, savedSize, sessionSettings, type FinalizeResult } from './session.js';
-import { readViewFile } from '../drafts/view.js';
+import { readViewFile } from '../drafts/view/view.js';
 import type { LiveSession, Workspace } from '../drafts/workspace.js';
 
 /**

@@ -104,7 +104,7 @@ function fold(base: AppliedOverrides, record: ApplyRecord): AppliedOverrides {
 /**
  * The applied state of a draft: the newest record, and the overrides of all
  * of them, or with `after` (a record's name) of those newer than it only: a
- * rebase took in what the older ones wrote (drafts/rebase.ts). Reads one
+ * rebase took in what the older ones wrote (drafts/rebase/rebase.ts). Reads one
  * record and the fold cache when the cache matches the directory (the usual
  * case), every record when it does not.
  */

@@ -45,7 +45,7 @@ export const DraftMetaSchema = z.object({
   pointers: z.optional(z.record(z.string(), z.unknown())),
   /** Paths in conflict since a rebase and not yet resolved, with why (drafts/conflict-lines.ts). */
   conflicts: z.optional(z.record(z.string(), z.string())),
-  /** The newest rebase on the draft's history (drafts/rebase.ts). */
+  /** The newest rebase on the draft's history (drafts/rebase/rebase.ts). */
   rebase: z.optional(RebaseMarkSchema),
   /** Client request ids of the batches on the draft's history, and the commit each made (their Shadow-Request trailers). */
   requests: z.optional(z.record(z.string(), z.string())),

@@ -9,7 +9,7 @@ import { Manifest, modeOfStat, statEntry } from '../state/worktree-manifest.js';
 import { MARKER, writeMarker, writeWorktreeRecord, type WorktreeRecord } from '../state/worktree-state.js';
 import { IndexView } from '../git/index-view.js';
 import { checkWorktree, loadDraft } from '../drafts/drafts.js';
-import { walkView } from '../drafts/view-walk.js';
+import { walkView } from '../drafts/view/view-walk.js';
 import { gateDraftWrite } from '../drafts/path-gate.js';
 import type { Workspace } from '../drafts/workspace.js';
 

@@ -1,12 +1,12 @@
 import type { Stats } from 'node:fs';
 import { blobOid, MODE } from '../git/format/git-objects.js';
-import type { FileOperation } from '../drafts/ops.js';
+import type { FileOperation } from '../drafts/batch/ops.js';
 import { pathProblem } from '../core/path-rules.js';
 import { baseIgnoreFiles, IgnoreRules } from '../git/gitignore.js';
 import { listDir } from '../durable/durable-file.js';
 import { Manifest, modeOfStat, statEntry, unchangedSince } from '../state/worktree-manifest.js';
 import { MARKER, writeWorktreeRecord, type WorktreeRecord } from '../state/worktree-state.js';
-import { runBatch, type BatchResult } from '../drafts/batch.js';
+import { runBatch, type BatchResult } from '../drafts/batch/batch.js';
 import { loadDraft } from '../drafts/drafts.js';
 import { syncWorktree, trustsExecBit, worktreeFileState, type SyncResult } from './worktree-sync.js';
 import type { Workspace } from '../drafts/workspace.js';

@@ -1,15 +1,15 @@
 import { hashObject, MODE, type Oid } from '../../src/git/format/git-objects.js';
 import { F, MemStore, type Spec } from './mem-tree-store.js';
-import { resolveBatch, type Resolution, type ResolveOptions, type ResolveSource } from '../../src/drafts/resolve-batch.js';
+import { resolveBatch, type Resolution, type ResolveOptions, type ResolveSource } from '../../src/drafts/batch/resolve-batch.js';
 import { editTree } from '../../src/git/format/tree-edit.js';
-import type { FileOperation } from '../../src/drafts/ops.js';
+import type { FileOperation } from '../../src/drafts/batch/ops.js';
 
 /*
  * resolveBatch over an in-memory source: a base tree built from a spec, a
  * run of a batch on it, and the files of the tree the run leads to.
  */
 
-export const patcher = await import('../../src/drafts/text-patch.js');
+export const patcher = await import('../../src/drafts/text/text-patch.js');
 export const MAX = 10 * 1024 * 1024;
 export const OPTIONS: ResolveOptions = { maxContentBytes: MAX, patcher };
 

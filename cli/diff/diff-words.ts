@@ -1,0 +1,83 @@
+import { ShadowError } from '../../src/errors.js';
+import type { ColourWhen } from './diff-colour.js';
+
+/**
+ * The words of `shadow diff` that take git's forms, which yargs would split
+ * or misread: `-M50%` (a value glued to a short option), `-M` before a
+ * range (a flag that must not take the next word), `--color` and
+ * `--color=<when>`. The command passes them through unparsed
+ * (unknown-options-as-args) and they are read here, git's way.
+ */
+export interface DiffWords {
+  /** The range: `A..B`, `A` (A to the tip), or two points `A B` (as `A..B`). */
+  range?: string;
+  /** The points as typed, for the error that suggests `--`. */
+  points: string[];
+  /** `-M`: true, or a minimum similarity in percent. */
+  renames?: boolean | number;
+  color?: ColourWhen;
+  pager?: boolean;
+}
+
+const usage = (message: string, hint: string): ShadowError => new ShadowError('USAGE', message, { hint });
+
+/**
+ * git's parse_rename_score, as a percentage: digits are a fraction (`5` is
+ * 50%, `05` 5%, `.5` 50%) unless a `%` ends them (`50%`); undefined when
+ * anything else follows.
+ */
+export function renamePercent(text: string): number | undefined {
+  let num = 0;
+  let scale = 1;
+  let dot = false;
+  let i = 0;
+  for (; i < text.length; i++) {
+    const ch = text[i]!;
+    if (!dot && ch === '.') {
+      scale = 1;
+      dot = true;
+    } else if (ch === '%') {
+      scale = dot ? scale * 100 : 100;
+      i++;
+      break;
+    } else if (ch >= '0' && ch <= '9') {
+      if (scale < 100000) {
+        scale *= 10;
+        num = num * 10 + Number(ch);
+      }
+    } else break;
+  }
+  if (i < text.length) return undefined;
+  return num >= scale ? 100 : (num * 100) / scale;
+}
+
+/** Read the passed-through words of `shadow diff`. */
+export function parseDiffWords(words: readonly string[]): DiffWords {
+  const out: DiffWords = { points: [] };
+  for (const w of words) {
+    const renames = /^(?:-M|--find-renames(?:=|$))(.*)$/.exec(w);
+    if (renames) {
+      const percent = renamePercent(renames[1]!);
+      if (percent === undefined) throw usage(`invalid argument to -M: "${renames[1]}"`, 'a minimum similarity: -M (50%), -M90%, -M9 (90%), --find-renames=90%');
+      out.renames = percent === 0 ? true : percent;
+    } else if (w === '--no-renames') out.renames = false;
+    else if (w === '--color') out.color = 'always';
+    else if (w === '--no-color') out.color = 'never';
+    else if (w.startsWith('--color=')) {
+      const when = w.slice('--color='.length);
+      if (when !== 'always' && when !== 'never' && when !== 'auto') {
+        throw usage(`--color takes always, never or auto, not "${when}"`, 'shadow diff --color=always (or --color), --color=never (or --no-color), --color=auto');
+      }
+      out.color = when;
+    } else if (w === '--no-pager') out.pager = false;
+    else if (w.startsWith('-')) throw usage(`unknown option ${w} for shadow diff`, 'run `shadow diff --help`; paths go after --: shadow diff -- <path>');
+    else out.points.push(w);
+  }
+  if (out.points.length > 2) {
+    const points = out.points.join(' ');
+    throw usage(`shadow diff takes at most two points, got ${out.points.length}: ${points}`, `paths go after --: shadow diff -- ${points}`);
+  }
+  if (out.points.length === 1) out.range = out.points[0];
+  if (out.points.length === 2) out.range = `${out.points[0]}..${out.points[1]}`;
+  return out;
+}

@@ -1,0 +1,102 @@
+/**
+ * A draft's diff as `sh.diff` and `shadow diff` give it: the changes
+ * (against the bases, or between two points), limited to pathspecs, with
+ * renames paired as `git diff -M` pairs them, and each file's line counts
+ * and patch (in git's colours when asked for). The paths are limited before
+ * renames are looked for, as git does: a file moved in from outside the
+ * pathspec is an addition.
+ */
+import type { Oid } from '../../git/format/git-objects.js';
+import type { FileEntry } from '../../git/format/tree-lookup.js';
+import { pathspecMatcher } from '../../core/pathspec.js';
+import { draftChanges, type ChangedFile } from './audit.js';
+import type { Workspace } from '../workspace.js';
+
+/** A file of a draft's diff, with its patch when asked for. */
+export interface DiffFile extends Omit<ChangedFile, 'status'> {
+  /** As ChangedFile's; `R` a rename (with `-M`), `path` its new path. */
+  status: ChangedFile['status'] | 'R';
+  /** A rename's old path. */
+  from?: string;
+  /** A rename's similarity in percent, as git's `similarity index` and `R<n>`. */
+  similarity?: number;
+  insertions?: number;
+  deletions?: number;
+  binary?: boolean;
+  patch?: string;
+}
+
+export interface DiffResult {
+  draft: string;
+  from?: Oid;
+  to?: Oid;
+  files: DiffFile[];
+  /** Set when there were more rename candidates than `diff.renameLimit` allows: only exact renames were paired, as git does then. */
+  renames_limited?: true;
+}
+
+export interface DraftDiffOptions {
+  range?: { from: string; to: string };
+  content: 'none' | 'stat' | 'patch';
+  /** Pathspecs from the repository root (see core/pathspec.ts). */
+  paths?: readonly string[];
+  /** Pair renames: at git's default (true) or at least this similarity in percent. */
+  renames?: boolean | number;
+  /** Patches in git's colours. */
+  color?: boolean;
+}
+
+/** git's default `diff.renameLimit`. */
+const RENAME_LIMIT = 1000;
+
+/** The draft's diff (see the module comment). */
+export async function draftDiff(ws: Workspace, draft: string, options: DraftDiffOptions): Promise<DiffResult> {
+  const changes = draftChanges(ws, draft, options.range);
+  let files: DiffFile[] = changes.files;
+  if (options.paths !== undefined && options.paths.length > 0) {
+    const wanted = pathspecMatcher(options.paths);
+    files = files.filter((f) => wanted(f.path));
+  }
+  const objects = ws.repo.objects;
+  const renaming = options.renames !== undefined && options.renames !== false;
+  // Rename detection reads the blobs its patches read again: kept for those.
+  const blobs = new Map<Oid, Buffer>();
+  const readBlob = (oid: Oid): Buffer => {
+    if (!renaming) return objects.readBlob(oid);
+    let b = blobs.get(oid);
+    if (!b) blobs.set(oid, (b = objects.readBlob(oid)));
+    return b;
+  };
+  let limited = false;
+  if (renaming) {
+    const { detectRenames } = await import('../../git/format/diff-renames.js');
+    const { DEFAULT_RENAME_SCORE, renameScoreOf, similarityPercent } = await import('../../git/format/rename-similarity.js');
+    const minimum = options.renames === true ? DEFAULT_RENAME_SCORE : renameScoreOf(Number(options.renames));
+    const limit = ws.repo.config.getInt('diff.renamelimit') ?? RENAME_LIMIT;
+    const r = detectRenames(files, { minimum, limit, size: (oid) => readBlob(oid).length, read: readBlob });
+    limited = r.limited;
+    files = r.changes.map((c): DiffFile => {
+      if (!('from' in c && 'score' in c)) return c as DiffFile;
+      return { path: c.path, old: c.old, new: c.new, status: 'R', from: c.from, similarity: similarityPercent(c.score) };
+    });
+  }
+  if (options.content !== 'none') {
+    const { fileDiff } = await import('../../git/format/unified-diff.js');
+    let colour: ((patch: string, oldContent: Buffer, newContent: Buffer) => string) | undefined;
+    if (options.color) {
+      const [{ colourPatch }, { parseWhitespaceRule }] = await Promise.all([import('../../git/format/diff-colour.js'), import('../../git/format/whitespace-rule.js')]);
+      const rule = parseWhitespaceRule(ws.repo.config.get('core.whitespace'));
+      colour = (patch, oldContent, newContent) => colourPatch(patch, oldContent, newContent, rule);
+    }
+    const read = (e: FileEntry | null): Buffer => (e && e.mode !== '160000' ? readBlob(e.oid) : Buffer.alloc(0));
+    files = files.map((f) => {
+      const oldContent = read(f.old);
+      const newContent = read(f.new);
+      const d = fileDiff({ path: f.path, old: f.old, new: f.new, oldContent, newContent, from: f.from, similarity: f.similarity });
+      const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
+      if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
+      return out;
+    });
+  }
+  return { draft, from: changes.from, to: changes.to, files, ...(limited ? { renames_limited: true as const } : {}) };
+}
