@@ -20,7 +20,7 @@ const SLOW_FIRST = [
   'metadata-secrets', 'path-gate-remote', 'watch', 'batch-stream', 'remote-pull', 'git-interop', 'remote-review', 'page-browser',
   'submodules', 'remote-push-fetch', 'kill-sweep', 'approval-signatures', 'approval-openpgp', 'agent-init', 'git-fidelity',
   'cli-handoff', 'gitattributes', 'session-cli', 'approval-trust', 'apply-merge', 'plan-cli', 'exec-worktree', 'server-timeouts',
-  'apply-disk', 'cli-', 'mcp', 'worktree', 'object-db', 'session-http',
+  'apply-disk', 'cli-', 'mcp', 'worktree', 'object-db', 'session-http', 'lint',
 ];
 const rank = (f: string): number => {
   const i = SLOW_FIRST.findIndex((s) => f.startsWith(s));

@@ -26,6 +26,8 @@ export function toJsonSafe(value: unknown, seen: Set<object> = new Set()): unkno
     case 'function':
     case 'symbol':
       return undefined;
+    case 'object':
+      break; // null, and the objects below
   }
   if (value === null) return null;
   const obj = value as object;

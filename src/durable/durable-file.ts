@@ -121,7 +121,7 @@ export function renameConcurrently(fs: FileSystem, from: string, to: string, alo
  * Wait for every promise to settle (none is left running, so descriptors
  * they use may be closed), then throw the first failure, if any.
  */
-export async function settleAll(promises: ReadonlyArray<Promise<unknown> | undefined>): Promise<void> {
+export async function settleAll(promises: ReadonlyArray<Promise<unknown>>): Promise<void> {
   for (const r of await Promise.allSettled(promises)) if (r.status === 'rejected') throw r.reason;
 }
 

@@ -56,7 +56,7 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
   // The callers' frames, which hold the batch as it was sent, unwind here;
   // then the texts of its writes are held by this copy alone, and each can
   // be collected once its bytes are made.
-  await null;
+  await Promise.resolve();
   const input = takeBatch(sent);
   decodeWrites(input.operations, options.maxContentBytes ?? ws.settings.maxContentBytes);
   const fingerprint = opsFingerprint(input.operations, { ...options.trailers, request: input.request_id });
