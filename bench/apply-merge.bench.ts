@@ -66,7 +66,14 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { n: 50000, runs: undefined, quick: false, strace: true, keep: false, cacheDir: join(PROJECT_ROOT, 'bench', '.cache') };
+  const o: Options = {
+    n: 50000,
+    runs: undefined,
+    quick: false,
+    strace: true,
+    keep: false,
+    cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
+  };
   readFlags(argv, HELP, {
     '--n': (v) => (o.n = positiveInt(v(), '--n')),
     '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
@@ -105,7 +112,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const { root, home } = scratchRun(o.cacheDir, 'apply-merge-run', o.keep);
   const env = gitEnv(home);
-  console.log('shadow apply, merging the person\'s changes (bench/apply-merge.bench.ts)');
+  console.log("shadow apply, merging the person's changes (bench/apply-merge.bench.ts)");
   console.log(machineLine(run('git', ['--version']).trim()));
   console.log(`load average at the start: ${loadAverage()}`);
 
@@ -124,7 +131,13 @@ async function main(): Promise<void> {
   }));
   const merged = files.filter((f) => f.person !== undefined);
   const sh = await openShadow({ dir, env });
-  const b = await sh.batch({ intent: `apply-merge bench: ${DRAFT_FILES} files`, operations: files.map((f) => ({ operation: 'write', path: f.path, content: f.draft })) }, { draft: DRAFT });
+  const b = await sh.batch(
+    {
+      intent: `apply-merge bench: ${DRAFT_FILES} files`,
+      operations: files.map((f) => ({ operation: 'write', path: f.path, content: f.draft })),
+    },
+    { draft: DRAFT },
+  );
   sh.close();
   if (!b.success) throw new Error(`the draft's batch failed: ${JSON.stringify(b.error)}`);
 
@@ -141,7 +154,13 @@ async function main(): Promise<void> {
     nodeFs.writeFileSync(join(mf, `base-${i}`), f.base);
     nodeFs.writeFileSync(join(mf, `draft-${i}`), f.draft);
   });
-  const mergeFileArgs = (i: number): string[] => ['merge-file', '-q', join(mf, `cur-${i}`), join(mf, `base-${i}`), join(mf, `draft-${i}`)];
+  const mergeFileArgs = (i: number): string[] => [
+    'merge-file',
+    '-q',
+    join(mf, `cur-${i}`),
+    join(mf, `base-${i}`),
+    join(mf, `draft-${i}`),
+  ];
   const resetCur = (): void => merged.forEach((f, i) => nodeFs.writeFileSync(join(mf, `cur-${i}`), f.person!));
   resetCur();
   for (let i = 0; i < merged.length; i++) git(mergeFileArgs(i));
@@ -156,14 +175,18 @@ async function main(): Promise<void> {
       const got = nodeFs.readFileSync(join(dir, f.path), 'utf8');
       const i = merged.indexOf(f);
       const want = withPerson && i !== -1 ? gitMerged[i]! : f.draft;
-      if (got !== want) throw new Error(`after shadow apply ${f.path} is not ${withPerson && i !== -1 ? "git merge-file's merge" : "the draft's"}`);
+      if (got !== want)
+        throw new Error(
+          `after shadow apply ${f.path} is not ${withPerson && i !== -1 ? "git merge-file's merge" : "the draft's"}`,
+        );
     });
   };
   const unapply = (withPerson: boolean): void => {
     run(process.execPath, shadowArgs('unapply'), { cwd: dir, env });
     for (const f of files) {
       const want = withPerson && f.person !== undefined ? f.person : f.base;
-      if (nodeFs.readFileSync(join(dir, f.path), 'utf8') !== want) throw new Error(`shadow unapply did not put ${f.path} back`);
+      if (nodeFs.readFileSync(join(dir, f.path), 'utf8') !== want)
+        throw new Error(`shadow unapply did not put ${f.path} back`);
     }
     git(['update-index', '-q', '--refresh']);
   };
@@ -193,7 +216,8 @@ async function main(): Promise<void> {
       for (let i = 0; i < merged.length; i++) total += timedRun('git', mergeFileArgs(i), { cwd: dir, env }).ms;
       if (measured) times.mergeFile.push(total);
       merged.forEach((f, i) => {
-        if (nodeFs.readFileSync(join(mf, `cur-${i}`), 'utf8') !== gitMerged[i]) throw new Error(`git merge-file merged ${f.path} differently this time`);
+        if (nodeFs.readFileSync(join(mf, `cur-${i}`), 'utf8') !== gitMerged[i])
+          throw new Error(`git merge-file merged ${f.path} differently this time`);
       });
     },
   };
@@ -223,13 +247,44 @@ async function main(): Promise<void> {
   console.log(
     `\nrepository: ${thousands(o.n + 2)} tracked files; the draft edits line 2 of ${DRAFT_FILES} of them, the person the last line of ${MERGED} of those (in the working tree, uncommitted)`,
   );
-  console.log('Each a whole process (node\'s start included for shadow, one git start per path for merge-file); an untimed `sync` before each run.');
-  console.log('Counts from one more run under strace: files read (opened read-only in the repository; merge-file: its inputs), files written, fsyncs, stat calls.');
+  console.log(
+    "Each a whole process (node's start included for shadow, one git start per path for merge-file); an untimed `sync` before each run.",
+  );
+  console.log(
+    'Counts from one more run under strace: files read (opened read-only in the repository; merge-file: its inputs), files written, fsyncs, stat calls.',
+  );
   const rows = cases.map((c) => {
     const f = facts.get(c);
-    return [LABELS[c], String(times[c].length), ms(med(c)), ms(p90(times[c])), c === 'mergeFile' ? '' : ratio(med(c), med('mergeFile')), c === 'merge' ? `${(med('merge') / med('clean')).toFixed(2)}x` : '', count(f?.filesRead), count(f?.filesWritten), count(f?.fsyncs), count(f?.stats)];
+    return [
+      LABELS[c],
+      String(times[c].length),
+      ms(med(c)),
+      ms(p90(times[c])),
+      c === 'mergeFile' ? '' : ratio(med(c), med('mergeFile')),
+      c === 'merge' ? `${(med('merge') / med('clean')).toFixed(2)}x` : '',
+      count(f?.filesRead),
+      count(f?.filesWritten),
+      count(f?.fsyncs),
+      count(f?.stats),
+    ];
   });
-  console.log(table(['case', 'runs', 'median ms', 'p90 ms', 'vs merge-file x20', 'vs no merge', 'files read', 'files written', 'fsyncs', 'stats'], rows));
+  console.log(
+    table(
+      [
+        'case',
+        'runs',
+        'median ms',
+        'p90 ms',
+        'vs merge-file x20',
+        'vs no merge',
+        'files read',
+        'files written',
+        'fsyncs',
+        'stats',
+      ],
+      rows,
+    ),
+  );
   const extra = med('merge') - med('clean');
   console.log(
     `\nthe merge's own cost: ${ms(extra)} ms for ${MERGED} paths (${ms(extra / MERGED)} ms a path), against ${ms(med('mergeFile'))} ms for ${MERGED} git merge-file processes (${ms(med('mergeFile') / MERGED)} ms each)`,

@@ -66,7 +66,9 @@ async function main(): Promise<void> {
   console.log('shadow apply benchmark (bench/apply.bench.ts)');
   console.log(machineLine(gitVersion));
   console.log(`load average at the start: ${loadAverage()}`);
-  console.log(`N ${thousands(o.n)}; k ${o.ks.map(thousands).join(', ')}; ${o.quick ? 'quick' : 'full'} run; cases: ${[...o.only].join(', ')}${o.profileDir ? '; under the CPU profiler (slower)' : ''}`);
+  console.log(
+    `N ${thousands(o.n)}; k ${o.ks.map(thousands).join(', ')}; ${o.quick ? 'quick' : 'full'} run; cases: ${[...o.only].join(', ')}${o.profileDir ? '; under the CPU profiler (slower)' : ''}`,
+  );
 
   const repo = cachedRepo(o.cacheDir, o.n, env, log);
   const dir = join(scratchRoot, `repo-n${o.n}`);
@@ -83,23 +85,50 @@ async function main(): Promise<void> {
       (repo.generatedIn !== undefined ? `; generated in ${repo.generatedIn.toFixed(1)} s` : '; from the cache') +
       `; copied in ${copySeconds.toFixed(1)} s`,
   );
-  console.log(`fsync of a new 4 KB file on this disk, before the cases: median ${ms(probe.median)} ms, p90 ${ms(probe.p90)} ms`);
+  console.log(
+    `fsync of a new 4 KB file on this disk, before the cases: median ${ms(probe.median)} ms, p90 ${ms(probe.p90)} ms`,
+  );
   console.log('Each k: one batch makes a draft modifying k tracked files drawn at random over the tree (1-4 KB each).');
-  console.log('Rounds: every case once (order rotating), an untimed `sync` before each timed run, the tree restored untimed after each;');
-  console.log("the first round is a warm-up. shadow: in-process, warm handle, node fs; the floor and shadow go through the same counting wrapper.");
-  console.log('Ratios: the baseline\'s median over this row\'s median. Counts are per run: shadow\'s and the floor\'s from the counting fs');
-  console.log('(files written: opened for writing, in wt: of those in the work tree; KB written: bytes passed to write calls; fsyncs, of which');
-  console.log('wt files, wt dirs: of work-tree files and directories, .git: under .git, i.e. shadow\'s journal, records, ledger), objects read from sh.stats;');
-  console.log("git checkout's fsyncs and files written (opened for writing, the index's lock file included) from strace on one more run.");
-  console.log('git checkout fsyncs no work-tree file or directory (and, by default, not the index): it is faster than durable, not a durable baseline.');
+  console.log(
+    'Rounds: every case once (order rotating), an untimed `sync` before each timed run, the tree restored untimed after each;',
+  );
+  console.log(
+    'the first round is a warm-up. shadow: in-process, warm handle, node fs; the floor and shadow go through the same counting wrapper.',
+  );
+  console.log(
+    "Ratios: the baseline's median over this row's median. Counts are per run: shadow's and the floor's from the counting fs",
+  );
+  console.log(
+    '(files written: opened for writing, in wt: of those in the work tree; KB written: bytes passed to write calls; fsyncs, of which',
+  );
+  console.log(
+    "wt files, wt dirs: of work-tree files and directories, .git: under .git, i.e. shadow's journal, records, ledger), objects read from sh.stats;",
+  );
+  console.log(
+    "git checkout's fsyncs and files written (opened for writing, the index's lock file included) from strace on one more run.",
+  );
+  console.log(
+    'git checkout fsyncs no work-tree file or directory (and, by default, not the index): it is faster than durable, not a durable baseline.',
+  );
 
   const shadowI = instrumentedFs(dir);
   const ctx = nodeContext({ fs: shadowI.fs, env });
-  const open = (): Promise<Shadow> => openShadow({ dir, fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env, processes: ctx.processes });
+  const open = (): Promise<Shadow> =>
+    openShadow({ dir, fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env, processes: ctx.processes });
   const sh = await open();
   const scratch = join(scratchRoot, 'scratch');
   nodeFs.mkdirSync(scratch, { recursive: true });
-  const e: Env = { o, repo, dir, env, spawner: new Spawner(scratch), sh, open, shadowFs: shadowI, floorFs: instrumentedFs(dir) };
+  const e: Env = {
+    o,
+    repo,
+    dir,
+    env,
+    spawner: new Spawner(scratch),
+    sh,
+    open,
+    shadowFs: shadowI,
+    floorFs: instrumentedFs(dir),
+  };
   settle();
 
   const infos = new Map<number, KInfo>();

@@ -32,11 +32,15 @@ import { content, prng } from './helpers/workload.js';
 let N = 2000;
 let K = 10;
 let ROUNDS = 30;
-readFlags(process.argv.slice(2), 'usage: node dist/bench/attributes.bench.js [--n FILES] [--k PATHS_PER_BATCH] [--rounds R]\n', {
-  '--n': (v) => (N = positiveInt(v(), '--n')),
-  '--k': (v) => (K = positiveInt(v(), '--k')),
-  '--rounds': (v) => (ROUNDS = positiveInt(v(), '--rounds')),
-});
+readFlags(
+  process.argv.slice(2),
+  'usage: node dist/bench/attributes.bench.js [--n FILES] [--k PATHS_PER_BATCH] [--rounds R]\n',
+  {
+    '--n': (v) => (N = positiveInt(v(), '--n')),
+    '--k': (v) => (K = positiveInt(v(), '--k')),
+    '--rounds': (v) => (ROUNDS = positiveInt(v(), '--rounds')),
+  },
+);
 
 const ROT13 = fileURLToPath(new URL('../../test/fixtures/rot13-filter.mjs', import.meta.url));
 const VARIANTS = ['none', 'eol', 'clean', 'process'] as const;
@@ -129,10 +133,20 @@ const base = median(subjects[0]!.times);
 const rows = subjects.map((s) => {
   const m = median(s.times);
   const perPath = s.variant === 'clean' || s.variant === 'process' ? ms((m - base) / K) : '';
-  return [s.variant, ms(m), (m / base).toFixed(2), String(median(s.facts.map((f) => f.filesRead))), String(median(s.facts.map((f) => f.stats))), String(median(s.facts.map((f) => f.git))), perPath];
+  return [
+    s.variant,
+    ms(m),
+    (m / base).toFixed(2),
+    String(median(s.facts.map((f) => f.filesRead))),
+    String(median(s.facts.map((f) => f.stats))),
+    String(median(s.facts.map((f) => f.git))),
+    perPath,
+  ];
 });
 console.log(`N=${N} files, k=${K} first touches a batch, ${ROUNDS} rounds alternating (medians)\n`);
-console.log(table(['variant', 'ms/batch', 'x none', 'files read', 'stats', 'git runs', 'extra ms/filtered path'], rows));
+console.log(
+  table(['variant', 'ms/batch', 'x none', 'files read', 'stats', 'git runs', 'extra ms/filtered path'], rows),
+);
 const eol = median(subjects[1]!.times) / base;
 const pass = eol <= 1.1;
 console.log(`\ntarget: eol rules within 10% of none: ${pass ? 'PASS' : 'FAIL'} (${eol.toFixed(2)}x)`);

@@ -44,7 +44,28 @@ const TIME = '/usr/bin/time';
 /** The most the peak may grow, as a multiple of the content. */
 const TARGET = 2;
 
-const WORDS = ['const', 'return', 'function', 'value', 'export', 'import', 'index', 'length', 'string', 'await', 'result', 'if', 'else', '{', '}', '(', ')', '=>', 'x', 'y'];
+const WORDS = [
+  'const',
+  'return',
+  'function',
+  'value',
+  'export',
+  'import',
+  'index',
+  'length',
+  'string',
+  'await',
+  'result',
+  'if',
+  'else',
+  '{',
+  '}',
+  '(',
+  ')',
+  '=>',
+  'x',
+  'y',
+];
 
 function text(seed: number, bytes: number): string {
   const rand = prng(seed);
@@ -58,7 +79,11 @@ function text(seed: number, bytes: number): string {
 }
 
 function batchFile(dir: string, name: string, ops: number, kb: number): { path: string; content: number } {
-  const operations = Array.from({ length: ops }, (_, i) => ({ operation: 'write', path: `gen/d${i % 50}/f${i}.ts`, content: text(i + 1, kb * 1024) }));
+  const operations = Array.from({ length: ops }, (_, i) => ({
+    operation: 'write',
+    path: `gen/d${i % 50}/f${i}.ts`,
+    content: text(i + 1, kb * 1024),
+  }));
   const path = join(dir, name);
   writeFileSync(path, JSON.stringify({ intent: 'generated', operations }));
   return { path, content: ops * kb * 1024 };
@@ -66,8 +91,14 @@ function batchFile(dir: string, name: string, ops: number, kb: number): { path: 
 
 /** Peak RSS in bytes of one `shadow batch` run. */
 function peakOf(repo: string, env: Record<string, string>, file: string, draft: string): number {
-  const r = spawnSync(TIME, ['-f', '%M', process.execPath, SHADOW, 'batch', file, '--json', '--draft', draft], { cwd: repo, env, encoding: 'utf8', maxBuffer: 256 * MB });
-  if (r.status !== 0) throw new Error(`shadow batch failed (${r.status}): ${r.stdout.slice(0, 500)}${r.stderr.slice(-500)}`);
+  const r = spawnSync(TIME, ['-f', '%M', process.execPath, SHADOW, 'batch', file, '--json', '--draft', draft], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 256 * MB,
+  });
+  if (r.status !== 0)
+    throw new Error(`shadow batch failed (${r.status}): ${r.stdout.slice(0, 500)}${r.stderr.slice(-500)}`);
   const doc = JSON.parse(r.stdout) as { success: boolean };
   if (!doc.success) throw new Error(`the batch was refused: ${r.stdout.slice(0, 500)}`);
   return Number(r.stderr.trim().split('\n').pop()) * 1024;
@@ -81,7 +112,12 @@ const root = mkdtempSync(join(tmpdir(), 'shadow-batch-mem-'));
 try {
   const home = join(root, 'home');
   const repo = join(root, 'repo');
-  const env = gitEnv(home, { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@x' });
+  const env = gitEnv(home, {
+    GIT_AUTHOR_NAME: 'bench',
+    GIT_AUTHOR_EMAIL: 'b@x',
+    GIT_COMMITTER_NAME: 'bench',
+    GIT_COMMITTER_EMAIL: 'b@x',
+  });
   run('git', ['init', '-q', repo], { env });
   writeFileSync(join(repo, 'README.md'), '# bench\n');
   run('git', ['add', '.'], { cwd: repo, env });
@@ -95,7 +131,14 @@ try {
     const peak = peakOf(repo, env, big.path, `big-${i}`);
     const growth = peak - floor;
     ratios.push(growth / big.content);
-    rows.push([String(i + 1), (big.content / MB).toFixed(1), (floor / MB).toFixed(1), (peak / MB).toFixed(1), (growth / MB).toFixed(1), `${(growth / big.content).toFixed(2)}x`]);
+    rows.push([
+      String(i + 1),
+      (big.content / MB).toFixed(1),
+      (floor / MB).toFixed(1),
+      (peak / MB).toFixed(1),
+      (growth / MB).toFixed(1),
+      `${(growth / big.content).toFixed(2)}x`,
+    ]);
   }
   console.log(`one batch of ${OPS} writes of ${KB} KiB, \`shadow batch <file> --json\`\n`);
   console.log(table(['run', 'content MiB', '1-op peak MiB', 'peak MiB', 'growth MiB', 'growth/content'], rows));

@@ -49,7 +49,8 @@ import { measureStartup, printStartup, type Startup } from './batch/startup.js';
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  if (!nodeFs.existsSync(SHADOW_BIN)) throw new Error(`the CLI bundle ${SHADOW_BIN} is missing: run npm run build first`);
+  if (!nodeFs.existsSync(SHADOW_BIN))
+    throw new Error(`the CLI bundle ${SHADOW_BIN} is missing: run npm run build first`);
   if (o.strace && !straceWorks()) {
     log('strace is not available here: the git baselines are shown without fsyncs and files written');
     o.strace = false;
@@ -57,25 +58,46 @@ async function main(): Promise<void> {
   const { root: scratchRoot, home } = scratchRun(o.cacheDir, 'run', o.keep);
 
   const env = gitEnv(home);
-  const gitBaselineEnv = o.gitFsync === undefined ? env : { ...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsync', GIT_CONFIG_VALUE_0: o.gitFsync };
+  const gitBaselineEnv =
+    o.gitFsync === undefined
+      ? env
+      : { ...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsync', GIT_CONFIG_VALUE_0: o.gitFsync };
   const gitVersion = run('git', ['--version']).trim();
   const started = performance.now();
 
   console.log('shadow batch benchmark (bench/batch.bench.ts)');
   console.log(machineLine(gitVersion));
-  console.log(`load average at the start: ${loadAverage()} (other work on the machine slows the disk and the processes alike for every case)`);
-  console.log(`sizes ${o.sizes.map(thousands).join(', ')}; k ${o.ks.join(', ')}; ${o.quick ? 'quick' : 'full'} run; cases: ${[...o.only].join(', ')}`);
+  console.log(
+    `load average at the start: ${loadAverage()} (other work on the machine slows the disk and the processes alike for every case)`,
+  );
+  console.log(
+    `sizes ${o.sizes.map(thousands).join(', ')}; k ${o.ks.join(', ')}; ${o.quick ? 'quick' : 'full'} run; cases: ${[...o.only].join(', ')}`,
+  );
   console.log(
     `shadow: in-process, warm handle (openShadow once, warm-up batches first), fsync on. git baselines: ${
-      o.gitFsync === undefined ? "git's default core.fsync (packs and pack indexes fsynced; loose objects, refs and the index not)" : `core.fsync=${o.gitFsync}`
+      o.gitFsync === undefined
+        ? "git's default core.fsync (packs and pack indexes fsynced; loose objects, refs and the index not)"
+        : `core.fsync=${o.gitFsync}`
     }.`,
   );
-  console.log('Each batch writes k files: half modify tracked files drawn at random over the tree (first touches), half create new files; every case applies the same batches.');
-  console.log('The cases of one k run interleaved batch by batch, with `sync` (untimed) before every batch: dirty pages written back, as between an agent\'s batches.');
-  console.log('(b) checkpoints after every batch; with fewer than 100 objects it explodes the pack into loose objects (fastimport.unpackLimit, a `git unpack-objects` child).');
-  console.log("Ratios: the baseline's median over this row's median. Counts are per measured batch. shadow's come from sh.stats and a counting fs");
-  console.log('(obj written includes the objects shadow rewrites when it merges its small packs; packs > 1 shows those merges). For git processes:');
-  console.log('objects written from git count-objects, fsyncs and files written (opened for writing) from strace on one more batch; objects read are not known.');
+  console.log(
+    'Each batch writes k files: half modify tracked files drawn at random over the tree (first touches), half create new files; every case applies the same batches.',
+  );
+  console.log(
+    "The cases of one k run interleaved batch by batch, with `sync` (untimed) before every batch: dirty pages written back, as between an agent's batches.",
+  );
+  console.log(
+    '(b) checkpoints after every batch; with fewer than 100 objects it explodes the pack into loose objects (fastimport.unpackLimit, a `git unpack-objects` child).',
+  );
+  console.log(
+    "Ratios: the baseline's median over this row's median. Counts are per measured batch. shadow's come from sh.stats and a counting fs",
+  );
+  console.log(
+    '(obj written includes the objects shadow rewrites when it merges its small packs; packs > 1 shows those merges). For git processes:',
+  );
+  console.log(
+    'objects written from git count-objects, fsyncs and files written (opened for writing) from strace on one more batch; objects read are not known.',
+  );
 
   let startup: Startup | undefined;
   if (o.only.has('shadow-cli') || o.only.size === SYSTEMS.length) {
@@ -106,6 +128,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.stack ?? e.message : e);
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
   process.exitCode = 1;
 });

@@ -65,10 +65,17 @@ try {
       lines[i] = `export const v${i} = ${Math.floor(rand() * 1e9)}; // batch ${b}`;
     }
     const who = b % 2 === 0 ? { actor: 'claude', model: 'anthropic/claude-x' } : { actor: 'ana', actorType: 'human' };
-    const r = await sh.batch({ intent: `batch ${b}`, operations: [{ operation: 'write', path: PATH, content: `${lines.join('\n')}\n` }] }, who);
+    const r = await sh.batch(
+      { intent: `batch ${b}`, operations: [{ operation: 'write', path: PATH, content: `${lines.join('\n')}\n` }] },
+      who,
+    );
     if (!r.success) throw new Error(`batch ${b} failed`);
   }
-  console.log(`blame of one ${lineCount}-line file after ${batches} batches (built in ${ms(performance.now() - t0)} ms); ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${runs} runs per case`);
+  console.log(
+    `blame of one ${lineCount}-line file after ${batches} batches (built in ${ms(performance.now() - t0)} ms); ${cpus().length} cores, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; ${runs} runs per case`,
+  );
   const tip = git('rev-parse', 'refs/shadow/drafts/default').trim();
 
   const time = (f: () => unknown): number => {
@@ -82,7 +89,11 @@ try {
     return median(xs);
   };
   const gitBlame = (rev: string): void => {
-    const r = spawnSync('git', ['blame', '--porcelain', rev, '--', PATH], { cwd: dir, env, maxBuffer: 256 * 1024 * 1024 });
+    const r = spawnSync('git', ['blame', '--porcelain', rev, '--', PATH], {
+      cwd: dir,
+      env,
+      maxBuffer: 256 * 1024 * 1024,
+    });
     if (r.status !== 0) throw new Error(String(r.stderr));
   };
   const timeAsync = async (f: () => Promise<unknown>): Promise<number> => {
@@ -110,12 +121,31 @@ try {
   const ai = (await sh.blamePublished(PATH)).lines.filter((l) => l.contributor?.type === 'ai').length;
   sh.close();
 
-  console.log(table(['case', 'shadow ms', 'git blame ms', 'ratio'], [
-    ['blame of the draft', ms(shadowMs), ms(gitMs), ratio(shadowMs, gitMs)],
-    [`blame --published (${notes} notes)`, ms(publishedMs), ms(gitHeadMs), ratio(publishedMs, gitHeadMs)],
-    [`blame --published of a git squash merge (${ai} AI lines)`, ms(squashMs), ms(gitSquashMs), ratio(squashMs, gitSquashMs)],
-  ]));
-  printVerdicts([verdict(`shadow blame within ${TARGET_RATIO}x of git blame`, [{ ok: shadowMs <= TARGET_RATIO * gitMs, text: `${ratio(shadowMs, gitMs)}` }], '')], started);
+  console.log(
+    table(
+      ['case', 'shadow ms', 'git blame ms', 'ratio'],
+      [
+        ['blame of the draft', ms(shadowMs), ms(gitMs), ratio(shadowMs, gitMs)],
+        [`blame --published (${notes} notes)`, ms(publishedMs), ms(gitHeadMs), ratio(publishedMs, gitHeadMs)],
+        [
+          `blame --published of a git squash merge (${ai} AI lines)`,
+          ms(squashMs),
+          ms(gitSquashMs),
+          ratio(squashMs, gitSquashMs),
+        ],
+      ],
+    ),
+  );
+  printVerdicts(
+    [
+      verdict(
+        `shadow blame within ${TARGET_RATIO}x of git blame`,
+        [{ ok: shadowMs <= TARGET_RATIO * gitMs, text: `${ratio(shadowMs, gitMs)}` }],
+        '',
+      ),
+    ],
+    started,
+  );
   process.exitCode = shadowMs <= TARGET_RATIO * gitMs ? 0 : 1;
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -36,7 +36,17 @@ import { cachedRepo, copyRepo, gitEnv, run } from './helpers/repo.js';
 import { scratchRun } from './helpers/scratch.js';
 import { count, ms, table, thousands } from './helpers/stats.js';
 import { printVerdicts, verdict, type Verdict } from './helpers/targets.js';
-import { hi, LAUNCHER, med, SHADOW_CJS, startServe, timeCases, writeFloorScript, type Case, type Timed } from './calls/processes.js';
+import {
+  hi,
+  LAUNCHER,
+  med,
+  SHADOW_CJS,
+  startServe,
+  timeCases,
+  writeFloorScript,
+  type Case,
+  type Timed,
+} from './calls/processes.js';
 import { measureServerMode, p99 } from './calls/server-mode.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,7 +73,13 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { n: 50000, quick: false, strace: true, keep: false, cacheDir: join(PROJECT_ROOT, 'bench', '.cache') };
+  const o: Options = {
+    n: 50000,
+    quick: false,
+    strace: true,
+    keep: false,
+    cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
+  };
   readFlags(argv, HELP, {
     '--n': (v) => (o.n = positiveInt(v(), '--n')),
     '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
@@ -76,19 +92,30 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-const batchDoc = (paths: readonly string[], tag: string): string => JSON.stringify({ operations: paths.map((p) => ({ operation: 'write', path: p, content: `${tag} ${p}\n` })) });
+const batchDoc = (paths: readonly string[], tag: string): string =>
+  JSON.stringify({ operations: paths.map((p) => ({ operation: 'write', path: p, content: `${tag} ${p}\n` })) });
 
 /** A table of timed cases: median, p90, and the ratio of each to the first (the baseline). */
 function printGroup(title: string, timed: readonly Timed[]): void {
   const base = med(timed[0]!);
   console.log(`\n${title}`);
-  console.log(table(['process', 'median ms', 'p90 ms', 'ratio'], timed.map((t) => [t.label, ms(med(t)), ms(hi(t)), `${(med(t) / base).toFixed(2)}x`])));
+  console.log(
+    table(
+      ['process', 'median ms', 'p90 ms', 'ratio'],
+      timed.map((t) => [t.label, ms(med(t)), ms(hi(t)), `${(med(t) / base).toFixed(2)}x`]),
+    ),
+  );
 }
 
 function printFacts(rows: Array<[string, ProcessFacts]>): void {
   if (rows.length === 0) return;
   console.log('\none run of each under strace:');
-  console.log(table(['process', 'files read', 'files written', 'fsyncs', 'stats'], rows.map(([l, f]) => [l, count(f.filesRead), count(f.filesWritten), count(f.fsyncs), count(f.stats)])));
+  console.log(
+    table(
+      ['process', 'files read', 'files written', 'fsyncs', 'stats'],
+      rows.map(([l, f]) => [l, count(f.filesRead), count(f.filesWritten), count(f.fsyncs), count(f.stats)]),
+    ),
+  );
 }
 
 async function main(): Promise<void> {
@@ -113,7 +140,8 @@ async function main(): Promise<void> {
   copyRepo(cached.dir, dir, env);
   const git = (...args: string[]): string => run('git', args, { cwd: dir, env });
   const paths = cached.layout.paths;
-  const pick = (from: number, k: number): string[] => Array.from({ length: k }, (_, i) => paths[(from + i * 37) % paths.length]!);
+  const pick = (from: number, k: number): string[] =>
+    Array.from({ length: k }, (_, i) => paths[(from + i * 37) % paths.length]!);
   const floor = writeFloorScript(root, paths);
   const shadowCase = (label: string, args: string[] | (() => string[]), extra: Partial<Case> = {}): [Case, Case] => {
     const full = typeof args === 'function' ? () => [SHADOW_CJS, ...args()] : [SHADOW_CJS, ...args];
@@ -127,14 +155,33 @@ async function main(): Promise<void> {
   log('making the drafts...');
   const sh = await openShadow({ dir, env });
   const diffPaths = pick(5, 100);
-  await sh.batch({ operations: diffPaths.map((p) => ({ operation: 'write', path: p, content: `${nodeFs.readFileSync(join(dir, p), 'utf8')}changed by the draft\n` })) }, { draft: 'diff100' });
+  await sh.batch(
+    {
+      operations: diffPaths.map((p) => ({
+        operation: 'write',
+        path: p,
+        content: `${nodeFs.readFileSync(join(dir, p), 'utf8')}changed by the draft\n`,
+      })),
+    },
+    { draft: 'diff100' },
+  );
   const diffTip = git('rev-parse', 'refs/shadow/drafts/diff100').trim();
   const agePaths = pick(1000, 10 * age);
   for (let b = 0; b < age; b++) {
     if (b % 100 === 0) log(`  aged draft: batch ${b} of ${age}`);
-    await sh.batch({ operations: agePaths.slice(b * 10, b * 10 + 10).map((p) => ({ operation: 'write', path: p, content: `aged ${p}\n` })) }, { draft: 'aged' });
+    await sh.batch(
+      {
+        operations: agePaths
+          .slice(b * 10, b * 10 + 10)
+          .map((p) => ({ operation: 'write', path: p, content: `aged ${p}\n` })),
+      },
+      { draft: 'aged' },
+    );
   }
-  await sh.batch({ operations: agePaths.map((p) => ({ operation: 'write', path: p, content: `aged ${p}\n` })) }, { draft: 'fresh' });
+  await sh.batch(
+    { operations: agePaths.map((p) => ({ operation: 'write', path: p, content: `aged ${p}\n` })) },
+    { draft: 'fresh' },
+  );
   sh.close();
 
   let seq = 0;
@@ -146,23 +193,54 @@ async function main(): Promise<void> {
   const newApplyDraft = (): void => {
     resetApply();
     applyDraft = `apply-${seq++}`;
-    run(process.execPath, [SHADOW_CJS, 'batch', '--draft', applyDraft, '-'], { cwd: dir, env: { ...env, ...caller }, input: batchDoc(applyPaths, applyDraft) });
+    run(process.execPath, [SHADOW_CJS, 'batch', '--draft', applyDraft, '-'], {
+      cwd: dir,
+      env: { ...env, ...caller },
+      input: batchDoc(applyPaths, applyDraft),
+    });
   };
   const groups = (): Array<{ title: string; cases: Case[] }> => [
     {
       title: 'batch, k=1',
-      cases: [{ label: 'node write-files.cjs (1 file)', cmd: process.execPath, args: [floor, join(root, 'floor'), ...k1] }, ...shadowCase('shadow batch', ['batch', '--draft', 'k1', '@input'], { input: () => batchDoc(k1, `run ${seq++}`) })],
+      cases: [
+        { label: 'node write-files.cjs (1 file)', cmd: process.execPath, args: [floor, join(root, 'floor'), ...k1] },
+        ...shadowCase('shadow batch', ['batch', '--draft', 'k1', '@input'], {
+          input: () => batchDoc(k1, `run ${seq++}`),
+        }),
+      ],
     },
     {
       title: 'batch, k=10',
-      cases: [{ label: 'node write-files.cjs (10 files)', cmd: process.execPath, args: [floor, join(root, 'floor'), ...k10] }, ...shadowCase('shadow batch', ['batch', '--draft', 'k10', '@input'], { input: () => batchDoc(k10, `run ${seq++}`) })],
+      cases: [
+        { label: 'node write-files.cjs (10 files)', cmd: process.execPath, args: [floor, join(root, 'floor'), ...k10] },
+        ...shadowCase('shadow batch', ['batch', '--draft', 'k10', '@input'], {
+          input: () => batchDoc(k10, `run ${seq++}`),
+        }),
+      ],
     },
-    { title: 'diff, 100 changed files', cases: [{ label: 'git diff <base> <draft>', cmd: 'git', args: ['diff', 'HEAD', diffTip] }, ...shadowCase('shadow diff', ['diff', '--draft', 'diff100'])] },
-    { title: 'status', cases: [{ label: 'git status', cmd: 'git', args: ['status'] }, ...shadowCase('shadow status', ['status', '--draft', 'diff100'])] },
+    {
+      title: 'diff, 100 changed files',
+      cases: [
+        { label: 'git diff <base> <draft>', cmd: 'git', args: ['diff', 'HEAD', diffTip] },
+        ...shadowCase('shadow diff', ['diff', '--draft', 'diff100']),
+      ],
+    },
+    {
+      title: 'status',
+      cases: [
+        { label: 'git status', cmd: 'git', args: ['status'] },
+        ...shadowCase('shadow status', ['status', '--draft', 'diff100']),
+      ],
+    },
     {
       title: 'apply, 100 files',
       cases: [
-        { label: 'git checkout <draft> -- <100 paths>', cmd: 'git', args: ['checkout', '-q', diffTip, '--', ...diffPaths], before: () => void git('checkout', '-q', 'HEAD', '--', ...diffPaths) },
+        {
+          label: 'git checkout <draft> -- <100 paths>',
+          cmd: 'git',
+          args: ['checkout', '-q', diffTip, '--', ...diffPaths],
+          before: () => void git('checkout', '-q', 'HEAD', '--', ...diffPaths),
+        },
         ...shadowCase('shadow apply', () => ['apply', '--draft', applyDraft], { before: newApplyDraft }),
       ],
     },
@@ -189,9 +267,25 @@ async function main(): Promise<void> {
     log('timing the aged draft against the fresh one...');
     const ageCases: Case[] = [];
     for (const d of ['fresh', 'aged']) {
-      ageCases.push({ label: `shadow batch k=1 on ${d}`, cmd: process.execPath, args: [SHADOW_CJS, 'batch', '--draft', d, '@input'], env: caller, input: () => batchDoc(k1, `age ${seq++}`) });
-      ageCases.push({ label: `shadow status on ${d}`, cmd: process.execPath, args: [SHADOW_CJS, 'status', '--draft', d], env: caller });
-      ageCases.push({ label: `shadow diff --stat on ${d}`, cmd: process.execPath, args: [SHADOW_CJS, 'diff', '--stat', '--draft', d], env: caller });
+      ageCases.push({
+        label: `shadow batch k=1 on ${d}`,
+        cmd: process.execPath,
+        args: [SHADOW_CJS, 'batch', '--draft', d, '@input'],
+        env: caller,
+        input: () => batchDoc(k1, `age ${seq++}`),
+      });
+      ageCases.push({
+        label: `shadow status on ${d}`,
+        cmd: process.execPath,
+        args: [SHADOW_CJS, 'status', '--draft', d],
+        env: caller,
+      });
+      ageCases.push({
+        label: `shadow diff --stat on ${d}`,
+        cmd: process.execPath,
+        args: [SHADOW_CJS, 'diff', '--stat', '--draft', d],
+        env: caller,
+      });
     }
     results.age = timeCases(ageCases, runs, dir, env);
     log('server mode...');
@@ -203,7 +297,8 @@ async function main(): Promise<void> {
   const facts: Array<[string, ProcessFacts]> = [];
   if (o.strace) {
     log('counting under strace...');
-    const trace = (label: string, cmd: string, args: string[], extra: Record<string, string> = {}): void => void facts.push([label, tracedRun(cmd, args, { cwd: dir, env: { ...env, ...extra }, root: dir, scratch: root })]);
+    const trace = (label: string, cmd: string, args: string[], extra: Record<string, string> = {}): void =>
+      void facts.push([label, tracedRun(cmd, args, { cwd: dir, env: { ...env, ...extra }, root: dir, scratch: root })]);
     trace('node -e 0', process.execPath, ['-e', '0']);
     trace('shadow --version', process.execPath, [SHADOW_CJS, '--version']);
     trace('git status', 'git', ['status']);
@@ -222,15 +317,24 @@ async function main(): Promise<void> {
   if (results.startCa) printGroup(`start-up with NODE_EXTRA_CA_CERTS=${CA_BUNDLE}`, results.startCa);
   for (const g of groups()) printGroup(g.title, results[g.title]!);
   printGroup('age: the same changes as one batch (fresh) and as many (aged); ratios to the first row', results.age!);
-  console.log(`(the aged draft: ${age} batches of 10 paths, ${thousands(10 * age)} paths changed; the fresh one: 1 batch of the same ${thousands(10 * age)})`);
+  console.log(
+    `(the aged draft: ${age} batches of 10 paths, ${thousands(10 * age)} paths changed; the fresh one: 1 batch of the same ${thousands(10 * age)})`,
+  );
   const seqP50 = med({ label: '', times: mode.sequential });
   const c = mode.concurrent;
-  console.log(`\nserver mode (HTTP, keep-alive): a k=1 batch p50 ${ms(seqP50)} ms, p99 ${ms(p99(mode.sequential))} ms over ${mode.sequential.length} calls;`);
-  console.log(`${c.clients} clients at once on one draft: ${c.batches} batches in ${c.seconds.toFixed(2)} s = ${(c.batches / c.seconds).toFixed(0)} batches/s, ${c.failed} failed, ${c.inHistory} in the draft's history`);
+  console.log(
+    `\nserver mode (HTTP, keep-alive): a k=1 batch p50 ${ms(seqP50)} ms, p99 ${ms(p99(mode.sequential))} ms over ${mode.sequential.length} calls;`,
+  );
+  console.log(
+    `${c.clients} clients at once on one draft: ${c.batches} batches in ${c.seconds.toFixed(2)} s = ${(c.batches / c.seconds).toFixed(0)} batches/s, ${c.failed} failed, ${c.inHistory} in the draft's history`,
+  );
   printFacts(facts);
 
   const r = (title: string, i: number, j = 0): number => med(results[title]![i]!) / med(results[title]![j]!);
-  const check = (label: string, value: number, limit: number): { ok: boolean; text: string } => ({ ok: value <= limit, text: `${label} ${value.toFixed(2)}x` });
+  const check = (label: string, value: number, limit: number): { ok: boolean; text: string } => ({
+    ok: value <= limit,
+    text: `${label} ${value.toFixed(2)}x`,
+  });
   const ageRow = (name: string): number => {
     const rows = results.age!;
     const f = rows.find((t) => t.label === `${name} on fresh`)!;
@@ -238,15 +342,60 @@ async function main(): Promise<void> {
     return med(a) / med(f);
   };
   const verdicts: Verdict[] = [
-    verdict('shadow --version ≤ 1.2x node -e 0', [check('node shadow.cjs', r('start', 1), 1.2), check('the launcher', r('start', 2), 1.2)], ''),
-    verdict('one-shot batch k=1 ≤ 1.3x the write-only floor', [check('by the caller', r('batch, k=1', 1), 1.3), check('handed off', r('batch, k=1', 2), 1.3)], ''),
-    verdict('one-shot batch k=10 ≤ 1.5x the write-only floor', [check('by the caller', r('batch, k=10', 1), 1.5), check('handed off', r('batch, k=10', 2), 1.5)], ''),
-    verdict('shadow diff (100 files) ≤ 2x git diff', [check('by the caller', r('diff, 100 changed files', 1), 2), check('handed off', r('diff, 100 changed files', 2), 2)], ''),
-    verdict('shadow status ≤ git status', [check('by the caller', r('status', 1), 1), check('handed off', r('status', 2), 1)], ''),
-    verdict('shadow apply (100 files) ≤ 3x git checkout -- <paths>', [check('by the caller', r('apply, 100 files', 1), 3), check('handed off', r('apply, 100 files', 2), 3)], ''),
-    verdict('aged draft within 1.1x of a fresh one', ['shadow batch k=1', 'shadow status', 'shadow diff --stat'].map((n) => check(n, ageRow(n), 1.1)), ''),
-    verdict('server mode: k=1 batch p50 ≤ 3 ms, p99 ≤ 15 ms', [{ ok: seqP50 <= 3, text: `p50 ${ms(seqP50)} ms` }, { ok: p99(mode.sequential) <= 15, text: `p99 ${ms(p99(mode.sequential))} ms` }], ''),
-    verdict('server mode: 16 clients on one draft ≥ 300 batches/s, none lost', [{ ok: c.batches / c.seconds >= 300, text: `${(c.batches / c.seconds).toFixed(0)}/s` }, { ok: c.failed === 0 && c.inHistory === c.batches, text: `${c.inHistory} of ${c.batches} in history` }], ''),
+    verdict(
+      'shadow --version ≤ 1.2x node -e 0',
+      [check('node shadow.cjs', r('start', 1), 1.2), check('the launcher', r('start', 2), 1.2)],
+      '',
+    ),
+    verdict(
+      'one-shot batch k=1 ≤ 1.3x the write-only floor',
+      [check('by the caller', r('batch, k=1', 1), 1.3), check('handed off', r('batch, k=1', 2), 1.3)],
+      '',
+    ),
+    verdict(
+      'one-shot batch k=10 ≤ 1.5x the write-only floor',
+      [check('by the caller', r('batch, k=10', 1), 1.5), check('handed off', r('batch, k=10', 2), 1.5)],
+      '',
+    ),
+    verdict(
+      'shadow diff (100 files) ≤ 2x git diff',
+      [
+        check('by the caller', r('diff, 100 changed files', 1), 2),
+        check('handed off', r('diff, 100 changed files', 2), 2),
+      ],
+      '',
+    ),
+    verdict(
+      'shadow status ≤ git status',
+      [check('by the caller', r('status', 1), 1), check('handed off', r('status', 2), 1)],
+      '',
+    ),
+    verdict(
+      'shadow apply (100 files) ≤ 3x git checkout -- <paths>',
+      [check('by the caller', r('apply, 100 files', 1), 3), check('handed off', r('apply, 100 files', 2), 3)],
+      '',
+    ),
+    verdict(
+      'aged draft within 1.1x of a fresh one',
+      ['shadow batch k=1', 'shadow status', 'shadow diff --stat'].map((n) => check(n, ageRow(n), 1.1)),
+      '',
+    ),
+    verdict(
+      'server mode: k=1 batch p50 ≤ 3 ms, p99 ≤ 15 ms',
+      [
+        { ok: seqP50 <= 3, text: `p50 ${ms(seqP50)} ms` },
+        { ok: p99(mode.sequential) <= 15, text: `p99 ${ms(p99(mode.sequential))} ms` },
+      ],
+      '',
+    ),
+    verdict(
+      'server mode: 16 clients on one draft ≥ 300 batches/s, none lost',
+      [
+        { ok: c.batches / c.seconds >= 300, text: `${(c.batches / c.seconds).toFixed(0)}/s` },
+        { ok: c.failed === 0 && c.inHistory === c.batches, text: `${c.inHistory} of ${c.batches} in history` },
+      ],
+      '',
+    ),
   ];
   console.log('\n=== targets (ratios to the baseline measured in the same run)');
   printVerdicts(verdicts, started);

@@ -64,7 +64,12 @@ function lockLines(n: number, version: number): string[] {
   for (let p = 0; out.length < n; p++) {
     out.push(`    "node_modules/pkg-${p}": {`, `      "version": "${version}.${p % 7}.${p % 13}",`);
     out.push(`      "resolved": "https://registry.example/pkg-${p}/-/pkg-${p}-${version}.${p % 7}.tgz",`);
-    out.push(`      "integrity": "sha512-${Buffer.from(`${p}:${version}`).toString('base64')}",`, '      "dev": true,', '      "license": "MIT"', '    },');
+    out.push(
+      `      "integrity": "sha512-${Buffer.from(`${p}:${version}`).toString('base64')}",`,
+      '      "dev": true,',
+      '      "license": "MIT"',
+      '    },',
+    );
   }
   return out.slice(0, n);
 }
@@ -116,7 +121,14 @@ function countLines(lines: Iterable<string>): { removed: number; added: number }
 
 function timeShadow(a: string, b: string): Outcome {
   const entry = (c: string) => ({ mode: '100644', oid: c.repeat(40) });
-  const once = () => fileDiff({ path: 'f.txt', old: entry('1'), new: entry('2'), oldContent: Buffer.from(a), newContent: Buffer.from(b) });
+  const once = () =>
+    fileDiff({
+      path: 'f.txt',
+      old: entry('1'),
+      new: entry('2'),
+      oldContent: Buffer.from(a),
+      newContent: Buffer.from(b),
+    });
   once();
   const times: number[] = [];
   let last = once();
@@ -150,7 +162,11 @@ function timeGit(dir: string, a: string, b: string): Outcome {
   let out = '';
   for (let i = 0; i < runs + 1; i++) {
     const t = performance.now();
-    const r = spawnSync('git', ['diff', '--no-index', '--no-color', 'a.txt', 'b.txt'], { cwd: dir, maxBuffer: 1 << 30, encoding: 'utf8' });
+    const r = spawnSync('git', ['diff', '--no-index', '--no-color', 'a.txt', 'b.txt'], {
+      cwd: dir,
+      maxBuffer: 1 << 30,
+      encoding: 'utf8',
+    });
     const took = performance.now() - t;
     if (r.status !== 1) throw new Error(`git diff --no-index exited ${r.status}: ${r.stderr}`);
     if (i > 0) times.push(took);
@@ -161,7 +177,11 @@ function timeGit(dir: string, a: string, b: string): Outcome {
 
 // ---------------------------------------------------------------- run
 
-console.log(`diff of one file; ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${runs} runs per case`);
+console.log(
+  `diff of one file; ${cpus().length} cores, load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}; ${runs} runs per case`,
+);
 const scratch = mkdtempSync(join(tmpdir(), 'shadow-diff-bench-'));
 const rows: string[][] = [];
 let worst = 0;
@@ -193,7 +213,16 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-console.log(table(['case', 'shadow ms', 'jsdiff ms', 'git ms', 'vs jsdiff', 'vs git', 'shadow lines', 'jsdiff lines', 'git lines'], rows));
-console.log('(median ms; git diff --no-index is a whole process. Lines: removed and added; shadow equal to jsdiff means the same minimal diff)');
-console.log(`\n${worst <= ONE_FILE_BUDGET_MS ? 'PASS' : 'FAIL'}  every file diffed in under ${ONE_FILE_BUDGET_MS} ms: slowest ${ms(worst)} ms (${worstCase})`);
+console.log(
+  table(
+    ['case', 'shadow ms', 'jsdiff ms', 'git ms', 'vs jsdiff', 'vs git', 'shadow lines', 'jsdiff lines', 'git lines'],
+    rows,
+  ),
+);
+console.log(
+  '(median ms; git diff --no-index is a whole process. Lines: removed and added; shadow equal to jsdiff means the same minimal diff)',
+);
+console.log(
+  `\n${worst <= ONE_FILE_BUDGET_MS ? 'PASS' : 'FAIL'}  every file diffed in under ${ONE_FILE_BUDGET_MS} ms: slowest ${ms(worst)} ms (${worstCase})`,
+);
 process.exit(worst <= ONE_FILE_BUDGET_MS ? 0 : 1);

@@ -54,7 +54,13 @@ async function echoServer(): Promise<void> {
   const { CallToolRequestSchema, ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const server = new Server({ name: 'echo', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [{ name: 'echo', description: 'returns its text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'echo',
+        description: 'returns its text',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      },
+    ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const text = String((req.params.arguments as { text?: unknown } | undefined)?.text ?? '');
@@ -82,7 +88,9 @@ async function main(): Promise<void> {
   console.log('shadow MCP call latency (bench/mcp-latency.bench.ts)');
   console.log(machineLine(run('git', ['--version']).trim()));
   console.log(`load average at the start: ${loadAverage()}`);
-  console.log(`${files} files; ${calls} measured calls per series after ${warm} warm-up rounds, the series interleaved call by call; one client, one call at a time\n`);
+  console.log(
+    `${files} files; ${calls} measured calls per series after ${warm} warm-up rounds, the series interleaved call by call; one client, one call at a time\n`,
+  );
 
   const connect = async (args: string[], cwd: string): Promise<Client> => {
     const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -93,7 +101,10 @@ async function main(): Promise<void> {
   const shadow = await connect([SHADOW_BIN, 'mcp', '--tools', 'all'], dir);
   const echo = await connect([HERE, '--echo-server'], dir);
   const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<void> => {
-    const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
+    const r = (await client.callTool({ name, arguments: args })) as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+    };
     if (r.isError) throw new Error(`${name}: ${r.content[0]?.text}`);
   };
 
@@ -101,23 +112,57 @@ async function main(): Promise<void> {
   const pick = (): string => paths[Math.floor(rand() * paths.length)]!;
   const dirs = [...new Set(paths.map((p) => dirname(p)))];
   // The text editor's str_replace needs its file viewed (or made) first; each edit then moves a counter on.
-  await call(shadow, 'str_replace_based_edit_tool', { command: 'create', path: 'bench/edit.txt', file_text: 'value 0\n' });
+  await call(shadow, 'str_replace_based_edit_tool', {
+    command: 'create',
+    path: 'bench/edit.txt',
+    file_text: 'value 0\n',
+  });
   let counter = 0;
-  const series: Array<{ name: string; kind: 'baseline' | 'read' | 'write'; run: (i: number) => Promise<void> | void }> = [
-    { name: 'echo', kind: 'baseline', run: () => call(echo, 'echo', { text: 'x'.repeat(2000) }) },
-    { name: 'git cat-file', kind: 'baseline', run: () => void run('git', ['cat-file', '-p', `HEAD:${pick()}`], { cwd: dir, env }) },
-    { name: 'read_file', kind: 'read', run: () => call(shadow, 'read_file', { path: pick() }) },
-    { name: 'read_text_file', kind: 'read', run: () => call(shadow, 'read_text_file', { path: join(dir, pick()) }) },
-    { name: 'view', kind: 'read', run: () => call(shadow, 'str_replace_based_edit_tool', { command: 'view', path: join(dir, pick()) }) },
-    { name: 'list_directory', kind: 'read', run: () => call(shadow, 'list_directory', { path: dirs[Math.floor(rand() * dirs.length)]! }) },
-    {
-      name: 'str_replace',
-      kind: 'write',
-      run: () => call(shadow, 'str_replace_based_edit_tool', { command: 'str_replace', path: 'bench/edit.txt', old_str: `value ${counter}\n`, new_str: `value ${++counter}\n` }),
-    },
-    { name: 'write_file', kind: 'write', run: (i) => call(shadow, 'write_file', { path: `bench/write-${i % 50}.txt`, content: `write ${i}\n` }) },
-    { name: 'batch_write', kind: 'write', run: (i) => call(shadow, 'batch_write', { operations: [{ operation: 'write', path: `bench/batch-${i % 50}.txt`, content: `batch ${i}\n` }] }) },
-  ];
+  const series: Array<{ name: string; kind: 'baseline' | 'read' | 'write'; run: (i: number) => Promise<void> | void }> =
+    [
+      { name: 'echo', kind: 'baseline', run: () => call(echo, 'echo', { text: 'x'.repeat(2000) }) },
+      {
+        name: 'git cat-file',
+        kind: 'baseline',
+        run: () => void run('git', ['cat-file', '-p', `HEAD:${pick()}`], { cwd: dir, env }),
+      },
+      { name: 'read_file', kind: 'read', run: () => call(shadow, 'read_file', { path: pick() }) },
+      { name: 'read_text_file', kind: 'read', run: () => call(shadow, 'read_text_file', { path: join(dir, pick()) }) },
+      {
+        name: 'view',
+        kind: 'read',
+        run: () => call(shadow, 'str_replace_based_edit_tool', { command: 'view', path: join(dir, pick()) }),
+      },
+      {
+        name: 'list_directory',
+        kind: 'read',
+        run: () => call(shadow, 'list_directory', { path: dirs[Math.floor(rand() * dirs.length)]! }),
+      },
+      {
+        name: 'str_replace',
+        kind: 'write',
+        run: () =>
+          call(shadow, 'str_replace_based_edit_tool', {
+            command: 'str_replace',
+            path: 'bench/edit.txt',
+            old_str: `value ${counter}\n`,
+            new_str: `value ${++counter}\n`,
+          }),
+      },
+      {
+        name: 'write_file',
+        kind: 'write',
+        run: (i) => call(shadow, 'write_file', { path: `bench/write-${i % 50}.txt`, content: `write ${i}\n` }),
+      },
+      {
+        name: 'batch_write',
+        kind: 'write',
+        run: (i) =>
+          call(shadow, 'batch_write', {
+            operations: [{ operation: 'write', path: `bench/batch-${i % 50}.txt`, content: `batch ${i}\n` }],
+          }),
+      },
+    ];
   const times = new Map(series.map((s) => [s.name, [] as number[]]));
   for (let i = 0; i < warm + calls; i++) {
     for (const s of series) {
@@ -127,25 +172,46 @@ async function main(): Promise<void> {
     }
   }
   await Promise.all([shadow.close(), echo.close()]);
-  const commits = Number(run('git', ['rev-list', '--count', 'main..refs/shadow/drafts/default'], { cwd: dir, env }).trim());
+  const commits = Number(
+    run('git', ['rev-list', '--count', 'main..refs/shadow/drafts/default'], { cwd: dir, env }).trim(),
+  );
   rmSync(scratch, { recursive: true, force: true });
 
   const echoP50 = median(times.get('echo')!);
   const signed = (x: number): string => `${x >= 0 ? '+' : '-'}${ms(Math.abs(x))}`;
   const rows = series.map((s) => {
     const t = times.get(s.name)!;
-    return [s.name, s.kind, String(t.length), ms(median(t)), ms(p90(t)), s.name === 'echo' ? '' : signed(median(t) - echoP50)];
+    return [
+      s.name,
+      s.kind,
+      String(t.length),
+      ms(median(t)),
+      ms(p90(t)),
+      s.name === 'echo' ? '' : signed(median(t) - echoP50),
+    ];
   });
   console.log(table(['call', 'kind', 'calls', 'p50 ms', 'p90 ms', 'p50 - echo'], rows, 2));
   console.log(`\n${commits} commits on the draft: one per write (3 a round, and the file the edits work on)`);
 
-  const reads = series.filter((s) => s.kind === 'read').map((s) => ({ name: s.name, over: median(times.get(s.name)!) - echoP50 }));
-  const writes = series.filter((s) => s.kind === 'write').map((s) => ({ name: s.name, p50: median(times.get(s.name)!) }));
+  const reads = series
+    .filter((s) => s.kind === 'read')
+    .map((s) => ({ name: s.name, over: median(times.get(s.name)!) - echoP50 }));
+  const writes = series
+    .filter((s) => s.kind === 'write')
+    .map((s) => ({ name: s.name, p50: median(times.get(s.name)!) }));
   console.log('\n=== targets');
   printVerdicts(
     [
-      verdict('a read: p50 within 5 ms of the SDK echo round trip', reads.map((r) => ({ ok: r.over <= 5, text: `${r.name} ${signed(r.over)}` })), 'no reads'),
-      verdict('a write (one commit, fsynced): p50 under 50 ms', writes.map((w) => ({ ok: w.p50 < 50, text: `${w.name} ${ms(w.p50)}` })), 'no writes'),
+      verdict(
+        'a read: p50 within 5 ms of the SDK echo round trip',
+        reads.map((r) => ({ ok: r.over <= 5, text: `${r.name} ${signed(r.over)}` })),
+        'no reads',
+      ),
+      verdict(
+        'a write (one commit, fsynced): p50 under 50 ms',
+        writes.map((w) => ({ ok: w.p50 < 50, text: `${w.name} ${ms(w.p50)}` })),
+        'no writes',
+      ),
     ],
     started,
   );

@@ -117,7 +117,14 @@ interface Handle {
 async function open(dir: string, env: Record<string, string>): Promise<Handle> {
   const { fs, counters } = countingFs(nodeFs);
   const ctx = nodeContext({ fs, env });
-  const sh = await openShadow({ dir, fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env, processes: ctx.processes });
+  const sh = await openShadow({
+    dir,
+    fs: ctx.fs,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    env: ctx.env,
+    processes: ctx.processes,
+  });
   return { sh, counters };
 }
 
@@ -126,7 +133,10 @@ function write(i: number): { operation: 'write'; path: string; content: string }
 }
 
 function planText(n: number): string {
-  return JSON.stringify({ id: 'bench', batches: Array.from({ length: n }, (_, i) => ({ id: i + 1, operations: [write(i + 1)] })) });
+  return JSON.stringify({
+    id: 'bench',
+    batches: Array.from({ length: n }, (_, i) => ({ id: i + 1, operations: [write(i + 1)] })),
+  });
 }
 
 const ZERO: FsCounters = { calls: 0, fsyncs: 0, filesWritten: 0, bytesWritten: 0, filesRead: 0, stats: 0 };
@@ -208,7 +218,9 @@ async function planBlock(h: Handle, text: string, to: number, first: boolean, la
   });
   close(last ? 'once' : 'artifact');
   if (out.status !== (last ? 'complete' : 'stopped') || out.last_completed_batch_id !== to) {
-    throw new Error(`the plan block to ${to} ended ${out.status} at ${out.last_completed_batch_id} (${performance.now() - start} ms)`);
+    throw new Error(
+      `the plan block to ${to} ended ${out.status} at ${out.last_completed_batch_id} (${performance.now() - start} ms)`,
+    );
   }
 }
 interface Pass {
@@ -250,7 +262,10 @@ async function pass(root: string, name: string, env: Record<string, string>, n: 
       await runBare();
     }
     // A continued plan's first window also holds its plan/start ledger event (fsynced): a block artifact, left out here.
-    out.pairs.push({ bare: blockMean(out.bare, marks.bare), plan: blockMean(out.plan, from === 1 ? marks.plan : marks.plan + 1) });
+    out.pairs.push({
+      bare: blockMean(out.bare, marks.bare),
+      plan: blockMean(out.plan, from === 1 ? marks.plan : marks.plan + 1),
+    });
   }
   bare.sh.close();
   plan.sh.close();
@@ -258,7 +273,11 @@ async function pass(root: string, name: string, env: Record<string, string>, n: 
 }
 
 /** fs counts of one uninterrupted run each way (untimed): n bare batches, and one plan call of n batches, start to end. */
-async function countRun(root: string, env: Record<string, string>, n: number): Promise<{ bare: FsCounters; plan: FsCounters }> {
+async function countRun(
+  root: string,
+  env: Record<string, string>,
+  n: number,
+): Promise<{ bare: FsCounters; plan: FsCounters }> {
   makeRepo(join(root, 'count-bare'), env);
   makeRepo(join(root, 'count-plan'), env);
   const bare = await open(join(root, 'count-bare'), env);
@@ -299,9 +318,17 @@ async function main(): Promise<void> {
 
   const n = o.batches;
   console.log('shadow plan runner benchmark (bench/plan.bench.ts)');
-  console.log(`${new Date().toISOString()}  node ${process.version}  ${cpus()[0]?.model ?? 'cpu'} x${cpus().length}  load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`a ${thousands(n)}-batch plan of one small write each (sh.runPlan) vs ${thousands(n)} bare batches of the same writes (sh.batch), in-process, warm handles,`);
-  console.log(`on disk (${tmpdir()}), fsync on, fresh repositories of ${Object.keys(FILES).length} files; ${o.passes} pass${o.passes === 1 ? '' : 'es'}, interleaved in blocks of ${o.block} batches.`);
+  console.log(
+    `${new Date().toISOString()}  node ${process.version}  ${cpus()[0]?.model ?? 'cpu'} x${cpus().length}  load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `a ${thousands(n)}-batch plan of one small write each (sh.runPlan) vs ${thousands(n)} bare batches of the same writes (sh.batch), in-process, warm handles,`,
+  );
+  console.log(
+    `on disk (${tmpdir()}), fsync on, fresh repositories of ${Object.keys(FILES).length} files; ${o.passes} pass${o.passes === 1 ? '' : 'es'}, interleaved in blocks of ${o.block} batches.`,
+  );
   const probe = fsyncProbe(root);
   console.log(`one fsync of a new 4 KB file here: median ${ms(probe.median)} ms, p90 ${ms(probe.p90)} ms`);
 
@@ -344,7 +371,9 @@ async function main(): Promise<void> {
     perBatch(c, n, 'filesRead'),
     perBatch(c, n, 'calls'),
   ];
-  console.log('\nper batch (times in ms, interleaved; "once" is the total of the one-time start and end of a run, spread into the mean;');
+  console.log(
+    '\nper batch (times in ms, interleaved; "once" is the total of the one-time start and end of a run, spread into the mean;',
+  );
   console.log(`fs counts from one more, uninterrupted run each way of ${thousands(n)} batches, start to end)`);
   console.log(
     table(
@@ -354,9 +383,17 @@ async function main(): Promise<void> {
   );
   if (o.passes > 1) {
     console.log('\nper pass: overhead of the mean (median)');
-    console.log(passes.map((p, i) => `  pass ${i + 1}: ${pct(p.plan.total() / p.bare.total() - 1)} (${pct(median(p.plan.times) / median(p.bare.times) - 1)})`).join('\n'));
+    console.log(
+      passes
+        .map(
+          (p, i) =>
+            `  pass ${i + 1}: ${pct(p.plan.total() / p.bare.total() - 1)} (${pct(median(p.plan.times) / median(p.bare.times) - 1)})`,
+        )
+        .join('\n'),
+    );
   }
-  const adds = (f: keyof FsCounters): string => count(Math.round(((counted.plan[f] - counted.bare[f]) / n) * 100) / 100);
+  const adds = (f: keyof FsCounters): string =>
+    count(Math.round(((counted.plan[f] - counted.bare[f]) / n) * 100) / 100);
   console.log(
     `\nthe runner adds per batch: ${adds('fsyncs')} fsyncs, ${adds('filesWritten')} files written (the tracker), ` +
       `${adds('filesRead')} files read (the stop request poll), ${adds('calls')} fs calls`,
@@ -375,7 +412,9 @@ async function main(): Promise<void> {
   console.log(
     `per pair of blocks (${pairOverheads.length}): overhead of the mean, quartiles ${pct(quantile(pairOverheads, 0.25))} / ${pct(overhead)} / ${pct(quantile(pairOverheads, 0.75))}`,
   );
-  console.log(`\nrunner overhead per batch over a bare batch commit (median over the pairs of blocks): ${pct(overhead)}`);
+  console.log(
+    `\nrunner overhead per batch over a bare batch commit (median over the pairs of blocks): ${pct(overhead)}`,
+  );
   console.log(`${overhead < TARGET ? 'PASS' : 'FAIL'}  plan runner overhead < ${TARGET * 100}% per batch`);
   process.exitCode = overhead < TARGET ? 0 : 1;
 }

@@ -76,7 +76,14 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { ns: [5000, 50000], runs: undefined, quick: false, strace: true, keep: false, cacheDir: join(PROJECT_ROOT, 'bench', '.cache') };
+  const o: Options = {
+    ns: [5000, 50000],
+    runs: undefined,
+    quick: false,
+    strace: true,
+    keep: false,
+    cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
+  };
   readFlags(argv, HELP, {
     '--n': (v) => (o.ns = positiveInts(v(), '--n')),
     '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
@@ -121,24 +128,38 @@ function sizeRun(s: Sized, env: Record<string, string>, scratch: string): SizeRu
   const undo = (): void => {
     run(process.execPath, shadow(['undo']), { cwd: s.dir, env });
     run(process.execPath, shadow(['status']), { cwd: s.dir, env });
-    if (draftTip() !== s.batch) throw new Error(`N=${s.n}: shadow undo left the draft at ${draftTip()}, not its batch ${s.batch}`);
+    if (draftTip() !== s.batch)
+      throw new Error(`N=${s.n}: shadow undo left the draft at ${draftTip()}, not its batch ${s.batch}`);
   };
   const checkRebased = (c: 'onto' | 'worktree'): void => {
     const tip = draftTip();
-    const parents = git(['rev-parse', `${tip}^1`, `${tip}^2`]).trim().split('\n');
-    if (parents[0] !== s.batch) throw new Error(`N=${s.n}: ${c}: the rebase commit's first parent is ${parents[0]}, not the batch`);
+    const parents = git(['rev-parse', `${tip}^1`, `${tip}^2`])
+      .trim()
+      .split('\n');
+    if (parents[0] !== s.batch)
+      throw new Error(`N=${s.n}: ${c}: the rebase commit's first parent is ${parents[0]}, not the batch`);
     if (c === 'onto') {
-      if (parents[1] !== s.person) throw new Error(`N=${s.n}: --onto: the rebase commit's second parent is ${parents[1]}, not ${PERSON}`);
+      if (parents[1] !== s.person)
+        throw new Error(`N=${s.n}: --onto: the rebase commit's second parent is ${parents[1]}, not ${PERSON}`);
       const tree = git(['rev-parse', `${tip}^{tree}`]).trim();
       if (tree !== gitTree) throw new Error(`N=${s.n}: shadow rebase --onto made tree ${tree}, git rebase ${gitTree}`);
     }
     // The merged files hold both edits (onto the working tree too: it holds the person's edits).
-    const changed = git(['diff', '--name-only', `${tip}^2`, tip]).trim().split('\n');
-    if (changed.length !== DRAFT_PATHS) throw new Error(`N=${s.n}: ${c}: the rebase commit changes ${changed.length} paths over its base, not ${DRAFT_PATHS}`);
-    const shared = git(['diff', '--name-only', `${s.person}^`, s.person]).trim().split('\n').filter((p) => changed.includes(p));
+    const changed = git(['diff', '--name-only', `${tip}^2`, tip])
+      .trim()
+      .split('\n');
+    if (changed.length !== DRAFT_PATHS)
+      throw new Error(
+        `N=${s.n}: ${c}: the rebase commit changes ${changed.length} paths over its base, not ${DRAFT_PATHS}`,
+      );
+    const shared = git(['diff', '--name-only', `${s.person}^`, s.person])
+      .trim()
+      .split('\n')
+      .filter((p) => changed.includes(p));
     if (shared.length !== SHARED) throw new Error(`N=${s.n}: ${c}: ${shared.length} shared paths, expected ${SHARED}`);
     for (const p of shared) {
-      if (!holdsBoth(git(['cat-file', 'blob', `${tip}:${p}`]), p)) throw new Error(`N=${s.n}: ${c}: ${p} does not hold both edits`);
+      if (!holdsBoth(git(['cat-file', 'blob', `${tip}:${p}`]), p))
+        throw new Error(`N=${s.n}: ${c}: ${p} does not hold both edits`);
     }
   };
 
@@ -213,37 +234,75 @@ async function main(): Promise<void> {
   }
   if (o.strace) for (const r of results) r.facts = r.trace();
 
-  console.log(`\nThe draft: one batch editing line 2 of ${DRAFT_PATHS} files in ${BATCH_DIRS} leaf directories. ${PERSON}: the last line of ${SHARED} of those and of ${PERSON_ONLY} others, committed off main,`);
-  console.log('and the same edits uncommitted in the working tree. Each case a whole process (node\'s start included for shadow), after an untimed `sync`.');
-  console.log('Counts from one more run under strace: files read (opened read-only in the repository, .git included; git rebase: in its clone and');
+  console.log(
+    `\nThe draft: one batch editing line 2 of ${DRAFT_PATHS} files in ${BATCH_DIRS} leaf directories. ${PERSON}: the last line of ${SHARED} of those and of ${PERSON_ONLY} others, committed off main,`,
+  );
+  console.log(
+    "and the same edits uncommitted in the working tree. Each case a whole process (node's start included for shadow), after an untimed `sync`.",
+  );
+  console.log(
+    'Counts from one more run under strace: files read (opened read-only in the repository, .git included; git rebase: in its clone and',
+  );
   console.log('the repository it borrows objects from), files written, fsyncs, stat calls.');
   const med = (r: SizeRun, c: Case): number => median(r.times[c]);
   for (const r of results) {
     console.log(`\nN = ${thousands(r.n)} files`);
     const rows = CASES.map((c) => {
       const f = r.facts.get(c);
-      return [LABELS[c], String(r.times[c].length), ms(med(r, c)), ms(p90(r.times[c])), c === 'git' ? '' : ratio(med(r, c), med(r, 'git')), count(f?.filesRead), count(f?.filesWritten), count(f?.fsyncs), count(f?.stats)];
+      return [
+        LABELS[c],
+        String(r.times[c].length),
+        ms(med(r, c)),
+        ms(p90(r.times[c])),
+        c === 'git' ? '' : ratio(med(r, c), med(r, 'git')),
+        count(f?.filesRead),
+        count(f?.filesWritten),
+        count(f?.fsyncs),
+        count(f?.stats),
+      ];
     });
-    console.log(table(['case', 'runs', 'median ms', 'p90 ms', 'vs git rebase', 'files read', 'files written', 'fsyncs', 'stats'], rows));
+    console.log(
+      table(
+        ['case', 'runs', 'median ms', 'p90 ms', 'vs git rebase', 'files read', 'files written', 'fsyncs', 'stats'],
+        rows,
+      ),
+    );
   }
 
   const small = results[0]!;
   const large = results[results.length - 1]!;
   const vs: Verdict[] = [];
   if (results.length > 1) {
-    console.log(`\nO(paths changed): each case at ${thousands(small.n)} and ${thousands(large.n)} files (the same ${DRAFT_PATHS}-path change)`);
+    console.log(
+      `\nO(paths changed): each case at ${thousands(small.n)} and ${thousands(large.n)} files (the same ${DRAFT_PATHS}-path change)`,
+    );
     const rows = CASES.map((c) => {
       const x = med(large, c) / med(small, c);
       const st = (r: SizeRun): string => count(r.facts.get(c)?.stats);
       return [LABELS[c], ms(med(small, c)), ms(med(large, c)), `${x.toFixed(2)}x`, st(small), st(large)];
     });
-    console.log(table(['case', `ms at ${thousands(small.n)}`, `ms at ${thousands(large.n)}`, 'ratio', `stats at ${thousands(small.n)}`, `stats at ${thousands(large.n)}`], rows));
+    console.log(
+      table(
+        [
+          'case',
+          `ms at ${thousands(small.n)}`,
+          `ms at ${thousands(large.n)}`,
+          'ratio',
+          `stats at ${thousands(small.n)}`,
+          `stats at ${thousands(large.n)}`,
+        ],
+        rows,
+      ),
+    );
     vs.push(
       verdict(
         `shadow rebase (--onto and onto the working tree) within ${FLAT_FACTOR}x at ${thousands(large.n)} files of its time at ${thousands(small.n)}`,
         (['onto', 'worktree'] as const).map((c) => {
           const x = med(large, c) / med(small, c);
-          return { ok: x <= FLAT_FACTOR, text: `${c}: ${x.toFixed(2)}x (${ms(med(small, c))} -> ${ms(med(large, c))} ms)` };
+          return {
+            ok: x <= FLAT_FACTOR,
+            text: `${c}: ${x.toFixed(2)}x (${ms(med(small, c))} -> ${ms(med(large, c))} ms)`,
+          };
         }),
         'needs two sizes',
       ),

@@ -51,7 +51,8 @@ function timed(cmd: string, args: readonly string[], cwd: string, env: Record<st
   const t = performance.now();
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const took = performance.now() - t;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`.slice(0, 2000));
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`.slice(0, 2000));
   return took;
 }
 
@@ -63,7 +64,9 @@ function facts(gitDir: string, env: Record<string, string>): Facts {
       .split('\n')
       .map((l) => l.split(': ') as [string, string]),
   );
-  const refs = run('git', [`--git-dir=${gitDir}`, 'for-each-ref', 'refs/shadow/'], { env }).split('\n').filter(Boolean).length;
+  const refs = run('git', [`--git-dir=${gitDir}`, 'for-each-ref', 'refs/shadow/'], { env })
+    .split('\n')
+    .filter(Boolean).length;
   return { objects: Number(v.count) + Number(v['in-pack']), kb: Number(v.size) + Number(v['size-pack']), refs };
 }
 
@@ -76,7 +79,12 @@ async function main(): Promise<void> {
   });
   if (!nodeFs.existsSync(SHADOW_BIN)) throw new Error(`${SHADOW_BIN} is missing: run npm run build first`);
   const { root, home } = scratchRun(join(tmpdir(), 'shadow-bench'), 'remotes-run', false);
-  const env = gitEnv(home, { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' });
+  const env = gitEnv(home, {
+    GIT_AUTHOR_NAME: 'Bench',
+    GIT_AUTHOR_EMAIL: 'bench@example.com',
+    GIT_COMMITTER_NAME: 'Bench',
+    GIT_COMMITTER_EMAIL: 'bench@example.com',
+  });
   const gitVersion = run('git', ['--version']).trim();
   const started = performance.now();
   console.log('shadow push / shadow fetch benchmark (bench/remotes.bench.ts)');
@@ -94,7 +102,15 @@ async function main(): Promise<void> {
   const sh = await openShadow({ dir: src, env });
   try {
     for (let i = 1; i <= batches; i++) {
-      await sh.batch({ intent: `step ${i}`, operations: [{ operation: 'write', path: `notes/n${i % 40}.txt`, content: `batch ${i}\n${'x'.repeat(1000)}\n` }] }, { draft: DRAFT });
+      await sh.batch(
+        {
+          intent: `step ${i}`,
+          operations: [
+            { operation: 'write', path: `notes/n${i % 40}.txt`, content: `batch ${i}\n${'x'.repeat(1000)}\n` },
+          ],
+        },
+        { draft: DRAFT },
+      );
       if (i === batches / 2) await sh.checkpoint('half', { draft: DRAFT });
     }
   } finally {
@@ -105,7 +121,19 @@ async function main(): Promise<void> {
   run('git', ['init', '-q', '--bare', first], { env });
   run('git', ['remote', 'add', 'origin', first], { cwd: src, env });
   run(process.execPath, [SHADOW_BIN, 'push', 'origin', DRAFT], { cwd: src, env });
-  const refs = run('git', ['for-each-ref', '--format=%(objectname):%(refname)', 'refs/shadow/drafts/', 'refs/shadow/checkpoints/', 'refs/shadow/meta/'], { cwd: src, env }).split('\n').filter(Boolean);
+  const refs = run(
+    'git',
+    [
+      'for-each-ref',
+      '--format=%(objectname):%(refname)',
+      'refs/shadow/drafts/',
+      'refs/shadow/checkpoints/',
+      'refs/shadow/meta/',
+    ],
+    { cwd: src, env },
+  )
+    .split('\n')
+    .filter(Boolean);
 
   const times = new Map<Case, number[]>(CASES.map((c) => [c, []]));
   const seen = new Map<Case, Facts>();
@@ -120,7 +148,10 @@ async function main(): Promise<void> {
       const remote = fresh('remote', true);
       run('git', ['remote', 'set-url', 'origin', remote], { cwd: src, env });
       // What the last push left says nothing of a fresh remote: the lease expects nothing.
-      for (const r of run('git', ['for-each-ref', '--format=%(refname)', 'refs/shadow/remotes/'], { cwd: src, env }).split('\n').filter(Boolean)) run('git', ['update-ref', '-d', r], { cwd: src, env });
+      for (const r of run('git', ['for-each-ref', '--format=%(refname)', 'refs/shadow/remotes/'], { cwd: src, env })
+        .split('\n')
+        .filter(Boolean))
+        run('git', ['update-ref', '-d', r], { cwd: src, env });
       const took =
         c === 'shadow push'
           ? timed(process.execPath, [SHADOW_BIN, 'push', 'origin', DRAFT], src, env)
@@ -134,7 +165,21 @@ async function main(): Promise<void> {
     const took =
       c === 'shadow fetch'
         ? timed(process.execPath, [SHADOW_BIN, 'fetch', 'origin'], repo, env)
-        : timed('git', ['fetch', '--atomic', '--prune', '--no-tags', '--no-write-fetch-head', '--quiet', 'origin', ...KINDS.map((k) => `+refs/shadow/${k}/*:refs/shadow/remotes/origin/${k}/*`)], repo, env);
+        : timed(
+            'git',
+            [
+              'fetch',
+              '--atomic',
+              '--prune',
+              '--no-tags',
+              '--no-write-fetch-head',
+              '--quiet',
+              'origin',
+              ...KINDS.map((k) => `+refs/shadow/${k}/*:refs/shadow/remotes/origin/${k}/*`),
+            ],
+            repo,
+            env,
+          );
     seen.set(c, facts(join(repo, '.git'), env));
     nodeFs.rmSync(repo, { recursive: true, force: true });
     return took;
@@ -148,14 +193,28 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log(`\ndraft: ${thousands(batches)} batches and a checkpoint; ${refs.length} refs pushed; remote: a bare repository on disk (a path)`);
-  console.log(`${rounds - 1} timed rounds (every case once per round, order rotating, after a warm-up); each run to or from a repository made fresh for it, untimed.`);
-  console.log('objects, KB: what the remote holds after the push, or the fetching repository after the fetch (git count-objects); refs: under refs/shadow/.');
+  console.log(
+    `\ndraft: ${thousands(batches)} batches and a checkpoint; ${refs.length} refs pushed; remote: a bare repository on disk (a path)`,
+  );
+  console.log(
+    `${rounds - 1} timed rounds (every case once per round, order rotating, after a warm-up); each run to or from a repository made fresh for it, untimed.`,
+  );
+  console.log(
+    'objects, KB: what the remote holds after the push, or the fetching repository after the fetch (git count-objects); refs: under refs/shadow/.',
+  );
   const baselineOf = (c: Case): Case => (c.endsWith('push') ? 'git push' : 'git fetch');
   const rows = CASES.map((c) => {
     const t = times.get(c)!;
     const f = seen.get(c)!;
-    return [c, ms(median(t)), ms(p90(t)), c.startsWith('git') ? '' : ratio(median(t), median(times.get(baselineOf(c))!)), thousands(f.objects), thousands(f.kb), String(f.refs)];
+    return [
+      c,
+      ms(median(t)),
+      ms(p90(t)),
+      c.startsWith('git') ? '' : ratio(median(t), median(times.get(baselineOf(c))!)),
+      thousands(f.objects),
+      thousands(f.kb),
+      String(f.refs),
+    ];
   });
   console.log(`\n${table(['case', 'median ms', 'p90 ms', 'vs git', 'objects', 'KB', 'refs'], rows)}`);
 
@@ -164,10 +223,32 @@ async function main(): Promise<void> {
   // node's start and the CLI's load, then the guards and the snapshot); what must hold is that git moves the same objects.
   const sp = seen.get('shadow push')!;
   const gp = seen.get('git push')!;
-  verdicts.push(verdict('shadow push sends what git push of the same refs sends', [{ ok: sp.objects === gp.objects && sp.refs === gp.refs, text: `${sp.objects} objects, ${sp.refs} refs vs ${gp.objects}, ${gp.refs}` }], ''));
+  verdicts.push(
+    verdict(
+      'shadow push sends what git push of the same refs sends',
+      [
+        {
+          ok: sp.objects === gp.objects && sp.refs === gp.refs,
+          text: `${sp.objects} objects, ${sp.refs} refs vs ${gp.objects}, ${gp.refs}`,
+        },
+      ],
+      '',
+    ),
+  );
   const sf = seen.get('shadow fetch')!;
   const gf = seen.get('git fetch')!;
-  verdicts.push(verdict('shadow fetch brings what git fetch of the same refspecs brings', [{ ok: sf.objects === gf.objects && sf.refs === gf.refs, text: `${sf.objects} objects, ${sf.refs} refs vs ${gf.objects}, ${gf.refs}` }], ''));
+  verdicts.push(
+    verdict(
+      'shadow fetch brings what git fetch of the same refspecs brings',
+      [
+        {
+          ok: sf.objects === gf.objects && sf.refs === gf.refs,
+          text: `${sf.objects} objects, ${sf.refs} refs vs ${gf.objects}, ${gf.refs}`,
+        },
+      ],
+      '',
+    ),
+  );
   console.log('\n=== targets');
   printVerdicts(verdicts, started);
   if (verdicts.some((v) => v.status === 'FAIL')) process.exitCode = 1;

@@ -8,7 +8,24 @@ import { fileURLToPath } from 'node:url';
  * of them missed a target. `npm run bench -- apply plan` runs those only.
  */
 
-const BENCHES = ['calls', 'batch', 'batch-memory', 'apply', 'apply-merge', 'rebase', 'diff', 'blame', 'secrets', 'plan', 'session', 'worktree', 'attributes', 'mcp-latency', 'remotes', 'page'];
+const BENCHES = [
+  'calls',
+  'batch',
+  'batch-memory',
+  'apply',
+  'apply-merge',
+  'rebase',
+  'diff',
+  'blame',
+  'secrets',
+  'plan',
+  'session',
+  'worktree',
+  'attributes',
+  'mcp-latency',
+  'remotes',
+  'page',
+];
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
 const chosen = BENCHES.filter((b) => only.length === 0 || only.includes(b));
@@ -22,5 +39,7 @@ for (const name of chosen) {
   const r = spawnSync(process.execPath, [join(here, `${name}.bench.js`)], { stdio: 'inherit' });
   if (r.status !== 0) missed.push(`${name} (exit ${r.status ?? r.signal})`);
 }
-console.log(`\n${chosen.length - missed.length} of ${chosen.length} benchmarks met every target${missed.length > 0 ? `; missed: ${missed.join(', ')}` : ''}`);
+console.log(
+  `\n${chosen.length - missed.length} of ${chosen.length} benchmarks met every target${missed.length > 0 ? `; missed: ${missed.join(', ')}` : ''}`,
+);
 process.exit(missed.length > 0 ? 1 : 0);

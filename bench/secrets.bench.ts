@@ -38,7 +38,9 @@ const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const RUNS = runsAt >= 0 ? Math.max(1, Number(args[runsAt + 1])) : 5;
 if (args.includes('--help')) {
-  process.stdout.write('usage: node dist/bench/secrets.bench.js [--runs N]   (default 5 measured runs after a warm-up)\n');
+  process.stdout.write(
+    'usage: node dist/bench/secrets.bench.js [--runs N]   (default 5 measured runs after a warm-up)\n',
+  );
   process.exit(0);
 }
 
@@ -49,13 +51,43 @@ const CORPUS = [...POSITIVES, ...LOOKALIKES];
 
 // ---------------------------------------------------------------- inputs
 
-
 /** ~`bytes` of TypeScript-like source: imports, functions, calls, comments, and secret-ish words in code without secrets. */
 function sourceLike(bytes: number): string {
   const r = prng(42);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const WORDS = ['user', 'order', 'cache', 'draft', 'batch', 'item', 'file', 'tree', 'node', 'entry', 'path', 'index', 'value', 'result', 'state', 'event', 'stream', 'buffer', 'config', 'option'];
-  const TYPES = ['string', 'number', 'boolean', 'Buffer', 'Entry', 'TreeNode', 'Map<string, number>', 'readonly string[]', 'Promise<void>'];
+  const WORDS = [
+    'user',
+    'order',
+    'cache',
+    'draft',
+    'batch',
+    'item',
+    'file',
+    'tree',
+    'node',
+    'entry',
+    'path',
+    'index',
+    'value',
+    'result',
+    'state',
+    'event',
+    'stream',
+    'buffer',
+    'config',
+    'option',
+  ];
+  const TYPES = [
+    'string',
+    'number',
+    'boolean',
+    'Buffer',
+    'Entry',
+    'TreeNode',
+    'Map<string, number>',
+    'readonly string[]',
+    'Promise<void>',
+  ];
   const id = (): string => pick(WORDS) + pick(['', 'Id', 'Name', 'Count', 'List', 'Map', 'Path']);
   const Id = (): string => id().replace(/^./, (c) => c.toUpperCase());
   const hex = (n: number): string => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
@@ -132,7 +164,12 @@ async function secretlintScanner(): Promise<Scanner> {
     scan: async (path, text) => {
       const dot = path.lastIndexOf('.');
       const result = await lintSource({
-        source: { filePath: `/virtual/${path}`, content: text, contentType: 'text', ext: dot > path.lastIndexOf('/') ? path.slice(dot) : '' },
+        source: {
+          filePath: `/virtual/${path}`,
+          content: text,
+          contentType: 'text',
+          ext: dot > path.lastIndexOf('/') ? path.slice(dot) : '',
+        },
         options: { config, maskSecrets: true },
       });
       return result.messages.map((m) => `${m.ruleId.replace('@secretlint/secretlint-rule-', '')}@${m.loc.start.line}`);
@@ -198,11 +235,20 @@ const INPUTS: Input[] = [
   input('source-like TS, ~20 MB', [{ path: 'src/generated.ts', text: source }]),
   input('random base64, 10 MB, one line', [{ path: 'blob.b64', text: `${base64}\n` }]),
   input('random base64, 10 MB, 76 columns', [{ path: 'blob.b64', text: base64.replace(/.{76}/g, '$&\n') }]),
-  input(`corpus, ${CORPUS.length} files one by one`, CORPUS.map((c) => ({ path: c.path, text: c.text }))),
+  input(
+    `corpus, ${CORPUS.length} files one by one`,
+    CORPUS.map((c) => ({ path: c.path, text: c.text })),
+  ),
 ];
 
-out(`secret scanner: shadow vs secretlint ${JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('@secretlint/core/package.json')), 'utf8')).version} (recommended preset)`);
-out(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+out(
+  `secret scanner: shadow vs secretlint ${JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('@secretlint/core/package.json')), 'utf8')).version} (recommended preset)`,
+);
+out(
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 out(`${RUNS} runs each (median), inputs generated with a fixed seed\n`);
 
 const scanners = [await shadowScanner(), await secretlintScanner()];
@@ -240,10 +286,20 @@ out(
     [
       ...rules.map((rule) => {
         const cases = POSITIVES.filter((c) => c.rule === rule);
-        return [rule, String(cases.length), ...scanners.map((s) => String(cases.filter((c) => acc.get(s.name)!.found.has(c.id)).length))];
+        return [
+          rule,
+          String(cases.length),
+          ...scanners.map((s) => String(cases.filter((c) => acc.get(s.name)!.found.has(c.id)).length)),
+        ];
       }),
       ['recall', String(POSITIVES.length), ...scanners.map((s) => pct(acc.get(s.name)!.found.size / POSITIVES.length))],
-      ['false positives', String(LOOKALIKES.length), ...scanners.map((s) => `${acc.get(s.name)!.flagged.size} = ${pct(acc.get(s.name)!.flagged.size / LOOKALIKES.length)}`)],
+      [
+        'false positives',
+        String(LOOKALIKES.length),
+        ...scanners.map(
+          (s) => `${acc.get(s.name)!.flagged.size} = ${pct(acc.get(s.name)!.flagged.size / LOOKALIKES.length)}`,
+        ),
+      ],
     ],
   ),
 );
@@ -251,7 +307,9 @@ for (const s of scanners) {
   const { found, flagged } = acc.get(s.name)!;
   const missed = POSITIVES.filter((c) => !found.has(c.id)).map((c) => c.id);
   out(`\n${s.name}: missed ${missed.length}${missed.length ? `: ${missed.join(', ')}` : ''}`);
-  out(`${s.name}: false positives ${flagged.size}${[...flagged].map(([id, f]) => `\n  ${id}: ${f.join(', ')}`).join('')}`);
+  out(
+    `${s.name}: false positives ${flagged.size}${[...flagged].map(([id, f]) => `\n  ${id}: ${f.join(', ')}`).join('')}`,
+  );
 }
 
 out('\ntargets');

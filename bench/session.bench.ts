@@ -47,7 +47,9 @@ import { median, table } from './helpers/stats.js';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
-  process.stdout.write('usage: node dist/bench/session.bench.js [--runs N] [--mb 9.9] [--ascii]   (N runs per series, each on a fresh server after a warm-up; default 3)\n');
+  process.stdout.write(
+    'usage: node dist/bench/session.bench.js [--runs N] [--mb 9.9] [--ascii]   (N runs per series, each on a fresh server after a warm-up; default 3)\n',
+  );
   process.exit(0);
 }
 const opt = (name: string, dflt: number): number => {
@@ -69,7 +71,27 @@ const out = (s = ''): void => {
 
 /** Markdown-like text of exactly `size` bytes, lines of 40 to 110 bytes, some non-ASCII. */
 function makeContent(size: number): Buffer {
-  const words = ['shadow', 'draft', 'batch', 'commit', 'the', 'agent', 'writes', 'a', 'file', 'of', 'text', ...(ASCII ? ['naive', 'cafe', 'resume', 'uber'] : ['naïve', 'café', 'résumé', 'über']), 'and', 'then', 'checks', 'it', '`code`', '**bold**', 'DONE-ish'];
+  const words = [
+    'shadow',
+    'draft',
+    'batch',
+    'commit',
+    'the',
+    'agent',
+    'writes',
+    'a',
+    'file',
+    'of',
+    'text',
+    ...(ASCII ? ['naive', 'cafe', 'resume', 'uber'] : ['naïve', 'café', 'résumé', 'über']),
+    'and',
+    'then',
+    'checks',
+    'it',
+    '`code`',
+    '**bold**',
+    'DONE-ish',
+  ];
   let seed = 12345;
   const rand = (): number => {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -113,8 +135,18 @@ interface Run {
 
 type Mode = 'stream' | 'requests' | 'stream/no-line-saves';
 
-async function call(server: ServeProc, method: string, path: string, body?: string | Buffer | ReadableStream<Uint8Array>, type = 'application/json'): Promise<any> {
-  const init: RequestInit & { duplex?: 'half' } = { method, headers: { authorization: `Bearer ${server.token}`, 'content-type': type }, body: body as RequestInit['body'] };
+async function call(
+  server: ServeProc,
+  method: string,
+  path: string,
+  body?: string | Buffer | ReadableStream<Uint8Array>,
+  type = 'application/json',
+): Promise<any> {
+  const init: RequestInit & { duplex?: 'half' } = {
+    method,
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': type },
+    body: body as RequestInit['body'],
+  };
   if (body instanceof ReadableStream) init.duplex = 'half';
   const r = await fetch(`${server.url}${path}`, init);
   const doc = (await r.json()) as any;
@@ -125,9 +157,20 @@ async function call(server: ServeProc, method: string, path: string, body?: stri
 type Timed = Pick<Run, 'mode' | 'beginMs' | 'sendMs' | 'finalizeMs' | 'totalMs' | 'mbs'>;
 
 /** One session; `between` runs after the content is sent and before finalize (outside the timing). */
-async function oneRun(server: ServeProc, mode: Mode, content: Buffer, target: string, between: () => void = () => {}): Promise<Timed> {
+async function oneRun(
+  server: ServeProc,
+  mode: Mode,
+  content: Buffer,
+  target: string,
+  between: () => void = () => {},
+): Promise<Timed> {
   const t0 = performance.now();
-  const { session_id: id } = await call(server, 'POST', '/api/write-session/begin', JSON.stringify({ intent: `bench ${target}`, target_file: target, operation: 'create' }));
+  const { session_id: id } = await call(
+    server,
+    'POST',
+    '/api/write-session/begin',
+    JSON.stringify({ intent: `bench ${target}`, target_file: target, operation: 'create' }),
+  );
   const t1 = performance.now();
   if (mode !== 'requests') {
     let at = 0;
@@ -143,7 +186,8 @@ async function oneRun(server: ServeProc, mode: Mode, content: Buffer, target: st
     });
     await call(server, 'POST', `/api/write-session/${id}/content`, body, 'text/plain');
   } else {
-    for (let at = 0; at < content.length; at += CHUNK) await call(server, 'POST', `/api/write-session/${id}/content`, content.subarray(at, at + CHUNK), 'text/plain');
+    for (let at = 0; at < content.length; at += CHUNK)
+      await call(server, 'POST', `/api/write-session/${id}/content`, content.subarray(at, at + CHUNK), 'text/plain');
   }
   const t2 = performance.now();
   between();
@@ -152,7 +196,14 @@ async function oneRun(server: ServeProc, mode: Mode, content: Buffer, target: st
   const t3 = performance.now();
   if (!f.success) throw new Error(`finalize failed: ${JSON.stringify(f.error)}`);
   const total = t3 - t2b + (t2 - t0);
-  return { mode, beginMs: t1 - t0, sendMs: t2 - t1, finalizeMs: t3 - t2b, totalMs: total, mbs: content.length / MB / (total / 1000) };
+  return {
+    mode,
+    beginMs: t1 - t0,
+    sendMs: t2 - t1,
+    finalizeMs: t3 - t2b,
+    totalMs: total,
+    mbs: content.length / MB / (total / 1000),
+  };
 }
 
 async function main(): Promise<void> {
@@ -175,8 +226,14 @@ async function main(): Promise<void> {
   git('commit', '-q', '-m', 'init');
 
   const content = makeContent(SIZE);
-  out(`write session over HTTP: ${(SIZE / MB).toFixed(1)} MB of ${ASCII ? 'ASCII ' : ''}text (${content.toString().split('\n').length - 1} lines) in ${CHUNK / 1024} KiB chunks, begin -> content -> finalize`);
-  out(`node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${RUNS} runs per series, each on a fresh server`);
+  out(
+    `write session over HTTP: ${(SIZE / MB).toFixed(1)} MB of ${ASCII ? 'ASCII ' : ''}text (${content.toString().split('\n').length - 1} lines) in ${CHUNK / 1024} KiB chunks, begin -> content -> finalize`,
+  );
+  out(
+    `node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; ${RUNS} runs per series, each on a fresh server`,
+  );
   out(`repository on disk: ${dir}; one fsync of 4 KB there: ${fsyncProbe(dir, 20).median.toFixed(2)} ms (median)\n`);
 
   const runs: Run[] = [];
@@ -202,7 +259,16 @@ async function main(): Promise<void> {
           const rssBefore = before.rss;
           const hwmAfter = peakReset ? Math.max(hwmSend, after.hwm) : Math.max(after.hwm, before.hwm);
           const growth = Math.max(0, hwmAfter - rssBefore);
-          runs.push({ ...r, rssBefore, hwmSend, hwmFinalize: after.hwm, hwmAfter, growth, ratio: growth / content.length, peakReset });
+          runs.push({
+            ...r,
+            rssBefore,
+            hwmSend,
+            hwmFinalize: after.hwm,
+            hwmAfter,
+            growth,
+            ratio: growth / content.length,
+            peakReset,
+          });
           const size = Number(git('cat-file', '-s', `refs/shadow/drafts/default:${target}`).trim());
           if (size !== content.length) throw new Error(`${target}: committed ${size} bytes, sent ${content.length}`);
         } finally {
@@ -218,12 +284,39 @@ async function main(): Promise<void> {
   const f1 = (x: number): string => x.toFixed(1);
   out(
     table(
-      ['run', 'mode', 'begin ms', 'send ms', 'finalize ms', 'total ms', 'MB/s', 'RSS before MB', 'peak send MB', 'peak finalize MB', 'growth MB', 'growth/content'],
-      runs.map((r, i) => [String(Math.floor(i / MODES.length) + 1), r.mode, f1(r.beginMs), f1(r.sendMs), f1(r.finalizeMs), f1(r.totalMs), f1(r.mbs), f1(r.rssBefore / MB), f1(r.hwmSend / MB), f1(r.hwmFinalize / MB), f1(r.growth / MB), `${r.ratio.toFixed(2)}x`]),
+      [
+        'run',
+        'mode',
+        'begin ms',
+        'send ms',
+        'finalize ms',
+        'total ms',
+        'MB/s',
+        'RSS before MB',
+        'peak send MB',
+        'peak finalize MB',
+        'growth MB',
+        'growth/content',
+      ],
+      runs.map((r, i) => [
+        String(Math.floor(i / MODES.length) + 1),
+        r.mode,
+        f1(r.beginMs),
+        f1(r.sendMs),
+        f1(r.finalizeMs),
+        f1(r.totalMs),
+        f1(r.mbs),
+        f1(r.rssBefore / MB),
+        f1(r.hwmSend / MB),
+        f1(r.hwmFinalize / MB),
+        f1(r.growth / MB),
+        `${r.ratio.toFixed(2)}x`,
+      ]),
       2,
     ),
   );
-  if (runs.some((r) => !r.peakReset)) out('\n(the kernel refused to reset VmHWM: growth is measured against the peak since the server started)');
+  if (runs.some((r) => !r.peakReset))
+    out('\n(the kernel refused to reset VmHWM: growth is measured against the peak since the server started)');
 
   out('\nmedians');
   const rows: string[][] = [];
@@ -233,10 +326,23 @@ async function main(): Promise<void> {
     const rs = runs.filter((r) => r.mode === mode);
     const mbs = median(rs.map((r) => r.mbs));
     const worst = Math.max(...rs.map((r) => r.ratio));
-    rows.push([mode, f1(median(rs.map((r) => r.sendMs))), f1(median(rs.map((r) => r.finalizeMs))), f1(median(rs.map((r) => r.totalMs))), f1(mbs), f1(median(rs.map((r) => r.growth)) / MB), `${median(rs.map((r) => r.ratio)).toFixed(2)}x`, `${worst.toFixed(2)}x`]);
+    rows.push([
+      mode,
+      f1(median(rs.map((r) => r.sendMs))),
+      f1(median(rs.map((r) => r.finalizeMs))),
+      f1(median(rs.map((r) => r.totalMs))),
+      f1(mbs),
+      f1(median(rs.map((r) => r.growth)) / MB),
+      `${median(rs.map((r) => r.ratio)).toFixed(2)}x`,
+      `${worst.toFixed(2)}x`,
+    ]);
     const checks: Array<[string, boolean, string]> = [
       ['end-to-end throughput >= 50 MB/s (median)', mbs >= 50, `${f1(mbs)} MB/s`],
-      ['peak RSS growth < 3x content (worst run)', worst < 3, `${f1(Math.max(...rs.map((r) => r.growth)) / MB)} MB = ${worst.toFixed(2)}x of ${f1(SIZE / MB)} MB`],
+      [
+        'peak RSS growth < 3x content (worst run)',
+        worst < 3,
+        `${f1(Math.max(...rs.map((r) => r.growth)) / MB)} MB = ${worst.toFixed(2)}x of ${f1(SIZE / MB)} MB`,
+      ],
     ];
     if (mode === 'stream/no-line-saves') continue;
     // The targets are the issue's: a streamed upload. One request per chunk is shown beside them, not judged.

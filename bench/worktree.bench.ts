@@ -72,7 +72,15 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { n: 10000, syncNs: [10000, 100000], execN: 4800, quick: false, runs: undefined, keep: false, cacheDir: join(PROJECT_ROOT, 'bench', '.cache') };
+  const o: Options = {
+    n: 10000,
+    syncNs: [10000, 100000],
+    execN: 4800,
+    quick: false,
+    runs: undefined,
+    keep: false,
+    cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
+  };
   readFlags(argv, HELP, {
     '--n': (v) => (o.n = positiveInt(v(), '--n')),
     '--sync-n': (v) => (o.syncNs = positiveInts(v(), '--sync-n')),
@@ -109,8 +117,19 @@ class Tally {
 
   row(label: string, baseline?: number): string[] {
     const m = median(this.times);
-    const per = (x: number | undefined): string => (x === undefined ? '-' : count(Math.round((10 * x) / this.times.length) / 10));
-    return [label, String(this.times.length), ms(m), ms(p90(this.times)), baseline === undefined ? '' : ratio(m, baseline), per(this.facts?.files), per(this.facts?.fsyncs), per(this.facts?.objects), per(this.facts?.calls)];
+    const per = (x: number | undefined): string =>
+      x === undefined ? '-' : count(Math.round((10 * x) / this.times.length) / 10);
+    return [
+      label,
+      String(this.times.length),
+      ms(m),
+      ms(p90(this.times)),
+      baseline === undefined ? '' : ratio(m, baseline),
+      per(this.facts?.files),
+      per(this.facts?.fsyncs),
+      per(this.facts?.objects),
+      per(this.facts?.calls),
+    ];
   }
 }
 
@@ -135,15 +154,32 @@ function scratch(o: Options, root: string, n: number, env: Record<string, string
   const base = nodeContext({ env: { ...env } });
   const counted = countingFs(base.fs);
   const ctx: Context = { ...base, fs: counted.fs };
-  return { repo, dir, env, fs: { ctx, counters: counted.counters }, open: () => openShadow({ dir, fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env, processes: ctx.processes }) };
+  return {
+    repo,
+    dir,
+    env,
+    fs: { ctx, counters: counted.counters },
+    open: () => openShadow({ dir, fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env, processes: ctx.processes }),
+  };
 }
 
 /** A batch writing `k` tracked files drawn at random (new contents each time). */
-function batchOf(s: Scratch, k: number, seed: number): { intent: string; operations: Array<{ operation: 'write'; path: string; content: string }> } {
+function batchOf(
+  s: Scratch,
+  k: number,
+  seed: number,
+): { intent: string; operations: Array<{ operation: 'write'; path: string; content: string }> } {
   const rand = prng(seed);
   const picked = new Set<string>();
   while (picked.size < k) picked.add(s.repo.layout.paths[Math.floor(rand() * s.repo.layout.paths.length)]!);
-  return { intent: `worktree bench ${seed}`, operations: [...picked].map((path) => ({ operation: 'write' as const, path, content: content(rand, `// ${path} @${seed}`) })) };
+  return {
+    intent: `worktree bench ${seed}`,
+    operations: [...picked].map((path) => ({
+      operation: 'write' as const,
+      path,
+      content: content(rand, `// ${path} @${seed}`),
+    })),
+  };
 }
 
 function removeDir(dir: string): void {
@@ -152,7 +188,11 @@ function removeDir(dir: string): void {
 
 // ---------------------------------------------------------------- materialize
 
-async function benchMaterialize(o: Options, s: Scratch, root: string): Promise<{ shadow: Tally; cli: Tally; git: Tally }> {
+async function benchMaterialize(
+  o: Options,
+  s: Scratch,
+  root: string,
+): Promise<{ shadow: Tally; cli: Tally; git: Tally }> {
   const runs = o.runs ?? (o.quick ? 3 : 5);
   const sh = await s.open();
   const b = await sh.batch(batchOf(s, BATCH_FILES, 1));
@@ -205,7 +245,11 @@ async function benchMaterialize(o: Options, s: Scratch, root: string): Promise<{
 
 // ---------------------------------------------------------------- sync
 
-async function benchSync(o: Options, s: Scratch, root: string): Promise<{ warm: Tally; fresh: Tally; changed: number }> {
+async function benchSync(
+  o: Options,
+  s: Scratch,
+  root: string,
+): Promise<{ warm: Tally; fresh: Tally; changed: number }> {
   const runs = o.runs ?? (o.quick ? 5 : 15);
   const sh = await s.open();
   const other = await s.open();
@@ -225,7 +269,10 @@ async function benchSync(o: Options, s: Scratch, root: string): Promise<{ warm: 
     const t = performance.now() - t0;
     const objects = h.stats.objectsRead - o0;
     if (freshHandle) h.close();
-    if (r.written.length + r.removed.length !== BATCH_FILES || r.conflicts.length > 0) throw new Error(`the sync wrote ${r.written.length}, removed ${r.removed.length}, with ${r.conflicts.length} conflicts`);
+    if (r.written.length + r.removed.length !== BATCH_FILES || r.conflicts.length > 0)
+      throw new Error(
+        `the sync wrote ${r.written.length}, removed ${r.removed.length}, with ${r.conflicts.length} conflicts`,
+      );
     out.changed = r.written.length;
     if (round >= 2) (freshHandle ? out.fresh : out.warm).add(t, delta(s.fs.counters, c0), objects);
   }
@@ -250,8 +297,14 @@ async function main(): Promise<void> {
   const env = gitEnv(home);
 
   console.log('shadow worktree benchmark (bench/worktree.bench.ts)');
-  console.log(`${new Date().toISOString()}  node ${process.version}  ${run('git', ['--version']).trim()}  ${cpus()[0]?.model ?? 'cpu'} x${cpus().length}  ${Math.round(totalmem() / 2 ** 30)} GB`);
-  console.log(`load average at the start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `${new Date().toISOString()}  node ${process.version}  ${run('git', ['--version']).trim()}  ${cpus()[0]?.model ?? 'cpu'} x${cpus().length}  ${Math.round(totalmem() / 2 ** 30)} GB`,
+  );
+  console.log(
+    `load average at the start: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
 
   const verdicts: Array<{ ok: boolean; target: string; detail: string }> = [];
 
@@ -265,14 +318,25 @@ async function main(): Promise<void> {
       dir: s.dir,
       env: s.env,
       root,
-      batch: (seed) => void run(process.execPath, [SHADOW_BIN, 'batch', '-'], { cwd: s.dir, env: s.env, input: JSON.stringify(batchOf(s, BATCH_FILES, seed)) }),
+      batch: (seed) =>
+        void run(process.execPath, [SHADOW_BIN, 'batch', '-'], {
+          cwd: s.dir,
+          env: s.env,
+          input: JSON.stringify(batchOf(s, BATCH_FILES, seed)),
+        }),
     });
     sh.close();
-    console.log(`\nexec and worktree add on ${thousands(o.execN)} files (processes; peak RSS of the largest process of each)`);
+    console.log(
+      `\nexec and worktree add on ${thousands(o.execN)} files (processes; peak RSS of the largest process of each)`,
+    );
     console.log(table(['case', 'runs', 'median ms', 'vs git', 'peak MiB'], execTable(rows)));
     const first = median(rows[0]!.ms);
     const second = median(rows[1]!.ms);
-    verdicts.push({ ok: second < first, target: 'the second exec costs less than the first (kept, synced by what changed)', detail: `${ms(second)} vs ${ms(first)} ms` });
+    verdicts.push({
+      ok: second < first,
+      target: 'the second exec costs less than the first (kept, synced by what changed)',
+      detail: `${ms(second)} vs ${ms(first)} ms`,
+    });
     removeDir(s.dir);
     if (process.argv.includes('--only-exec')) {
       for (const v of verdicts) console.log(`  ${v.ok ? 'PASS' : 'FAIL'}  ${v.target}: ${v.detail}`);
@@ -283,7 +347,9 @@ async function main(): Promise<void> {
   // Materialize.
   const m = await benchMaterialize(o, scratch(o, root, o.n, env), root);
   const gitMs = median(m.git.times);
-  console.log(`\nmaterialize a view of ${thousands(o.n)} files (the draft changes ${BATCH_FILES}) into a new directory`);
+  console.log(
+    `\nmaterialize a view of ${thousands(o.n)} files (the draft changes ${BATCH_FILES}) into a new directory`,
+  );
   console.log(
     table(HEADER, [
       m.shadow.row('sh.worktrees.add (fresh handle, in-process)', gitMs),
@@ -305,7 +371,10 @@ async function main(): Promise<void> {
   for (const n of o.syncNs) {
     const s = scratch(o, root, n, env);
     const r = await benchSync(o, s, root);
-    rows.push(r.warm.row(`N=${thousands(n)}: sh.worktrees.sync (warm handle)`), r.fresh.row(`N=${thousands(n)}: sh.worktrees.sync (fresh handle)`));
+    rows.push(
+      r.warm.row(`N=${thousands(n)}: sh.worktrees.sync (warm handle)`),
+      r.fresh.row(`N=${thousands(n)}: sh.worktrees.sync (fresh handle)`),
+    );
     warmAt.push([n, median(r.warm.times)]);
     removeDir(s.dir);
   }

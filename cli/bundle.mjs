@@ -50,7 +50,10 @@ const commonjs = {
 await build({ ...common, ...commonjs, entryPoints: ['cli/main.ts'], outfile: `${out}/shadow.cjs` });
 await build({ ...common, ...commonjs, entryPoints: ['cli/run.ts'], outfile: `${out}/shadow-cli.cjs` });
 await build({ ...common, entryPoints: ['cli/demo.ts'], format: 'esm', outfile: `${out}/demo.mjs` });
-writeFileSync(`${out}/shadow.mjs`, "#!/usr/bin/env node\n// The executable as earlier versions named it: agent configs they wrote start it.\nimport './shadow.cjs';\n");
+writeFileSync(
+  `${out}/shadow.mjs`,
+  "#!/usr/bin/env node\n// The executable as earlier versions named it: agent configs they wrote start it.\nimport './shadow.cjs';\n",
+);
 copyFileSync('cli/launcher.sh', `${out}/shadow`);
 for (const f of ['shadow', 'shadow.cjs', 'shadow.mjs']) chmodSync(`${out}/${f}`, 0o755);
 // The review page: its modules with diff2html as one browser module, highlight.js as another, its

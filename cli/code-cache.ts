@@ -105,12 +105,21 @@ export function loadBundle(file: string, key: string | undefined, env: NodeJS.Pr
   // The function wrapper node gives a CommonJS module, on the first line so
   // that line numbers in stack traces stay those of the bundle; strict, as
   // the ES modules it was bundled from are.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {"use strict";${source.toString('utf8')}\n})`, {
-    filename: file,
-    cachedData,
-  });
+  const script = new vm.Script(
+    `(function (exports, require, module, __filename, __dirname) {"use strict";${source.toString('utf8')}\n})`,
+    {
+      filename: file,
+      cachedData,
+    },
+  );
   const module = { exports: {} as Record<string, unknown> };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+  (script.runInThisContext() as (...args: unknown[]) => void)(
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    dirname(file),
+  );
   const cache: CacheState = typeof read === 'string' ? read : script.cachedDataRejected === true ? 'rejected' : 'used';
   return {
     exports: module.exports,

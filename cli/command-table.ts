@@ -7,16 +7,22 @@ import type { CommandGroup, CommandSpec } from './command-spec.js';
 
 export type { CommandGroup, CommandSpec, Handler } from './command-spec.js';
 
-const intent = (y: Argv): Argv => y.option('intent', { type: 'string', alias: 'm', describe: 'what the change is for' });
+const intent = (y: Argv): Argv =>
+  y.option('intent', { type: 'string', alias: 'm', describe: 'what the change is for' });
 
 /** Every command of the CLI, in the order `shadow --help` lists them. */
 export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'init <agent>',
-    describe: "register shadow's MCP server, and its hook on the agent's own edits, in this project's config for an agent",
+    describe:
+      "register shadow's MCP server, and its hook on the agent's own edits, in this project's config for an agent",
     builder: (y) =>
       y
-        .positional('agent', { type: 'string', choices: [...AGENTS], describe: 'claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI) or cursor' })
+        .positional('agent', {
+          type: 'string',
+          choices: [...AGENTS],
+          describe: 'claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI) or cursor',
+        })
         .option('print', { type: 'boolean', describe: 'show what would be written, writing nothing' })
         .option('remove', { type: 'boolean', describe: 'take it out again, the files as they were' })
         .option('force', { type: 'boolean', describe: 'replace an entry named shadow that shadow init did not write' }),
@@ -24,8 +30,10 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   },
   {
     usage: 'hook <event>',
-    describe: "run by an agent before its own file edits (shadow init registers it): takes the edit on stdin into the draft",
-    builder: (y) => y.positional('event', { type: 'string', choices: [...HOOK_EVENTS], describe: 'the agent\'s hook event' }),
+    describe:
+      'run by an agent before its own file edits (shadow init registers it): takes the edit on stdin into the draft',
+    builder: (y) =>
+      y.positional('event', { type: 'string', choices: [...HOOK_EVENTS], describe: "the agent's hook event" }),
     load: () => import('./commands/hook.js').then((m) => m.hook),
   },
   {
@@ -42,7 +50,10 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         y
           .positional('path', { type: 'string', describe: 'the file to write, relative to the current directory' })
           .option('mode', { type: 'string', choices: ['100644', '100755'], describe: 'file mode' })
-          .option('base64', { type: 'boolean', describe: 'stdin is base64 text, decoded before it is stored (without it, stdin is stored byte for byte)' }),
+          .option('base64', {
+            type: 'boolean',
+            describe: 'stdin is base64 text, decoded before it is stored (without it, stdin is stored byte for byte)',
+          }),
       ),
     load: () => import('./commands/batch.js').then((m) => m.write),
   },
@@ -53,7 +64,12 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       intent(
         y
           .positional('path', { type: 'string', describe: 'the file to edit, relative to the current directory' })
-          .option('old', { type: 'string', demandOption: true, requiresArg: true, describe: 'the text to replace; must occur exactly once' })
+          .option('old', {
+            type: 'string',
+            demandOption: true,
+            requiresArg: true,
+            describe: 'the text to replace; must occur exactly once',
+          })
           .option('new', { type: 'string', demandOption: true, describe: 'the replacement' }),
       ),
     load: () => import('./commands/batch.js').then((m) => m.edit),
@@ -61,19 +77,33 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'rm <paths..>',
     describe: 'delete files (one batch)',
-    builder: (y) => intent(y.positional('paths', { type: 'string', array: true, describe: 'the files to delete, relative to the current directory' })),
+    builder: (y) =>
+      intent(
+        y.positional('paths', {
+          type: 'string',
+          array: true,
+          describe: 'the files to delete, relative to the current directory',
+        }),
+      ),
     load: () => import('./commands/batch.js').then((m) => m.rm),
   },
   {
     usage: 'mv <from> <to>',
     describe: 'rename a file (one batch)',
-    builder: (y) => intent(y.positional('from', { type: 'string', describe: 'the file to rename' }).positional('to', { type: 'string', describe: 'its new path' })),
+    builder: (y) =>
+      intent(
+        y
+          .positional('from', { type: 'string', describe: 'the file to rename' })
+          .positional('to', { type: 'string', describe: 'its new path' }),
+      ),
     load: () => import('./commands/batch.js').then((m) => m.mv),
   },
   {
     usage: 'apply-patch [file]',
-    describe: "apply a patch in Codex's apply_patch format (a file, or stdin) as one batch; its paths are relative to the current directory",
-    builder: (y) => intent(y.positional('file', { type: 'string', default: '-', describe: 'the patch, or - for stdin' })),
+    describe:
+      "apply a patch in Codex's apply_patch format (a file, or stdin) as one batch; its paths are relative to the current directory",
+    builder: (y) =>
+      intent(y.positional('file', { type: 'string', default: '-', describe: 'the patch, or - for stdin' })),
     load: () => import('./commands/apply-patch.js').then((m) => m.applyPatch),
   },
   {
@@ -83,14 +113,21 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       {
         usage: 'new [name]',
         describe: 'create a draft from HEAD (or --from)',
-        builder: (y) => y.positional('name', { type: 'string', describe: 'the new draft (default --draft)' }).option('from', { type: 'string', requiresArg: true, describe: 'commit-ish to start from' }),
+        builder: (y) =>
+          y
+            .positional('name', { type: 'string', describe: 'the new draft (default --draft)' })
+            .option('from', { type: 'string', requiresArg: true, describe: 'commit-ish to start from' }),
         load: () => import('./commands/draft.js').then((m) => m.draftNew),
       },
       {
         usage: 'list',
         aliases: ['ls'],
         describe: 'list drafts (--remote: those fetched from remotes, as <remote>/<draft>)',
-        builder: (y) => y.option('remote', { type: 'string', describe: 'the drafts fetched from remotes (a remote name: from that one only)' }),
+        builder: (y) =>
+          y.option('remote', {
+            type: 'string',
+            describe: 'the drafts fetched from remotes (a remote name: from that one only)',
+          }),
         load: () => import('./commands/draft.js').then((m) => m.draftList),
       },
       {
@@ -102,7 +139,10 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       {
         usage: 'drop <name>',
         describe: 'drop a draft (kept under refs/shadow/archive/ unless --purge)',
-        builder: (y) => y.positional('name', { type: 'string', describe: 'the draft to drop' }).option('purge', { type: 'boolean', describe: 'delete for good' }),
+        builder: (y) =>
+          y
+            .positional('name', { type: 'string', describe: 'the draft to drop' })
+            .option('purge', { type: 'boolean', describe: 'delete for good' }),
         load: () => import('./commands/draft.js').then((m) => m.draftDrop),
       },
     ],
@@ -116,7 +156,12 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'ls [dir]',
     describe: "list a directory of the draft's view",
-    builder: (y) => y.positional('dir', { type: 'string', default: '.', describe: 'relative to the current directory; :/ is the repository root' }),
+    builder: (y) =>
+      y.positional('dir', {
+        type: 'string',
+        default: '.',
+        describe: 'relative to the current directory; :/ is the repository root',
+      }),
     load: () => import('./commands/view.js').then((m) => m.ls),
   },
   {
@@ -127,12 +172,17 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   },
   {
     usage: 'diff [range..]',
-    describe: 'what the draft changes (against its bases), or between two points: <from>..<to>; coloured and paged on a terminal, as git diff',
+    describe:
+      'what the draft changes (against its bases), or between two points: <from>..<to>; coloured and paged on a terminal, as git diff',
     builder: (y) =>
       y
         // git's option forms (-M50%, --color=never) reach the handler as typed (cli/diff/diff-words.ts).
         .parserConfiguration({ 'unknown-options-as-args': true, 'populate--': true })
-        .positional('range', { type: 'string', array: true, describe: 'checkpoint, batch number, ~N or commit; A..B (or A B); paths after --' })
+        .positional('range', {
+          type: 'string',
+          array: true,
+          describe: 'checkpoint, batch number, ~N or commit; A..B (or A B); paths after --',
+        })
         .option('stat', { type: 'boolean', describe: 'lines added and removed per file' })
         .option('name-status', { type: 'boolean', describe: 'paths with A/M/D/T, R<similarity> for renames' })
         .epilog(DIFF_OPTIONS),
@@ -140,13 +190,20 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   },
   {
     usage: 'blame <path> [commit]',
-    describe: "who last wrote each line of a file of the draft: batch, actor, model, time (git's blame beneath); --published: of a commit, from its Agent Trace notes",
+    describe:
+      "who last wrote each line of a file of the draft: batch, actor, model, time (git's blame beneath); --published: of a commit, from its Agent Trace notes",
     builder: (y) =>
       y
         .positional('path', { type: 'string', describe: 'relative to the current directory' })
         .positional('commit', { type: 'string', describe: 'with --published: the commit (default HEAD)' })
-        .option('published', { type: 'boolean', describe: 'blame a commit of the branch, attributing lines by the Agent Trace notes (refs/notes/agent-trace)' })
-        .option('at', { type: 'string', describe: 'a checkpoint, batch number, ~N or commit of the draft (default its tip)' })
+        .option('published', {
+          type: 'boolean',
+          describe: 'blame a commit of the branch, attributing lines by the Agent Trace notes (refs/notes/agent-trace)',
+        })
+        .option('at', {
+          type: 'string',
+          describe: 'a checkpoint, batch number, ~N or commit of the draft (default its tip)',
+        })
         .option('porcelain', { type: 'boolean', describe: "git blame --porcelain's output, as git prints it" }),
     load: () => import('./commands/audit.js').then((m) => m.blame),
   },
@@ -164,51 +221,100 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'checkpoint <name>',
     describe: "mark the draft's tip with a named checkpoint",
-    builder: (y) => y.positional('name', { type: 'string', describe: 'the checkpoint' }).option('message', { alias: 'm', type: 'string', describe: 'a note kept with it' }),
+    builder: (y) =>
+      y
+        .positional('name', { type: 'string', describe: 'the checkpoint' })
+        .option('message', { alias: 'm', type: 'string', describe: 'a note kept with it' }),
     load: () => import('./commands/checkpoint.js').then((m) => m.checkpoint),
   },
-  { usage: 'checkpoints', describe: "list the draft's checkpoints", load: () => import('./commands/checkpoint.js').then((m) => m.checkpoints) },
+  {
+    usage: 'checkpoints',
+    describe: "list the draft's checkpoints",
+    load: () => import('./commands/checkpoint.js').then((m) => m.checkpoints),
+  },
   {
     usage: 'rollback <target>',
     describe: 'move the draft to a checkpoint, batch number, ~N or commit',
-    builder: (y) => y.positional('target', { type: 'string', describe: 'a checkpoint, batch number, ~N or commit of the draft' }),
+    builder: (y) =>
+      y.positional('target', { type: 'string', describe: 'a checkpoint, batch number, ~N or commit of the draft' }),
     load: () => import('./commands/checkpoint.js').then((m) => m.rollback),
   },
   {
     usage: 'rebase',
-    describe: 'move the draft onto the working tree as it is now (or --onto a commit), merging each path it changed; conflicts stay in the draft',
-    builder: (y) => y.option('onto', { type: 'string', describe: 'a commit-ish (branch, tag, commit) to move onto instead of the working tree' }),
+    describe:
+      'move the draft onto the working tree as it is now (or --onto a commit), merging each path it changed; conflicts stay in the draft',
+    builder: (y) =>
+      y.option('onto', {
+        type: 'string',
+        describe: 'a commit-ish (branch, tag, commit) to move onto instead of the working tree',
+      }),
     load: () => import('./commands/rebase.js').then((m) => m.rebase),
   },
   {
     usage: 'revert <batches..>',
-    describe: 'a new batch that undoes the given batches and keeps the later ones (paths that do not merge stay in conflict)',
+    describe:
+      'a new batch that undoes the given batches and keeps the later ones (paths that do not merge stay in conflict)',
     builder: (y) =>
       y
         .positional('batches', { type: 'string', array: true, describe: 'batch numbers, ~N or commits of the draft' })
-        .option('apply', { type: 'boolean', describe: 'then apply the reverted paths to the working tree, with every guard of apply' }),
+        .option('apply', {
+          type: 'boolean',
+          describe: 'then apply the reverted paths to the working tree, with every guard of apply',
+        }),
     load: () => import('./commands/rebase.js').then((m) => m.revert),
   },
   {
     usage: 'resolve <paths..>',
     describe: 'mark paths in conflict since a rebase resolved, as the draft holds them',
-    builder: (y) => y.positional('paths', { type: 'string', array: true, describe: 'relative to the current directory' }),
+    builder: (y) =>
+      y.positional('paths', { type: 'string', array: true, describe: 'relative to the current directory' }),
     load: () => import('./commands/rebase.js').then((m) => m.resolve),
   },
-  { usage: 'undo', describe: "reverse the draft's last move (a batch, a rollback, a rebase, an undo)", load: () => import('./commands/checkpoint.js').then((m) => m.undo) },
+  {
+    usage: 'undo',
+    describe: "reverse the draft's last move (a batch, a rollback, a rebase, an undo)",
+    load: () => import('./commands/checkpoint.js').then((m) => m.undo),
+  },
   {
     usage: 'apply [paths..]',
-    describe: "publish the draft's changes into the working tree, merged with your own changes to the same files (only the given paths, when any)",
+    describe:
+      "publish the draft's changes into the working tree, merged with your own changes to the same files (only the given paths, when any)",
     builder: (y) =>
       y
-        .positional('paths', { type: 'string', array: true, describe: 'publish only these files, directories or globs (relative to the current directory); the draft keeps the rest' })
+        .positional('paths', {
+          type: 'string',
+          array: true,
+          describe:
+            'publish only these files, directories or globs (relative to the current directory); the draft keeps the rest',
+        })
         .option('dry-run', { type: 'boolean', describe: 'list what would change and any conflict, writing nothing' })
-        .option('commit', { type: 'boolean', describe: "also move the current branch to the draft's commits", conflicts: 'squash' })
-        .option('squash', { type: 'boolean', describe: 'also make one commit on the current branch', implies: 'message' })
+        .option('commit', {
+          type: 'boolean',
+          describe: "also move the current branch to the draft's commits",
+          conflicts: 'squash',
+        })
+        .option('squash', {
+          type: 'boolean',
+          describe: 'also make one commit on the current branch',
+          implies: 'message',
+        })
         .option('message', { alias: 'm', type: 'string', describe: 'the commit message for --squash' })
-        .option('conflict', { type: 'string', choices: ['refuse', 'markers'], describe: 'where you changed the same lines as the draft: stop (refuse, the default) or write git conflict markers' })
-        .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' })
-        .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, writing nothing, if the draft changed since' }),
+        .option('conflict', {
+          type: 'string',
+          choices: ['refuse', 'markers'],
+          describe:
+            'where you changed the same lines as the draft: stop (refuse, the default) or write git conflict markers',
+        })
+        .option('sandbox', {
+          type: 'string',
+          choices: ['read-only', 'workspace-write'],
+          describe: 'override shadow.sandbox',
+        })
+        .option('expect', {
+          type: 'string',
+          describe:
+            'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, writing nothing, if the draft changed since',
+        }),
     load: () => import('./commands/apply.js').then((m) => m.apply),
   },
   {
@@ -216,12 +322,28 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     describe: 'undo the last apply, keeping your later edits to the same files where they do not touch its lines',
     builder: (y) =>
       y
-        .option('dry-run', { type: 'boolean', describe: 'list what would be put back (clean, merged with your later edits, or conflict), writing nothing' })
-        .option('conflict', { type: 'string', choices: ['refuse', 'markers'], describe: 'where you changed the lines the apply wrote: stop (refuse, the default) or write git conflict markers' })
-        .option('sandbox', { type: 'string', choices: ['read-only', 'workspace-write'], describe: 'override shadow.sandbox' }),
+        .option('dry-run', {
+          type: 'boolean',
+          describe: 'list what would be put back (clean, merged with your later edits, or conflict), writing nothing',
+        })
+        .option('conflict', {
+          type: 'string',
+          choices: ['refuse', 'markers'],
+          describe:
+            'where you changed the lines the apply wrote: stop (refuse, the default) or write git conflict markers',
+        })
+        .option('sandbox', {
+          type: 'string',
+          choices: ['read-only', 'workspace-write'],
+          describe: 'override shadow.sandbox',
+        }),
     load: () => import('./commands/apply.js').then((m) => m.unapply),
   },
-  { usage: 'recover', describe: 'finish an apply that a crash interrupted (also done by every command)', load: () => import('./commands/apply.js').then((m) => m.recover) },
+  {
+    usage: 'recover',
+    describe: 'finish an apply that a crash interrupted (also done by every command)',
+    load: () => import('./commands/apply.js').then((m) => m.recover),
+  },
   SESSION_GROUP,
   {
     usage: 'serve',
@@ -229,7 +351,10 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     builder: (y) =>
       y
         .option('port', { type: 'number', describe: 'port (default: a free one)' })
-        .option('allow-apply', { type: 'boolean', describe: 'serve a real apply too (by default the apply endpoint only answers dry runs)' })
+        .option('allow-apply', {
+          type: 'boolean',
+          describe: 'serve a real apply too (by default the apply endpoint only answers dry runs)',
+        })
         .option('open', { type: 'boolean', describe: "open the review page's one-time URL in a browser" }),
     load: () => import('./commands/serve.js').then((m) => m.serve),
   },
@@ -246,21 +371,41 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       {
         usage: 'add <dir>',
         describe: "materialize the draft's view into a new (or empty) directory",
-        builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }).option('git', { type: 'boolean', describe: "a git worktree at the draft's tip instead, with node_modules & co. linked in: git and builds work there" }),
+        builder: (y) =>
+          y.positional('dir', { type: 'string', describe: "the worktree's directory" }).option('git', {
+            type: 'boolean',
+            describe:
+              "a git worktree at the draft's tip instead, with node_modules & co. linked in: git and builds work there",
+          }),
         load: () => import('./commands/worktree.js').then((m) => m.add),
       },
-      { usage: 'sync <dir>', describe: "bring it to the draft's tip (only the paths that differ)", builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }), load: () => import('./commands/worktree.js').then((m) => m.sync) },
+      {
+        usage: 'sync <dir>',
+        describe: "bring it to the draft's tip (only the paths that differ)",
+        builder: (y) => y.positional('dir', { type: 'string', describe: "the worktree's directory" }),
+        load: () => import('./commands/worktree.js').then((m) => m.sync),
+      },
       {
         usage: 'record <dir>',
         describe: 'record what changed there as one batch',
-        builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }).option('message', { alias: 'm', type: 'string', describe: 'the intent of the batch' }),
+        builder: (y) =>
+          y
+            .positional('dir', { type: 'string', describe: "the worktree's directory" })
+            .option('message', { alias: 'm', type: 'string', describe: 'the intent of the batch' }),
         load: () => import('./commands/worktree.js').then((m) => m.record),
       },
-      { usage: 'list', describe: 'the worktrees, their drafts, and whether they are behind', load: () => import('./commands/worktree.js').then((m) => m.list) },
+      {
+        usage: 'list',
+        describe: 'the worktrees, their drafts, and whether they are behind',
+        load: () => import('./commands/worktree.js').then((m) => m.list),
+      },
       {
         usage: 'remove <dir>',
         describe: 'delete the directory and forget it (refused while it holds changes not recorded)',
-        builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }).option('force', { type: 'boolean', describe: 'discard changes not recorded' }),
+        builder: (y) =>
+          y
+            .positional('dir', { type: 'string', describe: "the worktree's directory" })
+            .option('force', { type: 'boolean', describe: 'discard changes not recorded' }),
         load: () => import('./commands/worktree.js').then((m) => m.remove),
       },
     ],
@@ -268,12 +413,16 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
     usage: 'watch <dir>',
     describe: 'record every settled burst of changes in a worktree as one batch (and sync it when the draft moves)',
-    builder: (y) => y.positional('dir', { type: 'string', describe: 'the worktree\'s directory' }).option('quiet-ms', { type: 'number', describe: 'quiet time that ends a burst (default 300)' }),
+    builder: (y) =>
+      y
+        .positional('dir', { type: 'string', describe: "the worktree's directory" })
+        .option('quiet-ms', { type: 'number', describe: 'quiet time that ends a burst (default 300)' }),
     load: () => import('./commands/worktree.js').then((m) => m.watch),
   },
   {
     usage: 'exec',
-    describe: "run a command (after --) in the draft's kept git worktree (dependencies linked from yours); the working tree is never touched",
+    describe:
+      "run a command (after --) in the draft's kept git worktree (dependencies linked from yours); the working tree is never touched",
     builder: (y) =>
       y
         .option('record', { type: 'boolean', describe: 'record what the command changed as one batch' })
@@ -288,9 +437,17 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     describe: 'an MCP server over stdio: the draft tools for an agent (apply stays with you)',
     builder: (y) =>
       y
-        .option('draft-per-actor', { type: 'boolean', describe: 'give each client (actor) a draft of its own: agent-<actor>' })
+        .option('draft-per-actor', {
+          type: 'boolean',
+          describe: 'give each client (actor) a draft of its own: agent-<actor>',
+        })
         .option('allow-apply', { type: 'boolean', describe: 'offer the apply tool too (by default only you apply)' })
-        .option('tools', { type: 'string', default: 'shadow', describe: "the shapes of tools to serve: shadow, anthropic (the text editor tool), filesystem (the MCP filesystem server's), all; a comma list" })
+        .option('tools', {
+          type: 'string',
+          default: 'shadow',
+          describe:
+            "the shapes of tools to serve: shadow, anthropic (the text editor tool), filesystem (the MCP filesystem server's), all; a comma list",
+        })
         .conflicts('draft-per-actor', 'draft'),
     load: () => import('./commands/mcp.js').then((m) => m.mcp),
   },
@@ -299,15 +456,27 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     describe: 'print the tool definitions (names, descriptions, JSON Schemas) for an agent runtime',
     builder: (y) =>
       y
-        .option('format', { type: 'string', choices: ['openai', 'anthropic', 'mcp'], default: 'mcp', describe: 'the shape of the definitions' })
+        .option('format', {
+          type: 'string',
+          choices: ['openai', 'anthropic', 'mcp'],
+          default: 'mcp',
+          describe: 'the shape of the definitions',
+        })
         .option('allow-apply', { type: 'boolean', describe: 'include the apply tool' })
-        .option('tools', { type: 'string', default: 'shadow', describe: 'the shapes of tools: shadow, anthropic, filesystem, all; a comma list' }),
+        .option('tools', {
+          type: 'string',
+          default: 'shadow',
+          describe: 'the shapes of tools: shadow, anthropic, filesystem, all; a comma list',
+        }),
     load: () => import('./commands/mcp.js').then((m) => m.tools),
   },
   {
     usage: 'run <plan>',
     describe: 'run a plan: its batches in order, each one commit; stops cleanly between batches',
-    builder: (y) => y.positional('plan', { type: 'string', describe: 'plan file (JSON or JSON Lines), or - for stdin' }).option('from', { type: 'number', describe: 'start at this batch' }),
+    builder: (y) =>
+      y
+        .positional('plan', { type: 'string', describe: 'plan file (JSON or JSON Lines), or - for stdin' })
+        .option('from', { type: 'number', describe: 'start at this batch' }),
     load: () => import('./commands/plan.js').then((m) => m.run),
   },
   {
@@ -320,7 +489,11 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
         .option('skip', { type: 'boolean', describe: 'skip the batch that failed' }),
     load: () => import('./commands/plan.js').then((m) => m.resume),
   },
-  { usage: 'stop', describe: "ask the draft's running plan to stop after its current batch", load: () => import('./commands/plan.js').then((m) => m.stop) },
+  {
+    usage: 'stop',
+    describe: "ask the draft's running plan to stop after its current batch",
+    load: () => import('./commands/plan.js').then((m) => m.stop),
+  },
   {
     usage: 'propose',
     describe: "freeze the draft's diff as a proposal for review",
@@ -329,8 +502,15 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   },
   {
     usage: 'review [name]',
-    describe: 'the diff, the findings (secrets, protected paths, deletions) and the approvals apply needs (of --draft, or of the draft named, origin/<draft> too)',
-    builder: (y) => y.positional('name', { type: 'string', describe: 'the draft (default --draft); a fetched one as <remote>/<draft>' }).option('stat', { type: 'boolean', describe: 'file list instead of the full diff' }),
+    describe:
+      'the diff, the findings (secrets, protected paths, deletions) and the approvals apply needs (of --draft, or of the draft named, origin/<draft> too)',
+    builder: (y) =>
+      y
+        .positional('name', {
+          type: 'string',
+          describe: 'the draft (default --draft); a fetched one as <remote>/<draft>',
+        })
+        .option('stat', { type: 'boolean', describe: 'file list instead of the full diff' }),
     load: () => import('./commands/review.js').then((m) => m.review),
   },
   {
@@ -340,8 +520,16 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       y
         .positional('id', { type: 'string', describe: 'the approval id shadow review lists (ap-…)' })
         .option('reason', { type: 'string', describe: 'why' })
-        .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' })
-        .option('sign', { type: 'boolean', describe: "sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it" }),
+        .option('expect', {
+          type: 'string',
+          describe:
+            'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since',
+        })
+        .option('sign', {
+          type: 'boolean',
+          describe:
+            'sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it',
+        }),
     load: () => import('./commands/review.js').then((m) => m.approve),
   },
   {
@@ -351,8 +539,16 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
       y
         .positional('id', { type: 'string', describe: 'the approval id shadow review lists (ap-…)' })
         .option('reason', { type: 'string', describe: 'why', demandOption: true })
-        .option('expect', { type: 'string', describe: 'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since' })
-        .option('sign', { type: 'boolean', describe: "sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it" }),
+        .option('expect', {
+          type: 'string',
+          describe:
+            'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since',
+        })
+        .option('sign', {
+          type: 'boolean',
+          describe:
+            'sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it',
+        }),
     load: () => import('./commands/review.js').then((m) => m.deny),
   },
   {

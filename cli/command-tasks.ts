@@ -13,7 +13,10 @@ export const COMMAND_TASKS: readonly CommandTask[] = [
   { title: 'start and manage drafts', commands: ['draft'] },
   { title: 'write to a draft', commands: ['batch', 'write', 'edit', 'rm', 'mv', 'apply-patch', 'session'] },
   { title: 'look at a draft', commands: ['status', 'cat', 'ls', 'log', 'diff', 'blame', 'trace'] },
-  { title: 'history and undo', commands: ['checkpoint', 'checkpoints', 'rollback', 'undo', 'rebase', 'revert', 'resolve'] },
+  {
+    title: 'history and undo',
+    commands: ['checkpoint', 'checkpoints', 'rollback', 'undo', 'rebase', 'revert', 'resolve'],
+  },
   { title: 'review and decide', commands: ['propose', 'review', 'approve', 'deny', 'events'] },
   { title: 'publish into the working tree', commands: ['apply', 'unapply', 'recover'] },
   { title: 'share drafts through git remotes', commands: ['push', 'fetch', 'pull'] },

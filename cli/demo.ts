@@ -81,8 +81,12 @@ shadow(['undo']);
 shadow(['cat', 'src/hello.ts']);
 
 step('Bad input changes nothing: a tool call cut off mid-string, a secret file, an edit that does not match');
-shadow(['batch', '-'], '{"operations":[{"operation":"write","path":"a.txt","content":"trunc', `echo '{"operations":[{"operation":"write","path":"a.txt","content":"trunc' | shadow batch -`);
-shadow(['write', '.env'], 'TOKEN=x\n', "echo TOKEN=x | shadow write .env");
+shadow(
+  ['batch', '-'],
+  '{"operations":[{"operation":"write","path":"a.txt","content":"trunc',
+  `echo '{"operations":[{"operation":"write","path":"a.txt","content":"trunc' | shadow batch -`,
+);
+shadow(['write', '.env'], 'TOKEN=x\n', 'echo TOKEN=x | shadow write .env');
 shadow(['edit', 'README.md', '--old', 'Goodbye', '--new', 'Bye']);
 
 step('Where things stand');
@@ -103,7 +107,7 @@ appendFileSync(join(repo, 'src/app.ts'), '// and edited again after the draft to
 shadow(['apply']);
 shadow(['rollback', '~1']);
 
-step('Apply with --commit: the branch moves to the draft\'s commits');
+step("Apply with --commit: the branch moves to the draft's commits");
 shadow(['apply', '--commit']);
 show('git log --oneline', 'git', ['log', '--oneline']);
 show('git status --short', 'git', ['status', '--short']);

@@ -27,8 +27,12 @@ export function helpAsked(args: readonly string[]): string[] | undefined {
 export async function showHelp(words: readonly string[], out: Output): Promise<number> {
   const [first, second] = words;
   if (first === undefined) {
-    const describe = (name: string): string | undefined => COMMANDS.find((e) => ('commands' in e ? e.name : commandName(e)) === name)?.describe;
-    const tasks = COMMAND_TASKS.map((t) => ({ title: t.title, commands: t.commands.map((name) => ({ name, describe: describe(name) })) }));
+    const describe = (name: string): string | undefined =>
+      COMMANDS.find((e) => ('commands' in e ? e.name : commandName(e)) === name)?.describe;
+    const tasks = COMMAND_TASKS.map((t) => ({
+      title: t.title,
+      commands: t.commands.map((name) => ({ name, describe: describe(name) })),
+    }));
     out.result({ tasks }, groupedHelp);
     return EXIT.ok;
   }
@@ -42,7 +46,9 @@ export async function showHelp(words: readonly string[], out: Output): Promise<n
   const doc = commandDoc(group ? [first, second!] : [first]);
   if (!doc) {
     const name = group ? `${first} ${second}` : first;
-    const hint = group ? `run \`shadow help ${first}\` for its commands` : 'run `shadow --help` for the commands and their options';
+    const hint = group
+      ? `run \`shadow help ${first}\` for its commands`
+      : 'run `shadow --help` for the commands and their options';
     out.error({ code: 'USAGE', message: `shadow has no command "${name}"`, hint });
     return EXIT.usage;
   }

@@ -27,7 +27,11 @@ export function wrapText(text: string, width: number): string[] {
 }
 
 /** Rows of two columns, the second wrapped beside the first: `indent` before each row. */
-export function twoColumns(rows: ReadonlyArray<readonly [string, string]>, indent: string, width = HELP_WIDTH): string[] {
+export function twoColumns(
+  rows: ReadonlyArray<readonly [string, string]>,
+  indent: string,
+  width = HELP_WIDTH,
+): string[] {
   const left = Math.min(Math.max(...rows.map(([l]) => l.length)), 28) + 2;
   const out: string[] = [];
   for (const [l, r] of rows) {
@@ -42,7 +46,10 @@ const entryName = (e: CommandSpec | CommandGroup): string => ('commands' in e ? 
 
 /** How an option of the command line is written: `-C <dir>`, `--draft <name>`, `--json`. */
 export function globalOptionRows(): Array<readonly [string, string]> {
-  return GLOBAL_OPTIONS.map(({ key, value, options }) => [`${key.length === 1 ? '-' : '--'}${key}${value ? ` <${value}>` : ''}`, options.describe ?? ''] as const);
+  return GLOBAL_OPTIONS.map(
+    ({ key, value, options }) =>
+      [`${key.length === 1 ? '-' : '--'}${key}${value ? ` <${value}>` : ''}`, options.describe ?? ''] as const,
+  );
 }
 
 /** `shadow --help` and `shadow help`: every command under its task. */
@@ -59,14 +66,24 @@ export function groupedHelp(): string {
     lines.push(...twoColumns(rows, '   '), '');
   }
   lines.push('global options (every command):', ...twoColumns(globalOptionRows(), '   '), '');
-  const more = '`shadow help <command>` (or `shadow <command> --help`) shows a command in full: its options, exit statuses, error codes and examples.';
+  const more =
+    '`shadow help <command>` (or `shadow <command> --help`) shows a command in full: its options, exit statuses, error codes and examples.';
   lines.push(...wrapText(`${more} The whole reference is docs/cli.md.`, HELP_WIDTH));
   return `${lines.join('\n')}\n`;
 }
 
 /** `shadow draft --help`: a group's commands, one line each. */
 export function groupHelp(group: CommandGroup): string {
-  const rows = group.commands.map((c) => [c.usage + (c.aliases ? ` (also ${c.aliases.join(', ')})` : ''), c.describe] as const);
-  const lines = [`usage: shadow ${group.name} <command> [options]`, '', ...wrapText(group.describe, HELP_WIDTH), '', ...twoColumns(rows, '   '), ''];
+  const rows = group.commands.map(
+    (c) => [c.usage + (c.aliases ? ` (also ${c.aliases.join(', ')})` : ''), c.describe] as const,
+  );
+  const lines = [
+    `usage: shadow ${group.name} <command> [options]`,
+    '',
+    ...wrapText(group.describe, HELP_WIDTH),
+    '',
+    ...twoColumns(rows, '   '),
+    '',
+  ];
   return [...lines, `\`shadow help ${group.name} <command>\` shows one in full.`, ''].join('\n');
 }

@@ -144,7 +144,11 @@ async function* streamChunks(first: Buffer[], stream: AsyncIterator<unknown>, si
  * batch result. A document of STREAM_BATCH_BYTES or more comes back as its
  * bytes in pieces, read as the library parses them.
  */
-export async function readBatchDocument(file: string, cwd: string, stdin: Readable): Promise<string | Buffer | AsyncIterable<Buffer>> {
+export async function readBatchDocument(
+  file: string,
+  cwd: string,
+  stdin: Readable,
+): Promise<string | Buffer | AsyncIterable<Buffer>> {
   let bytes: Buffer;
   if (file === '-' || file === '') {
     const it = stdin[Symbol.asyncIterator]();

@@ -9,7 +9,8 @@ import type { CommandSpec } from './command-spec.js';
 export const REMOTE_COMMANDS: CommandSpec[] = [
   {
     usage: 'push [remote] [drafts..]',
-    describe: 'send drafts (default: the current one) to a git remote (default origin): tip, checkpoints, proposal, metadata and ledger, atomically; refused if the remote moved since the last fetch',
+    describe:
+      'send drafts (default: the current one) to a git remote (default origin): tip, checkpoints, proposal, metadata and ledger, atomically; refused if the remote moved since the last fetch',
     builder: (y) =>
       y
         .positional('remote', { type: 'string', describe: 'a remote of `git remote -v` (default origin)' })
@@ -19,8 +20,10 @@ export const REMOTE_COMMANDS: CommandSpec[] = [
   },
   {
     usage: 'fetch [remote]',
-    describe: "bring a remote's drafts here as <remote>/<draft> (refs/shadow/remotes/<remote>/), never touching local drafts",
-    builder: (y) => y.positional('remote', { type: 'string', describe: 'a remote of `git remote -v` (default origin)' }),
+    describe:
+      "bring a remote's drafts here as <remote>/<draft> (refs/shadow/remotes/<remote>/), never touching local drafts",
+    builder: (y) =>
+      y.positional('remote', { type: 'string', describe: 'a remote of `git remote -v` (default origin)' }),
     load: () => import('./commands/remote.js').then((m) => m.fetch),
   },
   {

@@ -10,7 +10,8 @@ export interface PathBase {
   gitDirs: readonly string[];
 }
 
-const OUTSIDE_HINT = 'name a path inside the working tree: relative to the current directory, or :/<path> from its root';
+const OUTSIDE_HINT =
+  'name a path inside the working tree: relative to the current directory, or :/<path> from its root';
 
 function segments(path: string): string[] {
   return path.split('/').filter((s) => s !== '' && s !== '.');
@@ -32,12 +33,22 @@ function invalid(arg: string, message: string, hint: string, data: Record<string
 function parseMagic(arg: string): { top: boolean; rest: string } {
   if (!arg.startsWith(':')) return { top: false, rest: arg };
   const unsupported = (magic: string): ShadowError =>
-    invalid(arg, `"${arg}" uses the pathspec magic "${magic}", which names no single path`, 'name the path itself; :/<path> names it from the repository root', {
-      magic,
-    });
+    invalid(
+      arg,
+      `"${arg}" uses the pathspec magic "${magic}", which names no single path`,
+      'name the path itself; :/<path> names it from the repository root',
+      {
+        magic,
+      },
+    );
   if (arg.startsWith(':(')) {
     const end = arg.indexOf(')');
-    if (end === -1) throw invalid(arg, `"${arg}" opens pathspec magic with "(" and never closes it`, 'write :(top)<path>, or :/<path>');
+    if (end === -1)
+      throw invalid(
+        arg,
+        `"${arg}" opens pathspec magic with "(" and never closes it`,
+        'write :(top)<path>, or :/<path>',
+      );
     let top = false;
     for (const word of arg.slice(2, end).split(',')) {
       const w = word.trim();
@@ -72,10 +83,17 @@ function parseMagic(arg: string): { top: boolean; rest: string } {
  * @example repoPath('../x.ts', { cwd: '/r/src/deep', top: '/r', gitDirs: ['/r/.git'] }) // 'src/x.ts'
  */
 export function repoPath(arg: string, base: PathBase): string {
-  if (arg === '') throw invalid(arg, 'an empty path names nothing', 'write . for the current directory, or :/ for the repository root');
+  if (arg === '')
+    throw invalid(
+      arg,
+      'an empty path names nothing',
+      'write . for the current directory, or :/ for the repository root',
+    );
   const { top: fromTop, rest } = parseMagic(arg);
   const outside = (): ShadowError =>
-    invalid(arg, `"${arg}" is outside the repository${base.top === null ? '' : ` at ${base.top}`}`, OUTSIDE_HINT, { top: base.top });
+    invalid(arg, `"${arg}" is outside the repository${base.top === null ? '' : ` at ${base.top}`}`, OUTSIDE_HINT, {
+      top: base.top,
+    });
   const out: string[] = [];
   const walk = (path: string, above: () => void): void => {
     for (const seg of segments(path)) {
@@ -85,7 +103,11 @@ export function repoPath(arg: string, base: PathBase): string {
   };
   if (rest.startsWith('/') && !fromTop) {
     if (base.top === null) {
-      throw invalid(arg, `"${arg}" is an absolute path, and this repository has no working tree to hold it`, 'give the path from the repository root');
+      throw invalid(
+        arg,
+        `"${arg}" is an absolute path, and this repository has no working tree to hold it`,
+        'give the path from the repository root',
+      );
     }
     // `..` above the file system's root stays there, as the kernel has it.
     walk(rest, () => undefined);
@@ -95,8 +117,14 @@ export function repoPath(arg: string, base: PathBase): string {
   }
   if (!fromTop && base.top !== null) {
     if (base.gitDirs.some((g) => isInside(base.cwd, g))) {
-      const hint = 'run shadow from the working tree (or -C <dir>), or name the path from the repository root with :/<path>';
-      throw invalid(arg, `"${arg}" is relative to ${base.cwd}, which is inside the git directory, not the working tree`, hint, { cwd: base.cwd });
+      const hint =
+        'run shadow from the working tree (or -C <dir>), or name the path from the repository root with :/<path>';
+      throw invalid(
+        arg,
+        `"${arg}" is relative to ${base.cwd}, which is inside the git directory, not the working tree`,
+        hint,
+        { cwd: base.cwd },
+      );
     }
     if (isInside(base.cwd, base.top)) out.push(...segments(base.cwd.slice(base.top.length)));
   }

@@ -13,7 +13,11 @@ import { repoPath } from './repo-path.js';
 
 /** The table entry the arguments invoke (a command, or a group such as `draft`), if any. */
 function invokedEntry(words: readonly string[]): CommandSpec | CommandGroup | undefined {
-  return COMMANDS.find((e) => ('commands' in e ? e.name : commandName(e)) === words[0] || (!('commands' in e) && e.aliases?.includes(words[0] ?? '')));
+  return COMMANDS.find(
+    (e) =>
+      ('commands' in e ? e.name : commandName(e)) === words[0] ||
+      (!('commands' in e) && e.aliases?.includes(words[0] ?? '')),
+  );
 }
 
 /**
@@ -29,7 +33,8 @@ export function commandKey(args: readonly string[]): string | undefined {
 function register(y: Argv, entry: CommandSpec | CommandGroup): Argv {
   if ('commands' in entry) {
     return y.command(entry.name, entry.describe, (g) => {
-      for (const c of entry.commands) g.command(c.aliases ? [c.usage, ...c.aliases] : c.usage, c.describe, c.builder ?? {});
+      for (const c of entry.commands)
+        g.command(c.aliases ? [c.usage, ...c.aliases] : c.usage, c.describe, c.builder ?? {});
       return g.demandCommand(1, `name a ${entry.name} command: ${entry.commands.map(commandName).join(', ')}`);
     });
   }
@@ -39,7 +44,12 @@ function register(y: Argv, entry: CommandSpec | CommandGroup): Argv {
 type FailHandler = (msg: string | undefined, err: Error | undefined) => void;
 
 /** The options every command takes, the invoked command (or, for help and unknown words, every one), and how a usage error is reported. */
-function buildParser(y: Argv, invoked: CommandSpec | CommandGroup | undefined, helpShown: boolean, onFail: FailHandler): Argv {
+function buildParser(
+  y: Argv,
+  invoked: CommandSpec | CommandGroup | undefined,
+  helpShown: boolean,
+  onFail: FailHandler,
+): Argv {
   let cli: Argv = y.scriptName('shadow').locale('en').usage(`shadow <command> [options]\n\n${SHADOW_SUMMARY}`);
   for (const { key, options } of GLOBAL_OPTIONS) cli = cli.option(key, { ...options, global: true });
   for (const entry of invoked ? [invoked] : COMMANDS) cli = register(cli, entry);
@@ -70,7 +80,11 @@ const parserFailures = new WeakMap<Argv, FailHandler>();
  * parse), and no handler runs inside it, so a parse runs to its end before
  * another call's begins.
  */
-function reusableParser(shared: SharedCaches, entry: CommandSpec | CommandGroup, yargs: (args?: string[]) => Argv): Argv {
+function reusableParser(
+  shared: SharedCaches,
+  entry: CommandSpec | CommandGroup,
+  yargs: (args?: string[]) => Argv,
+): Argv {
   let byCommand = reusable.get(shared);
   if (!byCommand) reusable.set(shared, (byCommand = new Map()));
   const key = 'commands' in entry ? entry.name : commandName(entry);
@@ -110,10 +124,17 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (err && err.name !== 'YError') throw err;
     if (usageError) return;
     usageError = true;
-    out.error({ code: 'USAGE', message: msg ?? err?.message ?? 'bad usage', hint: 'run `shadow --help` for the commands and their options' });
+    out.error({
+      code: 'USAGE',
+      message: msg ?? err?.message ?? 'bad usage',
+      hint: 'run `shadow --help` for the commands and their options',
+    });
   };
   // A server's handed-off calls reuse the parser of their command (built once: 1 to 2 ms a call); help is laid out afresh.
-  const reused = io.shared !== undefined && !helpShown && invoked !== undefined ? reusableParser(io.shared, invoked, yargs) : undefined;
+  const reused =
+    io.shared !== undefined && !helpShown && invoked !== undefined
+      ? reusableParser(io.shared, invoked, yargs)
+      : undefined;
   const cli = reused ?? buildParser(yargs(), invoked, helpShown, onFail);
   if (reused) parserFailures.set(reused, onFail);
   let shadow: Shadow | undefined;
@@ -130,7 +151,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       argv,
       io,
       out,
-      draft: (argv.draft as string | undefined) ?? (inWorktree && io.env.SHADOW_DRAFT === undefined ? inWorktree.marker.draft : undefined),
+      draft:
+        (argv.draft as string | undefined) ??
+        (inWorktree && io.env.SHADOW_DRAFT === undefined ? inWorktree.marker.draft : undefined),
       actor: argv.actor as string | undefined,
       dir,
       worktreeRoot: inWorktree?.root,
@@ -138,17 +161,30 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       open: async () => {
         if (shadow) return shadow;
         // The caller's environment, not this process's: a server runs commands for callers (handoff/).
-        const opened = await openShadow({ dir: inWorktree ? inWorktree.marker.repository : ctx.dir, env: io.env, shared: io.shared });
+        const opened = await openShadow({
+          dir: inWorktree ? inWorktree.marker.repository : ctx.dir,
+          env: io.env,
+          shared: io.shared,
+        });
         shadow = opened;
-        if (argv.model !== undefined || argv['actor-type'] !== undefined) opened.useIdentity({ model: argv.model as string | undefined, actorType: argv['actor-type'] as string | undefined });
+        if (argv.model !== undefined || argv['actor-type'] !== undefined)
+          opened.useIdentity({
+            model: argv.model as string | undefined,
+            actorType: argv['actor-type'] as string | undefined,
+          });
         const done = opened.recovered?.finished ?? [];
         if (done.length > 0 && spec.usage !== 'recover') {
-          out.note(`recovered ${done.length === 1 ? 'an interrupted apply' : `${done.length} interrupted applies`} first (shadow recover)`);
+          out.note(
+            `recovered ${done.length === 1 ? 'an interrupted apply' : `${done.length} interrupted applies`} first (shadow recover)`,
+          );
         }
         // Write sessions a crash left: offered for resume or finalize (older ones are cleaned up).
         if (words[0] !== 'session') {
           const orphans = opened.sessions.orphans().resumable;
-          if (orphans.length > 0) out.note(`${orphans.length} write session${orphans.length === 1 ? '' : 's'} left by an earlier run: resume, finalize or drop ${orphans.length === 1 ? 'it' : 'them'} with \`shadow session recover\``);
+          if (orphans.length > 0)
+            out.note(
+              `${orphans.length} write session${orphans.length === 1 ? '' : 's'} left by an earlier run: resume, finalize or drop ${orphans.length === 1 ? 'it' : 'them'} with \`shadow session recover\``,
+            );
         }
         return opened;
       },
@@ -172,7 +208,11 @@ function reportError(e: unknown, out: Output, io: CliIO): number {
     return exitStatusFor(e.code);
   }
   const message = e instanceof Error ? e.message : String(e);
-  out.error({ code: 'INTERNAL', message: `internal error: ${message}`, hint: 'this is a bug in shadow; rerun with SHADOW_DEBUG=1 for the stack and report it' });
+  out.error({
+    code: 'INTERNAL',
+    message: `internal error: ${message}`,
+    hint: 'this is a bug in shadow; rerun with SHADOW_DEBUG=1 for the stack and report it',
+  });
   if (io.env.SHADOW_DEBUG && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
   return EXIT.error;
 }

@@ -153,7 +153,10 @@ export class ShadowError extends Error {
 
 /** True for a ShadowError (also one from another copy of the module). */
 export function isShadowError(e: unknown): e is ShadowError {
-  return e instanceof ShadowError || (e instanceof Error && e.name === 'ShadowError' && typeof (e as { code?: unknown }).code === 'string');
+  return (
+    e instanceof ShadowError ||
+    (e instanceof Error && e.name === 'ShadowError' && typeof (e as { code?: unknown }).code === 'string')
+  );
 }
 
 /** The `code` of a node system error (`ENOENT`, …), or undefined. */

@@ -51,12 +51,26 @@ export type { RecordResult, WorktreeChange } from './worktrees/worktree-record.j
 export type { WatchHandle, WatchOptions } from './worktrees/worktree-watch.js';
 export { findMarker, MARKER } from './state/worktree-state.js';
 export type { BeginSessionInput } from './api/sessions-api.js';
-export type { BeginResult, FinalizeResult, SessionStatus, SessionOperation, SessionSettings } from './sessions/session.js';
+export type {
+  BeginResult,
+  FinalizeResult,
+  SessionStatus,
+  SessionOperation,
+  SessionSettings,
+} from './sessions/session.js';
 export { IDLE_PROMPT } from './sessions/session.js';
 export type { Context, FileSystem, Clock, Ids, Env, Processes, GitRunner, GitRun, ProgramRunner } from './context.js';
 export { ShadowError, isShadowError } from './errors.js';
 export type { ErrorCode, ShadowErrorJSON } from './errors.js';
-export type { BatchInput, FileOperation, FileMode, OpResult, OpStatus, OperationName, PatchFileResult } from './drafts/batch/ops.js';
+export type {
+  BatchInput,
+  FileOperation,
+  FileMode,
+  OpResult,
+  OpStatus,
+  OperationName,
+  PatchFileResult,
+} from './drafts/batch/ops.js';
 export type { WriteOp, EditOp, PatchOp, DeleteOp, RenameOp, ChmodOp, ApplyPatchOp } from './drafts/batch/ops.js';
 export type { OpLine } from './drafts/commit-message.js';
 export type { Identity, ActorType } from './drafts/batch/identity.js';
@@ -77,7 +91,14 @@ export type { RevertResult } from './drafts/rebase/revert.js';
 export type { BlameResult, BlameLine } from './drafts/history/blame.js';
 export type { PublishedBlame, PublishedBlameLine, Source as BlameSource } from './publish/published-blame.js';
 export type { TraceOfCommit } from './publish/trace-read.js';
-export type { TraceRecord, Contributor as TraceContributor, ContributorType, TraceFile, TraceConversation, TraceRange } from './publish/trace-record.js';
+export type {
+  TraceRecord,
+  Contributor as TraceContributor,
+  ContributorType,
+  TraceFile,
+  TraceConversation,
+  TraceRange,
+} from './publish/trace-record.js';
 export type { NotesResult, NoteFailure } from './publish/trace-notes.js';
 export type { PathConflict, ConflictReason } from './publish/path-conflict.js';
 export type { MergeStatus } from './publish/merge-paths.js';
@@ -99,7 +120,10 @@ export type { DecisionOptions } from './api/review-calls.js';
  * const server = await startServer(await openShadow({ dir }), { port: 0 });
  * console.log(server.url, server.token);
  */
-export async function startServer(sh: import('./shadow.js').Shadow, options?: import('./http/http-server.js').ServerOptions): Promise<import('./http/http-server.js').RunningServer> {
+export async function startServer(
+  sh: import('./shadow.js').Shadow,
+  options?: import('./http/http-server.js').ServerOptions,
+): Promise<import('./http/http-server.js').RunningServer> {
   const { startServer: start } = await import('./http/http-server.js');
   return start(sh, options);
 }

@@ -53,7 +53,13 @@ export const localProcesses: Processes = {
 /** Native git on the PATH, run to completion (filters run inside it). */
 export const nativeGit: GitRunner = {
   run: (args, { cwd, env, input }) => {
-    const r = spawnSync('git', args, { cwd, env: env as NodeJS.ProcessEnv, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+    const r = spawnSync('git', args, {
+      cwd,
+      env: env as NodeJS.ProcessEnv,
+      input,
+      maxBuffer: 1 << 30,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const stdout = r.stdout ?? Buffer.alloc(0);
     const stderr = r.error ? r.error.message : (r.stderr ?? Buffer.alloc(0)).toString('utf8');
     return { status: r.error ? null : r.status, stdout, stderr };
@@ -63,7 +69,13 @@ export const nativeGit: GitRunner = {
 /** Programs on the PATH, run to completion. */
 export const nativePrograms: ProgramRunner = {
   run: (program, args, { cwd, env, input }) => {
-    const r = spawnSync(program, args, { cwd, env: env as NodeJS.ProcessEnv, input, maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'] });
+    const r = spawnSync(program, args, {
+      cwd,
+      env: env as NodeJS.ProcessEnv,
+      input,
+      maxBuffer: 1 << 26,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const stdout = r.stdout ?? Buffer.alloc(0);
     const stderr = r.error ? r.error.message : (r.stderr ?? Buffer.alloc(0)).toString('utf8');
     return { status: r.error ? null : r.status, stdout, stderr };

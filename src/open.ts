@@ -42,7 +42,15 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
   validate(OpenSchema, { dir: options.dir }, 'INVALID_ARGUMENT', 'openShadow options');
   let ctx: Context;
   if (options.fs && options.clock && options.ids && options.env) {
-    ctx = { fs: options.fs, clock: options.clock, ids: options.ids, env: options.env, processes: options.processes, git: options.git, programs: options.programs };
+    ctx = {
+      fs: options.fs,
+      clock: options.clock,
+      ids: options.ids,
+      env: options.env,
+      processes: options.processes,
+      git: options.git,
+      programs: options.programs,
+    };
   } else {
     const { nodeContext } = await import('./node-context.js');
     const base = nodeContext();

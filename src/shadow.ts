@@ -31,7 +31,8 @@ export type { DiffFile, DiffOptions, DiffResult } from './api/view-calls.js';
 export { BeginSchema as BeginSessionSchema } from './api/sessions-api.js';
 
 /** Every call of the handle, by capability (declared on the class below). */
-export interface Shadow extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls, RemoteCalls {}
+export interface Shadow
+  extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls, RemoteCalls {}
 
 /**
  * A handle on one repository: every shadow operation, with arguments
@@ -76,7 +77,9 @@ export class Shadow implements ShadowCore {
       const v = c.getInt(key.toLowerCase());
       if (v === undefined) return fallback;
       if (v > 0) return v;
-      throw new ShadowError('INVALID_ARGUMENT', `${key} is ${v}: it must be a positive number of milliseconds`, { hint: `set it with \`git config ${key} <ms>\`, or unset it for the default` });
+      throw new ShadowError('INVALID_ARGUMENT', `${key} is ${v}: it must be a positive number of milliseconds`, {
+        hint: `set it with \`git config ${key} <ms>\`, or unset it for the default`,
+      });
     };
     return { idleMs: positive('shadow.serverIdleMs', 30_000), bodyMs: positive('shadow.serverBodyMs', 10 * 60_000) };
   }
@@ -107,10 +110,14 @@ export class Shadow implements ShadowCore {
     checkDraftName(name);
     const remote = splitRemoteDraft(name);
     if (remote) {
-      throw new ShadowError('READ_ONLY', `"${name}" is draft "${remote.draft}" of remote ${remote.remote} as last fetched: it can be read, not changed`, {
-        hint: `continue it here with \`shadow draft new ${remote.draft} --from ${name}\`, then work on draft ${remote.draft}`,
-        data: { draft: name, remote: remote.remote },
-      });
+      throw new ShadowError(
+        'READ_ONLY',
+        `"${name}" is draft "${remote.draft}" of remote ${remote.remote} as last fetched: it can be read, not changed`,
+        {
+          hint: `continue it here with \`shadow draft new ${remote.draft} --from ${name}\`, then work on draft ${remote.draft}`,
+          data: { draft: name, remote: remote.remote },
+        },
+      );
     }
     return name;
   }
@@ -142,7 +149,10 @@ export class Shadow implements ShadowCore {
   /** A person or an AI, and its model: the options, else the handle's defaults, else SHADOW_ACTOR_TYPE / SHADOW_MODEL. */
   identity(options: { model?: string; actorType?: string } = {}): Identity {
     const model = options.model ?? this.identityDefaults.model ?? this.ctx.env.SHADOW_MODEL;
-    return identityOf(options.actorType ?? this.identityDefaults.actorType ?? this.ctx.env.SHADOW_ACTOR_TYPE, model === '' ? undefined : model);
+    return identityOf(
+      options.actorType ?? this.identityDefaults.actorType ?? this.ctx.env.SHADOW_ACTOR_TYPE,
+      model === '' ? undefined : model,
+    );
   }
 
   /** What opening the repository recovered (an apply a crash interrupted), if anything. */
@@ -150,14 +160,22 @@ export class Shadow implements ShadowCore {
 
   /** Write sessions: large content as plain text, committed as one batch. */
   get sessions(): Sessions {
-    return (this.sessionsApi ??= new Sessions(this.ws, (d) => this.draftName({ draft: d }), (a) => this.actor(a)));
+    return (this.sessionsApi ??= new Sessions(
+      this.ws,
+      (d) => this.draftName({ draft: d }),
+      (a) => this.actor(a),
+    ));
   }
 
   private sessionsApi: Sessions | undefined;
 
   /** Materialized worktrees: the draft's view as a real directory, kept in step, its changes recorded as batches. */
   get worktrees(): Worktrees {
-    return (this.worktreesApi ??= new Worktrees(this.ws, (d) => this.draftName({ draft: d }), (a) => this.actor(a)));
+    return (this.worktreesApi ??= new Worktrees(
+      this.ws,
+      (d) => this.draftName({ draft: d }),
+      (a) => this.actor(a),
+    ));
   }
 
   private worktreesApi: Worktrees | undefined;
@@ -168,4 +186,14 @@ export class Shadow implements ShadowCore {
   }
 }
 
-installCalls(Shadow.prototype, batchCalls, draftCalls, viewCalls, publishCalls, reviewCalls, planCalls, rebaseCalls, remoteCalls);
+installCalls(
+  Shadow.prototype,
+  batchCalls,
+  draftCalls,
+  viewCalls,
+  publishCalls,
+  reviewCalls,
+  planCalls,
+  rebaseCalls,
+  remoteCalls,
+);

@@ -39,7 +39,11 @@ function hookCommand(repo: DiskRepo, agent: Agent, bin = SHADOW_BIN): string {
 /** Run a hook command line as the agents do, without blocking the event loop (a test's fake server lives in it). */
 function runHook(repo: DiskRepo, command: string, input: string | Buffer | null): Promise<Answer> {
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', command], { cwd: repo.dir, env: repo.env, stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', command], {
+      cwd: repo.dir,
+      env: repo.env,
+      stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -54,7 +58,13 @@ function runHook(repo: DiskRepo, command: string, input: string | Buffer | null)
 /** The agent's tool call: a Write (Claude Code) or write_file (Gemini CLI) of `path`. */
 function writeCall(repo: DiskRepo, agent: Agent, path: string, content: string): string {
   const [event, tool] = agent === 'claude' ? ['PreToolUse', 'Write'] : ['BeforeTool', 'write_file'];
-  return JSON.stringify({ session_id: 's', cwd: repo.dir, hook_event_name: event, tool_name: tool, tool_input: { file_path: repo.path(path), content } });
+  return JSON.stringify({
+    session_id: 's',
+    cwd: repo.dir,
+    hook_event_name: event,
+    tool_name: tool,
+    tool_input: { file_path: repo.path(path), content },
+  });
 }
 
 /** An answer that refuses the call in the agent's protocol; its reason. */
@@ -77,71 +87,100 @@ function refused(a: Answer, agent: Agent): string {
 
 const Closed = suite('the edit hook fails closed');
 
-Closed('the installation moved away: the command init wrote refuses with exit 2 and says to run init again; nothing is written', async () => {
-  const repo = new DiskRepo({ 'README.md': 'Hello\n' });
-  // A copy of the executables inside the build (node finds the bundle's dependencies above it), moved away later.
-  const install = mkdtempSync(join(dirname(dirname(SHADOW_BIN)), 'moved-install-'));
-  try {
-    cpSync(dirname(SHADOW_BIN), join(install, 'bin'), { recursive: true });
-    for (const agent of AGENTS) {
-      const command = hookCommand(repo, agent, join(install, 'bin', 'shadow.cjs'));
-      assert.ok(command.includes(join(install, 'bin', 'shadow.cjs')), command);
-      // The control: installed, the edit lands in the draft.
-      assert.match(refused(await runHook(repo, command, writeCall(repo, agent, `${agent}.txt`, 'x\n')), agent), /changed in the draft as batch/);
-      assert.is(repo.git('show', `refs/shadow/drafts/default:${agent}.txt`), 'x\n');
-    }
-    const commands = Object.fromEntries(AGENTS.map((a) => [a, hookCommand(repo, a, join(install, 'bin', 'shadow.cjs'))]));
-    const tree = treeHashes(repo.dir);
-    const tip = repo.ref('refs/shadow/drafts/default');
-    renameSync(install, `${install}-moved`);
+Closed(
+  'the installation moved away: the command init wrote refuses with exit 2 and says to run init again; nothing is written',
+  async () => {
+    const repo = new DiskRepo({ 'README.md': 'Hello\n' });
+    // A copy of the executables inside the build (node finds the bundle's dependencies above it), moved away later.
+    const install = mkdtempSync(join(dirname(dirname(SHADOW_BIN)), 'moved-install-'));
     try {
+      cpSync(dirname(SHADOW_BIN), join(install, 'bin'), { recursive: true });
       for (const agent of AGENTS) {
-        const a = await runHook(repo, commands[agent]!, writeCall(repo, agent, 'new.txt', 'y\n'));
-        assert.is(a.status, 2, agent);
-        assert.is(a.stdout, '', agent);
-        assert.match(a.stderr, new RegExp(`shadow could not run its edit hook .*batch_write.*shadow init ${agent}`), agent);
+        const command = hookCommand(repo, agent, join(install, 'bin', 'shadow.cjs'));
+        assert.ok(command.includes(join(install, 'bin', 'shadow.cjs')), command);
+        // The control: installed, the edit lands in the draft.
+        assert.match(
+          refused(await runHook(repo, command, writeCall(repo, agent, `${agent}.txt`, 'x\n')), agent),
+          /changed in the draft as batch/,
+        );
+        assert.is(repo.git('show', `refs/shadow/drafts/default:${agent}.txt`), 'x\n');
       }
+      const commands = Object.fromEntries(
+        AGENTS.map((a) => [a, hookCommand(repo, a, join(install, 'bin', 'shadow.cjs'))]),
+      );
+      const tree = treeHashes(repo.dir);
+      const tip = repo.ref('refs/shadow/drafts/default');
+      renameSync(install, `${install}-moved`);
+      try {
+        for (const agent of AGENTS) {
+          const a = await runHook(repo, commands[agent]!, writeCall(repo, agent, 'new.txt', 'y\n'));
+          assert.is(a.status, 2, agent);
+          assert.is(a.stdout, '', agent);
+          assert.match(
+            a.stderr,
+            new RegExp(`shadow could not run its edit hook .*batch_write.*shadow init ${agent}`),
+            agent,
+          );
+        }
+      } finally {
+        renameSync(`${install}-moved`, install);
+      }
+      assert.equal(treeHashes(repo.dir), tree, 'the working tree is untouched');
+      assert.is(repo.ref('refs/shadow/drafts/default'), tip, 'and the draft too');
     } finally {
-      renameSync(`${install}-moved`, install);
+      rmSync(install, { recursive: true, force: true });
+      repo.cleanup();
     }
-    assert.equal(treeHashes(repo.dir), tree, 'the working tree is untouched');
-    assert.is(repo.ref('refs/shadow/drafts/default'), tip, 'and the draft too');
-  } finally {
-    rmSync(install, { recursive: true, force: true });
-    repo.cleanup();
-  }
-});
+  },
+);
 
-Closed('whatever the command cannot vouch for is exit 2 with the reason: node missing, a crash, exit 1, a signal, an exit 0 with nothing printed', async () => {
-  const repo = new DiskRepo();
-  const bin = join(repo.root, 'fake-bin');
-  mkdirSync(bin);
-  const script = (name: string, body: string): string => {
-    writeFileSync(join(bin, name), body);
-    return join(bin, name);
-  };
-  try {
-    const cases: Array<[string, { node: string; entry: string }]> = [
-      ['node missing', { node: join(bin, 'no-such-node'), entry: SHADOW_BIN }],
-      ['shadow.cjs missing', { node: process.execPath, entry: join(bin, 'gone', 'shadow.cjs') }],
-      ['a crash', { node: process.execPath, entry: script('crash.cjs', 'throw new Error("boom")') }],
-      ['exit 1 after an answer', { node: process.execPath, entry: script('one.cjs', 'process.stdout.write("{}\\n"); process.exitCode = 1') }],
-      ['killed', { node: process.execPath, entry: script('killed.cjs', 'process.kill(process.pid, "SIGKILL")') }],
-      ['exit 0, silent', { node: process.execPath, entry: script('silent.cjs', '') }],
-    ];
-    for (const [what, launch] of cases) {
-      const a = await runHook(repo, failClosedCommandLine(launch, repo.dir, ['hook', 'claude-pre-tool-use'], 'refused: shadow did not run'), '{}');
-      assert.equal([a.status, a.stdout], [2, ''], what);
-      assert.match(a.stderr, /refused: shadow did not run\n$/, what);
+Closed(
+  'whatever the command cannot vouch for is exit 2 with the reason: node missing, a crash, exit 1, a signal, an exit 0 with nothing printed',
+  async () => {
+    const repo = new DiskRepo();
+    const bin = join(repo.root, 'fake-bin');
+    mkdirSync(bin);
+    const script = (name: string, body: string): string => {
+      writeFileSync(join(bin, name), body);
+      return join(bin, name);
+    };
+    try {
+      const cases: Array<[string, { node: string; entry: string }]> = [
+        ['node missing', { node: join(bin, 'no-such-node'), entry: SHADOW_BIN }],
+        ['shadow.cjs missing', { node: process.execPath, entry: join(bin, 'gone', 'shadow.cjs') }],
+        ['a crash', { node: process.execPath, entry: script('crash.cjs', 'throw new Error("boom")') }],
+        [
+          'exit 1 after an answer',
+          { node: process.execPath, entry: script('one.cjs', 'process.stdout.write("{}\\n"); process.exitCode = 1') },
+        ],
+        ['killed', { node: process.execPath, entry: script('killed.cjs', 'process.kill(process.pid, "SIGKILL")') }],
+        ['exit 0, silent', { node: process.execPath, entry: script('silent.cjs', '') }],
+      ];
+      for (const [what, launch] of cases) {
+        const a = await runHook(
+          repo,
+          failClosedCommandLine(launch, repo.dir, ['hook', 'claude-pre-tool-use'], 'refused: shadow did not run'),
+          '{}',
+        );
+        assert.equal([a.status, a.stdout], [2, ''], what);
+        assert.match(a.stderr, /refused: shadow did not run\n$/, what);
+      }
+      // The control: an answer with exit 0 goes through as printed.
+      const answer = script(
+        'answer.cjs',
+        'process.stdout.write(JSON.stringify({ decision: "deny", reason: "r" }) + "\\n")',
+      );
+      const a = await runHook(
+        repo,
+        failClosedCommandLine({ node: process.execPath, entry: answer }, repo.dir, ['hook', 'x'], 'refused'),
+        '{}',
+      );
+      assert.equal(a, { status: 0, stdout: '{"decision":"deny","reason":"r"}\n', stderr: '' });
+    } finally {
+      repo.cleanup();
     }
-    // The control: an answer with exit 0 goes through as printed.
-    const answer = script('answer.cjs', 'process.stdout.write(JSON.stringify({ decision: "deny", reason: "r" }) + "\\n")');
-    const a = await runHook(repo, failClosedCommandLine({ node: process.execPath, entry: answer }, repo.dir, ['hook', 'x'], 'refused'), '{}');
-    assert.equal(a, { status: 0, stdout: '{"decision":"deny","reason":"r"}\n', stderr: '' });
-  } finally {
-    repo.cleanup();
-  }
-});
+  },
+);
 
 type Death = 'before accepting' | 'after go' | 'mid-stream';
 
@@ -162,7 +201,11 @@ async function dyingServer(repo: DiskRepo, death: Death): Promise<{ ran: () => n
       if (got.includes('{"go":true}\n') && !conn.destroyed) {
         ran++;
         // Mid-stream: half an answer, then gone.
-        if (death === 'mid-stream') conn.write(`${JSON.stringify({ o: Buffer.from('{"hookSpecificOutput": {"hookEv').toString('base64') })}\n`, () => conn.destroy());
+        if (death === 'mid-stream')
+          conn.write(
+            `${JSON.stringify({ o: Buffer.from('{"hookSpecificOutput": {"hookEv').toString('base64') })}\n`,
+            () => conn.destroy(),
+          );
         else conn.destroy();
       }
     });
@@ -171,39 +214,46 @@ async function dyingServer(repo: DiskRepo, death: Death): Promise<{ ran: () => n
   return { ran: () => ran, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-Closed('a server that dies during the hand-off refuses the edit: before it accepts (the caller takes it itself), after go, mid-stream', async () => {
-  for (const agent of AGENTS) {
-    for (const death of ['before accepting', 'after go', 'mid-stream'] as Death[]) {
-      const repo = new DiskRepo({ 'README.md': 'Hello\n' });
-      try {
-        const command = hookCommand(repo, agent);
-        const tree = treeHashes(repo.dir);
-        const server = await dyingServer(repo, death);
-        let a: Answer;
+Closed(
+  'a server that dies during the hand-off refuses the edit: before it accepts (the caller takes it itself), after go, mid-stream',
+  async () => {
+    for (const agent of AGENTS) {
+      for (const death of ['before accepting', 'after go', 'mid-stream'] as Death[]) {
+        const repo = new DiskRepo({ 'README.md': 'Hello\n' });
         try {
-          a = await runHook(repo, command, writeCall(repo, agent, 'new.txt', 'n\n'));
+          const command = hookCommand(repo, agent);
+          const tree = treeHashes(repo.dir);
+          const server = await dyingServer(repo, death);
+          let a: Answer;
+          try {
+            a = await runHook(repo, command, writeCall(repo, agent, 'new.txt', 'n\n'));
+          } finally {
+            await server.close();
+          }
+          const what = `${agent}, ${death}`;
+          const reason = refused(a, agent);
+          if (death === 'before accepting') {
+            assert.is(server.ran(), 0, what);
+            assert.match(
+              reason,
+              /new\.txt changed in the draft as batch 1/,
+              `${what}: nothing ran there, so the caller took the edit itself`,
+            );
+            assert.is(repo.git('show', 'refs/shadow/drafts/default:new.txt'), 'n\n', what);
+          } else {
+            assert.is(server.ran(), 1, what);
+            assert.is(a.status, 2, what);
+            assert.match(reason, /stopped while it took this edit, so the edit is refused/, what);
+            assert.is(repo.ref('refs/shadow/drafts/default'), undefined, `${what}: not run again by the caller`);
+          }
+          assert.equal(treeHashes(repo.dir), tree, `${what}: the working tree is untouched`);
         } finally {
-          await server.close();
+          repo.cleanup();
         }
-        const what = `${agent}, ${death}`;
-        const reason = refused(a, agent);
-        if (death === 'before accepting') {
-          assert.is(server.ran(), 0, what);
-          assert.match(reason, /new\.txt changed in the draft as batch 1/, `${what}: nothing ran there, so the caller took the edit itself`);
-          assert.is(repo.git('show', 'refs/shadow/drafts/default:new.txt'), 'n\n', what);
-        } else {
-          assert.is(server.ran(), 1, what);
-          assert.is(a.status, 2, what);
-          assert.match(reason, /stopped while it took this edit, so the edit is refused/, what);
-          assert.is(repo.ref('refs/shadow/drafts/default'), undefined, `${what}: not run again by the caller`);
-        }
-        assert.equal(treeHashes(repo.dir), tree, `${what}: the working tree is untouched`);
-      } finally {
-        repo.cleanup();
       }
     }
-  }
-});
+  },
+);
 
 Closed('input the hook cannot read is refused: closed stdin, empty, not JSON, not an object, too large', async () => {
   const repo = new DiskRepo({ 'README.md': 'Hello\n' });

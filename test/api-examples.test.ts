@@ -39,7 +39,7 @@ function publicBlocks(): ExampleBlock[] {
 const BROKEN = [
   'export interface FakeCalls {',
   '  /**',
-  '   * Something a call does. @example await sh.write(\'a.txt\', \'a\\n\')',
+  "   * Something a call does. @example await sh.write('a.txt', 'a\\n')",
   '   *',
   '   * @example',
   '   * const r = await sh.batch({ operations: [] });',
@@ -87,10 +87,16 @@ Examples('every @example of the public API compiles against the built declaratio
   const members = ['(module)', 'BatchCalls.batch', 'Sessions.begin', 'openShadow', 'startServer'];
   members.push('SharedCaches', 'Worktrees.exec');
   for (const member of members) {
-    assert.ok(real.some((b) => b.member === member), `no block found on ${member}`);
+    assert.ok(
+      real.some((b) => b.member === member),
+      `no block found on ${member}`,
+    );
   }
   const mine = problems.filter((p) => !isFixture(p.file));
-  assert.equal(mine.map((p) => `${p.file}:${p.line} ${p.member}: ${p.message}`), []);
+  assert.equal(
+    mine.map((p) => `${p.file}:${p.line} ${p.member}: ${p.message}`),
+    [],
+  );
 });
 
 Examples('a block that does not compile is reported with its file, declaration and line', () => {
@@ -103,12 +109,18 @@ Examples('a block that does not compile is reported with its file, declaration a
     ],
   );
   const problems = of(check().problems, 'src/api/fake-calls.ts');
-  assert.equal(problems.map((p) => [p.member, p.line]), [['FakeCalls.call', 7]]);
+  assert.equal(
+    problems.map((p) => [p.member, p.line]),
+    [['FakeCalls.call', 7]],
+  );
   assert.match(problems[0]!.message, /Property 'commitId' does not exist/);
 });
 
 Examples('a fenced block, and an import from the package, are read as a program would write them', () => {
-  assert.equal(of(check().blocks, 'src/fake-fenced.ts').map((b) => [b.member, b.line]), [['f', 6]]);
+  assert.equal(
+    of(check().blocks, 'src/fake-fenced.ts').map((b) => [b.member, b.line]),
+    [['f', 6]],
+  );
   assert.equal(of(check().problems, 'src/fake-fenced.ts'), []);
   const wrong = of(check().problems, 'src/fake-import.ts').map((p) => `${p.line} ${p.message}`);
   assert.equal(wrong.length, 1, wrong.join('\n'));

@@ -81,39 +81,46 @@ const HOSTILE: Hostile[] = [
 const Hostility = suite('apply on disk: hostile working trees');
 
 for (const h of HOSTILE) {
-  Hostility(`${h.name}: exit 1, STALE_BASE naming path, expected and found; nothing written anywhere; --dry-run says the same`, async () => {
-    const repo = new DiskRepo(BASE_FILES);
-    try {
-      const outside = join(repo.root, 'outside');
-      fs.mkdirSync(outside);
-      await draft(repo, [BASE_DRAFT]);
-      h.make(repo, outside);
-      const before = scan(repo.dir);
-      const outsideBefore = scan(outside, false);
-      const head = repo.ref('main');
+  Hostility(
+    `${h.name}: exit 1, STALE_BASE naming path, expected and found; nothing written anywhere; --dry-run says the same`,
+    async () => {
+      const repo = new DiskRepo(BASE_FILES);
+      try {
+        const outside = join(repo.root, 'outside');
+        fs.mkdirSync(outside);
+        await draft(repo, [BASE_DRAFT]);
+        h.make(repo, outside);
+        const before = scan(repo.dir);
+        const outsideBefore = scan(outside, false);
+        const head = repo.ref('main');
 
-      const reported: Array<[string, PathConflict[]]> = [];
-      for (const args of [['apply', '--dry-run'], ['apply']]) {
-        const r = cli(repo, args);
-        assert.is(r.status, 1, `${h.name}: ${args.join(' ')} exit status (${r.stderr})`);
-        assert.is(r.json?.error?.code, 'STALE_BASE', `${h.name}: ${args.join(' ')}: ${r.stdout}`);
-        reported.push([args.join(' '), r.json.error.data.conflicts]);
+        const reported: Array<[string, PathConflict[]]> = [];
+        for (const args of [['apply', '--dry-run'], ['apply']]) {
+          const r = cli(repo, args);
+          assert.is(r.status, 1, `${h.name}: ${args.join(' ')} exit status (${r.stderr})`);
+          assert.is(r.json?.error?.code, 'STALE_BASE', `${h.name}: ${args.join(' ')}: ${r.stdout}`);
+          reported.push([args.join(' '), r.json.error.data.conflicts]);
+        }
+        for (const [how, conflicts] of reported) {
+          const got = conflicts.map((c) => ({ path: c.path, expected: c.expected, found: c.found }));
+          for (const want of h.conflicts)
+            assert.ok(
+              got.some((c) => JSON.stringify(c) === JSON.stringify(want)),
+              `${h.name}: ${how} reports ${JSON.stringify(want)}, got ${JSON.stringify(got)}`,
+            );
+        }
+        assert.equal(reported[0]![1], reported[1]![1], `${h.name}: the dry run reports what the apply does`);
+        assert.equal(scan(repo.dir), before, `${h.name}: the working tree changed`);
+        assert.equal(scan(outside, false), outsideBefore, `${h.name}: something was written outside the workspace`);
+        assert.equal(journals(repo), [], h.name);
+        assert.equal(records(repo), [], h.name);
+        assert.is(fs.existsSync(repo.path('.git/shadow/apply.lock')), false, h.name);
+        assert.is(repo.ref('main'), head);
+      } finally {
+        repo.cleanup();
       }
-      for (const [how, conflicts] of reported) {
-        const got = conflicts.map((c) => ({ path: c.path, expected: c.expected, found: c.found }));
-        for (const want of h.conflicts) assert.ok(got.some((c) => JSON.stringify(c) === JSON.stringify(want)), `${h.name}: ${how} reports ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
-      }
-      assert.equal(reported[0]![1], reported[1]![1], `${h.name}: the dry run reports what the apply does`);
-      assert.equal(scan(repo.dir), before, `${h.name}: the working tree changed`);
-      assert.equal(scan(outside, false), outsideBefore, `${h.name}: something was written outside the workspace`);
-      assert.equal(journals(repo), [], h.name);
-      assert.equal(records(repo), [], h.name);
-      assert.is(fs.existsSync(repo.path('.git/shadow/apply.lock')), false, h.name);
-      assert.is(repo.ref('main'), head);
-    } finally {
-      repo.cleanup();
-    }
-  });
+    },
+  );
 }
 
 Hostility.run();

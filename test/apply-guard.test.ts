@@ -2,7 +2,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ApplyResult, PathConflict } from '../src/index.js';
 import type { MemRepo } from './helpers/mem-repo.js';
-import { BEFORE, AFTER, blobOid, codeOf, EXPECTED_SET, standardFixture, type Fixture } from './helpers/apply-fixture.js';
+import {
+  BEFORE,
+  AFTER,
+  blobOid,
+  codeOf,
+  EXPECTED_SET,
+  standardFixture,
+  type Fixture,
+} from './helpers/apply-fixture.js';
 import { journals, lockHeld, mutations, records, SHADOW } from './helpers/apply-state.js';
 import { assertPaths, file, ROOT, worktree } from './helpers/working-tree.js';
 
@@ -105,35 +113,42 @@ const HOSTILE: Hostile[] = [
 ];
 
 for (const h of HOSTILE) {
-  Guard(`${h.name}: STALE_BASE with path, expected and found, before any write; the dry run reports the same`, async ({ repo, seam, viaSeam }) => {
-    h.make(repo);
-    const before = worktree(repo.fs);
-    const outside = worktree(repo.fs, '/outside');
+  Guard(
+    `${h.name}: STALE_BASE with path, expected and found, before any write; the dry run reports the same`,
+    async ({ repo, seam, viaSeam }) => {
+      h.make(repo);
+      const before = worktree(repo.fs);
+      const outside = worktree(repo.fs, '/outside');
 
-    seam.arm();
-    const dry = await viaSeam.apply({ dryRun: true });
-    assert.equal(mutations(seam), [], 'the dry run wrote');
-    seam.arm();
-    const e = await codeOf(() => viaSeam.apply());
-    assert.is(e.code, h.code ?? 'STALE_BASE');
-    assert.equal(mutations(seam).filter((m) => !m.includes(`${SHADOW}/`)), [], 'the apply wrote outside its own state (working tree, objects, refs, index)');
-
-    for (const got of [dry.conflicts, e.data.conflicts as PathConflict[]]) {
+      seam.arm();
+      const dry = await viaSeam.apply({ dryRun: true });
+      assert.equal(mutations(seam), [], 'the dry run wrote');
+      seam.arm();
+      const e = await codeOf(() => viaSeam.apply());
+      assert.is(e.code, h.code ?? 'STALE_BASE');
       assert.equal(
-        got.map((c) => ({ path: c.path, expected: c.expected, found: c.found })),
-        h.conflicts.map((c) => ({ path: c.path, expected: c.expected, found: c.found })),
+        mutations(seam).filter((m) => !m.includes(`${SHADOW}/`)),
+        [],
+        'the apply wrote outside its own state (working tree, objects, refs, index)',
       );
-      h.conflicts.forEach((c, i) => c.detail && assert.match(got[i]?.detail ?? '', c.detail, 'detail'));
-    }
-    for (const c of h.conflicts) assert.ok(e.message.includes(c.path), `the message names ${c.path}`);
-    assert.is(dry.applied, false);
-    assert.is(dry.paths.length, EXPECTED_SET.length, 'the dry run still lists the whole set');
-    assert.equal(worktree(repo.fs), before, 'the working tree changed');
-    assert.equal(worktree(repo.fs, '/outside'), outside, 'something was written outside the workspace');
-    assert.equal(journals(repo.fs), []);
-    assert.equal(records(repo.fs), []);
-    assert.is(lockHeld(repo.fs), false);
-  });
+
+      for (const got of [dry.conflicts, e.data.conflicts as PathConflict[]]) {
+        assert.equal(
+          got.map((c) => ({ path: c.path, expected: c.expected, found: c.found })),
+          h.conflicts.map((c) => ({ path: c.path, expected: c.expected, found: c.found })),
+        );
+        h.conflicts.forEach((c, i) => c.detail && assert.match(got[i]?.detail ?? '', c.detail, 'detail'));
+      }
+      for (const c of h.conflicts) assert.ok(e.message.includes(c.path), `the message names ${c.path}`);
+      assert.is(dry.applied, false);
+      assert.is(dry.paths.length, EXPECTED_SET.length, 'the dry run still lists the whole set');
+      assert.equal(worktree(repo.fs), before, 'the working tree changed');
+      assert.equal(worktree(repo.fs, '/outside'), outside, 'something was written outside the workspace');
+      assert.equal(journals(repo.fs), []);
+      assert.equal(records(repo.fs), []);
+      assert.is(lockHeld(repo.fs), false);
+    },
+  );
 }
 
 Guard('every conflict is reported at once, in path order', async ({ repo, sh }) => {
@@ -149,7 +164,12 @@ Guard('every conflict is reported at once, in path order', async ({ repo, sh }) 
       ['src/app.ts', 'modified'],
     ],
   );
-  assertPaths(repo.fs, { ...BEFORE, 'src/app.ts': file('mine\n'), 'move/me.txt': null, 'moved/me.txt': file('mine too\n') });
+  assertPaths(repo.fs, {
+    ...BEFORE,
+    'src/app.ts': file('mine\n'),
+    'move/me.txt': null,
+    'moved/me.txt': file('mine too\n'),
+  });
 });
 
 Guard('an empty directory where the draft creates a file: never a partial apply', async ({ repo, sh }) => {
@@ -172,17 +192,23 @@ Guard('an empty directory where the draft creates a file: never a partial apply'
   }
 });
 
-Guard('a dry run of a clean draft lists the set and makes no change anywhere (but its review cache)', async ({ repo, seam, viaSeam }) => {
-  const before = worktree(repo.fs);
-  seam.arm();
-  const r = await viaSeam.apply({ dryRun: true });
-  assert.equal(mutations(seam), []);
-  assert.is(r.applied, false);
-  assert.is(r.dry_run, true);
-  assert.equal(r.paths.map((p) => ({ path: p.path, action: p.action })), EXPECTED_SET);
-  assert.equal(r.conflicts, []);
-  assert.equal(r.unwritable, []);
-  assert.equal(worktree(repo.fs), before);
-});
+Guard(
+  'a dry run of a clean draft lists the set and makes no change anywhere (but its review cache)',
+  async ({ repo, seam, viaSeam }) => {
+    const before = worktree(repo.fs);
+    seam.arm();
+    const r = await viaSeam.apply({ dryRun: true });
+    assert.equal(mutations(seam), []);
+    assert.is(r.applied, false);
+    assert.is(r.dry_run, true);
+    assert.equal(
+      r.paths.map((p) => ({ path: p.path, action: p.action })),
+      EXPECTED_SET,
+    );
+    assert.equal(r.conflicts, []);
+    assert.equal(r.unwritable, []);
+    assert.equal(worktree(repo.fs), before);
+  },
+);
 
 Guard.run();

@@ -41,13 +41,25 @@ const MESSAGES: Array<[string, string]> = [
   ['a --- line in the body', `add greeting\n\nbody\n---\nnot a patch\n\n${SOB}`],
   ['a paragraph that only looks like trailers past 25%', `add greeting\n\nbody\n\n${NOT.repeat(4)}Key: value`],
   ['t7513: with multiline title in the message', 'place of\ncode: change'],
-  ['t7513: with non-trailer lines mixed with Signed-off-by', `subject\n\n${NOT}${NOT}Signed-off-by: a <a@example.com>\n${NOT}`],
-  ['t7513: with non-trailer lines mixed with cherry picked from', `subject\n\n${NOT}${NOT}(cherry picked from commit x)\n${NOT}`],
-  ['t7513: with non-trailer lines mixed with a non-configured trailer', `subject\n\n${NOT}${NOT}I-am-not-configured: x\n${NOT}`],
+  [
+    't7513: with non-trailer lines mixed with Signed-off-by',
+    `subject\n\n${NOT}${NOT}Signed-off-by: a <a@example.com>\n${NOT}`,
+  ],
+  [
+    't7513: with non-trailer lines mixed with cherry picked from',
+    `subject\n\n${NOT}${NOT}(cherry picked from commit x)\n${NOT}`,
+  ],
+  [
+    't7513: with non-trailer lines mixed with a non-configured trailer',
+    `subject\n\n${NOT}${NOT}I-am-not-configured: x\n${NOT}`,
+  ],
   ['t7513: with all non-configured trailers', 'subject\n\nI-am-not-configured: x\nI-am-also-not-configured: x'],
   ['t7513: with non-trailer lines only', 'subject\n\nthis is not a trailer'],
   ['t7513: line with leading whitespace is not trailer', 'subject\n\n\ttoken: value'],
-  ['t7513: multiline field treated as one trailer for 25% check', `subject\n\nSigned-off-by: a <a@example.com>\nname: value on\n\tmultiple lines\n${NOT.repeat(6)}`],
+  [
+    't7513: multiline field treated as one trailer for 25% check',
+    `subject\n\nSigned-off-by: a <a@example.com>\nname: value on\n\tmultiple lines\n${NOT.repeat(6)}`,
+  ],
   [
     't7513: with message that has comments',
     'subject\n\nbody\n# comment\n\n# other comment\nCc: x\n# yet another comment\nReviewed-by: Johan\n# last comment\n',
@@ -56,7 +68,12 @@ const MESSAGES: Array<[string, string]> = [
 
 function git(args: string[], input: string): string {
   // Outside any repository, and without any config: no trailer.* setting changes what git finds.
-  const env = { PATH: process.env.PATH!, GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent', GIT_CEILING_DIRECTORIES: tmpdir() };
+  const env = {
+    PATH: process.env.PATH!,
+    GIT_CONFIG_NOSYSTEM: '1',
+    HOME: '/nonexistent',
+    GIT_CEILING_DIRECTORIES: tmpdir(),
+  };
   const r = spawnSync('git', args, { input, encoding: 'utf8', cwd: tmpdir(), env });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
@@ -64,14 +81,26 @@ function git(args: string[], input: string): string {
 const parse = (message: string): string => git(['interpret-trailers', '--parse', '--no-divider'], message);
 /** git adding `trailers` as `apply --squash` adds them: at the end of the block, once. */
 const gitAdds = (message: string, trailers: readonly string[]): string =>
-  git(['interpret-trailers', '--no-divider', '--if-exists', 'addIfDifferent', ...trailers.flatMap((t) => ['--trailer', t])], message);
+  git(
+    [
+      'interpret-trailers',
+      '--no-divider',
+      '--if-exists',
+      'addIfDifferent',
+      ...trailers.flatMap((t) => ['--trailer', t]),
+    ],
+    message,
+  );
 
 const test = suite('Assisted-by trailers in a squashed commit message');
 
 for (const [name, message] of MESSAGES) {
   test(`${name}: git reads the same trailers as after git interpret-trailers --trailer, and rewrites shadow's message into git's`, () => {
     // The draft's commits: what the squash carries their Assisted-by trailers from.
-    const drafts = [`write f.txt\n\nShadow-Draft: default\n${CLAUDE}\n`, `write g.txt\n\nShadow-Draft: default\n${CODEX}\n${CLAUDE}\n`];
+    const drafts = [
+      `write f.txt\n\nShadow-Draft: default\n${CLAUDE}\n`,
+      `write g.txt\n\nShadow-Draft: default\n${CODEX}\n${CLAUDE}\n`,
+    ];
     const ours = withAssistedBy(message, drafts);
     const theirs = gitAdds(`${message.trim()}\n`, [CLAUDE, CODEX]);
     assert.is(parse(ours), parse(theirs));
@@ -80,7 +109,7 @@ for (const [name, message] of MESSAGES) {
   });
 }
 
-test('the block git finds: none in a title alone; the paragraph\'s start and the end before trailing comments', () => {
+test("the block git finds: none in a title alone; the paragraph's start and the end before trailing comments", () => {
   assert.equal(trailerBlock('area: change\n'), { start: 13, end: 13 });
   const m = `s\n\nbody\n\n${SOB}\n# comment\n\n`;
   assert.equal(trailerBlock(m), { start: 9, end: 9 + SOB.length + 1 });
@@ -91,7 +120,9 @@ test('apply --squash -m with a message ending in Signed-off-by: one trailer bloc
   const repo = new DiskRepo({ 'f.txt': 'base\n' });
   try {
     const batch = (path: string, content: string, who: string[]): void => {
-      const r = repo.shadow(['batch', '-', ...who], { input: JSON.stringify({ operations: [{ operation: 'write', path, content }] }) });
+      const r = repo.shadow(['batch', '-', ...who], {
+        input: JSON.stringify({ operations: [{ operation: 'write', path, content }] }),
+      });
       assert.is(r.status, 0, r.stderr);
     };
     batch('f.txt', 'base\nclaude\n', ['--actor', 'claude', '--model', 'anthropic/claude-x']);
@@ -101,7 +132,10 @@ test('apply --squash -m with a message ending in Signed-off-by: one trailer bloc
     assert.is(r.status, 0, r.stderr);
     const body = repo.git('log', '-1', '--format=%B');
     assert.is(body, `${message}\n${CLAUDE}\n${CODEX}\n\n`);
-    assert.is(repo.git('log', '-1', '--format=%(trailers:only)'), `${SOB}\nReviewed-by: Bo <bo@example.com>\n${CLAUDE}\n${CODEX}\n\n`);
+    assert.is(
+      repo.git('log', '-1', '--format=%(trailers:only)'),
+      `${SOB}\nReviewed-by: Bo <bo@example.com>\n${CLAUDE}\n${CODEX}\n\n`,
+    );
     assert.is(parse(body), parse(gitAdds(`${message}\n`, [CLAUDE, CODEX])));
   } finally {
     repo.cleanup();

@@ -1,7 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DiskRepo, type CliResult } from './helpers/disk-repo.js';
 import { openShadow } from '../src/index.js';
@@ -27,7 +36,12 @@ type Ctx = { repo: DiskRepo };
 
 /** A repository with a draft (one batch), an ignored .env and a symlink out of the working tree. */
 async function fixture(ctx: Ctx): Promise<void> {
-  const repo = new DiskRepo({ 'README.md': 'Hello\n', 'multi.txt': MULTI, 'src/app.ts': 'export const app = 1\n', '.gitignore': '.env\nbuild/\n' });
+  const repo = new DiskRepo({
+    'README.md': 'Hello\n',
+    'multi.txt': MULTI,
+    'src/app.ts': 'export const app = 1\n',
+    '.gitignore': '.env\nbuild/\n',
+  });
   ctx.repo = repo;
   repo.write('.env', 'SECRET=1\n');
   mkdirSync(join(repo.root, 'outside'));
@@ -35,7 +49,10 @@ async function fixture(ctx: Ctx): Promise<void> {
   symlinkSync(join(repo.root, 'outside'), repo.path('link'));
   const sh = await openShadow({ dir: repo.dir, env: repo.env });
   try {
-    const r = await sh.batch({ intent: 'seed', operations: [{ operation: 'write', path: 'notes.txt', content: 'notes\n' }] });
+    const r = await sh.batch({
+      intent: 'seed',
+      operations: [{ operation: 'write', path: 'notes.txt', content: 'notes\n' }],
+    });
     if (!r.success) throw new Error(`fixture batch failed: ${JSON.stringify(r.error)}`);
   } finally {
     sh.close();
@@ -111,20 +128,27 @@ const jsonVariants: BatchVariant[] = [
     name: 'malformed JSON: a doubled comma',
     input: '{"operations":[{"operation":"write",,"path":"a.txt"}]}',
     code: 'INVALID_JSON',
-    message: /^the batch JSON is malformed at character 36 \(line 1, column 37\): expected a double-quoted property name$/,
-    check: (doc) => assert.equal({ ...doc.error.data, inside: undefined }, { position: 36, line: 1, column: 37, truncated: false, inside: undefined }),
+    message:
+      /^the batch JSON is malformed at character 36 \(line 1, column 37\): expected a double-quoted property name$/,
+    check: (doc) =>
+      assert.equal(
+        { ...doc.error.data, inside: undefined },
+        { position: 36, line: 1, column: 37, truncated: false, inside: undefined },
+      ),
   },
   {
     name: 'malformed JSON on line 3: a missing comma',
     input: '{\n  "operations": [\n    {"operation": "write" "path": "a.txt", "content": "a"}\n  ]\n}\n',
     code: 'INVALID_JSON',
-    message: /^the batch JSON is malformed at character 46 \(line 3, column 27\): expected "," or "}" after a property value$/,
+    message:
+      /^the batch JSON is malformed at character 46 \(line 3, column 27\): expected "," or "}" after a property value$/,
   },
   {
     name: 'malformed JSON: text after the document',
     input: `${ops({ operation: 'delete', path: 'README.md' })} and more`,
     code: 'INVALID_JSON',
-    message: /^the batch JSON is malformed at character \d+ \(line 1, column \d+\): unexpected text after the end of the document$/,
+    message:
+      /^the batch JSON is malformed at character \d+ \(line 1, column \d+\): unexpected text after the end of the document$/,
   },
   {
     name: 'malformed JSON: single quotes',
@@ -136,7 +160,8 @@ const jsonVariants: BatchVariant[] = [
     name: 'truncated JSON: cut off inside a string',
     input: '{"operations":[{"operation":"write","path":"a.txt","content":"trunc',
     code: 'INVALID_JSON',
-    message: /^the batch JSON is cut off at character 67 \(line 1, column 68\): the text ends inside the string value of operations\[0\]\.content; it was probably truncated in transit$/,
+    message:
+      /^the batch JSON is cut off at character 67 \(line 1, column 68\): the text ends inside the string value of operations\[0\]\.content; it was probably truncated in transit$/,
     check: (doc) => {
       assert.is(doc.error.data.truncated, true);
       assert.is(doc.error.data.position, 67);
@@ -147,13 +172,19 @@ const jsonVariants: BatchVariant[] = [
     input: '{"operations":[{"operation":"write","path":"a.txt","content":"trunc\n',
     code: 'INVALID_JSON',
     message: /cut off at character 6[78] .*probably truncated/,
-    check: (doc) => assert.is(doc.error.data.truncated, true, 'a text that stops inside a string was cut off, whatever whitespace follows'),
+    check: (doc) =>
+      assert.is(
+        doc.error.data.truncated,
+        true,
+        'a text that stops inside a string was cut off, whatever whitespace follows',
+      ),
   },
   {
     name: 'truncated JSON: cut off between operations',
     input: '{"operations":[{"operation":"delete","path":"README.md"},',
     code: 'INVALID_JSON',
-    message: /^the batch JSON is cut off at character 57 \(line 1, column 58\): the text ends inside the value of operations\[1\]; it was probably truncated in transit$/,
+    message:
+      /^the batch JSON is cut off at character 57 \(line 1, column 58\): the text ends inside the value of operations\[1\]; it was probably truncated in transit$/,
   },
   {
     name: 'empty input',
@@ -168,32 +199,88 @@ const schemaVariants: BatchVariant[] = [
     name: 'an unknown operation',
     input: ops({ operation: 'frob', path: 'a.txt' }),
     code: 'INVALID_BATCH',
-    message: /operations\[0\]\.operation "frob" is not an operation; use one of write, edit, patch, delete, rename, chmod/,
+    message:
+      /operations\[0\]\.operation "frob" is not an operation; use one of write, edit, patch, delete, rename, chmod/,
   },
-  { name: 'an operation without "operation"', input: ops({ path: 'a.txt', content: 'a' }), code: 'INVALID_BATCH', message: /operations\[0\]\.operation is missing/ },
-  { name: 'write without content', input: ops({ operation: 'write', path: 'a.txt' }), code: 'INVALID_BATCH', message: /operations\[0\]\.content is missing \(expected string\)/ },
-  { name: 'delete without path', input: ops({ operation: 'delete' }), code: 'INVALID_BATCH', message: /operations\[0\]\.path is missing/ },
-  { name: 'rename without to', input: ops({ operation: 'rename', path: 'README.md' }), code: 'INVALID_BATCH', message: /operations\[0\]\.to is missing/ },
+  {
+    name: 'an operation without "operation"',
+    input: ops({ path: 'a.txt', content: 'a' }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.operation is missing/,
+  },
+  {
+    name: 'write without content',
+    input: ops({ operation: 'write', path: 'a.txt' }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.content is missing \(expected string\)/,
+  },
+  {
+    name: 'delete without path',
+    input: ops({ operation: 'delete' }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.path is missing/,
+  },
+  {
+    name: 'rename without to',
+    input: ops({ operation: 'rename', path: 'README.md' }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.to is missing/,
+  },
   {
     name: 'an extra field on an operation',
     input: ops({ operation: 'write', path: 'a.txt', content: 'a', overwrite: true }),
     code: 'INVALID_BATCH',
     message: /operations\[0\] has unknown field "overwrite"/,
   },
-  { name: 'an extra field on the batch', input: JSON.stringify({ force: true, operations: [{ operation: 'delete', path: 'README.md' }] }), code: 'INVALID_BATCH', message: /\(document\) has unknown field "force"/ },
-  { name: 'no operations field', input: JSON.stringify({ intent: 'x' }), code: 'INVALID_BATCH', message: /operations is missing \(expected array\)/ },
+  {
+    name: 'an extra field on the batch',
+    input: JSON.stringify({ force: true, operations: [{ operation: 'delete', path: 'README.md' }] }),
+    code: 'INVALID_BATCH',
+    message: /\(document\) has unknown field "force"/,
+  },
+  {
+    name: 'no operations field',
+    input: JSON.stringify({ intent: 'x' }),
+    code: 'INVALID_BATCH',
+    message: /operations is missing \(expected array\)/,
+  },
   { name: 'empty operations', input: ops(), code: 'INVALID_BATCH', message: /operations is empty; send at least one/ },
-  { name: 'content of the wrong type', input: ops({ operation: 'write', path: 'a.txt', content: 5 }), code: 'INVALID_BATCH', message: /operations\[0\]\.content must be a string, got a number/ },
-  { name: 'a mode git does not have', input: ops({ operation: 'write', path: 'a.txt', content: 'a', mode: '777' }), code: 'INVALID_BATCH', message: /operations\[0\]\.mode must be one of "100644", "100755", got "777"/ },
-  { name: 'an unknown encoding', input: ops({ operation: 'write', path: 'a.txt', content: 'a', encoding: 'hex' }), code: 'INVALID_BATCH', message: /operations\[0\]\.encoding must be one of "utf8", "base64"/ },
+  {
+    name: 'content of the wrong type',
+    input: ops({ operation: 'write', path: 'a.txt', content: 5 }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.content must be a string, got a number/,
+  },
+  {
+    name: 'a mode git does not have',
+    input: ops({ operation: 'write', path: 'a.txt', content: 'a', mode: '777' }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.mode must be one of "100644", "100755", got "777"/,
+  },
+  {
+    name: 'an unknown encoding',
+    input: ops({ operation: 'write', path: 'a.txt', content: 'a', encoding: 'hex' }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.encoding must be one of "utf8", "base64"/,
+  },
   {
     name: 'every problem is listed at once',
-    input: ops({ operation: 'write', path: '../a', content: 'a' }, { operation: 'delete', path: 'README.md' }, { operation: 'frob', path: 'x' }),
+    input: ops(
+      { operation: 'write', path: '../a', content: 'a' },
+      { operation: 'delete', path: 'README.md' },
+      { operation: 'frob', path: 'x' },
+    ),
     code: 'INVALID_BATCH',
     message: /^the batch is invalid \(2 problems\): operations\[0\]\.path .*; operations\[2\]\.operation "frob"/,
     check: (doc) => {
-      assert.equal(doc.error.data.problems.map((p: any) => p.path), ['operations[0].path', 'operations[2].operation']);
-      assert.equal(doc.results.map((r: any) => r.status), ['failed', 'not_applied', 'failed']);
+      assert.equal(
+        doc.error.data.problems.map((p: any) => p.path),
+        ['operations[0].path', 'operations[2].operation'],
+      );
+      assert.equal(
+        doc.results.map((r: any) => r.status),
+        ['failed', 'not_applied', 'failed'],
+      );
     },
   },
 ];
@@ -223,8 +310,18 @@ const pathVariants: BatchVariant[] = (
   },
 ]);
 pathVariants.push(
-  { name: 'rename to ../escape', input: ops({ operation: 'rename', path: 'README.md', to: '../escape' }), code: 'INVALID_BATCH', message: /operations\[0\]\.to the path has a "\.\." segment/ },
-  { name: 'delete /etc/passwd', input: ops({ operation: 'delete', path: '/etc/passwd' }), code: 'INVALID_BATCH', message: /operations\[0\]\.path the path is absolute/ },
+  {
+    name: 'rename to ../escape',
+    input: ops({ operation: 'rename', path: 'README.md', to: '../escape' }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.to the path has a "\.\." segment/,
+  },
+  {
+    name: 'delete /etc/passwd',
+    input: ops({ operation: 'delete', path: '/etc/passwd' }),
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.path the path is absolute/,
+  },
 );
 
 const opVariants: BatchVariant[] = [
@@ -232,7 +329,8 @@ const opVariants: BatchVariant[] = [
     name: 'edit with zero matches names the closest line',
     input: ops({ operation: 'edit', path: 'multi.txt', old_content: 'y  =  2', content: 'q' }),
     code: 'EDIT_NO_MATCH',
-    message: /#1 edit multi\.txt: old_content was not found in multi\.txt \(0 matches\); closest: line 2 \(differs in whitespace\): "y = 2"$/,
+    message:
+      /#1 edit multi\.txt: old_content was not found in multi\.txt \(0 matches\); closest: line 2 \(differs in whitespace\): "y = 2"$/,
     check: (doc) => assert.is(doc.error.data.failures[0].data.matches, 0),
   },
   {
@@ -253,12 +351,42 @@ const opVariants: BatchVariant[] = [
     message: /hunk 2 of 2 \(@@ -4,2 \+4,2 @@\) does not apply: expected line 4 to be "q" but found "z"$/,
     check: (doc) => assert.is(doc.error.data.failures[0].data.hunk, 2),
   },
-  { name: 'a patch that is no diff', input: ops({ operation: 'patch', path: 'multi.txt', diff: 'not a diff' }), code: 'PATCH_FAILED', message: /the diff has no hunk/ },
-  { name: 'delete of a missing path', input: ops({ operation: 'delete', path: 'missing.txt' }), code: 'NOT_FOUND', message: /#1 delete missing\.txt: missing\.txt does not exist$/ },
-  { name: 'rename of a missing path', input: ops({ operation: 'rename', path: 'missing.txt', to: 'b.txt' }), code: 'NOT_FOUND', message: /#1 rename missing\.txt: missing\.txt does not exist$/ },
-  { name: 'rename onto an existing path', input: ops({ operation: 'rename', path: 'README.md', to: 'src/app.ts' }), code: 'ALREADY_EXISTS', message: /src\/app\.ts already exists \(a file\)$/ },
-  { name: 'delete of a directory', input: ops({ operation: 'delete', path: 'src' }), code: 'IS_A_DIRECTORY', message: /src is a directory/ },
-  { name: 'write below a file', input: ops({ operation: 'write', path: 'README.md/x', content: 'x' }), code: 'NOT_A_DIRECTORY', message: /README\.md is a file, so README\.md\/x cannot be created under it/ },
+  {
+    name: 'a patch that is no diff',
+    input: ops({ operation: 'patch', path: 'multi.txt', diff: 'not a diff' }),
+    code: 'PATCH_FAILED',
+    message: /the diff has no hunk/,
+  },
+  {
+    name: 'delete of a missing path',
+    input: ops({ operation: 'delete', path: 'missing.txt' }),
+    code: 'NOT_FOUND',
+    message: /#1 delete missing\.txt: missing\.txt does not exist$/,
+  },
+  {
+    name: 'rename of a missing path',
+    input: ops({ operation: 'rename', path: 'missing.txt', to: 'b.txt' }),
+    code: 'NOT_FOUND',
+    message: /#1 rename missing\.txt: missing\.txt does not exist$/,
+  },
+  {
+    name: 'rename onto an existing path',
+    input: ops({ operation: 'rename', path: 'README.md', to: 'src/app.ts' }),
+    code: 'ALREADY_EXISTS',
+    message: /src\/app\.ts already exists \(a file\)$/,
+  },
+  {
+    name: 'delete of a directory',
+    input: ops({ operation: 'delete', path: 'src' }),
+    code: 'IS_A_DIRECTORY',
+    message: /src is a directory/,
+  },
+  {
+    name: 'write below a file',
+    input: ops({ operation: 'write', path: 'README.md/x', content: 'x' }),
+    code: 'NOT_A_DIRECTORY',
+    message: /README\.md is a file, so README\.md\/x cannot be created under it/,
+  },
   {
     name: 'invalid base64',
     input: ops({ operation: 'write', path: 'a.bin', content: 'aGVs!!!!', encoding: 'base64' }),
@@ -312,19 +440,35 @@ const opVariants: BatchVariant[] = [
       { operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Bye' },
     ),
     code: 'NOT_FOUND',
-    message: /^batch rejected, nothing was written: 1 of 3 operations failed: #2 delete missing\.txt: missing\.txt does not exist$/,
+    message:
+      /^batch rejected, nothing was written: 1 of 3 operations failed: #2 delete missing\.txt: missing\.txt does not exist$/,
     check: (doc) => {
       assert.is(doc.success, false);
       assert.is(doc.batch, null);
-      assert.equal(doc.results.map((r: any) => r.status), ['not_applied', 'failed', 'not_applied']);
+      assert.equal(
+        doc.results.map((r: any) => r.status),
+        ['not_applied', 'failed', 'not_applied'],
+      );
     },
   },
   {
     name: 'two bad operations are both listed',
-    input: ops({ operation: 'delete', path: 'gone1' }, { operation: 'write', path: 'ok.txt', content: 'x' }, { operation: 'edit', path: 'multi.txt', old_content: 'x = 1', content: 'q' }),
+    input: ops(
+      { operation: 'delete', path: 'gone1' },
+      { operation: 'write', path: 'ok.txt', content: 'x' },
+      { operation: 'edit', path: 'multi.txt', old_content: 'x = 1', content: 'q' },
+    ),
     code: 'NOT_FOUND',
-    message: /2 of 3 operations failed: #1 delete gone1: gone1 does not exist; #3 edit multi\.txt: old_content occurs 3 times/,
-    check: (doc) => assert.equal(doc.error.data.failures.map((f: any) => [f.index, f.code]), [[0, 'NOT_FOUND'], [2, 'EDIT_AMBIGUOUS']]),
+    message:
+      /2 of 3 operations failed: #1 delete gone1: gone1 does not exist; #3 edit multi\.txt: old_content occurs 3 times/,
+    check: (doc) =>
+      assert.equal(
+        doc.error.data.failures.map((f: any) => [f.index, f.code]),
+        [
+          [0, 'NOT_FOUND'],
+          [2, 'EDIT_AMBIGUOUS'],
+        ],
+      ),
   },
 ];
 
@@ -387,7 +531,9 @@ for (const v of [...jsonVariants, ...schemaVariants, ...pathVariants, ...opVaria
 
 Batch('a rejected first batch leaves no draft behind', ({ repo }) => {
   const before = snapshot(repo);
-  const r = repo.shadow(['batch', '-', '--json', '--draft', 'fresh'], { input: ops({ operation: 'write', path: 'ok.txt', content: 'x' }, { operation: 'delete', path: 'missing.txt' }) });
+  const r = repo.shadow(['batch', '-', '--json', '--draft', 'fresh'], {
+    input: ops({ operation: 'write', path: 'ok.txt', content: 'x' }, { operation: 'delete', path: 'missing.txt' }),
+  });
   jsonError(r, 1, 'NOT_FOUND', 'first batch of draft fresh');
   assert.is(repo.ref('refs/shadow/drafts/fresh'), undefined);
   assert.equal(snapshot(repo), before);
@@ -395,7 +541,9 @@ Batch('a rejected first batch leaves no draft behind', ({ repo }) => {
 
 Batch('text mode: the reason on stdout, the hint on stderr, exit 1', ({ repo }) => {
   const before = snapshot(repo);
-  const r = repo.shadow(['batch', '-'], { input: ops({ operation: 'edit', path: 'multi.txt', old_content: 'x = 1', content: 'q' }) });
+  const r = repo.shadow(['batch', '-'], {
+    input: ops({ operation: 'edit', path: 'multi.txt', old_content: 'x = 1', content: 'q' }),
+  });
   assert.is(r.status, 1);
   assert.is(
     r.stdout,
@@ -422,24 +570,114 @@ interface CommandVariant {
 }
 
 const commandVariants: CommandVariant[] = [
-  { name: 'write ../x', args: ['write', '../x'], input: 'x', code: 'INVALID_PATH', message: /^"\.\.\/x" is outside the repository at / },
-  { name: 'write .git/config', args: ['write', '.git/config'], input: 'x', code: 'INVALID_BATCH', message: /operations\[0\]\.path the path goes into \.git/ },
-  { name: 'write .env', args: ['write', '.env'], input: 'SECRET=2', code: 'IGNORED_PATH', message: /\.env is ignored by \.gitignore/ },
-  { name: 'write link/victim.txt', args: ['write', 'link/victim.txt'], input: 'pwned', code: 'SYMLINK_IN_PATH', message: /crosses a symlink in the working tree: link -> / },
-  { name: 'write with stdin over 10 MiB', args: ['write', 'big.txt'], input: () => 'b'.repeat(10 * MIB + 1), code: 'CONTENT_TOO_LARGE', message: /Content exceeds 10MB limit$/ },
-  { name: 'edit with several matches', args: ['edit', 'multi.txt', '--old', 'x = 1', '--new', 'q'], code: 'EDIT_AMBIGUOUS', message: /occurs 3 times in multi\.txt \(lines 1, 3, 5\)/ },
-  { name: 'edit with no match', args: ['edit', 'multi.txt', '--old', 'w = 9', '--new', 'nowhere'], code: 'EDIT_NO_MATCH', message: /\(0 matches\)/ },
-  { name: 'rm of a missing path', args: ['rm', 'README.md', 'missing.txt'], code: 'NOT_FOUND', message: /1 of 2 operations failed: #2 delete missing\.txt: missing\.txt does not exist$/ },
-  { name: 'mv onto an existing path', args: ['mv', 'README.md', 'src/app.ts'], code: 'ALREADY_EXISTS', message: /src\/app\.ts already exists/ },
-  { name: 'batch of a file that does not exist', args: ['batch', 'no-such-batch.json'], code: 'NOT_FOUND', message: /^cannot read no-such-batch\.json/ },
-  { name: 'cat ../x', args: ['cat', '../x'], code: 'INVALID_PATH', message: /^"\.\.\/x" is outside the repository at / },
-  { name: 'cat .git/config', args: ['cat', '.git/config'], code: 'INVALID_PATH', message: /^(?!.*(batch|operations\[)).*goes into \.git/ },
-  { name: 'cat /etc/passwd', args: ['cat', '/etc/passwd'], code: 'INVALID_PATH', message: /^"\/etc\/passwd" is outside the repository at / },
-  { name: 'cat link/victim.txt', args: ['cat', 'link/victim.txt'], code: 'SYMLINK_IN_PATH', message: /crosses a symlink/ },
+  {
+    name: 'write ../x',
+    args: ['write', '../x'],
+    input: 'x',
+    code: 'INVALID_PATH',
+    message: /^"\.\.\/x" is outside the repository at /,
+  },
+  {
+    name: 'write .git/config',
+    args: ['write', '.git/config'],
+    input: 'x',
+    code: 'INVALID_BATCH',
+    message: /operations\[0\]\.path the path goes into \.git/,
+  },
+  {
+    name: 'write .env',
+    args: ['write', '.env'],
+    input: 'SECRET=2',
+    code: 'IGNORED_PATH',
+    message: /\.env is ignored by \.gitignore/,
+  },
+  {
+    name: 'write link/victim.txt',
+    args: ['write', 'link/victim.txt'],
+    input: 'pwned',
+    code: 'SYMLINK_IN_PATH',
+    message: /crosses a symlink in the working tree: link -> /,
+  },
+  {
+    name: 'write with stdin over 10 MiB',
+    args: ['write', 'big.txt'],
+    input: () => 'b'.repeat(10 * MIB + 1),
+    code: 'CONTENT_TOO_LARGE',
+    message: /Content exceeds 10MB limit$/,
+  },
+  {
+    name: 'edit with several matches',
+    args: ['edit', 'multi.txt', '--old', 'x = 1', '--new', 'q'],
+    code: 'EDIT_AMBIGUOUS',
+    message: /occurs 3 times in multi\.txt \(lines 1, 3, 5\)/,
+  },
+  {
+    name: 'edit with no match',
+    args: ['edit', 'multi.txt', '--old', 'w = 9', '--new', 'nowhere'],
+    code: 'EDIT_NO_MATCH',
+    message: /\(0 matches\)/,
+  },
+  {
+    name: 'rm of a missing path',
+    args: ['rm', 'README.md', 'missing.txt'],
+    code: 'NOT_FOUND',
+    message: /1 of 2 operations failed: #2 delete missing\.txt: missing\.txt does not exist$/,
+  },
+  {
+    name: 'mv onto an existing path',
+    args: ['mv', 'README.md', 'src/app.ts'],
+    code: 'ALREADY_EXISTS',
+    message: /src\/app\.ts already exists/,
+  },
+  {
+    name: 'batch of a file that does not exist',
+    args: ['batch', 'no-such-batch.json'],
+    code: 'NOT_FOUND',
+    message: /^cannot read no-such-batch\.json/,
+  },
+  {
+    name: 'cat ../x',
+    args: ['cat', '../x'],
+    code: 'INVALID_PATH',
+    message: /^"\.\.\/x" is outside the repository at /,
+  },
+  {
+    name: 'cat .git/config',
+    args: ['cat', '.git/config'],
+    code: 'INVALID_PATH',
+    message: /^(?!.*(batch|operations\[)).*goes into \.git/,
+  },
+  {
+    name: 'cat /etc/passwd',
+    args: ['cat', '/etc/passwd'],
+    code: 'INVALID_PATH',
+    message: /^"\/etc\/passwd" is outside the repository at /,
+  },
+  {
+    name: 'cat link/victim.txt',
+    args: ['cat', 'link/victim.txt'],
+    code: 'SYMLINK_IN_PATH',
+    message: /crosses a symlink/,
+  },
   { name: 'ls link', args: ['ls', 'link'], code: 'SYMLINK_IN_PATH', message: /symlink/ },
-  { name: 'rollback to nothing', args: ['rollback', 'nowhere'], code: 'INVALID_TARGET', message: /^cannot roll back to "nowhere"/ },
-  { name: 'checkpoint named like a batch number', args: ['checkpoint', '7'], code: 'INVALID_CHECKPOINT_NAME', message: /plain number/ },
-  { name: 'a draft from a commit that does not exist', args: ['draft', 'new', 'x', '--from', 'no-such-branch'], code: 'INVALID_TARGET', message: /no-such-branch/ },
+  {
+    name: 'rollback to nothing',
+    args: ['rollback', 'nowhere'],
+    code: 'INVALID_TARGET',
+    message: /^cannot roll back to "nowhere"/,
+  },
+  {
+    name: 'checkpoint named like a batch number',
+    args: ['checkpoint', '7'],
+    code: 'INVALID_CHECKPOINT_NAME',
+    message: /plain number/,
+  },
+  {
+    name: 'a draft from a commit that does not exist',
+    args: ['draft', 'new', 'x', '--from', 'no-such-branch'],
+    code: 'INVALID_TARGET',
+    message: /no-such-branch/,
+  },
 ];
 
 const Commands = suite<Ctx>('bad input: command arguments (--json)');
@@ -464,7 +702,21 @@ const Names = suite<Ctx>('bad input: draft names and repositories');
 Names.before(fixture);
 Names.after(teardown);
 
-const BAD_DRAFT_NAMES = ['bad..name', 'a b', 'x.lock', '.hidden', 'a:b', 'a~1', 'a^b', 'a?', 'a*b', 'a[b', 'trailing.', 'a@{1}', 'a\\b'];
+const BAD_DRAFT_NAMES = [
+  'bad..name',
+  'a b',
+  'x.lock',
+  '.hidden',
+  'a:b',
+  'a~1',
+  'a^b',
+  'a?',
+  'a*b',
+  'a[b',
+  'trailing.',
+  'a@{1}',
+  'a\\b',
+];
 
 Names('a draft name git would reject is refused everywhere a draft is named', ({ repo }) => {
   const before = snapshot(repo);
@@ -473,7 +725,9 @@ Names('a draft name git would reject is refused everywhere a draft is named', ({
     assert.is.not(git.status, 0, `git check-ref-format rejects "${name}"`);
   }
   // A few through every door: draft new, --draft, SHADOW_DRAFT, draft show/drop.
-  const doors: Array<[string, string[], Record<string, string>?, string?]> = BAD_DRAFT_NAMES.slice(0, 7).map((name): [string, string[]] => [name, ['draft', 'new', name]]);
+  const doors: Array<[string, string[], Record<string, string>?, string?]> = BAD_DRAFT_NAMES.slice(0, 7).map(
+    (name): [string, string[]] => [name, ['draft', 'new', name]],
+  );
   doors.push(
     ['a b', ['batch', '-', '--draft', 'a b'], undefined, ops({ operation: 'write', path: 'a.txt', content: 'a' })],
     ['x.lock', ['write', 'a.txt'], { SHADOW_DRAFT: 'x.lock' }, 'a'],
@@ -484,7 +738,12 @@ Names('a draft name git would reject is refused everywhere a draft is named', ({
     ['trailing.', ['checkpoint', 'c', '--draft', 'trailing.']],
   );
   for (const [name, args, env, input] of doors) {
-    const doc = jsonError(repo.shadow([...args, '--json'], { env, input }), 1, 'INVALID_DRAFT_NAME', `${args.join(' ')} (${name})`);
+    const doc = jsonError(
+      repo.shadow([...args, '--json'], { env, input }),
+      1,
+      'INVALID_DRAFT_NAME',
+      `${args.join(' ')} (${name})`,
+    );
     assert.ok(doc.error.message.startsWith(`"${name}" is not a valid draft name: `), doc.error.message);
   }
   assert.equal(snapshot(repo), before, 'no ref, no file');
@@ -501,7 +760,12 @@ Names('a directory that is not a git repository', ({ repo }) => {
     [['draft', 'new', 'x']],
   ];
   for (const [args, input] of runs) {
-    const doc = jsonError(repo.shadow([...args, '--json'], { cwd: outside, input }), 1, 'NOT_A_REPOSITORY', args.join(' '));
+    const doc = jsonError(
+      repo.shadow([...args, '--json'], { cwd: outside, input }),
+      1,
+      'NOT_A_REPOSITORY',
+      args.join(' '),
+    );
     assert.is(doc.error.message, `${outside} is not inside a git repository`);
     assert.match(doc.error.hint, /git init/);
   }
@@ -510,7 +774,11 @@ Names('a directory that is not a git repository', ({ repo }) => {
   assert.is(text.status, 1);
   assert.is(text.stdout, '');
   assert.match(text.stderr, /^error: .* is not inside a git repository\nhint: /);
-  assert.equal(files(outside, () => false), { 'file.txt': `644 ${Buffer.from('plain\n').toString('base64')}` }, 'nothing was created there');
+  assert.equal(
+    files(outside, () => false),
+    { 'file.txt': `644 ${Buffer.from('plain\n').toString('base64')}` },
+    'nothing was created there',
+  );
 });
 
 Names.run();

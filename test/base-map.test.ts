@@ -51,7 +51,8 @@ Bases('5,000 batches of 3 paths: every map answers as a plain record would, with
   }
   assert.is(map.size, Object.keys(record).length);
   assert.equal(map.toRecord(), record);
-  for (const [path, base] of Object.entries(record)) if (map.get(path) !== base) assert.unreachable(`${path} has another base`);
+  for (const [path, base] of Object.entries(record))
+    if (map.get(path) !== base) assert.unreachable(`${path} has another base`);
   assert.equal(new Set(map.paths()).size, map.size, 'no path twice');
   assert.ok(deepest <= 16, `a lookup visits at most 16 layers (log2 of the paths), here ${deepest}`);
   for (const [old, size] of kept) assert.is(old.paths().length, size, 'an older map never grows');

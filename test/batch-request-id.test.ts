@@ -12,7 +12,8 @@ import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 
 const test = suite('batch request_id');
 const REF = 'refs/shadow/drafts/default';
-const input = (id: string, content: string): string => JSON.stringify({ intent: 'step', request_id: id, operations: [{ operation: 'write', path: 'a.txt', content }] });
+const input = (id: string, content: string): string =>
+  JSON.stringify({ intent: 'step', request_id: id, operations: [{ operation: 'write', path: 'a.txt', content }] });
 
 test('sent again by another process, after other batches: the first commit and batch number, nothing committed', async () => {
   const repo = new DiskRepo({ 'README.md': 'hi\n' });
@@ -27,7 +28,10 @@ test('sent again by another process, after other batches: the first commit and b
     assert.is(again.status, 0, again.stderr);
     const a = again.json();
     assert.equal([a.success, a.commit, a.batch, a.request_id, a.unchanged], [true, f.commit, f.batch, 'req-1', true]);
-    assert.equal(a.results.map((r: any) => r.status), ['already_applied']);
+    assert.equal(
+      a.results.map((r: any) => r.status),
+      ['already_applied'],
+    );
     assert.is(repo.ref(REF), tip, 'no commit');
     assert.is(repo.git('show', `${REF}:a.txt`), 'two\n', 'the later batch stands');
   } finally {
@@ -73,7 +77,10 @@ test('two copies of one request racing from two handles: one commit, both answer
     ]);
     assert.ok(a.success && b.success);
     assert.is(a.commit, b.commit);
-    assert.is(repo.git('rev-list', '--count', REF).trim(), String(Number(repo.git('rev-list', '--count', 'HEAD').trim()) + 2));
+    assert.is(
+      repo.git('rev-list', '--count', REF).trim(),
+      String(Number(repo.git('rev-list', '--count', 'HEAD').trim()) + 2),
+    );
   } finally {
     repo.cleanup();
   }

@@ -42,7 +42,7 @@ async function answerOf(f: () => Promise<unknown>): Promise<Answer> {
 /** `bytes` in pieces of 1 to `max` bytes (seeded): pieces end inside strings, escapes and UTF-8 sequences. */
 async function* piecesOf(bytes: Buffer, seed: number, max: number): AsyncGenerator<Buffer> {
   const rnd = prng(seed);
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const n = 1 + Math.floor(rnd() * max);
     yield bytes.subarray(at, at + n);
     at += n;
@@ -76,15 +76,30 @@ const BASES: Array<[string, string | Buffer]> = [
   ['a compact batch', JSON.stringify(DOC)],
   ['a pretty-printed batch', JSON.stringify(DOC, null, 2)],
   ['CRLF and tabs between the tokens', JSON.stringify(DOC, null, '\t').replace(/\n/g, '\r\n')],
-  ['a batch after a byte order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(DOC, null, 1))])],
-  ['escapes in the text', '{"operations": [{"operation": "write", "path": "q\\"\\\\.txt", "content": "\\u0022]}\\\\\\"\\ud83d\\ude00"}, "\\\\", "]"]}'],
-  ['two operations keys: the last counts', '{"operations": [{"operation": "delete", "path": "x"}, 1], "intent": "i", "operations": [[1, [2]], {"a": {"b": []}}, "s", 3.5e2, true, null]}'],
+  [
+    'a batch after a byte order mark',
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(DOC, null, 1))]),
+  ],
+  [
+    'escapes in the text',
+    '{"operations": [{"operation": "write", "path": "q\\"\\\\.txt", "content": "\\u0022]}\\\\\\"\\ud83d\\ude00"}, "\\\\", "]"]}',
+  ],
+  [
+    'two operations keys: the last counts',
+    '{"operations": [{"operation": "delete", "path": "x"}, 1], "intent": "i", "operations": [[1, [2]], {"a": {"b": []}}, "s", 3.5e2, true, null]}',
+  ],
   ['an operations key spelt with an escape', '{"operation\\u0073": [{"operation": "delete", "path": "y"}, {"n": 1}]}'],
-  ['operations deeper down are not the batch\'s', '{"meta": {"operations": [{"a": 1}, {"b": 2}]}, "operations": [{"c": 3}]}'],
+  [
+    "operations deeper down are not the batch's",
+    '{"meta": {"operations": [{"a": 1}, {"b": 2}]}, "operations": [{"c": 3}]}',
+  ],
   ['a top-level array', '[{"operations": [1, 2]}, {"a": [3]}]'],
   ['operations that are not an array', '{"operations": {"0": {"a": 1}}, "x": [1]}'],
   ['an empty operations array', '{"operations": [ ], "intent": "none"}'],
-  ['newlines inside the elements', '{\n"operations": [\n  {\n    "operation": "write",\n    "path": "l.txt",\n    "content": "x"\n  }\n  ,\n  [\n1,\n2\n]\n]\n}\n'],
+  [
+    'newlines inside the elements',
+    '{\n"operations": [\n  {\n    "operation": "write",\n    "path": "l.txt",\n    "content": "x"\n  }\n  ,\n  [\n1,\n2\n]\n]\n}\n',
+  ],
 ];
 
 const Parse = suite('parseJsonStream answers as parseJsonText does for the whole document');
@@ -101,13 +116,16 @@ Parse('valid documents: the same value', async () => {
 Parse('cut off after every byte: the same INVALID_JSON, position, line, column and what it was inside', async () => {
   for (const [label, doc] of BASES) {
     const bytes = Buffer.from(doc);
-    for (let n = 0; n < bytes.length; n += label === 'a compact batch' ? 1 : 3) await same(bytes.subarray(0, n), `${label} cut at ${n}`, n);
+    for (let n = 0; n < bytes.length; n += label === 'a compact batch' ? 1 : 3)
+      await same(bytes.subarray(0, n), `${label} cut at ${n}`, n);
   }
 });
 
 Parse('a byte changed, added or taken out anywhere: the same answer, a bad UTF-8 byte at the same offset', async () => {
   const rnd = prng(7);
-  const swaps = [0xff, 0xc0, 0xed, 0xe2, 0x80, 0x22, 0x5c, 0x2c, 0x5b, 0x5d, 0x7b, 0x7d, 0x3a, 0x0a, 0x20, 0x78, 0x31, 0x00];
+  const swaps = [
+    0xff, 0xc0, 0xed, 0xe2, 0x80, 0x22, 0x5c, 0x2c, 0x5b, 0x5d, 0x7b, 0x7d, 0x3a, 0x0a, 0x20, 0x78, 0x31, 0x00,
+  ];
   let invalid = 0;
   for (const [label, doc] of BASES) {
     const bytes = Buffer.from(doc);
@@ -128,19 +146,37 @@ Parse('a byte changed, added or taken out anywhere: the same answer, a bad UTF-8
   assert.ok(invalid > 500, `most changes break the document (${invalid})`);
 });
 
-Parse('a bad byte deep in a long document: its offset, line and what it was inside, though the elements before it were cut out', async () => {
-  const ops = Array.from({ length: 40 }, (_, i) => ({ operation: 'write', path: `f${i}.txt`, content: `é${i}\n😀`.repeat(50) }));
-  const text = Buffer.from(JSON.stringify({ intent: 'x', operations: ops }, null, 1));
-  const at = text.indexOf('f33.txt');
-  const bad = Buffer.concat([text.subarray(0, at), Buffer.from([0xff]), text.subarray(at + 1)]);
-  const a = await same(bad, 'bad byte in op 33');
-  assert.equal((a as { error: { data: unknown } }).error.data, { offset: at, byte: 0xff, line: (text.subarray(0, at).toString().match(/\n/g) ?? []).length + 1, inside: 'the string value of operations[33].path' });
-  const cut = await same(text.subarray(0, text.indexOf('f35.txt') + 3), 'cut in op 35');
-  assert.is((cut as { error: { data: { inside: string } } }).error.data.inside, 'the string value of operations[35].path');
-  const junk = Buffer.from(text.toString().replace('"f20.txt",', '"f20.txt" x'));
-  const m = await same(junk, 'junk in op 20');
-  assert.match((m as { error: { message: string } }).error.message, /^the batch JSON is malformed at character \d+ \(line \d+, column \d+\): expected "," or "}" after a property value$/);
-});
+Parse(
+  'a bad byte deep in a long document: its offset, line and what it was inside, though the elements before it were cut out',
+  async () => {
+    const ops = Array.from({ length: 40 }, (_, i) => ({
+      operation: 'write',
+      path: `f${i}.txt`,
+      content: `é${i}\n😀`.repeat(50),
+    }));
+    const text = Buffer.from(JSON.stringify({ intent: 'x', operations: ops }, null, 1));
+    const at = text.indexOf('f33.txt');
+    const bad = Buffer.concat([text.subarray(0, at), Buffer.from([0xff]), text.subarray(at + 1)]);
+    const a = await same(bad, 'bad byte in op 33');
+    assert.equal((a as { error: { data: unknown } }).error.data, {
+      offset: at,
+      byte: 0xff,
+      line: (text.subarray(0, at).toString().match(/\n/g) ?? []).length + 1,
+      inside: 'the string value of operations[33].path',
+    });
+    const cut = await same(text.subarray(0, text.indexOf('f35.txt') + 3), 'cut in op 35');
+    assert.is(
+      (cut as { error: { data: { inside: string } } }).error.data.inside,
+      'the string value of operations[35].path',
+    );
+    const junk = Buffer.from(text.toString().replace('"f20.txt",', '"f20.txt" x'));
+    const m = await same(junk, 'junk in op 20');
+    assert.match(
+      (m as { error: { message: string } }).error.message,
+      /^the batch JSON is malformed at character \d+ \(line \d+, column \d+\): expected "," or "}" after a property value$/,
+    );
+  },
+);
 
 Parse.run();
 
@@ -155,7 +191,28 @@ Large.before.each((ctx) => {
 });
 Large.after.each((ctx) => ctx.repo.cleanup());
 
-const PIECES = ['const x = 1;', ' ', 'é', 'naïve', '😀', '\t', '"quoted"', 'back\\slash', '\\\\', '\r\n', '\n', '{', '}', '[', ']', ',', ':', '</script>', '\u2028', 'word'];
+const PIECES = [
+  'const x = 1;',
+  ' ',
+  'é',
+  'naïve',
+  '😀',
+  '\t',
+  '"quoted"',
+  'back\\slash',
+  '\\\\',
+  '\r\n',
+  '\n',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  '</script>',
+  '\u2028',
+  'word',
+];
 
 /** A batch of text writes of about 60 KB each, past the streaming size, and a few other operations. */
 function largeOps(seed: number): Array<Record<string, string>> {
@@ -197,7 +254,10 @@ const tree = (repo: DiskRepo, draft: string): string => repo.git('rev-parse', `$
 /** The library's answer for the whole document and for it read in pieces, on one draft: the same, as the CLI's from a file and from stdin. */
 async function refusedAlike(repo: DiskRepo, bytes: Buffer, code: string): Promise<BatchResult> {
   const before = refState(repo);
-  const [whole, pieces] = await withShadow(repo, async (sh) => [await sh.batchText(bytes, { draft: 'd' }), await sh.batchText(piecesOf(bytes, 3, 100_000), { draft: 'd' })]);
+  const [whole, pieces] = await withShadow(repo, async (sh) => [
+    await sh.batchText(bytes, { draft: 'd' }),
+    await sh.batchText(piecesOf(bytes, 3, 100_000), { draft: 'd' }),
+  ]);
   assert.is(whole.success, false);
   assert.is(whole.error?.code, code, JSON.stringify(whole.error));
   assert.equal(pieces, whole);
@@ -217,7 +277,10 @@ async function refusedAlike(repo: DiskRepo, bytes: Buffer, code: string): Promis
 Large('the same blobs as the whole document: from the library, a file and stdin', async ({ repo }) => {
   const ops = largeOps(11);
   const bytes = largeDoc(ops);
-  const [whole, pieces] = await withShadow(repo, async (sh) => [await sh.batchText(bytes, { draft: 'whole' }), await sh.batchText(piecesOf(bytes, 5, 200_000), { draft: 'pieces' })]);
+  const [whole, pieces] = await withShadow(repo, async (sh) => [
+    await sh.batchText(bytes, { draft: 'whole' }),
+    await sh.batchText(piecesOf(bytes, 5, 200_000), { draft: 'pieces' }),
+  ]);
   assert.ok(whole.success, JSON.stringify(whole.error));
   assert.ok(pieces.success, JSON.stringify(pieces.error));
   assert.equal(pieces.results, whole.results);
@@ -238,49 +301,69 @@ Large('the same blobs as the whole document: from the library, a file and stdin'
   assert.match(repo.git('ls-tree', `${DRAFTS}stdin`, 'run.sh'), /^100755 /);
 });
 
-Large('a bad UTF-8 byte deep in it: INVALID_JSON with its byte offset, as for the whole document; nothing is written', async ({ repo }) => {
-  const bytes = largeDoc(largeOps(12));
-  const at = bytes.indexOf('naïve', Math.floor(bytes.length * 0.7)) + 2;
-  bytes[at] = 0xff;
-  const r = await refusedAlike(repo, bytes, 'INVALID_JSON');
-  assert.is(r.error?.data?.offset, at);
-  assert.match(r.error!.message, `byte 0xff at byte offset ${at} (line `);
-});
+Large(
+  'a bad UTF-8 byte deep in it: INVALID_JSON with its byte offset, as for the whole document; nothing is written',
+  async ({ repo }) => {
+    const bytes = largeDoc(largeOps(12));
+    const at = bytes.indexOf('naïve', Math.floor(bytes.length * 0.7)) + 2;
+    bytes[at] = 0xff;
+    const r = await refusedAlike(repo, bytes, 'INVALID_JSON');
+    assert.is(r.error?.data?.offset, at);
+    assert.match(r.error!.message, `byte 0xff at byte offset ${at} (line `);
+  },
+);
 
 Large('cut off, or malformed, deep in it: INVALID_JSON at the same position, line and column', async ({ repo }) => {
   const bytes = largeDoc(largeOps(13));
-  const cut = await refusedAlike(repo, bytes.subarray(0, bytes.indexOf('word', Math.floor(bytes.length * 0.6)) + 2), 'INVALID_JSON');
+  const cut = await refusedAlike(
+    repo,
+    bytes.subarray(0, bytes.indexOf('word', Math.floor(bytes.length * 0.6)) + 2),
+    'INVALID_JSON',
+  );
   assert.is(cut.error?.data?.truncated, true);
   assert.match(String(cut.error?.data?.inside), /^the string value of operations\[\d+\]\.content$/);
   const at = bytes.indexOf('"operation"', Math.floor(bytes.length * 0.8));
-  const malformed = await refusedAlike(repo, Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)]), 'INVALID_JSON');
+  const malformed = await refusedAlike(
+    repo,
+    Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)]),
+    'INVALID_JSON',
+  );
   assert.match(malformed.error!.message, /^the batch JSON is malformed at character \d+ \(line \d+, column \d+\)/);
 });
 
-Large('over shadow.maxBatchBytes or shadow.maxBatchOps: BATCH_TOO_LARGE as for the whole document', async ({ repo }) => {
-  const ops = largeOps(14);
-  const bytes = largeDoc(ops);
-  const content = ops.reduce((n, op) => n + Buffer.byteLength(op.content ?? '') + Buffer.byteLength(op.old_content ?? ''), 0);
-  repo.git('config', 'shadow.maxBatchBytes', String(content - 1));
-  const r = await refusedAlike(repo, bytes, 'BATCH_TOO_LARGE');
-  assert.equal(r.error?.data, { bytes_at_least: content, limit: content - 1, setting: 'shadow.maxBatchBytes' });
-  repo.git('config', 'shadow.maxBatchBytes', String(content));
-  repo.git('config', 'shadow.maxBatchOps', String(ops.length - 1));
-  await refusedAlike(repo, bytes, 'BATCH_TOO_LARGE');
-});
+Large(
+  'over shadow.maxBatchBytes or shadow.maxBatchOps: BATCH_TOO_LARGE as for the whole document',
+  async ({ repo }) => {
+    const ops = largeOps(14);
+    const bytes = largeDoc(ops);
+    const content = ops.reduce(
+      (n, op) => n + Buffer.byteLength(op.content ?? '') + Buffer.byteLength(op.old_content ?? ''),
+      0,
+    );
+    repo.git('config', 'shadow.maxBatchBytes', String(content - 1));
+    const r = await refusedAlike(repo, bytes, 'BATCH_TOO_LARGE');
+    assert.equal(r.error?.data, { bytes_at_least: content, limit: content - 1, setting: 'shadow.maxBatchBytes' });
+    repo.git('config', 'shadow.maxBatchBytes', String(content));
+    repo.git('config', 'shadow.maxBatchOps', String(ops.length - 1));
+    await refusedAlike(repo, bytes, 'BATCH_TOO_LARGE');
+  },
+);
 
-Large('a content over shadow.maxContentBytes, a lone surrogate, an unknown field: refused as for the whole document', async ({ repo }) => {
-  const ops: Array<Record<string, unknown>> = largeOps(15);
-  repo.git('config', 'shadow.maxContentBytes', String(Buffer.byteLength(String(ops[3]!.content)) - 1));
-  const tooLarge = await refusedAlike(repo, largeDoc(ops), 'CONTENT_TOO_LARGE');
-  assert.is(tooLarge.results[3]?.status, 'failed');
-  repo.git('config', '--unset', 'shadow.maxContentBytes');
-  ops[5] = { ...ops[5], content: `${String(ops[5]!.content)}\ud800` };
-  const surrogate = await refusedAlike(repo, largeDoc(ops), 'INVALID_CONTENT');
-  assert.is(surrogate.results[5]?.status, 'failed');
-  ops[5] = { ...ops[5], content: 'fine', colour: 'blue' };
-  const unknown = await refusedAlike(repo, largeDoc(ops), 'INVALID_BATCH');
-  assert.match(unknown.error!.message, /operations\[5\] has unknown field "colour"/);
-});
+Large(
+  'a content over shadow.maxContentBytes, a lone surrogate, an unknown field: refused as for the whole document',
+  async ({ repo }) => {
+    const ops: Array<Record<string, unknown>> = largeOps(15);
+    repo.git('config', 'shadow.maxContentBytes', String(Buffer.byteLength(String(ops[3]!.content)) - 1));
+    const tooLarge = await refusedAlike(repo, largeDoc(ops), 'CONTENT_TOO_LARGE');
+    assert.is(tooLarge.results[3]?.status, 'failed');
+    repo.git('config', '--unset', 'shadow.maxContentBytes');
+    ops[5] = { ...ops[5], content: `${String(ops[5]!.content)}\ud800` };
+    const surrogate = await refusedAlike(repo, largeDoc(ops), 'INVALID_CONTENT');
+    assert.is(surrogate.results[5]?.status, 'failed');
+    ops[5] = { ...ops[5], content: 'fine', colour: 'blue' };
+    const unknown = await refusedAlike(repo, largeDoc(ops), 'INVALID_BATCH');
+    assert.match(unknown.error!.message, /operations\[5\] has unknown field "colour"/);
+  },
+);
 
 Large.run();

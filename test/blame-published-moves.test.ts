@@ -16,7 +16,11 @@ const CLAUDE = ['--actor', 'claude', '--model', 'anthropic/claude-x'];
 const CODEX = ['--actor', 'codex', '--model', 'openai/gpt-5'];
 
 /** git blame's answer: for each line of `path` at `rev`, the commit and the line's number there. */
-function gitBlame(repo: DiskRepo, path: string, rev: string): Array<{ commit: string; original: number; final: number }> {
+function gitBlame(
+  repo: DiskRepo,
+  path: string,
+  rev: string,
+): Array<{ commit: string; original: number; final: number }> {
   const out: Array<{ commit: string; original: number; final: number }> = [];
   for (const l of repo.git('blame', '--porcelain', rev, '--', path).split('\n')) {
     const m = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(l);
@@ -62,7 +66,15 @@ for (const rev of ['HEAD', 'HEAD~1']) {
   test(`at ${rev}: each line has the contributor of the note's range holding git blame's original line, found by the note (source trace)`, () => {
     const r = repo.shadow(['blame', '--published', 'f.txt', rev, '--json']);
     assert.is(r.status, 0, r.stderr);
-    type Line = { line: number; content: string; commit: string; original_line: number; contributor: unknown; source: string; noted?: string };
+    type Line = {
+      line: number;
+      content: string;
+      commit: string;
+      original_line: number;
+      contributor: unknown;
+      source: string;
+      noted?: string;
+    };
     const lines = r.json().lines as Line[];
     const git = gitBlame(repo, 'f.txt', rev);
     assert.is(lines.length, git.length);

@@ -12,9 +12,10 @@ import { DiskRepo } from './helpers/disk-repo.js';
 
 const REF = 'refs/shadow/drafts/default';
 const test = suite('shadow blame');
-const write = (path: string, content: string): string => JSON.stringify({ intent: `edit ${path}`, operations: [{ operation: 'write', path, content }] });
+const write = (path: string, content: string): string =>
+  JSON.stringify({ intent: `edit ${path}`, operations: [{ operation: 'write', path, content }] });
 
-test('porcelain is git blame\'s; each line knows its batch, actor and model, a captured line is the person\'s, a kept line its base commit', () => {
+test("porcelain is git blame's; each line knows its batch, actor and model, a captured line is the person's, a kept line its base commit", () => {
   const repo = new DiskRepo({ 'f.txt': 'one\ntwo\nthree\nfour\n' });
   try {
     repo.write('f.txt', 'one\ntwo\nthree\nfour\nfive\n');
@@ -22,8 +23,18 @@ test('porcelain is git blame\'s; each line knows its batch, actor and model, a c
     const five = repo.ref('HEAD')!;
     // The person's uncommitted change, captured by the first batch.
     repo.write('f.txt', 'ONE\ntwo\nthree\nfour\nfive\n');
-    assert.is(repo.shadow(['batch', '-', '--actor', 'claude', '--model', 'anthropic/claude-x'], { input: write('f.txt', 'ONE\ntwo by claude\nthree\nfour\nfive\n') }).status, 0);
-    assert.is(repo.shadow(['batch', '-', '--actor', 'codex', '--model', 'openai/gpt-5'], { input: write('f.txt', 'ONE\ntwo by claude\nthree\nfour by codex\nfive\n') }).status, 0);
+    assert.is(
+      repo.shadow(['batch', '-', '--actor', 'claude', '--model', 'anthropic/claude-x'], {
+        input: write('f.txt', 'ONE\ntwo by claude\nthree\nfour\nfive\n'),
+      }).status,
+      0,
+    );
+    assert.is(
+      repo.shadow(['batch', '-', '--actor', 'codex', '--model', 'openai/gpt-5'], {
+        input: write('f.txt', 'ONE\ntwo by claude\nthree\nfour by codex\nfive\n'),
+      }).status,
+      0,
+    );
 
     const porcelain = repo.shadow(['blame', 'f.txt', '--porcelain']);
     assert.is(porcelain.status, 0, porcelain.stderr);

@@ -31,7 +31,11 @@ test('without CI the browser tests say SKIP, and why, and the run passes', () =>
 
 for (const [name, env, why] of [
   ['CI=true', { CI: 'true' }, 'CI=true'],
-  ['SHADOW_REQUIRE_CHROMIUM=1 (.ci/run found or installed one)', { SHADOW_REQUIRE_CHROMIUM: '1' }, 'SHADOW_REQUIRE_CHROMIUM=1'],
+  [
+    'SHADOW_REQUIRE_CHROMIUM=1 (.ci/run found or installed one)',
+    { SHADOW_REQUIRE_CHROMIUM: '1' },
+    'SHADOW_REQUIRE_CHROMIUM=1',
+  ],
 ] as const) {
   test(`under ${name} a browser test that cannot run fails the run, saying no Chromium was found`, () => {
     const r = runWithoutChromium(env);

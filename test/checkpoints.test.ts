@@ -40,49 +40,58 @@ Rollback.before.each(async (ctx) => {
   ctx.tips = await threeBatches(ctx.repo, ctx.sh);
 });
 
-Rollback('targets: ~N skips a batch with its capture, a batch number, a checkpoint, a commit', async ({ repo, sh, tips }) => {
-  const root = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'main' });
-  const cases: Array<[string, string]> = [
-    ['~1', tips[1]!],
-    ['~2', tips[0]!],
-    ['~3', root],
-    ['1', tips[0]!],
-    ['3', tips[2]!],
-    [tips[1]!, tips[1]!],
-    [tips[1]!.slice(0, 10), tips[1]!],
-  ];
-  for (const [target, expected] of cases) {
-    await sh.rollback(tips[2]!.slice(0, 12)); // back to the top first (a forward move)
-    const m = await sh.rollback(target);
-    assert.is(m.to, expected, `rollback ${target}`);
-    assert.is(await tip(repo), expected, `ref after rollback ${target}`);
-  }
-  await sh.rollback('3');
-  await sh.checkpoint('mid', { message: 'halfway' });
-  await sh.rollback('~2');
-  await sh.rollback('mid');
-  assert.is(await tip(repo), tips[2]);
-});
+Rollback(
+  'targets: ~N skips a batch with its capture, a batch number, a checkpoint, a commit',
+  async ({ repo, sh, tips }) => {
+    const root = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'main' });
+    const cases: Array<[string, string]> = [
+      ['~1', tips[1]!],
+      ['~2', tips[0]!],
+      ['~3', root],
+      ['1', tips[0]!],
+      ['3', tips[2]!],
+      [tips[1]!, tips[1]!],
+      [tips[1]!.slice(0, 10), tips[1]!],
+    ];
+    for (const [target, expected] of cases) {
+      await sh.rollback(tips[2]!.slice(0, 12)); // back to the top first (a forward move)
+      const m = await sh.rollback(target);
+      assert.is(m.to, expected, `rollback ${target}`);
+      assert.is(await tip(repo), expected, `ref after rollback ${target}`);
+    }
+    await sh.rollback('3');
+    await sh.checkpoint('mid', { message: 'halfway' });
+    await sh.rollback('~2');
+    await sh.rollback('mid');
+    assert.is(await tip(repo), tips[2]);
+  },
+);
 
-Rollback('an abbreviated commit id made only of digits names that commit, not a batch the draft does not have', async ({ repo, sh, tips }) => {
-  // Batches until one's commit id starts with four or more digits (not 0): about one commit in seven.
-  let digits: { prefix: string; commit: string } | undefined;
-  for (let i = 0; !digits && i < 400; i++) {
-    const r = await sh.batch({ intent: `try ${i}`, operations: [{ operation: 'write', path: 'n.txt', content: `${i}\n` }] });
-    assert.ok(r.success, JSON.stringify(r.error));
-    const m = /^[1-9]\d{3,}/.exec(r.commit!);
-    if (m) digits = { prefix: m[0].slice(0, 12), commit: r.commit! };
-  }
-  assert.ok(digits, 'no commit id starting with digits in 400 batches');
-  await sh.rollback(tips[0]!);
-  const m = await sh.rollback(digits.prefix);
-  assert.is(m.to, digits.commit);
-  assert.is(await tip(repo), digits.commit);
-  // A number that is neither a batch nor a commit is still refused by name.
-  const e = await sh.rollback('999999').catch((x: unknown) => x as { code?: string; message?: string });
-  assert.is((e as { code?: string }).code, 'INVALID_TARGET');
-  assert.match(String((e as { message?: string }).message), /has no batch 999999/);
-});
+Rollback(
+  'an abbreviated commit id made only of digits names that commit, not a batch the draft does not have',
+  async ({ repo, sh, tips }) => {
+    // Batches until one's commit id starts with four or more digits (not 0): about one commit in seven.
+    let digits: { prefix: string; commit: string } | undefined;
+    for (let i = 0; !digits && i < 400; i++) {
+      const r = await sh.batch({
+        intent: `try ${i}`,
+        operations: [{ operation: 'write', path: 'n.txt', content: `${i}\n` }],
+      });
+      assert.ok(r.success, JSON.stringify(r.error));
+      const m = /^[1-9]\d{3,}/.exec(r.commit!);
+      if (m) digits = { prefix: m[0].slice(0, 12), commit: r.commit! };
+    }
+    assert.ok(digits, 'no commit id starting with digits in 400 batches');
+    await sh.rollback(tips[0]!);
+    const m = await sh.rollback(digits.prefix);
+    assert.is(m.to, digits.commit);
+    assert.is(await tip(repo), digits.commit);
+    // A number that is neither a batch nor a commit is still refused by name.
+    const e = await sh.rollback('999999').catch((x: unknown) => x as { code?: string; message?: string });
+    assert.is((e as { code?: string }).code, 'INVALID_TARGET');
+    assert.match(String((e as { message?: string }).message), /has no batch 999999/);
+  },
+);
 
 Rollback('the view follows the rollback; the working tree is never touched', async ({ repo, sh }) => {
   await sh.rollback('~1');
@@ -95,20 +104,26 @@ Rollback('the view follows the rollback; the working tree is never touched', asy
   assert.is(repo.exists('a.txt'), false);
 });
 
-Rollback('leaving a tip keeps it as an automatic checkpoint; undo reverses, undo again redoes', async ({ repo, sh, tips }) => {
-  const m = await sh.rollback('1');
-  assert.is(m.kept, 'auto-1');
-  const cps = await sh.checkpoints();
-  assert.equal(cps.map((c) => [c.name, c.commit, c.auto]), [['auto-1', tips[2], true]]);
-  const u = await sh.undo();
-  assert.is(u.to, tips[2]);
-  assert.match(u.undid, /rollback to batch 1/);
-  assert.is(await tip(repo), tips[2]);
-  const redo = await sh.undo();
-  assert.is(redo.to, tips[0]);
-  assert.is(redo.kept, 'auto-1', 'an existing checkpoint of the tip is reused');
-  assert.is((await sh.checkpoints()).length, 1);
-});
+Rollback(
+  'leaving a tip keeps it as an automatic checkpoint; undo reverses, undo again redoes',
+  async ({ repo, sh, tips }) => {
+    const m = await sh.rollback('1');
+    assert.is(m.kept, 'auto-1');
+    const cps = await sh.checkpoints();
+    assert.equal(
+      cps.map((c) => [c.name, c.commit, c.auto]),
+      [['auto-1', tips[2], true]],
+    );
+    const u = await sh.undo();
+    assert.is(u.to, tips[2]);
+    assert.match(u.undid, /rollback to batch 1/);
+    assert.is(await tip(repo), tips[2]);
+    const redo = await sh.undo();
+    assert.is(redo.to, tips[0]);
+    assert.is(redo.kept, 'auto-1', 'an existing checkpoint of the tip is reused');
+    assert.is((await sh.checkpoints()).length, 1);
+  },
+);
 
 Rollback('batch numbers never go back after a rollback', async ({ sh }) => {
   await sh.rollback('~2');
@@ -118,7 +133,10 @@ Rollback('batch numbers never go back after a rollback', async ({ sh }) => {
   const m = await sh.rollback('2');
   assert.match(m.target, /2/);
   const log = await sh.log();
-  assert.equal(log.map((e) => e.batch), [2, 1]);
+  assert.equal(
+    log.map((e) => e.batch),
+    [2, 1],
+  );
 });
 
 Rollback('undo of a batch removes it; a draft that never moved has nothing to undo', async ({ repo, sh, tips }) => {
@@ -146,7 +164,15 @@ Rollback('bad targets say what is wrong and move nothing', async ({ repo, sh, ti
     }
   }
   // A commit outside the draft's history.
-  const other = await git.commit({ fs: repo.fs, dir: repo.dir, message: 'elsewhere', author: { name: 'x', email: 'x@x' }, ref: 'refs/heads/other', parent: [] , tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' });
+  const other = await git.commit({
+    fs: repo.fs,
+    dir: repo.dir,
+    message: 'elsewhere',
+    author: { name: 'x', email: 'x@x' },
+    ref: 'refs/heads/other',
+    parent: [],
+    tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+  });
   try {
     await sh.rollback(other);
     assert.unreachable();
@@ -167,7 +193,11 @@ Checkpoint.before.each(async (ctx) => {
 
 Checkpoint('is an annotated tag under refs/shadow/checkpoints/<draft>/', async ({ repo, sh }) => {
   const c = await sh.checkpoint('before-refactor', { message: 'tests green' });
-  const ref = await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'refs/shadow/checkpoints/default/before-refactor' });
+  const ref = await git.resolveRef({
+    fs: repo.fs,
+    dir: repo.dir,
+    ref: 'refs/shadow/checkpoints/default/before-refactor',
+  });
   assert.is(ref, c.tag);
   const tag = await git.readTag({ fs: repo.fs, dir: repo.dir, oid: c.tag });
   assert.is(tag.tag.object, await tip(repo));
@@ -195,7 +225,10 @@ Checkpoint('names are checked; an existing one is refused', async ({ sh }) => {
       assert.is((e as { code: string }).code, code, name);
     }
   }
-  assert.equal((await sh.checkpoints()).map((c) => c.name), ['one']);
+  assert.equal(
+    (await sh.checkpoints()).map((c) => c.name),
+    ['one'],
+  );
 });
 
 Checkpoint.run();

@@ -45,15 +45,24 @@ Cli('from stdin: one batch, a line per file; the draft holds the bytes, the work
   assert.is(repo.git('show', `${DRAFT}:docs/README.md`), 'Hello, world\n');
   assert.is(repo.git('log', '-1', '--format=%s', DRAFT).trim(), 'bump the app');
   assert.is(repo.git('rev-list', '--count', `HEAD..${DRAFT}`).trim(), '1');
-  assert.match(repo.git('log', '-1', '--format=%b', DRAFT), /^apply_patch\tREADME\.md\tdocs\/README\.md\t\(renamed\)$/m);
+  assert.match(
+    repo.git('log', '-1', '--format=%b', DRAFT),
+    /^apply_patch\tREADME\.md\tdocs\/README\.md\t\(renamed\)$/m,
+  );
   assert.match(repo.shadow(['log']).stdout, /apply_patch README\.md -> docs\/README\.md \(renamed\)/);
   assert.is(repo.read('README.md'), 'Hello\n');
   assert.is(repo.exists('old.txt'), true);
 });
 
 Cli('from a file, in a subdirectory: the paths of the patch are relative to it; --json gives each file', ({ repo }) => {
-  repo.write('../fix.patch', '*** Begin Patch\n*** Update File: app.ts\n@@\n-export const app = 1\n+export const app = 3\n*** Add File: ../docs/new.md\n+new\n*** End Patch\n');
-  const out = ok(repo.shadow(['apply-patch', join(repo.root, 'fix.patch'), '--json'], { cwd: repo.path('src') }), 'apply-patch <file> in src/');
+  repo.write(
+    '../fix.patch',
+    '*** Begin Patch\n*** Update File: app.ts\n@@\n-export const app = 1\n+export const app = 3\n*** Add File: ../docs/new.md\n+new\n*** End Patch\n',
+  );
+  const out = ok(
+    repo.shadow(['apply-patch', join(repo.root, 'fix.patch'), '--json'], { cwd: repo.path('src') }),
+    'apply-patch <file> in src/',
+  );
   assert.equal(out.results[0].files, [
     { path: 'src/app.ts', status: 'updated', section: 'update' },
     { path: 'docs/new.md', status: 'created', section: 'add' },
@@ -63,14 +72,17 @@ Cli('from a file, in a subdirectory: the paths of the patch are relative to it; 
 });
 
 Cli('a patch that does not apply: exit 1, the file and the change named, a hint; nothing committed', ({ repo }) => {
-  const bad = '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-export const app = 9\n+export const app = 2\n*** End Patch\n';
+  const bad =
+    '*** Begin Patch\n*** Update File: src/app.ts\n@@\n-export const app = 9\n+export const app = 2\n*** End Patch\n';
   const r = repo.shadow(['apply-patch'], { input: bad });
   assert.is(r.status, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /^batch rejected on draft default, nothing was written: 1 of 1 operation failed$/m);
   assert.match(r.stdout, /change 1 of 1 of src\/app\.ts \(patch line 3\) does not apply/);
   assert.match(r.stderr, /^hint: read the file again/m);
   assert.is(repo.ref(DRAFT), undefined);
-  const json = repo.shadow(['apply-patch', '--json'], { input: '*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n' });
+  const json = repo.shadow(['apply-patch', '--json'], {
+    input: '*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n',
+  });
   assert.is(json.status, 1);
   const doc = json.json();
   assert.is(doc.success, false);
@@ -79,26 +91,50 @@ Cli('a patch that does not apply: exit 1, the file and the change named, a hint;
 });
 
 Cli('bytes that are not UTF-8, and a path that leaves the repository: refused before anything runs', ({ repo }) => {
-  failsText(repo.shadow(['apply-patch'], { input: Buffer.from([0x2a, 0xff, 0x0a]) }), /^error: the patch is not UTF-8 text$/m, 'not UTF-8');
-  failsJson(repo.shadow(['apply-patch', '--json'], { input: '*** Begin Patch\n*** Add File: ../../outside.txt\n+x\n*** End Patch\n', cwd: repo.path('src') }), 'INVALID_PATH', 'outside');
+  failsText(
+    repo.shadow(['apply-patch'], { input: Buffer.from([0x2a, 0xff, 0x0a]) }),
+    /^error: the patch is not UTF-8 text$/m,
+    'not UTF-8',
+  );
+  failsJson(
+    repo.shadow(['apply-patch', '--json'], {
+      input: '*** Begin Patch\n*** Add File: ../../outside.txt\n+x\n*** End Patch\n',
+      cwd: repo.path('src'),
+    }),
+    'INVALID_PATH',
+    'outside',
+  );
   assert.is(repo.ref(DRAFT), undefined);
 });
 
-Cli('a change that fits two places goes to the first, as under Codex, and the output says so; Add File over a file replaces it', ({ repo }) => {
-  repo.write('twice.txt', 'x\ny\nx\n');
-  const r = repo.shadow(['apply-patch', '-'], { input: '*** Begin Patch\n*** Update File: twice.txt\n@@\n-x\n+X\n*** Add File: old.txt\n+new\n*** End Patch\n' });
-  ok(r, 'apply-patch');
-  assert.match(r.stdout, /^note: twice\.txt: the change matched the first of 2 places \(lines 1, 3\)$/m);
-  assert.match(r.stdout, /^note: old\.txt: Add File replaced the file that was there$/m);
-  assert.is(repo.git('show', `${DRAFT}:twice.txt`), 'X\ny\nx\n');
-  assert.is(repo.git('show', `${DRAFT}:old.txt`), 'new\n');
-  assert.is(repo.read('twice.txt'), 'x\ny\nx\n', 'the working tree is untouched');
-  // The person deciding sees it too: shadow review lists each note with its batch.
-  const review = repo.shadow(['review', '--json']);
-  ok(review, 'review');
-  const placements = review.json().placements.map((n: { batch: number; path: string; note: string }) => `${n.batch} ${n.path}: ${n.note}`);
-  assert.equal(placements, ['1 twice.txt: the change matched the first of 2 places (lines 1, 3)', '1 old.txt: Add File replaced the file that was there']);
-  assert.match(repo.shadow(['review', '--stat']).stdout, /^ {2}batch 1 {2}twice\.txt: the change matched the first of 2 places \(lines 1, 3\)$/m);
-});
+Cli(
+  'a change that fits two places goes to the first, as under Codex, and the output says so; Add File over a file replaces it',
+  ({ repo }) => {
+    repo.write('twice.txt', 'x\ny\nx\n');
+    const r = repo.shadow(['apply-patch', '-'], {
+      input: '*** Begin Patch\n*** Update File: twice.txt\n@@\n-x\n+X\n*** Add File: old.txt\n+new\n*** End Patch\n',
+    });
+    ok(r, 'apply-patch');
+    assert.match(r.stdout, /^note: twice\.txt: the change matched the first of 2 places \(lines 1, 3\)$/m);
+    assert.match(r.stdout, /^note: old\.txt: Add File replaced the file that was there$/m);
+    assert.is(repo.git('show', `${DRAFT}:twice.txt`), 'X\ny\nx\n');
+    assert.is(repo.git('show', `${DRAFT}:old.txt`), 'new\n');
+    assert.is(repo.read('twice.txt'), 'x\ny\nx\n', 'the working tree is untouched');
+    // The person deciding sees it too: shadow review lists each note with its batch.
+    const review = repo.shadow(['review', '--json']);
+    ok(review, 'review');
+    const placements = review
+      .json()
+      .placements.map((n: { batch: number; path: string; note: string }) => `${n.batch} ${n.path}: ${n.note}`);
+    assert.equal(placements, [
+      '1 twice.txt: the change matched the first of 2 places (lines 1, 3)',
+      '1 old.txt: Add File replaced the file that was there',
+    ]);
+    assert.match(
+      repo.shadow(['review', '--stat']).stdout,
+      /^ {2}batch 1 {2}twice\.txt: the change matched the first of 2 places \(lines 1, 3\)$/m,
+    );
+  },
+);
 
 Cli.run();

@@ -18,14 +18,22 @@ Batches.before.each(fresh);
 Batches.after.each((ctx) => ctx.repo.cleanup());
 
 Batches('batch from a file and from stdin: every operation, expect, base64 and modes', ({ repo }) => {
-  repo.write('../batch1.json', batchText(
-    [
-      { operation: 'write', path: 'bin/run.sh', content: '#!/bin/sh\necho hi\n', mode: '100755' },
-      { operation: 'write', path: 'img.bin', content: Buffer.from([0, 1, 2, 0xff, 0xfe]).toString('base64'), encoding: 'base64' },
-      { operation: 'write', path: 'notes.md', content: 'line 1\nline 2\nline 3\n', encoding: 'utf8' },
-    ],
-    { intent: 'first batch\n\nwith a body' },
-  ));
+  repo.write(
+    '../batch1.json',
+    batchText(
+      [
+        { operation: 'write', path: 'bin/run.sh', content: '#!/bin/sh\necho hi\n', mode: '100755' },
+        {
+          operation: 'write',
+          path: 'img.bin',
+          content: Buffer.from([0, 1, 2, 0xff, 0xfe]).toString('base64'),
+          encoding: 'base64',
+        },
+        { operation: 'write', path: 'notes.md', content: 'line 1\nline 2\nline 3\n', encoding: 'utf8' },
+      ],
+      { intent: 'first batch\n\nwith a body' },
+    ),
+  );
   let r = repo.shadow(['batch', join(repo.root, 'batch1.json')]);
   ok(r, 'batch <file>');
   assert.match(r.stdout, /^created draft default from HEAD$/m);
@@ -34,15 +42,27 @@ Batches('batch from a file and from stdin: every operation, expect, base64 and m
   assert.match(r.stdout, /^ {2}created {9}img\.bin$/m);
   const tip1 = repo.ref(DRAFT)!;
   assert.is(repo.git('ls-tree', tip1, 'bin/run.sh').split(' ')[0], '100755');
-  assert.is(repo.git('rev-parse', `${tip1}:img.bin`).trim(), hashOf(repo, Buffer.from([0, 1, 2, 0xff, 0xfe])), 'base64 content is stored byte for byte');
-  assert.is(repo.git('log', '-1', '--format=%B', tip1).split('\n').slice(0, 3).join('\n'), 'first batch\n\nwith a body');
+  assert.is(
+    repo.git('rev-parse', `${tip1}:img.bin`).trim(),
+    hashOf(repo, Buffer.from([0, 1, 2, 0xff, 0xfe])),
+    'base64 content is stored byte for byte',
+  );
+  assert.is(
+    repo.git('log', '-1', '--format=%B', tip1).split('\n').slice(0, 3).join('\n'),
+    'first batch\n\nwith a body',
+  );
 
   const notesBlob = repo.git('rev-parse', `${tip1}:notes.md`).trim();
   const readmeSha = sha256(Buffer.from('Hello\n'));
   const stdinBatch = batchText(
     [
       { operation: 'edit', path: 'notes.md', old_content: 'line 2', content: 'line two', expect: notesBlob },
-      { operation: 'patch', path: 'README.md', diff: '--- a/README.md\n+++ b/README.md\n@@ -1 +1,2 @@\n Hello\n+World\n', expect: `sha256:${readmeSha}` },
+      {
+        operation: 'patch',
+        path: 'README.md',
+        diff: '--- a/README.md\n+++ b/README.md\n@@ -1 +1,2 @@\n Hello\n+World\n',
+        expect: `sha256:${readmeSha}`,
+      },
       { operation: 'delete', path: 'old.txt' },
       { operation: 'rename', path: 'src/app.ts', to: 'src/main.ts' },
       { operation: 'chmod', path: 'bin/run.sh', mode: '100644' },
@@ -54,13 +74,16 @@ Batches('batch from a file and from stdin: every operation, expect, base64 and m
   assert.is(out.batch, 2);
   assert.is(out.draft, 'default');
   assert.is(out.created_draft, undefined);
-  assert.equal(out.results.map((x: any) => [x.operation, x.path, x.status]), [
-    ['edit', 'notes.md', 'updated'],
-    ['patch', 'README.md', 'updated'],
-    ['delete', 'old.txt', 'deleted'],
-    ['rename', 'src/app.ts', 'renamed'],
-    ['chmod', 'bin/run.sh', 'mode_changed'],
-  ]);
+  assert.equal(
+    out.results.map((x: any) => [x.operation, x.path, x.status]),
+    [
+      ['edit', 'notes.md', 'updated'],
+      ['patch', 'README.md', 'updated'],
+      ['delete', 'old.txt', 'deleted'],
+      ['rename', 'src/app.ts', 'renamed'],
+      ['chmod', 'bin/run.sh', 'mode_changed'],
+    ],
+  );
   assert.is(out.results[3].to, 'src/main.ts');
   assert.is(repo.ref(DRAFT), out.commit);
   assert.is(repo.git('rev-parse', `${out.commit}^`).trim(), tip1, 'one commit per batch');
@@ -70,16 +93,26 @@ Batches('batch from a file and from stdin: every operation, expect, base64 and m
   assert.is(repo.git('ls-tree', '--name-only', out.commit, 'old.txt', 'src/app.ts'), '');
   assert.is(repo.git('ls-tree', out.commit, 'bin/run.sh').split(' ')[0], '100644');
   const { 'Shadow-Ops': fingerprint, ...named } = trailers(repo, out.commit);
-  assert.equal(named, { 'Shadow-Draft': 'default', 'Shadow-Batch': '2', 'Shadow-Actor': 'Test User', 'Shadow-Actor-Type': 'human' });
+  assert.equal(named, {
+    'Shadow-Draft': 'default',
+    'Shadow-Batch': '2',
+    'Shadow-Actor': 'Test User',
+    'Shadow-Actor-Type': 'human',
+  });
   assert.match(fingerprint!, /^[0-9a-f]{64}$/, 'the batch is known by its fingerprint when it is sent again');
 
   // The same batch again (a retry) is already applied: success, no commit.
   r = repo.shadow(['batch', '-'], { input: stdinBatch });
   ok(r, 'batch (already applied)');
-  assert.match(r.stdout, /^nothing to change on draft default: every operation was already in place\n {2}already_applied notes\.md\n/);
+  assert.match(
+    r.stdout,
+    /^nothing to change on draft default: every operation was already in place\n {2}already_applied notes\.md\n/,
+  );
   assert.is(repo.ref(DRAFT), out.commit);
   // Its edit alone is another batch: old_content is gone, and that is no match, not a success.
-  r = repo.shadow(['batch', '-'], { input: batchText([{ operation: 'edit', path: 'notes.md', old_content: 'line 2', content: 'line two' }]) });
+  r = repo.shadow(['batch', '-'], {
+    input: batchText([{ operation: 'edit', path: 'notes.md', old_content: 'line 2', content: 'line two' }]),
+  });
   assert.is(r.status, 1, r.stdout);
   assert.match(r.stdout, /old_content was not found in notes\.md \(0 matches\)/);
   assert.is(repo.ref(DRAFT), out.commit);
@@ -98,7 +131,12 @@ Batches('write (stdin), edit, rm and mv: one batch each, in text and --json', ({
   assert.is(repo.git('show', `${DRAFT}:docs/guide.md`), '# Guide\n');
   assert.is(repo.git('log', '-1', '--format=%s', DRAFT).trim(), 'add the guide');
 
-  const w = ok(repo.shadow(['write', 'blob.bin', '--base64', '--json'], { input: Buffer.from([0, 0xff, 10, 13, 0x80]).toString('base64') }), 'write --base64');
+  const w = ok(
+    repo.shadow(['write', 'blob.bin', '--base64', '--json'], {
+      input: Buffer.from([0, 0xff, 10, 13, 0x80]).toString('base64'),
+    }),
+    'write --base64',
+  );
   assert.is(w.batch, 2);
   assert.is(repo.git('rev-parse', `${DRAFT}:blob.bin`).trim(), hashOf(repo, Buffer.from([0, 0xff, 10, 13, 0x80])));
 
@@ -108,13 +146,22 @@ Batches('write (stdin), edit, rm and mv: one batch each, in text and --json', ({
   assert.is(repo.git('show', `${DRAFT}:docs/guide.md`), '# The guide\n');
   assert.is(repo.git('log', '-1', '--format=%s', DRAFT).trim(), 'edit docs/guide.md');
 
-  const e4 = ok(repo.shadow(['edit', 'docs/guide.md', '--old', 'The', '--new', 'A', '-m', 'shorter title', '--json']), 'edit --json');
+  const e4 = ok(
+    repo.shadow(['edit', 'docs/guide.md', '--old', 'The', '--new', 'A', '-m', 'shorter title', '--json']),
+    'edit --json',
+  );
   assert.equal([e4.batch, e4.results[0].status], [4, 'updated']);
   assert.is(repo.git('log', '-1', '--format=%s', DRAFT).trim(), 'shorter title');
 
   const rm = ok(repo.shadow(['rm', 'old.txt', 'blob.bin', '--json']), 'rm two paths');
   assert.is(rm.batch, 5);
-  assert.equal(rm.results.map((x: any) => [x.path, x.status]), [['old.txt', 'deleted'], ['blob.bin', 'deleted']]);
+  assert.equal(
+    rm.results.map((x: any) => [x.path, x.status]),
+    [
+      ['old.txt', 'deleted'],
+      ['blob.bin', 'deleted'],
+    ],
+  );
   assert.is(repo.git('ls-tree', '--name-only', DRAFT, 'old.txt', 'blob.bin'), '');
   assert.is(repo.git('rev-list', '--count', `${repo.ref('HEAD')}..${DRAFT}`).trim(), '5', 'one commit per command');
   r = repo.shadow(['rm', 'docs/guide.md']);
@@ -159,11 +206,17 @@ Batches('the draft: --draft, else SHADOW_DRAFT, else "default", created by its f
   assert.is(repo.ref(DRAFT), first.commit);
   assert.is(repo.git('rev-parse', `${first.commit}^`).trim(), repo.ref('HEAD'), 'the draft starts at HEAD');
 
-  const env = ok(repo.shadow(['write', 'b.txt', '--json'], { input: 'b', env: { SHADOW_DRAFT: 'envd' } }), 'write ($SHADOW_DRAFT)');
+  const env = ok(
+    repo.shadow(['write', 'b.txt', '--json'], { input: 'b', env: { SHADOW_DRAFT: 'envd' } }),
+    'write ($SHADOW_DRAFT)',
+  );
   assert.is(env.draft, 'envd');
   assert.is(repo.ref('refs/shadow/drafts/envd'), env.commit);
 
-  const flag = ok(repo.shadow(['write', 'c.txt', '--draft', 'flagd', '--json'], { input: 'c', env: { SHADOW_DRAFT: 'envd' } }), 'write --draft');
+  const flag = ok(
+    repo.shadow(['write', 'c.txt', '--draft', 'flagd', '--json'], { input: 'c', env: { SHADOW_DRAFT: 'envd' } }),
+    'write --draft',
+  );
   assert.is(flag.draft, 'flagd');
   assert.is(repo.ref('refs/shadow/drafts/flagd'), flag.commit);
   assert.is(repo.ref('refs/shadow/drafts/envd'), env.commit, '--draft wins over SHADOW_DRAFT');
@@ -176,15 +229,29 @@ Batches('the draft: --draft, else SHADOW_DRAFT, else "default", created by its f
   failsJson(repo.shadow(['cat', 'c.txt', '--json']), 'NOT_FOUND', 'cat c.txt on default');
   const log = ok(repo.shadow(['log', '--json'], { env: { SHADOW_DRAFT: 'envd' } }), 'log ($SHADOW_DRAFT)');
   assert.is(log.draft, 'envd');
-  assert.equal(log.batches.map((b: any) => b.ops[0].path), ['b.txt']);
+  assert.equal(
+    log.batches.map((b: any) => b.ops[0].path),
+    ['b.txt'],
+  );
 });
 
 Batches('the actor: --actor, else SHADOW_ACTOR, else git user.name; author and Shadow-Actor agree', ({ repo }) => {
   const byUser = ok(repo.shadow(['write', 'a.txt', '--json'], { input: 'a' }), 'write as user');
-  const byEnv = ok(repo.shadow(['write', 'b.txt', '--json'], { input: 'b', env: { SHADOW_ACTOR: 'env-agent' } }), 'write as $SHADOW_ACTOR');
-  const byFlag = ok(repo.shadow(['write', 'c.txt', '--actor', 'flag-agent', '--json'], { input: 'c', env: { SHADOW_ACTOR: 'env-agent' } }), 'write --actor');
+  const byEnv = ok(
+    repo.shadow(['write', 'b.txt', '--json'], { input: 'b', env: { SHADOW_ACTOR: 'env-agent' } }),
+    'write as $SHADOW_ACTOR',
+  );
+  const byFlag = ok(
+    repo.shadow(['write', 'c.txt', '--actor', 'flag-agent', '--json'], {
+      input: 'c',
+      env: { SHADOW_ACTOR: 'env-agent' },
+    }),
+    'write --actor',
+  );
   const byBatch = ok(
-    repo.shadow(['batch', '-', '--actor', 'flag-agent', '--json'], { input: batchText([{ operation: 'write', path: 'd.txt', content: 'd' }], { actor: 'batch-agent' }) }),
+    repo.shadow(['batch', '-', '--actor', 'flag-agent', '--json'], {
+      input: batchText([{ operation: 'write', path: 'd.txt', content: 'd' }], { actor: 'batch-agent' }),
+    }),
     'batch --actor over the batch actor',
   );
   const expected: Array<[string, string, string]> = [
@@ -195,11 +262,18 @@ Batches('the actor: --actor, else SHADOW_ACTOR, else git user.name; author and S
   ];
   for (const [commit, name, email] of expected) {
     assert.is(repo.git('log', '-1', '--format=%an <%ae>', commit).trim(), `${name} <${email}>`);
-    assert.is(repo.git('log', '-1', '--format=%cn <%ce>', commit).trim(), 'Test User <test@example.com>', 'the committer is the repository identity');
+    assert.is(
+      repo.git('log', '-1', '--format=%cn <%ce>', commit).trim(),
+      'Test User <test@example.com>',
+      'the committer is the repository identity',
+    );
     assert.is(trailers(repo, commit)['Shadow-Actor'], name);
   }
   const log = ok(repo.shadow(['log', '--json']), 'log').batches;
-  assert.equal(log.map((b: any) => b.actor), ['flag-agent', 'flag-agent', 'env-agent', 'Test User']);
+  assert.equal(
+    log.map((b: any) => b.actor),
+    ['flag-agent', 'flag-agent', 'env-agent', 'Test User'],
+  );
   const text = repo.shadow(['log']).stdout;
   assert.match(text, /^batch 2 · env-agent · \d{4}-\d\d-\d\d \d\d:\d\d · write b\.txt · 1 op {2}[0-9a-f]{12}$/m);
 

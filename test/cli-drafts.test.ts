@@ -28,8 +28,17 @@ Drafts('draft new, list and show in text and --json; a taken name is refused', (
 
   // The name: the argument, else --draft, else SHADOW_DRAFT, else "default".
   assert.is(ok(repo.shadow(['draft', 'new', '--json']), 'draft new').name, 'default');
-  assert.is(ok(repo.shadow(['draft', 'new', '--json'], { env: { SHADOW_DRAFT: 'from-env' } }), 'draft new $SHADOW_DRAFT').name, 'from-env');
-  assert.is(ok(repo.shadow(['draft', 'new', '--draft', 'from-flag', '--json'], { env: { SHADOW_DRAFT: 'from-env2' } }), 'draft new --draft').name, 'from-flag');
+  assert.is(
+    ok(repo.shadow(['draft', 'new', '--json'], { env: { SHADOW_DRAFT: 'from-env' } }), 'draft new $SHADOW_DRAFT').name,
+    'from-env',
+  );
+  assert.is(
+    ok(
+      repo.shadow(['draft', 'new', '--draft', 'from-flag', '--json'], { env: { SHADOW_DRAFT: 'from-env2' } }),
+      'draft new --draft',
+    ).name,
+    'from-flag',
+  );
   assert.is(repo.ref('refs/shadow/drafts/from-env2'), undefined);
 
   // --from any commit-ish.
@@ -46,7 +55,10 @@ Drafts('draft new, list and show in text and --json; a taken name is refused', (
   assert.is(repo.ref('refs/shadow/drafts/feature'), head);
 
   const list = ok(repo.shadow(['draft', 'list', '--json']), 'draft list --json').drafts;
-  assert.equal(list.map((d: any) => d.name), ['default', 'feature', 'from-env', 'from-flag', 'older']);
+  assert.equal(
+    list.map((d: any) => d.name),
+    ['default', 'feature', 'from-env', 'from-flag', 'older'],
+  );
   for (const d of list) {
     assert.match(d.tip, OID);
     assert.is(d.status, 'open');
@@ -71,42 +83,61 @@ Drafts('draft new, list and show in text and --json; a taken name is refused', (
   failsText(repo.shadow(['draft', 'show', 'nope']), /^error: there is no draft "nope"$/m, 'draft show nope (text)');
 });
 
-Drafts('draft drop keeps the tip and checkpoints under refs/shadow/archive/; --purge deletes for good', async ({ repo }) => {
-  const tip = await seed(repo, [
-    { operation: 'write', path: 'a.txt', content: 'a\n' },
-    { operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hi' },
-  ], { draft: 'w' });
-  const cpTag = await withShadow(repo, async (sh) => (await sh.checkpoint('c1', { draft: 'w' })).tag);
+Drafts(
+  'draft drop keeps the tip and checkpoints under refs/shadow/archive/; --purge deletes for good',
+  async ({ repo }) => {
+    const tip = await seed(
+      repo,
+      [
+        { operation: 'write', path: 'a.txt', content: 'a\n' },
+        { operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hi' },
+      ],
+      { draft: 'w' },
+    );
+    const cpTag = await withShadow(repo, async (sh) => (await sh.checkpoint('c1', { draft: 'w' })).tag);
 
-  const r = repo.shadow(['draft', 'drop', 'w']);
-  ok(r, 'draft drop');
-  const m = /^dropped draft w; its work is kept at (refs\/shadow\/archive\/w\/\d{8}T\d{6}\.\d{3}Z)\/tip \(shadow draft new <name> --from refs\/shadow\/archive\/w\/\d{8}T\d{6}\.\d{3}Z\/tip brings it back\)\n$/.exec(r.stdout);
-  assert.ok(m, `draft drop says where the work is kept: ${r.stdout}`);
-  const archiveDir = m![1]!;
-  assert.is(repo.ref(`${archiveDir}/tip`), tip);
-  assert.is(repo.git('rev-parse', `${archiveDir}/checkpoints/c1`).trim(), cpTag);
-  assert.is(repo.ref('refs/shadow/drafts/w'), undefined);
-  assert.is(repo.ref('refs/shadow/checkpoints/w/c1'), undefined);
-  assert.equal(ok(repo.shadow(['draft', 'list', '--json']), 'draft list').drafts, []);
-  assert.is(repo.git('show', `${archiveDir}/tip:a.txt`), 'a\n');
-  // The working tree never saw any of it.
-  assert.is(repo.read('README.md'), 'Hello\n');
-  assert.is(repo.exists('a.txt'), false);
+    const r = repo.shadow(['draft', 'drop', 'w']);
+    ok(r, 'draft drop');
+    const m =
+      /^dropped draft w; its work is kept at (refs\/shadow\/archive\/w\/\d{8}T\d{6}\.\d{3}Z)\/tip \(shadow draft new <name> --from refs\/shadow\/archive\/w\/\d{8}T\d{6}\.\d{3}Z\/tip brings it back\)\n$/.exec(
+        r.stdout,
+      );
+    assert.ok(m, `draft drop says where the work is kept: ${r.stdout}`);
+    const archiveDir = m![1]!;
+    assert.is(repo.ref(`${archiveDir}/tip`), tip);
+    assert.is(repo.git('rev-parse', `${archiveDir}/checkpoints/c1`).trim(), cpTag);
+    assert.is(repo.ref('refs/shadow/drafts/w'), undefined);
+    assert.is(repo.ref('refs/shadow/checkpoints/w/c1'), undefined);
+    assert.equal(ok(repo.shadow(['draft', 'list', '--json']), 'draft list').drafts, []);
+    assert.is(repo.git('show', `${archiveDir}/tip:a.txt`), 'a\n');
+    // The working tree never saw any of it.
+    assert.is(repo.read('README.md'), 'Hello\n');
+    assert.is(repo.exists('a.txt'), false);
 
-  // --purge: nothing is kept.
-  await seed(repo, [{ operation: 'write', path: 'g.txt', content: 'g' }], { draft: 'gone' });
-  await withShadow(repo, (sh) => sh.checkpoint('cg', { draft: 'gone' }));
-  assert.equal(ok(repo.shadow(['draft', 'drop', 'gone', '--purge', '--json']), 'draft drop --purge'), { draft: 'gone' });
-  assert.is(repo.git('for-each-ref', 'refs/shadow/drafts/gone', 'refs/shadow/checkpoints/gone', 'refs/shadow/archive/gone'), '');
+    // --purge: nothing is kept.
+    await seed(repo, [{ operation: 'write', path: 'g.txt', content: 'g' }], { draft: 'gone' });
+    await withShadow(repo, (sh) => sh.checkpoint('cg', { draft: 'gone' }));
+    assert.equal(ok(repo.shadow(['draft', 'drop', 'gone', '--purge', '--json']), 'draft drop --purge'), {
+      draft: 'gone',
+    });
+    assert.is(
+      repo.git('for-each-ref', 'refs/shadow/drafts/gone', 'refs/shadow/checkpoints/gone', 'refs/shadow/archive/gone'),
+      '',
+    );
 
-  failsJson(repo.shadow(['draft', 'drop', 'never', '--json']), 'DRAFT_NOT_FOUND', 'draft drop never');
-});
+    failsJson(repo.shadow(['draft', 'drop', 'never', '--json']), 'DRAFT_NOT_FOUND', 'draft drop never');
+  },
+);
 
 Drafts('draft new --from an archive brings the dropped work back into the view', async ({ repo }) => {
-  const tip = await seed(repo, [
-    { operation: 'write', path: 'a.txt', content: 'a\n' },
-    { operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hi' },
-  ], { draft: 'w' });
+  const tip = await seed(
+    repo,
+    [
+      { operation: 'write', path: 'a.txt', content: 'a\n' },
+      { operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hi' },
+    ],
+    { draft: 'w' },
+  );
   const dropped = ok(repo.shadow(['draft', 'drop', 'w', '--json']), 'draft drop --json');
   assert.is(dropped.draft, 'w');
   assert.match(dropped.archive, /^refs\/shadow\/archive\/w\/\d{8}T\d{6}\.\d{3}Z\/tip$/);
@@ -129,7 +160,11 @@ Drafts('dropping a draft whose name was archived in the same second keeps both a
   const head = repo.ref('HEAD')!;
   const tip = await seed(repo, [{ operation: 'write', path: 't.txt', content: 't' }], { draft: 'tmp' });
   // An earlier drop of a draft "tmp" left archives stamped with these seconds.
-  const stamp = (ms: number): string => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = (ms: number): string =>
+    new Date(ms)
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
   const now = Date.now();
   const earlier = [0, 1, 2, 3, 4, 5].map((s) => `refs/shadow/archive/tmp/${stamp(now + s * 1000)}/tip`);
   for (const ref of earlier) repo.git('update-ref', ref, head);

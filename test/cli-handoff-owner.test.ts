@@ -41,13 +41,14 @@ function listen(c: Ctx, path: string): Promise<void> {
     conn.on('data', (d: string) => {
       got += d;
       if (got.split('\n').length === 2) conn.write('{"accepted":true}\n');
-      if (got.includes('{"go":true}\n')) conn.end(`{"o":"${Buffer.from('from the socket\n').toString('base64')}"}\n{"exit":0}\n`);
+      if (got.includes('{"go":true}\n'))
+        conn.end(`{"o":"${Buffer.from('from the socket\n').toString('base64')}"}\n{"exit":0}\n`);
     });
   });
   return new Promise((resolve) => c.server.listen(path, resolve));
 }
 
-const O = suite<Ctx>('hand-off only to a socket of the caller\'s own');
+const O = suite<Ctx>("hand-off only to a socket of the caller's own");
 O.before((c) => {
   c.repo = new DiskRepo({ 'README.md': 'Hello\n' });
 });
@@ -70,26 +71,36 @@ async function cat(c: Ctx): Promise<{ status: number | null; stdout: string; con
   return { status: r.status, stdout: r.stdout, connections: c.connections };
 }
 
-O('the control: a socket and run directory of the caller\'s own take the command', async (c) => {
+O("the control: a socket and run directory of the caller's own take the command", async (c) => {
   assert.is(findSocket(c.repo.dir, uid), sock(c));
   assert.equal(await cat(c), { status: 0, stdout: 'from the socket\n', connections: 1 });
 });
 
 for (const mode of [0o770, 0o777, 0o720, 0o702]) {
-  O(`a run directory of mode ${mode.toString(8)} (others may put a socket there) is never used: the caller runs the command`, async (c) => {
-    chmodSync(runDir(c), mode);
-    assert.is(findSocket(c.repo.dir, uid), undefined);
-    assert.equal(await cat(c), { status: 0, stdout: 'Hello\n', connections: 0 });
-  });
+  O(
+    `a run directory of mode ${mode.toString(8)} (others may put a socket there) is never used: the caller runs the command`,
+    async (c) => {
+      chmodSync(runDir(c), mode);
+      assert.is(findSocket(c.repo.dir, uid), undefined);
+      assert.equal(await cat(c), { status: 0, stdout: 'Hello\n', connections: 0 });
+    },
+  );
 }
 
 /** lstat, with `owner` reported as the owner of the paths `which` picks. */
-const ownedBy = (which: (path: string) => boolean, owner: number): LstatOf => (path) => {
-  const st = lstatSync(path);
-  if (!which(path)) return st;
-  const reported: ReturnType<LstatOf> = { uid: owner, mode: st.mode, isDirectory: () => st.isDirectory(), isSocket: () => st.isSocket() };
-  return reported;
-};
+const ownedBy =
+  (which: (path: string) => boolean, owner: number): LstatOf =>
+  (path) => {
+    const st = lstatSync(path);
+    if (!which(path)) return st;
+    const reported: ReturnType<LstatOf> = {
+      uid: owner,
+      mode: st.mode,
+      isDirectory: () => st.isDirectory(),
+      isSocket: () => st.isSocket(),
+    };
+    return reported;
+  };
 
 for (const [what, pick] of [
   ['a socket', (c: Ctx) => sock(c)],
@@ -97,10 +108,28 @@ for (const [what, pick] of [
 ] as const) {
   O(`${what} of another user's is never used: the caller runs the command`, async (c) => {
     // Through the seam: the check itself, wherever the tests run.
-    assert.is(findSocket(c.repo.dir, uid, ownedBy((p) => p === pick(c), OTHER)), undefined, 'another owner reported by the seam');
-    assert.is(findSocket(c.repo.dir, uid, ownedBy((p) => p === pick(c), uid!)), sock(c), 'the seam reporting the caller: used');
+    assert.is(
+      findSocket(
+        c.repo.dir,
+        uid,
+        ownedBy((p) => p === pick(c), OTHER),
+      ),
+      undefined,
+      'another owner reported by the seam',
+    );
+    assert.is(
+      findSocket(
+        c.repo.dir,
+        uid,
+        ownedBy((p) => p === pick(c), uid!),
+      ),
+      sock(c),
+      'the seam reporting the caller: used',
+    );
     if (!root) {
-      console.log(`note: not root: ${what} of another user's is checked through findSocket's stat seam only (chown needs root)`);
+      console.log(
+        `note: not root: ${what} of another user's is checked through findSocket's stat seam only (chown needs root)`,
+      );
       return;
     }
     // For real: chown as root, the CLI as a caller.
@@ -111,10 +140,17 @@ for (const [what, pick] of [
   });
 }
 
-O('a batch through a socket of another user\'s: never sent there, committed by the caller', async (c) => {
+O("a batch through a socket of another user's: never sent there, committed by the caller", async (c) => {
   if (!root) {
-    assert.is(findSocket(c.repo.dir, uid, ownedBy((p) => p === sock(c), OTHER)), undefined);
-    console.log('note: not root: the batch case is checked through findSocket\'s stat seam only (chown needs root)');
+    assert.is(
+      findSocket(
+        c.repo.dir,
+        uid,
+        ownedBy((p) => p === sock(c), OTHER),
+      ),
+      undefined,
+    );
+    console.log("note: not root: the batch case is checked through findSocket's stat seam only (chown needs root)");
     return;
   }
   chownSync(sock(c), OTHER, OTHER);

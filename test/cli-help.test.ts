@@ -69,9 +69,14 @@ Help('shadow --help lists every command once, under its task, with its one-line 
   assert.is(seen.size, COMMANDS.length);
   assert.is(seen.get('apply'), 'publish into the working tree');
   assert.is(seen.get('draft'), 'start and manage drafts');
-  assert.match(r.stdout, /\n {3}draft +create, list, show and drop drafts \(new, list, show, drop\)\n/, "a group's line names its commands");
+  assert.match(
+    r.stdout,
+    /\n {3}draft +create, list, show and drop drafts \(new, list, show, drop\)\n/,
+    "a group's line names its commands",
+  );
   assert.match(r.stdout, /\nglobal options \(every command\):\n {3}-C <dir> +run as if/);
-  for (const same of [['help'], ['-h'], ['-C', 'elsewhere', '--help']]) assert.equal(await shadow(same), r, `shadow ${same.join(' ')}`);
+  for (const same of [['help'], ['-h'], ['-C', 'elsewhere', '--help']])
+    assert.equal(await shadow(same), r, `shadow ${same.join(' ')}`);
 });
 
 Help('shadow help apply is shadow apply --help: synopsis, options, exit statuses, error codes, examples', async () => {
@@ -79,7 +84,10 @@ Help('shadow help apply is shadow apply --help: synopsis, options, exit statuses
   assert.is(r.status, 0, r.stderr);
   assert.is(r.stderr, '');
   const t = r.stdout;
-  assert.match(t, /^usage: shadow apply \[paths\.\.\] \[options\]\n\npublish the draft's changes into the working tree/);
+  assert.match(
+    t,
+    /^usage: shadow apply \[paths\.\.\] \[options\]\n\npublish the draft's changes into the working tree/,
+  );
   assert.match(t, /\narguments:\n {3}<paths\.\.> +publish only these files/);
   assert.match(t, /\noptions:\n {3}--dry-run +list what would change/);
   assert.match(t, /\n {3}-m, --message <string> +the commit message for --squash\n/);
@@ -98,22 +106,45 @@ Help('the long form says what docs/cli.md says of the command', async () => {
     const r = await shadow(['help', ...path.split(' ')]);
     assert.is(r.status, 0, `${path}: ${r.stderr}`);
     const doc = (await shadow(['help', ...path.split(' '), '--json'])).stdout;
-    const { command } = JSON.parse(doc) as { command: { synopsis: string; describe: string; options: Array<{ describe: string }>; errors: string[]; examples: string[] } };
-    const section = md.slice(md.indexOf(`\n### shadow ${path}\n`), md.indexOf('\n### ', md.indexOf(`\n### shadow ${path}\n`) + 1));
+    const { command } = JSON.parse(doc) as {
+      command: {
+        synopsis: string;
+        describe: string;
+        options: Array<{ describe: string }>;
+        errors: string[];
+        examples: string[];
+      };
+    };
+    const section = md.slice(
+      md.indexOf(`\n### shadow ${path}\n`),
+      md.indexOf('\n### ', md.indexOf(`\n### shadow ${path}\n`) + 1),
+    );
     const flat = r.stdout.replace(/\n +/g, ' ');
-    assert.ok(r.stdout.startsWith(`usage: ${command.synopsis}\n`) && section.includes(`\n${command.synopsis}\n`), `${path}: the synopsis`);
-    for (const o of command.options) assert.ok(flat.includes(o.describe.replace(/\n +/g, ' ')), `${path}: ${o.describe}`);
+    assert.ok(
+      r.stdout.startsWith(`usage: ${command.synopsis}\n`) && section.includes(`\n${command.synopsis}\n`),
+      `${path}: the synopsis`,
+    );
+    for (const o of command.options)
+      assert.ok(flat.includes(o.describe.replace(/\n +/g, ' ')), `${path}: ${o.describe}`);
     for (const c of command.errors) assert.ok(r.stdout.includes(c) && section.includes(`\`${c}\``), `${path}: ${c}`);
-    for (const e of command.examples) assert.ok(r.stdout.includes(`   ${e}\n`) && section.includes(`\n${e}\n`), `${path}: ${e}`);
+    for (const e of command.examples)
+      assert.ok(r.stdout.includes(`   ${e}\n`) && section.includes(`\n${e}\n`), `${path}: ${e}`);
   }
   const diff = await shadow(['diff', '--help']);
-  assert.match(diff.stdout, /\nAlso, as git diff takes them:\n {2}-M\[<n>\]/, "shadow diff --help keeps git's option forms");
+  assert.match(
+    diff.stdout,
+    /\nAlso, as git diff takes them:\n {2}-M\[<n>\]/,
+    "shadow diff --help keeps git's option forms",
+  );
 });
 
 Help("a group's commands, one in full, and an alias", async () => {
   const group = await shadow(['draft', '--help']);
   assert.is(group.status, 0);
-  assert.match(group.stdout, /^usage: shadow draft <command> \[options\]\n\ncreate, list, show and drop drafts\n\n {3}new \[name\] +create a draft from HEAD/);
+  assert.match(
+    group.stdout,
+    /^usage: shadow draft <command> \[options\]\n\ncreate, list, show and drop drafts\n\n {3}new \[name\] +create a draft from HEAD/,
+  );
   assert.match(group.stdout, /\n {3}list \(also ls\) +list drafts/);
   assert.equal(await shadow(['help', 'draft']), group);
   const one = await shadow(['help', 'draft', 'new']);
@@ -125,7 +156,11 @@ Help("a group's commands, one in full, and an alias", async () => {
 });
 
 Help('help on a command shadow does not have: USAGE, exit 2, one JSON document with --json', async () => {
-  for (const args of [['help', 'nope'], ['nope', '--help'], ['help', 'draft', 'nope']]) {
+  for (const args of [
+    ['help', 'nope'],
+    ['nope', '--help'],
+    ['help', 'draft', 'nope'],
+  ]) {
     const r = await shadow([...args, '--json']);
     assert.is(r.status, 2, args.join(' '));
     const doc = JSON.parse(r.stdout) as { error: { code: string; message: string; hint: string } };
@@ -149,16 +184,31 @@ Help('--help after -- is a word of the command shadow exec runs, not a request f
   assert.is(helpAsked(['status']), undefined);
 });
 
-Help('the grouped list is laid out without the reference: the help path imports none of cli/reference/ statically', () => {
-  for (const file of ['run', 'help-command', 'help-text', 'command-table', 'command-tasks', 'global-options', 'main']) {
-    const text = readFileSync(fileURLToPath(new URL(`../../cli/${file}.ts`, import.meta.url)), 'utf8');
-    assert.not.match(text, /^import [^;]*from '\.\/reference\//m, `cli/${file}.ts`);
-  }
-});
+Help(
+  'the grouped list is laid out without the reference: the help path imports none of cli/reference/ statically',
+  () => {
+    for (const file of [
+      'run',
+      'help-command',
+      'help-text',
+      'command-table',
+      'command-tasks',
+      'global-options',
+      'main',
+    ]) {
+      const text = readFileSync(fileURLToPath(new URL(`../../cli/${file}.ts`, import.meta.url)), 'utf8');
+      assert.not.match(text, /^import [^;]*from '\.\/reference\//m, `cli/${file}.ts`);
+    }
+  },
+);
 
 Help('the built executable answers shadow --help and shadow help apply, outside any repository', async () => {
   for (const args of [['--help'], ['help', 'apply']]) {
-    const r = spawnSync(process.execPath, [SHADOW_BIN, ...args], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, SHADOW_HANDOFF: '0' } });
+    const r = spawnSync(process.execPath, [SHADOW_BIN, ...args], {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+      env: { ...process.env, SHADOW_HANDOFF: '0' },
+    });
     assert.is(r.status, 0, r.stderr);
     assert.is(r.stdout, (await shadow(args)).stdout, args.join(' '));
   }

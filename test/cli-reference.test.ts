@@ -20,7 +20,8 @@ import { cliReference, REGENERATE } from '../cli/reference/markdown.js';
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const paths = (): string[] => COMMANDS.flatMap((e) => ('commands' in e ? e.commands.map((c) => `${e.name} ${commandName(c)}`) : [commandName(e)]));
+const paths = (): string[] =>
+  COMMANDS.flatMap((e) => ('commands' in e ? e.commands.map((c) => `${e.name} ${commandName(c)}`) : [commandName(e)]));
 
 const Reference = suite('the generated command reference');
 
@@ -32,7 +33,9 @@ Reference('docs/cli.md is what the command table generates', () => {
     const b = generated.split('\n');
     const line = a.findIndex((l, i) => l !== b[i]);
     const where = `first at line ${line + 1}:\n  committed: ${a[line]}\n  generated: ${b[line]}`;
-    assert.unreachable(`docs/cli.md differs from what the command table generates (${where})\nrun \`${REGENERATE}\` and commit docs/cli.md`);
+    assert.unreachable(
+      `docs/cli.md differs from what the command table generates (${where})\nrun \`${REGENERATE}\` and commit docs/cli.md`,
+    );
   }
 });
 
@@ -53,7 +56,11 @@ Reference('every command has its section, synopsis, exit statuses and error code
     for (const code of d.errors) assert.ok(section.includes(`\`${code}\``), `${d.path}: ${code}`);
     for (const e of d.examples) assert.ok(section.includes(`\n${e}\n`), `${d.path}: example ${e}`);
   }
-  assert.match(md, /\| `--sandbox <read-only\\\|workspace-write>` \| override shadow\.sandbox \|/, 'a choice list is escaped inside a table');
+  assert.match(
+    md,
+    /\| `--sandbox <read-only\\\|workspace-write>` \| override shadow\.sandbox \|/,
+    'a choice list is escaped inside a table',
+  );
   assert.match(md, /`3` approvals pending/, "apply's own exit status");
 });
 
@@ -65,16 +72,28 @@ Reference('the options are read from each builder: the same names and aliases ya
       const y = yargs([]);
       spec.builder?.(y);
       // yargs' own record of what a builder declared (not in its typings).
-      const registered = (y as unknown as { getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> } }).getOptions();
+      const registered = (
+        y as unknown as { getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> } }
+      ).getOptions();
       const aliases = new Set(Object.values(registered.alias).flat());
       const keys = Object.keys(registered.key).filter((k) => k !== 'help' && k !== 'version' && !aliases.has(k));
-      assert.equal([...doc.positionals, ...doc.options].map((o) => o.name).sort(), keys.sort(), `${path}: options and positionals`);
-      for (const o of doc.options) assert.equal(o.aliases, registered.alias[o.name] ?? [], `${path} --${o.name}: aliases`);
-      for (const o of [...doc.positionals, ...doc.options]) assert.ok((o.describe ?? '').length > 0, `${path}: ${o.name} says what it is`);
+      assert.equal(
+        [...doc.positionals, ...doc.options].map((o) => o.name).sort(),
+        keys.sort(),
+        `${path}: options and positionals`,
+      );
+      for (const o of doc.options)
+        assert.equal(o.aliases, registered.alias[o.name] ?? [], `${path} --${o.name}: aliases`);
+      for (const o of [...doc.positionals, ...doc.options])
+        assert.ok((o.describe ?? '').length > 0, `${path}: ${o.name} says what it is`);
     }
   }
   const diff = commandDocs().find((d) => d.path === 'diff')!;
-  assert.match(diff.epilog ?? '', /--find-renames/, "the text a builder adds after its options (git's forms shadow diff reads)");
+  assert.match(
+    diff.epilog ?? '',
+    /--find-renames/,
+    "the text a builder adds after its options (git's forms shadow diff reads)",
+  );
 });
 
 Reference('each command of the table is in exactly one task, and the tasks name no other', () => {
@@ -84,14 +103,22 @@ Reference('each command of the table is in exactly one task, and the tasks name 
   assert.equal([...listed].sort(), [...names].sort());
 });
 
-Reference('error codes, examples and exit statuses are kept for commands of the table, and each example runs its command', () => {
-  const all = paths();
-  assert.equal(Object.keys(COMMAND_ERRORS).sort(), [...all].sort(), 'an error list for every command, and for no other');
-  for (const k of [...Object.keys(EXAMPLES), ...Object.keys(COMMAND_EXITS)]) assert.ok(all.includes(k), `${k} is a command`);
-  for (const [path, lines] of Object.entries(EXAMPLES)) {
-    for (const l of lines) assert.ok(l.includes(`shadow ${path}`), `${path}: ${l}`);
-  }
-});
+Reference(
+  'error codes, examples and exit statuses are kept for commands of the table, and each example runs its command',
+  () => {
+    const all = paths();
+    assert.equal(
+      Object.keys(COMMAND_ERRORS).sort(),
+      [...all].sort(),
+      'an error list for every command, and for no other',
+    );
+    for (const k of [...Object.keys(EXAMPLES), ...Object.keys(COMMAND_EXITS)])
+      assert.ok(all.includes(k), `${k} is a command`);
+    for (const [path, lines] of Object.entries(EXAMPLES)) {
+      for (const l of lines) assert.ok(l.includes(`shadow ${path}`), `${path}: ${l}`);
+    }
+  },
+);
 
 /** Every code of the ErrorCode union in src/errors.ts. */
 function errorCodes(): Set<string> {
@@ -113,7 +140,8 @@ function sources(dir: string, skip: (path: string) => boolean): string {
 Reference('every error code a command lists is one of src/errors.ts, and something in shadow raises it', () => {
   const codes = errorCodes();
   assert.ok(codes.has('USAGE') && codes.has('STALE_REVIEW') && codes.size > 60, `read the union: ${codes.size} codes`);
-  const skip = (p: string): boolean => p.endsWith('/src/errors.ts') || p.endsWith('/http-errors.ts') || p.includes('/cli/reference/');
+  const skip = (p: string): boolean =>
+    p.endsWith('/src/errors.ts') || p.endsWith('/http-errors.ts') || p.includes('/cli/reference/');
   const code = sources('src', skip) + sources('cli', skip);
   for (const [path, list] of [['every command', COMMON_ERRORS] as const, ...Object.entries(COMMAND_ERRORS)]) {
     assert.equal(list.length, new Set(list).size, `${path}: no code twice`);

@@ -17,7 +17,12 @@ R.before.each((c) => {
 });
 R.after.each((c) => c.repo.cleanup());
 
-async function call(repo: DiskRepo, shared: SharedCaches | undefined, args: string[], input = ''): Promise<{ status: number; stdout: string; stderr: string }> {
+async function call(
+  repo: DiskRepo,
+  shared: SharedCaches | undefined,
+  args: string[],
+  input = '',
+): Promise<{ status: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const status = await run(args, {
@@ -33,7 +38,8 @@ async function call(repo: DiskRepo, shared: SharedCaches | undefined, args: stri
 }
 
 R('calls of one command, one after another, each as if it ran alone', async ({ repo }) => {
-  const doc = (path: string): string => JSON.stringify({ operations: [{ operation: 'write', path, content: `${path}\n` }] });
+  const doc = (path: string): string =>
+    JSON.stringify({ operations: [{ operation: 'write', path, content: `${path}\n` }] });
   const sequence: Array<{ args: string[]; input?: string }> = [
     { args: ['batch', '-', '--json', '--draft', 'one', '--actor', 'alice'], input: doc('a.txt') },
     { args: ['batch', '-'], input: doc('b.txt') },
@@ -49,10 +55,16 @@ R('calls of one command, one after another, each as if it ran alone', async ({ r
     // The same call in a twin repository, on a parser of its own.
     const twin = new DiskRepo({ 'README.md': 'Hello\n' });
     try {
-      for (const before of sequence.slice(0, sequence.indexOf(step))) await call(twin, undefined, before.args, before.input);
+      for (const before of sequence.slice(0, sequence.indexOf(step)))
+        await call(twin, undefined, before.args, before.input);
       const alone = await call(twin, undefined, step.args, step.input);
-      const norm = (s: string): string => s.replace(/\b[0-9a-f]{7,40}\b/g, '<oid>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>');
-      assert.equal([once.status, norm(once.stdout), norm(once.stderr)], [alone.status, norm(alone.stdout), norm(alone.stderr)], `shadow ${step.args.join(' ')}`);
+      const norm = (s: string): string =>
+        s.replace(/\b[0-9a-f]{7,40}\b/g, '<oid>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>');
+      assert.equal(
+        [once.status, norm(once.stdout), norm(once.stderr)],
+        [alone.status, norm(alone.stdout), norm(alone.stderr)],
+        `shadow ${step.args.join(' ')}`,
+      );
     } finally {
       twin.cleanup();
     }

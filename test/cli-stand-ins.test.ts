@@ -39,21 +39,30 @@ Width('the same widths as string-width on help text, colours, CJK, marks and emo
 });
 
 Width('options: ambiguous characters as wide, ANSI codes counted', () => {
-  for (const s of ['± × ÷ §', 'Ω°']) assert.is(stringWidth(s, { ambiguousIsNarrow: false }), realStringWidth(s, { ambiguousIsNarrow: false }), s);
+  for (const s of ['± × ÷ §', 'Ω°'])
+    assert.is(stringWidth(s, { ambiguousIsNarrow: false }), realStringWidth(s, { ambiguousIsNarrow: false }), s);
   const coloured = '\u001b[31mred\u001b[39m';
-  assert.is(stringWidth(coloured, { countAnsiEscapeCodes: true }), realStringWidth(coloured, { countAnsiEscapeCodes: true }));
+  assert.is(
+    stringWidth(coloured, { countAnsiEscapeCodes: true }),
+    realStringWidth(coloured, { countAnsiEscapeCodes: true }),
+  );
 });
 
 const FindUp = suite('escalade stand-in');
 
-FindUp('yargs finds shadow\'s own package.json whatever directory it starts from (never the user\'s)', () => {
-  const isPackage = (_dir: string, names: string[]): string | undefined => (names.includes('package.json') ? 'package.json' : undefined);
+FindUp("yargs finds shadow's own package.json whatever directory it starts from (never the user's)", () => {
+  const isPackage = (_dir: string, names: string[]): string | undefined =>
+    names.includes('package.json') ? 'package.json' : undefined;
   for (const start of ['/tmp', process.cwd(), '/']) {
     const found = findUp(start, isPackage);
     assert.ok(found, `from ${start}`);
     assert.is((JSON.parse(readFileSync(found!, 'utf8')) as { name: string }).name, 'shadow-drafts');
   }
-  assert.is(findUp('/tmp', () => undefined), undefined, 'nothing matches: undefined, as escalade');
+  assert.is(
+    findUp('/tmp', () => undefined),
+    undefined,
+    'nothing matches: undefined, as escalade',
+  );
 });
 
 Width.run();

@@ -54,7 +54,11 @@ View('cat and ls read draft-changed paths from the draft, all others from the li
 
   failsJson(repo.shadow(['cat', 'old.txt', '--json']), 'NOT_FOUND', 'cat of a path the draft deleted');
   assert.is(repo.read('old.txt'), 'old\n');
-  failsText(repo.shadow(['cat', 'nope.txt']), /^error: nope\.txt does not exist in the view of draft "default"$/m, 'cat nope.txt');
+  failsText(
+    repo.shadow(['cat', 'nope.txt']),
+    /^error: nope\.txt does not exist in the view of draft "default"$/m,
+    'cat nope.txt',
+  );
   failsJson(repo.shadow(['cat', 'src', '--json']), 'IS_A_DIRECTORY', 'cat of a directory');
 
   let r = repo.shadow(['ls']);
@@ -62,21 +66,30 @@ View('cat and ls read draft-changed paths from the draft, all others from the li
   assert.is(r.stdout, ['  file      README.md', '* file      pic.bin', '* dir       src/'].join('\n') + '\n');
   const root = ok(repo.shadow(['ls', '--json']), 'ls --json');
   assert.is(root.dir, '');
-  assert.equal(root.entries.map((e: any) => [e.name, e.type, e.source]), [
-    ['README.md', 'file', 'lower'],
-    ['pic.bin', 'file', 'draft'],
-    ['src', 'dir', 'draft'],
-  ]);
+  assert.equal(
+    root.entries.map((e: any) => [e.name, e.type, e.source]),
+    [
+      ['README.md', 'file', 'lower'],
+      ['pic.bin', 'file', 'draft'],
+      ['src', 'dir', 'draft'],
+    ],
+  );
   r = repo.shadow(['ls', 'src']);
   ok(r, 'ls src');
   assert.is(r.stdout, ['* file      app.ts', '* file      new.ts', '  file      untracked.ts'].join('\n') + '\n');
 
   // A draft that does not exist yet shows the working tree as it is.
   assert.is(repo.shadow(['cat', 'src/app.ts', '--draft', 'other']).stdout, 'the user changed it too\n');
-  assert.equal(ok(repo.shadow(['ls', 'src', '--draft', 'other', '--json']), 'ls other').entries.map((e: any) => [e.name, e.source]), [
-    ['app.ts', 'lower'],
-    ['untracked.ts', 'lower'],
-  ]);
+  assert.equal(
+    ok(repo.shadow(['ls', 'src', '--draft', 'other', '--json']), 'ls other').entries.map((e: any) => [
+      e.name,
+      e.source,
+    ]),
+    [
+      ['app.ts', 'lower'],
+      ['untracked.ts', 'lower'],
+    ],
+  );
   failsJson(repo.shadow(['ls', 'nowhere', '--json']), 'NOT_FOUND', 'ls of a missing directory');
 });
 
@@ -85,7 +98,10 @@ View('ls and cat of a dot-directory', ({ repo }) => {
   const r = repo.shadow(['ls', '.github', '--json']);
   const out = ok(r, 'ls .github');
   assert.is(out.dir, '.github');
-  assert.equal(out.entries.map((e: any) => [e.name, e.type]), [['workflows', 'dir']]);
+  assert.equal(
+    out.entries.map((e: any) => [e.name, e.type]),
+    [['workflows', 'dir']],
+  );
   assert.is(repo.shadow(['cat', '.github/workflows/ci.yml']).stdout, 'on: push\n');
 });
 

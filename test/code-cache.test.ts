@@ -2,7 +2,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadBundle } from '../cli/code-cache.js';
@@ -59,24 +68,33 @@ function loadFresh(bundle: string, key: string, env: Record<string, string> = {}
     l.saveCache(${JSON.stringify(key)});
     process.stdout.write(JSON.stringify(out));
   })`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+  });
   assert.is(r.status, 0, r.stderr);
   assert.is(r.stderr, '', 'nothing on stderr (no warning)');
   return JSON.parse(r.stdout) as { cache: string; answer: number };
 }
 
-C('a command\'s compiled code is kept beside the bundle and used by the next run; a used cache is not written again', ({ dir, bundle }) => {
-  assert.equal(loadFresh(bundle, 'batch'), { cache: 'none', answer: 42 });
-  const [file] = files(dir);
-  assert.match(file!, /^[0-9a-f]{16}-batch\.bin$/);
-  const written = stamp(join(cacheDir(dir), file!));
-  assert.equal(loadFresh(bundle, 'batch'), { cache: 'used', answer: 42 });
-  assert.equal(files(dir), [file]);
-  assert.is(stamp(join(cacheDir(dir), file!)), written, 'not written again');
-  assert.is(loadFresh(bundle, 'status').cache, 'none', 'each command has its own');
-  assert.equal(files(dir).map((f) => f.slice(17)), ['batch.bin', 'status.bin']);
-  assert.is(loadFresh(bundle, 'status').cache, 'used');
-});
+C(
+  "a command's compiled code is kept beside the bundle and used by the next run; a used cache is not written again",
+  ({ dir, bundle }) => {
+    assert.equal(loadFresh(bundle, 'batch'), { cache: 'none', answer: 42 });
+    const [file] = files(dir);
+    assert.match(file!, /^[0-9a-f]{16}-batch\.bin$/);
+    const written = stamp(join(cacheDir(dir), file!));
+    assert.equal(loadFresh(bundle, 'batch'), { cache: 'used', answer: 42 });
+    assert.equal(files(dir), [file]);
+    assert.is(stamp(join(cacheDir(dir), file!)), written, 'not written again');
+    assert.is(loadFresh(bundle, 'status').cache, 'none', 'each command has its own');
+    assert.equal(
+      files(dir).map((f) => f.slice(17)),
+      ['batch.bin', 'status.bin'],
+    );
+    assert.is(loadFresh(bundle, 'status').cache, 'used');
+  },
+);
 
 C('the bundle runs as strict CommonJS: require, module, __filename', ({ bundle }) => {
   const { exports } = loadBundle(bundle, 'batch', {});
@@ -85,11 +103,14 @@ C('the bundle runs as strict CommonJS: require, module, __filename', ({ bundle }
   assert.is(exports.eol, '\n');
 });
 
-C('the CLI bundle calls no import(): a vm.Script could only import through an experimental hook (packages outside it are required)', () => {
-  const source = readFileSync(join(dirname(SHADOW_BIN), 'shadow-cli.cjs'), 'utf8');
-  assert.not.match(source, /\bimport\(/);
-  assert.match(source, /require\("chokidar"\)/);
-});
+C(
+  'the CLI bundle calls no import(): a vm.Script could only import through an experimental hook (packages outside it are required)',
+  () => {
+    const source = readFileSync(join(dirname(SHADOW_BIN), 'shadow-cli.cjs'), 'utf8');
+    assert.not.match(source, /\bimport\(/);
+    assert.match(source, /require\("chokidar"\)/);
+  },
+);
 
 C('a damaged cache file is not used, the command runs, and a sound file replaces it', ({ dir, bundle }) => {
   loadFresh(bundle, 'log');
@@ -112,57 +133,85 @@ C('a cache V8 refuses (sound by our checksum, but not code V8 made) is made agai
   assert.is(loadFresh(bundle, 'log').cache, 'used');
 });
 
-C('a rebuilt bundle of the same length never meets the old cache, and the old files go when the new one is written', ({ dir, bundle }) => {
-  loadFresh(bundle, 'batch');
-  loadFresh(bundle, 'log');
-  const before = files(dir);
-  writeFileSync(bundle, bundleSource(43));
-  assert.equal(loadFresh(bundle, 'batch'), { cache: 'none', answer: 43 });
-  const after = files(dir);
-  assert.is(after.length, 1);
-  assert.ok(!before.includes(after[0]!), 'a new name');
-  assert.is(loadFresh(bundle, 'batch').cache, 'used');
-});
+C(
+  'a rebuilt bundle of the same length never meets the old cache, and the old files go when the new one is written',
+  ({ dir, bundle }) => {
+    loadFresh(bundle, 'batch');
+    loadFresh(bundle, 'log');
+    const before = files(dir);
+    writeFileSync(bundle, bundleSource(43));
+    assert.equal(loadFresh(bundle, 'batch'), { cache: 'none', answer: 43 });
+    const after = files(dir);
+    assert.is(after.length, 1);
+    assert.ok(!before.includes(after[0]!), 'a new name');
+    assert.is(loadFresh(bundle, 'batch').cache, 'used');
+  },
+);
 
-C('off: with NODE_DISABLE_COMPILE_CACHE, and for keys that are not command names; nothing is written', ({ dir, bundle }) => {
-  assert.equal(loadFresh(bundle, 'batch', { NODE_DISABLE_COMPILE_CACHE: '1' }), { cache: 'off', answer: 42 });
-  for (const key of ['../escape', 'Batch', '', 'a/b', 'x'.repeat(40)]) {
-    const l = loadBundle(bundle, key, {});
-    assert.is(l.cache, 'off', key);
-    l.saveCache(key);
-  }
-  assert.equal(files(dir), []);
-});
+C(
+  'off: with NODE_DISABLE_COMPILE_CACHE, and for keys that are not command names; nothing is written',
+  ({ dir, bundle }) => {
+    assert.equal(loadFresh(bundle, 'batch', { NODE_DISABLE_COMPILE_CACHE: '1' }), { cache: 'off', answer: 42 });
+    for (const key of ['../escape', 'Batch', '', 'a/b', 'x'.repeat(40)]) {
+      const l = loadBundle(bundle, key, {});
+      assert.is(l.cache, 'off', key);
+      l.saveCache(key);
+    }
+    assert.equal(files(dir), []);
+  },
+);
 
-C('a cache directory that cannot be made: the bundle runs without a cache, and saving does not throw', ({ dir, bundle }) => {
-  writeFileSync(cacheDir(dir), 'a file where the directory would be');
-  assert.equal(loadFresh(bundle, 'batch'), { cache: 'none', answer: 42 });
-  assert.is(readFileSync(cacheDir(dir), 'utf8'), 'a file where the directory would be');
-  assert.equal(readdirSync(dir).sort(), ['.code-cache', 'bundle.cjs'], 'no temporary file left');
-});
+C(
+  'a cache directory that cannot be made: the bundle runs without a cache, and saving does not throw',
+  ({ dir, bundle }) => {
+    writeFileSync(cacheDir(dir), 'a file where the directory would be');
+    assert.equal(loadFresh(bundle, 'batch'), { cache: 'none', answer: 42 });
+    assert.is(readFileSync(cacheDir(dir), 'utf8'), 'a file where the directory would be');
+    assert.equal(readdirSync(dir).sort(), ['.code-cache', 'bundle.cjs'], 'no temporary file left');
+  },
+);
 
-C('the shadow executable: the first run of a command keeps its cache, the next uses it, and the output is the same', ({ dir }) => {
-  // A copy of the executable and its bundle, so the test owns the cache directory.
-  const bin = join(dir, 'bin');
-  mkdirSync(bin);
-  for (const f of ['shadow.cjs', 'shadow-cli.cjs']) copyFileSync(join(dirname(SHADOW_BIN), f), join(bin, f));
-  const repo = new DiskRepo({ 'a.txt': 'a\n' });
-  try {
-    const run = () => spawnSync(process.execPath, [join(bin, 'shadow.cjs'), 'draft', 'list', '--json'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
-    const first = run();
-    assert.is(first.status, 0, first.stderr);
-    assert.equal(files(bin).map((f) => f.slice(17)), ['draft.bin']);
-    const kept = stamp(join(cacheDir(bin), files(bin)[0]!));
-    const second = run();
-    assert.is(second.status, 0, second.stderr);
-    assert.is(second.stdout, first.stdout);
-    assert.is(stamp(join(cacheDir(bin), files(bin)[0]!)), kept, 'used, not written again');
-    const unknown = spawnSync(process.execPath, [join(bin, 'shadow.cjs'), 'no-such-command'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
-    assert.is(unknown.status, 2);
-    assert.equal(files(bin).map((f) => f.slice(17)), ['draft.bin'], 'a word that is not a command gets no cache');
-  } finally {
-    repo.cleanup();
-  }
-});
+C(
+  'the shadow executable: the first run of a command keeps its cache, the next uses it, and the output is the same',
+  ({ dir }) => {
+    // A copy of the executable and its bundle, so the test owns the cache directory.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    for (const f of ['shadow.cjs', 'shadow-cli.cjs']) copyFileSync(join(dirname(SHADOW_BIN), f), join(bin, f));
+    const repo = new DiskRepo({ 'a.txt': 'a\n' });
+    try {
+      const run = () =>
+        spawnSync(process.execPath, [join(bin, 'shadow.cjs'), 'draft', 'list', '--json'], {
+          cwd: repo.dir,
+          env: repo.env,
+          encoding: 'utf8',
+        });
+      const first = run();
+      assert.is(first.status, 0, first.stderr);
+      assert.equal(
+        files(bin).map((f) => f.slice(17)),
+        ['draft.bin'],
+      );
+      const kept = stamp(join(cacheDir(bin), files(bin)[0]!));
+      const second = run();
+      assert.is(second.status, 0, second.stderr);
+      assert.is(second.stdout, first.stdout);
+      assert.is(stamp(join(cacheDir(bin), files(bin)[0]!)), kept, 'used, not written again');
+      const unknown = spawnSync(process.execPath, [join(bin, 'shadow.cjs'), 'no-such-command'], {
+        cwd: repo.dir,
+        env: repo.env,
+        encoding: 'utf8',
+      });
+      assert.is(unknown.status, 2);
+      assert.equal(
+        files(bin).map((f) => f.slice(17)),
+        ['draft.bin'],
+        'a word that is not a command gets no cache',
+      );
+    } finally {
+      repo.cleanup();
+    }
+  },
+);
 
 C.run();

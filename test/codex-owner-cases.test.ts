@@ -5,7 +5,18 @@ import { callTool } from '../src/agent-tools/call-tool.js';
 import { parseCodexPatch, type PatchHunk } from '../src/drafts/codex-patch/codex-patch.js';
 import { seek } from '../src/drafts/codex-patch/codex-seek.js';
 import { MODE } from '../src/git/format/git-objects.js';
-import { LIB, LIB_CASES, PARSE_CASES, PARSER, REPO, SEEK, SEEK_CASES, ownerScenarios, type CodexHunk, type OwnerScenario } from './helpers/codex-owner-cases.js';
+import {
+  LIB,
+  LIB_CASES,
+  PARSE_CASES,
+  PARSER,
+  REPO,
+  SEEK,
+  SEEK_CASES,
+  ownerScenarios,
+  type CodexHunk,
+  type OwnerScenario,
+} from './helpers/codex-owner-cases.js';
 import { specOf } from './helpers/codex-patch-fixtures.js';
 import { file, run } from './helpers/resolve-source.js';
 import { memRepo } from './helpers/mem-repo.js';
@@ -49,7 +60,8 @@ const CODEX_TEXT: Record<string, string> = {
   '006_rejects_missing_context': 'Failed to find expected lines in modify.txt:\nmissing',
   '007_rejects_missing_file_delete': 'Failed to delete file missing.txt',
   '008_rejects_empty_update_hunk': "invalid hunk at line 2, Update file hunk for path 'foo.txt' is empty",
-  '009_requires_existing_file_for_update': 'Failed to read file to update missing.txt: No such file or directory (os error 2)',
+  '009_requires_existing_file_for_update':
+    'Failed to read file to update missing.txt: No such file or directory (os error 2)',
   '012_delete_directory_fails': 'Failed to delete file dir',
   '013_rejects_invalid_hunk_header':
     "invalid hunk at line 2, '*** Frobnicate File: foo' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'",
@@ -72,7 +84,10 @@ for (const s of SCENARIOS) {
       // Codex: created.txt written, then the update of missing.txt fails. shadow: nothing.
       assert.is(r.r.ok, false);
       assert.is(problem!.code, 'NOT_FOUND');
-      assert.match(problem!.message, /^Failed to read file to update missing\.txt: No such file or directory \(os error 2\)\n/);
+      assert.match(
+        problem!.message,
+        /^Failed to read file to update missing\.txt: No such file or directory \(os error 2\)\n/,
+      );
       assert.equal(state, asFiles(s.input));
       assert.not.equal(state, asFiles(s.expected));
       tally.differs++;
@@ -99,7 +114,12 @@ function codexShape(h: PatchHunk): CodexHunk {
     type: 'update',
     path: h.path,
     moveTo: h.moveTo ?? null,
-    chunks: h.chunks.map((c) => ({ context: c.anchors[0] ?? null, old: c.oldLines, new: c.newLines, eof: c.endOfFile })),
+    chunks: h.chunks.map((c) => ({
+      context: c.anchors[0] ?? null,
+      old: c.oldLines,
+      new: c.newLines,
+      eof: c.endOfFile,
+    })),
   };
 }
 
@@ -139,9 +159,18 @@ Seek('each case finds the place Codex finds', () => {
 
 const Lib = suite(`Codex's apply cases (${LIB.path}) through the apply_patch tool`);
 
-async function throughTool(files: Record<string, string>, patch: string): Promise<{ text: string; isError: boolean; files: Record<string, string> }> {
+async function throughTool(
+  files: Record<string, string>,
+  patch: string,
+): Promise<{ text: string; isError: boolean; files: Record<string, string> }> {
   const repo = await memRepo({ '.keep': '', ...files });
-  const sh = await openShadow({ dir: repo.dir, fs: repo.ctx.fs, clock: repo.ctx.clock, ids: repo.ctx.ids, env: repo.ctx.env });
+  const sh = await openShadow({
+    dir: repo.dir,
+    fs: repo.ctx.fs,
+    clock: repo.ctx.clock,
+    ids: repo.ctx.ids,
+    env: repo.ctx.env,
+  });
   try {
     const r = await callTool({ sh, draft: 'default', actor: 'codex' }, 'apply_patch', { input: patch });
     const out: Record<string, string> = {};
@@ -154,22 +183,28 @@ async function throughTool(files: Record<string, string>, patch: string): Promis
   }
 }
 
-Lib('each case leaves the bytes Codex leaves and answers with its lines (Windows-only cases too: shadow keeps CRLF everywhere)', async () => {
-  for (const c of LIB_CASES) {
-    const what = `${c.test}: ${c.name}`;
-    const r = await throughTool(c.files, c.patch);
-    assert.is(r.isError, false, `${what}: ${r.text}`);
-    assert.equal(r.files, c.after, what);
-    const lines = r.text.split('\n');
-    assert.is(lines[0], 'Success. Updated the following files:', what);
-    if (c.answer) assert.equal(lines.slice(1, 1 + c.answer.length), c.answer, what);
-    tally.holds++;
-  }
-});
+Lib(
+  'each case leaves the bytes Codex leaves and answers with its lines (Windows-only cases too: shadow keeps CRLF everywhere)',
+  async () => {
+    for (const c of LIB_CASES) {
+      const what = `${c.test}: ${c.name}`;
+      const r = await throughTool(c.files, c.patch);
+      assert.is(r.isError, false, `${what}: ${r.text}`);
+      assert.equal(r.files, c.after, what);
+      const lines = r.text.split('\n');
+      assert.is(lines[0], 'Success. Updated the following files:', what);
+      if (c.answer) assert.equal(lines.slice(1, 1 + c.answer.length), c.answer, what);
+      tally.holds++;
+    }
+  },
+);
 
 Lib('difference: an absolute path is INVALID_PATH, nothing written (Codex writes where it points)', async () => {
   assert.ok(DIFFERENCES['an absolute path is written where it points']);
-  const r = await throughTool({ 'a.txt': 'a\n' }, '*** Begin Patch\n*** Add File: /tmp/dir/absolute-add.py\n+content\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch');
+  const r = await throughTool(
+    { 'a.txt': 'a\n' },
+    '*** Begin Patch\n*** Add File: /tmp/dir/absolute-add.py\n+content\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch',
+  );
   assert.is(r.isError, true);
   assert.match(r.text, /^INVALID_PATH: /);
   assert.equal(r.files, { 'a.txt': 'a\n' });
@@ -180,24 +215,40 @@ Lib('difference: an absolute path is INVALID_PATH, nothing written (Codex writes
 
 const Surfaces = suite("a sample of Codex's scenarios through `shadow apply-patch` and over MCP, on a real repository");
 
-const CLI_SAMPLE = ['002_multiple_operations', '006_rejects_missing_context', '010_move_overwrites_existing_destination', '014_update_file_appends_trailing_newline'];
-const MCP_SAMPLE = ['003_multiple_chunks', '011_add_overwrites_existing_file', '016_pure_addition_update_chunk', '022_update_file_end_of_file_marker'];
+const CLI_SAMPLE = [
+  '002_multiple_operations',
+  '006_rejects_missing_context',
+  '010_move_overwrites_existing_destination',
+  '014_update_file_appends_trailing_newline',
+];
+const MCP_SAMPLE = [
+  '003_multiple_chunks',
+  '011_add_overwrites_existing_file',
+  '016_pure_addition_update_chunk',
+  '022_update_file_end_of_file_marker',
+];
 
 const byName = (name: string): OwnerScenario => SCENARIOS.find((s) => s.name === name)!;
 
 /** Every file of the draft under `dir/`, read by git. */
 function draftFiles(repo: DiskRepo, dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const list = repo.git('ls-tree', '-r', '--name-only', 'refs/shadow/drafts/default', '--', `${dir}/`).split('\n').filter(Boolean);
-  for (const path of list) out[path.slice(dir.length + 1)] = repo.git('cat-file', 'blob', `refs/shadow/drafts/default:${path}`);
+  const list = repo
+    .git('ls-tree', '-r', '--name-only', 'refs/shadow/drafts/default', '--', `${dir}/`)
+    .split('\n')
+    .filter(Boolean);
+  for (const path of list)
+    out[path.slice(dir.length + 1)] = repo.git('cat-file', 'blob', `refs/shadow/drafts/default:${path}`);
   return out;
 }
 
-const texts = (files: Record<string, Buffer>): Record<string, string> => Object.fromEntries(Object.entries(files).map(([p, b]) => [p, b.toString()]));
+const texts = (files: Record<string, Buffer>): Record<string, string> =>
+  Object.fromEntries(Object.entries(files).map(([p, b]) => [p, b.toString()]));
 
 Surfaces('each leaves in the draft the bytes Codex leaves; a refusal exits 1 and writes nothing', async () => {
   const seed: Record<string, string> = { 'README.md': 'sample\n' };
-  for (const name of [...CLI_SAMPLE, ...MCP_SAMPLE]) for (const [p, b] of Object.entries(byName(name).input)) seed[`${name}/${p}`] = b.toString();
+  for (const name of [...CLI_SAMPLE, ...MCP_SAMPLE])
+    for (const [p, b] of Object.entries(byName(name).input)) seed[`${name}/${p}`] = b.toString();
   const repo = new DiskRepo(seed);
   try {
     // The CLI reads the patch's paths from the current directory, as Codex does: each scenario runs in its own.
@@ -206,7 +257,8 @@ Surfaces('each leaves in the draft the bytes Codex leaves; a refusal exits 1 and
       const r = repo.shadow(['apply-patch', '-'], { input: s.patch, cwd: repo.path(name) });
       const refused = name === '006_rejects_missing_context';
       assert.is(r.status, refused ? 1 : 0, `${name}: ${r.stdout}${r.stderr}`);
-      if (refused) assert.match(r.stdout, /Failed to find expected lines in 006_rejects_missing_context\/modify\.txt:\nmissing\n/);
+      if (refused)
+        assert.match(r.stdout, /Failed to find expected lines in 006_rejects_missing_context\/modify\.txt:\nmissing\n/);
       assert.equal(draftFiles(repo, name), texts(refused ? s.input : s.expected), name);
       tally.holds++;
     }
@@ -235,8 +287,19 @@ const Summary = suite('how many of the owner cases hold');
 Summary('every case ran: each holds or is one of the listed differences', () => {
   const total = tally.holds + tally.differs;
   assert.is(tally.differs, Object.keys(DIFFERENCES).length);
-  assert.is(total, SCENARIOS.length + PARSE_CASES.length + SEEK_CASES.length + LIB_CASES.length + 1 + CLI_SAMPLE.length + MCP_SAMPLE.length);
-  console.log(`\ncodex apply-patch: ${tally.holds} of ${total} owner cases hold, ${tally.differs} deliberate differences (${REPO})`);
+  assert.is(
+    total,
+    SCENARIOS.length +
+      PARSE_CASES.length +
+      SEEK_CASES.length +
+      LIB_CASES.length +
+      1 +
+      CLI_SAMPLE.length +
+      MCP_SAMPLE.length,
+  );
+  console.log(
+    `\ncodex apply-patch: ${tally.holds} of ${total} owner cases hold, ${tally.differs} deliberate differences (${REPO})`,
+  );
 });
 
 Scenarios.run();

@@ -18,8 +18,17 @@ import { patchFixtures, type PatchFixture } from './helpers/codex-patch-fixtures
 
 const DRAFT = 'refs/shadow/drafts/default';
 
-function git(repo: DiskRepo, args: string[], options: { cwd?: string; env?: Record<string, string>; input?: Buffer } = {}): { status: number; out: Buffer; err: string } {
-  const r = spawnSync('git', args, { cwd: options.cwd ?? repo.dir, env: { ...repo.env, ...options.env }, input: options.input, maxBuffer: 64 * 1024 * 1024 });
+function git(
+  repo: DiskRepo,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: Buffer } = {},
+): { status: number; out: Buffer; err: string } {
+  const r = spawnSync('git', args, {
+    cwd: options.cwd ?? repo.dir,
+    env: { ...repo.env, ...options.env },
+    input: options.input,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { status: r.status ?? -1, out: r.stdout, err: r.stderr.toString() };
 }
 
@@ -65,28 +74,52 @@ for (const f of patchFixtures()) {
       const before = treeHashes(repo.dir);
       if (f.error) {
         // On a draft that does not exist yet: refused, no draft is made.
-        const r = await withShadow(repo, (sh) => sh.batch({ operations: [{ operation: 'apply_patch', patch: f.patch }] }));
+        const r = await withShadow(repo, (sh) =>
+          sh.batch({ operations: [{ operation: 'apply_patch', patch: f.patch }] }),
+        );
         assert.is(r.success, false);
         assert.is(r.error!.code, f.error.code, r.error!.message);
         assert.match(r.results[0]!.error!.message, f.error.message);
         assert.is(repo.ref(DRAFT), undefined, 'a refused first batch leaves no draft');
         // On a draft with a batch: its tip stays.
         const tip = await withShadow(repo, async (sh) => (await sh.write('seed.txt', 'seed\n')).commit);
-        const again = await withShadow(repo, (sh) => sh.batch({ operations: [{ operation: 'apply_patch', patch: f.patch }] }));
+        const again = await withShadow(repo, (sh) =>
+          sh.batch({ operations: [{ operation: 'apply_patch', patch: f.patch }] }),
+        );
         assert.is(again.success, false);
         assert.is(repo.ref(DRAFT), tip, 'a refused batch moves nothing');
       } else {
-        const r = await withShadow(repo, (sh) => sh.batch({ intent: f.name, operations: [{ operation: 'apply_patch', patch: f.patch }] }));
+        const r = await withShadow(repo, (sh) =>
+          sh.batch({ intent: f.name, operations: [{ operation: 'apply_patch', patch: f.patch }] }),
+        );
         assert.ok(r.success, `${f.name}: ${JSON.stringify(r.error)}`);
         assert.is(r.batch, 1);
         assert.is(r.captured, undefined);
-        assert.is(git(repo, ['rev-list', '--count', `HEAD..${DRAFT}`]).out.toString().trim(), '1', 'exactly one commit');
-        assert.is(git(repo, ['rev-parse', `${DRAFT}^{tree}`]).out.toString().trim(), gitAppliedTree(repo, f), 'the tree git apply makes of the same change');
-        const paths = git(repo, ['ls-tree', '-r', '--name-only', '-z', DRAFT]).out.toString().split('\0').filter(Boolean);
+        assert.is(
+          git(repo, ['rev-list', '--count', `HEAD..${DRAFT}`])
+            .out.toString()
+            .trim(),
+          '1',
+          'exactly one commit',
+        );
+        assert.is(
+          git(repo, ['rev-parse', `${DRAFT}^{tree}`])
+            .out.toString()
+            .trim(),
+          gitAppliedTree(repo, f),
+          'the tree git apply makes of the same change',
+        );
+        const paths = git(repo, ['ls-tree', '-r', '--name-only', '-z', DRAFT])
+          .out.toString()
+          .split('\0')
+          .filter(Boolean);
         assert.equal(paths, Object.keys(f.expected!).sort());
         for (const [path, bytes] of Object.entries(f.expected!)) {
           const blob = git(repo, ['cat-file', 'blob', `${DRAFT}:${path}`]).out;
-          assert.ok(blob.equals(bytes), `${path}: ${JSON.stringify(blob.toString())} != ${JSON.stringify(bytes.toString())}`);
+          assert.ok(
+            blob.equals(bytes),
+            `${path}: ${JSON.stringify(blob.toString())} != ${JSON.stringify(bytes.toString())}`,
+          );
         }
         const fsck = git(repo, ['fsck', '--strict', '--no-dangling']);
         assert.is(fsck.status, 0, fsck.err);
@@ -100,30 +133,54 @@ for (const f of patchFixtures()) {
 
 const Captures = suite('apply_patch op: the working tree as the draft first sees it');
 
-Captures("the files a patch names are captured from the working tree first: it applies to the person's uncommitted text, and an add over their untracked file replaces it after capturing it", async () => {
-  const repo = new DiskRepo({ 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n' });
-  try {
-    repo.write('a.txt', 'one\ntwo\nthree (not committed)\n');
-    repo.write('untracked.txt', 'mine\n');
-    const patch = ['*** Begin Patch', '*** Update File: a.txt', '@@', ' two', '-three (not committed)', '+three', '*** Delete File: b.txt', '*** End Patch'].join('\n');
-    const r = await withShadow(repo, (sh) => sh.batch({ operations: [{ operation: 'apply_patch', patch }] }));
-    assert.ok(r.success, JSON.stringify(r.error));
-    assert.equal(r.captured, ['a.txt']);
-    assert.is(git(repo, ['rev-list', '--count', `HEAD..${DRAFT}`]).out.toString().trim(), '2', 'the capture, then the batch');
-    assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}:a.txt`]).out.toString(), 'one\ntwo\nthree\n');
-    assert.is(git(repo, ['cat-file', '-e', `${DRAFT}:b.txt`]).status, 128);
-    const add = await withShadow(repo, (sh) => sh.batch({ operations: [{ operation: 'apply_patch', patch: '*** Begin Patch\n*** Add File: untracked.txt\n+theirs\n*** End Patch' }] }));
-    // As under Codex, Add File replaces the file; the person's untracked text is captured first, so review shows it replaced.
-    assert.ok(add.success, JSON.stringify(add.error));
-    assert.equal(add.captured, ['untracked.txt']);
-    assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}~1:untracked.txt`]).out.toString(), 'mine\n');
-    assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}:untracked.txt`]).out.toString(), 'theirs\n');
-    assert.is(repo.read('a.txt'), 'one\ntwo\nthree (not committed)\n', 'the working tree is untouched');
-    assert.is(repo.read('untracked.txt'), 'mine\n');
-  } finally {
-    repo.cleanup();
-  }
-});
+Captures(
+  "the files a patch names are captured from the working tree first: it applies to the person's uncommitted text, and an add over their untracked file replaces it after capturing it",
+  async () => {
+    const repo = new DiskRepo({ 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n' });
+    try {
+      repo.write('a.txt', 'one\ntwo\nthree (not committed)\n');
+      repo.write('untracked.txt', 'mine\n');
+      const patch = [
+        '*** Begin Patch',
+        '*** Update File: a.txt',
+        '@@',
+        ' two',
+        '-three (not committed)',
+        '+three',
+        '*** Delete File: b.txt',
+        '*** End Patch',
+      ].join('\n');
+      const r = await withShadow(repo, (sh) => sh.batch({ operations: [{ operation: 'apply_patch', patch }] }));
+      assert.ok(r.success, JSON.stringify(r.error));
+      assert.equal(r.captured, ['a.txt']);
+      assert.is(
+        git(repo, ['rev-list', '--count', `HEAD..${DRAFT}`])
+          .out.toString()
+          .trim(),
+        '2',
+        'the capture, then the batch',
+      );
+      assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}:a.txt`]).out.toString(), 'one\ntwo\nthree\n');
+      assert.is(git(repo, ['cat-file', '-e', `${DRAFT}:b.txt`]).status, 128);
+      const add = await withShadow(repo, (sh) =>
+        sh.batch({
+          operations: [
+            { operation: 'apply_patch', patch: '*** Begin Patch\n*** Add File: untracked.txt\n+theirs\n*** End Patch' },
+          ],
+        }),
+      );
+      // As under Codex, Add File replaces the file; the person's untracked text is captured first, so review shows it replaced.
+      assert.ok(add.success, JSON.stringify(add.error));
+      assert.equal(add.captured, ['untracked.txt']);
+      assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}~1:untracked.txt`]).out.toString(), 'mine\n');
+      assert.is(git(repo, ['cat-file', 'blob', `${DRAFT}:untracked.txt`]).out.toString(), 'theirs\n');
+      assert.is(repo.read('a.txt'), 'one\ntwo\nthree (not committed)\n', 'the working tree is untouched');
+      assert.is(repo.read('untracked.txt'), 'mine\n');
+    } finally {
+      repo.cleanup();
+    }
+  },
+);
 
 Corpus.run();
 Captures.run();

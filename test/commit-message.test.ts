@@ -15,7 +15,14 @@ import {
 /** Commit messages shadow writes and reads back: summaries, op lines, trailers. */
 const Messages = suite('commit-message');
 
-const TRAILERS: ShadowTrailers = { draft: 'default', batch: 7, actor: 'claude', plan: 'plan-1', planBatch: 'step-2', session: '3f2a9c1e-0000-4000-8000-000000000001' };
+const TRAILERS: ShadowTrailers = {
+  draft: 'default',
+  batch: 7,
+  actor: 'claude',
+  plan: 'plan-1',
+  planBatch: 'step-2',
+  session: '3f2a9c1e-0000-4000-8000-000000000001',
+};
 
 const OPS: OpLine[] = [
   { operation: 'write', path: 'src/a.ts' },
@@ -29,7 +36,10 @@ const OPS: OpLine[] = [
 Messages('a batch message round-trips its summary, body, op lines and trailers', () => {
   const message = batchMessage('Add the greeting\n\nBecause users asked.\nSecond body line.', OPS, TRAILERS);
   assert.is(summaryOf(message), 'Add the greeting');
-  assert.ok(message.startsWith('Add the greeting\n\nBecause users asked.\nSecond body line.\n\nwrite\tsrc/a.ts\n'), message);
+  assert.ok(
+    message.startsWith('Add the greeting\n\nBecause users asked.\nSecond body line.\n\nwrite\tsrc/a.ts\n'),
+    message,
+  );
   assert.ok(
     message.endsWith(
       '\n\nShadow-Draft: default\nShadow-Batch: 7\nShadow-Actor: claude\nShadow-Plan: plan-1\nShadow-Plan-Batch: step-2\nShadow-Session: 3f2a9c1e-0000-4000-8000-000000000001\n',
@@ -49,7 +59,12 @@ Messages('without an intent the summary names the first ops', () => {
   ];
   for (const [ops, summary] of cases) {
     assert.is(autoSummary(ops), summary);
-    for (const intent of [undefined, '', '   ', '\n\n']) assert.is(summaryOf(batchMessage(intent, ops, { draft: 'd', batch: 1 })), summary, `intent ${JSON.stringify(intent)}`);
+    for (const intent of [undefined, '', '   ', '\n\n'])
+      assert.is(
+        summaryOf(batchMessage(intent, ops, { draft: 'd', batch: 1 })),
+        summary,
+        `intent ${JSON.stringify(intent)}`,
+      );
   }
 });
 
@@ -98,7 +113,10 @@ Messages('more than 1000 ops: the first 1000 are listed, then a count', () => {
 
 Messages('capture messages list the paths and carry Shadow-Capture', () => {
   const one = captureMessage('default', 3, ['README.md']);
-  assert.is(one, 'capture working tree state of 1 path before batch 3\n\ncapture\tREADME.md\n\nShadow-Draft: default\nShadow-Capture: 3\nShadow-Actor-Type: human\n');
+  assert.is(
+    one,
+    'capture working tree state of 1 path before batch 3\n\ncapture\tREADME.md\n\nShadow-Draft: default\nShadow-Capture: 3\nShadow-Actor-Type: human\n',
+  );
   assert.equal(parseTrailers(one), { draft: 'default', capture: 3, actorType: 'human' });
   assert.equal(parseOpLines(one), [{ operation: 'capture', path: 'README.md' }]);
 

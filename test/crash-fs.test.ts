@@ -32,7 +32,12 @@ function outcomes(crash: CrashFs, path: string): Set<string | null> {
 }
 
 /** Write `content` to `path` the durable way, or with one step left out. */
-async function replace(fs: FileSystem, path: string, content: string, skip?: 'data-fsync' | 'dir-fsync' | 'await'): Promise<void> {
+async function replace(
+  fs: FileSystem,
+  path: string,
+  content: string,
+  skip?: 'data-fsync' | 'dir-fsync' | 'await',
+): Promise<void> {
   const tmp = `${path}.tmp`;
   const fd = fs.openSync(tmp, 'wx');
   fs.writeSync(fd, Buffer.from(content));
@@ -57,13 +62,16 @@ Model('write, fsync, rename, fsync the directory: old or new, never torn, never 
   await replace(crash.fs, '/d/f', 'new');
   assert.equal([...outcomes(crash, '/d/f')].sort(), ['new', 'old']);
   const last = crashStates(crash, { at: crash.events.length });
-  for (const s of last) assert.is(String(s.mount().readFileSync('/d/f', 'utf8')), 'new', 'after the directory fsync, only new');
+  for (const s of last)
+    assert.is(String(s.mount().readFileSync('/d/f', 'utf8')), 'new', 'after the directory fsync, only new');
 });
 
 Model('a rename whose directory is not fsynced can be lost after the call returned', async () => {
   const crash = new CrashFs(volume({ '/d/f': 'old' }));
   await replace(crash.fs, '/d/f', 'new', 'dir-fsync');
-  const last = new Set(crashStates(crash, { at: crash.events.length }).map((s) => String(s.mount().readFileSync('/d/f', 'utf8'))));
+  const last = new Set(
+    crashStates(crash, { at: crash.events.length }).map((s) => String(s.mount().readFileSync('/d/f', 'utf8'))),
+  );
   assert.ok(last.has('old'), 'the rename may be undone');
 });
 
@@ -105,45 +113,55 @@ Model('an fsync covers what was written before it was called, not what was writt
   fs.writeSync(fd, Buffer.from(' two'));
   await synced;
   fs.closeSync(fd);
-  const last = new Set(crashStates(crash, { at: crash.events.length }).map((s) => String(s.mount().readFileSync('/d/f', 'utf8'))));
+  const last = new Set(
+    crashStates(crash, { at: crash.events.length }).map((s) => String(s.mount().readFileSync('/d/f', 'utf8'))),
+  );
   assert.equal([...last].sort(), ['one', 'one two']);
 });
 
-Model('at the last point a file or a directory holds its pending changes, each alone losing them is enumerated, and a budget of none keeps it', async () => {
-  for (const skip of ['dir-fsync', 'data-fsync'] as const) {
-    const crash = new CrashFs(volume({ '/d/f': 'old' }));
-    await replace(crash.fs, '/d/f', 'new', skip);
-    const all = crashStates(crash);
-    const { states, enumerated, sampled } = budgetStates(all, 0, 1);
-    assert.is(enumerated, all.filter((s) => s.enumerated).length);
-    assert.is(sampled, states.length - enumerated);
-    const shown = states.filter((s) => s.enumerated && s.at === crash.events.length).map((s) => String(s.mount().readFileSync('/d/f', 'utf8')));
-    // After the run returned: the rename undone (its directory not fsynced), or the new name empty (its data not fsynced).
-    assert.ok(shown.includes(skip === 'dir-fsync' ? 'old' : ''), `${skip}: ${JSON.stringify(shown)}`);
-  }
-  const right = new CrashFs(volume({ '/d/f': 'old' }));
-  await replace(right.fs, '/d/f', 'new');
-  const end = crashStates(right).filter((s) => s.at === right.events.length);
-  assert.equal(
-    end.map((s) => String(s.mount().readFileSync('/d/f', 'utf8'))),
-    end.map(() => 'new'),
-  );
-});
+Model(
+  'at the last point a file or a directory holds its pending changes, each alone losing them is enumerated, and a budget of none keeps it',
+  async () => {
+    for (const skip of ['dir-fsync', 'data-fsync'] as const) {
+      const crash = new CrashFs(volume({ '/d/f': 'old' }));
+      await replace(crash.fs, '/d/f', 'new', skip);
+      const all = crashStates(crash);
+      const { states, enumerated, sampled } = budgetStates(all, 0, 1);
+      assert.is(enumerated, all.filter((s) => s.enumerated).length);
+      assert.is(sampled, states.length - enumerated);
+      const shown = states
+        .filter((s) => s.enumerated && s.at === crash.events.length)
+        .map((s) => String(s.mount().readFileSync('/d/f', 'utf8')));
+      // After the run returned: the rename undone (its directory not fsynced), or the new name empty (its data not fsynced).
+      assert.ok(shown.includes(skip === 'dir-fsync' ? 'old' : ''), `${skip}: ${JSON.stringify(shown)}`);
+    }
+    const right = new CrashFs(volume({ '/d/f': 'old' }));
+    await replace(right.fs, '/d/f', 'new');
+    const end = crashStates(right).filter((s) => s.at === right.events.length);
+    assert.equal(
+      end.map((s) => String(s.mount().readFileSync('/d/f', 'utf8'))),
+      end.map(() => 'new'),
+    );
+  },
+);
 
-Model('a directory that alone loses an unlink inside it keeps its own entry: its removal cannot outlive the unlink', async () => {
-  const fs = volume({});
-  fs.mkdirSync('/d/sub');
-  fs.writeFileSync('/d/sub/f', 'f');
-  const crash = new CrashFs(fs);
-  crash.fs.unlinkSync('/d/sub/f');
-  crash.fs.rmdirSync('/d/sub');
-  const end = crashStates(crash, { at: crash.events.length }).filter((s) => s.enumerated);
-  assert.ok(
-    end.some((s) => s.mount().existsSync('/d/sub/f')),
-    'the unlink lost, so the rmdir with it',
-  );
-  for (const s of end) assert.ok(s.mount().existsSync('/d/sub') || !s.mount().existsSync('/d/sub/f'));
-});
+Model(
+  'a directory that alone loses an unlink inside it keeps its own entry: its removal cannot outlive the unlink',
+  async () => {
+    const fs = volume({});
+    fs.mkdirSync('/d/sub');
+    fs.writeFileSync('/d/sub/f', 'f');
+    const crash = new CrashFs(fs);
+    crash.fs.unlinkSync('/d/sub/f');
+    crash.fs.rmdirSync('/d/sub');
+    const end = crashStates(crash, { at: crash.events.length }).filter((s) => s.enumerated);
+    assert.ok(
+      end.some((s) => s.mount().existsSync('/d/sub/f')),
+      'the unlink lost, so the rmdir with it',
+    );
+    for (const s of end) assert.ok(s.mount().existsSync('/d/sub') || !s.mount().existsSync('/d/sub/f'));
+  },
+);
 
 Model('a disk that a later crash point may leave too is checked at the later one', async () => {
   const crash = new CrashFs(volume({ '/d/f': 'old' }));

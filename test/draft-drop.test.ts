@@ -15,7 +15,6 @@ import { FsSeam, SimulatedCrash } from './helpers/fs-seam.js';
 
 const Purge = suite('draft drop --purge');
 
-
 /** Every path under `dir` (relative), or [] when it does not exist. */
 function walk(dir: string, rel = ''): string[] {
   if (!existsSync(dir)) return [];
@@ -29,50 +28,60 @@ function walk(dir: string, rel = ''): string[] {
 }
 
 for (const mode of ['apply', 'apply --commit'] as const) {
-  Purge(`after ${mode}, --purge leaves no ref, reflog or file of the draft, and a new draft of the name has nothing to unapply`, async () => {
-    const repo = new DiskRepo({ 'README.md': 'Hello\n' });
-    try {
-      await withShadow(repo, async (sh) => {
-        await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] }, { draft: 'w' });
-        await sh.checkpoint('cp', { draft: 'w' });
-        await sh.propose({ draft: 'w' });
-        const r = await sh.apply({ draft: 'w', commit: mode === 'apply --commit' });
-        assert.is(r.applied, true);
-      });
-      const main = repo.git('rev-parse', 'main').trim();
-      const git = `${repo.dir}/.git`;
-      assert.ok(walk(`${git}/shadow/drafts/w`).some((p) => p.startsWith('applies/')), 'the apply was recorded');
+  Purge(
+    `after ${mode}, --purge leaves no ref, reflog or file of the draft, and a new draft of the name has nothing to unapply`,
+    async () => {
+      const repo = new DiskRepo({ 'README.md': 'Hello\n' });
+      try {
+        await withShadow(repo, async (sh) => {
+          await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] }, { draft: 'w' });
+          await sh.checkpoint('cp', { draft: 'w' });
+          await sh.propose({ draft: 'w' });
+          const r = await sh.apply({ draft: 'w', commit: mode === 'apply --commit' });
+          assert.is(r.applied, true);
+        });
+        const main = repo.git('rev-parse', 'main').trim();
+        const git = `${repo.dir}/.git`;
+        assert.ok(
+          walk(`${git}/shadow/drafts/w`).some((p) => p.startsWith('applies/')),
+          'the apply was recorded',
+        );
 
-      const r = repo.shadow(['draft', 'drop', 'w', '--purge', '--json']);
-      assert.is(r.status, 0, r.stdout + r.stderr);
-      assert.equal(r.json(), { draft: 'w' });
+        const r = repo.shadow(['draft', 'drop', 'w', '--purge', '--json']);
+        assert.is(r.status, 0, r.stdout + r.stderr);
+        assert.equal(r.json(), { draft: 'w' });
 
-      assert.is(repo.git('for-each-ref', '--format=%(refname)', 'refs/shadow'), '');
-      assert.is(repo.gitResult('reflog', 'exists', 'refs/shadow/drafts/w').status, 1);
-      assert.is(repo.gitResult('reflog', 'exists', 'refs/shadow/proposals/w').status, 1);
-      assert.equal(walk(`${git}/logs/refs/shadow`), []);
-      assert.equal(walk(`${git}/refs/shadow`), []);
-      assert.equal(walk(`${git}/shadow/drafts`), []);
-      assert.equal(walk(`${git}/shadow/trash`), []);
-      assert.equal(walk(`${git}/shadow/archive`), [], 'a purge archives nothing');
-      assert.is(repo.read('a.txt'), 'a\n', 'what was applied stays in the working tree');
+        assert.is(repo.git('for-each-ref', '--format=%(refname)', 'refs/shadow'), '');
+        assert.is(repo.gitResult('reflog', 'exists', 'refs/shadow/drafts/w').status, 1);
+        assert.is(repo.gitResult('reflog', 'exists', 'refs/shadow/proposals/w').status, 1);
+        assert.equal(walk(`${git}/logs/refs/shadow`), []);
+        assert.equal(walk(`${git}/refs/shadow`), []);
+        assert.equal(walk(`${git}/shadow/drafts`), []);
+        assert.equal(walk(`${git}/shadow/trash`), []);
+        assert.equal(walk(`${git}/shadow/archive`), [], 'a purge archives nothing');
+        assert.is(repo.read('a.txt'), 'a\n', 'what was applied stays in the working tree');
 
-      assert.is(repo.shadow(['draft', 'new', 'w']).status, 0);
-      const u = repo.shadow(['unapply', '--draft', 'w', '--json']);
-      assert.is(u.status, 1, u.stdout + u.stderr);
-      assert.is(u.json().error.code, 'NOTHING_TO_UNDO');
-      assert.is(repo.git('rev-parse', 'main').trim(), main, 'the branch did not move');
-      assert.is(repo.read('a.txt'), 'a\n');
-      assert.is(repo.git('reflog', 'show', '--format=%gs', 'refs/shadow/drafts/w').trim().split('\n').length, 1, 'the new draft has a reflog of its own');
-      await withShadow(repo, async (sh) => {
-        assert.equal(await sh.checkpoints({ draft: 'w' }), []);
-        assert.is((await sh.draftShow({ draft: 'w' })).status, 'open');
-      });
-      repo.git('fsck', '--strict', '--no-dangling');
-    } finally {
-      repo.cleanup();
-    }
-  });
+        assert.is(repo.shadow(['draft', 'new', 'w']).status, 0);
+        const u = repo.shadow(['unapply', '--draft', 'w', '--json']);
+        assert.is(u.status, 1, u.stdout + u.stderr);
+        assert.is(u.json().error.code, 'NOTHING_TO_UNDO');
+        assert.is(repo.git('rev-parse', 'main').trim(), main, 'the branch did not move');
+        assert.is(repo.read('a.txt'), 'a\n');
+        assert.is(
+          repo.git('reflog', 'show', '--format=%gs', 'refs/shadow/drafts/w').trim().split('\n').length,
+          1,
+          'the new draft has a reflog of its own',
+        );
+        await withShadow(repo, async (sh) => {
+          assert.equal(await sh.checkpoints({ draft: 'w' }), []);
+          assert.is((await sh.draftShow({ draft: 'w' })).status, 'open');
+        });
+        repo.git('fsck', '--strict', '--no-dangling');
+      } finally {
+        repo.cleanup();
+      }
+    },
+  );
 }
 
 Purge('a draft whose ref plain git deleted leaves nothing to a new draft of the name', async () => {
@@ -164,66 +173,92 @@ function removeRefLocks(fs: FileSystem, dir: string): void {
   }
 }
 
-Crash('a purge killed at any fs call leaves the old draft whole or nothing of it, and a new draft of the name starts clean', async () => {
-  const repo = await memRepo({ 'README.md': 'Hello\n' });
-  const sh = await openOn(repo, repo.fs, 100);
-  await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] }, { draft: 'w' });
-  await sh.checkpoint('cp', { draft: 'w' });
-  await sh.propose({ draft: 'w' });
-  await sh.apply({ draft: 'w', commit: true });
-  sh.close();
-  const tip = (await (await openOn(repo, repo.fs, 100)).draftShow({ draft: 'w' })).tip;
-  const records = names(repo.fs, `${SHADOW}/drafts/w/applies`);
-  assert.ok(records.some((n) => n.endsWith('.json')));
-  const main = String(repo.fs.readFileSync(`${ROOT}/.git/refs/heads/main`, 'utf8')).trim();
+Crash(
+  'a purge killed at any fs call leaves the old draft whole or nothing of it, and a new draft of the name starts clean',
+  async () => {
+    const repo = await memRepo({ 'README.md': 'Hello\n' });
+    const sh = await openOn(repo, repo.fs, 100);
+    await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] }, { draft: 'w' });
+    await sh.checkpoint('cp', { draft: 'w' });
+    await sh.propose({ draft: 'w' });
+    await sh.apply({ draft: 'w', commit: true });
+    sh.close();
+    const tip = (await (await openOn(repo, repo.fs, 100)).draftShow({ draft: 'w' })).tip;
+    const records = names(repo.fs, `${SHADOW}/drafts/w/applies`);
+    assert.ok(records.some((n) => n.endsWith('.json')));
+    const main = String(repo.fs.readFileSync(`${ROOT}/.git/refs/heads/main`, 'utf8')).trim();
 
-  const seen = { old: 0, gone: 0 };
-  for (let at = 1; ; at++) {
-    const fs = copyFs(repo.fs);
-    const seam = new FsSeam(fs);
-    const dying = await openOn(repo, seam.fs, 200);
-    seam.arm(at);
-    let finished = false;
-    try {
-      await dying.draftDrop('w', { purge: true });
-      finished = true;
-    } catch (e) {
-      if (!(e instanceof SimulatedCrash)) throw e;
-    }
-    seam.disarm();
-    removeRefLocks(fs, `${ROOT}/.git/refs`);
-    removeRefLocks(fs, `${ROOT}/.git`);
-
-    const next = await openOn(repo, fs, 300 + at);
-    if (await next.hasDraft({ draft: 'w' })) {
-      seen.old++;
-      const d = await next.draftShow({ draft: 'w' });
-      assert.is(d.tip, tip, `crash at ${at}: the old draft's tip`);
-      assert.is(d.status, 'completed', `crash at ${at}: its apply is still recorded`);
-      assert.equal(d.checkpoints.map((c) => c.name), ['cp'], `crash at ${at}: its checkpoint`);
-      assert.equal(names(fs, `${SHADOW}/drafts/w/applies`).filter((n) => n.endsWith('.json')), records.filter((n) => n.endsWith('.json')));
-    } else {
-      seen.gone++;
-      await next.draftNew('w');
-      assert.equal(await next.checkpoints({ draft: 'w' }), [], `crash at ${at}: no checkpoint inherited`);
-      assert.is((await next.draftShow({ draft: 'w' })).status, 'open', `crash at ${at}: a new draft is open`);
+    const seen = { old: 0, gone: 0 };
+    for (let at = 1; ; at++) {
+      const fs = copyFs(repo.fs);
+      const seam = new FsSeam(fs);
+      const dying = await openOn(repo, seam.fs, 200);
+      seam.arm(at);
+      let finished = false;
       try {
-        await next.unapply({ draft: 'w' });
-        assert.unreachable(`crash at ${at}: unapply of a new draft`);
+        await dying.draftDrop('w', { purge: true });
+        finished = true;
       } catch (e) {
-        assert.is((e as { code: string }).code, 'NOTHING_TO_UNDO', `crash at ${at}: ${(e as Error).message}`);
+        if (!(e instanceof SimulatedCrash)) throw e;
       }
-      assert.is(String(fs.readFileSync(`${ROOT}/.git/refs/heads/main`, 'utf8')).trim(), main, `crash at ${at}: the branch stays`);
-      assert.equal(filesUnder(fs, `${ROOT}/.git/refs/shadow`), ['drafts/w'], `crash at ${at}: no checkpoint or proposal ref`);
-      assert.equal(filesUnder(fs, `${ROOT}/.git/logs/refs/shadow`), ['drafts/w'], `crash at ${at}: no reflog but the new draft's`);
-      assert.equal(names(fs, `${SHADOW}/drafts/w`).filter((n) => n !== 'draft.json' && n !== 'events.jsonl'), [], `crash at ${at}: only the new draft's files`);
-      const log = String(fs.readFileSync(`${ROOT}/.git/logs/refs/shadow/drafts/w`, 'utf8'));
-      assert.is(log.trimEnd().split('\n').length, 1, `crash at ${at}: the new draft's reflog is its own`);
+      seam.disarm();
+      removeRefLocks(fs, `${ROOT}/.git/refs`);
+      removeRefLocks(fs, `${ROOT}/.git`);
+
+      const next = await openOn(repo, fs, 300 + at);
+      if (await next.hasDraft({ draft: 'w' })) {
+        seen.old++;
+        const d = await next.draftShow({ draft: 'w' });
+        assert.is(d.tip, tip, `crash at ${at}: the old draft's tip`);
+        assert.is(d.status, 'completed', `crash at ${at}: its apply is still recorded`);
+        assert.equal(
+          d.checkpoints.map((c) => c.name),
+          ['cp'],
+          `crash at ${at}: its checkpoint`,
+        );
+        assert.equal(
+          names(fs, `${SHADOW}/drafts/w/applies`).filter((n) => n.endsWith('.json')),
+          records.filter((n) => n.endsWith('.json')),
+        );
+      } else {
+        seen.gone++;
+        await next.draftNew('w');
+        assert.equal(await next.checkpoints({ draft: 'w' }), [], `crash at ${at}: no checkpoint inherited`);
+        assert.is((await next.draftShow({ draft: 'w' })).status, 'open', `crash at ${at}: a new draft is open`);
+        try {
+          await next.unapply({ draft: 'w' });
+          assert.unreachable(`crash at ${at}: unapply of a new draft`);
+        } catch (e) {
+          assert.is((e as { code: string }).code, 'NOTHING_TO_UNDO', `crash at ${at}: ${(e as Error).message}`);
+        }
+        assert.is(
+          String(fs.readFileSync(`${ROOT}/.git/refs/heads/main`, 'utf8')).trim(),
+          main,
+          `crash at ${at}: the branch stays`,
+        );
+        assert.equal(
+          filesUnder(fs, `${ROOT}/.git/refs/shadow`),
+          ['drafts/w'],
+          `crash at ${at}: no checkpoint or proposal ref`,
+        );
+        assert.equal(
+          filesUnder(fs, `${ROOT}/.git/logs/refs/shadow`),
+          ['drafts/w'],
+          `crash at ${at}: no reflog but the new draft's`,
+        );
+        assert.equal(
+          names(fs, `${SHADOW}/drafts/w`).filter((n) => n !== 'draft.json' && n !== 'events.jsonl'),
+          [],
+          `crash at ${at}: only the new draft's files`,
+        );
+        const log = String(fs.readFileSync(`${ROOT}/.git/logs/refs/shadow/drafts/w`, 'utf8'));
+        assert.is(log.trimEnd().split('\n').length, 1, `crash at ${at}: the new draft's reflog is its own`);
+      }
+      next.close();
+      if (finished) break;
     }
-    next.close();
-    if (finished) break;
-  }
-  assert.ok(seen.old > 0 && seen.gone > 1, JSON.stringify(seen));
-});
+    assert.ok(seen.old > 0 && seen.gone > 1, JSON.stringify(seen));
+  },
+);
 
 Crash.run();

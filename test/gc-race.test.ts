@@ -37,65 +37,82 @@ Gc('a pack no ref names yet survives git gc --prune=now until its writer lets it
     assert.ok(hasObject(repo, oid), 'kept while its ref has not moved');
     store.objects.releaseKeep(idx);
     gcNow(repo);
-    assert.is(hasObject(repo, oid), false, 'once let go, an object nothing names is git gc\'s to prune');
+    assert.is(hasObject(repo, oid), false, "once let go, an object nothing names is git gc's to prune");
     store.close();
   } finally {
     repo.cleanup();
   }
 });
 
-Gc('a keep a crashed shadow left (from before the last restart) is dropped when shadow next merges its packs; anyone else\'s keep stands', async () => {
-  const repo = new DiskRepo();
-  try {
-    const store = Repository.open(nodeContext({ env: repo.env }), repo.dir);
-    const blob = (i: number) => {
-      const content = Buffer.from(`blob ${i}\n`);
-      return { oid: blobOid(content), type: 'blob' as const, content };
-    };
-    const keepOf = (idx: string | undefined): string => `${idx!.slice(0, -4)}.keep`;
-    // A pack whose writer died before its ref moved: its keep is still there, from before the restart.
-    const crashed = await store.objects.writeConcurrently([blob(0)]);
-    utimesSync(keepOf(crashed), 1, 1);
-    // A pack someone kept on purpose, as long ago.
-    const mine = await store.objects.writeConcurrently([blob(1)]);
-    store.objects.releaseKeep(mine);
-    writeFileSync(keepOf(mine), 'kept by hand\n');
-    utimesSync(keepOf(mine), 1, 1);
-    for (let i = 2; i < 10; i++) store.objects.releaseKeep(await store.objects.writeConcurrently([blob(i)]));
-    store.objects.mergeIfDue();
-    assert.is(existsSync(keepOf(crashed)), false, 'the stale keep is gone');
-    assert.is(existsSync(crashed!), false, 'its pack was merged');
-    assert.ok(existsSync(keepOf(mine)) && existsSync(mine!), 'a keep that is not shadow\'s stands, with its pack');
-    for (let i = 0; i < 10; i++) assert.ok(hasObject(repo, blob(i).oid), `blob ${i} is there`);
-    store.close();
-  } finally {
-    repo.cleanup();
-  }
-});
-
-Gc('batches while git gc --prune=now runs in a loop: none fails INTERNAL, every object a draft names is there', async () => {
-  const repo = new DiskRepo();
-  try {
-    const gc = spawn('sh', ['-c', 'for i in $(seq 1 25); do git gc --prune=now -q || exit 1; done'], { cwd: repo.dir, env: repo.env, stdio: 'ignore' });
-    const gcDone = new Promise<number | null>((r) => gc.on('exit', r));
-    let running = true;
-    void gcDone.then(() => (running = false));
-    const sh = await openShadow({ dir: repo.dir, env: repo.env });
-    const codes = new Map<string, number>();
-    for (let n = 0; running && n < 2000; n++) {
-      const r = await sh.batch({ operations: [{ operation: 'write', path: `f${n % 7}.txt`, content: `v${n}\n` }] }, { draft: `d${n % 3}` });
-      const code = r.success ? 'ok' : (r.error?.code ?? '?');
-      codes.set(code, (codes.get(code) ?? 0) + 1);
+Gc(
+  "a keep a crashed shadow left (from before the last restart) is dropped when shadow next merges its packs; anyone else's keep stands",
+  async () => {
+    const repo = new DiskRepo();
+    try {
+      const store = Repository.open(nodeContext({ env: repo.env }), repo.dir);
+      const blob = (i: number) => {
+        const content = Buffer.from(`blob ${i}\n`);
+        return { oid: blobOid(content), type: 'blob' as const, content };
+      };
+      const keepOf = (idx: string | undefined): string => `${idx!.slice(0, -4)}.keep`;
+      // A pack whose writer died before its ref moved: its keep is still there, from before the restart.
+      const crashed = await store.objects.writeConcurrently([blob(0)]);
+      utimesSync(keepOf(crashed), 1, 1);
+      // A pack someone kept on purpose, as long ago.
+      const mine = await store.objects.writeConcurrently([blob(1)]);
+      store.objects.releaseKeep(mine);
+      writeFileSync(keepOf(mine), 'kept by hand\n');
+      utimesSync(keepOf(mine), 1, 1);
+      for (let i = 2; i < 10; i++) store.objects.releaseKeep(await store.objects.writeConcurrently([blob(i)]));
+      store.objects.mergeIfDue();
+      assert.is(existsSync(keepOf(crashed)), false, 'the stale keep is gone');
+      assert.is(existsSync(crashed!), false, 'its pack was merged');
+      assert.ok(existsSync(keepOf(mine)) && existsSync(mine!), "a keep that is not shadow's stands, with its pack");
+      for (let i = 0; i < 10; i++) assert.ok(hasObject(repo, blob(i).oid), `blob ${i} is there`);
+      store.close();
+    } finally {
+      repo.cleanup();
     }
-    sh.close();
-    assert.is(await gcDone, 0, 'git gc ran to the end');
-    assert.is(codes.get('INTERNAL'), undefined, JSON.stringify([...codes]));
-    assert.ok((codes.get('ok') ?? 0) > 0, 'batches ran');
-    const fsck = spawnSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
-    assert.is(fsck.status, 0, `git fsck --strict: ${fsck.stdout}${fsck.stderr}`);
-  } finally {
-    repo.cleanup();
-  }
-});
+  },
+);
+
+Gc(
+  'batches while git gc --prune=now runs in a loop: none fails INTERNAL, every object a draft names is there',
+  async () => {
+    const repo = new DiskRepo();
+    try {
+      const gc = spawn('sh', ['-c', 'for i in $(seq 1 25); do git gc --prune=now -q || exit 1; done'], {
+        cwd: repo.dir,
+        env: repo.env,
+        stdio: 'ignore',
+      });
+      const gcDone = new Promise<number | null>((r) => gc.on('exit', r));
+      let running = true;
+      void gcDone.then(() => (running = false));
+      const sh = await openShadow({ dir: repo.dir, env: repo.env });
+      const codes = new Map<string, number>();
+      for (let n = 0; running && n < 2000; n++) {
+        const r = await sh.batch(
+          { operations: [{ operation: 'write', path: `f${n % 7}.txt`, content: `v${n}\n` }] },
+          { draft: `d${n % 3}` },
+        );
+        const code = r.success ? 'ok' : (r.error?.code ?? '?');
+        codes.set(code, (codes.get(code) ?? 0) + 1);
+      }
+      sh.close();
+      assert.is(await gcDone, 0, 'git gc ran to the end');
+      assert.is(codes.get('INTERNAL'), undefined, JSON.stringify([...codes]));
+      assert.ok((codes.get('ok') ?? 0) > 0, 'batches ran');
+      const fsck = spawnSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], {
+        cwd: repo.dir,
+        env: repo.env,
+        encoding: 'utf8',
+      });
+      assert.is(fsck.status, 0, `git fsck --strict: ${fsck.stdout}${fsck.stderr}`);
+    } finally {
+      repo.cleanup();
+    }
+  },
+);
 
 Gc.run();

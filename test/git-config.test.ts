@@ -10,10 +10,23 @@ import { GitConfig, parseConfig } from '../src/git/git-config.js';
 import { isolatedEnv } from './helpers/disk-repo.js';
 
 /** Ask native git what it reads for `name` in the config `text` (undefined when unset). */
-function gitGet(dir: string, text: string, name: string, type: 'string' | 'bool' | 'int' = 'string', all = false): string | undefined {
+function gitGet(
+  dir: string,
+  text: string,
+  name: string,
+  type: 'string' | 'bool' | 'int' = 'string',
+  all = false,
+): string | undefined {
   const file = join(dir, 'config');
   writeFileSync(file, text);
-  const args = ['config', '-f', file, ...(type === 'string' ? [] : [`--type=${type}`]), all ? '--get-all' : '--get', name];
+  const args = [
+    'config',
+    '-f',
+    file,
+    ...(type === 'string' ? [] : [`--type=${type}`]),
+    all ? '--get-all' : '--get',
+    name,
+  ];
   const r = spawnSync('git', args, { env: isolatedEnv(join(dir, 'home')), encoding: 'utf8' });
   if (r.status === 1 && r.stderr === '') return undefined;
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
@@ -23,7 +36,10 @@ function gitGet(dir: string, text: string, name: string, type: 'string' | 'bool'
 function gitRejects(dir: string, text: string, name: string, type: 'bool' | 'int'): boolean {
   const file = join(dir, 'config');
   writeFileSync(file, text);
-  const r = spawnSync('git', ['config', '-f', file, `--type=${type}`, '--get', name], { env: isolatedEnv(join(dir, 'home')), encoding: 'utf8' });
+  const r = spawnSync('git', ['config', '-f', file, `--type=${type}`, '--get', name], {
+    env: isolatedEnv(join(dir, 'home')),
+    encoding: 'utf8',
+  });
   return r.status !== 0 && /bad/i.test(r.stderr);
 }
 
@@ -73,29 +89,84 @@ interface ValueCase {
 const VALUE_CASES: ValueCase[] = [
   { what: 'a plain value', text: '[core]\n\tbare = false\n', name: 'core.bare', expected: 'false' },
   { what: 'section and key names fold case', text: '[CoRe]\n\tEditor = vim\n', name: 'CORE.editor', expected: 'vim' },
-  { what: 'a quoted subsection keeps its case', text: '[remote "Origin"]\n\turl = u1\n', name: 'remote.Origin.url', expected: 'u1' },
-  { what: 'a subsection of another case is another subsection', text: '[remote "Origin"]\n\turl = u1\n', name: 'remote.origin.url', expected: undefined },
-  { what: 'section and key fold case around a case-kept subsection', text: '[REMOTE "Up"]\n\tURL = u2\n', name: 'Remote.Up.Url', expected: 'u2' },
-  { what: 'the legacy [section.subsection] form lower-cases the subsection', text: '[Foo.Bar]\n\tkey = legacy\n', name: 'foo.bar.key', expected: 'legacy' },
-  { what: 'escaped quote and backslash in a subsection', text: '[s "a\\"b\\\\c"]\n\tk = sub\n', name: 's.a"b\\c.k', expected: 'sub' },
+  {
+    what: 'a quoted subsection keeps its case',
+    text: '[remote "Origin"]\n\turl = u1\n',
+    name: 'remote.Origin.url',
+    expected: 'u1',
+  },
+  {
+    what: 'a subsection of another case is another subsection',
+    text: '[remote "Origin"]\n\turl = u1\n',
+    name: 'remote.origin.url',
+    expected: undefined,
+  },
+  {
+    what: 'section and key fold case around a case-kept subsection',
+    text: '[REMOTE "Up"]\n\tURL = u2\n',
+    name: 'Remote.Up.Url',
+    expected: 'u2',
+  },
+  {
+    what: 'the legacy [section.subsection] form lower-cases the subsection',
+    text: '[Foo.Bar]\n\tkey = legacy\n',
+    name: 'foo.bar.key',
+    expected: 'legacy',
+  },
+  {
+    what: 'escaped quote and backslash in a subsection',
+    text: '[s "a\\"b\\\\c"]\n\tk = sub\n',
+    name: 's.a"b\\c.k',
+    expected: 'sub',
+  },
   { what: 'a ] inside a quoted subsection', text: '[s "a]b"]\n\tk = bracket\n', name: 's.a]b.k', expected: 'bracket' },
-  { what: 'a key on the same line as its section header', text: '[t] k = sameline\n', name: 't.k', expected: 'sameline' },
+  {
+    what: 'a key on the same line as its section header',
+    text: '[t] k = sameline\n',
+    name: 't.k',
+    expected: 'sameline',
+  },
   { what: 'quotes keep spaces, ; and #', text: '[a]\n\tq = "  a ; b # c  "\n', name: 'a.q', expected: '  a ; b # c  ' },
   { what: 'an inline ; comment ends the value', text: '[a]\n\tv = value ; comment\n', name: 'a.v', expected: 'value' },
   { what: 'an inline # comment ends the value', text: '[a]\n\tv = value # comment\n', name: 'a.v', expected: 'value' },
-  { what: 'inner spaces are kept, outer ones dropped', text: '[a]\n\tv =   a   b   \n', name: 'a.v', expected: 'a   b' },
+  {
+    what: 'inner spaces are kept, outer ones dropped',
+    text: '[a]\n\tv =   a   b   \n',
+    name: 'a.v',
+    expected: 'a   b',
+  },
   { what: 'no spaces around =', text: '[a]\n\tv=tight\n', name: 'a.v', expected: 'tight' },
-  { what: 'escapes \\n \\t \\" \\\\ inside quotes', text: '[a]\n\tv = "x\\ty\\nz\\"q\\\\r"\n', name: 'a.v', expected: 'x\ty\nz"q\\r' },
+  {
+    what: 'escapes \\n \\t \\" \\\\ inside quotes',
+    text: '[a]\n\tv = "x\\ty\\nz\\"q\\\\r"\n',
+    name: 'a.v',
+    expected: 'x\ty\nz"q\\r',
+  },
   { what: 'escapes outside quotes', text: '[a]\n\tv = x\\ty\\\\z\n', name: 'a.v', expected: 'x\ty\\z' },
   { what: 'a line continuation joins lines', text: '[a]\n\tv = one \\\ntwo\n', name: 'a.v', expected: 'one two' },
   { what: 'a line continuation inside quotes', text: '[a]\n\tv = "one\\\ntwo"\n', name: 'a.v', expected: 'onetwo' },
   { what: 'a quoted part in the middle of a value', text: '[a]\n\tv = x" ; "y\n', name: 'a.v', expected: 'x ; y' },
-  { what: 'unquoted whitespace becomes spaces, as git reads it', text: '[a]\n\tv = x\t\ty\n', name: 'a.v', expected: 'x  y' },
+  {
+    what: 'unquoted whitespace becomes spaces, as git reads it',
+    text: '[a]\n\tv = x\t\ty\n',
+    name: 'a.v',
+    expected: 'x  y',
+  },
   { what: 'CRLF line endings', text: '[a]\r\n\tv = crlf\r\n\tw = next\r\n', name: 'a.v', expected: 'crlf' },
   { what: 'the line after a CRLF line', text: '[a]\r\n\tv = crlf\r\n\tw = next\r\n', name: 'a.w', expected: 'next' },
-  { what: 'comment lines that look like entries', text: '[a]\n; v = commented\n# v = commented\n\tv = real\n', name: 'a.v', expected: 'real' },
+  {
+    what: 'comment lines that look like entries',
+    text: '[a]\n; v = commented\n# v = commented\n\tv = real\n',
+    name: 'a.v',
+    expected: 'real',
+  },
   { what: 'an empty value', text: '[a]\n\tv =\n', name: 'a.v', expected: '' },
-  { what: 'the last value wins across repeated sections', text: '[m]\n\tv = 1\n\tv = 2\n[other]\n\tv = x\n[M]\n\tv = 3\n', name: 'm.v', expected: '3' },
+  {
+    what: 'the last value wins across repeated sections',
+    text: '[m]\n\tv = 1\n\tv = 2\n[other]\n\tv = x\n[M]\n\tv = 3\n',
+    name: 'm.v',
+    expected: '3',
+  },
   { what: 'keys with dashes and digits', text: '[a]\n\tmax-size2 = 5\n', name: 'a.max-size2', expected: '5' },
   { what: 'an absent key', text: '[a]\n\tv = 1\n', name: 'a.w', expected: undefined },
 ];
@@ -182,7 +253,8 @@ Values('a value git rejects as a boolean or an integer is INVALID_ARGUMENT with 
 });
 
 Values('getAll returns every value in file order, across repeated sections', ({ dir }) => {
-  const text = '[remote "o"]\n\tfetch = a\n\tfetch = b\n[remote "p"]\n\tfetch = other\n[remote "o"]\n\tfetch = c\n\tflag\n';
+  const text =
+    '[remote "o"]\n\tfetch = a\n\tfetch = b\n[remote "p"]\n\tfetch = other\n[remote "o"]\n\tfetch = c\n\tflag\n';
   const c = GitConfig.fromText(text);
   assert.equal(c.getAll('remote.o.fetch'), ['a', 'b', 'c']);
   assert.is(gitGet(dir, text, 'remote.o.fetch', 'string', true), 'a\nb\nc');
@@ -220,13 +292,41 @@ const LEVEL_FILES: Files = {
 
 const ENV_CASES: Array<{ what: string; env: Record<string, string | undefined>; order: string[] }> = [
   { what: 'every level, system first', env: { HOME: '/home/u' }, order: ['system', 'xdg', 'global', 'local'] },
-  { what: 'GIT_CONFIG_NOSYSTEM=1 skips the system file', env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '1' }, order: ['xdg', 'global', 'local'] },
-  { what: 'GIT_CONFIG_NOSYSTEM=true skips the system file', env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: 'true' }, order: ['xdg', 'global', 'local'] },
-  { what: 'GIT_CONFIG_NOSYSTEM=0 is false, as git reads it', env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '0' }, order: ['system', 'xdg', 'global', 'local'] },
-  { what: 'GIT_CONFIG_SYSTEM names another system file', env: { HOME: '/home/u', GIT_CONFIG_SYSTEM: '/custom/system' }, order: ['custom-system', 'xdg', 'global', 'local'] },
-  { what: 'XDG_CONFIG_HOME moves the xdg file', env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '1', XDG_CONFIG_HOME: '/xdg' }, order: ['xdg-custom', 'global', 'local'] },
-  { what: 'GIT_CONFIG_GLOBAL replaces both the xdg and the home file', env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/g/config' }, order: ['git-config-global', 'local'] },
-  { what: 'GIT_CONFIG_GLOBAL=/dev/null reads no global file', env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, order: ['local'] },
+  {
+    what: 'GIT_CONFIG_NOSYSTEM=1 skips the system file',
+    env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '1' },
+    order: ['xdg', 'global', 'local'],
+  },
+  {
+    what: 'GIT_CONFIG_NOSYSTEM=true skips the system file',
+    env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: 'true' },
+    order: ['xdg', 'global', 'local'],
+  },
+  {
+    what: 'GIT_CONFIG_NOSYSTEM=0 is false, as git reads it',
+    env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '0' },
+    order: ['system', 'xdg', 'global', 'local'],
+  },
+  {
+    what: 'GIT_CONFIG_SYSTEM names another system file',
+    env: { HOME: '/home/u', GIT_CONFIG_SYSTEM: '/custom/system' },
+    order: ['custom-system', 'xdg', 'global', 'local'],
+  },
+  {
+    what: 'XDG_CONFIG_HOME moves the xdg file',
+    env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '1', XDG_CONFIG_HOME: '/xdg' },
+    order: ['xdg-custom', 'global', 'local'],
+  },
+  {
+    what: 'GIT_CONFIG_GLOBAL replaces both the xdg and the home file',
+    env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/g/config' },
+    order: ['git-config-global', 'local'],
+  },
+  {
+    what: 'GIT_CONFIG_GLOBAL=/dev/null reads no global file',
+    env: { HOME: '/home/u', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    order: ['local'],
+  },
   { what: 'no HOME: no global file', env: { GIT_CONFIG_NOSYSTEM: '1' }, order: ['local'] },
 ];
 
@@ -250,18 +350,25 @@ Load('config.worktree is read after the local file only with extensions.worktree
   const gitdir = '/home/u/work/proj/.git/worktrees/wt';
   const commondir = '/home/u/work/proj/.git';
   const files = {
-    [`${commondir}/config`]: '[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n[a]\n\twho = local\n',
+    [`${commondir}/config`]:
+      '[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n[a]\n\twho = local\n',
     [`${gitdir}/config.worktree`]: '[a]\n\twho = worktree\n',
   };
   const on = load(files, { GIT_CONFIG_NOSYSTEM: '1' }, gitdir, commondir);
   assert.equal(on.getAll('a.who'), ['local', 'worktree']);
-  const off = load({ ...files, [`${commondir}/config`]: '[a]\n\twho = local\n' }, { GIT_CONFIG_NOSYSTEM: '1' }, gitdir, commondir);
+  const off = load(
+    { ...files, [`${commondir}/config`]: '[a]\n\twho = local\n' },
+    { GIT_CONFIG_NOSYSTEM: '1' },
+    gitdir,
+    commondir,
+  );
   assert.equal(off.getAll('a.who'), ['local']);
 });
 
 Load('include.path: relative to the including file, ~/ from HOME, nested, in place', () => {
   const files = {
-    '/home/u/.gitconfig': '[user]\n\tname = before\n[include]\n\tpath = conf.d/identity\n[core]\n\teditor = after-include\n',
+    '/home/u/.gitconfig':
+      '[user]\n\tname = before\n[include]\n\tpath = conf.d/identity\n[core]\n\teditor = after-include\n',
     '/home/u/conf.d/identity': '[user]\n\tname = Included Name\n[include]\n\tpath = more\n',
     '/home/u/conf.d/more': '[user]\n\temail = nested@example.com\n',
     '/home/u/tilde.inc': '[alias]\n\tst = status\n',

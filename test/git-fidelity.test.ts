@@ -61,7 +61,12 @@ const CORPORA: Corpus[] = [
   },
   { name: 'core.autocrlf=true', files: { 'a.txt': 'a\n' }, config: { 'core.autocrlf': 'true' }, dirs: ['', 'sub'] },
   { name: 'core.autocrlf=input', files: { 'a.txt': 'a\n' }, config: { 'core.autocrlf': 'input' }, dirs: [''] },
-  { name: 'core.eol=crlf with text', files: { '.gitattributes': '*.txt text\n' }, config: { 'core.eol': 'crlf' }, dirs: [''] },
+  {
+    name: 'core.eol=crlf with text',
+    files: { '.gitattributes': '*.txt text\n' },
+    config: { 'core.eol': 'crlf' },
+    dirs: [''],
+  },
   { name: 'binary macro', files: { '.gitattributes': '* text\n*.txt binary\n' }, dirs: [''] },
   { name: 'ident', files: { '.gitattributes': '*.txt ident eol=crlf\n' }, dirs: [''] },
   {
@@ -101,7 +106,11 @@ function samplePath(dir: string, name: string, ext = 'txt'): string {
 
 /** What `git hash-object --path` stores for `bytes` at `path`. */
 function gitBlob(repo: DiskRepo, path: string, bytes: Buffer): string {
-  const r = spawnSync('git', ['hash-object', '--stdin', `--path=${path}`], { cwd: repo.dir, env: repo.env, input: bytes });
+  const r = spawnSync('git', ['hash-object', '--stdin', `--path=${path}`], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: bytes,
+  });
   assert.is(r.status, 0, `git hash-object: ${r.stderr}`);
   return r.stdout.toString().trim();
 }
@@ -128,44 +137,61 @@ function checkoutBytes(repo: DiskRepo, commit: string, paths: string[]): Map<str
 const Oracle = suite('git fidelity: blobs and checkouts against native git');
 
 for (const c of CORPORA) {
-  Oracle(`${c.name}: blobs equal git hash-object --path, files equal git checkout, status lists the published paths`, async () => {
-    const repo = makeRepo(c);
-    try {
-      const sh = await open(repo);
-      const paths: string[] = [];
-      const operations: unknown[] = [];
-      const samples = Object.entries(SAMPLES).map(([name, b]): [string, Buffer] => [name, c.encode ? c.encode(b) : b]);
-      for (const dir of c.dirs) {
-        for (const [name, bytes] of samples) {
-          const path = samplePath(dir, name, c.ext);
-          paths.push(path);
-          operations.push({ operation: 'write', path, content: bytes.toString('base64'), encoding: 'base64' });
+  Oracle(
+    `${c.name}: blobs equal git hash-object --path, files equal git checkout, status lists the published paths`,
+    async () => {
+      const repo = makeRepo(c);
+      try {
+        const sh = await open(repo);
+        const paths: string[] = [];
+        const operations: unknown[] = [];
+        const samples = Object.entries(SAMPLES).map(([name, b]): [string, Buffer] => [
+          name,
+          c.encode ? c.encode(b) : b,
+        ]);
+        for (const dir of c.dirs) {
+          for (const [name, bytes] of samples) {
+            const path = samplePath(dir, name, c.ext);
+            paths.push(path);
+            operations.push({ operation: 'write', path, content: bytes.toString('base64'), encoding: 'base64' });
+          }
         }
-      }
-      const r = await sh.batch({ operations });
-      assert.ok(r.success, JSON.stringify(r.results.filter((x) => !x.success)));
-      for (const dir of c.dirs) {
-        for (const [name, bytes] of samples) {
-          const path = samplePath(dir, name, c.ext);
-          assert.is(repo.ref(`${DRAFT}:${path}`), gitBlob(repo, path, bytes), `${path}: the blob git add would store`);
+        const r = await sh.batch({ operations });
+        assert.ok(r.success, JSON.stringify(r.results.filter((x) => !x.success)));
+        for (const dir of c.dirs) {
+          for (const [name, bytes] of samples) {
+            const path = samplePath(dir, name, c.ext);
+            assert.is(
+              repo.ref(`${DRAFT}:${path}`),
+              gitBlob(repo, path, bytes),
+              `${path}: the blob git add would store`,
+            );
+          }
         }
+        const applied = await sh.apply();
+        assert.equal(applied.conflicts, []);
+        const tip = repo.ref(DRAFT)!;
+        const expected = checkoutBytes(repo, tip, paths);
+        for (const p of paths)
+          assert.ok(readFileSync(repo.path(p)).equals(expected.get(p)!), `${p}: the bytes git checkout writes`);
+        const status = repo
+          .git('status', '--porcelain', '--untracked-files=all')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.slice(3))
+          .sort();
+        assert.equal(status, [...paths].sort(), 'git status lists exactly the published paths');
+        // What apply wrote reads back as the draft's blobs: a second look finds nothing stale.
+        for (const p of paths)
+          assert.is((await sh.cat(p)).oid, repo.ref(`${DRAFT}:${p}`), `${p}: read back as its blob`);
+        sh.close();
+        const fsck = repo.gitResult('fsck', '--strict', '--no-progress', '--no-dangling');
+        assert.is(fsck.status, 0, fsck.stderr);
+      } finally {
+        repo.cleanup();
       }
-      const applied = await sh.apply();
-      assert.equal(applied.conflicts, []);
-      const tip = repo.ref(DRAFT)!;
-      const expected = checkoutBytes(repo, tip, paths);
-      for (const p of paths) assert.ok(readFileSync(repo.path(p)).equals(expected.get(p)!), `${p}: the bytes git checkout writes`);
-      const status = repo.git('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).map((l) => l.slice(3)).sort();
-      assert.equal(status, [...paths].sort(), 'git status lists exactly the published paths');
-      // What apply wrote reads back as the draft's blobs: a second look finds nothing stale.
-      for (const p of paths) assert.is((await sh.cat(p)).oid, repo.ref(`${DRAFT}:${p}`), `${p}: read back as its blob`);
-      sh.close();
-      const fsck = repo.gitResult('fsck', '--strict', '--no-progress', '--no-dangling');
-      assert.is(fsck.status, 0, fsck.stderr);
-    } finally {
-      repo.cleanup();
-    }
-  });
+    },
+  );
 }
 
 const Untouched = suite('git fidelity: an untouched file is never captured nor stale');
@@ -176,7 +202,8 @@ for (const c of CORPORA) {
     try {
       // Files checked out by git, as a fresh clone has them.
       const enc = c.encode ?? ((b: Buffer) => b);
-      for (const dir of c.dirs) repo.write(samplePath(dir, 'tracked', c.ext), enc(Buffer.from('first line\nsecond line\n')));
+      for (const dir of c.dirs)
+        repo.write(samplePath(dir, 'tracked', c.ext), enc(Buffer.from('first line\nsecond line\n')));
       repo.git('add', '-A');
       repo.git('commit', '-q', '-m', 'tracked');
       for (const dir of c.dirs) rmSync(repo.path(samplePath(dir, 'tracked', c.ext)));
@@ -213,13 +240,21 @@ for (const c of CORPORA) {
 const Edits = suite('git fidelity: what agents read and edit');
 
 Edits('the view shows the working-tree form; an LF edit matches a CRLF file and keeps its CRLF', async () => {
-  const repo = makeRepo({ name: 'crlf', files: { '.gitattributes': '*.txt eol=crlf\n', 'f.txt': 'one\ntwo\nthree\n' }, dirs: [''] });
+  const repo = makeRepo({
+    name: 'crlf',
+    files: { '.gitattributes': '*.txt eol=crlf\n', 'f.txt': 'one\ntwo\nthree\n' },
+    dirs: [''],
+  });
   try {
     rmSync(repo.path('f.txt'));
     repo.git('checkout', '--', 'f.txt');
     assert.is(repo.read('f.txt'), 'one\r\ntwo\r\nthree\r\n');
     const sh = await open(repo);
-    assert.is((await sh.cat('f.txt')).content.toString(), 'one\r\ntwo\r\nthree\r\n', 'untouched: as the working tree has it');
+    assert.is(
+      (await sh.cat('f.txt')).content.toString(),
+      'one\r\ntwo\r\nthree\r\n',
+      'untouched: as the working tree has it',
+    );
     const r = await sh.edit('f.txt', 'two\nthree\n', 'TWO\nTHREE\n');
     assert.ok(r.success, JSON.stringify(r.results));
     assert.is((await sh.cat('f.txt')).content.toString(), 'one\r\nTWO\r\nTHREE\r\n', 'touched: as apply will write it');

@@ -39,7 +39,12 @@ const COMMIT_2 = '48b03e8e3f43f7d87670b9d492515188132463b1';
 const TAG_V1 = '768ad7db1a975835084782e49049edfbde8d2528';
 
 const AUTHOR: Signature = { name: 'A U Thor', email: 'author@example.com', timestamp: 1112911993, tzOffset: -7 * 60 };
-const COMMITTER: Signature = { name: 'C O Mitter', email: 'committer@example.com', timestamp: 1112912053, tzOffset: 5 * 60 + 30 };
+const COMMITTER: Signature = {
+  name: 'C O Mitter',
+  email: 'committer@example.com',
+  timestamp: 1112912053,
+  tzOffset: 5 * 60 + 30,
+};
 
 const file = (name: string, oid = HELLO_BLOB, mode: string = MODE.file): TreeEntry => ({ mode, name, oid });
 const dir = (name: string, oid: string): TreeEntry => ({ mode: MODE.tree, name, oid });
@@ -61,7 +66,8 @@ Hashing('gives the ids git gives', () => {
     ['tree', Buffer.alloc(0), EMPTY_TREE_OID],
     ['tree', serializeTree([file('x', EMPTY_BLOB)]), SUB_TREE],
   ];
-  for (const [type, content, oid] of cases) assert.is(hashObject(type, content), oid, `${type} ${JSON.stringify(content.toString())}`);
+  for (const [type, content, oid] of cases)
+    assert.is(hashObject(type, content), oid, `${type} ${JSON.stringify(content.toString())}`);
   assert.is(EMPTY_TREE_OID, '4b825dc642cb6eb9a060e54bf8d69288fbee4904');
 });
 
@@ -93,11 +99,17 @@ const Trees = suite('trees: parse, serialize, order');
 Trees('git tree order: a tree sorts as if its name ended in "/"', () => {
   const entries = [file('a.b'), dir('a', SUB_TREE), file('a-b'), file('a0')];
   const sorted = shuffled(entries).sort(compareTreeEntries);
-  assert.equal(sorted.map((e) => e.name), ['a-b', 'a.b', 'a', 'a0']);
+  assert.equal(
+    sorted.map((e) => e.name),
+    ['a-b', 'a.b', 'a', 'a0'],
+  );
   assert.is(hashObject('tree', serializeTree(sorted)), ORDER_TREE);
 
   const files = shuffled([file('a.b'), file('a'), file('a-b')]).sort(compareTreeEntries);
-  assert.equal(files.map((e) => e.name), ['a', 'a-b', 'a.b']);
+  assert.equal(
+    files.map((e) => e.name),
+    ['a', 'a-b', 'a.b'],
+  );
   assert.is(hashObject('tree', serializeTree(files)), FILES_ORDER_TREE);
 });
 
@@ -123,48 +135,68 @@ Trees('compareTreeNames: file/tree suffix, prefixes, bytes not UTF-16 units', ()
   }
 });
 
-Trees('compareTreeNames agrees with git\'s byte order on 20,000 seeded names mixing ASCII, Latin, CJK, U+FFFF and emoji', () => {
-  const rnd = prng(31);
-  const alphabet = ['a', 'b', 'B', '.', '-', '0', 'é', 'ß', '中', '\uffff', '\ue000', '😀', '🦀'];
-  const name = (): string => Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => alphabet[Math.floor(rnd() * alphabet.length)]!).join('');
-  const key = (s: string, tree: boolean): Buffer => Buffer.concat([Buffer.from(s, 'utf8'), Buffer.from([tree ? 0x2f : 0])]);
-  const wrong: string[] = [];
-  for (let i = 0; i < 20000; i++) {
-    const [a, b] = [name(), rnd() < 0.3 ? name() : ''];
-    const other = b === '' ? a + name() : b;
-    const [at, bt] = [rnd() < 0.5, rnd() < 0.5];
-    const want = Math.sign(Buffer.compare(key(a, at), key(other, bt)));
-    if (Math.sign(compareTreeNames(a, at, other, bt)) !== want) wrong.push(`${JSON.stringify(a)}${at ? '/' : ''} vs ${JSON.stringify(other)}${bt ? '/' : ''}`);
-  }
-  assert.equal(wrong.slice(0, 5), []);
-});
-
-Trees('serializeTree writes byte for byte what git would, for 2,000 seeded trees of ASCII, UTF-8 and raw names; a bad id is CORRUPT_OBJECT', () => {
-  const rnd = prng(47);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  const modes = [MODE.file, MODE.executable, MODE.symlink, MODE.tree, MODE.gitlink, '040000'];
-  for (let t = 0; t < 2000; t++) {
-    const entries: TreeEntry[] = Array.from({ length: Math.floor(rnd() * 12) }, (_, i) => {
-      const oid = hashObject('blob', Buffer.from(`${t}.${i}`));
-      const kind = rnd();
-      if (kind < 0.1) return { mode: pick(modes), name: `raw${i}\ufffd`, oid, nameBytes: Buffer.from([0x72, 0x61, 0x77, 0x30 + (i % 10), 0xff]) };
-      return { mode: pick(modes), name: `${pick(['a', 'é', '中', '😀', 'x.y'])}${i}`, oid };
-    });
-    const want = Buffer.concat(
-      entries.flatMap((e) => [Buffer.from(`${e.mode === '040000' ? '40000' : e.mode} `), e.nameBytes ?? Buffer.from(e.name, 'utf8'), Buffer.from([0]), Buffer.from(e.oid, 'hex')]),
-    );
-    const got = serializeTree(entries);
-    if (!got.equals(want)) assert.unreachable(`tree ${t}: ${got.toString('hex')} != ${want.toString('hex')}`);
-  }
-  for (const oid of ['A'.repeat(40), 'g'.repeat(40), 'ab', `${'a'.repeat(39)}é`]) {
-    try {
-      serializeTree([{ mode: MODE.file, name: 'x', oid }]);
-      assert.unreachable(`${oid} was written`);
-    } catch (e) {
-      assert.is((e as { code?: string }).code, 'CORRUPT_OBJECT', oid);
+Trees(
+  "compareTreeNames agrees with git's byte order on 20,000 seeded names mixing ASCII, Latin, CJK, U+FFFF and emoji",
+  () => {
+    const rnd = prng(31);
+    const alphabet = ['a', 'b', 'B', '.', '-', '0', 'é', 'ß', '中', '\uffff', '\ue000', '😀', '🦀'];
+    const name = (): string =>
+      Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => alphabet[Math.floor(rnd() * alphabet.length)]!).join('');
+    const key = (s: string, tree: boolean): Buffer =>
+      Buffer.concat([Buffer.from(s, 'utf8'), Buffer.from([tree ? 0x2f : 0])]);
+    const wrong: string[] = [];
+    for (let i = 0; i < 20000; i++) {
+      const [a, b] = [name(), rnd() < 0.3 ? name() : ''];
+      const other = b === '' ? a + name() : b;
+      const [at, bt] = [rnd() < 0.5, rnd() < 0.5];
+      const want = Math.sign(Buffer.compare(key(a, at), key(other, bt)));
+      if (Math.sign(compareTreeNames(a, at, other, bt)) !== want)
+        wrong.push(`${JSON.stringify(a)}${at ? '/' : ''} vs ${JSON.stringify(other)}${bt ? '/' : ''}`);
     }
-  }
-});
+    assert.equal(wrong.slice(0, 5), []);
+  },
+);
+
+Trees(
+  'serializeTree writes byte for byte what git would, for 2,000 seeded trees of ASCII, UTF-8 and raw names; a bad id is CORRUPT_OBJECT',
+  () => {
+    const rnd = prng(47);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const modes = [MODE.file, MODE.executable, MODE.symlink, MODE.tree, MODE.gitlink, '040000'];
+    for (let t = 0; t < 2000; t++) {
+      const entries: TreeEntry[] = Array.from({ length: Math.floor(rnd() * 12) }, (_, i) => {
+        const oid = hashObject('blob', Buffer.from(`${t}.${i}`));
+        const kind = rnd();
+        if (kind < 0.1)
+          return {
+            mode: pick(modes),
+            name: `raw${i}\ufffd`,
+            oid,
+            nameBytes: Buffer.from([0x72, 0x61, 0x77, 0x30 + (i % 10), 0xff]),
+          };
+        return { mode: pick(modes), name: `${pick(['a', 'é', '中', '😀', 'x.y'])}${i}`, oid };
+      });
+      const want = Buffer.concat(
+        entries.flatMap((e) => [
+          Buffer.from(`${e.mode === '040000' ? '40000' : e.mode} `),
+          e.nameBytes ?? Buffer.from(e.name, 'utf8'),
+          Buffer.from([0]),
+          Buffer.from(e.oid, 'hex'),
+        ]),
+      );
+      const got = serializeTree(entries);
+      if (!got.equals(want)) assert.unreachable(`tree ${t}: ${got.toString('hex')} != ${want.toString('hex')}`);
+    }
+    for (const oid of ['A'.repeat(40), 'g'.repeat(40), 'ab', `${'a'.repeat(39)}é`]) {
+      try {
+        serializeTree([{ mode: MODE.file, name: 'x', oid }]);
+        assert.unreachable(`${oid} was written`);
+      } catch (e) {
+        assert.is((e as { code?: string }).code, 'CORRUPT_OBJECT', oid);
+      }
+    }
+  },
+);
 
 Trees('parse and serialize round-trip, also with a non-UTF-8 name kept byte-exact', () => {
   const raw = Buffer.concat([
@@ -191,7 +223,12 @@ Trees('parse and serialize round-trip, also with a non-UTF-8 name kept byte-exac
   assert.ok(again.equals(raw), 'serialized bytes differ from the original');
   assert.is(hashObject('tree', again), LATIN_TREE);
   // Sorting keeps git's byte order with the raw name.
-  assert.equal(shuffled(entries).sort(compareTreeEntries).map((e) => e.name), ['café', 'z', '\xff\x66']);
+  assert.equal(
+    shuffled(entries)
+      .sort(compareTreeEntries)
+      .map((e) => e.name),
+    ['café', 'z', '\xff\x66'],
+  );
 });
 
 Trees('round-trips modes, and writes a tree mode "040000" as git does ("40000")', () => {
@@ -203,20 +240,33 @@ Trees('round-trips modes, and writes a tree mode "040000" as git does ("40000")'
   const withLongMode = serializeTree([{ mode: '040000', name: 'x', oid: SUB_TREE }]);
   assert.ok(withLongMode.equals(serializeTree([dir('x', SUB_TREE)])));
   assert.is(withLongMode.subarray(0, 6).toString('latin1'), '40000 ');
-  assert.equal(parseTree(serializeTree([file('a'), dir('d', SUB_TREE), file('l', HELLO_BLOB, MODE.symlink), file('m', HELLO_BLOB, MODE.gitlink)])).map((e) => e.mode), [
-    '100644',
-    '40000',
-    '120000',
-    '160000',
-  ]);
+  assert.equal(
+    parseTree(
+      serializeTree([
+        file('a'),
+        dir('d', SUB_TREE),
+        file('l', HELLO_BLOB, MODE.symlink),
+        file('m', HELLO_BLOB, MODE.gitlink),
+      ]),
+    ).map((e) => e.mode),
+    ['100644', '40000', '120000', '160000'],
+  );
 });
 
-Trees('a name that starts with U+FEFF keeps it: the bytes round-trip, and it never reads as the name without it', () => {
-  const raw = Buffer.concat([Buffer.from('40000 '), Buffer.from('\ufeff.git', 'utf8'), Buffer.from([0]), Buffer.from(SUB_TREE, 'hex')]);
-  const [entry] = parseTree(raw);
-  assert.is(entry!.name, '\ufeff.git');
-  assert.ok(serializeTree([entry!]).equals(raw));
-});
+Trees(
+  'a name that starts with U+FEFF keeps it: the bytes round-trip, and it never reads as the name without it',
+  () => {
+    const raw = Buffer.concat([
+      Buffer.from('40000 '),
+      Buffer.from('\ufeff.git', 'utf8'),
+      Buffer.from([0]),
+      Buffer.from(SUB_TREE, 'hex'),
+    ]);
+    const [entry] = parseTree(raw);
+    assert.is(entry!.name, '\ufeff.git');
+    assert.ok(serializeTree([entry!]).equals(raw));
+  },
+);
 
 Trees('parseTree refuses malformed content with CORRUPT_OBJECT', () => {
   const good = serializeTree([file('a')]);
@@ -278,7 +328,13 @@ Objects('signatures drop what a git header cannot hold', () => {
 
 Objects('commits serialize to the ids git gives, and parse back', () => {
   const c1: Commit = { tree: EMPTY_TREE_OID, parents: [], author: AUTHOR, committer: COMMITTER, message: 'initial\n' };
-  const c2: Commit = { tree: ORDER_TREE, parents: [COMMIT_1], author: AUTHOR, committer: COMMITTER, message: 'second\n\nbody line\n' };
+  const c2: Commit = {
+    tree: ORDER_TREE,
+    parents: [COMMIT_1],
+    author: AUTHOR,
+    committer: COMMITTER,
+    message: 'second\n\nbody line\n',
+  };
   for (const [commit, oid] of [
     [c1, COMMIT_1],
     [c2, COMMIT_2],

@@ -19,7 +19,12 @@ const NAMES = ['text', 'eol', 'crlf', 'ident', 'filter', 'diff', 'merge', 'worki
 
 /** git check-attr's answers: name → set/unset/value, unspecified left out. */
 function checkAttr(repo: DiskRepo, paths: string[]): Map<string, Map<string, AttrState>> {
-  const r = spawnSync('git', ['check-attr', '--stdin', '-z', ...NAMES], { cwd: repo.dir, env: repo.env, input: paths.join('\0') + '\0', encoding: 'utf8' });
+  const r = spawnSync('git', ['check-attr', '--stdin', '-z', ...NAMES], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: paths.join('\0') + '\0',
+    encoding: 'utf8',
+  });
   assert.is(r.status, 0, r.stderr);
   const parts = r.stdout.split('\0');
   const out = new Map<string, Map<string, AttrState>>();
@@ -65,14 +70,37 @@ Attrs('precedence across levels, macros, quoted and anchored patterns, info/attr
     nodeFs.writeFileSync(join(repo.home, 'global-attrs'), '*.glob custom=global\noverride.txt custom=global\n');
     repo.git('config', 'core.attributesFile', join(repo.home, 'global-attrs'));
     const paths = [
-      'x.txt', 'top.md', 'sub/top.md', 'y.bin', 'z.mine', 'docs/x.md', 'docs/deep/y.md', 'a/x.txt', 'a/b/c.txt', 'a/q/c.txt',
-      'a/q/r/c.txt', 'sp ace.txt', 'dir/f', 'dir', 'neg.txt', 'f.{c,h}', 'f.c', 'w.enc', 'indented.txt', 'override.txt', 'g.glob',
-      'a/m.mine', 'nothing', '.hidden.txt', 'a/.hidden/x.txt',
+      'x.txt',
+      'top.md',
+      'sub/top.md',
+      'y.bin',
+      'z.mine',
+      'docs/x.md',
+      'docs/deep/y.md',
+      'a/x.txt',
+      'a/b/c.txt',
+      'a/q/c.txt',
+      'a/q/r/c.txt',
+      'sp ace.txt',
+      'dir/f',
+      'dir',
+      'neg.txt',
+      'f.{c,h}',
+      'f.c',
+      'w.enc',
+      'indented.txt',
+      'override.txt',
+      'g.glob',
+      'a/m.mine',
+      'nothing',
+      '.hidden.txt',
+      'a/.hidden/x.txt',
     ];
     const git = checkAttr(repo, paths);
     const [low, high] = baseAttributeFiles(repo.env, join(repo.dir, '.git'), join(repo.home, 'global-attrs'));
     const files = new AttributeFiles(nodeFs, repo.dir, low, high, false, () => Date.now());
-    for (const p of paths) assert.equal(Object.fromEntries(files.of(p, NAMES)), Object.fromEntries(git.get(p) ?? new Map()), p);
+    for (const p of paths)
+      assert.equal(Object.fromEntries(files.of(p, NAMES)), Object.fromEntries(git.get(p) ?? new Map()), p);
   } finally {
     repo.cleanup();
   }
@@ -109,7 +137,11 @@ function randomBuffers(n: number): Buffer[] {
   while (out.length < n) {
     const len = 1 + Math.floor(rand() * 24);
     // Mostly text, now and then a binary-looking byte.
-    out.push(Buffer.from(Array.from({ length: len }, () => alphabet[Math.floor(rand() * (rand() < 0.9 ? 6 : alphabet.length))]!)));
+    out.push(
+      Buffer.from(
+        Array.from({ length: len }, () => alphabet[Math.floor(rand() * (rand() < 0.9 ? 6 : alphabet.length))]!),
+      ),
+    );
   }
   return out;
 }
@@ -143,14 +175,25 @@ for (const config of [
       const actions = new Map<string, EolAction>();
       for (const [ext, rule] of RULES) {
         const a = attributesOf([parseAttrFile(`*.${ext} ${rule}\n`, '', true)], `x.${ext}`, ['text', 'crlf', 'eol']);
-        actions.set(ext, eolAction({ text: a.get('text') ?? undefined, crlf: a.get('crlf') ?? undefined, eol: a.get('eol') ?? undefined }, config));
+        actions.set(
+          ext,
+          eolAction(
+            { text: a.get('text') ?? undefined, crlf: a.get('crlf') ?? undefined, eol: a.get('eol') ?? undefined },
+            config,
+          ),
+        );
       }
       // Checkout: the buffers committed as they are, then checked out under each rule.
       repo.write('.gitattributes', '* -text\n');
       buffers.forEach((b, i) => RULES.forEach(([ext]) => repo.write(`raw${i}.${ext}`, b)));
       repo.git('add', '-A');
       repo.git('commit', '-q', '-m', 'raw');
-      repo.write('.gitattributes', RULES.filter(([, r]) => r).map(([ext, r]) => `*.${ext} ${r}`).join('\n') + '\n');
+      repo.write(
+        '.gitattributes',
+        RULES.filter(([, r]) => r)
+          .map(([ext, r]) => `*.${ext} ${r}`)
+          .join('\n') + '\n',
+      );
       repo.git('add', '.gitattributes');
       repo.git('commit', '-q', '-m', 'rules');
       buffers.forEach((_, i) => RULES.forEach(([ext]) => nodeFs.rmSync(repo.path(`raw${i}.${ext}`))));
@@ -159,20 +202,33 @@ for (const config of [
         RULES.forEach(([ext]) => {
           const theirs = nodeFs.readFileSync(repo.path(`raw${i}.${ext}`));
           const ours = eolToWorktree(b, actions.get(ext)!, config);
-          assert.ok(ours.equals(theirs), `${ext} (${actions.get(ext)}) checkout ${JSON.stringify(b.toString('latin1'))}: git ${JSON.stringify(theirs.toString('latin1'))}, ours ${JSON.stringify(ours.toString('latin1'))}`);
+          assert.ok(
+            ours.equals(theirs),
+            `${ext} (${actions.get(ext)}) checkout ${JSON.stringify(b.toString('latin1'))}: git ${JSON.stringify(theirs.toString('latin1'))}, ours ${JSON.stringify(ours.toString('latin1'))}`,
+          );
         }),
       );
       // Add: new files under each rule.
       buffers.forEach((b, i) => RULES.forEach(([ext]) => repo.write(`new${i}.${ext}`, b)));
       repo.git('add', '-A');
       const staged = new Map(
-        repo.git('ls-files', '-s', '-z').split('\0').filter(Boolean).map((l) => [l.slice(l.indexOf('\t') + 1), l.split(' ')[1]!] as const),
+        repo
+          .git('ls-files', '-s', '-z')
+          .split('\0')
+          .filter(Boolean)
+          .map((l) => [l.slice(l.indexOf('\t') + 1), l.split(' ')[1]!] as const),
       );
       buffers.forEach((b, i) =>
         RULES.forEach(([ext]) => {
           const ours = eolToGit(b, actions.get(ext)!);
-          const theirs = spawnSync('git', ['cat-file', 'blob', staged.get(`new${i}.${ext}`)!], { cwd: repo.dir, env: repo.env }).stdout;
-          assert.ok(ours.equals(theirs), `${ext} (${actions.get(ext)}) add ${JSON.stringify(b.toString('latin1'))}: git ${JSON.stringify(theirs.toString('latin1'))}, ours ${JSON.stringify(ours.toString('latin1'))}`);
+          const theirs = spawnSync('git', ['cat-file', 'blob', staged.get(`new${i}.${ext}`)!], {
+            cwd: repo.dir,
+            env: repo.env,
+          }).stdout;
+          assert.ok(
+            ours.equals(theirs),
+            `${ext} (${actions.get(ext)}) add ${JSON.stringify(b.toString('latin1'))}: git ${JSON.stringify(theirs.toString('latin1'))}, ours ${JSON.stringify(ours.toString('latin1'))}`,
+          );
         }),
       );
     } finally {

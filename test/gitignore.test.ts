@@ -180,8 +180,16 @@ const ALWAYS_IGNORED = [
 ];
 
 const SCENARIOS: Scenario[] = [
-  { name: 'core.excludesFile = ~/global-ignore', excludesFile: '~/global-ignore', ignored: [...ALWAYS_IGNORED, 'foo.swp', 'global-only'] },
-  { name: 'no core.excludesFile: $XDG_CONFIG_HOME/git/ignore', excludesFile: undefined, ignored: [...ALWAYS_IGNORED, 'from-xdg'] },
+  {
+    name: 'core.excludesFile = ~/global-ignore',
+    excludesFile: '~/global-ignore',
+    ignored: [...ALWAYS_IGNORED, 'foo.swp', 'global-only'],
+  },
+  {
+    name: 'no core.excludesFile: $XDG_CONFIG_HOME/git/ignore',
+    excludesFile: undefined,
+    ignored: [...ALWAYS_IGNORED, 'from-xdg'],
+  },
 ];
 
 function makeRepo(s: Scenario): DiskRepo {
@@ -227,7 +235,10 @@ for (const s of SCENARIOS) {
   Ignore(`${s.name}: git's own answers are the table's`, (ctx) => {
     const repo = (ctx.repo = makeRepo(s));
     const fromGit = FILES.filter((p) => gitIgnores(repo, p));
-    assert.equal(fromGit, FILES.filter((p) => s.ignored.includes(p)));
+    assert.equal(
+      fromGit,
+      FILES.filter((p) => s.ignored.includes(p)),
+    );
   });
 
   Ignore(`${s.name}: one IgnoreRules agrees with git check-ignore on every path`, (ctx) => {
@@ -262,49 +273,59 @@ Ignore('only the ignore files on the way to the path are read (O(depth), never a
   const { read, spy } = readSpy(repo);
   const r = new IgnoreRules(spy, repo.dir, baseIgnoreFiles(repo.env, join(repo.dir, '.git'), s.excludesFile));
   assert.is(r.ignores('sub/inner/data.dat'), true);
-  assert.equal(read, ['home/global-ignore', 'repo/.git/info/exclude', 'repo/.gitignore', 'repo/sub/.gitignore', 'repo/sub/inner/.gitignore']);
+  assert.equal(read, [
+    'home/global-ignore',
+    'repo/.git/info/exclude',
+    'repo/.gitignore',
+    'repo/sub/.gitignore',
+    'repo/sub/inner/.gitignore',
+  ]);
   read.length = 0;
   assert.is(r.ignores('sub/inner/local.cfg'), false);
   assert.is(r.ignores('sub/x.tmp'), true);
   assert.equal(read, [], 'files already read are not read again');
 });
 
-Ignore('renewed for each batch: rules are read once while their files stay the same, again when one changes or appears, and always while one is racy', (ctx) => {
-  const repo = (ctx.repo = new DiskRepo(null));
-  repo.write('.gitignore', '*.log\n');
-  repo.write('sub/keep.txt', 'x\n');
-  const { read, spy } = readSpy(repo);
-  let now = Date.now() + 10_000;
-  const exclude = join(repo.dir, '.git/info/exclude');
-  const r = new IgnoreRules(spy, repo.dir, [exclude], false, () => now);
-  const batch = (paths: string[]): boolean[] => {
-    r.renew();
-    read.length = 0;
-    return paths.map((p) => r.ignores(p));
-  };
-  assert.equal(batch(['a.log', 'sub/x.dat']), [true, false]);
-  assert.equal(batch(['b.log', 'sub/y.dat']), [true, false]);
-  assert.equal(read, [], 'nothing changed: nothing read again');
+Ignore(
+  'renewed for each batch: rules are read once while their files stay the same, again when one changes or appears, and always while one is racy',
+  (ctx) => {
+    const repo = (ctx.repo = new DiskRepo(null));
+    repo.write('.gitignore', '*.log\n');
+    repo.write('sub/keep.txt', 'x\n');
+    const { read, spy } = readSpy(repo);
+    let now = Date.now() + 10_000;
+    const exclude = join(repo.dir, '.git/info/exclude');
+    const r = new IgnoreRules(spy, repo.dir, [exclude], false, () => now);
+    const batch = (paths: string[]): boolean[] => {
+      r.renew();
+      read.length = 0;
+      return paths.map((p) => r.ignores(p));
+    };
+    assert.equal(batch(['a.log', 'sub/x.dat']), [true, false]);
+    assert.equal(batch(['b.log', 'sub/y.dat']), [true, false]);
+    assert.equal(read, [], 'nothing changed: nothing read again');
 
-  repo.write('.gitignore', '*.txt\n*.tmp\n');
-  assert.equal(batch(['a.log', 'a.txt']), [false, true], 'a changed .gitignore is read again');
-  repo.write('sub/.gitignore', '*.dat\n');
-  assert.equal(batch(['sub/x.dat']), [true], 'a .gitignore that appeared where there was none');
-  fs.appendFileSync(exclude, 'secret/\n');
-  assert.equal(batch(['secret/key.pem', 'sub/x.dat']), [true, true], 'info/exclude changed');
-  fs.rmSync(join(repo.dir, 'sub/.gitignore'));
-  assert.equal(batch(['sub/x.dat']), [false], 'a .gitignore removed');
-  assert.equal(batch(['sub/x.dat']), [false]);
-  assert.equal(read, []);
+    repo.write('.gitignore', '*.txt\n*.tmp\n');
+    assert.equal(batch(['a.log', 'a.txt']), [false, true], 'a changed .gitignore is read again');
+    repo.write('sub/.gitignore', '*.dat\n');
+    assert.equal(batch(['sub/x.dat']), [true], 'a .gitignore that appeared where there was none');
+    fs.appendFileSync(exclude, 'secret/\n');
+    assert.equal(batch(['secret/key.pem', 'sub/x.dat']), [true, true], 'info/exclude changed');
+    fs.rmSync(join(repo.dir, 'sub/.gitignore'));
+    assert.equal(batch(['sub/x.dat']), [false], 'a .gitignore removed');
+    assert.equal(batch(['sub/x.dat']), [false]);
+    assert.equal(read, []);
 
-  // A file changed within its racy window could change again unseen: read every time.
-  now = fs.statSync(join(repo.dir, '.gitignore')).mtimeMs + 50;
-  assert.equal(batch(['c.txt']), [true]);
-  assert.ok(read.includes('repo/.gitignore'), read.join(', '));
-  assert.equal(batch(['c.txt']), [true]);
-  assert.ok(read.includes('repo/.gitignore'), 'still racy: read again');
-  for (const path of ['a.txt', 'a.log', 'sub/x.dat', 'secret/key.pem']) assert.is(r.ignores(path), gitIgnores(repo, path), `${path} as git says`);
-});
+    // A file changed within its racy window could change again unseen: read every time.
+    now = fs.statSync(join(repo.dir, '.gitignore')).mtimeMs + 50;
+    assert.equal(batch(['c.txt']), [true]);
+    assert.ok(read.includes('repo/.gitignore'), read.join(', '));
+    assert.equal(batch(['c.txt']), [true]);
+    assert.ok(read.includes('repo/.gitignore'), 'still racy: read again');
+    for (const path of ['a.txt', 'a.log', 'sub/x.dat', 'secret/key.pem'])
+      assert.is(r.ignores(path), gitIgnores(repo, path), `${path} as git says`);
+  },
+);
 
 Ignore('no ignore files at all: nothing is ignored', (ctx) => {
   const repo = (ctx.repo = new DiskRepo(null));
@@ -324,8 +345,14 @@ const Base = suite('baseIgnoreFiles');
 Base('core.excludesFile (with ~/ expanded) replaces the xdg default; info/exclude comes last', () => {
   assert.equal(baseIgnoreFiles({ HOME: '/home/u' }, '/r/.git', '~/ign'), ['/home/u/ign', '/r/.git/info/exclude']);
   assert.equal(baseIgnoreFiles({ HOME: '/home/u' }, '/r/.git', '/abs/ign'), ['/abs/ign', '/r/.git/info/exclude']);
-  assert.equal(baseIgnoreFiles({ HOME: '/home/u' }, '/r/.git', undefined), ['/home/u/.config/git/ignore', '/r/.git/info/exclude']);
-  assert.equal(baseIgnoreFiles({ HOME: '/home/u', XDG_CONFIG_HOME: '/x' }, '/r/.git', undefined), ['/x/git/ignore', '/r/.git/info/exclude']);
+  assert.equal(baseIgnoreFiles({ HOME: '/home/u' }, '/r/.git', undefined), [
+    '/home/u/.config/git/ignore',
+    '/r/.git/info/exclude',
+  ]);
+  assert.equal(baseIgnoreFiles({ HOME: '/home/u', XDG_CONFIG_HOME: '/x' }, '/r/.git', undefined), [
+    '/x/git/ignore',
+    '/r/.git/info/exclude',
+  ]);
   assert.equal(baseIgnoreFiles({}, '/r/.git', undefined), ['/r/.git/info/exclude']);
 });
 

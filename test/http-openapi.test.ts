@@ -40,13 +40,20 @@ interface OpenApiCtx extends Ctx {
 }
 
 /** The routes registered on a bare fastify (no server gates): the document it serves, and what fastify recorded. */
-async function bareApp(c: Ctx): Promise<{ text: string; seen: Array<{ method: string; url: string }>; app: ReturnType<typeof Fastify> }> {
+async function bareApp(
+  c: Ctx,
+): Promise<{ text: string; seen: Array<{ method: string; url: string }>; app: ReturnType<typeof Fastify> }> {
   const app = Fastify();
   const seen: Array<{ method: string; url: string }> = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) seen.push({ method, url: r.url });
   });
-  registerRoutes(app, c.sh, { bodyNotNeeded: () => {}, allowApply: false, pageSessions: new PageSessions(() => 0), cookieName: () => 'shadow_ui' });
+  registerRoutes(app, c.sh, {
+    bodyNotNeeded: () => {},
+    allowApply: false,
+    pageSessions: new PageSessions(() => 0),
+    cookieName: () => 'shadow_ui',
+  });
   await app.ready();
   const r = await app.inject({ method: 'GET', url: '/openapi.json' });
   assert.is(r.statusCode, 200);
@@ -73,17 +80,26 @@ function fits(doc: Doc, method: string, path: string, r: { status: number; heade
   sampled.add(`${method} ${path}`);
   const answer = op!.responses[String(r.status)];
   const listed = Object.keys(op!.responses).join(', ');
-  assert.ok(answer, `${method} ${path} answered ${r.status}, which the document lists (${listed}): ${JSON.stringify(r.body)}`);
+  assert.ok(
+    answer,
+    `${method} ${path} answered ${r.status}, which the document lists (${listed}): ${JSON.stringify(r.body)}`,
+  );
   const type = (r.headers.get('content-type') ?? '').split(';')[0]!.trim();
   if (answer!.content === undefined) {
     assert.is(r.body, '', `${method} ${path} ${r.status} has no body, as documented`);
     return;
   }
   const media = answer!.content[type];
-  assert.ok(media, `${method} ${path} ${r.status} answered ${type}, which the document lists (${Object.keys(answer!.content).join(', ')})`);
+  assert.ok(
+    media,
+    `${method} ${path} ${r.status} answered ${type}, which the document lists (${Object.keys(answer!.content).join(', ')})`,
+  );
   if (type !== 'application/json') return;
   const validate = ajv.compile(inline(media!.schema, doc) as object);
-  assert.ok(validate(r.body), `${method} ${path} ${r.status}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(r.body).slice(0, 400)}`);
+  assert.ok(
+    validate(r.body),
+    `${method} ${path} ${r.status}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(r.body).slice(0, 400)}`,
+  );
 }
 
 const Doc = suite<OpenApiCtx>('http: the OpenAPI document of the routes');
@@ -106,34 +122,50 @@ Doc('GET /openapi.json needs the token, like every /api route; an unknown route 
   assert.match(unknown.body.error.hint, 'GET /openapi.json lists every endpoint');
 });
 
-Doc('every route fastify registered is an operation of the document, with its schema; every operation is a route', async (c) => {
-  const { text, seen, app } = await bareApp(c);
-  assert.is(text, c.text, 'the server serves the document its routes make');
-  const ops = Object.entries(c.doc.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
-  );
-  const asOpenApi = (url: string): string => url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
-  // fastify adds a HEAD route for each GET; the document leaves them out.
-  const registered = seen.filter((r) => r.method !== 'HEAD').map((r) => `${r.method} ${asOpenApi(r.url)}`).sort();
-  assert.equal(ops.map((o) => `${o.method} ${o.path}`).sort(), registered);
-  assert.ok(registered.length >= 30, `${registered.length} routes`);
-  for (const { method, path, op } of ops) {
-    const url = path.replace(/\{path\}$/, '*').replace(/\{(\w+)\}/g, ':$1');
-    assert.ok(app.hasRoute({ method: method as 'GET', url }), `${method} ${path} is a route`);
-    const name = `${method} ${path}`;
-    assert.type(op.summary, 'string', name);
-    assert.equal(op.tags?.length, 1, name);
-    assert.ok(Array.isArray(op.security), name);
-    assert.ok(Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s)), `${name} has a success answer`);
-    for (const status of ['401', '403', '500']) {
-      assert.equal(op.responses[status]?.content?.['application/json']?.schema, { $ref: '#/components/schemas/Error' }, `${name} ${status}`);
+Doc(
+  'every route fastify registered is an operation of the document, with its schema; every operation is a route',
+  async (c) => {
+    const { text, seen, app } = await bareApp(c);
+    assert.is(text, c.text, 'the server serves the document its routes make');
+    const ops = Object.entries(c.doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+    );
+    const asOpenApi = (url: string): string => url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
+    // fastify adds a HEAD route for each GET; the document leaves them out.
+    const registered = seen
+      .filter((r) => r.method !== 'HEAD')
+      .map((r) => `${r.method} ${asOpenApi(r.url)}`)
+      .sort();
+    assert.equal(ops.map((o) => `${o.method} ${o.path}`).sort(), registered);
+    assert.ok(registered.length >= 30, `${registered.length} routes`);
+    for (const { method, path, op } of ops) {
+      const url = path.replace(/\{path\}$/, '*').replace(/\{(\w+)\}/g, ':$1');
+      assert.ok(app.hasRoute({ method: method as 'GET', url }), `${method} ${path} is a route`);
+      const name = `${method} ${path}`;
+      assert.type(op.summary, 'string', name);
+      assert.equal(op.tags?.length, 1, name);
+      assert.ok(Array.isArray(op.security), name);
+      assert.ok(
+        Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s)),
+        `${name} has a success answer`,
+      );
+      for (const status of ['401', '403', '500']) {
+        assert.equal(
+          op.responses[status]?.content?.['application/json']?.schema,
+          { $ref: '#/components/schemas/Error' },
+          `${name} ${status}`,
+        );
+      }
+      for (const param of path.match(/\{\w+\}/g) ?? []) {
+        assert.ok(
+          op.parameters?.some((p) => p.in === 'path' && `{${p.name}}` === param),
+          `${name} declares ${param}`,
+        );
+      }
     }
-    for (const param of path.match(/\{\w+\}/g) ?? []) {
-      assert.ok(op.parameters?.some((p) => p.in === 'path' && `{${p.name}}` === param), `${name} declares ${param}`);
-    }
-  }
-  await app.close();
-});
+    await app.close();
+  },
+);
 
 Doc('the document is valid OpenAPI 3.1, and each of its schemas compiles', ({ doc }) => {
   const oas = new Ajv2020({ strict: false, validateFormats: false });
@@ -162,16 +194,30 @@ Doc('the document is valid OpenAPI 3.1, and each of its schemas compiles', ({ do
 
 Doc('real answers fit the schemas documented for their route and status', async (c) => {
   const { api, doc, sh } = c;
-  const call = async (method: string, path: string, url: string, options: Parameters<typeof api.call>[2] = {}): Promise<Reply> => {
+  const call = async (
+    method: string,
+    path: string,
+    url: string,
+    options: Parameters<typeof api.call>[2] = {},
+  ): Promise<Reply> => {
     const r = await api.call(method, url, options);
     fits(doc, method, path, r);
     return r;
   };
   await call('GET', '/api/drafts', '/api/drafts');
-  const batch = await call('POST', '/api/batch', '/api/batch', { json: { intent: 'add', operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] } });
+  const batch = await call('POST', '/api/batch', '/api/batch', {
+    json: { intent: 'add', operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] },
+  });
   assert.is(batch.status, 200);
   assert.is((await call('POST', '/api/batch', '/api/batch', { json: { operations: [] } })).status, 400);
-  assert.is((await call('POST', '/api/batch', '/api/batch', { json: { operations: [{ operation: 'edit', path: 'a.txt', old_content: 'zz', content: 'b' }] } })).status, 422);
+  assert.is(
+    (
+      await call('POST', '/api/batch', '/api/batch', {
+        json: { operations: [{ operation: 'edit', path: 'a.txt', old_content: 'zz', content: 'b' }] },
+      })
+    ).status,
+    422,
+  );
   await call('GET', '/api/drafts', '/api/drafts');
   await call('GET', '/api/drafts/{name}/diff', '/api/drafts/default/diff');
   assert.is((await call('GET', '/api/drafts/{name}/diff', '/api/drafts/default/diff?content=all')).status, 400);
@@ -180,28 +226,60 @@ Doc('real answers fit the schemas documented for their route and status', async 
   await call('GET', '/api/drafts/{name}/files/{path}', '/api/drafts/default/files/');
   await call('GET', '/api/drafts/{name}/files/{path}', '/api/drafts/default/files/a.txt');
   await call('POST', '/api/drafts/{name}/checkpoints', '/api/drafts/default/checkpoints', { json: { name: 'one' } });
-  assert.is((await call('POST', '/api/drafts/{name}/checkpoints', '/api/drafts/default/checkpoints', { json: { name: 'one' } })).status, 409);
+  assert.is(
+    (await call('POST', '/api/drafts/{name}/checkpoints', '/api/drafts/default/checkpoints', { json: { name: 'one' } }))
+      .status,
+    409,
+  );
   await call('POST', '/api/drafts/{name}/stop', '/api/drafts/default/stop');
   await call('POST', '/api/drafts/{name}/rollback', '/api/drafts/default/rollback', { json: { target: 'one' } });
   await call('POST', '/api/drafts/{name}/apply', '/api/drafts/default/apply', { json: { dry_run: true } });
   assert.is((await call('POST', '/api/drafts/{name}/apply', '/api/drafts/default/apply', { json: {} })).status, 403);
-  assert.is((await call('POST', '/api/drafts/{name}/apply', '/api/drafts/default/apply', { json: { paths: [] } })).status, 400);
+  assert.is(
+    (await call('POST', '/api/drafts/{name}/apply', '/api/drafts/default/apply', { json: { paths: [] } })).status,
+    400,
+  );
   await call('POST', '/api/drafts/{name}/unapply', '/api/drafts/default/unapply', { json: { dry_run: true } });
   await call('POST', '/api/drafts/{name}/rebase', '/api/drafts/default/rebase', { json: {} });
   await call('POST', '/api/drafts/{name}/revert', '/api/drafts/default/revert', { json: { batches: ['1'] } });
   await call('POST', '/api/drafts/{name}/resolve', '/api/drafts/default/resolve', { json: { paths: ['a.txt'] } });
-  const begun = await call('POST', '/api/write-session/begin', '/api/write-session/begin', { json: { intent: 'guide', target_file: 'guide.md', operation: 'create' } });
+  const begun = await call('POST', '/api/write-session/begin', '/api/write-session/begin', {
+    json: { intent: 'guide', target_file: 'guide.md', operation: 'create' },
+  });
   const id = begun.body.session_id as string;
-  await call('POST', '/api/write-session/{id}/content', `/api/write-session/${id}/content`, { text: '# Guide\n', type: 'text/plain' });
+  await call('POST', '/api/write-session/{id}/content', `/api/write-session/${id}/content`, {
+    text: '# Guide\n',
+    type: 'text/plain',
+  });
   await call('GET', '/api/write-session/status/{id}', `/api/write-session/status/${id}`);
-  await call('POST', '/api/write-session/{id}/content', `/api/write-session/${id}/content`, { text: 'DONE\n', type: 'text/plain' });
-  const other = await call('POST', '/api/write-session/begin', '/api/write-session/begin', { json: { intent: 'x', target_file: 'x.md', operation: 'create' } });
-  await call('POST', '/api/write-session/finalize', '/api/write-session/finalize', { json: { session_id: other.body.session_id, content: 'x\n' } });
-  assert.is((await call('POST', '/api/write-session/finalize', '/api/write-session/finalize', { json: {} })).status, 400);
-  const third = await call('POST', '/api/write-session/begin', '/api/write-session/begin', { json: { intent: 'y', target_file: 'y.md', operation: 'create' } });
-  assert.is((await call('DELETE', '/api/write-session/{id}', `/api/write-session/${third.body.session_id}`)).body.cancelled.target_file, 'y.md');
+  await call('POST', '/api/write-session/{id}/content', `/api/write-session/${id}/content`, {
+    text: 'DONE\n',
+    type: 'text/plain',
+  });
+  const other = await call('POST', '/api/write-session/begin', '/api/write-session/begin', {
+    json: { intent: 'x', target_file: 'x.md', operation: 'create' },
+  });
+  await call('POST', '/api/write-session/finalize', '/api/write-session/finalize', {
+    json: { session_id: other.body.session_id, content: 'x\n' },
+  });
+  assert.is(
+    (await call('POST', '/api/write-session/finalize', '/api/write-session/finalize', { json: {} })).status,
+    400,
+  );
+  const third = await call('POST', '/api/write-session/begin', '/api/write-session/begin', {
+    json: { intent: 'y', target_file: 'y.md', operation: 'create' },
+  });
+  assert.is(
+    (await call('DELETE', '/api/write-session/{id}', `/api/write-session/${third.body.session_id}`)).body.cancelled
+      .target_file,
+    'y.md',
+  );
   await call('DELETE', '/api/write-session/{id}', '/api/write-session/nope');
-  assert.is((await call('POST', '/api/write-session/begin', '/api/write-session/begin', { text: 'x', type: 'application/xml' })).status, 415);
+  assert.is(
+    (await call('POST', '/api/write-session/begin', '/api/write-session/begin', { text: 'x', type: 'application/xml' }))
+      .status,
+    415,
+  );
   await call('GET', '/openapi.json', '/openapi.json');
 
   // The review page's API, with its session cookie and CSRF token.
@@ -220,7 +298,9 @@ Doc('real answers fit the schemas documented for their route and status', async 
   await pageCall('POST', '/ui/api/drafts/{name}/rollback', '/ui/api/drafts/default/rollback', {});
   await pageCall('GET', '/ui/', '/ui/');
   await pageCall('POST', '/ui/api/drafts/{name}/unapply', '/ui/api/drafts/default/unapply', { dry_run: true });
-  await pageCall('POST', '/ui/api/drafts/{name}/approvals/{id}', '/ui/api/drafts/default/approvals/nope', { decision: 'approve' });
+  await pageCall('POST', '/ui/api/drafts/{name}/approvals/{id}', '/ui/api/drafts/default/approvals/nope', {
+    decision: 'approve',
+  });
   for (const asset of ['app.js', 'highlighter.js', 'app.css']) await pageCall('GET', `/ui/${asset}`, `/ui/${asset}`);
   await pageCall('POST', '/ui/api/logout', '/ui/api/logout');
   fits(doc, 'GET', '/ui/login', await get(c, pathOf(c.server.pageUrl())));
@@ -231,8 +311,13 @@ Doc('real answers fit the schemas documented for their route and status', async 
   fits(doc, 'GET', '/ui/', await get(c, '/ui/', { headers: { accept: 'text/html' } }));
   assert.ok((await sh.draftList()).length > 0);
   // Every operation but the live stream (text/event-stream, checked by http-page-api.test.ts) answered here.
-  const all = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
-  assert.equal(all.filter((op) => !sampled.has(op)), ['GET /ui/api/live']);
+  const all = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+  );
+  assert.equal(
+    all.filter((op) => !sampled.has(op)),
+    ['GET /ui/api/live'],
+  );
 });
 
 Doc('bad input to a route checked by its declared schema keeps its code, message and hint', async ({ api, doc }) => {
@@ -240,17 +325,94 @@ Doc('bad input to a route checked by its declared schema keeps its code, message
   const renamesHint = 'renames=1 pairs renames as git diff -M; renames=90 as -M90%';
   const cases: Array<[string, string, string, unknown, string, string | undefined]> = [
     ['GET', '/api/drafts/{name}/diff', diff('content=all'), undefined, 'content is none, stat or patch', undefined],
-    ['GET', '/api/drafts/{name}/diff', diff('content=stat&content=none'), undefined, 'content is given more than once', undefined],
-    ['GET', '/api/drafts/{name}/diff', diff('renames=yes'), undefined, 'renames is 0, 1 or a minimum similarity in percent (0-100)', renamesHint],
-    ['GET', '/api/drafts/{name}/diff', diff('renames=1&renames=0'), undefined, 'renames is given more than once', undefined],
-    ['GET', '/api/drafts/{name}/diff', diff('content=bad&renames=bad'), undefined, 'content is none, stat or patch', undefined],
-    ['GET', '/api/drafts/{name}/diff', diff('range=a..b&range=c..d'), undefined, 'range is given more than once', undefined],
-    ['GET', '/api/drafts/{name}/log', '/api/drafts/default/log?limit=0', undefined, 'limit is a positive integer', undefined],
-    ['GET', '/api/drafts/{name}/log', '/api/drafts/default/log?limit=2&limit=3', undefined, 'limit is a positive integer', undefined],
-    ['POST', '/api/drafts/{name}/checkpoints', '/api/drafts/default/checkpoints', { message: 'm' }, 'name is missing', 'send {"name": "…", "message"?: "…"}'],
-    ['POST', '/api/drafts/{name}/checkpoints', '/api/drafts/default/checkpoints', ['one'], 'name is missing', 'send {"name": "…", "message"?: "…"}'],
-    ['POST', '/api/drafts/{name}/rollback', '/api/drafts/default/rollback', { target: 3 }, 'target is missing', 'send {"target": "<checkpoint | batch | ~N | commit>"}'],
-    ['POST', '/api/write-session/finalize', '/api/write-session/finalize', { content: 'x' }, 'session_id is missing', 'send {"session_id": "…", "content"?: "…"}'],
+    [
+      'GET',
+      '/api/drafts/{name}/diff',
+      diff('content=stat&content=none'),
+      undefined,
+      'content is given more than once',
+      undefined,
+    ],
+    [
+      'GET',
+      '/api/drafts/{name}/diff',
+      diff('renames=yes'),
+      undefined,
+      'renames is 0, 1 or a minimum similarity in percent (0-100)',
+      renamesHint,
+    ],
+    [
+      'GET',
+      '/api/drafts/{name}/diff',
+      diff('renames=1&renames=0'),
+      undefined,
+      'renames is given more than once',
+      undefined,
+    ],
+    [
+      'GET',
+      '/api/drafts/{name}/diff',
+      diff('content=bad&renames=bad'),
+      undefined,
+      'content is none, stat or patch',
+      undefined,
+    ],
+    [
+      'GET',
+      '/api/drafts/{name}/diff',
+      diff('range=a..b&range=c..d'),
+      undefined,
+      'range is given more than once',
+      undefined,
+    ],
+    [
+      'GET',
+      '/api/drafts/{name}/log',
+      '/api/drafts/default/log?limit=0',
+      undefined,
+      'limit is a positive integer',
+      undefined,
+    ],
+    [
+      'GET',
+      '/api/drafts/{name}/log',
+      '/api/drafts/default/log?limit=2&limit=3',
+      undefined,
+      'limit is a positive integer',
+      undefined,
+    ],
+    [
+      'POST',
+      '/api/drafts/{name}/checkpoints',
+      '/api/drafts/default/checkpoints',
+      { message: 'm' },
+      'name is missing',
+      'send {"name": "…", "message"?: "…"}',
+    ],
+    [
+      'POST',
+      '/api/drafts/{name}/checkpoints',
+      '/api/drafts/default/checkpoints',
+      ['one'],
+      'name is missing',
+      'send {"name": "…", "message"?: "…"}',
+    ],
+    [
+      'POST',
+      '/api/drafts/{name}/rollback',
+      '/api/drafts/default/rollback',
+      { target: 3 },
+      'target is missing',
+      'send {"target": "<checkpoint | batch | ~N | commit>"}',
+    ],
+    [
+      'POST',
+      '/api/write-session/finalize',
+      '/api/write-session/finalize',
+      { content: 'x' },
+      'session_id is missing',
+      'send {"session_id": "…", "content"?: "…"}',
+    ],
   ];
   for (const [method, path, url, json, message, hint] of cases) {
     const r = await api.call(method, url, json === undefined ? {} : { json });
@@ -261,7 +423,9 @@ Doc('bad input to a route checked by its declared schema keeps its code, message
     fits(doc, method, path, r);
   }
   // What the checks let through as before: a message of another type is ignored, a checkpoint made.
-  const made = await api.call('POST', '/api/drafts/default/checkpoints', { json: { name: 'ignored-message', message: 7 } });
+  const made = await api.call('POST', '/api/drafts/default/checkpoints', {
+    json: { name: 'ignored-message', message: 7 },
+  });
   assert.is(made.status, 200, JSON.stringify(made.body));
   fits(doc, 'POST', '/api/drafts/{name}/checkpoints', made);
 });

@@ -5,7 +5,6 @@ import { parseJsonText, validateBatch, type InputProblem } from '../src/drafts/b
 import { OPERATION_NAMES } from '../src/drafts/batch/ops.js';
 import { caught } from './helpers/caught.js';
 
-
 // ---------------------------------------------------------------- parseJsonText
 
 const Json = suite('parseJsonText');
@@ -25,7 +24,13 @@ Json('a tool call cut off mid-string is INVALID_JSON, truncated, with where it s
   const e = caught(() => parseJsonText(CUT_OFF));
   assert.is(e.code, 'INVALID_JSON');
   assert.is(CUT_OFF.length, 65);
-  assert.equal(e.data, { position: 65, line: 1, column: 66, truncated: true, inside: 'the string value of operations[0].content' });
+  assert.equal(e.data, {
+    position: 65,
+    line: 1,
+    column: 66,
+    truncated: true,
+    inside: 'the string value of operations[0].content',
+  });
   assert.is(
     e.message,
     'the batch JSON is cut off at character 65 (line 1, column 66): the text ends inside the string value of operations[0].content; it was probably truncated in transit',
@@ -36,7 +41,13 @@ Json('a tool call cut off mid-string is INVALID_JSON, truncated, with where it s
 Json('line and column count from the last newline', () => {
   const text = '{\n  "operations": [\n    {"operation": "write", "path": "a.txt", "content": "line1\\nli';
   const e = caught(() => parseJsonText(text));
-  assert.equal(e.data, { position: 85, line: 3, column: 66, truncated: true, inside: 'the string value of operations[0].content' });
+  assert.equal(e.data, {
+    position: 85,
+    line: 3,
+    column: 66,
+    truncated: true,
+    inside: 'the string value of operations[0].content',
+  });
   assert.match(e.message, 'cut off at character 85 (line 3, column 66)');
 
   const e2 = caught(() => parseJsonText('{\n"a": 1,\n"b": x\n}'));
@@ -68,7 +79,17 @@ Json('where the text ends decides what it was cut off inside', () => {
   for (const [text, inside] of cases) {
     const e = caught(() => parseJsonText(text));
     assert.is(e.code, 'INVALID_JSON', text);
-    assert.equal(e.data, { position: text.length, line: text.split('\n').length, column: text.length - text.lastIndexOf('\n'), truncated: true, inside }, text);
+    assert.equal(
+      e.data,
+      {
+        position: text.length,
+        line: text.split('\n').length,
+        column: text.length - text.lastIndexOf('\n'),
+        truncated: true,
+        inside,
+      },
+      text,
+    );
     assert.match(e.message, `the batch JSON is cut off at character ${text.length}`);
     assert.match(e.message, `the text ends inside ${inside}; it was probably truncated in transit`);
   }
@@ -104,7 +125,11 @@ Json('malformed JSON is INVALID_JSON, not truncated, with the reason and positio
     assert.is(e.code, 'INVALID_JSON', text);
     assert.is(e.data.truncated, false, text);
     assert.is(e.data.position, position, text);
-    assert.is(e.message, `the batch JSON is malformed at character ${position} (line 1, column ${position + 1}): ${reason}`, text);
+    assert.is(
+      e.message,
+      `the batch JSON is malformed at character ${position} (line 1, column ${position + 1}): ${reason}`,
+      text,
+    );
     assert.is(e.hint, 'send one valid JSON document');
   }
 });
@@ -132,7 +157,10 @@ function problemsOf(input: unknown): InputProblem[] {
   assert.is(e.code, 'INVALID_BATCH');
   const problems = e.data.problems as InputProblem[];
   const noun = problems.length === 1 ? 'problem' : 'problems';
-  assert.is(e.message, `the batch is invalid (${problems.length} ${noun}): ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
+  assert.is(
+    e.message,
+    `the batch is invalid (${problems.length} ${noun}): ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+  );
   assert.match(e.hint!, /nothing was written/);
   return problems;
 }
@@ -153,7 +181,9 @@ Validate('a valid batch comes back unchanged', () => {
   assert.equal(validateBatch(JSON.parse(JSON.stringify(batch))), batch);
 });
 
-const OP = (extra: Record<string, unknown>): unknown => ({ operations: [{ operation: 'write', path: 'a.txt', content: 'x', ...extra }] });
+const OP = (extra: Record<string, unknown>): unknown => ({
+  operations: [{ operation: 'write', path: 'a.txt', content: 'x', ...extra }],
+});
 const ALL_OPS = OPERATION_NAMES.join(', ');
 
 const SHAPE_CASES: Array<[string, unknown, InputProblem[]]> = [
@@ -162,30 +192,98 @@ const SHAPE_CASES: Array<[string, unknown, InputProblem[]]> = [
     { operations: [{ operation: 'move', path: 'a' }] },
     [{ path: 'operations[0].operation', message: `"move" is not an operation; use one of ${ALL_OPS}` }],
   ],
-  ['missing operation', { operations: [{ path: 'a' }] }, [{ path: 'operations[0].operation', message: `is missing (one of ${ALL_OPS})` }]],
-  ['missing content', { operations: [{ operation: 'write', path: 'a' }] }, [{ path: 'operations[0].content', message: 'is missing (expected string)' }]],
-  ['missing path', { operations: [{ operation: 'delete' }] }, [{ path: 'operations[0].path', message: 'is missing (expected string)' }]],
-  ['missing rename target', { operations: [{ operation: 'rename', path: 'a' }] }, [{ path: 'operations[0].to', message: 'is missing (expected string)' }]],
+  [
+    'missing operation',
+    { operations: [{ path: 'a' }] },
+    [{ path: 'operations[0].operation', message: `is missing (one of ${ALL_OPS})` }],
+  ],
+  [
+    'missing content',
+    { operations: [{ operation: 'write', path: 'a' }] },
+    [{ path: 'operations[0].content', message: 'is missing (expected string)' }],
+  ],
+  [
+    'missing path',
+    { operations: [{ operation: 'delete' }] },
+    [{ path: 'operations[0].path', message: 'is missing (expected string)' }],
+  ],
+  [
+    'missing rename target',
+    { operations: [{ operation: 'rename', path: 'a' }] },
+    [{ path: 'operations[0].to', message: 'is missing (expected string)' }],
+  ],
   ['missing operations', {}, [{ path: 'operations', message: 'is missing (expected array)' }]],
   ['extra field', OP({ foo: 1 }), [{ path: 'operations[0]', message: 'has unknown field "foo"' }]],
   ['extra fields', OP({ foo: 1, bar: 2 }), [{ path: 'operations[0]', message: 'has unknown fields "foo", "bar"' }]],
-  ['a field of another op', OP({ old_content: 'x' }), [{ path: 'operations[0]', message: 'has unknown field "old_content"' }]],
-  ['extra top-level field', { operations: [{ operation: 'delete', path: 'a' }], dry_run: true }, [{ path: '(document)', message: 'has unknown field "dry_run"' }]],
+  [
+    'a field of another op',
+    OP({ old_content: 'x' }),
+    [{ path: 'operations[0]', message: 'has unknown field "old_content"' }],
+  ],
+  [
+    'extra top-level field',
+    { operations: [{ operation: 'delete', path: 'a' }], dry_run: true },
+    [{ path: '(document)', message: 'has unknown field "dry_run"' }],
+  ],
   ['empty operations', { operations: [] }, [{ path: 'operations', message: 'is empty; send at least one' }]],
   ['operations not an array', { operations: {} }, [{ path: 'operations', message: 'must be an array, got an object' }]],
-  ['content a number', OP({ content: 5 }), [{ path: 'operations[0].content', message: 'must be a string, got a number' }]],
-  ['path null', { operations: [{ operation: 'delete', path: null }] }, [{ path: 'operations[0].path', message: 'must be a string, got null' }]],
-  ['path an array', { operations: [{ operation: 'delete', path: ['a'] }] }, [{ path: 'operations[0].path', message: 'must be a string, got an array' }]],
-  ['bad mode', { operations: [{ operation: 'chmod', path: 'a', mode: '777' }] }, [{ path: 'operations[0].mode', message: 'must be one of "100644", "100755", got "777"' }]],
-  ['mode as a number', { operations: [{ operation: 'chmod', path: 'a', mode: 100755 }] }, [{ path: 'operations[0].mode', message: 'must be one of "100644", "100755", got 100755' }]],
-  ['bad encoding', OP({ encoding: 'hex' }), [{ path: 'operations[0].encoding', message: 'must be one of "utf8", "base64", got "hex"' }]],
-  ['empty old_content', { operations: [{ operation: 'edit', path: 'a', old_content: '', content: 'x' }] }, [{ path: 'operations[0].old_content', message: 'must not be empty' }]],
-  ['empty diff', { operations: [{ operation: 'patch', path: 'a', diff: '' }] }, [{ path: 'operations[0].diff', message: 'must not be empty' }]],
-  ['intent too long', { intent: 'x'.repeat(10_001), operations: [{ operation: 'delete', path: 'a' }] }, [{ path: 'intent', message: 'must be at most 10000 characters' }]],
-  ['empty actor', { actor: '', operations: [{ operation: 'delete', path: 'a' }] }, [{ path: 'actor', message: 'must not be empty' }]],
+  [
+    'content a number',
+    OP({ content: 5 }),
+    [{ path: 'operations[0].content', message: 'must be a string, got a number' }],
+  ],
+  [
+    'path null',
+    { operations: [{ operation: 'delete', path: null }] },
+    [{ path: 'operations[0].path', message: 'must be a string, got null' }],
+  ],
+  [
+    'path an array',
+    { operations: [{ operation: 'delete', path: ['a'] }] },
+    [{ path: 'operations[0].path', message: 'must be a string, got an array' }],
+  ],
+  [
+    'bad mode',
+    { operations: [{ operation: 'chmod', path: 'a', mode: '777' }] },
+    [{ path: 'operations[0].mode', message: 'must be one of "100644", "100755", got "777"' }],
+  ],
+  [
+    'mode as a number',
+    { operations: [{ operation: 'chmod', path: 'a', mode: 100755 }] },
+    [{ path: 'operations[0].mode', message: 'must be one of "100644", "100755", got 100755' }],
+  ],
+  [
+    'bad encoding',
+    OP({ encoding: 'hex' }),
+    [{ path: 'operations[0].encoding', message: 'must be one of "utf8", "base64", got "hex"' }],
+  ],
+  [
+    'empty old_content',
+    { operations: [{ operation: 'edit', path: 'a', old_content: '', content: 'x' }] },
+    [{ path: 'operations[0].old_content', message: 'must not be empty' }],
+  ],
+  [
+    'empty diff',
+    { operations: [{ operation: 'patch', path: 'a', diff: '' }] },
+    [{ path: 'operations[0].diff', message: 'must not be empty' }],
+  ],
+  [
+    'intent too long',
+    { intent: 'x'.repeat(10_001), operations: [{ operation: 'delete', path: 'a' }] },
+    [{ path: 'intent', message: 'must be at most 10000 characters' }],
+  ],
+  [
+    'empty actor',
+    { actor: '', operations: [{ operation: 'delete', path: 'a' }] },
+    [{ path: 'actor', message: 'must not be empty' }],
+  ],
   ['document null', null, [{ path: '(document)', message: 'must be an object, got null' }]],
   ['document an array', [], [{ path: '(document)', message: 'must be an object, got an array' }]],
-  ['an op that is a string', { operations: ['write'] }, [{ path: 'operations[0]', message: 'must be an object, got a string' }]],
+  [
+    'an op that is a string',
+    { operations: ['write'] },
+    [{ path: 'operations[0]', message: 'must be an object, got a string' }],
+  ],
 ];
 
 for (const [label, input, expected] of SHAPE_CASES) {
@@ -223,7 +321,11 @@ Validate('every bad path is INVALID_BATCH naming operations[i].path', () => {
       [{ operation: 'rename', path: 'ok.txt', to: path }, 'to'],
     ] as const) {
       const problems = problemsOf({ operations: [{ operation: 'delete', path: 'fine.txt' }, op] });
-      assert.equal(problems, [{ path: `operations[1].${field}`, message }], `${JSON.stringify(path.slice(0, 40))} as ${field} of ${op.operation}`);
+      assert.equal(
+        problems,
+        [{ path: `operations[1].${field}`, message }],
+        `${JSON.stringify(path.slice(0, 40))} as ${field} of ${op.operation}`,
+      );
     }
   }
 });
@@ -246,7 +348,15 @@ Validate('several problems are all listed, in order', () => {
     ],
   });
   const paths = mixed.map((p) => p.path);
-  for (const expected of ['actor', 'operations[1].path', 'operations[1].content', 'operations[2].operation', 'operations[3].path', 'operations[3].mode', 'operations[3]']) {
+  for (const expected of [
+    'actor',
+    'operations[1].path',
+    'operations[1].content',
+    'operations[2].operation',
+    'operations[3].path',
+    'operations[3].mode',
+    'operations[3]',
+  ]) {
     assert.ok(paths.includes(expected), `${expected} is not listed: ${JSON.stringify(mixed)}`);
   }
   assert.is(mixed.length, 7);

@@ -41,7 +41,9 @@ M.before.each((c) => {
   c.ctx = { ...testContext(c.fs), processes: procs(100) };
 });
 
-async function locked(p: Promise<unknown>): Promise<{ code: string; message: string; hint?: string; data: Record<string, unknown> }> {
+async function locked(
+  p: Promise<unknown>,
+): Promise<{ code: string; message: string; hint?: string; data: Record<string, unknown> }> {
   try {
     await p;
   } catch (e) {
@@ -50,39 +52,50 @@ async function locked(p: Promise<unknown>): Promise<{ code: string; message: str
   return assert.unreachable('expected LOCKED') as never;
 }
 
-M('a lock is one file with its record: the lock holds the content written, the record names the process', async ({ ctx, fs }) => {
-  const lock = await createLockFile(ctx, REF, 100, HOLDERS);
-  fs.writeSync(lock.fd, 'x\n');
-  fs.closeSync(lock.fd);
-  const records = fs.readdirSync(HOLDERS) as string[];
-  assert.is(records.length, 1);
-  assert.match(records[0]!, new RegExp(`^[0-9a-f]{16}\\.100\\.${Buffer.from(HOST).toString('base64url')}\\.`));
-  assert.is(fs.statSync(`${REF}.lock`).ino, fs.statSync(`${HOLDERS}/${records[0]}`).ino);
-  assert.is(String(fs.readFileSync(`${REF}.lock`, 'utf8')), 'x\n');
-  fs.renameSync(`${REF}.lock`, REF);
-  lock.forget();
-  assert.equal(fs.readdirSync(HOLDERS), []);
-});
+M(
+  'a lock is one file with its record: the lock holds the content written, the record names the process',
+  async ({ ctx, fs }) => {
+    const lock = await createLockFile(ctx, REF, 100, HOLDERS);
+    fs.writeSync(lock.fd, 'x\n');
+    fs.closeSync(lock.fd);
+    const records = fs.readdirSync(HOLDERS) as string[];
+    assert.is(records.length, 1);
+    assert.match(records[0]!, new RegExp(`^[0-9a-f]{16}\\.100\\.${Buffer.from(HOST).toString('base64url')}\\.`));
+    assert.is(fs.statSync(`${REF}.lock`).ino, fs.statSync(`${HOLDERS}/${records[0]}`).ino);
+    assert.is(String(fs.readFileSync(`${REF}.lock`, 'utf8')), 'x\n');
+    fs.renameSync(`${REF}.lock`, REF);
+    lock.forget();
+    assert.equal(fs.readdirSync(HOLDERS), []);
+  },
+);
 
-M('a lock whose holder died is taken over at once; a second taker does not remove the new lock', async ({ ctx, fs }) => {
-  const dead = await createLockFile({ ...ctx, processes: procs(300) }, REF, 100, HOLDERS);
-  fs.closeSync(dead.fd);
-  const mine = await createLockFile(ctx, REF, 0, HOLDERS);
-  fs.closeSync(mine.fd);
-  const records = fs.readdirSync(HOLDERS) as string[];
-  assert.is(records.length, 1, 'the dead holder\'s record is gone');
-  assert.match(records[0]!, /\.100\./);
-  // Another process finds the lock held by a live holder (this one): it waits, then names it.
-  const e = await locked(createLockFile({ ...ctx, processes: procs(200, [100]) }, REF, 5, HOLDERS));
-  assert.is(e.code, 'LOCKED');
-  assert.is(e.message, `${REF}.lock is held by shadow process 100 on ${HOST}`);
-  assert.equal(e.data.holder, { pid: 100, host: HOST });
-  assert.match(e.hint!, /if process 100 is no longer running on this-host, remove/);
-  assert.ok(fs.existsSync(`${REF}.lock`));
-});
+M(
+  'a lock whose holder died is taken over at once; a second taker does not remove the new lock',
+  async ({ ctx, fs }) => {
+    const dead = await createLockFile({ ...ctx, processes: procs(300) }, REF, 100, HOLDERS);
+    fs.closeSync(dead.fd);
+    const mine = await createLockFile(ctx, REF, 0, HOLDERS);
+    fs.closeSync(mine.fd);
+    const records = fs.readdirSync(HOLDERS) as string[];
+    assert.is(records.length, 1, "the dead holder's record is gone");
+    assert.match(records[0]!, /\.100\./);
+    // Another process finds the lock held by a live holder (this one): it waits, then names it.
+    const e = await locked(createLockFile({ ...ctx, processes: procs(200, [100]) }, REF, 5, HOLDERS));
+    assert.is(e.code, 'LOCKED');
+    assert.is(e.message, `${REF}.lock is held by shadow process 100 on ${HOST}`);
+    assert.equal(e.data.holder, { pid: 100, host: HOST });
+    assert.match(e.hint!, /if process 100 is no longer running on this-host, remove/);
+    assert.ok(fs.existsSync(`${REF}.lock`));
+  },
+);
 
 M('a holder on another host is never taken over, even when no process there has its pid', async ({ ctx, fs }) => {
-  const other = await createLockFile({ ...ctx, processes: { self: 300, host: 'elsewhere', isAlive: () => false } }, REF, 100, HOLDERS);
+  const other = await createLockFile(
+    { ...ctx, processes: { self: 300, host: 'elsewhere', isAlive: () => false } },
+    REF,
+    100,
+    HOLDERS,
+  );
   fs.closeSync(other.fd);
   const e = await locked(createLockFile(ctx, REF, 5, HOLDERS));
   assert.is(e.message, `${REF}.lock is held by shadow process 300 on elsewhere`);
@@ -100,26 +113,34 @@ M("a lock without a record is git's: waited for, named as git's, never removed",
   assert.equal(fs.readdirSync(HOLDERS), [], 'the waiting record is gone');
 });
 
-M('a lock made before this machine last started is stale, record or not: a power loss keeps locks nobody holds', async ({ ctx, fs }) => {
-  // A git-format lock with no record (the record lost with the power, or git's own), dated before the boot.
-  fs.writeFileSync(`${REF}.lock`, '');
-  const made = Number(fs.statSync(`${REF}.lock`).mtimeMs);
-  const before = { ...ctx, processes: { ...procs(100), bootTime: made + 1000 } };
-  const lock = await createLockFile(before, REF, 5, HOLDERS);
-  fs.writeSync(lock.fd, 'new\n');
-  fs.closeSync(lock.fd);
-  assert.is(String(fs.readFileSync(`${REF}.lock`, 'utf8')), 'new\n', 'taken over');
-  lock.forget();
-  fs.unlinkSync(`${REF}.lock`);
-  // The same lock made after the boot is still git's.
-  fs.writeFileSync(`${REF}.lock`, '');
-  const after = { ...ctx, processes: { ...procs(100), bootTime: Number(fs.statSync(`${REF}.lock`).mtimeMs) - 1000 } };
-  assert.is((await locked(createLockFile(after, REF, 5, HOLDERS))).code, 'LOCKED');
-  assert.ok(fs.existsSync(`${REF}.lock`));
-});
+M(
+  'a lock made before this machine last started is stale, record or not: a power loss keeps locks nobody holds',
+  async ({ ctx, fs }) => {
+    // A git-format lock with no record (the record lost with the power, or git's own), dated before the boot.
+    fs.writeFileSync(`${REF}.lock`, '');
+    const made = Number(fs.statSync(`${REF}.lock`).mtimeMs);
+    const before = { ...ctx, processes: { ...procs(100), bootTime: made + 1000 } };
+    const lock = await createLockFile(before, REF, 5, HOLDERS);
+    fs.writeSync(lock.fd, 'new\n');
+    fs.closeSync(lock.fd);
+    assert.is(String(fs.readFileSync(`${REF}.lock`, 'utf8')), 'new\n', 'taken over');
+    lock.forget();
+    fs.unlinkSync(`${REF}.lock`);
+    // The same lock made after the boot is still git's.
+    fs.writeFileSync(`${REF}.lock`, '');
+    const after = { ...ctx, processes: { ...procs(100), bootTime: Number(fs.statSync(`${REF}.lock`).mtimeMs) - 1000 } };
+    assert.is((await locked(createLockFile(after, REF, 5, HOLDERS))).code, 'LOCKED');
+    assert.ok(fs.existsSync(`${REF}.lock`));
+  },
+);
 
 M('where the file system cannot link, the lock is made as git makes it', async ({ ctx, fs }) => {
-  const noLinks = { ...fs, linkSync: () => { throw Object.assign(new Error('EPERM'), { code: 'EPERM' }); } } as FileSystem;
+  const noLinks = {
+    ...fs,
+    linkSync: () => {
+      throw Object.assign(new Error('EPERM'), { code: 'EPERM' });
+    },
+  } as FileSystem;
   const lock = await createLockFile({ ...ctx, fs: noLinks }, REF, 5, HOLDERS);
   fs.closeSync(lock.fd);
   assert.ok(fs.existsSync(`${REF}.lock`));
@@ -140,7 +161,10 @@ K.before.each((c) => {
 K.after.each((c) => c.repo.cleanup());
 
 function killAt(repo: DiskRepo, command: string, trigger: string, draft = 'default'): void {
-  const r = spawnSync(process.execPath, [WORKER, repo.dir, command, trigger], { encoding: 'utf8', env: { ...repo.env, SHADOW_DRAFT: draft } });
+  const r = spawnSync(process.execPath, [WORKER, repo.dir, command, trigger], {
+    encoding: 'utf8',
+    env: { ...repo.env, SHADOW_DRAFT: draft },
+  });
   assert.is(r.signal, 'SIGKILL', `the worker was to die at ${trigger}: ${r.stdout}${r.stderr}`);
 }
 
@@ -167,19 +191,26 @@ function fsckClean(repo: DiskRepo): void {
   assert.is(r.status, 0, r.stderr);
 }
 
-K('a first batch killed holding its ref lock (written and fsynced) leaves it; the next batch takes it over', ({ repo }) => {
-  ok(repo, ['draft', 'new', 'd']);
-  // At its reflog line: after the lock's fsync, before its rename.
-  killAt(repo, 'batch', 'openSync@/logs/refs/shadow/drafts/d:1', 'd');
-  assert.equal(locksUnder(join(repo.dir, '.git')), ['refs/shadow/drafts/d.lock'], 'the killed batch held the ref lock');
-  const r = ok(repo, ['--draft', 'd', 'write', 'next.txt'], 'next\n');
-  assert.ok(r.success);
-  assert.equal(locksUnder(join(repo.dir, '.git')), []);
-  assert.is(repo.git('show', 'refs/shadow/drafts/d:next.txt'), 'next\n');
-  // Native git moves the ref again: nothing of the dead holder is left in its way.
-  repo.git('update-ref', 'refs/shadow/drafts/d', 'refs/shadow/drafts/d~1');
-  fsckClean(repo);
-});
+K(
+  'a first batch killed holding its ref lock (written and fsynced) leaves it; the next batch takes it over',
+  ({ repo }) => {
+    ok(repo, ['draft', 'new', 'd']);
+    // At its reflog line: after the lock's fsync, before its rename.
+    killAt(repo, 'batch', 'openSync@/logs/refs/shadow/drafts/d:1', 'd');
+    assert.equal(
+      locksUnder(join(repo.dir, '.git')),
+      ['refs/shadow/drafts/d.lock'],
+      'the killed batch held the ref lock',
+    );
+    const r = ok(repo, ['--draft', 'd', 'write', 'next.txt'], 'next\n');
+    assert.ok(r.success);
+    assert.equal(locksUnder(join(repo.dir, '.git')), []);
+    assert.is(repo.git('show', 'refs/shadow/drafts/d:next.txt'), 'next\n');
+    // Native git moves the ref again: nothing of the dead holder is left in its way.
+    repo.git('update-ref', 'refs/shadow/drafts/d', 'refs/shadow/drafts/d~1');
+    fsckClean(repo);
+  },
+);
 
 K('a session finalize killed while it holds the ref lock: the next batch and a new session go through', ({ repo }) => {
   ok(repo, ['draft', 'new', 'default']);
@@ -189,31 +220,38 @@ K('a session finalize killed while it holds the ref lock: the next batch and a n
   assert.equal(locksUnder(join(repo.dir, '.git')), []);
 });
 
-K('apply --commit killed holding index.lock: recovery finishes the index, git status is clean, no lock is left', ({ repo }) => {
-  ok(repo, ['write', 'src/a.txt'], 'a2\n');
-  ok(repo, ['write', 'src/b.txt'], 'b\n');
-  const head = repo.git('rev-parse', 'HEAD').trim();
-  const tip = repo.ref('refs/shadow/drafts/default')!;
-  killAt(repo, 'apply-commit', 'renameSync@/.git/index:1');
-  assert.equal(locksUnder(join(repo.dir, '.git')), ['index.lock', 'shadow/apply.lock'], 'killed with the index written to its lock');
-  assert.is(repo.git('rev-parse', 'HEAD').trim(), tip, 'the branch moved before the index');
-  const rec = ok(repo, ['recover']);
-  assert.is(rec.finished.length, 1, JSON.stringify(rec));
-  assert.equal(rec.failed, []);
-  assert.equal(locksUnder(join(repo.dir, '.git')), []);
-  assert.is(repo.git('status', '--porcelain'), '');
-  assert.is(repo.git('rev-parse', 'HEAD').trim(), tip);
-  assert.is(repo.git('diff', '--cached', '--name-only', 'HEAD'), '');
-  fsckClean(repo);
-  // And unapply killed at the same point puts the branch and index back all the same.
-  killAt(repo, 'unapply', 'renameSync@/.git/index:1');
-  assert.ok(existsSync(join(repo.dir, '.git', 'index.lock')));
-  assert.is(ok(repo, ['recover']).finished.length, 1);
-  assert.equal(locksUnder(join(repo.dir, '.git')), []);
-  assert.is(repo.git('rev-parse', 'HEAD').trim(), head);
-  assert.is(repo.git('status', '--porcelain'), '');
-  assert.is(repo.read('src/a.txt'), 'a\n');
-});
+K(
+  'apply --commit killed holding index.lock: recovery finishes the index, git status is clean, no lock is left',
+  ({ repo }) => {
+    ok(repo, ['write', 'src/a.txt'], 'a2\n');
+    ok(repo, ['write', 'src/b.txt'], 'b\n');
+    const head = repo.git('rev-parse', 'HEAD').trim();
+    const tip = repo.ref('refs/shadow/drafts/default')!;
+    killAt(repo, 'apply-commit', 'renameSync@/.git/index:1');
+    assert.equal(
+      locksUnder(join(repo.dir, '.git')),
+      ['index.lock', 'shadow/apply.lock'],
+      'killed with the index written to its lock',
+    );
+    assert.is(repo.git('rev-parse', 'HEAD').trim(), tip, 'the branch moved before the index');
+    const rec = ok(repo, ['recover']);
+    assert.is(rec.finished.length, 1, JSON.stringify(rec));
+    assert.equal(rec.failed, []);
+    assert.equal(locksUnder(join(repo.dir, '.git')), []);
+    assert.is(repo.git('status', '--porcelain'), '');
+    assert.is(repo.git('rev-parse', 'HEAD').trim(), tip);
+    assert.is(repo.git('diff', '--cached', '--name-only', 'HEAD'), '');
+    fsckClean(repo);
+    // And unapply killed at the same point puts the branch and index back all the same.
+    killAt(repo, 'unapply', 'renameSync@/.git/index:1');
+    assert.ok(existsSync(join(repo.dir, '.git', 'index.lock')));
+    assert.is(ok(repo, ['recover']).finished.length, 1);
+    assert.equal(locksUnder(join(repo.dir, '.git')), []);
+    assert.is(repo.git('rev-parse', 'HEAD').trim(), head);
+    assert.is(repo.git('status', '--porcelain'), '');
+    assert.is(repo.read('src/a.txt'), 'a\n');
+  },
+);
 
 K("an index.lock git holds is named as git's and left alone: apply --commit refuses before any write", ({ repo }) => {
   ok(repo, ['write', 'src/a.txt'], 'a2\n');

@@ -39,13 +39,17 @@ interface Case {
 }
 
 const FIXTURE = fileURLToPath(new URL('../../test/fixtures/anthropic-editor/cases.json', import.meta.url));
-const { source, cases } = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { source: { repository: string; commit: string }; cases: Case[] };
+const { source, cases } = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
+  source: { repository: string; commit: string };
+  cases: Case[];
+};
 const ROOT = '/repo';
 const OUTSIDE = '/elsewhere';
 const dirOf = (i: number): string => `c${String(i).padStart(2, '0')}`;
 
 function fill<T>(value: T, dir: string): T {
-  if (typeof value === 'string') return value.replaceAll('{root}', ROOT).replaceAll('{outside}', OUTSIDE).replaceAll('{case}', dir) as T;
+  if (typeof value === 'string')
+    return value.replaceAll('{root}', ROOT).replaceAll('{outside}', OUTSIDE).replaceAll('{case}', dir) as T;
   if (Array.isArray(value)) return value.map((v) => fill(v, dir)) as T;
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, dir)])) as T;
@@ -72,10 +76,14 @@ function refusal(got: Outcome, want: string): string | undefined {
  * Anthropic's text editor"), by case id: why, and the check that it still
  * differs in exactly that way.
  */
-const DELIBERATE: Record<string, { why: string; holds(outcomes: Outcome[], files: Record<string, string>, dir: string): void }> = {
+const DELIBERATE: Record<
+  string,
+  { why: string; holds(outcomes: Outcome[], files: Record<string, string>, dir: string): void }
+> = {
   'a relative path': {
     why: "paths in shadow's MCP tools are relative to the repository root, as ARCHITECTURE.md has it; the reference refuses any path not absolute",
-    holds: ([o], _f, dir) => assert.is(o!.text, `Here's the result of running \`cat -n\` on ${dir}/file.txt:\n     1\tx\n     2\t\n`),
+    holds: ([o], _f, dir) =>
+      assert.is(o!.text, `Here's the result of running \`cat -n\` on ${dir}/file.txt:\n     1\tx\n     2\t\n`),
   },
   'a path outside the repository': {
     why: 'the editor works on the draft of this repository only; the reference reads and writes anywhere the process may',
@@ -99,7 +107,10 @@ const DELIBERATE: Record<string, { why: string; holds(outcomes: Outcome[], files
   'undo of a create': {
     why: 'undo_edit reverts the batch that made the change, as git revert does, so undoing a create removes the file; the reference writes the created text back',
     holds: ([, o], files, dir) => {
-      assert.is(o!.text, `Last edit to ${ROOT}/${dir}/made.txt undone successfully. The file no longer exists: that edit created it.`);
+      assert.is(
+        o!.text,
+        `Last edit to ${ROOT}/${dir}/made.txt undone successfully. The file no longer exists: that edit created it.`,
+      );
       assert.is(files['made.txt'], undefined);
     },
   },
@@ -107,59 +118,75 @@ const DELIBERATE: Record<string, { why: string; holds(outcomes: Outcome[], files
 
 const Reference = suite("Anthropic's text editor: the reference's cases over MCP");
 
-Reference(`every case of ${source.repository}@${source.commit.slice(0, 12)} answers and writes as the reference, or differs only as DELIBERATE says`, async () => {
-  const files: Record<string, string> = {};
-  cases.forEach((c, i) => Object.entries(c.files).forEach(([rel, text]) => (files[`${dirOf(i)}/${rel}`] = text)));
-  const repo = await memRepo(files);
-  const { ctx } = repo;
-  const sh = await openShadow({ dir: repo.dir, fs: withReplacingRename(ctx.fs), clock: ctx.clock, ids: ctx.ids, env: ctx.env });
-  let mcp: InProcessMcp | undefined;
-  const problems: string[] = [];
-  let held = 0;
-  let deliberate = 0;
-  try {
-    mcp = await connectInProcess(sh, 'Claude', { profiles: ['anthropic'] });
-    for (const [i, c] of cases.entries()) {
-      const dir = dirOf(i);
-      const calls = fill(c.calls, dir);
-      const outcomes: Outcome[] = [];
-      for (const call of calls) outcomes.push(await mcp.call(c.tool, call.args));
-      const after = await filesOf(sh, dir);
-      const name = `${c.tool} "${c.id}" (${c.source})`;
-      const expected = DELIBERATE[c.id];
-      if (expected) {
-        try {
-          expected.holds(outcomes, after, dir);
-          deliberate++;
-        } catch (e) {
-          problems.push(`${name}: no longer differs as written (${expected.why}): ${(e as Error).message}`);
+Reference(
+  `every case of ${source.repository}@${source.commit.slice(0, 12)} answers and writes as the reference, or differs only as DELIBERATE says`,
+  async () => {
+    const files: Record<string, string> = {};
+    cases.forEach((c, i) => Object.entries(c.files).forEach(([rel, text]) => (files[`${dirOf(i)}/${rel}`] = text)));
+    const repo = await memRepo(files);
+    const { ctx } = repo;
+    const sh = await openShadow({
+      dir: repo.dir,
+      fs: withReplacingRename(ctx.fs),
+      clock: ctx.clock,
+      ids: ctx.ids,
+      env: ctx.env,
+    });
+    let mcp: InProcessMcp | undefined;
+    const problems: string[] = [];
+    let held = 0;
+    let deliberate = 0;
+    try {
+      mcp = await connectInProcess(sh, 'Claude', { profiles: ['anthropic'] });
+      for (const [i, c] of cases.entries()) {
+        const dir = dirOf(i);
+        const calls = fill(c.calls, dir);
+        const outcomes: Outcome[] = [];
+        for (const call of calls) outcomes.push(await mcp.call(c.tool, call.args));
+        const after = await filesOf(sh, dir);
+        const name = `${c.tool} "${c.id}" (${c.source})`;
+        const expected = DELIBERATE[c.id];
+        if (expected) {
+          try {
+            expected.holds(outcomes, after, dir);
+            deliberate++;
+          } catch (e) {
+            problems.push(`${name}: no longer differs as written (${expected.why}): ${(e as Error).message}`);
+          }
+          continue;
         }
-        continue;
-      }
-      const wrong: string[] = [];
-      calls.forEach((call, k) => {
-        const got = outcomes[k]!;
-        if (call.error !== undefined) {
-          const why = refusal(got, call.error);
-          if (why) wrong.push(`call ${k + 1}: ${why}\n  want: ${JSON.stringify(call.error)}`);
-        } else if (got.isError || got.text !== call.output) {
-          wrong.push(`call ${k + 1}: ${JSON.stringify(got.text.slice(0, 600))}\n  want: ${JSON.stringify(call.output!.slice(0, 600))}`);
+        const wrong: string[] = [];
+        calls.forEach((call, k) => {
+          const got = outcomes[k]!;
+          if (call.error !== undefined) {
+            const why = refusal(got, call.error);
+            if (why) wrong.push(`call ${k + 1}: ${why}\n  want: ${JSON.stringify(call.error)}`);
+          } else if (got.isError || got.text !== call.output) {
+            wrong.push(
+              `call ${k + 1}: ${JSON.stringify(got.text.slice(0, 600))}\n  want: ${JSON.stringify(call.output!.slice(0, 600))}`,
+            );
+          }
+        });
+        if (JSON.stringify(after, Object.keys(after).sort()) !== JSON.stringify(c.after, Object.keys(c.after).sort())) {
+          wrong.push(
+            `files after: ${JSON.stringify(after).slice(0, 400)}\n  want: ${JSON.stringify(c.after).slice(0, 400)}`,
+          );
         }
-      });
-      if (JSON.stringify(after, Object.keys(after).sort()) !== JSON.stringify(c.after, Object.keys(c.after).sort())) {
-        wrong.push(`files after: ${JSON.stringify(after).slice(0, 400)}\n  want: ${JSON.stringify(c.after).slice(0, 400)}`);
+        if (wrong.length === 0) held++;
+        else problems.push(`${name}:\n ${wrong.join('\n ')}`);
       }
-      if (wrong.length === 0) held++;
-      else problems.push(`${name}:\n ${wrong.join('\n ')}`);
+    } finally {
+      await mcp?.close();
+      sh.close();
     }
-  } finally {
-    await mcp?.close();
-    sh.close();
-  }
-  console.log(`anthropic editor: ${held} of ${cases.length} owner cases hold, ${deliberate} deliberate differences`);
-  assert.is(problems.length, 0, problems.join('\n\n'));
-  assert.is(held + deliberate, cases.length);
-  assert.ok(deliberate > 0 && Object.keys(DELIBERATE).every((id) => cases.some((c) => c.id === id)), 'a deliberate difference names no case');
-});
+    console.log(`anthropic editor: ${held} of ${cases.length} owner cases hold, ${deliberate} deliberate differences`);
+    assert.is(problems.length, 0, problems.join('\n\n'));
+    assert.is(held + deliberate, cases.length);
+    assert.ok(
+      deliberate > 0 && Object.keys(DELIBERATE).every((id) => cases.some((c) => c.id === id)),
+      'a deliberate difference names no case',
+    );
+  },
+);
 
 Reference.run();

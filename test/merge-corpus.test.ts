@@ -37,12 +37,19 @@ interface Change {
 }
 
 function splitLines(b: Buffer): string[] {
-  return b.toString('latin1').split(/(?<=\n)/).filter((l) => l !== '');
+  return b
+    .toString('latin1')
+    .split(/(?<=\n)/)
+    .filter((l) => l !== '');
 }
 
 /** git's own alignment of a side against the base (`git diff -U0` runs the xdiff merge-file runs, without the indent heuristic). */
 function gitChanges(dir: string, from: string, to: string, side: Buffer, env: Record<string, string>): Change[] {
-  const r = spawnSync('git', ['diff', '--no-index', '--no-indent-heuristic', '--diff-algorithm=myers', '-U0', from, to], { cwd: dir, env, encoding: 'latin1' });
+  const r = spawnSync(
+    'git',
+    ['diff', '--no-index', '--no-indent-heuristic', '--diff-algorithm=myers', '-U0', from, to],
+    { cwd: dir, env, encoding: 'latin1' },
+  );
   const lines = splitLines(side);
   return [...r.stdout.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm)].map((m) => {
     const count = m[2] === undefined ? 1 : Number(m[2]);
@@ -54,7 +61,12 @@ function gitChanges(dir: string, from: string, to: string, side: Buffer, env: Re
 }
 
 function libChanges(base: Buffer, side: Buffer): Change[] {
-  return diffIndices(splitLines(base), splitLines(side)).map((d) => ({ start: d.buffer1[0], end: d.buffer1[0] + d.buffer1[1], inserted: d.buffer2[1], text: d.buffer2Content.join('') }));
+  return diffIndices(splitLines(base), splitLines(side)).map((d) => ({
+    start: d.buffer1[0],
+    end: d.buffer1[0] + d.buffer1[1],
+    inserted: d.buffer2[1],
+    text: d.buffer2Content.join(''),
+  }));
 }
 
 /**
@@ -63,7 +75,11 @@ function libChanges(base: Buffer, side: Buffer): Change[] {
  * is no conflict.
  */
 const touch = (xs: Change[], ys: Change[]): boolean =>
-  xs.some((x) => ys.some((y) => y.start <= x.end && x.start <= y.end && !(x.start === y.start && x.end === y.end && x.text === y.text)));
+  xs.some((x) =>
+    ys.some(
+      (y) => y.start <= x.end && x.start <= y.end && !(x.start === y.start && x.end === y.end && x.text === y.text),
+    ),
+  );
 const size = (cs: Change[]): number => cs.reduce((n, c) => n + (c.end - c.start) + c.inserted, 0);
 const same = (xs: Change[], ys: Change[]): boolean => JSON.stringify(xs) === JSON.stringify(ys);
 
@@ -91,7 +107,17 @@ test(`shadow's merge and git merge-file agree on ${CASES} seeded cases, but for 
     const git = await gitMerges(dir, CASES, env, LABELS);
     const gitMs = Date.now() - started;
 
-    const tally = { gitClean: 0, gitConflict: 0, agree: 0, documented: 0, held: 0, markersAgree: 0, piecesAgree: 0, piecesDocumented: 0, piecesHeld: 0 };
+    const tally = {
+      gitClean: 0,
+      gitConflict: 0,
+      agree: 0,
+      documented: 0,
+      held: 0,
+      markersAgree: 0,
+      piecesAgree: 0,
+      piecesDocumented: 0,
+      piecesHeld: 0,
+    };
     const shadowMs = { whole: 0, pieces: 0 };
     for (const [i, c] of cases.entries()) {
       const g = git[i]!;
@@ -114,7 +140,10 @@ test(`shadow's merge and git merge-file agree on ${CASES} seeded cases, but for 
           return 'agree';
         }
         if (r.status === 'clean') {
-          assert.ok(r.merged.equals(g.out), `${label}, ${how}: both clean, different bytes:\n${JSON.stringify(r.merged.toString('latin1'))}\ngit:\n${JSON.stringify(g.out.toString('latin1'))}`);
+          assert.ok(
+            r.merged.equals(g.out),
+            `${label}, ${how}: both clean, different bytes:\n${JSON.stringify(r.merged.toString('latin1'))}\ngit:\n${JSON.stringify(g.out.toString('latin1'))}`,
+          );
           return 'agree';
         }
         // The documented class: git merges, shadow reports a conflict, because a side's diff against the base has
@@ -123,13 +152,26 @@ test(`shadow's merge and git merge-file agree on ${CASES} seeded cases, but for 
         const gitTheirs = gitChanges(dir, `${i}.o`, `${i}.b`, c.theirs, env);
         const libOurs = libChanges(c.base, c.ours);
         const libTheirs = libChanges(c.base, c.theirs);
-        assert.not.ok(touch(gitOurs, gitTheirs), `${label}, ${how}: git merged though its own alignment makes the sides touch`);
+        assert.not.ok(
+          touch(gitOurs, gitTheirs),
+          `${label}, ${how}: git merged though its own alignment makes the sides touch`,
+        );
         // A change both made alike, next to one that could slide into it: held as a conflict on purpose (merge-alike.ts).
         if (unsafeAlike(splitLines(c.base), splitLines(c.ours), splitLines(c.theirs))) return 'held';
         if (how === 'pieces' && anchorChangedByGit(c, gitOurs, gitTheirs)) return 'documented';
-        assert.ok(size(gitOurs) === size(libOurs) && size(gitTheirs) === size(libTheirs), `${label}, ${how}: node-diff3's alignment is not as short as git's`);
-        assert.ok(!same(gitOurs, libOurs) || !same(gitTheirs, libTheirs), `${label}, ${how}: a conflict where both align alike`);
-        if (how === 'whole') assert.ok(touch(libOurs, libTheirs), `${label}: node-diff3's alignment keeps the sides apart, yet a conflict`);
+        assert.ok(
+          size(gitOurs) === size(libOurs) && size(gitTheirs) === size(libTheirs),
+          `${label}, ${how}: node-diff3's alignment is not as short as git's`,
+        );
+        assert.ok(
+          !same(gitOurs, libOurs) || !same(gitTheirs, libTheirs),
+          `${label}, ${how}: a conflict where both align alike`,
+        );
+        if (how === 'whole')
+          assert.ok(
+            touch(libOurs, libTheirs),
+            `${label}: node-diff3's alignment keeps the sides apart, yet a conflict`,
+          );
         return 'documented';
       };
       const w = check(whole, 'whole');
@@ -147,8 +189,14 @@ test(`shadow's merge and git merge-file agree on ${CASES} seeded cases, but for 
     );
     // The corpus covers both outcomes, and the documented class stays rare.
     assert.ok(tally.gitClean >= CASES / 5 && tally.gitConflict >= CASES / 5, JSON.stringify(tally));
-    assert.ok(tally.documented + tally.held <= CASES / 100 && tally.piecesDocumented + tally.piecesHeld <= CASES / 100, JSON.stringify(tally));
-    assert.ok(tally.markersAgree >= tally.gitConflict * 0.9, `conflict markers agree with git's in only ${tally.markersAgree} of ${tally.gitConflict} conflicts`);
+    assert.ok(
+      tally.documented + tally.held <= CASES / 100 && tally.piecesDocumented + tally.piecesHeld <= CASES / 100,
+      JSON.stringify(tally),
+    );
+    assert.ok(
+      tally.markersAgree >= tally.gitConflict * 0.9,
+      `conflict markers agree with git's in only ${tally.markersAgree} of ${tally.gitConflict} conflicts`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

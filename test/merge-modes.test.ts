@@ -16,7 +16,11 @@ import { DiskRepo, withShadow } from './helpers/disk-repo.js';
  */
 
 const lines = (n: number, tag: string): string => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}\n`).join('');
-const withLine = (text: string, n: number, line: string): string => text.split('\n').map((l, i) => (i === n - 1 ? line : l)).join('\n');
+const withLine = (text: string, n: number, line: string): string =>
+  text
+    .split('\n')
+    .map((l, i) => (i === n - 1 ? line : l))
+    .join('\n');
 
 interface Case {
   path: string;
@@ -40,7 +44,11 @@ const CASES: Case[] = [
     path: 'agent-x-and-lines.sh',
     committed: 0o644,
     agent: [
-      { operation: 'write', path: 'agent-x-and-lines.sh', content: withLine(lines(12, 'agent-x-and-lines.sh'), 10, 'ten by the agent') },
+      {
+        operation: 'write',
+        path: 'agent-x-and-lines.sh',
+        content: withLine(lines(12, 'agent-x-and-lines.sh'), 10, 'ten by the agent'),
+      },
       { operation: 'chmod', path: 'agent-x-and-lines.sh', mode: '100755' },
     ],
     person: { line: 1 },
@@ -56,14 +64,17 @@ const CASES: Case[] = [
   {
     path: 'person-x.sh',
     committed: 0o644,
-    agent: [{ operation: 'write', path: 'person-x.sh', content: withLine(lines(12, 'person-x.sh'), 10, 'ten by the agent') }],
+    agent: [
+      { operation: 'write', path: 'person-x.sh', content: withLine(lines(12, 'person-x.sh'), 10, 'ten by the agent') },
+    ],
     person: { line: 1, mode: 0o755 },
     mode: '100755',
   },
 ];
 
 const original = (c: Case): string => lines(12, c.path);
-const personContent = (c: Case): string => (c.person.line ? withLine(original(c), c.person.line, `${c.person.line} by the person`) : original(c));
+const personContent = (c: Case): string =>
+  c.person.line ? withLine(original(c), c.person.line, `${c.person.line} by the person`) : original(c);
 
 /** A commit on HEAD whose tree holds `entries` (mode, blob) at their paths: one side of git's merge. */
 function side(repo: DiskRepo, entries: Array<{ path: string; mode: string; oid: string }>): string {
@@ -114,7 +125,10 @@ test('every path merges, each file has the mode and bytes git merge gives the sa
       oid: repo.git('hash-object', '-w', c.path).trim(),
     })),
   );
-  const theirs = side(repo, CASES.map((c) => ({ path: c.path, ...entry(repo, 'refs/shadow/drafts/default', c.path) })));
+  const theirs = side(
+    repo,
+    CASES.map((c) => ({ path: c.path, ...entry(repo, 'refs/shadow/drafts/default', c.path) })),
+  );
   const wt = join(repo.root, 'oracle');
   repo.git('worktree', 'add', '-q', '--detach', wt, ours);
   const merge = spawnSync('git', ['merge', '--no-edit', '-q', theirs], { cwd: wt, env: repo.env, encoding: 'utf8' });
@@ -123,14 +137,21 @@ test('every path merges, each file has the mode and bytes git merge gives the sa
 
   const r = repo.shadow(['apply', '--json']);
   assert.is(r.status, 0, r.stdout + r.stderr);
-  assert.equal(r.json().paths.map((p: any) => [p.path, p.merge]), CASES.map((c) => [c.path, 'merged']).sort());
+  assert.equal(
+    r.json().paths.map((p: any) => [p.path, p.merge]),
+    CASES.map((c) => [c.path, 'merged']).sort(),
+  );
   for (const c of CASES) {
     const git = entry(repo, merged, c.path);
     assert.is(git.mode, c.mode, `${c.path}: git's mode`);
     // The executable bit is what git records (the rest of the mode is the umask's).
     const executable = (fs.statSync(repo.path(c.path)).mode & 0o100) !== 0;
     assert.is(executable ? '100755' : '100644', git.mode, `${c.path}: the mode on disk`);
-    assert.is(fs.readFileSync(repo.path(c.path), 'utf8'), repo.git('cat-file', 'blob', git.oid), `${c.path}: the bytes on disk`);
+    assert.is(
+      fs.readFileSync(repo.path(c.path), 'utf8'),
+      repo.git('cat-file', 'blob', git.oid),
+      `${c.path}: the bytes on disk`,
+    );
     assert.is(repo.git('hash-object', c.path).trim(), git.oid);
   }
   // Spelled out for the agent's chmod alone: the person's lines, the agent's mode.

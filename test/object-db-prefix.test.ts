@@ -44,7 +44,11 @@ Prefix.before.each((ctx) => {
     [['index-pack', '--stdin'], PACKED],
     [['unpack-objects', '-q'], LOOSE],
   ] as const) {
-    const r = spawnSync('git', args, { cwd: ctx.repo.dir, env: ctx.repo.env, input: Buffer.concat(buildPack(objects).pack) });
+    const r = spawnSync('git', args, {
+      cwd: ctx.repo.dir,
+      env: ctx.repo.env,
+      input: Buffer.concat(buildPack(objects).pack),
+    });
     assert.is(r.status, 0, String(r.stderr));
   }
   ctx.ids = allIds(ctx.repo);
@@ -58,7 +62,9 @@ Prefix('a unique abbreviation expands to its one id (packed and loose)', ({ repo
   const packedId = hashObject('blob', Buffer.from('packed 7\n'));
   const looseId = hashObject('blob', Buffer.from('loose 7\n'));
   for (const id of [packedId, looseId]) {
-    const unique = [7, 8, 10, 12].map((n) => id.slice(0, n)).find((p) => ids.filter((x) => x.startsWith(p)).length === 1)!;
+    const unique = [7, 8, 10, 12]
+      .map((n) => id.slice(0, n))
+      .find((p) => ids.filter((x) => x.startsWith(p)).length === 1)!;
     assert.equal(db.expandPrefix(unique), [id]);
     assert.is(repo.git('rev-parse', '--disambiguate=' + unique).trim(), id);
     assert.equal(db.expandPrefix(id), [id]);
@@ -108,7 +114,10 @@ Prefix('every object of a pack indexed by git index-pack, and the loose ones, re
     assert.is(got.type, 'blob');
     assert.ok(got.content.equals(o.content), o.oid);
   }
-  assert.equal(packs(repo).map((idx) => new PackIndex(nodeContext().fs, idx).size()), [PACKED.length]);
+  assert.equal(
+    packs(repo).map((idx) => new PackIndex(nodeContext().fs, idx).size()),
+    [PACKED.length],
+  );
   db.close();
 });
 

@@ -2,7 +2,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, symlinkSync, openSync, readFileSync, readSync, closeSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  symlinkSync,
+  openSync,
+  readFileSync,
+  readSync,
+  closeSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { nodeContext } from '../src/node-context.js';
 import { ObjectDatabase } from '../src/git/object-db.js';
@@ -74,7 +86,11 @@ interface GitObject {
 
 /** Every object of the repository as native git reads it (`cat-file --batch-all-objects --batch`). */
 function allObjects(repo: DiskRepo): GitObject[] {
-  const r = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: repo.dir, env: repo.env, maxBuffer: 1 << 30 });
+  const r = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+    cwd: repo.dir,
+    env: repo.env,
+    maxBuffer: 1 << 30,
+  });
   if (r.status !== 0) throw new Error(`git cat-file: ${r.stderr}`);
   const out: GitObject[] = [];
   const buf = r.stdout;
@@ -129,9 +145,21 @@ Read('every loose object, byte for byte as git cat-file has it', ({ repo }) => {
 });
 
 const REPACKS: Array<{ what: string; args: string[]; deltaType: number }> = [
-  { what: 'git repack -adf --depth=50 (OFS_DELTA chains)', args: ['repack', '-adfq', '--depth=50', '--window=50'], deltaType: 6 },
-  { what: 'git gc --aggressive (OFS_DELTA chains)', args: ['gc', '--aggressive', '--quiet', '--prune=now'], deltaType: 6 },
-  { what: 'git repack without delta base offsets (REF_DELTA)', args: ['-c', 'repack.useDeltaBaseOffset=false', 'repack', '-adfq', '--depth=50', '--window=50'], deltaType: 7 },
+  {
+    what: 'git repack -adf --depth=50 (OFS_DELTA chains)',
+    args: ['repack', '-adfq', '--depth=50', '--window=50'],
+    deltaType: 6,
+  },
+  {
+    what: 'git gc --aggressive (OFS_DELTA chains)',
+    args: ['gc', '--aggressive', '--quiet', '--prune=now'],
+    deltaType: 6,
+  },
+  {
+    what: 'git repack without delta base offsets (REF_DELTA)',
+    args: ['-c', 'repack.useDeltaBaseOffset=false', 'repack', '-adfq', '--depth=50', '--window=50'],
+    deltaType: 7,
+  },
 ];
 
 for (const r of REPACKS) {
@@ -153,44 +181,47 @@ for (const r of REPACKS) {
   });
 }
 
-Read('a small object is read from its pack in one read; a large incompressible one, and the last object of the pack, still whole', ({ repo }) => {
-  const noise = createHash('sha256');
-  const big: Buffer[] = [];
-  for (let i = 0; i < 2048; i++) big.push(noise.copy().update(String(i)).digest());
-  repo.write('noise.bin', Buffer.concat(big)); // 64 KB that deflate cannot shrink
-  for (let i = 0; i < 20; i++) repo.write(`small/s${i}.txt`, `small file ${i}\n`);
-  repo.git('add', '-A');
-  repo.git('commit', '-q', '-m', 'small and big');
-  repo.git('repack', '-adfq');
-  const expected = allObjects(repo);
-  const ctx = nodeContext();
-  const fs = ctx.fs;
-  const packReads: number[] = [];
-  const packFds = new Set<number>();
-  const counting = {
-    ...fs,
-    openSync: (path: string, ...rest: unknown[]) => {
-      const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
-      if (String(path).endsWith('.pack')) packFds.add(fd);
-      return fd;
-    },
-    readSync: (fd: number, ...rest: unknown[]) => {
-      if (packFds.has(fd)) packReads.push(fd);
-      return (fs.readSync as (...a: unknown[]) => number)(fd, ...rest);
-    },
-  } as typeof fs;
-  const db = new ObjectDatabase({ ...ctx, fs: counting }, objectsDir(repo));
-  for (let i = 0; i < 20; i++) {
-    const oid = repo.git('rev-parse', `HEAD:small/s${i}.txt`).trim();
-    const before = packReads.length;
-    assert.is(db.readBlob(oid).toString(), `small file ${i}\n`);
-    assert.is(packReads.length - before, 1, `one read for small/s${i}.txt`);
-  }
-  const noiseBlob = db.readBlob(repo.git('rev-parse', 'HEAD:noise.bin').trim());
-  assert.ok(noiseBlob.equals(Buffer.concat(big)));
-  db.close();
-  assertReadsAll(repo, expected);
-});
+Read(
+  'a small object is read from its pack in one read; a large incompressible one, and the last object of the pack, still whole',
+  ({ repo }) => {
+    const noise = createHash('sha256');
+    const big: Buffer[] = [];
+    for (let i = 0; i < 2048; i++) big.push(noise.copy().update(String(i)).digest());
+    repo.write('noise.bin', Buffer.concat(big)); // 64 KB that deflate cannot shrink
+    for (let i = 0; i < 20; i++) repo.write(`small/s${i}.txt`, `small file ${i}\n`);
+    repo.git('add', '-A');
+    repo.git('commit', '-q', '-m', 'small and big');
+    repo.git('repack', '-adfq');
+    const expected = allObjects(repo);
+    const ctx = nodeContext();
+    const fs = ctx.fs;
+    const packReads: number[] = [];
+    const packFds = new Set<number>();
+    const counting = {
+      ...fs,
+      openSync: (path: string, ...rest: unknown[]) => {
+        const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
+        if (String(path).endsWith('.pack')) packFds.add(fd);
+        return fd;
+      },
+      readSync: (fd: number, ...rest: unknown[]) => {
+        if (packFds.has(fd)) packReads.push(fd);
+        return (fs.readSync as (...a: unknown[]) => number)(fd, ...rest);
+      },
+    } as typeof fs;
+    const db = new ObjectDatabase({ ...ctx, fs: counting }, objectsDir(repo));
+    for (let i = 0; i < 20; i++) {
+      const oid = repo.git('rev-parse', `HEAD:small/s${i}.txt`).trim();
+      const before = packReads.length;
+      assert.is(db.readBlob(oid).toString(), `small file ${i}\n`);
+      assert.is(packReads.length - before, 1, `one read for small/s${i}.txt`);
+    }
+    const noiseBlob = db.readBlob(repo.git('rev-parse', 'HEAD:noise.bin').trim());
+    assert.ok(noiseBlob.equals(Buffer.concat(big)));
+    db.close();
+    assertReadsAll(repo, expected);
+  },
+);
 
 Read('objects split between a pack and loose files', ({ repo }) => {
   repo.git('repack', '-adq');
@@ -211,19 +242,28 @@ Read('readCommit, readTree, readTag and readBlob parse what git wrote', ({ repo 
   assert.equal(commit.parents, [repo.git('rev-parse', 'HEAD~1').trim()]);
   assert.is(commit.message, 'commit 15\n\nbody of 15\n');
   assert.is(commit.author.name, 'Test User');
-  const ls = repo.git('ls-tree', 'HEAD').trim().split('\n').map((l) => {
-    const [meta, name] = l.split('\t');
-    const [mode, , oid] = meta!.split(' ');
-    return { mode: mode === '040000' ? '40000' : mode, name, oid };
-  });
-  assert.equal(db.readTree(commit.tree).map((e) => ({ mode: e.mode, name: e.name, oid: e.oid })), ls);
+  const ls = repo
+    .git('ls-tree', 'HEAD')
+    .trim()
+    .split('\n')
+    .map((l) => {
+      const [meta, name] = l.split('\t');
+      const [mode, , oid] = meta!.split(' ');
+      return { mode: mode === '040000' ? '40000' : mode, name, oid };
+    });
+  assert.equal(
+    db.readTree(commit.tree).map((e) => ({ mode: e.mode, name: e.name, oid: e.oid })),
+    ls,
+  );
   const tag = db.readTag(repo.git('rev-parse', 'v1').trim());
   assert.is(tag.object, repo.git('rev-parse', 'v1^{commit}').trim());
   assert.is(tag.type, 'commit');
   assert.is(tag.tag, 'v1');
   assert.is(tag.message, 'release one\n');
   const big = db.readBlob(repo.git('rev-parse', 'HEAD:big.txt').trim());
-  assert.ok(big.equals(spawnSync('git', ['cat-file', 'blob', 'HEAD:big.txt'], { cwd: repo.dir, env: repo.env }).stdout));
+  assert.ok(
+    big.equals(spawnSync('git', ['cat-file', 'blob', 'HEAD:big.txt'], { cwd: repo.dir, env: repo.env }).stdout),
+  );
   assert.match(big.toString('utf8'), /\nappended 15\n$/);
   try {
     db.readBlob(head);

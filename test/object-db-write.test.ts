@@ -42,8 +42,20 @@ Write('a blob, trees, a commit and a tag as one pack that git verifies, fscks an
       { mode: MODE.tree, name: 'sub', oid: sub.oid },
     ]),
   );
-  const commit = obj('commit', serializeCommit({ tree: tree.oid, parents: [head], author: SIG, committer: SIG, message: 'written by shadow\n\nShadow-Batch: 1\n' }));
-  const tag = obj('tag', serializeTag({ object: commit.oid, type: 'commit', tag: 'cp-1', tagger: SIG, message: 'checkpoint\n' }));
+  const commit = obj(
+    'commit',
+    serializeCommit({
+      tree: tree.oid,
+      parents: [head],
+      author: SIG,
+      committer: SIG,
+      message: 'written by shadow\n\nShadow-Batch: 1\n',
+    }),
+  );
+  const tag = obj(
+    'tag',
+    serializeTag({ object: commit.oid, type: 'commit', tag: 'cp-1', tagger: SIG, message: 'checkpoint\n' }),
+  );
   const written = [blob, binary, sub, tree, commit, tag];
   db.write([...written, blob]); // a duplicate is stored once
   assert.equal(db.stats, { objectsRead: 0, objectsWritten: 6, packsWritten: 1 }); // the duplicate is not counted twice
@@ -113,8 +125,16 @@ Write('a pack of more than 256 objects filling every fan-out bucket', ({ repo })
   }
   assert.equal(new PackIndex(nodeContext().fs, idx!).allIds(), objects.map((o) => o.oid).sort());
 
-  const check = spawnSync('git', ['cat-file', '--batch-check'], { cwd: repo.dir, env: repo.env, input: objects.map((o) => o.oid).join('\n') + '\n', encoding: 'utf8' });
-  assert.equal(check.stdout.trim().split('\n'), objects.map((o) => `${o.oid} blob ${o.content.length}`));
+  const check = spawnSync('git', ['cat-file', '--batch-check'], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: objects.map((o) => o.oid).join('\n') + '\n',
+    encoding: 'utf8',
+  });
+  assert.equal(
+    check.stdout.trim().split('\n'),
+    objects.map((o) => `${o.oid} blob ${o.content.length}`),
+  );
   repo.git('fsck', '--strict', '--no-progress', '--no-dangling');
 
   const fresh = new ObjectDatabase(nodeContext(), objectsDir(repo));
@@ -122,52 +142,56 @@ Write('a pack of more than 256 objects filling every fan-out bucket', ({ repo })
   fresh.close();
 });
 
-Write('a large index (not read whole): each first byte\'s ids and offsets are read once, then lookups cost only the object\'s own read', ({ repo }) => {
-  // 10,000 objects: an index of 281 KB, over the size read whole.
-  const objects = Array.from({ length: 10_000 }, (_, i) => obj('blob', `object ${i}\n`));
-  new ObjectDatabase(nodeContext(), objectsDir(repo)).write(objects);
-  const [idx] = packs(repo);
-  assert.ok(readFileSync(idx!).length > 256 * 1024);
-  const fs = nodeContext().fs;
-  const reads = { idx: 0, pack: 0 };
-  const kinds = new Map<number, 'idx' | 'pack'>();
-  const counting = {
-    ...fs,
-    openSync: (path: string, ...rest: unknown[]) => {
-      const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
-      kinds.set(fd, String(path).endsWith('.idx') ? 'idx' : 'pack');
-      return fd;
-    },
-    readSync: (fd: number, ...rest: unknown[]) => {
-      const kind = kinds.get(fd);
-      if (kind) reads[kind]++;
-      return (fs.readSync as (...a: unknown[]) => number)(fd, ...rest);
-    },
-  } as typeof fs;
-  const index = new PackIndex(counting, idx!);
-  // Objects whose ids share their first byte: one bucket.
-  const bucket = objects.filter((o) => o.oid.startsWith('5c'));
-  assert.ok(bucket.length > 20, `${bucket.length} objects in the bucket`);
-  const missing = (): never => assert.unreachable('no external base') as never;
-  for (const o of bucket) assert.ok(index.readObject(o.oid, missing)!.content.equals(Buffer.from(o.content)), o.oid);
-  // The head (fan-out), then the bucket's ids and its offsets: three reads of the index in all.
-  assert.equal(reads, { idx: 3, pack: bucket.length });
-  for (const o of objects.filter((x) => x.oid.startsWith('a7'))) assert.ok(index.readObject(o.oid, missing)!.content.equals(Buffer.from(o.content)));
-  assert.is(reads.idx, 5, 'another bucket: two more reads');
-  index.close();
-  // A truncated index is reported as corrupt, never read past.
-  const bytes = readFileSync(idx!);
-  writeFileSync(idx!, bytes.subarray(0, 8 + 1024 + 10_000 * 24 + 100));
-  const cut = new PackIndex(fs, idx!);
-  const late = objects.find((o) => o.oid.startsWith('f0'))!;
-  try {
-    cut.readObject(late.oid, missing);
-    assert.unreachable('read from a truncated index');
-  } catch (e) {
-    assert.is((e as { code?: string }).code, 'CORRUPT_OBJECT');
-  }
-  cut.close();
-});
+Write(
+  "a large index (not read whole): each first byte's ids and offsets are read once, then lookups cost only the object's own read",
+  ({ repo }) => {
+    // 10,000 objects: an index of 281 KB, over the size read whole.
+    const objects = Array.from({ length: 10_000 }, (_, i) => obj('blob', `object ${i}\n`));
+    new ObjectDatabase(nodeContext(), objectsDir(repo)).write(objects);
+    const [idx] = packs(repo);
+    assert.ok(readFileSync(idx!).length > 256 * 1024);
+    const fs = nodeContext().fs;
+    const reads = { idx: 0, pack: 0 };
+    const kinds = new Map<number, 'idx' | 'pack'>();
+    const counting = {
+      ...fs,
+      openSync: (path: string, ...rest: unknown[]) => {
+        const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
+        kinds.set(fd, String(path).endsWith('.idx') ? 'idx' : 'pack');
+        return fd;
+      },
+      readSync: (fd: number, ...rest: unknown[]) => {
+        const kind = kinds.get(fd);
+        if (kind) reads[kind]++;
+        return (fs.readSync as (...a: unknown[]) => number)(fd, ...rest);
+      },
+    } as typeof fs;
+    const index = new PackIndex(counting, idx!);
+    // Objects whose ids share their first byte: one bucket.
+    const bucket = objects.filter((o) => o.oid.startsWith('5c'));
+    assert.ok(bucket.length > 20, `${bucket.length} objects in the bucket`);
+    const missing = (): never => assert.unreachable('no external base') as never;
+    for (const o of bucket) assert.ok(index.readObject(o.oid, missing)!.content.equals(Buffer.from(o.content)), o.oid);
+    // The head (fan-out), then the bucket's ids and its offsets: three reads of the index in all.
+    assert.equal(reads, { idx: 3, pack: bucket.length });
+    for (const o of objects.filter((x) => x.oid.startsWith('a7')))
+      assert.ok(index.readObject(o.oid, missing)!.content.equals(Buffer.from(o.content)));
+    assert.is(reads.idx, 5, 'another bucket: two more reads');
+    index.close();
+    // A truncated index is reported as corrupt, never read past.
+    const bytes = readFileSync(idx!);
+    writeFileSync(idx!, bytes.subarray(0, 8 + 1024 + 10_000 * 24 + 100));
+    const cut = new PackIndex(fs, idx!);
+    const late = objects.find((o) => o.oid.startsWith('f0'))!;
+    try {
+      cut.readObject(late.oid, missing);
+      assert.unreachable('read from a truncated index');
+    } catch (e) {
+      assert.is((e as { code?: string }).code, 'CORRUPT_OBJECT');
+    }
+    cut.close();
+  },
+);
 
 Write('buildPack is deterministic and its checksum names the pack', () => {
   const list = [obj('blob', 'a\n'), obj('blob', 'b\n'), obj('tree', serializeTree([]))];

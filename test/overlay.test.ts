@@ -1,6 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, serializeTree, type Oid, type TreeEntry } from '../src/git/format/git-objects.js';
+import {
+  compareTreeEntries,
+  EMPTY_TREE_OID,
+  hashObject,
+  MODE,
+  serializeTree,
+  type Oid,
+  type TreeEntry,
+} from '../src/git/format/git-objects.js';
 import { Overlay } from '../src/drafts/batch/overlay.js';
 import type { TreeReader } from '../src/git/format/tree-lookup.js';
 import { F, MemStore, type Spec } from './helpers/mem-tree-store.js';
@@ -50,7 +58,7 @@ Dirs('a directory appears with its first file and goes with its last, at every l
   assert.equal([...o.changes.keys()].sort(), ['a/b/c.txt', 'a/b/d.txt']);
 });
 
-Dirs("a base directory is gone once every file in it is deleted, and back when one is written", () => {
+Dirs('a base directory is gone once every file in it is deleted, and back when one is written', () => {
   const t = new Trees();
   const o = new Overlay(t, t.build({ src: { 'a.ts': 'a', lib: { 'b.ts': 'b' } }, top: 't' }));
   o.set('src/a.ts', null);

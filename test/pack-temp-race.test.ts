@@ -41,7 +41,11 @@ for (const times of [1, 3]) {
     assert.is(removed(), times);
     sh.close();
     const fresh = await repo.open();
-    assert.is((await fresh.cat('a.txt')).content.toString(), 'a\n', 'the commit and its blob are readable by a new handle');
+    assert.is(
+      (await fresh.cat('a.txt')).content.toString(),
+      'a\n',
+      'the commit and its blob are readable by a new handle',
+    );
     assert.equal(
       (repo.fs.readdirSync(PACK_DIR) as string[]).filter((n) => n.startsWith('tmp_')),
       [],

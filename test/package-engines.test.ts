@@ -23,7 +23,11 @@ interface Semver {
 const semver = createRequire(import.meta.url)('semver') as Semver;
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; bin: Record<string, string>; engines: { node: string } };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  bin: Record<string, string>;
+  engines: { node: string };
+};
 
 interface LockEntry {
   version?: string;
@@ -37,7 +41,10 @@ function excluding(node: string, entries: Iterable<[string, LockEntry]>): string
   const out: string[] = [];
   for (const [path, e] of entries) {
     // An engines field that is an array or has no node key is old npm's form, ignored by npm too.
-    const range = e.engines && typeof e.engines === 'object' && !Array.isArray(e.engines) ? (e.engines as { node?: unknown }).node : undefined;
+    const range =
+      e.engines && typeof e.engines === 'object' && !Array.isArray(e.engines)
+        ? (e.engines as { node?: unknown }).node
+        : undefined;
     if (typeof range !== 'string' || path === '') continue;
     if (!semver.satisfies(node, range)) out.push(`${path}@${e.version} wants node ${range}`);
   }
@@ -74,7 +81,9 @@ Engines('package.json admits node 20.19 and later, and so does every package the
 
 Engines('so does every package installed at the version the lockfile names', () => {
   // A tree installed from an older lockfile is not this one's to judge: only what matches it is.
-  const tree = [...installed(join(ROOT, 'node_modules'))].filter(([path, e]) => lock.packages[path]?.version === e.version);
+  const tree = [...installed(join(ROOT, 'node_modules'))].filter(
+    ([path, e]) => lock.packages[path]?.version === e.version,
+  );
   assert.ok(tree.length > 100, `only ${tree.length} installed packages match the lockfile`);
   assert.equal(excluding(MIN_NODE, tree), []);
 });
@@ -92,7 +101,10 @@ Engines('the package has a name of its own on npm; its command is shadow', () =>
   // `shadow` on npm is an unrelated package: `npx shadow` would run that one.
   assert.is(pkg.name, 'shadow-drafts');
   assert.equal(Object.keys(pkg.bin), ['shadow']);
-  assert.is(lock.packages['']?.version, (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  assert.is(
+    lock.packages['']?.version,
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+  );
 });
 
 Engines.run();

@@ -108,100 +108,116 @@ const onceOf = (url: string): string => /[?&]once=([A-Za-z0-9_-]{43})/.exec(url)
 
 const Open = suite('--open hands the browser a file, never the token');
 
-Open('shadow serve --open: the opener gets a file:// path, 0600 in 0700 directories; following it logs in once, and the file is gone', async () => {
-  const repo = new DiskRepo({ 'a.txt': 'a\n' });
-  const browser = await fakeBrowser(repo);
-  try {
-    const opening = browser.opened();
-    const server = await serveChild(repo, ['--open']);
-    try {
-      const opened = await opening;
-      const url = /review page [^:]*: (http:\S+)/.exec(server.stdout.text)![1]!;
-      const file = checkOpened(repo, opened, onceOf(url));
-      opened.done();
-      assert.is(leadsTo(file), url);
-      const login = await fetch(leadsTo(file), { redirect: 'manual' });
-      assert.is(login.status, 303);
-      assert.match(login.headers.get('set-cookie') ?? '', new RegExp(`^shadow_ui_${server.port}=`));
-      assert.not.ok(existsSync(file), 'removed once the token was offered');
-    } finally {
-      server.child.kill('SIGTERM');
-      await exited(server.child);
-    }
-  } finally {
-    await browser.close();
-    repo.cleanup();
-  }
-});
-
-Open('shadow page --open: the same, from another process; a file never followed goes when the server stops', async () => {
-  const repo = new DiskRepo({ 'a.txt': 'a\n' });
-  const browser = await fakeBrowser(repo);
-  try {
-    const server = await serveChild(repo);
-    let file: string;
+Open(
+  'shadow serve --open: the opener gets a file:// path, 0600 in 0700 directories; following it logs in once, and the file is gone',
+  async () => {
+    const repo = new DiskRepo({ 'a.txt': 'a\n' });
+    const browser = await fakeBrowser(repo);
     try {
       const opening = browser.opened();
-      const page = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
-        const child = spawn(process.execPath, [SHADOW_BIN, 'page', '--open', '--json'], { cwd: repo.dir, env: repo.env, stdio: ['ignore', 'pipe', 'inherit'] });
-        let stdout = '';
-        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-        child.on('close', (status) => resolve({ status, stdout }));
-      });
-      assert.is(page.status, 0);
-      const url = JSON.parse(page.stdout).page_url as string;
-      const opened = await opening;
-      file = checkOpened(repo, opened, onceOf(url));
-      opened.done();
-      assert.is(leadsTo(file), url);
+      const server = await serveChild(repo, ['--open']);
+      try {
+        const opened = await opening;
+        const url = /review page [^:]*: (http:\S+)/.exec(server.stdout.text)![1]!;
+        const file = checkOpened(repo, opened, onceOf(url));
+        opened.done();
+        assert.is(leadsTo(file), url);
+        const login = await fetch(leadsTo(file), { redirect: 'manual' });
+        assert.is(login.status, 303);
+        assert.match(login.headers.get('set-cookie') ?? '', new RegExp(`^shadow_ui_${server.port}=`));
+        assert.not.ok(existsSync(file), 'removed once the token was offered');
+      } finally {
+        server.child.kill('SIGTERM');
+        await exited(server.child);
+      }
     } finally {
-      server.child.kill('SIGTERM');
-      await exited(server.child);
+      await browser.close();
+      repo.cleanup();
     }
-    assert.not.ok(existsSync(file), 'removed when the server stopped');
-  } finally {
-    await browser.close();
-    repo.cleanup();
-  }
-});
+  },
+);
+
+Open(
+  'shadow page --open: the same, from another process; a file never followed goes when the server stops',
+  async () => {
+    const repo = new DiskRepo({ 'a.txt': 'a\n' });
+    const browser = await fakeBrowser(repo);
+    try {
+      const server = await serveChild(repo);
+      let file: string;
+      try {
+        const opening = browser.opened();
+        const page = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
+          const child = spawn(process.execPath, [SHADOW_BIN, 'page', '--open', '--json'], {
+            cwd: repo.dir,
+            env: repo.env,
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          let stdout = '';
+          child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+          child.on('close', (status) => resolve({ status, stdout }));
+        });
+        assert.is(page.status, 0);
+        const url = JSON.parse(page.stdout).page_url as string;
+        const opened = await opening;
+        file = checkOpened(repo, opened, onceOf(url));
+        opened.done();
+        assert.is(leadsTo(file), url);
+      } finally {
+        server.child.kill('SIGTERM');
+        await exited(server.child);
+      }
+      assert.not.ok(existsSync(file), 'removed when the server stopped');
+    } finally {
+      await browser.close();
+      repo.cleanup();
+    }
+  },
+);
 
 const Files = suite<Ctx>('the login opener file');
 Files.before.each((c) => setUp(c));
 Files.after.each((c) => tearDown(c));
 
-Files('it goes when its own token is offered, good or spent, and when it expires (at the next login offered); not before', async (c) => {
-  const url = c.server.pageUrl();
-  const file = await pageLoginOpener(c.sh, url);
-  assert.ok(existsSync(file));
-  assert.is((await get(c, '/ui/login?once=not-the-token')).status, 401);
-  assert.ok(existsSync(file), 'another token offered: still there');
-  assert.is((await get(c, pathOf(url))).status, 303);
-  assert.not.ok(existsSync(file));
+Files(
+  'it goes when its own token is offered, good or spent, and when it expires (at the next login offered); not before',
+  async (c) => {
+    const url = c.server.pageUrl();
+    const file = await pageLoginOpener(c.sh, url);
+    assert.ok(existsSync(file));
+    assert.is((await get(c, '/ui/login?once=not-the-token')).status, 401);
+    assert.ok(existsSync(file), 'another token offered: still there');
+    assert.is((await get(c, pathOf(url))).status, 303);
+    assert.not.ok(existsSync(file));
 
-  const spent = c.server.pageUrl();
-  assert.is((await get(c, pathOf(spent))).status, 303);
-  const late = await pageLoginOpener(c.sh, spent);
-  assert.is((await get(c, pathOf(spent))).status, 401);
-  assert.not.ok(existsSync(late), 'a spent token offered again: gone too');
+    const spent = c.server.pageUrl();
+    assert.is((await get(c, pathOf(spent))).status, 303);
+    const late = await pageLoginOpener(c.sh, spent);
+    assert.is((await get(c, pathOf(spent))).status, 401);
+    assert.not.ok(existsSync(late), 'a spent token offered again: gone too');
 
-  const expiring = await pageLoginOpener(c.sh, c.server.pageUrl());
-  c.skew.ms += 5 * 60 * 1000 + 1;
-  const fresh = await pageLoginOpener(c.sh, c.server.pageUrl());
-  assert.not.ok(existsSync(expiring), 'expired: gone at the next mint');
-  const other = await pageLoginOpener(c.sh, c.server.pageUrl());
-  c.skew.ms += 5 * 60 * 1000 + 1;
-  assert.is((await get(c, '/ui/login?once=nope')).status, 401);
-  assert.equal([existsSync(fresh), existsSync(other)], [false, false], 'expired: gone at the next login offered');
-});
+    const expiring = await pageLoginOpener(c.sh, c.server.pageUrl());
+    c.skew.ms += 5 * 60 * 1000 + 1;
+    const fresh = await pageLoginOpener(c.sh, c.server.pageUrl());
+    assert.not.ok(existsSync(expiring), 'expired: gone at the next mint');
+    const other = await pageLoginOpener(c.sh, c.server.pageUrl());
+    c.skew.ms += 5 * 60 * 1000 + 1;
+    assert.is((await get(c, '/ui/login?once=nope')).status, 401);
+    assert.equal([existsSync(fresh), existsSync(other)], [false, false], 'expired: gone at the next login offered');
+  },
+);
 
-Files('it is written only where only the owner can enter: a shared run directory is UNSAFE_PATH, and a URL that is not a login URL is refused', async (c) => {
-  const run = c.repo.path('.git/shadow/run');
-  await pageLoginOpener(c.sh, c.server.pageUrl());
-  chmodSync(run, 0o755);
-  assert.is(await codeOf(() => pageLoginOpener(c.sh, c.server.pageUrl())), 'UNSAFE_PATH');
-  chmodSync(run, 0o700);
-  assert.is(await codeOf(() => pageLoginOpener(c.sh, `${c.server.url}/ui/`)), 'INVALID_ARGUMENT');
-});
+Files(
+  'it is written only where only the owner can enter: a shared run directory is UNSAFE_PATH, and a URL that is not a login URL is refused',
+  async (c) => {
+    const run = c.repo.path('.git/shadow/run');
+    await pageLoginOpener(c.sh, c.server.pageUrl());
+    chmodSync(run, 0o755);
+    assert.is(await codeOf(() => pageLoginOpener(c.sh, c.server.pageUrl())), 'UNSAFE_PATH');
+    chmodSync(run, 0o700);
+    assert.is(await codeOf(() => pageLoginOpener(c.sh, `${c.server.url}/ui/`)), 'INVALID_ARGUMENT');
+  },
+);
 
 Open.run();
 Files.run();

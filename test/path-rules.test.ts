@@ -1,6 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { basename, dirname, isInside, MAX_NAME_BYTES, MAX_PATH_BYTES, parentDirs, pathProblem } from '../src/core/path-rules.js';
+import {
+  basename,
+  dirname,
+  isInside,
+  MAX_NAME_BYTES,
+  MAX_PATH_BYTES,
+  parentDirs,
+  pathProblem,
+} from '../src/core/path-rules.js';
 import { checkpointNameProblem, checkpointRef, draftRef } from '../src/drafts/ref-names.js';
 import { refComponentProblem } from '../src/core/ref-component.js';
 
@@ -163,7 +171,8 @@ PathHelpers('isInside is strict and respects component boundaries', () => {
     ['a/b', '', true],
     ['', '', false],
   ];
-  for (const [path, dir, expected] of cases) assert.is(isInside(path, dir), expected, `isInside(${JSON.stringify(path)}, ${JSON.stringify(dir)})`);
+  for (const [path, dir, expected] of cases)
+    assert.is(isInside(path, dir), expected, `isInside(${JSON.stringify(path)}, ${JSON.stringify(dir)})`);
 });
 
 PathHelpers.run();
@@ -172,7 +181,21 @@ PathHelpers.run();
 
 const RefNames = suite('refComponentProblem, checkpointNameProblem');
 
-const GOOD_COMPONENTS = ['main', 'default', 'feature-x', 'v1.2.3', 'a_b', 'fix#12', 'ünïcödé', 'a@b', 'x'.repeat(200), 'a.lock2', 'lock', '123', 'a-'];
+const GOOD_COMPONENTS = [
+  'main',
+  'default',
+  'feature-x',
+  'v1.2.3',
+  'a_b',
+  'fix#12',
+  'ünïcödé',
+  'a@b',
+  'x'.repeat(200),
+  'a.lock2',
+  'lock',
+  '123',
+  'a-',
+];
 
 RefNames('accepts names that git check-ref-format accepts as one component', () => {
   for (const name of GOOD_COMPONENTS) assert.is(refComponentProblem(name), undefined, name);
@@ -216,14 +239,19 @@ RefNames('refuses what git check-ref-format refuses, saying why', () => {
 RefNames('checkpoint names may not read as rollback targets', () => {
   for (const name of ['1', '42', '007']) {
     assert.is(refComponentProblem(name), undefined, name);
-    assert.is(checkpointNameProblem(name), 'it is a plain number, which `shadow rollback` reads as a batch number', name);
+    assert.is(
+      checkpointNameProblem(name),
+      'it is a plain number, which `shadow rollback` reads as a batch number',
+      name,
+    );
   }
   for (const name of ['~1', '~']) {
     const problem = checkpointNameProblem(name);
     assert.ok(problem !== undefined, `${name} must be refused`);
     assert.match(problem!, /~/);
   }
-  for (const name of ['before-refactor', 'v2', '1a', 'a1', 'step-3']) assert.is(checkpointNameProblem(name), undefined, name);
+  for (const name of ['before-refactor', 'v2', '1a', 'a1', 'step-3'])
+    assert.is(checkpointNameProblem(name), undefined, name);
 });
 
 RefNames('ref names are built under refs/shadow', () => {

@@ -28,7 +28,13 @@ const SMALL = JSON.stringify({
   id: 'small',
   batches: [
     { id: 1, operations: [{ operation: 'write', path: 'a.txt', content: 'a\n' }] },
-    { id: 2, operations: [{ operation: 'edit', path: 'a.txt', old_content: 'a', content: 'b' }, { operation: 'write', path: 'c.txt', content: 'c\n' }] },
+    {
+      id: 2,
+      operations: [
+        { operation: 'edit', path: 'a.txt', old_content: 'a', content: 'b' },
+        { operation: 'write', path: 'c.txt', content: 'c\n' },
+      ],
+    },
     { id: 3, operations: [{ operation: 'rename', path: 'a.txt', to: 'd.txt' }] },
   ],
 });
@@ -53,9 +59,22 @@ for (const json of [false, true]) {
     const r = repo.shadow(['run', 'plan.json', ...(json ? ['--json'] : [])]);
     assert.is(r.status, 0, r.stderr);
     const evs = events(r.stdout);
-    assert.equal(evs.map((e) => e.type), ['plan/start', 'batch/commit', 'batch/commit', 'batch/commit', 'plan/complete']);
-    assert.equal(evs.slice(1, 4).map((e) => [e.plan, e.plan_batch, e.total, e.ops]), [['small', 1, 3, 1], ['small', 2, 3, 2], ['small', 3, 3, 1]]);
-    assert.equal(evs.slice(1, 4).map((e) => e.commit), planCommits(repo, 'default').map((c) => c.commit));
+    assert.equal(
+      evs.map((e) => e.type),
+      ['plan/start', 'batch/commit', 'batch/commit', 'batch/commit', 'plan/complete'],
+    );
+    assert.equal(
+      evs.slice(1, 4).map((e) => [e.plan, e.plan_batch, e.total, e.ops]),
+      [
+        ['small', 1, 3, 1],
+        ['small', 2, 3, 2],
+        ['small', 3, 3, 1],
+      ],
+    );
+    assert.equal(
+      evs.slice(1, 4).map((e) => e.commit),
+      planCommits(repo, 'default').map((c) => c.commit),
+    );
     assert.equal(planIds(repo), [1, 2, 3]);
     assert.is(repo.git('show', 'refs/shadow/drafts/default:d.txt'), 'b\n');
   });
@@ -65,14 +84,25 @@ Cli('the plan from stdin, and --from', ({ repo }) => {
   const r = repo.shadow(['run', '-'], { input: SMALL });
   assert.is(r.status, 0, r.stderr);
   assert.equal(planIds(repo), [1, 2, 3]);
-  const f = repo.shadow(['--draft', 'late', 'run', '-', '--from', '3'], { input: JSON.stringify({ id: 'w', batches: [1, 2, 3].map((id) => ({ id, operations: [{ operation: 'write', path: `w${id}`, content: 'x' }] })) }) });
+  const f = repo.shadow(['--draft', 'late', 'run', '-', '--from', '3'], {
+    input: JSON.stringify({
+      id: 'w',
+      batches: [1, 2, 3].map((id) => ({ id, operations: [{ operation: 'write', path: `w${id}`, content: 'x' }] })),
+    }),
+  });
   assert.is(f.status, 0, f.stderr);
   assert.equal(events(f.stdout)[0], { type: 'plan/start', plan: 'w', total: 3, start: 3 });
   assert.equal(planIds(repo, 'late'), [3]);
 });
 
 Cli('an invalid plan: exit 1, the bad batch named, nothing written', ({ repo }) => {
-  const bad = JSON.stringify({ batches: [{ id: 1, operations: [{ operation: 'write', path: 'a', content: 'a' }] }, { id: 2, operations: [{ operation: 'write', path: 'b', content: 'b' }] }, { id: 3, operations: [{ operation: 'edit', path: 'a' }] }] });
+  const bad = JSON.stringify({
+    batches: [
+      { id: 1, operations: [{ operation: 'write', path: 'a', content: 'a' }] },
+      { id: 2, operations: [{ operation: 'write', path: 'b', content: 'b' }] },
+      { id: 3, operations: [{ operation: 'edit', path: 'a' }] },
+    ],
+  });
   repo.write('plan.json', bad);
   const r = repo.shadow(['run', 'plan.json']);
   assert.is(r.status, 1);
@@ -84,26 +114,32 @@ Cli('an invalid plan: exit 1, the bad batch named, nothing written', ({ repo }) 
   assert.is(j.json().error.code, 'INVALID_PLAN');
 });
 
-Cli('a failing batch: exit 1 naming it; resume retries it; resume --skip skips it and the ledger says so', ({ repo }) => {
-  repo.write('plan.json', FRAGILE);
-  const r = repo.shadow(['run', 'plan.json']);
-  assert.is(r.status, 1);
-  assert.match(r.stderr, /error: batch 2 of plan fragile failed/);
-  assert.match(r.stderr, /the draft stays at batch 1/);
-  assert.match(r.stderr, /shadow resume --skip/);
-  assert.equal(events(r.stdout).at(-1)!.type, 'plan/failed');
-  assert.equal(planIds(repo), [1]);
-  const retry = repo.shadow(['resume']);
-  assert.is(retry.status, 1);
-  assert.equal(events(retry.stdout)[0], { type: 'plan/start', plan: 'fragile', total: 4, start: 2 });
-  assert.equal(planIds(repo), [1]);
-  const skip = repo.shadow(['resume', '--skip']);
-  assert.is(skip.status, 0, skip.stderr);
-  assert.equal(planIds(repo), [1, 3, 4]);
-  const skips = ledger(repo, 'default').filter((e) => e.type === 'plan/skip');
-  assert.equal(skips.map((e) => [e.data.plan, e.data.batch_id]), [['fragile', 2]]);
-  assert.equal(readTracker(repo, 'default')!.skipped, [2]);
-});
+Cli(
+  'a failing batch: exit 1 naming it; resume retries it; resume --skip skips it and the ledger says so',
+  ({ repo }) => {
+    repo.write('plan.json', FRAGILE);
+    const r = repo.shadow(['run', 'plan.json']);
+    assert.is(r.status, 1);
+    assert.match(r.stderr, /error: batch 2 of plan fragile failed/);
+    assert.match(r.stderr, /the draft stays at batch 1/);
+    assert.match(r.stderr, /shadow resume --skip/);
+    assert.equal(events(r.stdout).at(-1)!.type, 'plan/failed');
+    assert.equal(planIds(repo), [1]);
+    const retry = repo.shadow(['resume']);
+    assert.is(retry.status, 1);
+    assert.equal(events(retry.stdout)[0], { type: 'plan/start', plan: 'fragile', total: 4, start: 2 });
+    assert.equal(planIds(repo), [1]);
+    const skip = repo.shadow(['resume', '--skip']);
+    assert.is(skip.status, 0, skip.stderr);
+    assert.equal(planIds(repo), [1, 3, 4]);
+    const skips = ledger(repo, 'default').filter((e) => e.type === 'plan/skip');
+    assert.equal(
+      skips.map((e) => [e.data.plan, e.data.batch_id]),
+      [['fragile', 2]],
+    );
+    assert.equal(readTracker(repo, 'default')!.skipped, [2]);
+  },
+);
 
 Cli('resume of a plan file that changed: PLAN_CHANGED (exit 1) until --force', ({ repo }) => {
   repo.write('plan.json', FRAGILE);
@@ -142,7 +178,10 @@ Cli('`shadow stop` from another process: the run stops after its current batch, 
   const last = Number(/stopped after batch (\d+) of 1000; continue with `shadow resume`/.exec(r.stderr)?.[1]);
   assert.ok(last >= 1 && last < 1000, `stopped at ${last}`);
   assert.equal(planIds(repo), range(1, last));
-  assert.equal([readTracker(repo, 'default')!.status, readTracker(repo, 'default')!.last_completed_batch_id], ['stopped', last]);
+  assert.equal(
+    [readTracker(repo, 'default')!.status, readTracker(repo, 'default')!.last_completed_batch_id],
+    ['stopped', last],
+  );
   assert.is(repo.exists(`.git/shadow/drafts/default/stop`), false, 'the request is used up');
 });
 
@@ -153,7 +192,11 @@ Cli('a second runner while the plan runs in another process: no batch is applied
   // between batches (no lock held): alive, its tracker saying "running". A
   // second runner (`shadow resume`) runs then; the first goes on (SIGCONT)
   // when the second has ended.
-  const worker = spawn(process.execPath, [CRASH_WORKER, repo.dir, repo.path('plan.json'), '0', 'event', '2', '1', 'SIGSTOP'], { env: repo.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const worker = spawn(
+    process.execPath,
+    [CRASH_WORKER, repo.dir, repo.path('plan.json'), '0', 'event', '2', '1', 'SIGSTOP'],
+    { env: repo.env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
   worker.stderr.on('data', (d) => (err += d));
@@ -171,7 +214,11 @@ Cli('a second runner while the plan runs in another process: no batch is applied
   assert.is(during?.status, 'running', 'set-up: the first runner was paused mid-plan');
   const ids = planIds(repo);
   const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
-  assert.equal(twice, [], `plan batches committed twice (first: exit ${code} ${err.trim()}; second: ${describe(other)})`);
+  assert.equal(
+    twice,
+    [],
+    `plan batches committed twice (first: exit ${code} ${err.trim()}; second: ${describe(other)})`,
+  );
   // Whatever the two did, one more resume finishes the plan with each batch once.
   const last = repo.shadow(['resume']);
   assert.is(last.status, 0, last.stderr);

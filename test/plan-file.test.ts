@@ -4,7 +4,17 @@ import { parsePlan } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { PLAN_BASE_FILES, writesPlan } from './helpers/plan-fixtures.js';
 import { planBatchIds, planCommits, refValue } from './helpers/mem-draft-history.js';
-import { draftPath, expectCode, good, jsonPlan, PLAN_FILE, range, readTrackerFile, recorder, write } from './helpers/plan-memfs.js';
+import {
+  draftPath,
+  expectCode,
+  good,
+  jsonPlan,
+  PLAN_FILE,
+  range,
+  readTrackerFile,
+  recorder,
+  write,
+} from './helpers/plan-memfs.js';
 
 /*
  * Plan files on memfs: JSON and JSON Lines, the fingerprint, and every bad
@@ -42,20 +52,44 @@ const BAD: Array<{ name: string; text: string; code?: string; says: RegExp[] }> 
     text: jsonPlan([...range(1, 49).map(good), { id: 50, operations: [{ operation: 'frobnicate', path: 'a' }] }]),
     says: [/batch 50\b/, /frobnicate/],
   },
-  { name: 'no operations in batch 2', text: jsonPlan([good(1), { id: 2, operations: [] }, good(3)]), says: [/batch 2\b/] },
-  { name: 'an unknown field in batch 4', text: jsonPlan([good(1), good(2), good(3), { ...good(4), when: 'now' }]), says: [/batch 4\b/, /when/] },
-  { name: 'a path that escapes the repository in batch 2', text: jsonPlan([good(1), { id: 2, operations: [write('../outside.txt')] }]), says: [/batch 2\b/] },
+  {
+    name: 'no operations in batch 2',
+    text: jsonPlan([good(1), { id: 2, operations: [] }, good(3)]),
+    says: [/batch 2\b/],
+  },
+  {
+    name: 'an unknown field in batch 4',
+    text: jsonPlan([good(1), good(2), good(3), { ...good(4), when: 'now' }]),
+    says: [/batch 4\b/, /when/],
+  },
+  {
+    name: 'a path that escapes the repository in batch 2',
+    text: jsonPlan([good(1), { id: 2, operations: [write('../outside.txt')] }]),
+    says: [/batch 2\b/],
+  },
   { name: 'ids out of order (1, 3, 2)', text: jsonPlan([good(1), good(3), good(2)]), says: [/must be 2/] },
   { name: 'a duplicate id (1, 2, 2)', text: jsonPlan([good(1), good(2), good(2)]), says: [/must be 3/] },
   { name: 'ids from 0', text: jsonPlan([good(0), good(1)]), says: [/id/] },
   { name: 'a gap in the ids (1, 2, 4)', text: jsonPlan([good(1), good(2), good(4)]), says: [/must be 3/] },
-  { name: 'a batch without an id (the 2nd)', text: jsonPlan([good(1), { operations: [write('a')] }]), says: [/batch #2\b/] },
+  {
+    name: 'a batch without an id (the 2nd)',
+    text: jsonPlan([good(1), { operations: [write('a')] }]),
+    says: [/batch #2\b/],
+  },
   { name: 'no batches', text: jsonPlan([]), says: [/batches/] },
   { name: 'a plan id with a space', text: jsonPlan([good(1)], { id: 'my plan' }), says: [/id/] },
   { name: 'an unknown top-level field', text: jsonPlan([good(1)], { steps: [] }), says: [/steps/] },
-  { name: 'JSON Lines: a bad batch on line 3', text: jsonLines([good(1), good(2), { id: 3, operations: [{ operation: 'delete' }] }]), says: [/batch 3\b/] },
+  {
+    name: 'JSON Lines: a bad batch on line 3',
+    text: jsonLines([good(1), good(2), { id: 3, operations: [{ operation: 'delete' }] }]),
+    says: [/batch 3\b/],
+  },
   { name: 'JSON Lines: ids out of order', text: jsonLines([good(1), good(3), good(2)]), says: [/must be 2/] },
-  { name: 'JSON Lines: a line that is not JSON', text: `${JSON.stringify(good(1))}\n{"id": 2, "operations": [\n${JSON.stringify(good(3))}`, says: [/line 2\b/] },
+  {
+    name: 'JSON Lines: a line that is not JSON',
+    text: `${JSON.stringify(good(1))}\n{"id": 2, "operations": [\n${JSON.stringify(good(3))}`,
+    says: [/line 2\b/],
+  },
   { name: 'malformed JSON', text: '{"batches": [{"id": 1, "operations": [', code: 'INVALID_JSON', says: [/plan/] },
 ];
 
@@ -74,21 +108,40 @@ for (const c of BAD) {
   });
 }
 
-PlanFile('a bad batch on a draft with history: the ref, the ledger and the tracker stay as they were', async ({ repo }) => {
-  const sh = await repo.open();
-  const text = jsonPlan([good(1), good(2)], { id: 'first' });
-  await sh.runPlan(text);
-  const tip = await refValue(repo);
-  const ledger = await sh.events();
-  const tracker = readTrackerFile(repo);
-  await expectCode(sh.runPlan(jsonPlan([good(1), good(2), { id: 3, operations: [{ operation: 'edit', path: 'a' }] }], { id: 'second' })), 'INVALID_PLAN');
-  assert.is(await refValue(repo), tip);
-  assert.equal(await sh.events(), ledger);
-  assert.equal(readTrackerFile(repo), tracker);
-});
+PlanFile(
+  'a bad batch on a draft with history: the ref, the ledger and the tracker stay as they were',
+  async ({ repo }) => {
+    const sh = await repo.open();
+    const text = jsonPlan([good(1), good(2)], { id: 'first' });
+    await sh.runPlan(text);
+    const tip = await refValue(repo);
+    const ledger = await sh.events();
+    const tracker = readTrackerFile(repo);
+    await expectCode(
+      sh.runPlan(
+        jsonPlan([good(1), good(2), { id: 3, operations: [{ operation: 'edit', path: 'a' }] }], { id: 'second' }),
+      ),
+      'INVALID_PLAN',
+    );
+    assert.is(await refValue(repo), tip);
+    assert.equal(await sh.events(), ledger);
+    assert.equal(readTrackerFile(repo), tracker);
+  },
+);
 
 PlanFile('every bad batch is listed with its id', async () => {
-  const e = expectThrowCode(() => parsePlan(jsonPlan([good(1), { id: 2, operations: [] }, good(3), { id: 4, operations: [{ operation: 'nope', path: 'x' }] }])), 'INVALID_PLAN');
+  const e = expectThrowCode(
+    () =>
+      parsePlan(
+        jsonPlan([
+          good(1),
+          { id: 2, operations: [] },
+          good(3),
+          { id: 4, operations: [{ operation: 'nope', path: 'x' }] },
+        ]),
+      ),
+    'INVALID_PLAN',
+  );
   assert.match(e.message, /batch 2\b/);
   assert.match(e.message, /batch 4\b/);
   assert.match(e.message, /\(2 problems\)/);
@@ -96,7 +149,11 @@ PlanFile('every bad batch is listed with its id', async () => {
 });
 
 PlanFile('JSON Lines (blank lines, CRLF) is the same plan as JSON, with an id from its fingerprint', () => {
-  const batches = [good(1), { id: 2, intent: 'two', operations: [write('b'), { operation: 'delete', path: 'README.md' }] }, good(3)];
+  const batches = [
+    good(1),
+    { id: 2, intent: 'two', operations: [write('b'), { operation: 'delete', path: 'README.md' }] },
+    good(3),
+  ];
   const fromJson = parsePlan(jsonPlan(batches));
   const fromLines = parsePlan(`\n${batches.map((b) => JSON.stringify(b)).join('\r\n\n')}\r\n`);
   assert.equal(fromLines.batches, fromJson.batches);
@@ -127,7 +184,10 @@ PlanFile('a JSON Lines plan runs with its fingerprint id in the trailers', async
   const out = await sh.runPlan(text);
   assert.is(out.status, 'complete');
   const commits = await planCommits(repo);
-  assert.equal(commits.map((c) => c.trailers['Shadow-Plan']), [parsePlan(text).id, parsePlan(text).id]);
+  assert.equal(
+    commits.map((c) => c.trailers['Shadow-Plan']),
+    [parsePlan(text).id, parsePlan(text).id],
+  );
   assert.equal(await planBatchIds(repo), [1, 2]);
 });
 

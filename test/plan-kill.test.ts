@@ -4,7 +4,15 @@ import * as assert from 'uvu/assert';
 import { openShadow } from '../src/index.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { CRASH_WORKER, lastReported, runShadowChild, type Trigger } from './helpers/plan-child.js';
-import { between, evolvingPlan, PLAN_BASE_FILES, planCommits, prng, treeFiles, type PlanCommit } from './helpers/plan-fixtures.js';
+import {
+  between,
+  evolvingPlan,
+  PLAN_BASE_FILES,
+  planCommits,
+  prng,
+  treeFiles,
+  type PlanCommit,
+} from './helpers/plan-fixtures.js';
 import { describe, events, ledger, range, readTracker } from './helpers/plan-records.js';
 
 /**
@@ -53,9 +61,16 @@ function uninterrupted(): Reference {
     const r = repo.shadow(['--draft', 'ref', 'run', 'plan.json']);
     assert.is(r.status, 0, r.stderr);
     const commits = planCommits(repo, 'ref');
-    assert.equal(commits.map((c) => c.planBatch), range(1, BATCHES));
+    assert.equal(
+      commits.map((c) => c.planBatch),
+      range(1, BATCHES),
+    );
     const final = repo.git('rev-parse', 'refs/shadow/drafts/ref^{tree}').trim();
-    assert.equal(treeFiles(repo, 'refs/shadow/drafts/ref'), PLAN.files, 'the uninterrupted run gives the simulated files');
+    assert.equal(
+      treeFiles(repo, 'refs/shadow/drafts/ref'),
+      PLAN.files,
+      'the uninterrupted run gives the simulated files',
+    );
     reference = { trees: commits.map((c) => c.tree), final };
     return reference;
   } finally {
@@ -75,9 +90,21 @@ function tree(repo: DiskRepo, draft: string): string {
 function checkPlanCommits(repo: DiskRepo, draft: string, ref: Reference, where: string): number {
   const commits: PlanCommit[] = planCommits(repo, draft);
   const k = commits.length;
-  assert.equal(commits.map((c) => c.planBatch), range(1, k), `${where}: plan batches are 1..${k}, no duplicate, no gap`);
-  assert.equal(commits.map((c) => c.plan), Array(k).fill('evolve'), `${where}: Shadow-Plan`);
-  assert.equal(commits.map((c) => c.batch), range(1, k), `${where}: Shadow-Batch`);
+  assert.equal(
+    commits.map((c) => c.planBatch),
+    range(1, k),
+    `${where}: plan batches are 1..${k}, no duplicate, no gap`,
+  );
+  assert.equal(
+    commits.map((c) => c.plan),
+    Array(k).fill('evolve'),
+    `${where}: Shadow-Plan`,
+  );
+  assert.equal(
+    commits.map((c) => c.batch),
+    range(1, k),
+    `${where}: Shadow-Batch`,
+  );
   commits.forEach((c, i) => assert.is(c.tree, ref.trees[i], `${where}: the tree after plan batch ${i + 1}`));
   return k;
 }
@@ -148,7 +175,10 @@ async function chain(c: number, kills: number, ref: Reference): Promise<ChainSta
       stats.kills++;
       const now = checkPlanCommits(repo, draft, ref, where);
       assert.ok(now >= k, `${where}: no committed batch is lost (${k} before, ${now} now)`);
-      assert.ok(now >= lastReported(r), `${where}: every batch reported committed (${lastReported(r)}) is on the draft (${now})`);
+      assert.ok(
+        now >= lastReported(r),
+        `${where}: every batch reported committed (${lastReported(r)}) is on the draft (${now})`,
+      );
       if (now === 0) stats.killedBeforeFirstCommit++;
       const t = readTracker(repo, draft);
       if (t && t.last_completed_batch_id < now) stats.trackerBehind++;
@@ -158,7 +188,11 @@ async function chain(c: number, kills: number, ref: Reference): Promise<ChainSta
     // The last resume, uninterrupted, to the end.
     const last = await runShadowChild(repo, ['--draft', draft, 'resume'], { kind: 'none' });
     assert.is(last.code, 0, `chain ${c} final resume: ${describe(last)}`);
-    assert.equal(last.events[0], { type: 'plan/start', plan: 'evolve', total: BATCHES, start: k + 1 }, `chain ${c} final resume starts after batch ${k}`);
+    assert.equal(
+      last.events[0],
+      { type: 'plan/start', plan: 'evolve', total: BATCHES, start: k + 1 },
+      `chain ${c} final resume starts after batch ${k}`,
+    );
     finishDraft(draft, `chain ${c} final resume`);
     repo.git('fsck', '--strict', '--no-progress');
     return stats;
@@ -167,19 +201,22 @@ async function chain(c: number, kills: number, ref: Reference): Promise<ChainSta
   }
 }
 
-Kill(`${KILLS} SIGKILLs at seeded moments (seed ${SEED}): after each the plan commits are 1..k; every resume ends with the uninterrupted tree`, async () => {
-  const started = Date.now();
-  const ref = uninterrupted();
-  const all = await Promise.all(Array.from({ length: CHAINS }, (_, c) => chain(c, KILLS / CHAINS, ref)));
-  const sum = (f: keyof ChainStats): number => all.reduce((n, s) => n + s[f], 0);
-  assert.is(sum('kills'), KILLS);
-  // Kills landed everywhere: before a first commit, and across several whole runs of the plan.
-  assert.ok(sum('laps') >= CHAINS, 'every chain finished its draft at least once');
-  process.stdout.write(
-    `  plan-kill: ${sum('kills')} kills over ${sum('laps')} complete drafts; killed before the draft's first plan commit ${sum('killedBeforeFirstCommit')}, ` +
-      `tracker behind the ref after ${sum('trackerBehind')}, ahead ${sum('trackerAhead')}; ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
-  );
-});
+Kill(
+  `${KILLS} SIGKILLs at seeded moments (seed ${SEED}): after each the plan commits are 1..k; every resume ends with the uninterrupted tree`,
+  async () => {
+    const started = Date.now();
+    const ref = uninterrupted();
+    const all = await Promise.all(Array.from({ length: CHAINS }, (_, c) => chain(c, KILLS / CHAINS, ref)));
+    const sum = (f: keyof ChainStats): number => all.reduce((n, s) => n + s[f], 0);
+    assert.is(sum('kills'), KILLS);
+    // Kills landed everywhere: before a first commit, and across several whole runs of the plan.
+    assert.ok(sum('laps') >= CHAINS, 'every chain finished its draft at least once');
+    process.stdout.write(
+      `  plan-kill: ${sum('kills')} kills over ${sum('laps')} complete drafts; killed before the draft's first plan commit ${sum('killedBeforeFirstCommit')}, ` +
+        `tracker behind the ref after ${sum('trackerBehind')}, ahead ${sum('trackerAhead')}; ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+    );
+  },
+);
 
 Kill.run();
 
@@ -196,32 +233,106 @@ const SHORT = 6;
 const SHORT_PLAN = evolvingPlan(SHORT);
 
 /** SIGKILL at an exact step (see helpers/plan-crash-worker.ts); `committed`: plan batches on the draft after it. */
-const CRASH_POINTS: Array<{ name: string; after: number; method: string; pattern: string; nth: number; committed: number }> = [
-  { name: "the draft's first batch, holding the new draft's ref lock", after: 0, method: 'linkSync', pattern: 'refs/shadow/drafts/default\\.lock$', nth: 1, committed: 0 },
-  { name: 'batch 3: its pack written, the ref not yet moved', after: 2, method: 'renameSync', pattern: '/objects/pack/pack-[0-9a-f]+\\.idx$', nth: 1, committed: 2 },
-  { name: "batch 3: holding the draft's ref lock", after: 2, method: 'linkSync', pattern: 'refs/shadow/drafts/default\\.lock$', nth: 1, committed: 2 },
-  { name: 'batch 3: the ref moved, draft.json not yet written', after: 2, method: 'renameSync', pattern: 'refs/shadow/drafts/default$', nth: 1, committed: 3 },
-  { name: 'batch 3: holding the ledger lock for its batch/commit event', after: 2, method: 'openSync', pattern: '/events\\.jsonl$', nth: 1, committed: 3 },
-  { name: 'batch 3: committed, the tracker not yet written (the tracker behind the ref)', after: 2, method: 'openSync', pattern: '/tracker\\.json\\.tmp-', nth: 1, committed: 3 },
-  { name: 'batch 3: the tracker written, its event not yet printed', after: 2, method: 'renameSync', pattern: '/tracker\\.json$', nth: 1, committed: 3 },
-  { name: 'after the last batch: holding the ledger lock for plan/complete', after: SHORT, method: 'openSync', pattern: '/events\\.jsonl$', nth: 1, committed: SHORT },
+const CRASH_POINTS: Array<{
+  name: string;
+  after: number;
+  method: string;
+  pattern: string;
+  nth: number;
+  committed: number;
+}> = [
+  {
+    name: "the draft's first batch, holding the new draft's ref lock",
+    after: 0,
+    method: 'linkSync',
+    pattern: 'refs/shadow/drafts/default\\.lock$',
+    nth: 1,
+    committed: 0,
+  },
+  {
+    name: 'batch 3: its pack written, the ref not yet moved',
+    after: 2,
+    method: 'renameSync',
+    pattern: '/objects/pack/pack-[0-9a-f]+\\.idx$',
+    nth: 1,
+    committed: 2,
+  },
+  {
+    name: "batch 3: holding the draft's ref lock",
+    after: 2,
+    method: 'linkSync',
+    pattern: 'refs/shadow/drafts/default\\.lock$',
+    nth: 1,
+    committed: 2,
+  },
+  {
+    name: 'batch 3: the ref moved, draft.json not yet written',
+    after: 2,
+    method: 'renameSync',
+    pattern: 'refs/shadow/drafts/default$',
+    nth: 1,
+    committed: 3,
+  },
+  {
+    name: 'batch 3: holding the ledger lock for its batch/commit event',
+    after: 2,
+    method: 'openSync',
+    pattern: '/events\\.jsonl$',
+    nth: 1,
+    committed: 3,
+  },
+  {
+    name: 'batch 3: committed, the tracker not yet written (the tracker behind the ref)',
+    after: 2,
+    method: 'openSync',
+    pattern: '/tracker\\.json\\.tmp-',
+    nth: 1,
+    committed: 3,
+  },
+  {
+    name: 'batch 3: the tracker written, its event not yet printed',
+    after: 2,
+    method: 'renameSync',
+    pattern: '/tracker\\.json$',
+    nth: 1,
+    committed: 3,
+  },
+  {
+    name: 'after the last batch: holding the ledger lock for plan/complete',
+    after: SHORT,
+    method: 'openSync',
+    pattern: '/events\\.jsonl$',
+    nth: 1,
+    committed: SHORT,
+  },
 ];
 
 for (const c of CRASH_POINTS) {
-  Crash(`SIGKILL at ${c.name}: ${c.committed} batches stay, \`shadow resume\` finishes with the uninterrupted tree`, async ({ repo }) => {
-    const ref = uninterrupted();
-    repo.write('plan.json', SHORT_PLAN.text);
-    const worker = spawnSync(process.execPath, [CRASH_WORKER, repo.dir, repo.path('plan.json'), String(c.after), c.method, c.pattern, String(c.nth)], { env: repo.env, encoding: 'utf8' });
-    assert.is(worker.signal, 'SIGKILL', `the worker reached the crash point: exit ${worker.status}, ${worker.stderr}`);
-    assert.is(checkPlanCommits(repo, 'default', ref, c.name), c.committed);
-    const r = repo.shadow(['resume']);
-    assert.is(r.status, 0, `shadow resume after a crash at ${c.name}: ${r.stderr}`);
-    assert.equal(events(r.stdout)[0], { type: 'plan/start', plan: 'evolve', total: SHORT, start: c.committed + 1 });
-    assert.is(checkPlanCommits(repo, 'default', ref, `${c.name}, resumed`), SHORT);
-    assert.is(tree(repo, 'default'), ref.trees[SHORT - 1]);
-    const t = readTracker(repo, 'default')!;
-    assert.equal([t.status, t.last_completed_batch_id], ['complete', SHORT]);
-  });
+  Crash(
+    `SIGKILL at ${c.name}: ${c.committed} batches stay, \`shadow resume\` finishes with the uninterrupted tree`,
+    async ({ repo }) => {
+      const ref = uninterrupted();
+      repo.write('plan.json', SHORT_PLAN.text);
+      const worker = spawnSync(
+        process.execPath,
+        [CRASH_WORKER, repo.dir, repo.path('plan.json'), String(c.after), c.method, c.pattern, String(c.nth)],
+        { env: repo.env, encoding: 'utf8' },
+      );
+      assert.is(
+        worker.signal,
+        'SIGKILL',
+        `the worker reached the crash point: exit ${worker.status}, ${worker.stderr}`,
+      );
+      assert.is(checkPlanCommits(repo, 'default', ref, c.name), c.committed);
+      const r = repo.shadow(['resume']);
+      assert.is(r.status, 0, `shadow resume after a crash at ${c.name}: ${r.stderr}`);
+      assert.equal(events(r.stdout)[0], { type: 'plan/start', plan: 'evolve', total: SHORT, start: c.committed + 1 });
+      assert.is(checkPlanCommits(repo, 'default', ref, `${c.name}, resumed`), SHORT);
+      assert.is(tree(repo, 'default'), ref.trees[SHORT - 1]);
+      const t = readTracker(repo, 'default')!;
+      assert.equal([t.status, t.last_completed_batch_id], ['complete', SHORT]);
+    },
+  );
 }
 
 Crash.run();
@@ -243,39 +354,73 @@ const draw = {
 };
 const STOPS: Array<{ name: string; trigger: Trigger; via: NodeJS.Signals | 'request' }> = [
   { name: 'SIGINT on plan/start', trigger: { kind: 'line', line: 1 }, via: 'SIGINT' },
-  ...draw.sigint.map((count) => ({ name: `SIGINT when batch ${count} is reported`, trigger: { kind: 'commits', count } as Trigger, via: 'SIGINT' as const })),
+  ...draw.sigint.map((count) => ({
+    name: `SIGINT when batch ${count} is reported`,
+    trigger: { kind: 'commits', count } as Trigger,
+    via: 'SIGINT' as const,
+  })),
   { name: `SIGINT ${draw.delay} ms after the first output`, trigger: { kind: 'delay', ms: draw.delay }, via: 'SIGINT' },
-  { name: `SIGTERM when batch ${draw.sigterm} is reported`, trigger: { kind: 'commits', count: draw.sigterm }, via: 'SIGTERM' },
+  {
+    name: `SIGTERM when batch ${draw.sigterm} is reported`,
+    trigger: { kind: 'commits', count: draw.sigterm },
+    via: 'SIGTERM',
+  },
   // What `shadow stop` does (its request file), from this process: a `shadow stop` child starts too slowly for a 50-batch run (see plan-cli).
-  { name: `a stop request (stopPlan from another process) when batch ${draw.request} is reported`, trigger: { kind: 'commits', count: draw.request }, via: 'request' },
+  {
+    name: `a stop request (stopPlan from another process) when batch ${draw.request} is reported`,
+    trigger: { kind: 'commits', count: draw.request },
+    via: 'request',
+  },
 ];
 
 for (const s of STOPS) {
-  Stop(`${s.name}: exit 130, a complete last batch, the line to resume, and a resume that finishes`, async ({ repo }) => {
-    const ref = uninterrupted();
-    let asked: Promise<unknown> | undefined;
-    const via = s.via === 'request' ? (): void => void (asked = openShadow({ dir: repo.dir }).then((sh) => sh.stopPlan().finally(() => sh.close()))) : s.via;
-    const r = await runShadowChild(repo, ['run', 'plan.json'], s.trigger, via);
-    if (asked) await asked;
-    assert.ok(r.sent, 'the stop was sent while the plan ran');
-    assert.is(r.code, 130, describe(r));
-    const m = /stopped after batch (\d+) of 50; continue with `shadow resume`/.exec(r.stderr);
-    assert.ok(m, `stderr names the last batch and the command to resume: ${r.stderr}`);
-    const last = Number(m![1]);
-    assert.ok(last >= lastReported(r) && last < BATCHES, `stopped between batches: ${last}`);
-    assert.equal(r.events.at(-1), { type: 'plan/stopped', plan: 'evolve', last_completed_batch_id: last, total: BATCHES });
-    assert.is(checkPlanCommits(repo, 'default', ref, s.name), last, 'the draft ends at the batch named');
-    if (last > 0) assert.is(tree(repo, 'default'), ref.trees[last - 1], 'the last batch is complete');
-    const t = readTracker(repo, 'default')!;
-    assert.equal([t.status, t.last_completed_batch_id], ['stopped', last]);
-    assert.equal(ledger(repo, 'default').filter((e) => e.type === 'plan/stopped').map((e) => e.data.last_completed_batch_id), [last]);
+  Stop(
+    `${s.name}: exit 130, a complete last batch, the line to resume, and a resume that finishes`,
+    async ({ repo }) => {
+      const ref = uninterrupted();
+      let asked: Promise<unknown> | undefined;
+      const via =
+        s.via === 'request'
+          ? (): void =>
+              void (asked = openShadow({ dir: repo.dir }).then((sh) => sh.stopPlan().finally(() => sh.close())))
+          : s.via;
+      const r = await runShadowChild(repo, ['run', 'plan.json'], s.trigger, via);
+      if (asked) await asked;
+      assert.ok(r.sent, 'the stop was sent while the plan ran');
+      assert.is(r.code, 130, describe(r));
+      const m = /stopped after batch (\d+) of 50; continue with `shadow resume`/.exec(r.stderr);
+      assert.ok(m, `stderr names the last batch and the command to resume: ${r.stderr}`);
+      const last = Number(m![1]);
+      assert.ok(last >= lastReported(r) && last < BATCHES, `stopped between batches: ${last}`);
+      assert.equal(r.events.at(-1), {
+        type: 'plan/stopped',
+        plan: 'evolve',
+        last_completed_batch_id: last,
+        total: BATCHES,
+      });
+      assert.is(checkPlanCommits(repo, 'default', ref, s.name), last, 'the draft ends at the batch named');
+      if (last > 0) assert.is(tree(repo, 'default'), ref.trees[last - 1], 'the last batch is complete');
+      const t = readTracker(repo, 'default')!;
+      assert.equal([t.status, t.last_completed_batch_id], ['stopped', last]);
+      assert.equal(
+        ledger(repo, 'default')
+          .filter((e) => e.type === 'plan/stopped')
+          .map((e) => e.data.last_completed_batch_id),
+        [last],
+      );
 
-    const again = repo.shadow(['resume']);
-    assert.is(again.status, 0, again.stderr);
-    assert.equal(JSON.parse(again.stdout.split('\n')[0]!), { type: 'plan/start', plan: 'evolve', total: BATCHES, start: last + 1 });
-    assert.is(checkPlanCommits(repo, 'default', ref, `${s.name}, resumed`), BATCHES);
-    assert.is(tree(repo, 'default'), ref.final);
-  });
+      const again = repo.shadow(['resume']);
+      assert.is(again.status, 0, again.stderr);
+      assert.equal(JSON.parse(again.stdout.split('\n')[0]!), {
+        type: 'plan/start',
+        plan: 'evolve',
+        total: BATCHES,
+        start: last + 1,
+      });
+      assert.is(checkPlanCommits(repo, 'default', ref, `${s.name}, resumed`), BATCHES);
+      assert.is(tree(repo, 'default'), ref.final);
+    },
+  );
 }
 
 Stop.run();

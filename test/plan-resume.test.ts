@@ -4,7 +4,16 @@ import { parsePlan } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { evolvingPlan, PLAN_BASE_FILES, type PlanDoc } from './helpers/plan-fixtures.js';
 import { draftFiles, history, planBatchIds, refValue } from './helpers/mem-draft-history.js';
-import { expectCode, N, PLAN_FILE, range, readTrackerFile, recorder, runAndStop, writePlanFile } from './helpers/plan-memfs.js';
+import {
+  expectCode,
+  N,
+  PLAN_FILE,
+  range,
+  readTrackerFile,
+  recorder,
+  runAndStop,
+  writePlanFile,
+} from './helpers/plan-memfs.js';
 
 /*
  * Resuming a plan on memfs: the plan file it began with, PLAN_CHANGED and
@@ -67,21 +76,28 @@ Resume('--force runs the changed plan from where the draft stands', async ({ rep
   const files = await draftFiles(repo);
   const gen8 = plan.doc.batches[7]!.operations.find((o) => o.operation === 'write')!.path;
   assert.is(files[gen8], 'changed after the run began\n');
-  assert.is(readTrackerFile(repo)!.fingerprint, parsePlan(changed).fingerprint, 'the tracker now holds the new fingerprint');
+  assert.is(
+    readTrackerFile(repo)!.fingerprint,
+    parsePlan(changed).fingerprint,
+    'the tracker now holds the new fingerprint',
+  );
 });
 
-Resume('--force on a plan without an id continues after the last batch on the draft, not from batch 1', async ({ repo }) => {
-  const sh = await repo.open();
-  const plan = evolvingPlan(N, null);
-  await runAndStop(repo, sh, plan.text, 5);
-  writePlanFile(repo, JSON.stringify(edited(plan.doc, 8)));
-  const rec = recorder();
-  const out = await sh.resumePlan({ force: true, onEvent: rec.onEvent });
-  assert.is(rec.events[0]!.type, 'plan/start');
-  assert.is((rec.events[0] as { start: number }).start, 6, 'batches 1..5 are on the draft already');
-  assert.is(out.status, 'complete', JSON.stringify(out.failed));
-  assert.equal(await planBatchIds(repo), range(1, N), 'each plan batch once');
-});
+Resume(
+  '--force on a plan without an id continues after the last batch on the draft, not from batch 1',
+  async ({ repo }) => {
+    const sh = await repo.open();
+    const plan = evolvingPlan(N, null);
+    await runAndStop(repo, sh, plan.text, 5);
+    writePlanFile(repo, JSON.stringify(edited(plan.doc, 8)));
+    const rec = recorder();
+    const out = await sh.resumePlan({ force: true, onEvent: rec.onEvent });
+    assert.is(rec.events[0]!.type, 'plan/start');
+    assert.is((rec.events[0] as { start: number }).start, 6, 'batches 1..5 are on the draft already');
+    assert.is(out.status, 'complete', JSON.stringify(out.failed));
+    assert.equal(await planBatchIds(repo), range(1, N), 'each plan batch once');
+  },
+);
 
 Resume('no plan to resume: NO_PLAN; a plan file that is gone: NO_PLAN', async ({ repo }) => {
   const sh = await repo.open();

@@ -81,7 +81,9 @@ for (const p of PROTOCOLS) {
       if (states.indexOf(s) % Math.max(1, Math.floor(states.length / FSCK_SAMPLE)) === 0) gitFsck(fs, label);
     }
     const of = states.length < all.length ? ` of ${all.length}` : '';
-    counts.push(`crash states: ${p.name}: ${enumerated} enumerated + ${sampled} sampled${of} over ${crash.events.length + 1} crash points`);
+    counts.push(
+      `crash states: ${p.name}: ${enumerated} enumerated + ${sampled} sampled${of} over ${crash.events.length + 1} crash points`,
+    );
   });
 }
 

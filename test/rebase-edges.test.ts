@@ -121,7 +121,8 @@ test('a batch that lands while the rebase writes: the rebase loses the compare-a
     await withShadow(repo, async (sh) => {
       await batch(sh, [{ operation: 'write', path: 'f.txt', content: 'one\ntwo\nthree by the draft\n' }]);
       repo.write('f.txt', 'one by the person\ntwo\nthree\n');
-      const refs = (sh as unknown as { ws: { repo: { refs: { update: (u: { ref: string }) => Promise<void> } } } }).ws.repo.refs;
+      const refs = (sh as unknown as { ws: { repo: { refs: { update: (u: { ref: string }) => Promise<void> } } } }).ws
+        .repo.refs;
       const update = refs.update.bind(refs);
       let raced = false;
       refs.update = async (u) => {
@@ -149,9 +150,13 @@ test('a batch that loses to a rebase goes again on top of it: an edit of other l
   const repo = new DiskRepo(FILES);
   try {
     await withShadow(repo, async (sh) => {
-      await batch(sh, [{ operation: 'write', path: 'f.txt', content: 'one\ntwo\nthree by the draft\n' }, { operation: 'write', path: 'g.txt', content: 'g by the draft\n' }]);
+      await batch(sh, [
+        { operation: 'write', path: 'f.txt', content: 'one\ntwo\nthree by the draft\n' },
+        { operation: 'write', path: 'g.txt', content: 'g by the draft\n' },
+      ]);
       repo.write('f.txt', 'one by the person\ntwo\nthree\n');
-      const refs = (sh as unknown as { ws: { repo: { refs: { update: (u: { ref: string }) => Promise<void> } } } }).ws.repo.refs;
+      const refs = (sh as unknown as { ws: { repo: { refs: { update: (u: { ref: string }) => Promise<void> } } } }).ws
+        .repo.refs;
       const update = refs.update.bind(refs);
       let raced = 0;
       refs.update = async (u) => {
@@ -161,13 +166,19 @@ test('a batch that loses to a rebase goes again on top of it: an edit of other l
         }
         return update(u);
       };
-      const r = await sh.batch({ intent: 'more', operations: [{ operation: 'edit', path: 'g.txt', old_content: 'g by the draft\n', content: 'g again\n' }] });
+      const r = await sh.batch({
+        intent: 'more',
+        operations: [{ operation: 'edit', path: 'g.txt', old_content: 'g by the draft\n', content: 'g again\n' }],
+      });
       assert.ok(r.success, JSON.stringify(r.error));
       assert.match(repo.git('log', '-1', '--format=%s', 'refs/shadow/drafts/default~1'), /^rebase onto/);
       // The person changes the first line again; a batch written against the draft before the next rebase loses to it.
       repo.write('f.txt', 'one by the person again\ntwo\nthree\n');
       raced = 0;
-      const lost = await sh.batch({ intent: 'stale', operations: [{ operation: 'edit', path: 'f.txt', old_content: 'one by the person\n', content: 'ONE\n' }] });
+      const lost = await sh.batch({
+        intent: 'stale',
+        operations: [{ operation: 'edit', path: 'f.txt', old_content: 'one by the person\n', content: 'ONE\n' }],
+      });
       refs.update = update;
       assert.is(lost.success, false);
       assert.is(lost.error?.code, 'CONFLICT');
@@ -181,7 +192,10 @@ test('the conflicts and bases come back from the commits alone when draft.json i
   const repo = new DiskRepo(FILES);
   try {
     const before = await withShadow(repo, async (sh) => {
-      await batch(sh, [{ operation: 'write', path: 'f.txt', content: 'one\nTWO draft\nthree\n' }, { operation: 'write', path: 'g.txt', content: 'g draft\n' }]);
+      await batch(sh, [
+        { operation: 'write', path: 'f.txt', content: 'one\nTWO draft\nthree\n' },
+        { operation: 'write', path: 'g.txt', content: 'g draft\n' },
+      ]);
       repo.write('f.txt', 'one\nTWO person\nthree\n');
       repo.write('g.txt', 'g\nmore by the person\n');
       await sh.rebase();
@@ -191,7 +205,10 @@ test('the conflicts and bases come back from the commits alone when draft.json i
     const after = await withShadow(repo, (sh) => sh.status());
     assert.equal(after.conflicts, before.conflicts);
     // Both overlap: g.txt's changes touch (git's merge-file calls adjacent changes a conflict too).
-    assert.equal(after.conflicts.map((c) => c.path), ['f.txt', 'g.txt']);
+    assert.equal(
+      after.conflicts.map((c) => c.path),
+      ['f.txt', 'g.txt'],
+    );
     assert.equal(after.changed, before.changed);
     assert.equal(after.drifted, []);
   } finally {
@@ -210,7 +227,10 @@ test('a draft applied before its rebase: the rebase takes in what the apply wrot
       await sh.rebase();
       const st = await sh.status();
       assert.equal(st.drifted, []);
-      assert.equal(st.changed.map((c) => c.path), ['f.txt']);
+      assert.equal(
+        st.changed.map((c) => c.path),
+        ['f.txt'],
+      );
       assert.is(st.changed[0]!.old!.oid, repo.git('hash-object', 'f.txt').trim());
       await sh.apply();
       assert.is(repo.read('f.txt'), 'one person\ntwo\nthree\nfour draft\nfive\nsix draft\n');
@@ -234,7 +254,10 @@ test('undo after a move killed between its reflog line and its ref: the phantom 
       // What a rebase killed after its reflog line and before its rename leaves: a line to a tip the ref never took.
       const log = repo.path('.git/logs/refs/shadow/drafts/default');
       const line = fs.readFileSync(log, 'utf8').trimEnd().split('\n').pop()!;
-      fs.appendFileSync(log, `${line.replace(/^[0-9a-f]{40} [0-9a-f]{40}/, `${second} ${'1'.repeat(40)}`).replace(/\t.*$/, '\tshadow: rebase onto working tree')}\n`);
+      fs.appendFileSync(
+        log,
+        `${line.replace(/^[0-9a-f]{40} [0-9a-f]{40}/, `${second} ${'1'.repeat(40)}`).replace(/\t.*$/, '\tshadow: rebase onto working tree')}\n`,
+      );
       const u = await sh.undo();
       assert.is(u.to, first);
       assert.is(repo.ref('refs/shadow/drafts/default'), first);

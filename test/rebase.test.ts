@@ -15,8 +15,13 @@ import { DiskRepo, withShadow } from './helpers/disk-repo.js';
  * apply refuses them meanwhile, and undo takes it all back.
  */
 
-const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`): string => Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
-const withLine = (text: string, n: number, line: string): string => text.split('\n').map((l, i) => (i === n - 1 ? line : l)).join('\n');
+const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`): string =>
+  Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
+const withLine = (text: string, n: number, line: string): string =>
+  text
+    .split('\n')
+    .map((l, i) => (i === n - 1 ? line : l))
+    .join('\n');
 
 const BASE = lines(30);
 const FILES = { 'f.txt': BASE, 'g.txt': lines(10), 'README.md': 'Hello\n' };
@@ -44,13 +49,17 @@ function gitMergeFile(repo: DiskRepo, base: string, ours: string, theirs: string
   fs.writeFileSync(join(dir, 'base'), base);
   fs.writeFileSync(join(dir, 'ours'), ours);
   fs.writeFileSync(join(dir, 'theirs'), theirs);
-  const r = spawnSync('git', ['merge-file', '-p', '-L', oursLabel, '-L', 'base', '-L', 'draft default', 'ours', 'base', 'theirs'], { cwd: dir, env: repo.env, encoding: 'utf8' });
+  const r = spawnSync(
+    'git',
+    ['merge-file', '-p', '-L', oursLabel, '-L', 'base', '-L', 'draft default', 'ours', 'base', 'theirs'],
+    { cwd: dir, env: repo.env, encoding: 'utf8' },
+  );
   return r.stdout;
 }
 
 const test = suite('shadow rebase');
 
-test('onto the working tree: the person\'s lines and the draft\'s merge as git merge-file merges them; an overlap stays in the draft as a conflict, with markers', async () => {
+test("onto the working tree: the person's lines and the draft's merge as git merge-file merges them; an overlap stays in the draft as a conflict, with markers", async () => {
   const repo = new DiskRepo(FILES);
   try {
     const theirs = withLine(BASE, 25, 'line 25 by the draft');
@@ -67,7 +76,13 @@ test('onto the working tree: the person\'s lines and the draft\'s merge as git m
 
     const r = cli(repo, ['rebase']);
     assert.is(r.status, 0, r.stderr);
-    assert.equal(r.json.paths.map((p: any) => [p.path, p.status]), [['f.txt', 'merged'], ['g.txt', 'conflict']]);
+    assert.equal(
+      r.json.paths.map((p: any) => [p.path, p.status]),
+      [
+        ['f.txt', 'merged'],
+        ['g.txt', 'conflict'],
+      ],
+    );
     assert.equal(r.json.conflicts, [{ path: 'g.txt', reason: 'overlap' }]);
     const tip = repo.ref('refs/shadow/drafts/default')!;
     assert.is(r.json.tip, tip);
@@ -79,7 +94,10 @@ test('onto the working tree: the person\'s lines and the draft\'s merge as git m
     // The merged bytes are git's.
     assert.is(repo.git('show', `${tip}:f.txt`), gitMergeFile(repo, BASE, ours, theirs, 'working tree'));
     assert.is(repo.git('show', `${tip}:g.txt`), gitMergeFile(repo, lines(10), gOurs, gTheirs, 'working tree'));
-    assert.match(repo.git('show', `${tip}:g.txt`), /<<<<<<< working tree\nfive by the person\n=======\nfive by the draft\n>>>>>>> draft default\n/);
+    assert.match(
+      repo.git('show', `${tip}:g.txt`),
+      /<<<<<<< working tree\nfive by the person\n=======\nfive by the draft\n>>>>>>> draft default\n/,
+    );
     // The commit says it, for git log readers and for shadow reading its history back.
     const message = repo.git('log', '-1', '--format=%B', tip);
     assert.match(message, /\nconflict\toverlap\tg\.txt\n/);
@@ -89,7 +107,10 @@ test('onto the working tree: the person\'s lines and the draft\'s merge as git m
     assert.is(repo.read('g.txt'), gOurs);
     // The old tip is kept by a checkpoint, and the reflog has the move.
     assert.is(repo.git('rev-parse', `refs/shadow/checkpoints/default/${r.json.kept}^{commit}`).trim(), before);
-    assert.is(repo.git('reflog', '-1', '--format=%gs', 'refs/shadow/drafts/default').trim(), 'shadow: rebase onto working tree');
+    assert.is(
+      repo.git('reflog', '-1', '--format=%gs', 'refs/shadow/drafts/default').trim(),
+      'shadow: rebase onto working tree',
+    );
   } finally {
     repo.cleanup();
   }
@@ -98,14 +119,23 @@ test('onto the working tree: the person\'s lines and the draft\'s merge as git m
 test('a conflict is draft state: status and diff show it (U), apply refuses it (UNRESOLVED_CONFLICT, exit 1, nothing written), a batch resolves it, then apply publishes', async () => {
   const repo = new DiskRepo(FILES);
   try {
-    await draft(repo, [{ operation: 'write', path: 'g.txt', content: withLine(lines(10), 5, 'five by the draft') }, { operation: 'write', path: 'new.txt', content: 'new\n' }]);
+    await draft(repo, [
+      { operation: 'write', path: 'g.txt', content: withLine(lines(10), 5, 'five by the draft') },
+      { operation: 'write', path: 'new.txt', content: 'new\n' },
+    ]);
     const gOurs = withLine(lines(10), 5, 'five by the person');
     repo.write('g.txt', gOurs);
     assert.is(cli(repo, ['rebase']).status, 0);
 
     const st = cli(repo, ['status']);
     assert.equal(st.json.conflicts, [{ path: 'g.txt', reason: 'overlap' }]);
-    assert.equal(st.json.changed.map((c: any) => [c.status, c.path]), [['U', 'g.txt'], ['A', 'new.txt']]);
+    assert.equal(
+      st.json.changed.map((c: any) => [c.status, c.path]),
+      [
+        ['U', 'g.txt'],
+        ['A', 'new.txt'],
+      ],
+    );
     assert.is(repo.shadow(['diff', '--name-status']).stdout, 'U\tg.txt\nA\tnew.txt\n');
     assert.equal(cli(repo, ['review']).json.conflicts, [{ path: 'g.txt', reason: 'overlap' }]);
     assert.match(repo.shadow(['review', '--stat']).stdout, /  U g\.txt/);
@@ -157,7 +187,7 @@ test('shadow resolve keeps a conflicted path as the draft holds it; a path not i
   }
 });
 
-test('--onto a branch the person committed to: the same tree git rebase makes of the draft\'s commit; apply --commit then replays it on the branch', async () => {
+test("--onto a branch the person committed to: the same tree git rebase makes of the draft's commit; apply --commit then replays it on the branch", async () => {
   const repo = new DiskRepo(FILES);
   try {
     await draft(repo, [
@@ -187,12 +217,19 @@ test('--onto a branch the person committed to: the same tree git rebase makes of
     repo.git('worktree', 'add', '-q', '--detach', wt, batchCommit);
     const g = spawnSync('git', ['rebase', '-q', 'main'], { cwd: wt, env: repo.env, encoding: 'utf8' });
     assert.is(g.status, 0, g.stderr);
-    const gitTree = spawnSync('git', ['rev-parse', 'HEAD^{tree}'], { cwd: wt, env: repo.env, encoding: 'utf8' }).stdout.trim();
+    const gitTree = spawnSync('git', ['rev-parse', 'HEAD^{tree}'], {
+      cwd: wt,
+      env: repo.env,
+      encoding: 'utf8',
+    }).stdout.trim();
     assert.is(repo.git('rev-parse', `${tip}^{tree}`).trim(), gitTree);
 
     const st2 = cli(repo, ['status']);
     assert.not.ok(st2.json.behind);
-    assert.equal(st2.json.changed.map((c: any) => c.path), ['added.txt', 'f.txt']);
+    assert.equal(
+      st2.json.changed.map((c: any) => c.path),
+      ['added.txt', 'f.txt'],
+    );
     const applied = cli(repo, ['apply', '--commit']);
     assert.is(applied.status, 0, applied.stderr);
     assert.is(applied.json.branch.how, 'replay');
@@ -207,15 +244,21 @@ test('--onto a branch the person committed to: the same tree git rebase makes of
 test('after the person commits what the draft published, status says behind, and the rebase leaves nothing to publish', async () => {
   const repo = new DiskRepo(FILES);
   try {
-    await draft(repo, [{ operation: 'write', path: 'f.txt', content: withLine(BASE, 2, 'two') }, { operation: 'write', path: 'g.txt', content: 'g by the draft\n' }]);
+    await draft(repo, [
+      { operation: 'write', path: 'f.txt', content: withLine(BASE, 2, 'two') },
+      { operation: 'write', path: 'g.txt', content: 'g by the draft\n' },
+    ]);
     // The person takes one change by hand: the draft no longer lists it.
     repo.write('g.txt', 'g by the draft\n');
     const st = cli(repo, ['status']);
-    assert.equal(st.json.changed.map((c: any) => c.path), ['f.txt']);
+    assert.equal(
+      st.json.changed.map((c: any) => c.path),
+      ['f.txt'],
+    );
     assert.equal(st.json.in_worktree, ['g.txt']);
     assert.equal(st.json.drifted, []);
     assert.is(cli(repo, ['apply']).status, 0);
-    repo.git('commit', '-qam', 'take the agent\'s work');
+    repo.git('commit', '-qam', "take the agent's work");
     assert.ok(cli(repo, ['status']).json.behind);
     const r = cli(repo, ['rebase']);
     assert.is(r.status, 0, r.stderr);
@@ -245,7 +288,10 @@ test('undo reverses a rebase: the old tip, its bases and no conflicts', async ()
     assert.is(repo.ref('refs/shadow/drafts/default'), before);
     const st = cli(repo, ['status']);
     assert.equal(st.json.conflicts, []);
-    assert.equal(st.json.drifted.map((d: any) => d.path), ['g.txt']);
+    assert.equal(
+      st.json.drifted.map((d: any) => d.path),
+      ['g.txt'],
+    );
     assert.is(st.json.changed[0].old.oid, repo.git('rev-parse', 'HEAD:g.txt').trim());
   } finally {
     repo.cleanup();

@@ -35,24 +35,31 @@ function reflogMoves(fs: FileSystem, ref: string): Array<[string, string]> {
 const R = suite('ref store: moves and deletions under power loss');
 
 for (const existing of [false, true]) {
-  R(`a move keeps its reflog line on every disk where it survived (${existing ? 'a log that exists' : 'a new log'})`, async () => {
-    const repo = await memRepo();
-    const base = withReplacingRename(repo.fs);
-    const head = repoOn(base).refs.resolve('HEAD')!;
-    const who = repoOn(base).committer();
-    if (existing) await repoOn(base).refs.update({ ref: REF, expected: null, next: head, message: 'made', who });
-    const crash = new CrashFs(base);
-    const next = existing ? 'f'.repeat(40) : head;
-    await repoOn(crash.fs).refs.update({ ref: REF, expected: existing ? head : null, next, message: 'moved', who });
-    const returned = crash.events.length;
-    await new Promise((r) => setImmediate(r));
-    for (const s of crashStates(crash)) {
-      const fs = s.mount() as unknown as FileSystem;
-      const at = repoOn(fs).refs.resolve(REF);
-      if (s.at >= returned) assert.is(at, next, `crash at ${s.at}: a move that returned is durable`);
-      if (at === next) assert.ok(reflogMoves(fs, REF).some(([, n]) => n === next), `crash at ${s.at}: the move survived without its reflog line`);
-    }
-  });
+  R(
+    `a move keeps its reflog line on every disk where it survived (${existing ? 'a log that exists' : 'a new log'})`,
+    async () => {
+      const repo = await memRepo();
+      const base = withReplacingRename(repo.fs);
+      const head = repoOn(base).refs.resolve('HEAD')!;
+      const who = repoOn(base).committer();
+      if (existing) await repoOn(base).refs.update({ ref: REF, expected: null, next: head, message: 'made', who });
+      const crash = new CrashFs(base);
+      const next = existing ? 'f'.repeat(40) : head;
+      await repoOn(crash.fs).refs.update({ ref: REF, expected: existing ? head : null, next, message: 'moved', who });
+      const returned = crash.events.length;
+      await new Promise((r) => setImmediate(r));
+      for (const s of crashStates(crash)) {
+        const fs = s.mount() as unknown as FileSystem;
+        const at = repoOn(fs).refs.resolve(REF);
+        if (s.at >= returned) assert.is(at, next, `crash at ${s.at}: a move that returned is durable`);
+        if (at === next)
+          assert.ok(
+            reflogMoves(fs, REF).some(([, n]) => n === next),
+            `crash at ${s.at}: the move survived without its reflog line`,
+          );
+      }
+    },
+  );
 }
 
 for (const packed of [false, true]) {
@@ -63,7 +70,8 @@ for (const packed of [false, true]) {
     const who = repoOn(base).committer();
     const ref = 'refs/shadow/checkpoints/d/cp';
     await repoOn(base).refs.update({ ref, expected: null, next: head, message: 'made', who, reflog: false });
-    if (packed) base.writeFileSync('/repo/.git/packed-refs', `# pack-refs with: peeled fully-peeled sorted \n${head} ${ref}\n`);
+    if (packed)
+      base.writeFileSync('/repo/.git/packed-refs', `# pack-refs with: peeled fully-peeled sorted \n${head} ${ref}\n`);
     const crash = new CrashFs(base);
     await repoOn(crash.fs).refs.delete(ref, head);
     const returned = crash.events.length;

@@ -26,23 +26,41 @@ Risk('found where a repeated group repeats: the index of the outer quantifier', 
 });
 
 Risk('not found where nothing repeats a repetition: quantified atoms, optional groups, classes, escapes', () => {
-  for (const p of ['to+do', 'foo(bar)+', '(a|b)*c', '[(a+)]+', '\\(a+\\)+', '(a+)?', 'a{2,}', '(ab){3}', '[\\]+]*x', 'GREE+T\\b', '(?<y>\\d{4})-(\\d{2})']) {
+  for (const p of [
+    'to+do',
+    'foo(bar)+',
+    '(a|b)*c',
+    '[(a+)]+',
+    '\\(a+\\)+',
+    '(a+)?',
+    'a{2,}',
+    '(ab){3}',
+    '[\\]+]*x',
+    'GREE+T\\b',
+    '(?<y>\\d{4})-(\\d{2})',
+  ]) {
     assert.is(nestedRepetitionAt(p), undefined, p);
   }
 });
 
-Risk('sh.search refuses such a pattern with INVALID_ARGUMENT, at once; the same text as a plain substring is fine', async () => {
-  const repo = await memRepo({ 'a.txt': `${'a'.repeat(40)}!\n` });
-  const sh = await repo.open();
-  try {
-    const err = await sh.search('(a+)+$', { regex: true }).then(() => undefined, (e: { code?: string; message?: string }) => e);
-    assert.is(err?.code, 'INVALID_ARGUMENT');
-    assert.match(err?.message ?? '', /repeats a group that repeats/);
-    assert.equal((await sh.search('(a+)+$')).matches, [], 'as a substring it is only text');
-    assert.is((await sh.search('a+!', { regex: true })).matches.length, 1);
-  } finally {
-    sh.close();
-  }
-});
+Risk(
+  'sh.search refuses such a pattern with INVALID_ARGUMENT, at once; the same text as a plain substring is fine',
+  async () => {
+    const repo = await memRepo({ 'a.txt': `${'a'.repeat(40)}!\n` });
+    const sh = await repo.open();
+    try {
+      const err = await sh.search('(a+)+$', { regex: true }).then(
+        () => undefined,
+        (e: { code?: string; message?: string }) => e,
+      );
+      assert.is(err?.code, 'INVALID_ARGUMENT');
+      assert.match(err?.message ?? '', /repeats a group that repeats/);
+      assert.equal((await sh.search('(a+)+$')).matches, [], 'as a substring it is only text');
+      assert.is((await sh.search('a+!', { regex: true })).matches.length, 1);
+    } finally {
+      sh.close();
+    }
+  },
+);
 
 Risk.run();

@@ -31,7 +31,10 @@ function descendants(pid: number): Array<{ pid: number; comm: string }> {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
-      parentOf.set(Number(name), { comm: stat.slice(stat.indexOf('(') + 1, close), ppid: Number(stat.slice(close + 2).split(' ')[1]) });
+      parentOf.set(Number(name), {
+        comm: stat.slice(stat.indexOf('(') + 1, close),
+        ppid: Number(stat.slice(close + 2).split(' ')[1]),
+      });
     } catch {
       // gone meanwhile
     }
@@ -65,14 +68,20 @@ async function until(child: ChildProcess, ready: () => boolean): Promise<boolean
 
 /** Run the CLI in its own process group; kill the group with SIGKILL once `moment` holds. Whether it was killed (false: it finished first). */
 async function killAt(repo: DiskRepo, args: string[], moment: (pid: number) => boolean): Promise<boolean> {
-  const child = spawn(process.execPath, [SHADOW_BIN, ...args], { cwd: repo.dir, env: repo.env, detached: true, stdio: 'ignore' });
+  const child = spawn(process.execPath, [SHADOW_BIN, ...args], {
+    cwd: repo.dir,
+    env: repo.env,
+    detached: true,
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const reached = await until(child, () => moment(child.pid!));
   if (reached) process.kill(-child.pid!, 'SIGKILL');
   await exited;
   // Its git children die with the group; wait until none is left.
   const deadline = Date.now() + DEADLINE_MS;
-  while (descendants(child.pid!).length > 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+  while (descendants(child.pid!).length > 0 && Date.now() < deadline)
+    await new Promise((resolve) => setImmediate(resolve));
   return reached;
 }
 
@@ -82,7 +91,12 @@ function gitChild(pid: number): boolean {
 
 /** The remote's refs under refs/shadow/, keyed by ref. */
 function remoteRefs(remote: TestRemote): Map<string, string> {
-  return new Map(refsAt(remote.dir, 'refs/shadow/').split('\n').filter(Boolean).map((l) => l.split(' ').reverse() as [string, string]));
+  return new Map(
+    refsAt(remote.dir, 'refs/shadow/')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ').reverse() as [string, string]),
+  );
 }
 
 /** What `repo`'s tracking refs say the remote holds, keyed by the remote's ref. */
@@ -124,106 +138,142 @@ const PUSH_MOMENTS: Moment[] = [
   { name: 'once its request reached the remote', at: ({ posts, before }) => posts() > before },
 ];
 
-Kill('push: killed at each moment, the remote holds all the old refs or all the new, tracking refs claim nothing it lacks, both sides fsck, and the next push completes', async () => {
-  const marks = mkdtempSync(join(tmpdir(), 'shadow-marks-'));
-  const remote = await httpBackend({ markDir: marks, ms: 400 });
-  const a = originRepo(remote);
-  const posts = (): number => readdirSync(marks).filter((f) => f.startsWith('git-receive-pack')).length;
-  try {
-    await noteBatches(a, 'x', 3, 'base');
-    assert.is(a.shadow(['push', 'origin', 'x']).status, 0);
-    let round = 0;
-    for (const moment of PUSH_MOMENTS) {
-      await noteBatches(a, 'x', 2, `m${round++}`);
-      const old = remoteRefs(remote);
-      const before = posts();
-      const killed = await killAt(a, ['push', 'origin', 'x'], (pid) => moment.at({ pid, posts, before }));
-      const now = remoteRefs(remote);
-      const sent = new Map([...now].filter(([ref]) => a.ref(ref) !== undefined).map(([ref]) => [ref, a.ref(ref)!] as [string, string]));
-      assert.ok(sameMap(now, old) || (now.get('refs/shadow/drafts/x') === a.ref('refs/shadow/drafts/x') && sameMap(now, sent)), `${moment.name}: the remote holds a mix`);
-      for (const [ref, oid] of tracked(a)) assert.is(now.get(ref), oid, `${moment.name}: the tracking ref of ${ref} claims what the remote does not hold`);
-      fsckBoth(a, remote);
-      verify(a, 'x');
-      assert.ok(killed, `${moment.name}: the push finished before it could be killed`);
-      const again = a.shadow(['push', 'origin', 'x', '--json']);
-      assert.is(again.status, 0, `${moment.name}: ${again.stdout}${again.stderr}`);
-      assert.is(remoteGit(remote, 'rev-parse', 'refs/shadow/drafts/x').trim(), a.ref('refs/shadow/drafts/x'));
-      assert.ok(sameMap(tracked(a), remoteRefs(remote)), `${moment.name}: after the next push the tracking refs are the remote's`);
+Kill(
+  'push: killed at each moment, the remote holds all the old refs or all the new, tracking refs claim nothing it lacks, both sides fsck, and the next push completes',
+  async () => {
+    const marks = mkdtempSync(join(tmpdir(), 'shadow-marks-'));
+    const remote = await httpBackend({ markDir: marks, ms: 400 });
+    const a = originRepo(remote);
+    const posts = (): number => readdirSync(marks).filter((f) => f.startsWith('git-receive-pack')).length;
+    try {
+      await noteBatches(a, 'x', 3, 'base');
+      assert.is(a.shadow(['push', 'origin', 'x']).status, 0);
+      let round = 0;
+      for (const moment of PUSH_MOMENTS) {
+        await noteBatches(a, 'x', 2, `m${round++}`);
+        const old = remoteRefs(remote);
+        const before = posts();
+        const killed = await killAt(a, ['push', 'origin', 'x'], (pid) => moment.at({ pid, posts, before }));
+        const now = remoteRefs(remote);
+        const sent = new Map(
+          [...now].filter(([ref]) => a.ref(ref) !== undefined).map(([ref]) => [ref, a.ref(ref)!] as [string, string]),
+        );
+        assert.ok(
+          sameMap(now, old) ||
+            (now.get('refs/shadow/drafts/x') === a.ref('refs/shadow/drafts/x') && sameMap(now, sent)),
+          `${moment.name}: the remote holds a mix`,
+        );
+        for (const [ref, oid] of tracked(a))
+          assert.is(
+            now.get(ref),
+            oid,
+            `${moment.name}: the tracking ref of ${ref} claims what the remote does not hold`,
+          );
+        fsckBoth(a, remote);
+        verify(a, 'x');
+        assert.ok(killed, `${moment.name}: the push finished before it could be killed`);
+        const again = a.shadow(['push', 'origin', 'x', '--json']);
+        assert.is(again.status, 0, `${moment.name}: ${again.stdout}${again.stderr}`);
+        assert.is(remoteGit(remote, 'rev-parse', 'refs/shadow/drafts/x').trim(), a.ref('refs/shadow/drafts/x'));
+        assert.ok(
+          sameMap(tracked(a), remoteRefs(remote)),
+          `${moment.name}: after the next push the tracking refs are the remote's`,
+        );
+      }
+    } finally {
+      await remote.stop();
+      a.cleanup();
+      rmSync(marks, { recursive: true, force: true });
     }
-  } finally {
-    await remote.stop();
-    a.cleanup();
-    rmSync(marks, { recursive: true, force: true });
-  }
-});
+  },
+);
 
-Kill('fetch: killed at each moment, the tracking refs are all the old or all the new, remote drafts read and verify, and the next fetch completes', async () => {
-  const marks = mkdtempSync(join(tmpdir(), 'shadow-marks-'));
-  const remote = await httpBackend({ markDir: marks, ms: 400 });
-  const a = originRepo(remote);
-  const b = cloneRepo(remote);
-  const posts = (): number => readdirSync(marks).filter((f) => f.startsWith('git-upload-pack')).length;
-  try {
-    await noteBatches(a, 'x', 2, 'base');
-    await noteBatches(a, 'y', 1, 'base');
-    assert.is(a.shadow(['push', 'origin', 'x']).status, 0);
-    assert.is(a.shadow(['push', 'origin', 'y']).status, 0);
-    assert.is(b.shadow(['fetch', 'origin']).status, 0);
-    let round = 0;
-    for (const moment of PUSH_MOMENTS) {
-      await noteBatches(a, 'x', 1, `m${round}`);
-      await noteBatches(a, 'y', 1, `m${round++}`);
-      for (const d of ['x', 'y']) assert.is(a.shadow(['push', 'origin', d]).status, 0);
-      const old = tracked(b);
-      const remoteNow = remoteRefs(remote);
-      const before = posts();
-      assert.ok(await killAt(b, ['fetch', 'origin'], (pid) => moment.at({ pid, posts, before })), `${moment.name}: the fetch finished before it could be killed`);
-      const now = tracked(b);
-      assert.ok(sameMap(now, old) || sameMap(now, remoteNow), `${moment.name}: the tracking refs are a mix of old and new`);
-      const r = b.gitResult('fsck', '--strict', '--no-progress');
-      assert.is(r.status, 0, r.stderr);
-      for (const d of ['origin/x', 'origin/y']) verify(b, d);
-      const again = b.shadow(['fetch', 'origin', '--json']);
-      assert.is(again.status, 0, `${moment.name}: ${again.stdout}${again.stderr}`);
-      assert.ok(sameMap(tracked(b), remoteNow), `${moment.name}: the next fetch brings the remote's refs`);
-      for (const d of ['origin/x', 'origin/y']) verify(b, d);
+Kill(
+  'fetch: killed at each moment, the tracking refs are all the old or all the new, remote drafts read and verify, and the next fetch completes',
+  async () => {
+    const marks = mkdtempSync(join(tmpdir(), 'shadow-marks-'));
+    const remote = await httpBackend({ markDir: marks, ms: 400 });
+    const a = originRepo(remote);
+    const b = cloneRepo(remote);
+    const posts = (): number => readdirSync(marks).filter((f) => f.startsWith('git-upload-pack')).length;
+    try {
+      await noteBatches(a, 'x', 2, 'base');
+      await noteBatches(a, 'y', 1, 'base');
+      assert.is(a.shadow(['push', 'origin', 'x']).status, 0);
+      assert.is(a.shadow(['push', 'origin', 'y']).status, 0);
+      assert.is(b.shadow(['fetch', 'origin']).status, 0);
+      let round = 0;
+      for (const moment of PUSH_MOMENTS) {
+        await noteBatches(a, 'x', 1, `m${round}`);
+        await noteBatches(a, 'y', 1, `m${round++}`);
+        for (const d of ['x', 'y']) assert.is(a.shadow(['push', 'origin', d]).status, 0);
+        const old = tracked(b);
+        const remoteNow = remoteRefs(remote);
+        const before = posts();
+        assert.ok(
+          await killAt(b, ['fetch', 'origin'], (pid) => moment.at({ pid, posts, before })),
+          `${moment.name}: the fetch finished before it could be killed`,
+        );
+        const now = tracked(b);
+        assert.ok(
+          sameMap(now, old) || sameMap(now, remoteNow),
+          `${moment.name}: the tracking refs are a mix of old and new`,
+        );
+        const r = b.gitResult('fsck', '--strict', '--no-progress');
+        assert.is(r.status, 0, r.stderr);
+        for (const d of ['origin/x', 'origin/y']) verify(b, d);
+        const again = b.shadow(['fetch', 'origin', '--json']);
+        assert.is(again.status, 0, `${moment.name}: ${again.stdout}${again.stderr}`);
+        assert.ok(sameMap(tracked(b), remoteNow), `${moment.name}: the next fetch brings the remote's refs`);
+        for (const d of ['origin/x', 'origin/y']) verify(b, d);
+      }
+    } finally {
+      await remote.stop();
+      a.cleanup();
+      b.cleanup();
+      rmSync(marks, { recursive: true, force: true });
     }
-  } finally {
-    await remote.stop();
-    a.cleanup();
-    b.cleanup();
-    rmSync(marks, { recursive: true, force: true });
-  }
-});
+  },
+);
 
-Kill('a remote draft deleted on the remote goes from draft list --remote at the next fetch, and so does its directory under shadow/remotes/', () =>
-  withRemote(bareRemote, async ({ remote, a, clone }) => {
-    const b = clone();
-    await noteBatches(a, 'keep', 1);
-    await noteBatches(a, 'gone', 1);
-    assert.is(a.shadow(['push', 'origin', 'keep']).status, 0);
-    assert.is(a.shadow(['push', 'origin', 'gone']).status, 0);
-    assert.is(b.shadow(['fetch', 'origin']).status, 0);
-    const list = (): string[] => JSON.parse(b.shadow(['draft', 'list', '--remote', '--json']).stdout).drafts.map((d: any) => d.name);
-    assert.equal(list(), ['origin/gone', 'origin/keep']);
-    const dir = join(b.dir, '.git', 'shadow', 'remotes', 'origin', 'drafts');
-    assert.equal(readdirSync(dir).sort(), ['gone', 'keep']);
-    for (const kind of ['drafts', 'meta']) remoteGit(remote, 'update-ref', '-d', `refs/shadow/${kind}/gone`);
-    const fetched = b.shadow(['fetch', 'origin', '--json']);
-    assert.is(fetched.status, 0, fetched.stdout + fetched.stderr);
-    assert.equal(fetched.json().pruned, ['origin/gone']);
-    assert.equal(list(), ['origin/keep']);
-    assert.equal(readdirSync(dir), ['keep']);
-    assert.is(b.ref('refs/shadow/remotes/origin/meta/gone'), undefined);
-    // A directory a plain `git fetch --prune` (or a killed fetch) left behind goes at the next fetch too.
-    remoteGit(remote, 'update-ref', '-d', 'refs/shadow/drafts/keep');
-    remoteGit(remote, 'update-ref', '-d', 'refs/shadow/meta/keep');
-    b.git('fetch', '-q', '--prune', 'origin', '+refs/shadow/drafts/*:refs/shadow/remotes/origin/drafts/*', '+refs/shadow/meta/*:refs/shadow/remotes/origin/meta/*');
-    assert.equal(readdirSync(dir), ['keep']);
-    assert.is(b.shadow(['fetch', 'origin']).status, 0);
-    assert.equal(readdirSync(dir), []);
-    assert.equal(list(), []);
-  }),
+Kill(
+  'a remote draft deleted on the remote goes from draft list --remote at the next fetch, and so does its directory under shadow/remotes/',
+  () =>
+    withRemote(bareRemote, async ({ remote, a, clone }) => {
+      const b = clone();
+      await noteBatches(a, 'keep', 1);
+      await noteBatches(a, 'gone', 1);
+      assert.is(a.shadow(['push', 'origin', 'keep']).status, 0);
+      assert.is(a.shadow(['push', 'origin', 'gone']).status, 0);
+      assert.is(b.shadow(['fetch', 'origin']).status, 0);
+      const list = (): string[] =>
+        JSON.parse(b.shadow(['draft', 'list', '--remote', '--json']).stdout).drafts.map((d: any) => d.name);
+      assert.equal(list(), ['origin/gone', 'origin/keep']);
+      const dir = join(b.dir, '.git', 'shadow', 'remotes', 'origin', 'drafts');
+      assert.equal(readdirSync(dir).sort(), ['gone', 'keep']);
+      for (const kind of ['drafts', 'meta']) remoteGit(remote, 'update-ref', '-d', `refs/shadow/${kind}/gone`);
+      const fetched = b.shadow(['fetch', 'origin', '--json']);
+      assert.is(fetched.status, 0, fetched.stdout + fetched.stderr);
+      assert.equal(fetched.json().pruned, ['origin/gone']);
+      assert.equal(list(), ['origin/keep']);
+      assert.equal(readdirSync(dir), ['keep']);
+      assert.is(b.ref('refs/shadow/remotes/origin/meta/gone'), undefined);
+      // A directory a plain `git fetch --prune` (or a killed fetch) left behind goes at the next fetch too.
+      remoteGit(remote, 'update-ref', '-d', 'refs/shadow/drafts/keep');
+      remoteGit(remote, 'update-ref', '-d', 'refs/shadow/meta/keep');
+      b.git(
+        'fetch',
+        '-q',
+        '--prune',
+        'origin',
+        '+refs/shadow/drafts/*:refs/shadow/remotes/origin/drafts/*',
+        '+refs/shadow/meta/*:refs/shadow/remotes/origin/meta/*',
+      );
+      assert.equal(readdirSync(dir), ['keep']);
+      assert.is(b.shadow(['fetch', 'origin']).status, 0);
+      assert.equal(readdirSync(dir), []);
+      assert.equal(list(), []);
+    }),
 );
 
 Kill.run();

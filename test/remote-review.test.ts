@@ -19,64 +19,118 @@ function ok(r: { status: number; stdout: string; stderr: string }): string {
 }
 
 for (const { kind, start } of REMOTE_KINDS) {
-  Shared(`${kind}: review on B of origin/refactor is A's review; B continues it, approves, pushes; A fetches the approval, which does not count on A`, () =>
-    withRemote(start, async ({ remote, a, clone }) => {
-      const b = clone();
-      await withShadow(a, async (sh) => {
-        await sh.batch({ intent: 'app', operations: [{ operation: 'edit', path: 'src/app.ts', old_content: 'x = 1', content: 'x = 2' }] }, { draft: 'refactor' });
-        await sh.batch({ intent: 'ci', operations: [{ operation: 'write', path: '.github/workflows/ci.yml', content: 'on: push\n' }] }, { draft: 'refactor' });
-        await sh.checkpoint('green', { draft: 'refactor' });
-        await sh.propose({ draft: 'refactor', message: 'refactor the app' });
-      });
-      ok(a.shadow(['push', 'origin', 'refactor']));
-      ok(b.shadow(['fetch', 'origin']));
-      assert.equal(
-        JSON.parse(ok(b.shadow(['draft', 'list', '--remote', '--json']))).drafts.map((d: any) => [d.name, d.tip, d.batches, d.status]),
-        [['origin/refactor', a.ref('refs/shadow/drafts/refactor'), 2, 'proposed']],
-      );
-      // The same review, byte for byte but for the draft's name and the directory the proposal was made in (which stays on A's machine).
-      const reviewA = ok(a.shadow(['review', 'refactor', '--json']));
-      const reviewB = ok(b.shadow(['review', 'origin/refactor', '--json']));
-      const unrooted = reviewA.replaceAll(`"workspace_root": ${JSON.stringify(a.dir)}`, '"workspace_root": null');
-      assert.is(reviewB, unrooted.replace('"draft": "refactor"', '"draft": "origin/refactor"'));
-      assert.is(JSON.parse(reviewA).approvals[0].kind, 'protected_path');
-      assert.is(ok(b.shadow(['review', 'origin/refactor'])), ok(a.shadow(['review', '--draft', 'refactor'])).replace('draft refactor ', 'draft origin/refactor '));
-      assert.is(ok(b.shadow(['log', '--draft', 'origin/refactor', '--json'])), ok(a.shadow(['log', '--draft', 'refactor', '--json'])).replace('"draft": "refactor"', '"draft": "origin/refactor"'));
-      assert.is(ok(b.shadow(['events', '--draft', 'origin/refactor', '--json'])), ok(a.shadow(['events', '--draft', 'refactor', '--json'])));
-      assert.is(JSON.parse(ok(b.shadow(['events', '--verify', '--draft', 'origin/refactor', '--json']))).ok, true);
-      // Read-only: nothing writes a remote draft.
-      for (const args of [['write', 'x.txt', '--draft', 'origin/refactor'], ['approve', JSON.parse(reviewA).approvals[0].id, '--draft', 'origin/refactor'], ['draft', 'drop', 'origin/refactor']]) {
-        const r = b.shadow([...args, '--json'], { input: 'x\n' });
-        assert.is(r.status, 1, args.join(' '));
-        assert.is(r.json().error.code, 'READ_ONLY');
-        assert.match(r.json().error.hint, 'shadow draft new refactor --from origin/refactor');
-      }
-      assert.is(b.ref('refs/shadow/remotes/origin/drafts/refactor'), a.ref('refs/shadow/drafts/refactor'));
-      // Continued here: the same draft, its checkpoints, its proposal and its ledger (plus the import).
-      ok(b.shadow(['draft', 'new', 'refactor', '--from', 'origin/refactor']));
-      assert.is(b.ref('refs/shadow/drafts/refactor'), a.ref('refs/shadow/drafts/refactor'));
-      assert.is(b.ref('refs/shadow/checkpoints/refactor/green'), a.ref('refs/shadow/checkpoints/refactor/green'));
-      assert.is(ok(b.shadow(['review', 'refactor', '--json'])), unrooted);
-      const eventsB = JSON.parse(`[${ok(b.shadow(['events', '--draft', 'refactor', '--json'])).trim().split('\n').join(',')}]`);
-      const eventsA = JSON.parse(`[${ok(a.shadow(['events', '--draft', 'refactor', '--json'])).trim().split('\n').join(',')}]`);
-      assert.equal(eventsB.slice(0, eventsA.length), eventsA);
-      assert.equal(eventsB.slice(eventsA.length).map((e: any) => e.type), ['draft/import']);
-      assert.is(JSON.parse(ok(b.shadow(['events', '--verify', '--draft', 'refactor', '--json']))).ok, true);
-      // An approval on B travels back to A.
-      const id = JSON.parse(reviewA).approvals[0].id;
-      ok(b.shadow(['approve', id, '--draft', 'refactor', '--reason', 'CI change reviewed', '--actor', 'bea']));
-      const pushed = JSON.parse(ok(b.shadow(['push', 'origin', 'refactor', '--json'])));
-      assert.equal(pushed.drafts[0].refs.find((r: any) => r.ref === 'refs/shadow/drafts/refactor').status, 'up-to-date');
-      assert.equal(pushed.drafts[0].refs.find((r: any) => r.ref === 'refs/shadow/meta/refactor').status, 'updated');
-      ok(a.shadow(['fetch']));
-      // It comes back as B's, unsigned: shown, and not counted here.
-      const approval = JSON.parse(ok(a.shadow(['review', 'origin/refactor', '--json']))).approvals[0];
-      assert.equal([approval.id, approval.status, approval.decided_by], [id, 'pending', undefined]);
-      assert.equal(approval.unverified.map((u: any) => [u.decision, u.decided_by, u.decision_reason, u.why]), [['approve', 'bea', 'CI change reviewed', 'not made in this repository, and not signed']]);
-      assert.is(JSON.parse(ok(a.shadow(['events', '--verify', '--draft', 'origin/refactor', '--json']))).ok, true);
-      for (const repo of [a, b]) assert.is(repo.gitResult('fsck', '--strict', '--no-progress').status, 0);
-      remoteGit(remote, 'fsck', '--strict', '--no-progress');
-    }),
+  Shared(
+    `${kind}: review on B of origin/refactor is A's review; B continues it, approves, pushes; A fetches the approval, which does not count on A`,
+    () =>
+      withRemote(start, async ({ remote, a, clone }) => {
+        const b = clone();
+        await withShadow(a, async (sh) => {
+          await sh.batch(
+            {
+              intent: 'app',
+              operations: [{ operation: 'edit', path: 'src/app.ts', old_content: 'x = 1', content: 'x = 2' }],
+            },
+            { draft: 'refactor' },
+          );
+          await sh.batch(
+            {
+              intent: 'ci',
+              operations: [{ operation: 'write', path: '.github/workflows/ci.yml', content: 'on: push\n' }],
+            },
+            { draft: 'refactor' },
+          );
+          await sh.checkpoint('green', { draft: 'refactor' });
+          await sh.propose({ draft: 'refactor', message: 'refactor the app' });
+        });
+        ok(a.shadow(['push', 'origin', 'refactor']));
+        ok(b.shadow(['fetch', 'origin']));
+        assert.equal(
+          JSON.parse(ok(b.shadow(['draft', 'list', '--remote', '--json']))).drafts.map((d: any) => [
+            d.name,
+            d.tip,
+            d.batches,
+            d.status,
+          ]),
+          [['origin/refactor', a.ref('refs/shadow/drafts/refactor'), 2, 'proposed']],
+        );
+        // The same review, byte for byte but for the draft's name and the directory the proposal was made in (which stays on A's machine).
+        const reviewA = ok(a.shadow(['review', 'refactor', '--json']));
+        const reviewB = ok(b.shadow(['review', 'origin/refactor', '--json']));
+        const unrooted = reviewA.replaceAll(`"workspace_root": ${JSON.stringify(a.dir)}`, '"workspace_root": null');
+        assert.is(reviewB, unrooted.replace('"draft": "refactor"', '"draft": "origin/refactor"'));
+        assert.is(JSON.parse(reviewA).approvals[0].kind, 'protected_path');
+        assert.is(
+          ok(b.shadow(['review', 'origin/refactor'])),
+          ok(a.shadow(['review', '--draft', 'refactor'])).replace('draft refactor ', 'draft origin/refactor '),
+        );
+        assert.is(
+          ok(b.shadow(['log', '--draft', 'origin/refactor', '--json'])),
+          ok(a.shadow(['log', '--draft', 'refactor', '--json'])).replace(
+            '"draft": "refactor"',
+            '"draft": "origin/refactor"',
+          ),
+        );
+        assert.is(
+          ok(b.shadow(['events', '--draft', 'origin/refactor', '--json'])),
+          ok(a.shadow(['events', '--draft', 'refactor', '--json'])),
+        );
+        assert.is(JSON.parse(ok(b.shadow(['events', '--verify', '--draft', 'origin/refactor', '--json']))).ok, true);
+        // Read-only: nothing writes a remote draft.
+        for (const args of [
+          ['write', 'x.txt', '--draft', 'origin/refactor'],
+          ['approve', JSON.parse(reviewA).approvals[0].id, '--draft', 'origin/refactor'],
+          ['draft', 'drop', 'origin/refactor'],
+        ]) {
+          const r = b.shadow([...args, '--json'], { input: 'x\n' });
+          assert.is(r.status, 1, args.join(' '));
+          assert.is(r.json().error.code, 'READ_ONLY');
+          assert.match(r.json().error.hint, 'shadow draft new refactor --from origin/refactor');
+        }
+        assert.is(b.ref('refs/shadow/remotes/origin/drafts/refactor'), a.ref('refs/shadow/drafts/refactor'));
+        // Continued here: the same draft, its checkpoints, its proposal and its ledger (plus the import).
+        ok(b.shadow(['draft', 'new', 'refactor', '--from', 'origin/refactor']));
+        assert.is(b.ref('refs/shadow/drafts/refactor'), a.ref('refs/shadow/drafts/refactor'));
+        assert.is(b.ref('refs/shadow/checkpoints/refactor/green'), a.ref('refs/shadow/checkpoints/refactor/green'));
+        assert.is(ok(b.shadow(['review', 'refactor', '--json'])), unrooted);
+        const eventsB = JSON.parse(
+          `[${ok(b.shadow(['events', '--draft', 'refactor', '--json']))
+            .trim()
+            .split('\n')
+            .join(',')}]`,
+        );
+        const eventsA = JSON.parse(
+          `[${ok(a.shadow(['events', '--draft', 'refactor', '--json']))
+            .trim()
+            .split('\n')
+            .join(',')}]`,
+        );
+        assert.equal(eventsB.slice(0, eventsA.length), eventsA);
+        assert.equal(
+          eventsB.slice(eventsA.length).map((e: any) => e.type),
+          ['draft/import'],
+        );
+        assert.is(JSON.parse(ok(b.shadow(['events', '--verify', '--draft', 'refactor', '--json']))).ok, true);
+        // An approval on B travels back to A.
+        const id = JSON.parse(reviewA).approvals[0].id;
+        ok(b.shadow(['approve', id, '--draft', 'refactor', '--reason', 'CI change reviewed', '--actor', 'bea']));
+        const pushed = JSON.parse(ok(b.shadow(['push', 'origin', 'refactor', '--json'])));
+        assert.equal(
+          pushed.drafts[0].refs.find((r: any) => r.ref === 'refs/shadow/drafts/refactor').status,
+          'up-to-date',
+        );
+        assert.equal(pushed.drafts[0].refs.find((r: any) => r.ref === 'refs/shadow/meta/refactor').status, 'updated');
+        ok(a.shadow(['fetch']));
+        // It comes back as B's, unsigned: shown, and not counted here.
+        const approval = JSON.parse(ok(a.shadow(['review', 'origin/refactor', '--json']))).approvals[0];
+        assert.equal([approval.id, approval.status, approval.decided_by], [id, 'pending', undefined]);
+        assert.equal(
+          approval.unverified.map((u: any) => [u.decision, u.decided_by, u.decision_reason, u.why]),
+          [['approve', 'bea', 'CI change reviewed', 'not made in this repository, and not signed']],
+        );
+        assert.is(JSON.parse(ok(a.shadow(['events', '--verify', '--draft', 'origin/refactor', '--json']))).ok, true);
+        for (const repo of [a, b]) assert.is(repo.gitResult('fsck', '--strict', '--no-progress').status, 0);
+        remoteGit(remote, 'fsck', '--strict', '--no-progress');
+      }),
   );
 }
 

@@ -20,7 +20,10 @@ for (const { kind, start } of REMOTE_KINDS) {
       assert.is(remote.kind, kind);
       const head = repo.git('rev-parse', 'HEAD').trim();
       repo.git('push', '-q', remote.url, 'HEAD:refs/shadow/drafts/x', 'HEAD:refs/heads/main');
-      assert.is(remoteGit(remote, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/shadow/'), `${head} refs/shadow/drafts/x\n`);
+      assert.is(
+        remoteGit(remote, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/shadow/'),
+        `${head} refs/shadow/drafts/x\n`,
+      );
       assert.match(repo.git('ls-remote', remote.url), `${head}\trefs/shadow/drafts/x`);
       await remote.stop();
       assert.is(existsSync(remote.dir), false);

@@ -10,7 +10,11 @@ import { isShadowError } from '../src/index.js';
  */
 
 const ROOT = '/work/repo';
-const at = (cwd: string, top: string | null = ROOT, gitDirs: string[] = [`${ROOT}/.git`]): PathBase => ({ cwd, top, gitDirs });
+const at = (cwd: string, top: string | null = ROOT, gitDirs: string[] = [`${ROOT}/.git`]): PathBase => ({
+  cwd,
+  top,
+  gitDirs,
+});
 const DEEP = at(`${ROOT}/src/deep`);
 
 function refusal(arg: string, base: PathBase): { message: string; hint: string; data: Record<string, unknown> } {

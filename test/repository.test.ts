@@ -61,7 +61,11 @@ Discover('from a linked worktree: gitdir is .git/worktrees/<name>, commondir the
   const wt = join(repo.root, 'wt');
   repo.git('worktree', 'add', '-q', '-b', 'side', wt);
   fs.mkdirSync(join(wt, 'src', 'deep'), { recursive: true });
-  const expected = { gitdir: join(repo.dir, '.git', 'worktrees', 'wt'), commondir: join(repo.dir, '.git'), worktree: wt };
+  const expected = {
+    gitdir: join(repo.dir, '.git', 'worktrees', 'wt'),
+    commondir: join(repo.dir, '.git'),
+    worktree: wt,
+  };
   assert.equal(discoverRepository(ctxFor(repo), join(wt, 'src', 'deep')), expected);
   assert.equal(gitLayout(repo, join(wt, 'src', 'deep')), expected);
   const opened = Repository.open(ctxFor(repo), wt);
@@ -78,7 +82,11 @@ Discover('a .git file pointing elsewhere, absolute and relative', ({ repo }) => 
   repo.git('init', '-q', '--separate-git-dir', join(repo.root, 'separate.git'), work);
   assert.match(fs.readFileSync(join(work, '.git'), 'utf8'), /^gitdir: \//);
   fs.mkdirSync(join(work, 'sub'));
-  const expected = { gitdir: join(repo.root, 'separate.git'), commondir: join(repo.root, 'separate.git'), worktree: work };
+  const expected = {
+    gitdir: join(repo.root, 'separate.git'),
+    commondir: join(repo.root, 'separate.git'),
+    worktree: work,
+  };
   assert.equal(discoverRepository(ctxFor(repo), join(work, 'sub')), expected);
   assert.equal(gitLayout(repo, join(work, 'sub')), expected);
 
@@ -110,7 +118,10 @@ Discover('a bare repository has no worktree', ({ repo }) => {
 Discover('GIT_DIR and GIT_WORK_TREE are honoured', ({ repo }) => {
   const elsewhere = join(repo.root, 'elsewhere');
   fs.mkdirSync(elsewhere);
-  const layout = discoverRepository(ctxFor(repo, { GIT_DIR: join(repo.dir, '.git'), GIT_WORK_TREE: repo.dir }), elsewhere);
+  const layout = discoverRepository(
+    ctxFor(repo, { GIT_DIR: join(repo.dir, '.git'), GIT_WORK_TREE: repo.dir }),
+    elsewhere,
+  );
   assert.equal(layout, { gitdir: join(repo.dir, '.git'), commondir: join(repo.dir, '.git'), worktree: repo.dir });
 });
 
@@ -174,7 +185,9 @@ const REFUSED: FormatCase[] = [
     what: 'reftable refs (extensions.refStorage, written by hand)',
     make: (repo) => {
       const config = repo.path('.git/config');
-      const text = fs.readFileSync(config, 'utf8').replace(/repositoryformatversion = 0/, 'repositoryformatversion = 1');
+      const text = fs
+        .readFileSync(config, 'utf8')
+        .replace(/repositoryformatversion = 0/, 'repositoryformatversion = 1');
       fs.writeFileSync(config, `${text}[extensions]\n\trefStorage = reftable\n`);
     },
     message: /stores refs in reftable; shadow supports the files backend only/,
@@ -196,7 +209,10 @@ const REFUSED: FormatCase[] = [
     what: 'repository format version 2',
     make: (repo) => {
       const config = repo.path('.git/config');
-      fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace(/repositoryformatversion = 0/, 'repositoryformatversion = 2'));
+      fs.writeFileSync(
+        config,
+        fs.readFileSync(config, 'utf8').replace(/repositoryformatversion = 0/, 'repositoryformatversion = 2'),
+      );
     },
     message: /repository format version 2 is not supported/,
     hint: /versions 0 and 1/,
@@ -261,7 +277,10 @@ for (const c of REFUSED) {
 }
 
 const ACCEPTED: Array<{ what: string; make(repo: DiskRepo): void }> = [
-  { what: 'an unknown extension under format version 0 (git ignores it)', make: (repo) => repo.git('config', 'extensions.frobnicate', 'true') },
+  {
+    what: 'an unknown extension under format version 0 (git ignores it)',
+    make: (repo) => repo.git('config', 'extensions.frobnicate', 'true'),
+  },
   {
     what: 'extensions.worktreeConfig under version 1',
     make: (repo) => {

@@ -3,7 +3,19 @@ import * as assert from 'uvu/assert';
 import { MODE } from '../src/git/format/git-objects.js';
 import type { ResolveOptions } from '../src/drafts/batch/resolve-batch.js';
 import type { FileOperation } from '../src/drafts/batch/ops.js';
-import { BASE, blobId, file, LINES_20, MAX, OPTIONS, PATCHED_20, patcher, run, twoHunkDiff, type Spec } from './helpers/resolve-source.js';
+import {
+  BASE,
+  blobId,
+  file,
+  LINES_20,
+  MAX,
+  OPTIONS,
+  PATCHED_20,
+  patcher,
+  run,
+  twoHunkDiff,
+  type Spec,
+} from './helpers/resolve-source.js';
 
 /* resolveBatch: every failure, with its code, message, hint and data; the ops a failure leaves not applied. */
 
@@ -25,7 +37,8 @@ const ERROR_CASES: ErrorCase[] = [
     label: 'edit: 0 matches, whitespace-only difference',
     op: { operation: 'edit', path: 'src/app.ts', old_content: 'export const y  =  2;', content: 'CHANGED' },
     code: 'EDIT_NO_MATCH',
-    message: 'old_content was not found in src/app.ts (0 matches); closest: line 2 (differs in whitespace): "export const y = 2;"',
+    message:
+      'old_content was not found in src/app.ts (0 matches); closest: line 2 (differs in whitespace): "export const y = 2;"',
     data: { matches: 0, closest: [{ line: 2, text: 'export const y = 2;', kind: 'whitespace' }] },
   },
   {
@@ -85,10 +98,30 @@ const ERROR_CASES: ErrorCase[] = [
     code: 'EDIT_AMBIGUOUS',
     message: /^old_content occurs 50 or more times in many\.txt \(lines 1, 2, 3, .*, 50\); it must occur exactly once$/,
   },
-  { label: 'edit: missing file', op: { operation: 'edit', path: 'nope.txt', old_content: 'a', content: 'b' }, code: 'NOT_FOUND', message: 'nope.txt does not exist' },
-  { label: 'edit: a directory', op: { operation: 'edit', path: 'docs', old_content: 'a', content: 'b' }, code: 'IS_A_DIRECTORY', message: 'docs is a directory' },
-  { label: 'edit: a symlink', op: { operation: 'edit', path: 'link', old_content: 'README', content: 'b' }, code: 'NOT_A_FILE', message: 'link is a symlink' },
-  { label: 'edit: binary content', op: { operation: 'edit', path: 'bin.dat', old_content: 'a', content: 'b' }, code: 'INVALID_CONTENT', message: 'bin.dat is not UTF-8 text' },
+  {
+    label: 'edit: missing file',
+    op: { operation: 'edit', path: 'nope.txt', old_content: 'a', content: 'b' },
+    code: 'NOT_FOUND',
+    message: 'nope.txt does not exist',
+  },
+  {
+    label: 'edit: a directory',
+    op: { operation: 'edit', path: 'docs', old_content: 'a', content: 'b' },
+    code: 'IS_A_DIRECTORY',
+    message: 'docs is a directory',
+  },
+  {
+    label: 'edit: a symlink',
+    op: { operation: 'edit', path: 'link', old_content: 'README', content: 'b' },
+    code: 'NOT_A_FILE',
+    message: 'link is a symlink',
+  },
+  {
+    label: 'edit: binary content',
+    op: { operation: 'edit', path: 'bin.dat', old_content: 'a', content: 'b' },
+    code: 'INVALID_CONTENT',
+    message: 'bin.dat is not UTF-8 text',
+  },
   {
     label: 'edit: result over the limit',
     op: { operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'x'.repeat(2000) },
@@ -106,7 +139,8 @@ const ERROR_CASES: ErrorCase[] = [
     label: 'patch: hunk 2 of 2 does not apply',
     op: { operation: 'patch', path: 'fifteen.txt', diff: twoHunkDiff('fifteen.txt') },
     code: 'PATCH_FAILED',
-    message: 'hunk 2 of 2 (@@ -15,3 +15,3 @@) does not apply: expected line 15 to be "line 15" but found "line fifteen"',
+    message:
+      'hunk 2 of 2 (@@ -15,3 +15,3 @@) does not apply: expected line 15 to be "line 15" but found "line fifteen"',
     data: { hunk: 2, hunks: 2, header: '@@ -15,3 +15,3 @@' },
   },
   {
@@ -117,15 +151,29 @@ const ERROR_CASES: ErrorCase[] = [
   },
   {
     label: 'patch: past the end of the file',
-    op: { operation: 'patch', path: 'README.md', diff: '--- a/README.md\n+++ b/README.md\n@@ -5,1 +5,1 @@\n-five\n+5\n' },
+    op: {
+      operation: 'patch',
+      path: 'README.md',
+      diff: '--- a/README.md\n+++ b/README.md\n@@ -5,1 +5,1 @@\n-five\n+5\n',
+    },
     code: 'PATCH_FAILED',
     // "Hello\n" is one line (wc -l), not two.
-    message: /^hunk 1 of 1 \(@@ -5,1 \+5,1 @@\) does not apply: expected line 5 to be "five" but the file has 1 lines?$/,
+    message:
+      /^hunk 1 of 1 \(@@ -5,1 \+5,1 @@\) does not apply: expected line 5 to be "five" but the file has 1 lines?$/,
   },
-  { label: 'patch: no hunk', op: { operation: 'patch', path: 'README.md', diff: 'not a diff at all' }, code: 'PATCH_FAILED', message: 'the diff has no hunk' },
+  {
+    label: 'patch: no hunk',
+    op: { operation: 'patch', path: 'README.md', diff: 'not a diff at all' },
+    code: 'PATCH_FAILED',
+    message: 'the diff has no hunk',
+  },
   {
     label: 'patch: two files in one op',
-    op: { operation: 'patch', path: 'README.md', diff: `${twoHunkDiff()}--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-Hello\n+Hi\n` },
+    op: {
+      operation: 'patch',
+      path: 'README.md',
+      diff: `${twoHunkDiff()}--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-Hello\n+Hi\n`,
+    },
     code: 'PATCH_FAILED',
     message: 'the diff touches 2 files; a patch op takes the diff of one file',
   },
@@ -154,10 +202,30 @@ const ERROR_CASES: ErrorCase[] = [
     message: 'patch support was not loaded',
     options: { maxContentBytes: MAX },
   },
-  { label: 'delete: missing', op: { operation: 'delete', path: 'missing.txt' }, code: 'NOT_FOUND', message: 'missing.txt does not exist' },
-  { label: 'delete: below a file', op: { operation: 'delete', path: 'README.md/x' }, code: 'NOT_FOUND', message: 'README.md/x does not exist' },
-  { label: 'delete: a directory', op: { operation: 'delete', path: 'docs' }, code: 'IS_A_DIRECTORY', message: 'docs is a directory' },
-  { label: 'rename: missing', op: { operation: 'rename', path: 'missing.txt', to: 'x.txt' }, code: 'NOT_FOUND', message: 'missing.txt does not exist' },
+  {
+    label: 'delete: missing',
+    op: { operation: 'delete', path: 'missing.txt' },
+    code: 'NOT_FOUND',
+    message: 'missing.txt does not exist',
+  },
+  {
+    label: 'delete: below a file',
+    op: { operation: 'delete', path: 'README.md/x' },
+    code: 'NOT_FOUND',
+    message: 'README.md/x does not exist',
+  },
+  {
+    label: 'delete: a directory',
+    op: { operation: 'delete', path: 'docs' },
+    code: 'IS_A_DIRECTORY',
+    message: 'docs is a directory',
+  },
+  {
+    label: 'rename: missing',
+    op: { operation: 'rename', path: 'missing.txt', to: 'x.txt' },
+    code: 'NOT_FOUND',
+    message: 'missing.txt does not exist',
+  },
   {
     label: 'rename: onto an existing file',
     op: { operation: 'rename', path: 'README.md', to: 'src/app.ts' },
@@ -165,10 +233,30 @@ const ERROR_CASES: ErrorCase[] = [
     message: 'src/app.ts already exists (a file)',
     data: { to: 'src/app.ts' },
   },
-  { label: 'rename: onto a directory', op: { operation: 'rename', path: 'README.md', to: 'docs' }, code: 'ALREADY_EXISTS', message: 'docs already exists (a directory)' },
-  { label: 'rename: onto a symlink', op: { operation: 'rename', path: 'README.md', to: 'link' }, code: 'ALREADY_EXISTS', message: 'link already exists (a symlink)' },
-  { label: 'rename: a directory', op: { operation: 'rename', path: 'docs', to: 'documentation' }, code: 'IS_A_DIRECTORY', message: 'docs is a directory' },
-  { label: 'rename: onto itself', op: { operation: 'rename', path: 'README.md', to: 'README.md' }, code: 'INVALID_BATCH', message: 'rename of README.md onto itself' },
+  {
+    label: 'rename: onto a directory',
+    op: { operation: 'rename', path: 'README.md', to: 'docs' },
+    code: 'ALREADY_EXISTS',
+    message: 'docs already exists (a directory)',
+  },
+  {
+    label: 'rename: onto a symlink',
+    op: { operation: 'rename', path: 'README.md', to: 'link' },
+    code: 'ALREADY_EXISTS',
+    message: 'link already exists (a symlink)',
+  },
+  {
+    label: 'rename: a directory',
+    op: { operation: 'rename', path: 'docs', to: 'documentation' },
+    code: 'IS_A_DIRECTORY',
+    message: 'docs is a directory',
+  },
+  {
+    label: 'rename: onto itself',
+    op: { operation: 'rename', path: 'README.md', to: 'README.md' },
+    code: 'INVALID_BATCH',
+    message: 'rename of README.md onto itself',
+  },
   {
     label: 'rename: below a file',
     op: { operation: 'rename', path: 'docs/guide.md', to: 'run.sh/guide.md' },
@@ -176,9 +264,24 @@ const ERROR_CASES: ErrorCase[] = [
     message: 'run.sh is a file, so run.sh/guide.md cannot be created under it',
     data: { blockedBy: 'run.sh' },
   },
-  { label: 'chmod: missing', op: { operation: 'chmod', path: 'missing', mode: '100755' }, code: 'NOT_FOUND', message: 'missing does not exist' },
-  { label: 'chmod: a directory', op: { operation: 'chmod', path: 'docs', mode: '100755' }, code: 'IS_A_DIRECTORY', message: 'docs is a directory' },
-  { label: 'chmod: a symlink', op: { operation: 'chmod', path: 'link', mode: '100755' }, code: 'NOT_A_FILE', message: 'link is a symlink' },
+  {
+    label: 'chmod: missing',
+    op: { operation: 'chmod', path: 'missing', mode: '100755' },
+    code: 'NOT_FOUND',
+    message: 'missing does not exist',
+  },
+  {
+    label: 'chmod: a directory',
+    op: { operation: 'chmod', path: 'docs', mode: '100755' },
+    code: 'IS_A_DIRECTORY',
+    message: 'docs is a directory',
+  },
+  {
+    label: 'chmod: a symlink',
+    op: { operation: 'chmod', path: 'link', mode: '100755' },
+    code: 'NOT_A_FILE',
+    message: 'link is a symlink',
+  },
   {
     label: 'write: below a file',
     op: { operation: 'write', path: 'README.md/x.txt', content: 'x' },
@@ -193,9 +296,24 @@ const ERROR_CASES: ErrorCase[] = [
     message: 'src/app.ts is a file, so src/app.ts/a/b.ts cannot be created under it',
     data: { blockedBy: 'src/app.ts' },
   },
-  { label: 'write: below a symlink', op: { operation: 'write', path: 'link/x', content: 'x' }, code: 'NOT_A_DIRECTORY', message: 'link is a file, so link/x cannot be created under it' },
-  { label: 'write: onto a directory', op: { operation: 'write', path: 'docs', content: 'x' }, code: 'IS_A_DIRECTORY', message: 'docs is a directory' },
-  { label: 'write: onto a nested directory', op: { operation: 'write', path: 'src', content: 'x' }, code: 'IS_A_DIRECTORY', message: 'src is a directory' },
+  {
+    label: 'write: below a symlink',
+    op: { operation: 'write', path: 'link/x', content: 'x' },
+    code: 'NOT_A_DIRECTORY',
+    message: 'link is a file, so link/x cannot be created under it',
+  },
+  {
+    label: 'write: onto a directory',
+    op: { operation: 'write', path: 'docs', content: 'x' },
+    code: 'IS_A_DIRECTORY',
+    message: 'docs is a directory',
+  },
+  {
+    label: 'write: onto a nested directory',
+    op: { operation: 'write', path: 'src', content: 'x' },
+    code: 'IS_A_DIRECTORY',
+    message: 'src is a directory',
+  },
   {
     label: 'write: invalid base64 character',
     op: { operation: 'write', path: 'b.bin', content: 'aGk!', encoding: 'base64' },
@@ -273,7 +391,12 @@ for (const c of ERROR_CASES) {
     const result = r.results[0]!;
     assert.is(result.success, false);
     assert.is(result.status, 'failed');
-    assert.equal(result.error, { code: p.code, message: p.message, ...(p.hint === undefined ? {} : { hint: p.hint }), ...(p.data === undefined ? {} : { data: p.data }) });
+    assert.equal(result.error, {
+      code: p.code,
+      message: p.message,
+      ...(p.hint === undefined ? {} : { hint: p.hint }),
+      ...(p.data === undefined ? {} : { data: p.data }),
+    });
   });
 }
 
@@ -284,24 +407,42 @@ Errors('content of exactly the limit is accepted', () => {
   assert.is(r.blobs.get(blobId('x'.repeat(MAX)))!.length, MAX);
 });
 
-Errors('a mistyped edit (debug(2) for debug(1)) fails EDIT_NO_MATCH with the closest line, though its new text is in the file', () => {
-  const method = 'save() {\n  debug(1);\n  return this;\n}\n';
-  const { r } = run([{ operation: 'edit', path: 'method.ts', old_content: '  debug(2);\n  return this;', content: '  return this;' }], OPTIONS, { 'method.ts': method });
-  assert.equal(r.results.map((x) => x.status), ['failed']);
-  assert.is(r.problems[0]!.code, 'EDIT_NO_MATCH');
-  assert.is(r.problems[0]!.message, 'old_content was not found in method.ts (0 matches); closest: line 2: "debug(1);"');
-  assert.equal(r.problems[0]!.data, { matches: 0, closest: [{ line: 2, text: '  debug(1);', kind: 'similar' }] });
-  assert.is(r.changes.size, 0);
-});
+Errors(
+  'a mistyped edit (debug(2) for debug(1)) fails EDIT_NO_MATCH with the closest line, though its new text is in the file',
+  () => {
+    const method = 'save() {\n  debug(1);\n  return this;\n}\n';
+    const { r } = run(
+      [{ operation: 'edit', path: 'method.ts', old_content: '  debug(2);\n  return this;', content: '  return this;' }],
+      OPTIONS,
+      { 'method.ts': method },
+    );
+    assert.equal(
+      r.results.map((x) => x.status),
+      ['failed'],
+    );
+    assert.is(r.problems[0]!.code, 'EDIT_NO_MATCH');
+    assert.is(
+      r.problems[0]!.message,
+      'old_content was not found in method.ts (0 matches); closest: line 2: "debug(1);"',
+    );
+    assert.equal(r.problems[0]!.data, { matches: 0, closest: [{ line: 2, text: '  debug(1);', kind: 'similar' }] });
+    assert.is(r.changes.size, 0);
+  },
+);
 
 Errors('a patch already in place fails, saying so: it is never taken for success by a guess', () => {
-  const { r } = run([{ operation: 'patch', path: 'twenty.txt', diff: twoHunkDiff() }], OPTIONS, { 'twenty.txt': PATCHED_20 });
+  const { r } = run([{ operation: 'patch', path: 'twenty.txt', diff: twoHunkDiff() }], OPTIONS, {
+    'twenty.txt': PATCHED_20,
+  });
   assert.equal(
     r.results.map((x) => x.status),
     ['failed'],
   );
   assert.is(r.problems[0]!.code, 'PATCH_FAILED');
-  assert.match(r.problems[0]!.message, /^hunk 1 of 2 \(@@ -2,3 \+2,3 @@\) does not apply: expected line 3 to be "line 3" but found "LINE 3"; the file already holds what the diff makes$/);
+  assert.match(
+    r.problems[0]!.message,
+    /^hunk 1 of 2 \(@@ -2,3 \+2,3 @@\) does not apply: expected line 3 to be "line 3" but found "LINE 3"; the file already holds what the diff makes$/,
+  );
   assert.is(r.problems[0]!.data!.in_place, true);
   assert.is(r.changes.size, 0);
 });
@@ -314,13 +455,21 @@ Errors('a file-creating patch sent again fails ALREADY_EXISTS, not applied twice
     ['created'],
   );
   const again = run([{ operation: 'patch', path: 'made.txt', diff }], OPTIONS, { 'made.txt': 'a\nb\n' });
-  assert.equal(again.r.problems.map((p) => [p.code, p.message]), [['ALREADY_EXISTS', 'the diff creates made.txt, which already exists, the content this diff makes']]);
+  assert.equal(
+    again.r.problems.map((p) => [p.code, p.message]),
+    [['ALREADY_EXISTS', 'the diff creates made.txt, which already exists, the content this diff makes']],
+  );
   assert.equal(again.after(), { 'made.txt': file('a\nb\n') });
 });
 
 Errors('a patch deleting a file that is gone fails NOT_FOUND', () => {
-  const { r } = run([{ operation: 'patch', path: 'gone.txt', diff: '--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n' }]);
-  assert.equal(r.problems.map((p) => [p.code, p.message]), [['NOT_FOUND', 'the diff deletes gone.txt, which does not exist']]);
+  const { r } = run([
+    { operation: 'patch', path: 'gone.txt', diff: '--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n' },
+  ]);
+  assert.equal(
+    r.problems.map((p) => [p.code, p.message]),
+    [['NOT_FOUND', 'the diff deletes gone.txt, which does not exist']],
+  );
 });
 
 Errors('every problem is listed when several ops fail; the others are not_applied', () => {

@@ -14,7 +14,13 @@ const Expect = suite('resolveBatch: expect');
 
 Expect('a matching blob id or sha256 lets the op through', () => {
   const readme = 'Hello\n';
-  const good = [blobId(readme), blobId(readme).toUpperCase(), `sha256:${sha256(readme)}`, `SHA256:${sha256(readme).toUpperCase()}`, ` ${blobId(readme)} `];
+  const good = [
+    blobId(readme),
+    blobId(readme).toUpperCase(),
+    `sha256:${sha256(readme)}`,
+    `SHA256:${sha256(readme).toUpperCase()}`,
+    ` ${blobId(readme)} `,
+  ];
   for (const expect of good) {
     const { r } = run([{ operation: 'write', path: 'README.md', content: 'new', expect }]);
     assert.equal(r.problems, [], expect);
@@ -50,8 +56,16 @@ Expect('a mismatch is EXPECT_FAILED naming what was expected and found', () => {
       `README.md no longer holds the expected content (expected sha256:${sha256('old')}, found blob ${found})`,
       { expected: `sha256:${sha256('old')}`, found },
     ],
-    [{ operation: 'write', path: 'new.txt', content: 'x', expect: other }, `new.txt is absent, so it cannot match expect ${other}`, { found: null }],
-    [{ operation: 'write', path: 'docs', content: 'x', expect: other }, `docs is a directory, so it cannot match expect ${other}`, { found: null }],
+    [
+      { operation: 'write', path: 'new.txt', content: 'x', expect: other },
+      `new.txt is absent, so it cannot match expect ${other}`,
+      { found: null },
+    ],
+    [
+      { operation: 'write', path: 'docs', content: 'x', expect: other },
+      `docs is a directory, so it cannot match expect ${other}`,
+      { found: null },
+    ],
   ];
   for (const [op, message, data] of cases) {
     const { r } = run([op]);
@@ -68,7 +82,13 @@ Expect('a mismatch is EXPECT_FAILED naming what was expected and found', () => {
 });
 
 Expect('an expect that is neither a blob id nor sha256:<hex> is INVALID_BATCH', () => {
-  for (const expect of ['abc', 'sha256:xyz', `sha1:${blobId('x')}`, blobId('x').slice(0, 39), `sha256:${sha256('x').slice(1)}`]) {
+  for (const expect of [
+    'abc',
+    'sha256:xyz',
+    `sha1:${blobId('x')}`,
+    blobId('x').slice(0, 39),
+    `sha256:${sha256('x').slice(1)}`,
+  ]) {
     const { r } = run([{ operation: 'delete', path: 'README.md', expect }]);
     assert.is(r.problems[0]?.code, 'INVALID_BATCH', expect);
     assert.match(r.problems[0]!.message, 'is neither a blob id nor sha256:<hex>');

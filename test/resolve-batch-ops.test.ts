@@ -21,10 +21,30 @@ interface OkCase {
 }
 
 const OK_CASES: OkCase[] = [
-  { label: 'write creates', ops: [{ operation: 'write', path: 'new.txt', content: 'new\n' }], statuses: ['created'], files: { 'new.txt': file('new\n') } },
-  { label: 'write creates deep', ops: [{ operation: 'write', path: 'a/b/c/d.txt', content: 'd' }], statuses: ['created'], files: { 'a/b/c/d.txt': file('d') } },
-  { label: 'write updates', ops: [{ operation: 'write', path: 'README.md', content: 'Bye\n' }], statuses: ['updated'], files: { 'README.md': file('Bye\n') } },
-  { label: 'write same content', ops: [{ operation: 'write', path: 'README.md', content: 'Hello\n' }], statuses: ['unchanged'], noChange: true },
+  {
+    label: 'write creates',
+    ops: [{ operation: 'write', path: 'new.txt', content: 'new\n' }],
+    statuses: ['created'],
+    files: { 'new.txt': file('new\n') },
+  },
+  {
+    label: 'write creates deep',
+    ops: [{ operation: 'write', path: 'a/b/c/d.txt', content: 'd' }],
+    statuses: ['created'],
+    files: { 'a/b/c/d.txt': file('d') },
+  },
+  {
+    label: 'write updates',
+    ops: [{ operation: 'write', path: 'README.md', content: 'Bye\n' }],
+    statuses: ['updated'],
+    files: { 'README.md': file('Bye\n') },
+  },
+  {
+    label: 'write same content',
+    ops: [{ operation: 'write', path: 'README.md', content: 'Hello\n' }],
+    statuses: ['unchanged'],
+    noChange: true,
+  },
   {
     label: 'write keeps an executable mode',
     ops: [{ operation: 'write', path: 'run.sh', content: 'echo bye\n' }],
@@ -49,15 +69,32 @@ const OK_CASES: OkCase[] = [
     statuses: ['updated'],
     files: { link: file('plain') },
   },
-  { label: 'write base64', ops: [{ operation: 'write', path: 'b.bin', content: 'aGk=\n', encoding: 'base64' }], statuses: ['created'], files: { 'b.bin': file('hi') } },
+  {
+    label: 'write base64',
+    ops: [{ operation: 'write', path: 'b.bin', content: 'aGk=\n', encoding: 'base64' }],
+    statuses: ['created'],
+    files: { 'b.bin': file('hi') },
+  },
   {
     // base64(1) wraps at 76 columns: the line breaks must not count against the limit.
     label: 'write base64 wrapped at 76 columns, exactly at the limit',
-    ops: [{ operation: 'write', path: 'full.txt', content: Buffer.alloc(MAX, 'x').toString('base64').replace(/.{76}/g, '$&\n'), encoding: 'base64' }],
+    ops: [
+      {
+        operation: 'write',
+        path: 'full.txt',
+        content: Buffer.alloc(MAX, 'x').toString('base64').replace(/.{76}/g, '$&\n'),
+        encoding: 'base64',
+      },
+    ],
     statuses: ['created'],
     files: { 'full.txt': file('x'.repeat(MAX)) },
   },
-  { label: 'write empty', ops: [{ operation: 'write', path: 'empty', content: '' }], statuses: ['created'], files: { empty: file('') } },
+  {
+    label: 'write empty',
+    ops: [{ operation: 'write', path: 'empty', content: '' }],
+    statuses: ['created'],
+    files: { empty: file('') },
+  },
   {
     label: 'edit replaces the unique match',
     ops: [{ operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hello, world' }],
@@ -70,7 +107,12 @@ const OK_CASES: OkCase[] = [
     statuses: ['updated'],
     files: { 'run.sh': file('echo there\n', MODE.executable) },
   },
-  { label: 'edit to the same text', ops: [{ operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hello' }], statuses: ['unchanged'], noChange: true },
+  {
+    label: 'edit to the same text',
+    ops: [{ operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'Hello' }],
+    statuses: ['unchanged'],
+    noChange: true,
+  },
   {
     label: 'edit of CRLF text with exact CRLF',
     ops: [{ operation: 'edit', path: 'crlf.txt', old_content: 'first\r\n', content: 'FIRST\r\n' }],
@@ -83,10 +125,21 @@ const OK_CASES: OkCase[] = [
     statuses: ['updated'],
     files: { 'crlf.txt': file('one\r\ntwo\r\nthree\r\n') },
   },
-  { label: 'patch', ops: [{ operation: 'patch', path: 'twenty.txt', diff: twoHunkDiff() }], statuses: ['updated'], files: { 'twenty.txt': file(PATCHED_20) } },
+  {
+    label: 'patch',
+    ops: [{ operation: 'patch', path: 'twenty.txt', diff: twoHunkDiff() }],
+    statuses: ['updated'],
+    files: { 'twenty.txt': file(PATCHED_20) },
+  },
   {
     label: 'patch creates a file',
-    ops: [{ operation: 'patch', path: 'made/by/patch.txt', diff: '--- /dev/null\n+++ b/made/by/patch.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n' }],
+    ops: [
+      {
+        operation: 'patch',
+        path: 'made/by/patch.txt',
+        diff: '--- /dev/null\n+++ b/made/by/patch.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n',
+      },
+    ],
     statuses: ['created'],
     files: { 'made/by/patch.txt': file('a\nb\n') },
   },
@@ -96,8 +149,18 @@ const OK_CASES: OkCase[] = [
     statuses: ['deleted'],
     files: { 'README.md': null },
   },
-  { label: 'delete', ops: [{ operation: 'delete', path: 'README.md' }], statuses: ['deleted'], files: { 'README.md': null } },
-  { label: 'delete of a symlink', ops: [{ operation: 'delete', path: 'link' }], statuses: ['deleted'], files: { link: null } },
+  {
+    label: 'delete',
+    ops: [{ operation: 'delete', path: 'README.md' }],
+    statuses: ['deleted'],
+    files: { 'README.md': null },
+  },
+  {
+    label: 'delete of a symlink',
+    ops: [{ operation: 'delete', path: 'link' }],
+    statuses: ['deleted'],
+    files: { link: null },
+  },
   {
     label: 'delete of the last file removes its directory',
     ops: [{ operation: 'delete', path: 'docs/guide.md' }],
@@ -122,9 +185,24 @@ const OK_CASES: OkCase[] = [
     statuses: ['renamed'],
     files: { 'README.md/index.md': file('Hello\n') },
   },
-  { label: 'chmod', ops: [{ operation: 'chmod', path: 'README.md', mode: '100755' }], statuses: ['mode_changed'], files: { 'README.md': file('Hello\n', MODE.executable) } },
-  { label: 'chmod back', ops: [{ operation: 'chmod', path: 'run.sh', mode: '100644' }], statuses: ['mode_changed'], files: { 'run.sh': file('echo hi\n') } },
-  { label: 'chmod to the same mode', ops: [{ operation: 'chmod', path: 'run.sh', mode: '100755' }], statuses: ['unchanged'], noChange: true },
+  {
+    label: 'chmod',
+    ops: [{ operation: 'chmod', path: 'README.md', mode: '100755' }],
+    statuses: ['mode_changed'],
+    files: { 'README.md': file('Hello\n', MODE.executable) },
+  },
+  {
+    label: 'chmod back',
+    ops: [{ operation: 'chmod', path: 'run.sh', mode: '100644' }],
+    statuses: ['mode_changed'],
+    files: { 'run.sh': file('echo hi\n') },
+  },
+  {
+    label: 'chmod to the same mode',
+    ops: [{ operation: 'chmod', path: 'run.sh', mode: '100755' }],
+    statuses: ['unchanged'],
+    noChange: true,
+  },
 ];
 
 for (const c of OK_CASES) {
@@ -147,7 +225,9 @@ for (const c of OK_CASES) {
       assert.is(files[path], expected ?? undefined, `${c.label}: ${path}`);
     }
     // Nothing else moved.
-    const untouched = Object.keys(run([]).after()).filter((p) => !c.ops.some((op) => op.path === p || (op.operation === 'rename' && op.to === p)));
+    const untouched = Object.keys(run([]).after()).filter(
+      (p) => !c.ops.some((op) => op.path === p || (op.operation === 'rename' && op.to === p)),
+    );
     const base = run([]).after();
     for (const p of untouched) assert.is(files[p], base[p], `${c.label}: ${p} changed`);
   });
@@ -281,7 +361,8 @@ Ops('later ops see what earlier ops did', () => {
       label,
     );
     const got = after();
-    for (const [path, expected] of Object.entries(files)) assert.is(got[path], expected ?? undefined, `${label}: ${path}`);
+    for (const [path, expected] of Object.entries(files))
+      assert.is(got[path], expected ?? undefined, `${label}: ${path}`);
   }
 });
 
@@ -291,7 +372,10 @@ Ops('an op does not see a path an earlier op moved away', () => {
     { operation: 'edit', path: 'README.md', old_content: 'Hello', content: 'x' },
   ]);
   assert.is(r.ok, false);
-  assert.equal(r.problems.map((p) => [p.index, p.code, p.message]), [[1, 'NOT_FOUND', 'README.md does not exist']]);
+  assert.equal(
+    r.problems.map((p) => [p.index, p.code, p.message]),
+    [[1, 'NOT_FOUND', 'README.md does not exist']],
+  );
 });
 
 Ops.run();

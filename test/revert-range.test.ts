@@ -14,7 +14,8 @@ import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 
 const lines = (n: number): string[] => Array.from({ length: n }, (_, i) => `line ${i + 1}`);
 const text = (ls: readonly string[]): string => `${ls.join('\n')}\n`;
-const edit = (ls: readonly string[], changes: Record<number, string>): string[] => ls.map((l, i) => changes[i + 1] ?? l);
+const edit = (ls: readonly string[], changes: Record<number, string>): string[] =>
+  ls.map((l, i) => changes[i + 1] ?? l);
 
 const F0 = lines(12);
 const F2 = edit(F0, { 3: 'three by batch 2', 4: 'four by batch 2' });
@@ -23,14 +24,23 @@ const F4 = edit(F3, { 1: 'one by batch 4' });
 
 const BATCHES: FileOperation[][] = [
   [{ operation: 'write', path: 'kept.txt', content: 'batch 1\n' }],
-  [{ operation: 'write', path: 'f.txt', content: text(F2) }, { operation: 'write', path: 'made.txt', content: 'made by batch 2\n' }],
-  [{ operation: 'write', path: 'f.txt', content: text(F3) }, { operation: 'write', path: 'made.txt', content: 'made by batch 2\nand batch 3\n' }],
+  [
+    { operation: 'write', path: 'f.txt', content: text(F2) },
+    { operation: 'write', path: 'made.txt', content: 'made by batch 2\n' },
+  ],
+  [
+    { operation: 'write', path: 'f.txt', content: text(F3) },
+    { operation: 'write', path: 'made.txt', content: 'made by batch 2\nand batch 3\n' },
+  ],
   [{ operation: 'write', path: 'f.txt', content: text(F4) }],
 ];
 
 const test = suite('shadow revert of several batches');
 
-for (const order of [['2', '3'], ['3', '2']]) {
+for (const order of [
+  ['2', '3'],
+  ['3', '2'],
+]) {
   test(`revert ${order.join(' ')}: newest first, clean, the tree git revert --no-edit of batch 3 then batch 2 makes`, async () => {
     const repo = new DiskRepo({ 'f.txt': text(F0), 'README.md': 'Hello\n' });
     try {
@@ -44,7 +54,13 @@ for (const order of [['2', '3'], ['3', '2']]) {
         return { commits, r: await sh.revert(order) };
       });
       assert.equal(r.conflicts, []);
-      assert.equal(r.paths.map((p) => [p.path, p.status]), [['f.txt', 'merged'], ['made.txt', 'reverted']]);
+      assert.equal(
+        r.paths.map((p) => [p.path, p.status]),
+        [
+          ['f.txt', 'merged'],
+          ['made.txt', 'reverted'],
+        ],
+      );
       // git reverts the same two commits, newest first, on the same tip.
       const wt = join(repo.root, 'oracle');
       repo.git('worktree', 'add', '-q', '--detach', wt, commits[3]!);

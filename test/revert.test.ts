@@ -25,9 +25,23 @@ test(`revert of a batch under a later one agrees with git revert --no-commit on 
     repo.git('add', '-A');
     repo.git('commit', '-qm', 'originals');
     const r = await withShadow(repo, async (sh) => {
-      const b1 = await sh.batch({ intent: 'first', operations: cases.map((c, i) => ({ operation: 'write' as const, path: path(i), content: c.base.toString('latin1') })) });
+      const b1 = await sh.batch({
+        intent: 'first',
+        operations: cases.map((c, i) => ({
+          operation: 'write' as const,
+          path: path(i),
+          content: c.base.toString('latin1'),
+        })),
+      });
       assert.ok(b1.success, JSON.stringify(b1.error));
-      const b2 = await sh.batch({ intent: 'second', operations: cases.map((c, i) => ({ operation: 'write' as const, path: path(i), content: c.ours.toString('latin1') })) });
+      const b2 = await sh.batch({
+        intent: 'second',
+        operations: cases.map((c, i) => ({
+          operation: 'write' as const,
+          path: path(i),
+          content: c.ours.toString('latin1'),
+        })),
+      });
       assert.ok(b2.success, JSON.stringify(b2.error));
       return { first: b1.commit!, second: b2.commit!, revert: await sh.revert(['1']) };
     });
@@ -35,7 +49,11 @@ test(`revert of a batch under a later one agrees with git revert --no-commit on 
     const wt = join(repo.root, 'oracle');
     repo.git('worktree', 'add', '-q', '--detach', wt, r.second);
     const g = spawnSync('git', ['revert', '--no-commit', r.first], { cwd: wt, env: repo.env, encoding: 'utf8' });
-    const unmerged = new Set(spawnSync('git', ['diff', '--name-only', '--diff-filter=U'], { cwd: wt, env: repo.env, encoding: 'utf8' }).stdout.split('\n').filter((l) => l !== ''));
+    const unmerged = new Set(
+      spawnSync('git', ['diff', '--name-only', '--diff-filter=U'], { cwd: wt, env: repo.env, encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((l) => l !== ''),
+    );
     assert.ok(g.status === 0 || unmerged.size > 0, g.stderr);
     const conflicts = new Set(r.revert.conflicts.map((c) => c.path));
     const tally = { clean: 0, conflict: 0, agree: 0, held: 0 };
@@ -53,10 +71,20 @@ test(`revert of a batch under a later one agrees with git revert --no-commit on 
         continue;
       }
       const gitBytes = fs.existsSync(join(wt, p)) ? fs.readFileSync(join(wt, p), 'latin1') : null;
-      assert.is(shadowBytes.status === 0 ? Buffer.from(spawnSync('git', ['cat-file', 'blob', `${r.revert.tip}:${p}`], { cwd: repo.dir, env: repo.env }).stdout).toString('latin1') : null, gitBytes, `${p} (seed ${i + 1})`);
+      assert.is(
+        shadowBytes.status === 0
+          ? Buffer.from(
+              spawnSync('git', ['cat-file', 'blob', `${r.revert.tip}:${p}`], { cwd: repo.dir, env: repo.env }).stdout,
+            ).toString('latin1')
+          : null,
+        gitBytes,
+        `${p} (seed ${i + 1})`,
+      );
       tally.agree++;
     }
-    process.stdout.write(`revert corpus: ${cases.length} cases (git: ${tally.clean} clean, ${tally.conflict} conflicts); ${tally.agree} byte-identical, ${tally.held} held as conflicts\n`);
+    process.stdout.write(
+      `revert corpus: ${cases.length} cases (git: ${tally.clean} clean, ${tally.conflict} conflicts); ${tally.agree} byte-identical, ${tally.held} held as conflicts\n`,
+    );
     assert.ok(tally.clean >= cases.length / 5 && tally.conflict >= cases.length / 5, JSON.stringify(tally));
     assert.ok(tally.held <= cases.length / 100, JSON.stringify(tally));
   } finally {
@@ -68,17 +96,32 @@ test('the CLI: revert keeps later batches; a conflict is draft state until resol
   const repo = new DiskRepo({ 'a.txt': 'one\ntwo\nthree\nfour\nfive\n', 'b.txt': 'b\n' });
   try {
     await withShadow(repo, async (sh) => {
-      await sh.batch({ intent: 'first', operations: [{ operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nfive\n' }, { operation: 'write', path: 'b.txt', content: 'B\n' }] });
-      await sh.batch({ intent: 'second', operations: [{ operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nFIVE\n' }] });
+      await sh.batch({
+        intent: 'first',
+        operations: [
+          { operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nfive\n' },
+          { operation: 'write', path: 'b.txt', content: 'B\n' },
+        ],
+      });
+      await sh.batch({
+        intent: 'second',
+        operations: [{ operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nFIVE\n' }],
+      });
       await sh.batch({ intent: 'third', operations: [{ operation: 'write', path: 'b.txt', content: 'B again\n' }] });
     });
     const r = repo.shadow(['revert', '1', '--json']);
     assert.is(r.status, 0, r.stderr);
     const j = r.json();
     assert.equal(j.reverted, [1]);
-    assert.equal(j.paths, [{ path: 'a.txt', status: 'merged' }, { path: 'b.txt', status: 'conflict', reason: 'overlap' }]);
+    assert.equal(j.paths, [
+      { path: 'a.txt', status: 'merged' },
+      { path: 'b.txt', status: 'conflict', reason: 'overlap' },
+    ]);
     assert.is(repo.git('show', 'refs/shadow/drafts/default:a.txt'), 'one\ntwo\nthree\nfour\nFIVE\n');
-    assert.match(repo.git('show', 'refs/shadow/drafts/default:b.txt'), /^<<<<<<< draft default\nB again\n=======\nb\n>>>>>>> before batch 1\n$/);
+    assert.match(
+      repo.git('show', 'refs/shadow/drafts/default:b.txt'),
+      /^<<<<<<< draft default\nB again\n=======\nb\n>>>>>>> before batch 1\n$/,
+    );
     const st = repo.shadow(['status', '--json']).json();
     assert.equal(st.conflicts, [{ path: 'b.txt', reason: 'overlap' }]);
     assert.is(repo.shadow(['apply', '--json']).json().error.code, 'UNRESOLVED_CONFLICT');
@@ -96,19 +139,34 @@ test('the CLI: revert keeps later batches; a conflict is draft state until resol
   }
 });
 
-test('revert --apply takes an applied batch back out of the working tree, keeping the person\'s later edit and the later batches; a path with glob characters is taken literally', async () => {
+test("revert --apply takes an applied batch back out of the working tree, keeping the person's later edit and the later batches; a path with glob characters is taken literally", async () => {
   const repo = new DiskRepo({ 'a.txt': 'one\ntwo\nthree\nfour\nfive\n', 'w[1].txt': 'w\n', 'w1.txt': 'plain\n' });
   try {
     await withShadow(repo, async (sh) => {
-      await sh.batch({ intent: 'first', operations: [{ operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nfive\n' }, { operation: 'write', path: 'w[1].txt', content: 'W\n' }] });
-      await sh.batch({ intent: 'second', operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }, { operation: 'write', path: 'w1.txt', content: 'PLAIN\n' }] });
+      await sh.batch({
+        intent: 'first',
+        operations: [
+          { operation: 'write', path: 'a.txt', content: 'ONE\ntwo\nthree\nfour\nfive\n' },
+          { operation: 'write', path: 'w[1].txt', content: 'W\n' },
+        ],
+      });
+      await sh.batch({
+        intent: 'second',
+        operations: [
+          { operation: 'write', path: 'b.txt', content: 'b\n' },
+          { operation: 'write', path: 'w1.txt', content: 'PLAIN\n' },
+        ],
+      });
       await sh.apply();
     });
     repo.write('a.txt', 'ONE\ntwo\nthree\nfour\nfive by the person\n');
     const r = repo.shadow(['revert', '1', '--apply', '--json']);
     assert.is(r.status, 0, r.stderr);
     assert.is(r.json().applied.applied, true);
-    assert.equal(r.json().applied.paths.map((p: any) => p.path), ['a.txt', 'w[1].txt']);
+    assert.equal(
+      r.json().applied.paths.map((p: any) => p.path),
+      ['a.txt', 'w[1].txt'],
+    );
     assert.is(repo.read('a.txt'), 'one\ntwo\nthree\nfour\nfive by the person\n');
     assert.is(repo.read('w[1].txt'), 'w\n');
     assert.is(repo.read('w1.txt'), 'PLAIN\n', 'a glob would have matched it; the literal path does not');

@@ -12,7 +12,12 @@ Cli.before.each((c) => {
 Cli.after.each((c) => c.repo.cleanup());
 
 Cli('propose, review, apply exits 3, approve, apply; the ledger verifies; the secret never shows', ({ repo }) => {
-  const batch = JSON.stringify({ operations: [{ operation: 'write', path: 'slack.env', content: `SLACK_TOKEN=${TOKEN}\n` }, { operation: 'write', path: 'certs/dev.pem', content: 'public\n' }] });
+  const batch = JSON.stringify({
+    operations: [
+      { operation: 'write', path: 'slack.env', content: `SLACK_TOKEN=${TOKEN}\n` },
+      { operation: 'write', path: 'certs/dev.pem', content: 'public\n' },
+    ],
+  });
   assert.is(repo.shadow(['batch', '-'], { input: batch }).status, 0);
   const p = repo.shadow(['propose', '-m', 'config', '--json']);
   assert.is(p.status, 0, p.stderr);
@@ -21,7 +26,10 @@ Cli('propose, review, apply exits 3, approve, apply; the ledger verifies; the se
   assert.is(r.status, 0);
   const review = r.json();
   assert.is(review.status, 'proposed');
-  assert.equal(review.approvals.map((a: { kind: string }) => a.kind), ['secrets_override', 'protected_path']);
+  assert.equal(
+    review.approvals.map((a: { kind: string }) => a.kind),
+    ['secrets_override', 'protected_path'],
+  );
   const a = repo.shadow(['apply', '--json']);
   assert.is(a.status, 3);
   assert.equal(a.json().pendingApprovals.length, 2);
@@ -36,7 +44,11 @@ Cli('propose, review, apply exits 3, approve, apply; the ledger verifies; the se
   const v = repo.shadow(['events', '--verify', '--json']);
   assert.is(v.status, 0);
   assert.is(v.json().ok, true);
-  const lines = repo.shadow(['events', '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const lines = repo
+    .shadow(['events', '--json'])
+    .stdout.trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.ok(lines.some((e: { type: string }) => e.type === 'approval/decision'));
   for (const out of [r.stdout, a.stdout, text.stdout, repo.shadow(['review']).stdout, repo.shadow(['events']).stdout]) {
     assert.not.match(out, TOKEN.slice(8), 'the secret is never printed');

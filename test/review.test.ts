@@ -12,7 +12,6 @@ const GOLDEN_FINGERPRINT = 'patchset:10a6551faa591c7cf9da2cb2e16383ca84f4fe76988
 
 const TOKEN = 'ghp_' + 'k7Q2mZ9xR4tB8wN1vC6yL3pH5sD0fJ2gA9eU'; // made up, shaped like a classic GitHub token
 
-
 async function withSecretDraft(repo: MemRepo): Promise<Shadow> {
   await git.setConfig({ fs: repo.fs, dir: repo.dir, path: 'shadow.protect', value: '.github/**' });
   const sh = await repo.open();
@@ -32,24 +31,27 @@ Review.before.each(async (c) => {
   c.repo = await memRepo({ 'README.md': 'Hello\n' });
 });
 
-Review('propose freezes the fingerprint; a new batch returns the draft to open with a new fingerprint', async ({ repo }) => {
-  const sh = await withSecretDraft(repo);
-  const p = await sh.propose({ message: 'ci' });
-  assert.match(p.patch_fingerprint, /^patchset:[0-9a-f]{64}$/);
-  assert.is(p.patch_fingerprint, `patchset:${p.patch_id}`);
-  assert.equal(p.target_files, ['.github/workflows/ci.yml', 'src/config.ts']);
-  assert.is(p.contains_secret_introductions, true);
-  assert.equal(p.base_sha256_by_path, { '.github/workflows/ci.yml': null, 'src/config.ts': null });
-  assert.is((await sh.review()).status, 'proposed');
-  const meta = JSON.parse(String(repo.fs.readFileSync(`${repo.dir}/.git/shadow/drafts/default/draft.json`, 'utf8')));
-  assert.is(meta.pointers.proposal.patch_fingerprint, p.patch_fingerprint);
-  await sh.batch({ operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] });
-  const r = await sh.review();
-  assert.is(r.status, 'open');
-  assert.is.not(r.fingerprint, p.patch_fingerprint);
-  const types = (await sh.events()).map((e) => e.type);
-  assert.equal(types, ['draft/open', 'batch/commit', 'proposal', 'tx/status', 'batch/commit', 'tx/status']);
-});
+Review(
+  'propose freezes the fingerprint; a new batch returns the draft to open with a new fingerprint',
+  async ({ repo }) => {
+    const sh = await withSecretDraft(repo);
+    const p = await sh.propose({ message: 'ci' });
+    assert.match(p.patch_fingerprint, /^patchset:[0-9a-f]{64}$/);
+    assert.is(p.patch_fingerprint, `patchset:${p.patch_id}`);
+    assert.equal(p.target_files, ['.github/workflows/ci.yml', 'src/config.ts']);
+    assert.is(p.contains_secret_introductions, true);
+    assert.equal(p.base_sha256_by_path, { '.github/workflows/ci.yml': null, 'src/config.ts': null });
+    assert.is((await sh.review()).status, 'proposed');
+    const meta = JSON.parse(String(repo.fs.readFileSync(`${repo.dir}/.git/shadow/drafts/default/draft.json`, 'utf8')));
+    assert.is(meta.pointers.proposal.patch_fingerprint, p.patch_fingerprint);
+    await sh.batch({ operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] });
+    const r = await sh.review();
+    assert.is(r.status, 'open');
+    assert.is.not(r.fingerprint, p.patch_fingerprint);
+    const types = (await sh.events()).map((e) => e.type);
+    assert.equal(types, ['draft/open', 'batch/commit', 'proposal', 'tx/status', 'batch/commit', 'tx/status']);
+  },
+);
 
 Review('apply with pending approvals writes nothing, returns them and logs each request once', async ({ repo }) => {
   const sh = await withSecretDraft(repo);
@@ -67,7 +69,10 @@ Review('apply with pending approvals writes nothing, returns them and logs each 
 Review('approve both: apply goes through; secret values never reach the ledger or the review', async ({ repo }) => {
   const sh = await withSecretDraft(repo);
   const review = await sh.review();
-  assert.equal(review.secrets.map((s) => [s.rule, s.path, s.line, s.redacted.slice(0, 4)]), [['github-token', 'src/config.ts', 1, 'ghp_']]);
+  assert.equal(
+    review.secrets.map((s) => [s.rule, s.path, s.line, s.redacted.slice(0, 4)]),
+    [['github-token', 'src/config.ts', 1, 'ghp_']],
+  );
   for (const a of review.approvals) await sh.approve(a.id, { reason: 'reviewed', actor: 'alice' });
   const r = await sh.apply();
   assert.is(r.ok, true);
@@ -81,36 +86,42 @@ Review('approve both: apply goes through; secret values never reach the ledger o
   assert.equal((await sh.verifyEvents()).ok, true);
 });
 
-Review('a deny sticks: apply fails fast every time, approve after deny is refused, until the draft changes', async ({ repo }) => {
-  const sh = await withSecretDraft(repo);
-  const [secret, prot] = ['secrets_override', 'protected_path'].map((k) => (sh as Shadow) && k);
-  const review = await sh.review();
-  const secretId = review.approvals.find((a) => a.kind === secret)!.id;
-  const protId = review.approvals.find((a) => a.kind === prot)!.id;
-  const denied = await sh.deny(secretId, { reason: 'no tokens in the repo', actor: 'bob' });
-  assert.is(denied.status, 'denied');
-  await sh.approve(protId);
-  for (let i = 0; i < 3; i++) {
-    try {
-      await sh.apply();
-      assert.unreachable();
-    } catch (e) {
-      const err = e as { code: string; message: string };
-      assert.is(err.code, 'DENIED');
-      assert.match(err.message, /denied by bob \([^)]+ <[^>]+>\) at .*: no tokens in the repo/);
+Review(
+  'a deny sticks: apply fails fast every time, approve after deny is refused, until the draft changes',
+  async ({ repo }) => {
+    const sh = await withSecretDraft(repo);
+    const [secret, prot] = ['secrets_override', 'protected_path'].map((k) => (sh as Shadow) && k);
+    const review = await sh.review();
+    const secretId = review.approvals.find((a) => a.kind === secret)!.id;
+    const protId = review.approvals.find((a) => a.kind === prot)!.id;
+    const denied = await sh.deny(secretId, { reason: 'no tokens in the repo', actor: 'bob' });
+    assert.is(denied.status, 'denied');
+    await sh.approve(protId);
+    for (let i = 0; i < 3; i++) {
+      try {
+        await sh.apply();
+        assert.unreachable();
+      } catch (e) {
+        const err = e as { code: string; message: string };
+        assert.is(err.code, 'DENIED');
+        assert.match(err.message, /denied by bob \([^)]+ <[^>]+>\) at .*: no tokens in the repo/);
+      }
     }
-  }
-  assert.is(await codeOf(() => sh.approve(secretId)), 'DENIED');
-  assert.is(await codeOf(() => sh.deny(secretId, { reason: 'again' })), 'ALREADY_DECIDED');
-  assert.is(await codeOf(() => sh.approve(protId)), 'ALREADY_DECIDED');
-  assert.is(repo.exists('src/config.ts'), false);
-  // The draft changes: the old ids are stale, new ones are asked for.
-  await sh.edit('src/config.ts', `"${TOKEN}"`, 'process.env.GITHUB_TOKEN');
-  assert.is(await codeOf(() => sh.approve(secretId)), 'STALE_APPROVAL');
-  assert.is(await codeOf(() => sh.approve('ap-0000000000')), 'APPROVAL_NOT_FOUND');
-  const r = await sh.apply();
-  assert.equal(r.pendingApprovals.map((a) => a.kind), ['protected_path']);
-});
+    assert.is(await codeOf(() => sh.approve(secretId)), 'DENIED');
+    assert.is(await codeOf(() => sh.deny(secretId, { reason: 'again' })), 'ALREADY_DECIDED');
+    assert.is(await codeOf(() => sh.approve(protId)), 'ALREADY_DECIDED');
+    assert.is(repo.exists('src/config.ts'), false);
+    // The draft changes: the old ids are stale, new ones are asked for.
+    await sh.edit('src/config.ts', `"${TOKEN}"`, 'process.env.GITHUB_TOKEN');
+    assert.is(await codeOf(() => sh.approve(secretId)), 'STALE_APPROVAL');
+    assert.is(await codeOf(() => sh.approve('ap-0000000000')), 'APPROVAL_NOT_FOUND');
+    const r = await sh.apply();
+    assert.equal(
+      r.pendingApprovals.map((a) => a.kind),
+      ['protected_path'],
+    );
+  },
+);
 
 Review('mass deletions need an approval past shadow.maxDeletes', async () => {
   const files: Record<string, string> = {};
@@ -120,7 +131,10 @@ Review('mass deletions need an approval past shadow.maxDeletes', async () => {
   const sh = await repo.open();
   await sh.remove(Object.keys(files));
   const r = await sh.apply();
-  assert.equal(r.pendingApprovals.map((a) => [a.kind, a.paths.length]), [['mass_delete', 4]]);
+  assert.equal(
+    r.pendingApprovals.map((a) => [a.kind, a.paths.length]),
+    [['mass_delete', 4]],
+  );
 });
 
 Review('read-only sandbox: apply and unapply refused with READ_ONLY, drafts still allowed', async ({ repo }) => {
@@ -143,7 +157,10 @@ Review('resume: a new process sees the proposal and its pending approvals, decid
   const second = await repo.open();
   const r = await second.review();
   assert.is(r.status, 'proposed');
-  assert.equal(r.approvals.map((a) => a.status), ['pending', 'pending']);
+  assert.equal(
+    r.approvals.map((a) => a.status),
+    ['pending', 'pending'],
+  );
   for (const a of r.approvals) await second.approve(a.id);
   assert.is((await second.apply()).applied, true);
   assert.is((await second.review()).status, 'completed');
@@ -171,7 +188,8 @@ const CACHE = '/.git/shadow/drafts/default/review.cache';
 async function secretDraftWithEdit(repo: MemRepo, filler = 0): Promise<Shadow> {
   const sh = await withSecretDraft(repo);
   const operations = [{ operation: 'write' as const, path: 'src/app.ts', content: 'export const a = 2;\n' }];
-  for (let i = 0; i < filler; i++) operations.push({ operation: 'write', path: `docs/n${i}.md`, content: `note ${i}\n` });
+  for (let i = 0; i < filler; i++)
+    operations.push({ operation: 'write', path: `docs/n${i}.md`, content: `note ${i}\n` });
   assert.ok((await sh.batch({ operations })).success);
   return sh;
 }
@@ -187,37 +205,56 @@ async function freshDryRun(repo: MemRepo): Promise<{ fingerprint: string; secret
   return { fingerprint: r.fingerprint, secrets: r.findings.secrets, read: sh.stats.objectsRead - before };
 }
 
-Cache('a fresh handle reads the fingerprint and findings a review saved, not the blobs: the same answer with every blob unread', async ({ repo }) => {
-  const sh = await secretDraftWithEdit(repo, LARGE);
-  const review = await sh.review();
-  assert.ok(repo.fs.existsSync(repo.dir + CACHE));
-  const cached = await freshDryRun(repo);
-  repo.fs.unlinkSync(repo.dir + CACHE);
-  const computed = await freshDryRun(repo);
-  assert.is(cached.fingerprint, review.fingerprint);
-  assert.is(computed.fingerprint, review.fingerprint);
-  assert.equal(cached.secrets, computed.secrets);
-  assert.equal((cached.secrets as Array<{ rule: string }>).map((s) => s.rule), ['github-token']);
-  // Every new blob and the one base: none is read through the cache.
-  assert.is(computed.read - cached.read, 3 + LARGE + 1);
-  assert.not.match(String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8')), TOKEN.slice(4), 'no secret value in the cache');
-});
+Cache(
+  'a fresh handle reads the fingerprint and findings a review saved, not the blobs: the same answer with every blob unread',
+  async ({ repo }) => {
+    const sh = await secretDraftWithEdit(repo, LARGE);
+    const review = await sh.review();
+    assert.ok(repo.fs.existsSync(repo.dir + CACHE));
+    const cached = await freshDryRun(repo);
+    repo.fs.unlinkSync(repo.dir + CACHE);
+    const computed = await freshDryRun(repo);
+    assert.is(cached.fingerprint, review.fingerprint);
+    assert.is(computed.fingerprint, review.fingerprint);
+    assert.equal(cached.secrets, computed.secrets);
+    assert.equal(
+      (cached.secrets as Array<{ rule: string }>).map((s) => s.rule),
+      ['github-token'],
+    );
+    // Every new blob and the one base: none is read through the cache.
+    assert.is(computed.read - cached.read, 3 + LARGE + 1);
+    assert.not.match(
+      String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8')),
+      TOKEN.slice(4),
+      'no secret value in the cache',
+    );
+  },
+);
 
-Cache('a damaged or foreign review cache is never trusted: the review is computed again and the cache rewritten', async ({ repo }) => {
-  const sh = await secretDraftWithEdit(repo, LARGE);
-  const fingerprint = (await sh.review()).fingerprint;
-  const good = String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8'));
-  for (const bad of ['{"version":1,"summaries":[{"key":', '[]', good.replace(/"patch_id":"[0-9a-f]+"/, '"patch_id":7')]) {
-    repo.fs.writeFileSync(repo.dir + CACHE, bad);
-    const r = await freshDryRun(repo);
-    assert.is(r.fingerprint, fingerprint);
-    assert.is(String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8')), good);
-  }
-  // A summary under another key (another publish set) changes nothing.
-  const other = good.replace(/"key":"[0-9a-f]+"/, `"key":"${'0'.repeat(64)}"`).replace(/"patch_id":"[0-9a-f]+"/, `"patch_id":"${'1'.repeat(64)}"`);
-  repo.fs.writeFileSync(repo.dir + CACHE, other);
-  assert.is((await freshDryRun(repo)).fingerprint, fingerprint);
-});
+Cache(
+  'a damaged or foreign review cache is never trusted: the review is computed again and the cache rewritten',
+  async ({ repo }) => {
+    const sh = await secretDraftWithEdit(repo, LARGE);
+    const fingerprint = (await sh.review()).fingerprint;
+    const good = String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8'));
+    for (const bad of [
+      '{"version":1,"summaries":[{"key":',
+      '[]',
+      good.replace(/"patch_id":"[0-9a-f]+"/, '"patch_id":7'),
+    ]) {
+      repo.fs.writeFileSync(repo.dir + CACHE, bad);
+      const r = await freshDryRun(repo);
+      assert.is(r.fingerprint, fingerprint);
+      assert.is(String(repo.fs.readFileSync(repo.dir + CACHE, 'utf8')), good);
+    }
+    // A summary under another key (another publish set) changes nothing.
+    const other = good
+      .replace(/"key":"[0-9a-f]+"/, `"key":"${'0'.repeat(64)}"`)
+      .replace(/"patch_id":"[0-9a-f]+"/, `"patch_id":"${'1'.repeat(64)}"`);
+    repo.fs.writeFileSync(repo.dir + CACHE, other);
+    assert.is((await freshDryRun(repo)).fingerprint, fingerprint);
+  },
+);
 
 Cache('after another batch a fresh handle gets the new fingerprint, never the cached one', async ({ repo }) => {
   const sh = await secretDraftWithEdit(repo, LARGE);
@@ -237,21 +274,29 @@ Cache('shadow review shows the diff on a fresh handle too (the cache keeps no te
   assert.is((await (await repo.open()).review()).diff, diff);
 });
 
-Cache('a small draft\'s review is not saved: examining it costs less than the file', async ({ repo }) => {
+Cache("a small draft's review is not saved: examining it costs less than the file", async ({ repo }) => {
   const sh = await secretDraftWithEdit(repo);
   await sh.review();
   await sh.apply({ dryRun: true });
   assert.is(repo.fs.existsSync(repo.dir + CACHE), false);
 });
 
-Cache('the examination format names the installed jsdiff, and a known draft keeps its known fingerprint (bump EXAMINATION_FORMAT when this moves)', async ({ repo }) => {
-  const installed = (createRequire(import.meta.url)('diff/package.json') as { version: string }).version;
-  assert.ok(EXAMINATION_FORMAT.includes(`jsdiff ${installed}`), `EXAMINATION_FORMAT "${EXAMINATION_FORMAT}" names jsdiff ${installed}`);
-  const sh = await secretDraftWithEdit(repo);
-  const r = await sh.review();
-  assert.is(r.fingerprint, GOLDEN_FINGERPRINT);
-  assert.equal(r.secrets.map((s) => [s.rule, s.path, s.line, s.redacted]), [['github-token', 'src/config.ts', 1, 'ghp_****************']]);
-});
+Cache(
+  'the examination format names the installed jsdiff, and a known draft keeps its known fingerprint (bump EXAMINATION_FORMAT when this moves)',
+  async ({ repo }) => {
+    const installed = (createRequire(import.meta.url)('diff/package.json') as { version: string }).version;
+    assert.ok(
+      EXAMINATION_FORMAT.includes(`jsdiff ${installed}`),
+      `EXAMINATION_FORMAT "${EXAMINATION_FORMAT}" names jsdiff ${installed}`,
+    );
+    const sh = await secretDraftWithEdit(repo);
+    const r = await sh.review();
+    assert.is(r.fingerprint, GOLDEN_FINGERPRINT);
+    assert.equal(
+      r.secrets.map((s) => [s.rule, s.path, s.line, s.redacted]),
+      [['github-token', 'src/config.ts', 1, 'ghp_****************']],
+    );
+  },
+);
 
 Cache.run();
-

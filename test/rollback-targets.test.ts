@@ -34,7 +34,14 @@ function forged(repo: DiskRepo, draft: string, root: string, batch: number): str
   git('update-index', '--add', '--cacheinfo', `100644,${blob},evil.txt`);
   const tree = git('write-tree');
   rmSync(index, { force: true });
-  return git('commit-tree', tree, '-p', root, '-m', `evil\n\nShadow-Draft: ${draft}\nShadow-Batch: ${batch}\nShadow-Actor: agent\n`);
+  return git(
+    'commit-tree',
+    tree,
+    '-p',
+    root,
+    '-m',
+    `evil\n\nShadow-Draft: ${draft}\nShadow-Batch: ${batch}\nShadow-Actor: agent\n`,
+  );
 }
 
 function codeOfCli(r: { status: number; stdout: string }): string | undefined {
@@ -52,48 +59,61 @@ Targets.before.each(async (ctx) => {
   ctx.tips = [];
   await withShadow(ctx.repo, async (sh) => {
     for (const v of ['one', 'two', 'three']) {
-      const r = await sh.batch({ intent: v, operations: [{ operation: 'write', path: 'a.txt', content: `${v}\n` }] }, { draft: 'd' });
+      const r = await sh.batch(
+        { intent: v, operations: [{ operation: 'write', path: 'a.txt', content: `${v}\n` }] },
+        { draft: 'd' },
+      );
       ctx.tips.push(r.commit!);
     }
   });
 });
 Targets.after.each(({ repo }) => repo.cleanup());
 
-Targets('a commit made with git commit-tree on the root, with batch trailers, is refused on the CLI, the library, the HTTP API and the MCP tool; the ref stays', async ({ repo, tips, root }) => {
-  const evil = forged(repo, 'd', root, 2);
-  assert.is(repo.git('cat-file', '-t', evil).trim(), 'commit');
-  const cli = repo.shadow(['rollback', evil, '--draft', 'd', '--json']);
-  assert.is(codeOfCli(cli), 'INVALID_TARGET', cli.stdout + cli.stderr);
-  assert.is.not(cli.status, 0);
-  assert.is(repo.ref(REF), tips[2]);
-  await withShadow(repo, async (sh) => {
-    for (const spec of [evil, evil.slice(0, 12)]) {
-      try {
-        await sh.rollback(spec, { draft: 'd' });
-        assert.unreachable(spec);
-      } catch (e) {
-        assert.is((e as { code?: string }).code, 'INVALID_TARGET', String(e));
-        assert.equal((e as { data?: { commit?: string } }).data?.commit, evil);
+Targets(
+  'a commit made with git commit-tree on the root, with batch trailers, is refused on the CLI, the library, the HTTP API and the MCP tool; the ref stays',
+  async ({ repo, tips, root }) => {
+    const evil = forged(repo, 'd', root, 2);
+    assert.is(repo.git('cat-file', '-t', evil).trim(), 'commit');
+    const cli = repo.shadow(['rollback', evil, '--draft', 'd', '--json']);
+    assert.is(codeOfCli(cli), 'INVALID_TARGET', cli.stdout + cli.stderr);
+    assert.is.not(cli.status, 0);
+    assert.is(repo.ref(REF), tips[2]);
+    await withShadow(repo, async (sh) => {
+      for (const spec of [evil, evil.slice(0, 12)]) {
+        try {
+          await sh.rollback(spec, { draft: 'd' });
+          assert.unreachable(spec);
+        } catch (e) {
+          assert.is((e as { code?: string }).code, 'INVALID_TARGET', String(e));
+          assert.equal((e as { data?: { commit?: string } }).data?.commit, evil);
+        }
       }
-    }
-    const tool = await callTool({ sh, draft: 'd', actor: 'agent' }, 'rollback', { target: evil });
-    assert.is(tool.isError, true);
-    assert.match(tool.text, /INVALID_TARGET/);
-    const server = await startServer(sh, {});
-    try {
-      const api = new Api(server.url, server.token);
-      assertError(await api.call('POST', '/api/drafts/d/rollback', { json: { target: evil } }), 400, 'INVALID_TARGET');
-    } finally {
-      await server.close();
-    }
-  });
-  assert.is(repo.ref(REF), tips[2]);
-  assert.is(repo.git('reflog', 'show', '--format=%H', REF).trim().split('\n')[0], tips[2]);
-});
+      const tool = await callTool({ sh, draft: 'd', actor: 'agent' }, 'rollback', { target: evil });
+      assert.is(tool.isError, true);
+      assert.match(tool.text, /INVALID_TARGET/);
+      const server = await startServer(sh, {});
+      try {
+        const api = new Api(server.url, server.token);
+        assertError(
+          await api.call('POST', '/api/drafts/d/rollback', { json: { target: evil } }),
+          400,
+          'INVALID_TARGET',
+        );
+      } finally {
+        await server.close();
+      }
+    });
+    assert.is(repo.ref(REF), tips[2]);
+    assert.is(repo.git('reflog', 'show', '--format=%H', REF).trim().split('\n')[0], tips[2]);
+  },
+);
 
 Targets('a commit of another draft on the same root is refused', async ({ repo, tips }) => {
   await withShadow(repo, async (sh) => {
-    const other = await sh.batch({ intent: 'other', operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] }, { draft: 'e' });
+    const other = await sh.batch(
+      { intent: 'other', operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] },
+      { draft: 'e' },
+    );
     try {
       await sh.rollback(other.commit!, { draft: 'd' });
       assert.unreachable();
@@ -104,59 +124,68 @@ Targets('a commit of another draft on the same root is refused', async ({ repo, 
   assert.is(repo.ref(REF), tips[2]);
 });
 
-Targets('the tip a rollback left is accepted from the reflog alone, with its history back to the root', async ({ repo, tips }) => {
-  await withShadow(repo, async (sh) => {
-    const m = await sh.rollback('~2', { draft: 'd' });
-    assert.is(m.to, tips[0]);
-    // Only the reflog now knows tips[2] and tips[1]: the automatic checkpoint goes.
-    repo.git('update-ref', '-d', `refs/shadow/checkpoints/d/${m.kept}`);
-  });
-  await withShadow(repo, async (sh) => {
-    assert.is((await sh.rollback(tips[1]!, { draft: 'd' })).to, tips[1]);
-    assert.is((await sh.rollback(tips[2]!, { draft: 'd' })).to, tips[2]);
-  });
-  assert.is(repo.ref(REF), tips[2]);
-});
+Targets(
+  'the tip a rollback left is accepted from the reflog alone, with its history back to the root',
+  async ({ repo, tips }) => {
+    await withShadow(repo, async (sh) => {
+      const m = await sh.rollback('~2', { draft: 'd' });
+      assert.is(m.to, tips[0]);
+      // Only the reflog now knows tips[2] and tips[1]: the automatic checkpoint goes.
+      repo.git('update-ref', '-d', `refs/shadow/checkpoints/d/${m.kept}`);
+    });
+    await withShadow(repo, async (sh) => {
+      assert.is((await sh.rollback(tips[1]!, { draft: 'd' })).to, tips[1]);
+      assert.is((await sh.rollback(tips[2]!, { draft: 'd' })).to, tips[2]);
+    });
+    assert.is(repo.ref(REF), tips[2]);
+  },
+);
 
-Targets('a checkpoint\'s commit, and its history, are accepted after rolling back past it with the reflog gone', async ({ repo, tips }) => {
-  await withShadow(repo, async (sh) => {
-    await sh.rollback('2', { draft: 'd' });
-    await sh.checkpoint('mid', { draft: 'd' });
-    await sh.rollback('3', { draft: 'd' });
-    await sh.rollback('~3', { draft: 'd' });
-  });
-  repo.git('reflog', 'expire', '--expire=now', REF);
-  assert.is(repo.git('reflog', 'show', REF).trim(), '');
-  await withShadow(repo, async (sh) => {
-    // tips[2] was kept by an automatic checkpoint when ~3 left it; tips[1] by "mid".
-    assert.is((await sh.rollback(tips[1]!, { draft: 'd' })).to, tips[1]);
-    assert.is((await sh.rollback(tips[0]!, { draft: 'd' })).to, tips[0]);
-    await sh.rollback(tips[2]!, { draft: 'd' });
-  });
-  assert.is(repo.ref(REF), tips[2]);
-});
+Targets(
+  "a checkpoint's commit, and its history, are accepted after rolling back past it with the reflog gone",
+  async ({ repo, tips }) => {
+    await withShadow(repo, async (sh) => {
+      await sh.rollback('2', { draft: 'd' });
+      await sh.checkpoint('mid', { draft: 'd' });
+      await sh.rollback('3', { draft: 'd' });
+      await sh.rollback('~3', { draft: 'd' });
+    });
+    repo.git('reflog', 'expire', '--expire=now', REF);
+    assert.is(repo.git('reflog', 'show', REF).trim(), '');
+    await withShadow(repo, async (sh) => {
+      // tips[2] was kept by an automatic checkpoint when ~3 left it; tips[1] by "mid".
+      assert.is((await sh.rollback(tips[1]!, { draft: 'd' })).to, tips[1]);
+      assert.is((await sh.rollback(tips[0]!, { draft: 'd' })).to, tips[0]);
+      await sh.rollback(tips[2]!, { draft: 'd' });
+    });
+    assert.is(repo.ref(REF), tips[2]);
+  },
+);
 
-Targets('draft new --from a forged commit is refused; from a commit of a draft it continues that draft\'s line', async ({ repo, tips, root }) => {
-  const evil = forged(repo, 'd', root, 9);
-  const r = repo.shadow(['draft', 'new', 'copy', '--from', evil, '--json']);
-  assert.is(codeOfCli(r), 'INVALID_TARGET', r.stdout + r.stderr);
-  assert.is(repo.ref('refs/shadow/drafts/copy'), undefined);
-  // The same commit claiming a draft that does not exist here.
-  const ghost = forged(repo, 'ghost', root, 1);
-  assert.is(codeOfCli(repo.shadow(['draft', 'new', 'copy', '--from', ghost, '--json'])), 'INVALID_TARGET');
-  await withShadow(repo, async (sh) => {
-    await sh.draftNew('fork', { from: tips[1] });
-    const forked = await sh.draftShow({ draft: 'fork' });
-    assert.is(forked.tip, tips[1]);
-    assert.is((await sh.cat('a.txt', { draft: 'fork' })).content.toString(), 'two\n');
-  });
-  assert.is(repo.ref('refs/shadow/drafts/fork'), tips[1]);
-  assert.is(repo.ref('refs/shadow/drafts/copy'), undefined);
-});
+Targets(
+  "draft new --from a forged commit is refused; from a commit of a draft it continues that draft's line",
+  async ({ repo, tips, root }) => {
+    const evil = forged(repo, 'd', root, 9);
+    const r = repo.shadow(['draft', 'new', 'copy', '--from', evil, '--json']);
+    assert.is(codeOfCli(r), 'INVALID_TARGET', r.stdout + r.stderr);
+    assert.is(repo.ref('refs/shadow/drafts/copy'), undefined);
+    // The same commit claiming a draft that does not exist here.
+    const ghost = forged(repo, 'ghost', root, 1);
+    assert.is(codeOfCli(repo.shadow(['draft', 'new', 'copy', '--from', ghost, '--json'])), 'INVALID_TARGET');
+    await withShadow(repo, async (sh) => {
+      await sh.draftNew('fork', { from: tips[1] });
+      const forked = await sh.draftShow({ draft: 'fork' });
+      assert.is(forked.tip, tips[1]);
+      assert.is((await sh.cat('a.txt', { draft: 'fork' })).content.toString(), 'two\n');
+    });
+    assert.is(repo.ref('refs/shadow/drafts/fork'), tips[1]);
+    assert.is(repo.ref('refs/shadow/drafts/copy'), undefined);
+  },
+);
 
 const Fetched = suite('rollback targets from a remote');
 
-Fetched('a fetched draft\'s commit on the same root is no point of the local draft, nor a start for draft new', () =>
+Fetched("a fetched draft's commit on the same root is no point of the local draft, nor a start for draft new", () =>
   withRemote(bareRemote, async ({ a, clone }) => {
     const b = clone();
     await noteBatches(a, 'd', 2, 'a');

@@ -38,16 +38,34 @@ R.before((c) => {
 R.after((c) => rmSync(c.dir, { recursive: true, force: true }));
 
 /** The runner's line for each file, and its last line, with `extra` as its whole environment beside PATH. */
-function run(dir: string, only: string[], extra: Record<string, string>): { status: number | null; lines: Record<string, string>; last: string; out: string } {
-  const r = spawnSync(process.execPath, [join(dir, 'run-tests.js'), ...only], { env: { PATH: process.env.PATH ?? '', ...extra }, encoding: 'utf8' });
+function run(
+  dir: string,
+  only: string[],
+  extra: Record<string, string>,
+): { status: number | null; lines: Record<string, string>; last: string; out: string } {
+  const r = spawnSync(process.execPath, [join(dir, 'run-tests.js'), ...only], {
+    env: { PATH: process.env.PATH ?? '', ...extra },
+    encoding: 'utf8',
+  });
   const lines: Record<string, string> = {};
-  for (const m of r.stdout.matchAll(/^(ok  |FAIL) (\S+\.test\.js) +(\d+) passed +(\d+) failed/gm)) lines[m[2]!] = `${m[1]!.trim()} ${m[3]}/${m[4]}`;
+  for (const m of r.stdout.matchAll(/^(ok  |FAIL) (\S+\.test\.js) +(\d+) passed +(\d+) failed/gm))
+    lines[m[2]!] = `${m[1]!.trim()} ${m[3]}/${m[4]}`;
   return { status: r.status, lines, last: r.stdout.trim().split('\n').at(-1)!, out: r.stdout };
 }
 
 R('without CI: a file that ran no test passes only when it said SKIP; a skipped test fails', ({ dir }) => {
   const r = run(dir, [], {});
-  assert.equal(r.lines, { 'passes.test.js': 'ok 2/0', 'empty.test.js': 'FAIL 0/1', 'says-skip.test.js': 'ok 0/0', 'skipped.test.js': 'FAIL 1/1', 'tmpdir.test.js': 'ok 1/0' }, r.out);
+  assert.equal(
+    r.lines,
+    {
+      'passes.test.js': 'ok 2/0',
+      'empty.test.js': 'FAIL 0/1',
+      'says-skip.test.js': 'ok 0/0',
+      'skipped.test.js': 'FAIL 1/1',
+      'tmpdir.test.js': 'ok 1/0',
+    },
+    r.out,
+  );
   assert.match(r.out, /empty\.test\.js: ran no test and said no SKIP/);
   assert.match(r.out, /^ {5}SKIP nothing to drive here$/m);
   assert.is(r.last, '4 passed, 2 failed');
@@ -74,22 +92,25 @@ function ramHasRoom(): boolean {
   }
 }
 
-R('the files run with TMPDIR on /dev/shm (a directory of the run, removed after it) unless a TMPDIR was given', ({ dir }) => {
-  const out = join(dir, 'tmpdir-seen');
-  const r = run(dir, ['tmpdir'], { TMPDIR_OUT: out });
-  assert.equal([r.status, r.last], [0, '1 passed, 0 failed'], r.out);
-  const seen = readFileSync(out, 'utf8');
-  if (ramHasRoom()) {
-    assert.match(seen, /^\/dev\/shm\/sh-\w+$/);
-    assert.match(r.out, new RegExp(`^TMPDIR ${seen} \\(RAM\\)$`, 'm'));
-    assert.not.ok(existsSync(seen), 'removed when the run ends');
-  } else {
-    assert.is(seen, '-', 'no RAM file system with room: the inherited (unset) TMPDIR');
-  }
-  const given = run(dir, ['tmpdir'], { TMPDIR_OUT: out, TMPDIR: dir });
-  assert.is(given.status, 0, given.out);
-  assert.is(readFileSync(out, 'utf8'), dir, 'a TMPDIR given is kept');
-  assert.not.match(given.out, /\(RAM\)/);
-});
+R(
+  'the files run with TMPDIR on /dev/shm (a directory of the run, removed after it) unless a TMPDIR was given',
+  ({ dir }) => {
+    const out = join(dir, 'tmpdir-seen');
+    const r = run(dir, ['tmpdir'], { TMPDIR_OUT: out });
+    assert.equal([r.status, r.last], [0, '1 passed, 0 failed'], r.out);
+    const seen = readFileSync(out, 'utf8');
+    if (ramHasRoom()) {
+      assert.match(seen, /^\/dev\/shm\/sh-\w+$/);
+      assert.match(r.out, new RegExp(`^TMPDIR ${seen} \\(RAM\\)$`, 'm'));
+      assert.not.ok(existsSync(seen), 'removed when the run ends');
+    } else {
+      assert.is(seen, '-', 'no RAM file system with room: the inherited (unset) TMPDIR');
+    }
+    const given = run(dir, ['tmpdir'], { TMPDIR_OUT: out, TMPDIR: dir });
+    assert.is(given.status, 0, given.out);
+    assert.is(readFileSync(out, 'utf8'), dir, 'a TMPDIR given is kept');
+    assert.not.match(given.out, /\(RAM\)/);
+  },
+);
 
 R.run();

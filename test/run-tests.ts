@@ -16,11 +16,44 @@ const only = process.argv.slice(2);
  * whole run on 2 cores timed them (prefixes: `cli-` is every CLI file).
  */
 const SLOW_FIRST = [
-  'power-loss', 'rebase-crash', 'codex-patch-git', 'plan-kill', 'apply-crash', 'bad-input', 'remote-kill', 'apply-disk-processes',
-  'metadata-secrets', 'path-gate-remote', 'watch', 'batch-stream', 'remote-pull', 'git-interop', 'remote-review', 'page-browser',
-  'submodules', 'remote-push-fetch', 'kill-sweep', 'approval-signatures', 'approval-openpgp', 'agent-init', 'git-fidelity',
-  'cli-handoff', 'gitattributes', 'session-cli', 'approval-trust', 'apply-merge', 'plan-cli', 'exec-worktree', 'server-timeouts',
-  'apply-disk', 'cli-', 'mcp', 'worktree', 'object-db', 'session-http', 'lint',
+  'power-loss',
+  'rebase-crash',
+  'codex-patch-git',
+  'plan-kill',
+  'apply-crash',
+  'bad-input',
+  'remote-kill',
+  'apply-disk-processes',
+  'metadata-secrets',
+  'path-gate-remote',
+  'watch',
+  'batch-stream',
+  'remote-pull',
+  'git-interop',
+  'remote-review',
+  'page-browser',
+  'submodules',
+  'remote-push-fetch',
+  'kill-sweep',
+  'approval-signatures',
+  'approval-openpgp',
+  'agent-init',
+  'git-fidelity',
+  'cli-handoff',
+  'gitattributes',
+  'session-cli',
+  'approval-trust',
+  'apply-merge',
+  'plan-cli',
+  'exec-worktree',
+  'server-timeouts',
+  'apply-disk',
+  'cli-',
+  'mcp',
+  'worktree',
+  'object-db',
+  'session-http',
+  'lint',
 ];
 const rank = (f: string): number => {
   const i = SLOW_FIRST.findIndex((s) => f.startsWith(s));
@@ -114,7 +147,9 @@ async function worker(): Promise<void> {
     const o = await runFile(file);
     outcomes.push(o);
     const mark = o.failed > 0 ? 'FAIL' : 'ok  ';
-    process.stdout.write(`${mark} ${o.file.padEnd(34)} ${String(o.passed).padStart(4)} passed ${String(o.failed).padStart(3)} failed  ${(o.ms / 1000).toFixed(1)}s\n`);
+    process.stdout.write(
+      `${mark} ${o.file.padEnd(34)} ${String(o.passed).padStart(4)} passed ${String(o.failed).padStart(3)} failed  ${(o.ms / 1000).toFixed(1)}s\n`,
+    );
     if (o.failed > 0) process.stdout.write(`${o.output}\n`);
     // Figures a test reports of itself (the crash states a power-loss test checked, how many of a home tool's own
     // cases hold), and why a file ran none (no Chromium).
@@ -134,5 +169,7 @@ await Promise.all(Array.from({ length: availableParallelism() + 1 }, worker));
 if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
 const passed = outcomes.reduce((n, o) => n + o.passed, 0);
 const failed = outcomes.reduce((n, o) => n + o.failed, 0);
-process.stdout.write(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s\n${passed} passed, ${failed} failed\n`);
+process.stdout.write(
+  `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s\n${passed} passed, ${failed} failed\n`,
+);
 process.exitCode = failed > 0 ? 1 : 0;

@@ -2,7 +2,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { entropy, redact, RULES, scanAddedLines, scanText, type AddedLine, type SecretFinding } from '../src/core/secret-scan.js';
+import {
+  entropy,
+  redact,
+  RULES,
+  scanAddedLines,
+  scanText,
+  type AddedLine,
+  type SecretFinding,
+} from '../src/core/secret-scan.js';
 import { prng } from './helpers/prng.js';
 
 /**
@@ -48,7 +56,10 @@ Corpus('is well formed: 60+ positives covering every rule several times, 60+ loo
   assert.is(ids.size, POSITIVES.length + LOOKALIKES.length, 'ids are unique');
   for (const c of POSITIVES) {
     assert.ok(c.rule !== null && RULE_IDS.includes(c.rule), `${c.id}: rule ${c.rule} exists`);
-    assert.ok(typeof c.line === 'number' && typeof c.secret === 'string' && c.note !== '', `${c.id}: line, secret and note`);
+    assert.ok(
+      typeof c.line === 'number' && typeof c.secret === 'string' && c.note !== '',
+      `${c.id}: line, secret and note`,
+    );
   }
   for (const c of LOOKALIKES) assert.ok(c.rule === null && c.note !== '', `${c.id}: no rule, a note`);
   for (const id of RULE_IDS) {
@@ -77,7 +88,9 @@ Corpus('false positives are at most 5% of the look-alikes', () => {
     if (findings.length > 0) flagged.push(`${c.id} (${c.note}): ${show(findings)}`);
   }
   const rate = flagged.length / LOOKALIKES.length;
-  console.log(`  false positives ${flagged.length}/${LOOKALIKES.length} = ${(100 * rate).toFixed(1)}%${flagged.map((f) => `\n    ${f}`).join('')}`);
+  console.log(
+    `  false positives ${flagged.length}/${LOOKALIKES.length} = ${(100 * rate).toFixed(1)}%${flagged.map((f) => `\n    ${f}`).join('')}`,
+  );
   assert.ok(rate <= 0.05, `false positives:\n${flagged.join('\n')}`);
 });
 
@@ -90,7 +103,11 @@ Findings('each rule names rule, description, where, path and line', () => {
     const c = POSITIVES.find((p) => p.rule === rule.id)!;
     const f = scanText(c.path, c.text).find((x) => x.rule === rule.id);
     assert.ok(f, `${c.id}: a ${rule.id} finding`);
-    assert.equal(Object.keys(f!).sort(), ['description', 'line', 'path', 'redacted', 'rule', 'where'], `${c.id}: the finding's fields`);
+    assert.equal(
+      Object.keys(f!).sort(),
+      ['description', 'line', 'path', 'redacted', 'rule', 'where'],
+      `${c.id}: the finding's fields`,
+    );
     assert.is(f!.description, rule.description, c.id);
     assert.is(f!.where, 'content', c.id);
     assert.is(f!.path, c.path, c.id);
@@ -144,7 +161,15 @@ Redaction('no raw value, nor any 8 characters of one, appears in the findings of
 
 const Pragma = suite('pragma');
 
-const pragmaCases = POSITIVES.filter((c) => ['github-token/dotenv', 'stripe-key/ts', 'generic-secret/auth-token-ts', 'private-key/rsa-pem', 'jwt/dotenv'].includes(c.id));
+const pragmaCases = POSITIVES.filter((c) =>
+  [
+    'github-token/dotenv',
+    'stripe-key/ts',
+    'generic-secret/auth-token-ts',
+    'private-key/rsa-pem',
+    'jwt/dotenv',
+  ].includes(c.id),
+);
 
 Pragma('shadow:allow-secret on the line of a finding silences it, and only it', () => {
   assert.is(pragmaCases.length, 5);
@@ -157,7 +182,10 @@ Pragma('shadow:allow-secret on the line of a finding silences it, and only it', 
     // The same line again, without the pragma, is still found.
     const twice = [...marked, ...lines].join('\n');
     const f = scanText(c.path, twice);
-    assert.ok(f.length > 0 && f.every((x) => x.line > lines.length), `${c.id}: only the unmarked copy is found: ${show(f)}`);
+    assert.ok(
+      f.length > 0 && f.every((x) => x.line > lines.length),
+      `${c.id}: only the unmarked copy is found: ${show(f)}`,
+    );
   }
 });
 
@@ -180,15 +208,43 @@ const PLACEHOLDERS: Array<[rule: string, placeholder: string, control: string]> 
   ['generic-secret', 'password = getPassword(user.id)', 'password = "Zq3Lm9Xa7Pw2Rt5Yu8Io1K"'],
   ['generic-secret', 'token: string;', 'token: "Zq3Lm9Xa7Pw2Rt5Yu8Io1K";'],
   ['aws-access-key-id', 'AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE', 'AWS_ACCESS_KEY_ID=AKIAQ3MZ7XW2RT5YU4IO'],
-  ['aws-secret-access-key', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key = wJ9lrXUtnFqMI/K7MDzNG/bPxRfiCYb3kP1mQ8vT'],
-  ['github-token', 'GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'GITHUB_TOKEN=ghp_Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E'],
-  ['github-token', 'GITHUB_TOKEN=ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 'GITHUB_TOKEN=ghp_Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E'],
+  [
+    'aws-secret-access-key',
+    'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    'aws_secret_access_key = wJ9lrXUtnFqMI/K7MDzNG/bPxRfiCYb3kP1mQ8vT',
+  ],
+  [
+    'github-token',
+    'GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+    'GITHUB_TOKEN=ghp_Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E',
+  ],
+  [
+    'github-token',
+    'GITHUB_TOKEN=ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789',
+    'GITHUB_TOKEN=ghp_Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E',
+  ],
   ['stripe-key', 'STRIPE_KEY=sk_live_xxxxxxxxxxxxxxxxxxxxxxxx', 'STRIPE_KEY=sk_live_Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4'],
   ['stripe-key', "new Stripe('sk_test_your_secret_key_here')", "new Stripe('sk_test_Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4')"],
-  ['slack-webhook', 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX', 'https://hooks.slack.com/services/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'],
-  ['openai-key', 'OPENAI_API_KEY=sk-proj-...', `OPENAI_API_KEY=sk-proj-${'Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E'.repeat(2)}`],
-  ['private-key', '-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----', `-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA${'Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E'.slice(0, 48)}\n-----END RSA PRIVATE KEY-----`],
-  ['private-key', 'if (pem.startsWith("-----BEGIN PRIVATE KEY-----")) return;', `key = "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEF${'Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E'.slice(0, 36)}\\n"`],
+  [
+    'slack-webhook',
+    'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX',
+    'https://hooks.slack.com/services/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',
+  ],
+  [
+    'openai-key',
+    'OPENAI_API_KEY=sk-proj-...',
+    `OPENAI_API_KEY=sk-proj-${'Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E'.repeat(2)}`,
+  ],
+  [
+    'private-key',
+    '-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----',
+    `-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA${'Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E'.slice(0, 48)}\n-----END RSA PRIVATE KEY-----`,
+  ],
+  [
+    'private-key',
+    'if (pem.startsWith("-----BEGIN PRIVATE KEY-----")) return;',
+    `key = "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEF${'Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E'.slice(0, 36)}\\n"`,
+  ],
 ];
 
 Placeholders('templates, examples, masks and references are not secrets; the same place with a value is', () => {
@@ -209,7 +265,10 @@ const Split = suite('split lines');
 const TOKEN = 'ghp_Zq3Lm9Xa7Pw2Rt5Yu8Io1Kj4Hg6Fd0Sa2Qw5E';
 const SPLITS: Array<[name: string, text: string]> = [
   ['"…" + newline "…"', `const token = "${TOKEN.slice(0, 20)}" +\n  "${TOKEN.slice(20)}";`],
-  ["'…' + over three lines", `const t =\n  '${TOKEN.slice(0, 12)}' +\n  '${TOKEN.slice(12, 30)}' +\n  '${TOKEN.slice(30)}';`],
+  [
+    "'…' + over three lines",
+    `const t =\n  '${TOKEN.slice(0, 12)}' +\n  '${TOKEN.slice(12, 30)}' +\n  '${TOKEN.slice(30)}';`,
+  ],
   ['shell backslash inside quotes', `GH="${TOKEN.slice(0, 22)}\\\n${TOKEN.slice(22)}"`],
   ['adjacent literals (Python)', `auth = ("${TOKEN.slice(0, 18)}"\n        "${TOKEN.slice(18)}")`],
 ];
@@ -240,7 +299,15 @@ AddedOnly('only the lines given are scanned', () => {
   const all = c.text.split('\n').map((text, i) => ({ line: i + 1, text }));
   assert.is(show(scanAddedLines(c.path, all)), '["aws-access-key-id@2"]');
   // The secret's line is context, not added: nothing is found.
-  assert.is(show(scanAddedLines(c.path, all.filter((l) => l.line !== 2))), '[]');
+  assert.is(
+    show(
+      scanAddedLines(
+        c.path,
+        all.filter((l) => l.line !== 2),
+      ),
+    ),
+    '[]',
+  );
   assert.is(show(scanAddedLines(c.path, [])), '[]');
 });
 

@@ -33,32 +33,50 @@ function gitShow(repo: DiskRepo, path: string): string | undefined {
   return r.status === 0 ? r.stdout : undefined;
 }
 
-Cli('begin --json, feed stdin up to DONE (a DONE inside a line is content): one commit with the trailer', ({ repo }) => {
-  const b = repo.shadow(['session', 'begin', '--target', 'docs/a.md', '--op', 'create', '--intent', 'the a doc', '--json']);
-  assert.is(b.status, 0, b.stderr);
-  const doc = b.json();
-  assert.match(doc.session_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  assert.is(doc.stage, 'awaiting_content');
-  assert.is(doc.session_dir, repo.path(`.git/shadow/sessions/${doc.session_id}`));
-  assert.match(doc.instructions, /plain text.*End with DONE on its own line\./s);
-  const f = repo.shadow(['session', 'feed', doc.session_id, '--json'], { input: '# A\nWe are DONE when it ships.\nDONE\nignored after DONE\n' });
-  assert.is(f.status, 0, f.stdout + f.stderr);
-  assert.equal([f.json().success, f.json().session_id, f.json().batch], [true, doc.session_id, 1]);
-  assert.is(gitShow(repo, 'docs/a.md'), '# A\nWe are DONE when it ships.\n');
-  const msg = repo.git('log', '-1', '--format=%B', 'refs/shadow/drafts/default');
-  assert.ok(msg.startsWith('the a doc\n'), msg);
-  assert.ok(msg.split('\n').includes(`Shadow-Session: ${doc.session_id}`), msg);
-  assert.is(existsSync(doc.session_dir), false);
-  assert.is(repo.shadow(['session', 'list']).stdout, 'no write sessions\n');
-  // Text output, and a feed that ends without DONE (end of input) and fails validation.
-  const t = repo.shadow(['session', 'begin', '--target', 'README.md', '--op', 'create']);
-  assert.match(t.stdout, /^session [0-9a-f-]{36} awaits content for README\.md\n/);
-  const id = /^session ([0-9a-f-]{36})/.exec(t.stdout)![1]!;
-  const bad = repo.shadow(['session', 'feed', id], { input: 'no newline at the end' });
-  assert.is(bad.status, 1);
-  assert.is(bad.stdout, 'Validation failed: README.md already exists; use operation "overwrite" or "append" (2 attempts left)\n');
-  assert.is(readFileSync(repo.path(`.git/shadow/sessions/${id}/content.txt`), 'utf8'), 'no newline at the end');
-});
+Cli(
+  'begin --json, feed stdin up to DONE (a DONE inside a line is content): one commit with the trailer',
+  ({ repo }) => {
+    const b = repo.shadow([
+      'session',
+      'begin',
+      '--target',
+      'docs/a.md',
+      '--op',
+      'create',
+      '--intent',
+      'the a doc',
+      '--json',
+    ]);
+    assert.is(b.status, 0, b.stderr);
+    const doc = b.json();
+    assert.match(doc.session_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.is(doc.stage, 'awaiting_content');
+    assert.is(doc.session_dir, repo.path(`.git/shadow/sessions/${doc.session_id}`));
+    assert.match(doc.instructions, /plain text.*End with DONE on its own line\./s);
+    const f = repo.shadow(['session', 'feed', doc.session_id, '--json'], {
+      input: '# A\nWe are DONE when it ships.\nDONE\nignored after DONE\n',
+    });
+    assert.is(f.status, 0, f.stdout + f.stderr);
+    assert.equal([f.json().success, f.json().session_id, f.json().batch], [true, doc.session_id, 1]);
+    assert.is(gitShow(repo, 'docs/a.md'), '# A\nWe are DONE when it ships.\n');
+    const msg = repo.git('log', '-1', '--format=%B', 'refs/shadow/drafts/default');
+    assert.ok(msg.startsWith('the a doc\n'), msg);
+    assert.ok(msg.split('\n').includes(`Shadow-Session: ${doc.session_id}`), msg);
+    assert.is(existsSync(doc.session_dir), false);
+    assert.is(repo.shadow(['session', 'list']).stdout, 'no write sessions\n');
+    // Text output, and a feed that ends without DONE (end of input) and fails validation.
+    const t = repo.shadow(['session', 'begin', '--target', 'README.md', '--op', 'create']);
+    assert.match(t.stdout, /^session [0-9a-f-]{36} awaits content for README\.md\n/);
+    const id = /^session ([0-9a-f-]{36})/.exec(t.stdout)![1]!;
+    const bad = repo.shadow(['session', 'feed', id], { input: 'no newline at the end' });
+    assert.is(bad.status, 1);
+    assert.is(
+      bad.stdout,
+      'Validation failed: README.md already exists; use operation "overwrite" or "append" (2 attempts left)\n',
+    );
+    assert.is(readFileSync(repo.path(`.git/shadow/sessions/${id}/content.txt`), 'utf8'), 'no newline at the end');
+  },
+);
 
 const PROMPT_MODES = [
   { name: 'text', args: [] as string[] },
@@ -81,8 +99,14 @@ for (const mode of PROMPT_MODES) {
     assert.equal(await exited(feed.child), { code: 0, signal: null }, feed.stderr.text);
     assert.is(prompts(), 2);
     if (mode.name === 'json') {
-      const events = feed.stderr.text.trim().split('\n').map((l) => JSON.parse(l));
-      assert.equal(events, [1, 2].map(() => ({ type: 'session/idle', session_id: id, prompt: IDLE_PROMPT })));
+      const events = feed.stderr.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.equal(
+        events,
+        [1, 2].map(() => ({ type: 'session/idle', session_id: id, prompt: IDLE_PROMPT })),
+      );
       assert.is(JSON.parse(feed.stdout.text).success, true);
     } else {
       assert.is(feed.stderr.text, `${IDLE_PROMPT}\n${IDLE_PROMPT}\n`);
@@ -102,14 +126,27 @@ Cli('list, status, cancel, clean; unknown ids say "Session not found or expired"
   const list = repo.shadow(['session', 'list']);
   assert.is(list.stdout.trim().split('\n').length, 2);
   assert.match(list.stdout, new RegExp(`${a}\\s+awaiting_content\\s+create\\s+a\\.md  0 bytes, 0 lines`));
-  assert.equal(repo.shadow(['session', 'list', '--json']).json().sessions.map((s: { session_id: string }) => s.session_id).sort(), [a, b].sort());
+  assert.equal(
+    repo
+      .shadow(['session', 'list', '--json'])
+      .json()
+      .sessions.map((s: { session_id: string }) => s.session_id)
+      .sort(),
+    [a, b].sort(),
+  );
   const st = repo.shadow(['session', 'status', b, '--json']).json();
   assert.equal([st.session_id, st.target_file, st.stage, st.bytes], [b, 'b.md', 'awaiting_content', 0]);
   const c = repo.shadow(['session', 'cancel', a]);
   assert.is(c.status, 0);
   assert.is(c.stdout, `cancelled session ${a} (a.md); its files are gone\n`);
   assert.is(existsSync(repo.path(`.git/shadow/sessions/${a}`)), false);
-  for (const args of [['cancel', a], ['status', a], ['feed', a], ['finalize', a], ['feed', 'no-such-session']]) {
+  for (const args of [
+    ['cancel', a],
+    ['status', a],
+    ['feed', a],
+    ['finalize', a],
+    ['feed', 'no-such-session'],
+  ]) {
     const r = repo.shadow(['session', ...args], { input: 'x\n' });
     assert.is(r.status, 1, args.join(' '));
     assert.match(r.stderr, /^error: Session not found or expired\n/, args.join(' '));
@@ -119,7 +156,9 @@ Cli('list, status, cancel, clean; unknown ids say "Session not found or expired"
 });
 
 Cli('two begins from two processes at once: exactly one wins', async ({ repo }) => {
-  const runs = ['x.md', 'y.md'].map((t) => spawnShadow(repo, ['session', 'begin', '--target', t, '--op', 'create', '--json']));
+  const runs = ['x.md', 'y.md'].map((t) =>
+    spawnShadow(repo, ['session', 'begin', '--target', t, '--op', 'create', '--json']),
+  );
   for (const r of runs) r.child.stdin!.end();
   const codes = await Promise.all(runs.map((r) => exited(r.child)));
   assert.equal(codes.map((c) => c.code).sort(), [0, 1]);
@@ -131,45 +170,61 @@ Cli('two begins from two processes at once: exactly one wins', async ({ repo }) 
 
 const RESOLUTIONS = ['feed', 'finalize', 'discard'] as const;
 
-Cli('a feed killed mid-stream: other commands point to recover; recover lists it; feed, --finalize or --discard resolve it', async ({ repo }) => {
-  repo.git('config', 'shadow.sessionSaveLines', '2');
-  repo.git('config', 'shadow.sessionSaveMs', '600000');
-  for (const how of RESOLUTIONS) {
-    const target = `${how}.md`;
-    const id = beginId(repo, target);
-    const feed = spawnShadow(repo, ['session', 'feed', id]);
-    feed.child.stdin!.write('l1\nl2\nl3\npart');
-    // The prompt means the chunk was taken: three lines (saved, as 3 >= 2) and a held-back partial line.
-    await feed.stderr.waitFor(() => feed.stderr.text.includes(IDLE_PROMPT));
-    feed.child.kill('SIGKILL');
-    assert.equal(await exited(feed.child), { code: null, signal: 'SIGKILL' });
-    assert.is(readFileSync(repo.path(`.git/shadow/sessions/${id}/content.txt`), 'utf8'), 'l1\nl2\nl3\n');
-    if (how === 'feed') {
-      const other = repo.shadow(['log']);
-      assert.ok(other.stderr.includes(ORPHAN_NOTE), other.stderr);
-      const text = repo.shadow(['session', 'recover']);
-      assert.match(text.stdout, new RegExp(`${id}\\s+awaiting_content\\s+create\\s+${target}  9 bytes, 3 lines, \\d+s old, orphaned`));
-      assert.ok(text.stdout.includes(`resume: shadow session feed ${id} < rest`), text.stdout);
+Cli(
+  'a feed killed mid-stream: other commands point to recover; recover lists it; feed, --finalize or --discard resolve it',
+  async ({ repo }) => {
+    repo.git('config', 'shadow.sessionSaveLines', '2');
+    repo.git('config', 'shadow.sessionSaveMs', '600000');
+    for (const how of RESOLUTIONS) {
+      const target = `${how}.md`;
+      const id = beginId(repo, target);
+      const feed = spawnShadow(repo, ['session', 'feed', id]);
+      feed.child.stdin!.write('l1\nl2\nl3\npart');
+      // The prompt means the chunk was taken: three lines (saved, as 3 >= 2) and a held-back partial line.
+      await feed.stderr.waitFor(() => feed.stderr.text.includes(IDLE_PROMPT));
+      feed.child.kill('SIGKILL');
+      assert.equal(await exited(feed.child), { code: null, signal: 'SIGKILL' });
+      assert.is(readFileSync(repo.path(`.git/shadow/sessions/${id}/content.txt`), 'utf8'), 'l1\nl2\nl3\n');
+      if (how === 'feed') {
+        const other = repo.shadow(['log']);
+        assert.ok(other.stderr.includes(ORPHAN_NOTE), other.stderr);
+        const text = repo.shadow(['session', 'recover']);
+        assert.match(
+          text.stdout,
+          new RegExp(`${id}\\s+awaiting_content\\s+create\\s+${target}  9 bytes, 3 lines, \\d+s old, orphaned`),
+        );
+        assert.ok(text.stdout.includes(`resume: shadow session feed ${id} < rest`), text.stdout);
+      }
+      const listed = repo.shadow(['session', 'recover', '--json']).json();
+      assert.equal(
+        listed.resumable.map((s: { session_id: string; bytes: number; orphaned: boolean }) => [
+          s.session_id,
+          s.bytes,
+          s.orphaned,
+        ]),
+        [[id, 9, true]],
+      );
+      if (how === 'feed') {
+        const r = repo.shadow(['session', 'feed', id], { input: 'part 4\nDONE\n' });
+        assert.is(r.status, 0, r.stdout + r.stderr);
+        assert.is(gitShow(repo, target), 'l1\nl2\nl3\npart 4\n');
+      } else if (how === 'finalize') {
+        const r = repo.shadow(['session', 'recover', '--finalize', '--json']);
+        assert.is(r.status, 0, r.stdout);
+        assert.equal(
+          r.json().finalized.map((f: { session_id: string; success: boolean }) => [f.session_id, f.success]),
+          [[id, true]],
+        );
+        assert.is(gitShow(repo, target), 'l1\nl2\nl3\n', 'what was saved before the kill');
+      } else {
+        const r = repo.shadow(['session', 'recover', '--discard']);
+        assert.is(r.stdout, `discarded ${id}\n`);
+        assert.is(gitShow(repo, target), undefined);
+      }
+      assert.is(existsSync(repo.path(`.git/shadow/sessions/${id}`)), false, how);
+      assert.is(repo.shadow(['session', 'recover']).stdout, 'no orphaned write sessions\n');
     }
-    const listed = repo.shadow(['session', 'recover', '--json']).json();
-    assert.equal(listed.resumable.map((s: { session_id: string; bytes: number; orphaned: boolean }) => [s.session_id, s.bytes, s.orphaned]), [[id, 9, true]]);
-    if (how === 'feed') {
-      const r = repo.shadow(['session', 'feed', id], { input: 'part 4\nDONE\n' });
-      assert.is(r.status, 0, r.stdout + r.stderr);
-      assert.is(gitShow(repo, target), 'l1\nl2\nl3\npart 4\n');
-    } else if (how === 'finalize') {
-      const r = repo.shadow(['session', 'recover', '--finalize', '--json']);
-      assert.is(r.status, 0, r.stdout);
-      assert.equal(r.json().finalized.map((f: { session_id: string; success: boolean }) => [f.session_id, f.success]), [[id, true]]);
-      assert.is(gitShow(repo, target), 'l1\nl2\nl3\n', 'what was saved before the kill');
-    } else {
-      const r = repo.shadow(['session', 'recover', '--discard']);
-      assert.is(r.stdout, `discarded ${id}\n`);
-      assert.is(gitShow(repo, target), undefined);
-    }
-    assert.is(existsSync(repo.path(`.git/shadow/sessions/${id}`)), false, how);
-    assert.is(repo.shadow(['session', 'recover']).stdout, 'no orphaned write sessions\n');
-  }
-});
+  },
+);
 
 Cli.run();

@@ -2,7 +2,18 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Shadow } from '../src/index.js';
 import type { MemRepo } from './helpers/mem-repo.js';
-import { committed, draftTip, files, lines, openAs, repoWith, SESSIONS, STRAY, thrown, writeThrough } from './helpers/session-memfs.js';
+import {
+  committed,
+  draftTip,
+  files,
+  lines,
+  openAs,
+  repoWith,
+  SESSIONS,
+  STRAY,
+  thrown,
+  writeThrough,
+} from './helpers/session-memfs.js';
 
 /*
  * Write sessions on memfs: begin, how content is split into lines and
@@ -25,26 +36,46 @@ Begin.before.each(async (c) => {
 });
 Begin.after.each((c) => c.sh.close());
 
-Begin('begin returns id, stage, directory and instructions; metadata.json, state.json and an empty content.txt are on disk', async ({ repo, sh }) => {
-  const r = await sh.sessions.begin({ intent: 'the guide', target_file: 'docs/guide.md', operation: 'create' });
-  assert.equal(Object.keys(r).sort(), ['instructions', 'session_dir', 'session_id', 'stage']);
-  assert.match(r.session_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  assert.is(r.stage, 'awaiting_content');
-  assert.is(r.session_dir, `${SESSIONS}/${r.session_id}`);
-  assert.match(r.instructions, /plain text/);
-  assert.match(r.instructions, /End with DONE on its own line/);
-  assert.match(r.instructions, /docs\/guide\.md/);
-  const f = files(repo, r.session_id)!;
-  assert.is(f.content.length, 0);
-  assert.equal({ bytes: f.state.bytes, lines: f.state.lines, last_save: f.state.last_save }, { bytes: 0, lines: 0, last_save: null });
-  assert.equal(
-    { intent: f.meta.intent, target_file: f.meta.target_file, operation: f.meta.operation, draft: f.meta.draft, status: f.meta.status, attempts: f.meta.attempts },
-    { intent: 'the guide', target_file: 'docs/guide.md', operation: 'create', draft: 'default', status: 'awaiting_content', attempts: 0 },
-  );
-  assert.is(f.meta.created_at, new Date(repo.ctx.clock.now()).toISOString());
-  const s = sh.sessions.status(r.session_id);
-  assert.equal([s.stage, s.bytes, s.lines, s.attempts], ['awaiting_content', 0, 0, 0]);
-});
+Begin(
+  'begin returns id, stage, directory and instructions; metadata.json, state.json and an empty content.txt are on disk',
+  async ({ repo, sh }) => {
+    const r = await sh.sessions.begin({ intent: 'the guide', target_file: 'docs/guide.md', operation: 'create' });
+    assert.equal(Object.keys(r).sort(), ['instructions', 'session_dir', 'session_id', 'stage']);
+    assert.match(r.session_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.is(r.stage, 'awaiting_content');
+    assert.is(r.session_dir, `${SESSIONS}/${r.session_id}`);
+    assert.match(r.instructions, /plain text/);
+    assert.match(r.instructions, /End with DONE on its own line/);
+    assert.match(r.instructions, /docs\/guide\.md/);
+    const f = files(repo, r.session_id)!;
+    assert.is(f.content.length, 0);
+    assert.equal(
+      { bytes: f.state.bytes, lines: f.state.lines, last_save: f.state.last_save },
+      { bytes: 0, lines: 0, last_save: null },
+    );
+    assert.equal(
+      {
+        intent: f.meta.intent,
+        target_file: f.meta.target_file,
+        operation: f.meta.operation,
+        draft: f.meta.draft,
+        status: f.meta.status,
+        attempts: f.meta.attempts,
+      },
+      {
+        intent: 'the guide',
+        target_file: 'docs/guide.md',
+        operation: 'create',
+        draft: 'default',
+        status: 'awaiting_content',
+        attempts: 0,
+      },
+    );
+    assert.is(f.meta.created_at, new Date(repo.ctx.clock.now()).toISOString());
+    const s = sh.sessions.status(r.session_id);
+    assert.equal([s.stage, s.bytes, s.lines, s.attempts], ['awaiting_content', 0, 0, 0]);
+  },
+);
 
 Begin('bad begin input is refused before anything is written', async ({ repo, sh }) => {
   const cases: Array<[string, unknown, string]> = [
@@ -60,7 +91,12 @@ Begin('bad begin input is refused before anything is written', async ({ repo, sh
     assert.is(e.code, code, name);
   }
   assert.equal(sh.sessions.list(), []);
-  assert.is(repo.fs.existsSync(SESSIONS) ? (repo.fs.readdirSync(SESSIONS) as string[]).filter((n) => n.length === 36).length : 0, 0);
+  assert.is(
+    repo.fs.existsSync(SESSIONS)
+      ? (repo.fs.readdirSync(SESSIONS) as string[]).filter((n) => n.length === 36).length
+      : 0,
+    0,
+  );
 });
 
 // ---------------------------------------------------------------- splitting
@@ -72,30 +108,42 @@ Split.before.each(async (c) => {
 });
 Split.after.each((c) => c.sh.close());
 
-const TEXT = Buffer.from('# Title\n\nnaïve café ☕ 𝄞 — ünïcödé\r\nthe job is DONE, or not\nDONEDONE\n\nlast line, no newline');
+const TEXT = Buffer.from(
+  '# Title\n\nnaïve café ☕ 𝄞 — ünïcödé\r\nthe job is DONE, or not\nDONEDONE\n\nlast line, no newline',
+);
 
-Split('any chunking gives the same bytes: every byte alone, odd sizes, cuts inside UTF-8 characters', async ({ repo, sh }) => {
-  for (const size of [1, 2, 3, 5, 7, 13, 64, TEXT.length]) {
-    const { id, result } = await writeThrough(sh, `split/${size}.md`, 'create', chunks(TEXT, size));
-    assert.is(result.success, true, `chunks of ${size}: ${result.error?.message}`);
-    assert.equal(await committed(repo, `split/${size}.md`), TEXT, `chunks of ${size}`);
-    assert.is(files(repo, id), undefined, 'success removes the session directory');
-  }
-});
+Split(
+  'any chunking gives the same bytes: every byte alone, odd sizes, cuts inside UTF-8 characters',
+  async ({ repo, sh }) => {
+    for (const size of [1, 2, 3, 5, 7, 13, 64, TEXT.length]) {
+      const { id, result } = await writeThrough(sh, `split/${size}.md`, 'create', chunks(TEXT, size));
+      assert.is(result.success, true, `chunks of ${size}: ${result.error?.message}`);
+      assert.equal(await committed(repo, `split/${size}.md`), TEXT, `chunks of ${size}`);
+      assert.is(files(repo, id), undefined, 'success removes the session directory');
+    }
+  },
+);
 
 Split('a DONE line cut anywhere ends the content on the chunk that completes it', async ({ repo, sh }) => {
   const body = 'alpha\nbeta DONE\n';
   const all = Buffer.from(`${body}DONE\nnot content\n`);
   const doneEnd = body.length + 'DONE\n'.length;
   for (const size of [1, 2, 3, 4, 6, 9]) {
-    const { session_id: id } = await sh.sessions.begin({ intent: '', target_file: `done/${size}.md`, operation: 'create' });
+    const { session_id: id } = await sh.sessions.begin({
+      intent: '',
+      target_file: `done/${size}.md`,
+      operation: 'create',
+    });
     let firstDone = -1;
     let fed = 0;
     for (const c of chunks(all, size)) {
       fed += c.length;
       if (sh.sessions.push(id, c) && firstDone === -1) firstDone = fed;
     }
-    assert.ok(firstDone >= doneEnd && firstDone - size < doneEnd, `chunks of ${size}: done at byte ${firstDone}, the DONE line ends at ${doneEnd}`);
+    assert.ok(
+      firstDone >= doneEnd && firstDone - size < doneEnd,
+      `chunks of ${size}: done at byte ${firstDone}, the DONE line ends at ${doneEnd}`,
+    );
     const s = sh.sessions.status(id);
     assert.equal([s.stage, s.bytes, s.lines], ['done', body.length, 2], `chunks of ${size}`);
     assert.is((await sh.sessions.finalize(id)).success, true);
@@ -103,17 +151,20 @@ Split('a DONE line cut anywhere ends the content on the chunk that completes it'
   }
 });
 
-Split('status counts the bytes and the complete lines received; a held-back partial line is not on disk yet', async ({ repo, sh }) => {
-  const { session_id: id } = await sh.sessions.begin({ intent: '', target_file: 'count.md', operation: 'create' });
-  sh.sessions.push(id, Buffer.from(lines(60)));
-  sh.sessions.push(id, Buffer.from('partial li'));
-  const s = sh.sessions.status(id);
-  assert.equal([s.bytes, s.lines], [Buffer.byteLength(lines(60)), 60]);
-  assert.is(String(files(repo, id)!.content), lines(60), 'complete lines only');
-  sh.sessions.push(id, Buffer.from('ne\n'));
-  sh.sessions.end(id);
-  assert.is(String(files(repo, id)!.content), `${lines(60)}partial line\n`);
-});
+Split(
+  'status counts the bytes and the complete lines received; a held-back partial line is not on disk yet',
+  async ({ repo, sh }) => {
+    const { session_id: id } = await sh.sessions.begin({ intent: '', target_file: 'count.md', operation: 'create' });
+    sh.sessions.push(id, Buffer.from(lines(60)));
+    sh.sessions.push(id, Buffer.from('partial li'));
+    const s = sh.sessions.status(id);
+    assert.equal([s.bytes, s.lines], [Buffer.byteLength(lines(60)), 60]);
+    assert.is(String(files(repo, id)!.content), lines(60), 'complete lines only');
+    sh.sessions.push(id, Buffer.from('ne\n'));
+    sh.sessions.end(id);
+    assert.is(String(files(repo, id)!.content), `${lines(60)}partial line\n`);
+  },
+);
 
 // ---------------------------------------------------------------- DONE rules
 
@@ -124,26 +175,56 @@ Done.before.each(async (c) => {
 });
 Done.after.each((c) => c.sh.close());
 
-const DONE_CASES: Array<{ name: string; chunks: string[]; endsByDone: boolean; content?: string; errors?: string[] }> = [
-  { name: 'DONE alone ends it; what follows is dropped', chunks: ['a\nb\nDONE\nafter\n'], endsByDone: true, content: 'a\nb\n' },
-  { name: 'DONE in its own chunk', chunks: ['a\n', 'DONE\n', 'more\n'], endsByDone: true, content: 'a\n' },
-  { name: 'DONE with CRLF', chunks: ['a\r\nDONE\r\n'], endsByDone: true, content: 'a\r\n' },
-  { name: 'DONE at the end of the stream without a newline', chunks: ['a\nDONE'], endsByDone: false, content: 'a\n' },
-  { name: 'DONE inside a line is content', chunks: ['the job is DONE now\nDONE is a word\n', 'DONE\n'], endsByDone: true, content: 'the job is DONE now\nDONE is a word\n' },
-  { name: 'DONE inside the last line is content', chunks: ['I am DONE with it\n'], endsByDone: false, content: 'I am DONE with it\n' },
-  { name: 'lower-case done is content', chunks: ['a\ndone\n'], endsByDone: false, content: 'a\ndone\n' },
-  { name: 'DONEDONE is content', chunks: ['a\nDONEDONE\n'], endsByDone: false, content: 'a\nDONEDONE\n' },
-  { name: '"DONE." in the middle is content', chunks: ['a\nDONE.\nb\n'], endsByDone: false, content: 'a\nDONE.\nb\n' },
-  { name: 'DONE with a trailing space is a stray marker', chunks: ['a\nDONE \n'], endsByDone: false, errors: [STRAY(2)] },
-  { name: 'indented DONE is a stray marker', chunks: ['a\n  DONE\n\n'], endsByDone: false, errors: [STRAY(2)] },
-  { name: 'bold **DONE** is a stray marker', chunks: ['a\n**DONE**'], endsByDone: false, errors: [STRAY(2)] },
-  { name: 'only DONE: empty content', chunks: ['DONE\n'], endsByDone: true, errors: ['the content is empty'] },
-];
+const DONE_CASES: Array<{ name: string; chunks: string[]; endsByDone: boolean; content?: string; errors?: string[] }> =
+  [
+    {
+      name: 'DONE alone ends it; what follows is dropped',
+      chunks: ['a\nb\nDONE\nafter\n'],
+      endsByDone: true,
+      content: 'a\nb\n',
+    },
+    { name: 'DONE in its own chunk', chunks: ['a\n', 'DONE\n', 'more\n'], endsByDone: true, content: 'a\n' },
+    { name: 'DONE with CRLF', chunks: ['a\r\nDONE\r\n'], endsByDone: true, content: 'a\r\n' },
+    { name: 'DONE at the end of the stream without a newline', chunks: ['a\nDONE'], endsByDone: false, content: 'a\n' },
+    {
+      name: 'DONE inside a line is content',
+      chunks: ['the job is DONE now\nDONE is a word\n', 'DONE\n'],
+      endsByDone: true,
+      content: 'the job is DONE now\nDONE is a word\n',
+    },
+    {
+      name: 'DONE inside the last line is content',
+      chunks: ['I am DONE with it\n'],
+      endsByDone: false,
+      content: 'I am DONE with it\n',
+    },
+    { name: 'lower-case done is content', chunks: ['a\ndone\n'], endsByDone: false, content: 'a\ndone\n' },
+    { name: 'DONEDONE is content', chunks: ['a\nDONEDONE\n'], endsByDone: false, content: 'a\nDONEDONE\n' },
+    {
+      name: '"DONE." in the middle is content',
+      chunks: ['a\nDONE.\nb\n'],
+      endsByDone: false,
+      content: 'a\nDONE.\nb\n',
+    },
+    {
+      name: 'DONE with a trailing space is a stray marker',
+      chunks: ['a\nDONE \n'],
+      endsByDone: false,
+      errors: [STRAY(2)],
+    },
+    { name: 'indented DONE is a stray marker', chunks: ['a\n  DONE\n\n'], endsByDone: false, errors: [STRAY(2)] },
+    { name: 'bold **DONE** is a stray marker', chunks: ['a\n**DONE**'], endsByDone: false, errors: [STRAY(2)] },
+    { name: 'only DONE: empty content', chunks: ['DONE\n'], endsByDone: true, errors: ['the content is empty'] },
+  ];
 
 Done('DONE rules', async ({ repo, sh }) => {
   for (const [i, c] of DONE_CASES.entries()) {
     const before = await draftTip(repo);
-    const { session_id: id } = await sh.sessions.begin({ intent: c.name, target_file: `done/${i}.md`, operation: 'create' });
+    const { session_id: id } = await sh.sessions.begin({
+      intent: c.name,
+      target_file: `done/${i}.md`,
+      operation: 'create',
+    });
     let done = false;
     for (const ch of c.chunks) done = sh.sessions.push(id, Buffer.from(ch));
     assert.is(done, c.endsByDone, `${c.name}: push says done`);
@@ -169,7 +250,10 @@ const Save = suite('saving to content.txt');
 Save('defaults: every 50 lines, or 5 s after the last save; state.json says bytes, lines, last save', async () => {
   const repo = await repoWith();
   const sh = await openAs(repo);
-  assert.equal([sh.sessions.settings().saveLines, sh.sessions.settings().saveMs, sh.sessions.settings().promptMs], [50, 5000, 2000]);
+  assert.equal(
+    [sh.sessions.settings().saveLines, sh.sessions.settings().saveMs, sh.sessions.settings().promptMs],
+    [50, 5000, 2000],
+  );
   const { session_id: id } = await sh.sessions.begin({ intent: '', target_file: 'save.md', operation: 'create' });
   const t0 = repo.ctx.clock.now();
   sh.sessions.push(id, Buffer.from(lines(49)));
@@ -179,7 +263,10 @@ Save('defaults: every 50 lines, or 5 s after the last save; state.json says byte
   sh.sessions.push(id, Buffer.from(lines(1, 50)));
   let f = files(repo, id)!;
   assert.is(String(f.content), lines(50), 'the 50th line saves');
-  assert.equal([f.state.bytes, f.state.lines, f.state.last_save], [Buffer.byteLength(lines(50)), 50, new Date(t0 + 10).toISOString()]);
+  assert.equal(
+    [f.state.bytes, f.state.lines, f.state.last_save],
+    [Buffer.byteLength(lines(50)), 50, new Date(t0 + 10).toISOString()],
+  );
   // Time: a few lines, then the timer (a controller calls save) at 4999 ms and at 5000 ms.
   sh.sessions.push(id, Buffer.from(lines(3, 51)));
   repo.ctx.advance(4999);

@@ -19,13 +19,20 @@ Recover.before.each(async (c) => {
 
 Recover('a crash keeps every byte up to the last save; the next process resumes and finalizes it', async ({ repo }) => {
   const crashed = await openAs(repo, 100);
-  const { session_id: id } = await crashed.sessions.begin({ intent: 'recover me', target_file: 'long.md', operation: 'create' });
+  const { session_id: id } = await crashed.sessions.begin({
+    intent: 'recover me',
+    target_file: 'long.md',
+    operation: 'create',
+  });
   for (let i = 0; i < 7; i++) crashed.sessions.push(id, Buffer.from(lines(10, i * 10 + 1)));
   // Process 100 dies here: no close, no end. 50 lines were saved, 20 were only in memory.
   const next = await openAs(repo, 200);
   const { resumable, cleaned } = next.sessions.orphans();
   assert.equal(cleaned, []);
-  assert.equal(resumable.map((s) => [s.session_id, s.target_file, s.bytes, s.lines, s.orphaned, s.stage]), [[id, 'long.md', Buffer.byteLength(lines(50)), 50, true, 'awaiting_content']]);
+  assert.equal(
+    resumable.map((s) => [s.session_id, s.target_file, s.bytes, s.lines, s.orphaned, s.stage]),
+    [[id, 'long.md', Buffer.byteLength(lines(50)), 50, true, 'awaiting_content']],
+  );
   assert.is(String(files(repo, id)!.content), lines(50));
   // Resume: the rest, then DONE.
   assert.is(next.sessions.push(id, Buffer.from(`${lines(20, 51)}DONE\n`)), true);
@@ -44,7 +51,10 @@ Recover('finalize an orphan as it is; a session fed by a live process is not an 
   assert.equal(peer.sessions.orphans().resumable, [], 'process 100 still feeds it');
   assert.is(peer.sessions.status(id).orphaned, false);
   const after = await openAs(repo, 300);
-  assert.equal(after.sessions.orphans().resumable.map((s) => s.session_id), [id]);
+  assert.equal(
+    after.sessions.orphans().resumable.map((s) => s.session_id),
+    [id],
+  );
   const r = await after.sessions.finalize(id);
   assert.is(r.success, true);
   assert.is(String(await committed(repo, 'part.md')), lines(55));
@@ -57,12 +67,20 @@ Recover('orphans under an hour old are offered; older ones are cleaned up', asyn
   const crashed = await openAs(repo, 100);
   const old = await crashed.sessions.begin({ intent: '', target_file: 'old.md', operation: 'create' });
   repo.ctx.advance(30 * 60 * 1000);
-  const young = await crashed.sessions.begin({ intent: '', target_file: 'young.md', operation: 'create', draft: 'other' });
+  const young = await crashed.sessions.begin({
+    intent: '',
+    target_file: 'young.md',
+    operation: 'create',
+    draft: 'other',
+  });
   repo.ctx.advance(31 * 60 * 1000);
   const next = await openAs(repo, 200);
   const o = next.sessions.orphans();
   assert.equal(o.cleaned, [old.session_id]);
-  assert.equal(o.resumable.map((s) => s.session_id), [young.session_id]);
+  assert.equal(
+    o.resumable.map((s) => s.session_id),
+    [young.session_id],
+  );
   assert.is(files(repo, old.session_id), undefined);
   assert.ok(files(repo, young.session_id));
   next.close();
@@ -76,23 +94,28 @@ DiskFull.before.each(async (c) => {
   c.seam = new FsSeam(c.repo.fs);
 });
 
-DiskFull('ENOSPC on content.txt: the session continues in memory with a warning, and finalize commits every byte', async ({ repo, seam }) => {
-  const sh = await openAs(repo, 100, { fs: seam.fs });
-  const { session_id: id } = await sh.sessions.begin({ intent: '', target_file: 'full.md', operation: 'create' });
-  sh.sessions.push(id, Buffer.from(lines(50)));
-  assert.is(String(files(repo, id)!.content), lines(50), 'saved while there was room');
-  seam.inject({ op: ['writeSync', 'fsyncSync'], path: /content\.txt$/, code: 'ENOSPC' });
-  sh.sessions.push(id, Buffer.from(lines(60, 51)));
-  assert.equal(sh.sessions.warnings(id), ['the disk is full: the session continues in memory only, and a crash now would lose what is unsaved']);
-  sh.sessions.push(id, Buffer.from(lines(60, 111)));
-  assert.is(sh.sessions.push(id, Buffer.from('DONE\n')), true);
-  assert.is(sh.sessions.warnings(id).length, 1, 'warned once');
-  assert.is(String(files(repo, id)!.content), lines(50), 'content.txt kept what was saved before');
-  const r = await sh.sessions.finalize(id);
-  assert.is(r.success, true, r.error?.message);
-  assert.is(String(await committed(repo, 'full.md')), lines(170));
-  sh.close();
-});
+DiskFull(
+  'ENOSPC on content.txt: the session continues in memory with a warning, and finalize commits every byte',
+  async ({ repo, seam }) => {
+    const sh = await openAs(repo, 100, { fs: seam.fs });
+    const { session_id: id } = await sh.sessions.begin({ intent: '', target_file: 'full.md', operation: 'create' });
+    sh.sessions.push(id, Buffer.from(lines(50)));
+    assert.is(String(files(repo, id)!.content), lines(50), 'saved while there was room');
+    seam.inject({ op: ['writeSync', 'fsyncSync'], path: /content\.txt$/, code: 'ENOSPC' });
+    sh.sessions.push(id, Buffer.from(lines(60, 51)));
+    assert.equal(sh.sessions.warnings(id), [
+      'the disk is full: the session continues in memory only, and a crash now would lose what is unsaved',
+    ]);
+    sh.sessions.push(id, Buffer.from(lines(60, 111)));
+    assert.is(sh.sessions.push(id, Buffer.from('DONE\n')), true);
+    assert.is(sh.sessions.warnings(id).length, 1, 'warned once');
+    assert.is(String(files(repo, id)!.content), lines(50), 'content.txt kept what was saved before');
+    const r = await sh.sessions.finalize(id);
+    assert.is(r.success, true, r.error?.message);
+    assert.is(String(await committed(repo, 'full.md')), lines(170));
+    sh.close();
+  },
+);
 
 DiskFull('ENOSPC on state.json as well: no error reaches the feeder', async ({ repo, seam }) => {
   const sh = await openAs(repo, 100, { fs: seam.fs });

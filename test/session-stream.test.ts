@@ -36,7 +36,7 @@ function text(bytes: number, seed = 1): Buffer {
   const rand = prng(seed);
   const words = ['alpha', 'βeta', 'gamma', '€uro', 'naïve', 'x', 'longer-word-here', '日本'];
   const lines: string[] = [];
-  for (let size = 0; size < bytes; ) {
+  for (let size = 0; size < bytes;) {
     const n = 1 + Math.floor(rand() * 30);
     const line: string[] = [];
     for (let i = 0; i < n; i++) line.push(words[Math.floor(rand() * words.length)]!);
@@ -63,19 +63,25 @@ Slices('every slice but the last ends a line; together they are the first `lengt
   assert.ok(Buffer.concat(seen).equals(body));
 });
 
-Slices('a line longer than the buffer is one slice; a last line without a newline comes whole; nothing for length 0', () => {
-  const fs = memFs();
-  const ctx = testContext(fs);
-  const long = Buffer.alloc(2.5 * MiB, 0x61);
-  const body = Buffer.concat([Buffer.from('first\n'), long, Buffer.from('\nlast line, no newline')]);
-  fs.writeFileSync('/d/c.txt', body);
-  const seen: Buffer[] = [];
-  for (const s of contentSlices(ctx, '/d/c.txt', body.length)) seen.push(Buffer.from(s)); // a slice lives until the next
-  assert.ok(Buffer.concat(seen).equals(body));
-  assert.ok(seen.some((s) => s.length >= long.length), 'the long line is not cut');
-  assert.is(seen[seen.length - 1]!.toString().endsWith('last line, no newline'), true);
-  assert.equal([...contentSlices(ctx, '/d/c.txt', 0)], []);
-});
+Slices(
+  'a line longer than the buffer is one slice; a last line without a newline comes whole; nothing for length 0',
+  () => {
+    const fs = memFs();
+    const ctx = testContext(fs);
+    const long = Buffer.alloc(2.5 * MiB, 0x61);
+    const body = Buffer.concat([Buffer.from('first\n'), long, Buffer.from('\nlast line, no newline')]);
+    fs.writeFileSync('/d/c.txt', body);
+    const seen: Buffer[] = [];
+    for (const s of contentSlices(ctx, '/d/c.txt', body.length)) seen.push(Buffer.from(s)); // a slice lives until the next
+    assert.ok(Buffer.concat(seen).equals(body));
+    assert.ok(
+      seen.some((s) => s.length >= long.length),
+      'the long line is not cut',
+    );
+    assert.is(seen[seen.length - 1]!.toString().endsWith('last line, no newline'), true);
+    assert.equal([...contentSlices(ctx, '/d/c.txt', 0)], []);
+  },
+);
 
 // ---------------------------------------------------------------- validation in slices
 
@@ -97,28 +103,35 @@ const Validate = suite('validation in slices');
 const MD: SessionTarget = { path: 'docs/a.md', operation: 'create', binary: false, exists: false };
 const noParse = (): undefined => undefined;
 
-Validate('the same errors as over the whole content: stray DONE (its line), bad UTF-8 (its byte), an open fence', () => {
-  const body = text(400_000, 7);
-  const cases: Array<[string, Buffer]> = [
-    ['fine', body],
-    ['stray DONE', Buffer.concat([body, Buffer.from('\n  \nDONE.\n\n')])],
-    ['bad UTF-8 late', Buffer.concat([body, Buffer.from([0x61, 0xc3, 0x28, 0x0a]), body.subarray(0, 1000)])],
-    ['open fence early', Buffer.concat([Buffer.from('```ts\n'), body])],
-    ['fences across slices', Buffer.concat([Buffer.from('```\n'), body, Buffer.from('```\n'), body, Buffer.from('   ~~~\n')])],
-    ['empty', Buffer.alloc(0)],
-  ];
-  for (const [name, content] of cases) {
-    const whole = validateSessionContent(MD, content, noParse);
-    for (const seed of [1, 2, 3]) assert.equal(validateSessionContent(MD, sliced(content, seed), noParse), whole, `${name}, cut ${seed}`);
-  }
-  // And the whole-content results are what they should be.
-  assert.equal(validateSessionContent(MD, body, noParse), []);
-  const lines = body.toString().split('\n').length;
-  assert.equal(validateSessionContent(MD, Buffer.concat([body, Buffer.from('\n  \nDONE.\n\n')]), noParse), [
-    `a stray "DONE" marker ends the content (line ${lines + 2}); send DONE alone on its own line to end a session`,
-  ]);
-  assert.match(validateSessionContent(MD, cases[2]![1], noParse)[0]!, new RegExp(`byte ${body.length + 1}\\)`));
-});
+Validate(
+  'the same errors as over the whole content: stray DONE (its line), bad UTF-8 (its byte), an open fence',
+  () => {
+    const body = text(400_000, 7);
+    const cases: Array<[string, Buffer]> = [
+      ['fine', body],
+      ['stray DONE', Buffer.concat([body, Buffer.from('\n  \nDONE.\n\n')])],
+      ['bad UTF-8 late', Buffer.concat([body, Buffer.from([0x61, 0xc3, 0x28, 0x0a]), body.subarray(0, 1000)])],
+      ['open fence early', Buffer.concat([Buffer.from('```ts\n'), body])],
+      [
+        'fences across slices',
+        Buffer.concat([Buffer.from('```\n'), body, Buffer.from('```\n'), body, Buffer.from('   ~~~\n')]),
+      ],
+      ['empty', Buffer.alloc(0)],
+    ];
+    for (const [name, content] of cases) {
+      const whole = validateSessionContent(MD, content, noParse);
+      for (const seed of [1, 2, 3])
+        assert.equal(validateSessionContent(MD, sliced(content, seed), noParse), whole, `${name}, cut ${seed}`);
+    }
+    // And the whole-content results are what they should be.
+    assert.equal(validateSessionContent(MD, body, noParse), []);
+    const lines = body.toString().split('\n').length;
+    assert.equal(validateSessionContent(MD, Buffer.concat([body, Buffer.from('\n  \nDONE.\n\n')]), noParse), [
+      `a stray "DONE" marker ends the content (line ${lines + 2}); send DONE alone on its own line to end a session`,
+    ]);
+    assert.match(validateSessionContent(MD, cases[2]![1], noParse)[0]!, new RegExp(`byte ${body.length + 1}\\)`));
+  },
+);
 
 // ---------------------------------------------------------------- the streamed pack, read by git
 
@@ -128,27 +141,30 @@ Pack.before.each((c) => {
 });
 Pack.after.each((c) => c.repo.cleanup());
 
-Pack('a file (after a prefix) becomes one blob in a pack of its own that git reads back byte for byte', async ({ repo }) => {
-  const db = new ObjectDatabase(nodeContext(), join(repo.dir, '.git/objects'));
-  const prefix = Buffer.from('what the file held before\n');
-  const body = text(3 * MiB, 11);
-  const file = join(repo.root, 'content.txt');
-  writeFileSync(file, Buffer.concat([body, Buffer.from('not content')]));
-  const r = await db.writeBlobFromFile(file, body.length, prefix);
-  const whole = Buffer.concat([prefix, body]);
-  assert.equal(r, { oid: blobOid(whole), size: whole.length });
-  const cat = spawnSync('git', ['cat-file', 'blob', r.oid], { cwd: repo.dir, env: repo.env, maxBuffer: 64 * MiB });
-  assert.is(cat.status, 0, String(cat.stderr));
-  assert.ok(Buffer.compare(cat.stdout, whole) === 0, 'git reads the same bytes');
-  assert.equal(db.readBlob(r.oid), whole);
-  repo.git('fsck', '--strict', '--no-dangling');
-  const packs = repo.git('count-objects', '-v');
-  assert.match(packs, /^packs: 1$/m);
-  // An empty file, no prefix: the empty blob.
-  writeFileSync(file, '');
-  assert.equal(await db.writeBlobFromFile(file, 0), { oid: 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', size: 0 });
-  db.close();
-});
+Pack(
+  'a file (after a prefix) becomes one blob in a pack of its own that git reads back byte for byte',
+  async ({ repo }) => {
+    const db = new ObjectDatabase(nodeContext(), join(repo.dir, '.git/objects'));
+    const prefix = Buffer.from('what the file held before\n');
+    const body = text(3 * MiB, 11);
+    const file = join(repo.root, 'content.txt');
+    writeFileSync(file, Buffer.concat([body, Buffer.from('not content')]));
+    const r = await db.writeBlobFromFile(file, body.length, prefix);
+    const whole = Buffer.concat([prefix, body]);
+    assert.equal(r, { oid: blobOid(whole), size: whole.length });
+    const cat = spawnSync('git', ['cat-file', 'blob', r.oid], { cwd: repo.dir, env: repo.env, maxBuffer: 64 * MiB });
+    assert.is(cat.status, 0, String(cat.stderr));
+    assert.ok(Buffer.compare(cat.stdout, whole) === 0, 'git reads the same bytes');
+    assert.equal(db.readBlob(r.oid), whole);
+    repo.git('fsck', '--strict', '--no-dangling');
+    const packs = repo.git('count-objects', '-v');
+    assert.match(packs, /^packs: 1$/m);
+    // An empty file, no prefix: the empty blob.
+    writeFileSync(file, '');
+    assert.equal(await db.writeBlobFromFile(file, 0), { oid: 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', size: 0 });
+    db.close();
+  },
+);
 
 // ---------------------------------------------------------------- finalize streams
 
@@ -162,7 +178,8 @@ Finalize('a 3 MB create and an append: committed byte for byte, content.txt neve
       const v = (target as unknown as Record<string | symbol, unknown>)[key];
       if (typeof v !== 'function') return v;
       return (...args: unknown[]) => {
-        if (key === 'readFileSync' && typeof args[0] === 'string' && args[0].endsWith('/content.txt')) wholeReads.push(args[0]);
+        if (key === 'readFileSync' && typeof args[0] === 'string' && args[0].endsWith('/content.txt'))
+          wholeReads.push(args[0]);
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -188,7 +205,6 @@ Finalize('a 3 MB create and an append: committed byte for byte, content.txt neve
   }
 });
 
-
 // ---------------------------------------------------------------- failures while streaming, and a writer meanwhile
 
 const Faults = suite('streaming faults and other writers');
@@ -205,7 +221,8 @@ function fullDisk(fs: FileSystem, budget: number): { fs: FileSystem; open: () =>
       return (...args: unknown[]) => {
         if (key === 'writeSync' && packFds.has(args[0] as number)) {
           written += typeof args[3] === 'number' ? (args[3] as number) : (args[1] as Buffer).length;
-          if (written > budget) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          if (written > budget)
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
         }
         const r = (v as (...a: unknown[]) => unknown).apply(target, args);
         if (key === 'openSync') {
@@ -220,50 +237,64 @@ function fullDisk(fs: FileSystem, budget: number): { fs: FileSystem; open: () =>
   return { fs: wrapped, open: () => fds.size };
 }
 
-Faults('a full disk while the pack is written: the call rejects with ENOSPC, no temporary pack is left, nothing stays open', async () => {
-  const vol = new Volume();
-  vol.mkdirSync('/objects/pack', { recursive: true });
-  const base = createFsFromVolume(vol) as unknown as FileSystem;
-  base.writeFileSync('/content.txt', text(3 * MiB, 3));
-  const disk = fullDisk(base, 200_000);
-  const db = new ObjectDatabase(testContext(disk.fs), '/objects');
-  let code: string | undefined;
-  try {
-    await db.writeBlobFromFile('/content.txt', 3 * MiB);
-  } catch (e) {
-    code = (e as { code?: string }).code;
-  }
-  assert.is(code, 'ENOSPC');
-  assert.equal((vol.readdirSync('/objects/pack') as string[]).filter((n) => n.startsWith('tmp_')), []);
-  assert.is(disk.open(), 0, 'every file opened was closed');
-  // A source that is gone: ENOENT, and nothing left open either.
-  await db.writeBlobFromFile('/missing.txt', 10).then(
-    () => assert.unreachable('a missing source must fail'),
-    (e: { code?: string }) => assert.is(e.code, 'ENOENT'),
-  );
-  assert.is(disk.open(), 0);
-});
+Faults(
+  'a full disk while the pack is written: the call rejects with ENOSPC, no temporary pack is left, nothing stays open',
+  async () => {
+    const vol = new Volume();
+    vol.mkdirSync('/objects/pack', { recursive: true });
+    const base = createFsFromVolume(vol) as unknown as FileSystem;
+    base.writeFileSync('/content.txt', text(3 * MiB, 3));
+    const disk = fullDisk(base, 200_000);
+    const db = new ObjectDatabase(testContext(disk.fs), '/objects');
+    let code: string | undefined;
+    try {
+      await db.writeBlobFromFile('/content.txt', 3 * MiB);
+    } catch (e) {
+      code = (e as { code?: string }).code;
+    }
+    assert.is(code, 'ENOSPC');
+    assert.equal(
+      (vol.readdirSync('/objects/pack') as string[]).filter((n) => n.startsWith('tmp_')),
+      [],
+    );
+    assert.is(disk.open(), 0, 'every file opened was closed');
+    // A source that is gone: ENOENT, and nothing left open either.
+    await db.writeBlobFromFile('/missing.txt', 10).then(
+      () => assert.unreachable('a missing source must fail'),
+      (e: { code?: string }) => assert.is(e.code, 'ENOENT'),
+    );
+    assert.is(disk.open(), 0);
+  },
+);
 
-Finalize('an append whose target another writer changes while the content streams: the other writer’s work is never overwritten', async () => {
-  const repo = await memRepo({ 'README.md': 'Hello\n' });
-  const sh = await repo.open();
-  try {
-    const body = Buffer.from('appended line\n'.repeat(300_000));
-    const { session_id } = await sh.sessions.begin({ intent: 'append', target_file: 'README.md', operation: 'append' });
-    for (let i = 0; i < body.length; i += 65536) sh.sessions.push(session_id, body.subarray(i, i + 65536));
-    sh.sessions.end(session_id);
-    const finalizing = sh.sessions.finalize(session_id); // reads README.md now, then streams
-    const other = await sh.write('README.md', 'Hello\nanother writer\n');
-    assert.ok(other.success);
-    const f = await finalizing;
-    const now = (await sh.cat('README.md')).content.toString();
-    assert.ok(now.includes('another writer'), 'the other writer’s content is kept');
-    if (f.success) assert.ok(now.endsWith(body.toString()), 'a finalize that succeeded appended to what is there now');
-    else assert.match(JSON.stringify(f.error), /no longer holds the expected content/);
-  } finally {
-    sh.close();
-  }
-});
+Finalize(
+  'an append whose target another writer changes while the content streams: the other writer’s work is never overwritten',
+  async () => {
+    const repo = await memRepo({ 'README.md': 'Hello\n' });
+    const sh = await repo.open();
+    try {
+      const body = Buffer.from('appended line\n'.repeat(300_000));
+      const { session_id } = await sh.sessions.begin({
+        intent: 'append',
+        target_file: 'README.md',
+        operation: 'append',
+      });
+      for (let i = 0; i < body.length; i += 65536) sh.sessions.push(session_id, body.subarray(i, i + 65536));
+      sh.sessions.end(session_id);
+      const finalizing = sh.sessions.finalize(session_id); // reads README.md now, then streams
+      const other = await sh.write('README.md', 'Hello\nanother writer\n');
+      assert.ok(other.success);
+      const f = await finalizing;
+      const now = (await sh.cat('README.md')).content.toString();
+      assert.ok(now.includes('another writer'), 'the other writer’s content is kept');
+      if (f.success)
+        assert.ok(now.endsWith(body.toString()), 'a finalize that succeeded appended to what is there now');
+      else assert.match(JSON.stringify(f.error), /no longer holds the expected content/);
+    } finally {
+      sh.close();
+    }
+  },
+);
 
 Faults.run();
 

@@ -19,7 +19,9 @@ const settle = async (): Promise<void> => {
   ahead += 5_000;
 };
 
-const S = suite<{ repo: MemRepo; reads: string[]; shared: SharedCaches }>('caches shared between the handles of a process');
+const S = suite<{ repo: MemRepo; reads: string[]; shared: SharedCaches }>(
+  'caches shared between the handles of a process',
+);
 S.before.each(async (c) => {
   c.repo = await memRepo({ 'README.md': 'Hello\n', 'x.txt': 'x0\n' });
   c.reads = [];

@@ -13,7 +13,10 @@ import { DiskRepo, type CliResult, treeHashes } from './helpers/disk-repo.js';
  */
 
 const DRAFT = 'refs/shadow/drafts/default';
-const EDIT = JSON.stringify({ intent: 'edit x', operations: [{ operation: 'edit', path: 'b/x.txt', old_content: 'X', content: 'Y' }] });
+const EDIT = JSON.stringify({
+  intent: 'edit x',
+  operations: [{ operation: 'edit', path: 'b/x.txt', old_content: 'X', content: 'Y' }],
+});
 
 interface Variant {
   name: string;
@@ -31,7 +34,12 @@ const letBackFlag = (repo: DiskRepo): void => {
 };
 
 const VARIANTS: Variant[] = [
-  { name: 'outside the sparse cone', keepOut: (r) => r.git('sparse-checkout', 'set', '--cone', 'a'), letIn: (r) => r.git('sparse-checkout', 'add', 'b'), hint: /git sparse-checkout add b/ },
+  {
+    name: 'outside the sparse cone',
+    keepOut: (r) => r.git('sparse-checkout', 'set', '--cone', 'a'),
+    letIn: (r) => r.git('sparse-checkout', 'add', 'b'),
+    hint: /git sparse-checkout add b/,
+  },
   {
     name: 'outside the cone of a sparse index',
     keepOut: (r) => r.git('sparse-checkout', 'set', '--cone', '--sparse-index', 'a'),
@@ -58,7 +66,6 @@ const VARIANTS: Variant[] = [
   },
 ];
 
-
 function ok(r: CliResult, what: string): any {
   assert.is(r.status, 0, `${what}: exit ${r.status}\n${r.stdout}${r.stderr}`);
   return r.stdout.trimStart().startsWith('{') ? r.json() : r.stdout;
@@ -71,54 +78,71 @@ S.before.each((ctx) => {
 S.after.each((ctx) => ctx.repo.cleanup());
 
 for (const v of VARIANTS) {
-  S(`${v.name}: read from the index, captured as its blob, shown modified; apply refused with SPARSE_PATH until git lets it in`, ({ repo }) => {
-    const root = repo.ref('HEAD')!;
-    v.keepOut(repo);
-    const [mode, oid] = repo.git('ls-files', '-s', '--', 'b/x.txt').trim().split(/\s+/);
-    assert.is(ok(repo.shadow(['cat', 'b/x.txt']), 'cat'), 'X\n', "the view shows the index's content");
+  S(
+    `${v.name}: read from the index, captured as its blob, shown modified; apply refused with SPARSE_PATH until git lets it in`,
+    ({ repo }) => {
+      const root = repo.ref('HEAD')!;
+      v.keepOut(repo);
+      const [mode, oid] = repo.git('ls-files', '-s', '--', 'b/x.txt').trim().split(/\s+/);
+      assert.is(ok(repo.shadow(['cat', 'b/x.txt']), 'cat'), 'X\n', "the view shows the index's content");
 
-    const batch = ok(repo.shadow(['batch', '-', '--json'], { input: EDIT }), 'batch');
-    assert.is(batch.captured, undefined, 'no capture commit');
-    // git's own history of the draft: one commit, a modification, nothing deleted.
-    assert.is(repo.git('rev-list', '--count', `${root}..${DRAFT}`).trim(), '1');
-    assert.is(repo.git('diff', '--name-status', root, DRAFT).trim(), 'M\tb/x.txt');
-    assert.is(repo.git('log', '--diff-filter=D', '--format=%H', DRAFT).trim(), '');
-    assert.is(repo.git('show', `${DRAFT}:b/x.txt`), 'Y\n');
+      const batch = ok(repo.shadow(['batch', '-', '--json'], { input: EDIT }), 'batch');
+      assert.is(batch.captured, undefined, 'no capture commit');
+      // git's own history of the draft: one commit, a modification, nothing deleted.
+      assert.is(repo.git('rev-list', '--count', `${root}..${DRAFT}`).trim(), '1');
+      assert.is(repo.git('diff', '--name-status', root, DRAFT).trim(), 'M\tb/x.txt');
+      assert.is(repo.git('log', '--diff-filter=D', '--format=%H', DRAFT).trim(), '');
+      assert.is(repo.git('show', `${DRAFT}:b/x.txt`), 'Y\n');
 
-    const diff = ok(repo.shadow(['diff', '--json']), 'diff').files;
-    assert.equal(diff.map((f: any) => [f.path, f.status, f.old]), [['b/x.txt', 'M', { mode, oid }]], 'the base is git ls-files -s b/x.txt');
-    assert.equal(ok(repo.shadow(['status', '--json']), 'status').drifted, [], 'never drifted nor deleted');
+      const diff = ok(repo.shadow(['diff', '--json']), 'diff').files;
+      assert.equal(
+        diff.map((f: any) => [f.path, f.status, f.old]),
+        [['b/x.txt', 'M', { mode, oid }]],
+        'the base is git ls-files -s b/x.txt',
+      );
+      assert.equal(ok(repo.shadow(['status', '--json']), 'status').drifted, [], 'never drifted nor deleted');
 
-    const before = treeHashes(repo.dir);
-    for (const args of [['apply', '--dry-run'], ['apply'], ['apply', '--commit']]) {
-      const r = repo.shadow([...args, '--json']);
-      assert.is(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
-      const e = r.json().error;
-      assert.is(e.code, 'SPARSE_PATH', r.stdout);
-      assert.match(e.message, /b\/x\.txt/);
-      assert.match(e.hint, v.hint);
-      assert.equal(e.data.paths, ['b/x.txt']);
-      assert.equal(treeHashes(repo.dir), before, `${args.join(' ')} wrote nothing`);
-      assert.is(repo.git('status', '--porcelain'), '', 'git sees nothing changed');
-      assert.is(repo.ref('main'), root);
-    }
+      const before = treeHashes(repo.dir);
+      for (const args of [['apply', '--dry-run'], ['apply'], ['apply', '--commit']]) {
+        const r = repo.shadow([...args, '--json']);
+        assert.is(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        const e = r.json().error;
+        assert.is(e.code, 'SPARSE_PATH', r.stdout);
+        assert.match(e.message, /b\/x\.txt/);
+        assert.match(e.hint, v.hint);
+        assert.equal(e.data.paths, ['b/x.txt']);
+        assert.equal(treeHashes(repo.dir), before, `${args.join(' ')} wrote nothing`);
+        assert.is(repo.git('status', '--porcelain'), '', 'git sees nothing changed');
+        assert.is(repo.ref('main'), root);
+      }
 
-    v.letIn(repo);
-    const applied = ok(repo.shadow(['apply', '--json']), 'apply once git lets the path in');
-    assert.is(applied.applied, true);
-    assert.is(repo.read('b/x.txt'), 'Y\n');
-    assert.is(repo.git('status', '--porcelain', '--', 'b/x.txt'), ' M b/x.txt\n');
-  });
+      v.letIn(repo);
+      const applied = ok(repo.shadow(['apply', '--json']), 'apply once git lets the path in');
+      assert.is(applied.applied, true);
+      assert.is(repo.read('b/x.txt'), 'Y\n');
+      assert.is(repo.git('status', '--porcelain', '--', 'b/x.txt'), ' M b/x.txt\n');
+    },
+  );
 }
 
-S('a path inside the cone of a sparse checkout is an ordinary path: captured from the working tree and applied', ({ repo }) => {
-  repo.git('sparse-checkout', 'set', '--cone', 'a');
-  repo.write('a/f.txt', 'user edit\n');
-  const batch = ok(repo.shadow(['batch', '-', '--json'], { input: JSON.stringify({ operations: [{ operation: 'edit', path: 'a/f.txt', old_content: 'user', content: 'agent' }] }) }), 'batch');
-  assert.equal(batch.captured, ['a/f.txt'], "the user's edit is captured");
-  ok(repo.shadow(['apply', '--json']), 'apply');
-  assert.is(repo.read('a/f.txt'), 'agent edit\n');
-  assert.is(repo.exists('b/x.txt'), false, 'the sparse path stays out');
-});
+S(
+  'a path inside the cone of a sparse checkout is an ordinary path: captured from the working tree and applied',
+  ({ repo }) => {
+    repo.git('sparse-checkout', 'set', '--cone', 'a');
+    repo.write('a/f.txt', 'user edit\n');
+    const batch = ok(
+      repo.shadow(['batch', '-', '--json'], {
+        input: JSON.stringify({
+          operations: [{ operation: 'edit', path: 'a/f.txt', old_content: 'user', content: 'agent' }],
+        }),
+      }),
+      'batch',
+    );
+    assert.equal(batch.captured, ['a/f.txt'], "the user's edit is captured");
+    ok(repo.shadow(['apply', '--json']), 'apply');
+    assert.is(repo.read('a/f.txt'), 'agent edit\n');
+    assert.is(repo.exists('b/x.txt'), false, 'the sparse path stays out');
+  },
+);
 
 S.run();

@@ -43,7 +43,15 @@ function subRepository(repo: DiskRepo, name: string): string {
 }
 
 function addSubmodule(repo: DiskRepo, path: string): void {
-  repo.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', subRepository(repo, path.replace(/\//g, '-')), path);
+  repo.git(
+    '-c',
+    'protocol.file.allow=always',
+    'submodule',
+    'add',
+    '-q',
+    subRepository(repo, path.replace(/\//g, '-')),
+    path,
+  );
 }
 
 /** Everything a refused op must leave as it was. */
@@ -63,9 +71,21 @@ const REFUSED: Array<{ name: string; op: Record<string, unknown>; path: string }
   { name: 'write lib/new.txt', op: { operation: 'write', path: 'lib/new.txt', content: 'x\n' }, path: 'lib/new.txt' },
   { name: 'write lib/s.txt', op: { operation: 'write', path: 'lib/s.txt', content: 'x\n' }, path: 'lib/s.txt' },
   { name: 'edit lib', op: { operation: 'edit', path: 'lib', old_content: 'a', content: 'b' }, path: 'lib' },
-  { name: 'edit lib/s.txt', op: { operation: 'edit', path: 'lib/s.txt', old_content: 'sub', content: 'SUB' }, path: 'lib/s.txt' },
-  { name: 'patch lib/s.txt', op: { operation: 'patch', path: 'lib/s.txt', diff: '--- a/lib/s.txt\n+++ b/lib/s.txt\n@@ -1 +1 @@\n-sub\n+SUB\n' }, path: 'lib/s.txt' },
-  { name: 'patch creating lib/new.txt', op: { operation: 'patch', path: 'lib/new.txt', diff: '--- /dev/null\n+++ b/lib/new.txt\n@@ -0,0 +1 @@\n+new\n' }, path: 'lib/new.txt' },
+  {
+    name: 'edit lib/s.txt',
+    op: { operation: 'edit', path: 'lib/s.txt', old_content: 'sub', content: 'SUB' },
+    path: 'lib/s.txt',
+  },
+  {
+    name: 'patch lib/s.txt',
+    op: { operation: 'patch', path: 'lib/s.txt', diff: '--- a/lib/s.txt\n+++ b/lib/s.txt\n@@ -1 +1 @@\n-sub\n+SUB\n' },
+    path: 'lib/s.txt',
+  },
+  {
+    name: 'patch creating lib/new.txt',
+    op: { operation: 'patch', path: 'lib/new.txt', diff: '--- /dev/null\n+++ b/lib/new.txt\n@@ -0,0 +1 @@\n+new\n' },
+    path: 'lib/new.txt',
+  },
   { name: 'delete lib', op: { operation: 'delete', path: 'lib' }, path: 'lib' },
   { name: 'delete lib/s.txt', op: { operation: 'delete', path: 'lib/s.txt' }, path: 'lib/s.txt' },
   { name: 'rename lib away', op: { operation: 'rename', path: 'lib', to: 'lib2' }, path: 'lib' },
@@ -86,39 +106,61 @@ Committed.before.each((ctx) => {
 });
 Committed.after.each((ctx) => ctx.repo.cleanup());
 
-Committed('every op on lib or inside it is refused with SUBMODULE_PATH, and the whole batch with it: no ref move, no capture, no change git sees', ({ repo }) => {
-  ok(repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path: 'notes.txt', content: 'n\n' }) }), 'first batch');
-  // An uncommitted change of README.md: a batch touching it first would capture it.
-  repo.write('README.md', 'Hello from the user\n');
-  const before = snapshot(repo);
-  for (const c of REFUSED) {
-    const r = repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path: 'README.md', content: 'agent\n' }, c.op) });
-    assert.is(r.status, 1, `${c.name}: exit ${r.status}\n${r.stdout}${r.stderr}`);
-    const out = r.json();
-    assert.is(out.success, false, c.name);
-    assert.is(out.error.code, 'SUBMODULE_PATH', `${c.name}: ${out.error.message}`);
-    assert.ok(out.error.message.includes('submodule lib') || out.error.message.includes('lib is a submodule'), `${c.name}: ${out.error.message}`);
-    const failed = out.results[1];
-    assert.is(failed.status, 'failed', c.name);
-    assert.is(failed.error.code, 'SUBMODULE_PATH', c.name);
-    assert.equal(failed.error.data, { path: c.path, submodule: 'lib', commit: repo.git('rev-parse', 'HEAD:lib').trim() }, c.name);
-    assert.is(out.results[0].status, 'not_applied', c.name);
-    assert.is(out.captured, undefined, c.name);
-    assert.equal(snapshot(repo), before, `${c.name}: nothing changed`);
-  }
-  assert.not.ok(repo.exists('lib/new.txt'));
-  assert.is(repo.read('lib/s.txt'), 'sub\n');
-});
+Committed(
+  'every op on lib or inside it is refused with SUBMODULE_PATH, and the whole batch with it: no ref move, no capture, no change git sees',
+  ({ repo }) => {
+    ok(
+      repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path: 'notes.txt', content: 'n\n' }) }),
+      'first batch',
+    );
+    // An uncommitted change of README.md: a batch touching it first would capture it.
+    repo.write('README.md', 'Hello from the user\n');
+    const before = snapshot(repo);
+    for (const c of REFUSED) {
+      const r = repo.shadow(['batch', '-', '--json'], {
+        input: ops({ operation: 'write', path: 'README.md', content: 'agent\n' }, c.op),
+      });
+      assert.is(r.status, 1, `${c.name}: exit ${r.status}\n${r.stdout}${r.stderr}`);
+      const out = r.json();
+      assert.is(out.success, false, c.name);
+      assert.is(out.error.code, 'SUBMODULE_PATH', `${c.name}: ${out.error.message}`);
+      assert.ok(
+        out.error.message.includes('submodule lib') || out.error.message.includes('lib is a submodule'),
+        `${c.name}: ${out.error.message}`,
+      );
+      const failed = out.results[1];
+      assert.is(failed.status, 'failed', c.name);
+      assert.is(failed.error.code, 'SUBMODULE_PATH', c.name);
+      assert.equal(
+        failed.error.data,
+        { path: c.path, submodule: 'lib', commit: repo.git('rev-parse', 'HEAD:lib').trim() },
+        c.name,
+      );
+      assert.is(out.results[0].status, 'not_applied', c.name);
+      assert.is(out.captured, undefined, c.name);
+      assert.equal(snapshot(repo), before, `${c.name}: nothing changed`);
+    }
+    assert.not.ok(repo.exists('lib/new.txt'));
+    assert.is(repo.read('lib/s.txt'), 'sub\n');
+  },
+);
 
 Committed('the one-op CLI commands say SUBMODULE_PATH too (write, cat, ls)', ({ repo }) => {
   const before = snapshot(repo);
-  for (const args of [['write', 'lib'], ['write', 'lib/new.txt']]) {
+  for (const args of [
+    ['write', 'lib'],
+    ['write', 'lib/new.txt'],
+  ]) {
     const r = repo.shadow([...args, '--json'], { input: 'x\n' });
     assert.is(r.status, 1, args.join(' '));
     assert.is(r.json().error.code, 'SUBMODULE_PATH', args.join(' '));
   }
   assert.equal(snapshot(repo), before);
-  for (const args of [['cat', 'lib'], ['cat', 'lib/s.txt'], ['ls', 'lib']]) {
+  for (const args of [
+    ['cat', 'lib'],
+    ['cat', 'lib/s.txt'],
+    ['ls', 'lib'],
+  ]) {
     const r = repo.shadow([...args, '--json']);
     assert.is(r.status, 1, args.join(' '));
     const e = r.json().error;
@@ -127,35 +169,61 @@ Committed('the one-op CLI commands say SUBMODULE_PATH too (write, cat, ls)', ({ 
   }
 });
 
-Committed('the view lists lib as a submodule with the commit git records, and a walk does not enter it', async ({ repo }) => {
-  const lsTree = repo.git('ls-tree', 'HEAD', 'lib').trim(); // "160000 commit <id>\tlib"
-  const commit = /^160000 commit ([0-9a-f]{40})\tlib$/.exec(lsTree)![1];
-  const listing = ok(repo.shadow(['ls', '--json']), 'ls');
-  assert.equal(listing.entries.find((e: { name: string }) => e.name === 'lib'), { name: 'lib', type: 'submodule', source: 'lower', commit });
-  assert.ok(ok(repo.shadow(['ls']), 'ls text').includes(`submodule lib @ ${commit}`));
+Committed(
+  'the view lists lib as a submodule with the commit git records, and a walk does not enter it',
+  async ({ repo }) => {
+    const lsTree = repo.git('ls-tree', 'HEAD', 'lib').trim(); // "160000 commit <id>\tlib"
+    const commit = /^160000 commit ([0-9a-f]{40})\tlib$/.exec(lsTree)![1];
+    const listing = ok(repo.shadow(['ls', '--json']), 'ls');
+    assert.equal(
+      listing.entries.find((e: { name: string }) => e.name === 'lib'),
+      { name: 'lib', type: 'submodule', source: 'lower', commit },
+    );
+    assert.ok(ok(repo.shadow(['ls']), 'ls text').includes(`submodule lib @ ${commit}`));
 
-  const sh = await openShadow({ dir: repo.dir, fs: nodeFs as unknown as FileSystem, env: repo.env });
-  try {
-    const walked = await sh.files('');
-    assert.equal(walked.files.filter((f) => f.path.startsWith('lib')), [{ path: 'lib', type: 'submodule', source: 'lower', commit }]);
-    const found = await sh.search('sub');
-    assert.equal(found.matches.filter((m) => m.path.startsWith('lib')), [], 'search does not read inside the submodule');
-  } finally {
-    sh.close();
-  }
-});
+    const sh = await openShadow({ dir: repo.dir, fs: nodeFs as unknown as FileSystem, env: repo.env });
+    try {
+      const walked = await sh.files('');
+      assert.equal(
+        walked.files.filter((f) => f.path.startsWith('lib')),
+        [{ path: 'lib', type: 'submodule', source: 'lower', commit }],
+      );
+      const found = await sh.search('sub');
+      assert.equal(
+        found.matches.filter((m) => m.path.startsWith('lib')),
+        [],
+        'search does not read inside the submodule',
+      );
+    } finally {
+      sh.close();
+    }
+  },
+);
 
 Committed('other writes in the repository apply cleanly and leave the submodule as it was', ({ repo }) => {
   const submodules = repo.git('submodule', 'status');
-  ok(repo.shadow(['batch', '-', '--json'], {
-    input: ops({ operation: 'write', path: 'README.md', content: 'Hello, agent\n' }, { operation: 'write', path: 'src/new.txt', content: 'new\n' }, { operation: 'write', path: '.gitmodules.txt', content: 'not a gitmodules\n' }),
-  }), 'batch');
+  ok(
+    repo.shadow(['batch', '-', '--json'], {
+      input: ops(
+        { operation: 'write', path: 'README.md', content: 'Hello, agent\n' },
+        { operation: 'write', path: 'src/new.txt', content: 'new\n' },
+        { operation: 'write', path: '.gitmodules.txt', content: 'not a gitmodules\n' },
+      ),
+    }),
+    'batch',
+  );
   const dry = ok(repo.shadow(['apply', '--dry-run', '--json']), 'dry run');
   assert.equal(dry.conflicts, []);
   const applied = ok(repo.shadow(['apply', '--json']), 'apply');
-  assert.equal(applied.paths.map((p: { path: string }) => p.path), ['.gitmodules.txt', 'README.md', 'src/new.txt']);
+  assert.equal(
+    applied.paths.map((p: { path: string }) => p.path),
+    ['.gitmodules.txt', 'README.md', 'src/new.txt'],
+  );
   assert.is(repo.read('README.md'), 'Hello, agent\n');
-  assert.is(repo.git('status', '--porcelain', '--ignore-submodules=none'), ' M README.md\n?? .gitmodules.txt\n?? src/\n');
+  assert.is(
+    repo.git('status', '--porcelain', '--ignore-submodules=none'),
+    ' M README.md\n?? .gitmodules.txt\n?? src/\n',
+  );
   assert.is(repo.git('submodule', 'status'), submodules);
   assert.is(repo.git('-C', 'lib', 'status', '--porcelain', '-uall'), '');
 });
@@ -175,7 +243,10 @@ Older.after.each((ctx) => ctx.repo.cleanup());
  * plumbing, that replaces the gitlink with a blob or with a directory.
  */
 function olderBatch(repo: DiskRepo, change: 'blob' | 'dir'): void {
-  ok(repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path: 'ok.txt', content: 'ok\n' }) }), 'first batch');
+  ok(
+    repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path: 'ok.txt', content: 'ok\n' }) }),
+    'first batch',
+  );
   const env = { ...repo.env, GIT_INDEX_FILE: join(repo.root, 'older-index') };
   const git = (args: string[], input?: string): string => {
     const r = spawnSync('git', args, { cwd: repo.dir, env, input, encoding: 'utf8' });
@@ -186,24 +257,38 @@ function olderBatch(repo: DiskRepo, change: 'blob' | 'dir'): void {
   const blob = git(['hash-object', '-w', '--stdin'], 'x\n');
   git(['update-index', '--force-remove', 'lib']);
   git(['update-index', '--add', '--cacheinfo', `100644,${blob},${change === 'blob' ? 'lib' : 'lib/new.txt'}`]);
-  const commit = git(['commit-tree', git(['write-tree']), '-p', DRAFT, '-m', 'write lib\n\nShadow-Draft: default\nShadow-Batch: 2']);
+  const commit = git([
+    'commit-tree',
+    git(['write-tree']),
+    '-p',
+    DRAFT,
+    '-m',
+    'write lib\n\nShadow-Draft: default\nShadow-Batch: 2',
+  ]);
   repo.git('update-ref', DRAFT, commit);
 }
 
 for (const change of ['blob', 'dir'] as const) {
-  Older(`apply --dry-run and apply refuse a draft that replaced the gitlink with a ${change}, before any write`, ({ repo }) => {
-    olderBatch(repo, change);
-    const before = snapshot(repo);
-    for (const args of [['apply', '--dry-run', '--json'], ['apply', '--json'], ['apply', '--commit', '--json']]) {
-      const r = repo.shadow(args);
-      assert.is(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
-      const e = r.json().error;
-      assert.is(e.code, 'SUBMODULE_PATH', `${args.join(' ')}: ${e.message}`);
-      assert.is(e.data.submodule, 'lib');
-      assert.equal(snapshot(repo), before, `${args.join(' ')}: nothing written`);
-      assert.not.ok(repo.exists('ok.txt'), 'not even the other paths');
-    }
-  });
+  Older(
+    `apply --dry-run and apply refuse a draft that replaced the gitlink with a ${change}, before any write`,
+    ({ repo }) => {
+      olderBatch(repo, change);
+      const before = snapshot(repo);
+      for (const args of [
+        ['apply', '--dry-run', '--json'],
+        ['apply', '--json'],
+        ['apply', '--commit', '--json'],
+      ]) {
+        const r = repo.shadow(args);
+        assert.is(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        const e = r.json().error;
+        assert.is(e.code, 'SUBMODULE_PATH', `${args.join(' ')}: ${e.message}`);
+        assert.is(e.data.submodule, 'lib');
+        assert.equal(snapshot(repo), before, `${args.join(' ')}: nothing written`);
+        assert.not.ok(repo.exists('ok.txt'), 'not even the other paths');
+      }
+    },
+  );
 }
 
 // ---------------------------------------------------------------- submodules git knows of before a commit
@@ -218,7 +303,11 @@ Uncommitted('an uncommitted `git submodule add` is a submodule, at the commit th
   addSubmodule(repo, 'lib');
   const staged = /^160000 ([0-9a-f]{40}) 0\tlib$/m.exec(repo.git('ls-files', '-s', 'lib'))![1];
   const before = snapshot(repo);
-  for (const op of [{ operation: 'write', path: 'lib', content: 'x' }, { operation: 'write', path: 'lib/new.txt', content: 'x' }, { operation: 'rename', path: 'a.txt', to: 'lib/a.txt' }]) {
+  for (const op of [
+    { operation: 'write', path: 'lib', content: 'x' },
+    { operation: 'write', path: 'lib/new.txt', content: 'x' },
+    { operation: 'rename', path: 'a.txt', to: 'lib/a.txt' },
+  ]) {
     const r = repo.shadow(['batch', '-', '--json'], { input: ops(op) });
     assert.is(r.status, 1, JSON.stringify(op));
     const failed = r.json().results[0].error;
@@ -247,27 +336,37 @@ Uncommitted('a gitlink only in the index (no checkout) is a submodule', ({ repo 
   assert.is(repo.ref(DRAFT), undefined);
 });
 
-Uncommitted('a nested repository git does not track is refused like a submodule; a stray .git is not one, as for git', ({ repo }) => {
-  repo.write('nested/z.txt', 'z\n');
-  repo.gitResult('-C', 'nested', 'init', '-q');
-  repo.write('plain/.git', '');
-  // The oracle: git adds nothing below the nested repository, and adds below a stray .git.
-  repo.write('plain/f0.txt', 'f0\n');
-  repo.git('add', 'nested/z.txt', 'plain/f0.txt');
-  assert.is(repo.git('ls-files', 'nested', 'plain'), 'plain/f0.txt\n');
-  repo.git('reset', '-q');
+Uncommitted(
+  'a nested repository git does not track is refused like a submodule; a stray .git is not one, as for git',
+  ({ repo }) => {
+    repo.write('nested/z.txt', 'z\n');
+    repo.gitResult('-C', 'nested', 'init', '-q');
+    repo.write('plain/.git', '');
+    // The oracle: git adds nothing below the nested repository, and adds below a stray .git.
+    repo.write('plain/f0.txt', 'f0\n');
+    repo.git('add', 'nested/z.txt', 'plain/f0.txt');
+    assert.is(repo.git('ls-files', 'nested', 'plain'), 'plain/f0.txt\n');
+    repo.git('reset', '-q');
 
-  const r = repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path: 'nested/new.txt', content: 'x\n' }) });
-  assert.is(r.status, 1);
-  assert.equal(r.json().results[0].error.data, { path: 'nested/new.txt', submodule: 'nested', commit: null });
-  assert.not.ok(repo.exists('nested/new.txt'));
-  const nested = ok(repo.shadow(['ls', '--json']), 'ls').entries.find((e: { name: string }) => e.name === 'nested');
-  assert.equal(nested, { name: 'nested', type: 'submodule', source: 'lower', commit: null });
+    const r = repo.shadow(['batch', '-', '--json'], {
+      input: ops({ operation: 'write', path: 'nested/new.txt', content: 'x\n' }),
+    });
+    assert.is(r.status, 1);
+    assert.equal(r.json().results[0].error.data, { path: 'nested/new.txt', submodule: 'nested', commit: null });
+    assert.not.ok(repo.exists('nested/new.txt'));
+    const nested = ok(repo.shadow(['ls', '--json']), 'ls').entries.find((e: { name: string }) => e.name === 'nested');
+    assert.equal(nested, { name: 'nested', type: 'submodule', source: 'lower', commit: null });
 
-  ok(repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path: 'plain/f.txt', content: 'f\n' }) }), 'a stray .git is no repository');
-  ok(repo.shadow(['apply', '--json']), 'apply');
-  assert.is(repo.read('plain/f.txt'), 'f\n');
-});
+    ok(
+      repo.shadow(['batch', '-', '--json'], {
+        input: ops({ operation: 'write', path: 'plain/f.txt', content: 'f\n' }),
+      }),
+      'a stray .git is no repository',
+    );
+    ok(repo.shadow(['apply', '--json']), 'apply');
+    assert.is(repo.read('plain/f.txt'), 'f\n');
+  },
+);
 
 // ---------------------------------------------------------------- the rule, on its own
 

@@ -27,13 +27,16 @@ const valid = (rec: unknown): void => assert.ok(validate(rec), JSON.stringify(va
 
 const test = suite('agent trace notes');
 const batch = (repo: DiskRepo, path: string, content: string, who: string[]): void => {
-  const r = repo.shadow(['batch', '-', ...who], { input: JSON.stringify({ intent: `edit ${path}`, operations: [{ operation: 'write', path, content }] }) });
+  const r = repo.shadow(['batch', '-', ...who], {
+    input: JSON.stringify({ intent: `edit ${path}`, operations: [{ operation: 'write', path, content }] }),
+  });
   assert.is(r.status, 0, r.stderr);
 };
 const CLAUDE = ['--actor', 'claude', '--model', 'anthropic/claude-x'];
 const CODEX = ['--actor', 'codex', '--model', 'openai/gpt-5'];
 const PERSON = ['--actor', 'ana', '--actor-type', 'human'];
-const lines = (n: number, tag: string): string[] => Array.from({ length: n }, (_, i) => `${tag} line ${i + 1} = ${(i * 7919) % 1000};`);
+const lines = (n: number, tag: string): string[] =>
+  Array.from({ length: n }, (_, i) => `${tag} line ${i + 1} = ${(i * 7919) % 1000};`);
 
 test('the record of a tool names shadow at its package version', () => {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'));
@@ -60,11 +63,21 @@ test('apply --commit notes each commit with a valid record; git log shows it; sh
     valid(rec);
     assert.equal(rec.vcs, { type: 'git', revision: head });
     assert.equal(rec.tool, { name: 'shadow', version: TOOL_VERSION });
-    assert.equal(rec.files.map((f: any) => f.path), ['f.txt']);
-    assert.equal(rec.files[0].conversations, [{ contributor: { type: 'human' }, ranges: [{ start_line: 5, end_line: 5, content_hash: sha('five by ana\n') }] }]);
+    assert.equal(
+      rec.files.map((f: any) => f.path),
+      ['f.txt'],
+    );
+    assert.equal(rec.files[0].conversations, [
+      { contributor: { type: 'human' }, ranges: [{ start_line: 5, end_line: 5, content_hash: sha('five by ana\n') }] },
+    ]);
     const first = repo.shadow(['trace', 'HEAD~1', '--json']).json();
     valid(first);
-    assert.equal(first.files[0].conversations, [{ contributor: { type: 'ai', model_id: 'anthropic/claude-x' }, ranges: [{ start_line: 3, end_line: 4, content_hash: sha('three by claude\nfour by claude\n') }] }]);
+    assert.equal(first.files[0].conversations, [
+      {
+        contributor: { type: 'ai', model_id: 'anthropic/claude-x' },
+        ranges: [{ start_line: 3, end_line: 4, content_hash: sha('three by claude\nfour by claude\n') }],
+      },
+    ]);
     // The note is git's: git log shows it, and git's own notes tree holds it.
     assert.match(repo.git('log', '--notes=agent-trace', '-1'), /Notes \(agent-trace\):\n\s+\{/);
     assert.equal(JSON.parse(repo.git('notes', '--ref=agent-trace', 'show', head)), rec);
@@ -98,21 +111,32 @@ test('apply --squash: one record covering every contributor, and an Assisted-by 
     assert.is(r.json().notes.written.length, 1);
     const msg = repo.git('log', '-1', '--format=%B');
     assert.match(msg, /^all of it\n\nAssisted-by: claude:anthropic\/claude-x\nAssisted-by: codex:openai\/gpt-5\n/);
-    assert.equal(repo.git('log', '-1', '--format=%(trailers:key=Assisted-by,valueonly)').trim().split('\n'), ['claude:anthropic/claude-x', 'codex:openai/gpt-5']);
+    assert.equal(repo.git('log', '-1', '--format=%(trailers:key=Assisted-by,valueonly)').trim().split('\n'), [
+      'claude:anthropic/claude-x',
+      'codex:openai/gpt-5',
+    ]);
     const rec = repo.shadow(['trace', '--json']).json();
     valid(rec);
     const f = Object.fromEntries(rec.files.map((x: any) => [x.path, x.conversations]));
     assert.equal(f['f.txt'], [
-      { contributor: { type: 'ai', model_id: 'anthropic/claude-x' }, ranges: [{ start_line: 2, end_line: 3, content_hash: sha('claude 1\nclaude 2\n') }] },
-      { contributor: { type: 'ai', model_id: 'openai/gpt-5' }, ranges: [{ start_line: 4, end_line: 4, content_hash: sha('codex 1\n') }] },
+      {
+        contributor: { type: 'ai', model_id: 'anthropic/claude-x' },
+        ranges: [{ start_line: 2, end_line: 3, content_hash: sha('claude 1\nclaude 2\n') }],
+      },
+      {
+        contributor: { type: 'ai', model_id: 'openai/gpt-5' },
+        ranges: [{ start_line: 4, end_line: 4, content_hash: sha('codex 1\n') }],
+      },
     ]);
-    assert.equal(f['g.txt'], [{ contributor: { type: 'human' }, ranges: [{ start_line: 1, end_line: 1, content_hash: sha('ana\n') }] }]);
+    assert.equal(f['g.txt'], [
+      { contributor: { type: 'human' }, ranges: [{ start_line: 1, end_line: 1, content_hash: sha('ana\n') }] },
+    ]);
   } finally {
     repo.cleanup();
   }
 });
 
-test('a squash merge made with git alone: blame --published attributes >= 95% of the agent\'s surviving lines, and a person\'s later edits to them', () => {
+test("a squash merge made with git alone: blame --published attributes >= 95% of the agent's surviving lines, and a person's later edits to them", () => {
   const repo = new DiskRepo({ 'app.ts': '// app\n' });
   try {
     repo.git('switch', '-q', '-c', 'feature');
@@ -135,7 +159,9 @@ test('a squash merge made with git alone: blame --published attributes >= 95% of
     const out = r.json();
     const agents = out.lines.filter((l: any) => l.line > 1 && !l.content.endsWith('// fixed by a person'));
     assert.is(agents.length, 197);
-    const ai = agents.filter((l: any) => l.contributor?.type === 'ai' && l.contributor.model_id === 'anthropic/claude-x');
+    const ai = agents.filter(
+      (l: any) => l.contributor?.type === 'ai' && l.contributor.model_id === 'anthropic/claude-x',
+    );
     assert.ok(ai.length / agents.length >= 0.95, `${ai.length} of ${agents.length}`);
     assert.ok(ai.every((l: any) => l.source === 'content-hash'));
     const persons = out.lines.filter((l: any) => l.content.endsWith('// fixed by a person'));
@@ -170,7 +196,7 @@ test('a notes ref locked by hand: the publish stands and the failure is reported
   }
 });
 
-test('another tool\'s note is left as it is; a corrupt note is CORRUPT_STATE for trace and skipped by blame --published; no note is NOT_FOUND', () => {
+test("another tool's note is left as it is; a corrupt note is CORRUPT_STATE for trace and skipped by blame --published; no note is NOT_FOUND", () => {
   const repo = new DiskRepo({ 'f.txt': 'one\n' });
   try {
     const base = repo.ref('HEAD')!;
@@ -186,20 +212,29 @@ test('another tool\'s note is left as it is; a corrupt note is CORRUPT_STATE for
     repo.git('notes', '--ref=agent-trace', 'add', '-m', 'reviewed-by: another tool', tip);
     const r = repo.shadow(['apply', '--commit', '--json']).json();
     assert.is(r.notes.written.length, 1);
-    assert.equal(r.notes.failed.map((f: any) => [f.commit, f.code]), [[tip, 'NOTE_EXISTS']]);
+    assert.equal(
+      r.notes.failed.map((f: any) => [f.commit, f.code]),
+      [[tip, 'NOTE_EXISTS']],
+    );
     assert.is(repo.git('notes', '--ref=agent-trace', 'show', tip), 'reviewed-by: another tool\n');
     const bad = repo.shadow(['trace', '--json']);
     assert.is(bad.status, 1);
     assert.is(bad.json().error.code, 'CORRUPT_STATE');
     assert.match(bad.json().error.hint, /git notes --ref=agent-trace show/);
     const blame = repo.shadow(['blame', '--published', 'f.txt', '--json']).json();
-    assert.equal(blame.skipped.map((s: any) => s.commit), [tip]);
-    assert.equal(blame.lines.map((l: any) => [l.content, l.source, l.contributor?.type ?? null]), [
-      ['one', 'git', null],
-      ['two', 'trace', 'ai'],
-      // The batch commit still says who wrote it in its own trailers.
-      ['three', 'trailers', 'ai'],
-    ]);
+    assert.equal(
+      blame.skipped.map((s: any) => s.commit),
+      [tip],
+    );
+    assert.equal(
+      blame.lines.map((l: any) => [l.content, l.source, l.contributor?.type ?? null]),
+      [
+        ['one', 'git', null],
+        ['two', 'trace', 'ai'],
+        // The batch commit still says who wrote it in its own trailers.
+        ['three', 'trailers', 'ai'],
+      ],
+    );
     assert.is(base, repo.ref('HEAD~2'));
   } finally {
     repo.cleanup();
@@ -241,16 +276,24 @@ test('a replay notes each replayed commit; an unknown actor type is `unknown`; a
     valid(older);
     valid(newer);
     assert.is(older.vcs.revision, repo.ref('HEAD~1'));
-    assert.equal(older.files[0].conversations[0], { contributor: { type: 'ai', model_id: 'anthropic/claude-x' }, ranges: [{ start_line: 2, end_line: 2, content_hash: sha('claude\n') }] });
+    assert.equal(older.files[0].conversations[0], {
+      contributor: { type: 'ai', model_id: 'anthropic/claude-x' },
+      ranges: [{ start_line: 2, end_line: 2, content_hash: sha('claude\n') }],
+    });
     assert.equal(newer.files[0].conversations[0].contributor, { type: 'human' });
     assert.is(repo.shadow(['trace', 'HEAD~2', '--json']).json().error.code, 'NOT_FOUND');
 
     assert.equal(contributorOf({ draft: 'd', actorType: 'robot', model: 'x/y' }), { type: 'unknown', model_id: 'x/y' });
     assert.equal(contributorOf({ draft: 'd', model: 'm'.repeat(251) }), { type: 'unknown' });
-    const long = repo.shadow(['batch', '-', '--model', 'm'.repeat(300), '--json'], { input: JSON.stringify({ operations: [{ operation: 'write', path: 'g.txt', content: 'g\n' }] }) });
+    const long = repo.shadow(['batch', '-', '--model', 'm'.repeat(300), '--json'], {
+      input: JSON.stringify({ operations: [{ operation: 'write', path: 'g.txt', content: 'g\n' }] }),
+    });
     assert.is(long.json().error.code, 'INVALID_ARGUMENT');
     // The CLI's own choices refuse an actor type it does not know before any batch.
-    assert.is(repo.shadow(['batch', '-', '--actor-type', 'robot', '--json'], { input: '{"operations":[]}' }).json().error.code, 'USAGE');
+    assert.is(
+      repo.shadow(['batch', '-', '--actor-type', 'robot', '--json'], { input: '{"operations":[]}' }).json().error.code,
+      'USAGE',
+    );
   } finally {
     repo.cleanup();
   }

@@ -15,13 +15,22 @@ import { edit, F, MemStore, type Spec } from './helpers/mem-tree-store.js';
 const DiffTrees = suite('diffTrees');
 
 const simplify = (changes: FileChange[]): Array<[string, string | null, string | null]> =>
-  changes.map((c) => [c.path, c.old ? `${c.old.mode}:${c.old.oid.slice(0, 7)}` : null, c.new ? `${c.new.mode}:${c.new.oid.slice(0, 7)}` : null]);
+  changes.map((c) => [
+    c.path,
+    c.old ? `${c.old.mode}:${c.old.oid.slice(0, 7)}` : null,
+    c.new ? `${c.new.mode}:${c.new.oid.slice(0, 7)}` : null,
+  ]);
 
 DiffTrees('reports only changed files and never opens identical subtrees', () => {
   const s = new MemStore();
   const big: Spec = {};
   for (let i = 0; i < 50; i++) big[`f${i}.txt`] = `content ${i}`;
-  const a = s.build({ big, src: { 'a.ts': 'a', 'b.ts': 'b', deep: { 'c.ts': 'c' } }, 'top.txt': 'top', gone: { 'g.txt': 'g' } });
+  const a = s.build({
+    big,
+    src: { 'a.ts': 'a', 'b.ts': 'b', deep: { 'c.ts': 'c' } },
+    'top.txt': 'top',
+    gone: { 'g.txt': 'g' },
+  });
   const b = s.build({ big, src: { 'a.ts': 'A', 'b.ts': 'b', deep: { 'c.ts': 'c' }, 'new.ts': 'n' }, 'top.txt': 'top' });
   s.reads = [];
   const changes = diffTrees(s, a, b);
@@ -70,15 +79,24 @@ DiffTrees('a file that became a directory and the reverse; mode-only changes', (
   const b = s.build({ p: { 'child.txt': 'c' }, q: 'file q', 'run.sh': new F('echo', MODE.executable) });
   const changes = diffTrees(s, a, b);
   const byPath = new Map(changes.map((c) => [c.path, c]));
-  assert.equal(
-    [...byPath.keys()].sort(),
-    ['p', 'p/child.txt', 'q', 'q/inner.txt', 'run.sh'],
-  );
+  assert.equal([...byPath.keys()].sort(), ['p', 'p/child.txt', 'q', 'q/inner.txt', 'run.sh']);
   assert.equal(byPath.get('p'), { path: 'p', old: { mode: MODE.file, oid: s.blob('file p') }, new: null });
-  assert.equal(byPath.get('p/child.txt'), { path: 'p/child.txt', old: null, new: { mode: MODE.file, oid: s.blob('c') } });
+  assert.equal(byPath.get('p/child.txt'), {
+    path: 'p/child.txt',
+    old: null,
+    new: { mode: MODE.file, oid: s.blob('c') },
+  });
   assert.equal(byPath.get('q'), { path: 'q', old: null, new: { mode: MODE.file, oid: s.blob('file q') } });
-  assert.equal(byPath.get('q/inner.txt'), { path: 'q/inner.txt', old: { mode: MODE.file, oid: s.blob('i') }, new: null });
-  assert.equal(byPath.get('run.sh'), { path: 'run.sh', old: { mode: MODE.file, oid: s.blob('echo') }, new: { mode: MODE.executable, oid: s.blob('echo') } });
+  assert.equal(byPath.get('q/inner.txt'), {
+    path: 'q/inner.txt',
+    old: { mode: MODE.file, oid: s.blob('i') },
+    new: null,
+  });
+  assert.equal(byPath.get('run.sh'), {
+    path: 'run.sh',
+    old: { mode: MODE.file, oid: s.blob('echo') },
+    new: { mode: MODE.executable, oid: s.blob('echo') },
+  });
 });
 
 DiffTrees('lists changes in git path order and honours a prefix', () => {

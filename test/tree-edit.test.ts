@@ -40,7 +40,10 @@ EditTree('adds a deep path, writing exactly the trees on it', () => {
   assert.equal(s.files(out.root), { 'README.md': f('hi\n'), 'src/a.ts': f('a\n'), 'x/y/z/deep.txt': f('deep\n') });
   assert.is(s.treeAt(out.root, 'src'), srcBefore);
   // The result is the tree git would build for the same files.
-  assert.is(out.root, s.build({ 'README.md': 'hi\n', src: { 'a.ts': 'a\n' }, x: { y: { z: { 'deep.txt': 'deep\n' } } } }));
+  assert.is(
+    out.root,
+    s.build({ 'README.md': 'hi\n', src: { 'a.ts': 'a\n' }, x: { y: { z: { 'deep.txt': 'deep\n' } } } }),
+  );
 });
 
 EditTree('unchanged trees are not re-emitted', () => {
@@ -67,12 +70,18 @@ EditTree('deleting the last file of nested directories removes them', () => {
   const out = edit(s, root, [['a/b/c.txt', null]]);
   assert.equal(s.files(out.root), { keep: f('k') });
   assert.is(out.trees.length, 1);
-  assert.equal(s.readTree(out.root).map((e) => e.name), ['keep']);
+  assert.equal(
+    s.readTree(out.root).map((e) => e.name),
+    ['keep'],
+  );
 
   const root2 = s.build({ a: { b: { 'c.txt': 'c' }, 'd.txt': 'd' } });
   const out2 = edit(s, root2, [['a/b/c.txt', null]]);
   assert.equal(s.files(out2.root), { 'a/d.txt': f('d') });
-  assert.equal(s.readTree(s.treeAt(out2.root, 'a')!).map((e) => e.name), ['d.txt']);
+  assert.equal(
+    s.readTree(s.treeAt(out2.root, 'a')!).map((e) => e.name),
+    ['d.txt'],
+  );
 });
 
 EditTree('deleting everything leaves the empty tree', () => {
@@ -107,7 +116,14 @@ EditTree('a deleted file can become a directory of the same name, in either orde
 
 EditTree('a directory whose files were all deleted can become a file', () => {
   const cases: Array<[string, Spec, Array<[string, null]>]> = [
-    ['flat', { d: { a: 'a', b: 'b' }, e: 'e' }, [['d/a', null], ['d/b', null]]],
+    [
+      'flat',
+      { d: { a: 'a', b: 'b' }, e: 'e' },
+      [
+        ['d/a', null],
+        ['d/b', null],
+      ],
+    ],
     ['nested', { d: { sub: { a: 'a' } }, e: 'e' }, [['d/sub/a', null]]],
   ];
   for (const [label, spec, deletions] of cases) {
@@ -125,7 +141,10 @@ EditTree('a directory whose files were all deleted can become a file', () => {
 EditTree('changes that cannot make a valid tree are INTERNAL errors', () => {
   const s = new MemStore();
   const root = s.build({ d: { a: 'a', b: 'b' }, file: 'f' });
-  expectInternal(() => editTree(s, root, new Map([['d', s.entry('x')]])), /replaces the non-empty directory d with a file/);
+  expectInternal(
+    () => editTree(s, root, new Map([['d', s.entry('x')]])),
+    /replaces the non-empty directory d with a file/,
+  );
   expectInternal(
     () =>
       editTree(
@@ -138,7 +157,10 @@ EditTree('changes that cannot make a valid tree are INTERNAL errors', () => {
       ),
     'tree edit puts both a file and a directory at d',
   );
-  expectInternal(() => editTree(s, root, new Map([['file/below', s.entry('x')]])), 'tree edit writes below the file file');
+  expectInternal(
+    () => editTree(s, root, new Map([['file/below', s.entry('x')]])),
+    'tree edit writes below the file file',
+  );
 });
 
 EditTree('replacing a directory with a file while a file remains under it is refused, not a silent loss', () => {
@@ -167,7 +189,10 @@ EditTree('keeps git tree order: "a.b" before the tree "a", "a" before "a0"', () 
     ['a/x', s.entry('')],
     ['a.b', s.entry(hello)],
   ]);
-  assert.equal(s.readTree(out.root).map((e) => e.name), ['a-b', 'a.b', 'a', 'a0']);
+  assert.equal(
+    s.readTree(out.root).map((e) => e.name),
+    ['a-b', 'a.b', 'a', 'a0'],
+  );
   assert.is(out.root, 'a0df6b2cf90fc61c96e9327dd0386e36a62bd186', 'the id git mktree gives');
 });
 
@@ -182,7 +207,8 @@ EditTree('mode changes rewrite the entry in place', () => {
 EditTree('an entry whose name is not UTF-8 survives edits of its tree byte-exact', () => {
   const s = new MemStore();
   const hello = s.blob('hello\n');
-  const raw = (name: Buffer): Buffer => Buffer.concat([Buffer.from('100644 '), name, Buffer.from([0]), Buffer.from(hello, 'hex')]);
+  const raw = (name: Buffer): Buffer =>
+    Buffer.concat([Buffer.from('100644 '), name, Buffer.from([0]), Buffer.from(hello, 'hex')]);
   const rawName = Buffer.from([0xff, 0x66]);
   const sub = s.putRaw(Buffer.concat([raw(Buffer.from('café')), raw(Buffer.from('z')), raw(rawName)]));
   const withSub = s.putRaw(serializeTree([{ mode: MODE.tree, name: 'dir', oid: sub }]));
@@ -195,7 +221,10 @@ EditTree('an entry whose name is not UTF-8 survives edits of its tree byte-exact
   const dirOid = s.treeAt(out.root, 'dir')!;
   const tree = out.trees.find((t) => t.oid === dirOid)!;
   const entries = parseTree(tree.content);
-  assert.equal(entries.map((e) => e.name), ['café', 'z', 'zz', 'ÿf', '\xff\x66']);
+  assert.equal(
+    entries.map((e) => e.name),
+    ['café', 'z', 'zz', 'ÿf', '\xff\x66'],
+  );
   const kept = entries.at(-1)!;
   assert.equal([...kept.nameBytes!], [0xff, 0x66]);
   assert.is(kept.oid, hello);
@@ -204,7 +233,10 @@ EditTree('an entry whose name is not UTF-8 survives edits of its tree byte-exact
   const removed = edit(s, out.root, [['dir/café', null]]);
   const dirAfter = removed.trees.find((t) => t.oid === s.treeAt(removed.root, 'dir'))!;
   const after = parseTree(dirAfter.content);
-  assert.equal(after.map((e) => e.name), ['z', 'zz', 'ÿf', '\xff\x66']);
+  assert.equal(
+    after.map((e) => e.name),
+    ['z', 'zz', 'ÿf', '\xff\x66'],
+  );
   assert.equal([...after.at(-1)!.nameBytes!], [0xff, 0x66]);
   assert.ok(dirAfter.content.includes(raw(rawName)));
 });

@@ -17,18 +17,40 @@ Rules('refuses every entry git refuses to check out, with a reason', () => {
 });
 
 Rules('accepts the look-alikes git checks out', () => {
-  for (const c of GIT_ACCEPTS) assert.is(treePathProblem(c.path, c.mode), undefined, `${show(c.path)} ${c.mode} should be accepted`);
+  for (const c of GIT_ACCEPTS)
+    assert.is(treePathProblem(c.path, c.mode), undefined, `${show(c.path)} ${c.mode} should be accepted`);
 });
 
 Rules('a symlinked dotfile is refused, the same name as a file is not', () => {
-  for (const name of ['.gitmodules', '.gitattributes', '.gitignore', '.mailmap', 'GITMOD~1', 'gi7eba~9', 'gi250a~1', 'maba30~2']) {
+  for (const name of [
+    '.gitmodules',
+    '.gitattributes',
+    '.gitignore',
+    '.mailmap',
+    'GITMOD~1',
+    'gi7eba~9',
+    'gi250a~1',
+    'maba30~2',
+  ]) {
     assert.type(treePathProblem(name, '120000'), 'string', `${name} as a symlink`);
     assert.is(treePathProblem(name, '100644'), undefined, `${name} as a file`);
   }
 });
 
 Rules('is_ntfs_dotgit: .git or git~1, then dots and spaces, then an end, a separator or a stream', () => {
-  const yes = ['.git', '.GIT', '.git.', '.git. . ', '.git/x', '.git\\x', '.git:x', '.git::$INDEX_ALLOCATION', 'git~1', 'GIT~1 .', 'git~1:y'];
+  const yes = [
+    '.git',
+    '.GIT',
+    '.git.',
+    '.git. . ',
+    '.git/x',
+    '.git\\x',
+    '.git:x',
+    '.git::$INDEX_ALLOCATION',
+    'git~1',
+    'GIT~1 .',
+    'git~1:y',
+  ];
   const no = ['.gitx', '.git.x', '.git~1', 'git~2', 'git~10', 'git~1x', '.gi', 'git', ''];
   for (const n of yes) assert.ok(isNtfsDotGit(n), n);
   for (const n of no) assert.not.ok(isNtfsDotGit(n), n);
@@ -39,7 +61,13 @@ Rules('a batch path check refuses everything a tree may not hold', () => {
   for (const c of [...GIT_REFUSES, ...SHADOW_REFUSES].filter((c) => c.mode !== '120000')) {
     assert.type(pathProblem(c.path), 'string', `the batch check should refuse ${show(c.path)}`);
   }
-  for (const p of ['.git:foo', '.git::$INDEX_ALLOCATION/config', 'git~1:stream', '.shadow-worktree', 'sub/.SHADOW-WORKTREE']) {
+  for (const p of [
+    '.git:foo',
+    '.git::$INDEX_ALLOCATION/config',
+    'git~1:stream',
+    '.shadow-worktree',
+    'sub/.SHADOW-WORKTREE',
+  ]) {
     assert.type(pathProblem(p), 'string', show(p));
   }
 });
@@ -49,7 +77,10 @@ const Entries = suite('entriesProblem');
 Entries('a file beyond a symlink the same set makes is refused, whatever the order', () => {
   const link = { path: 'a', old: null, new: { mode: '120000', oid: '1'.repeat(40) } };
   const file = { path: 'a/x', old: null, new: { mode: '100644', oid: '2'.repeat(40) } };
-  for (const set of [[link, file], [file, link]]) {
+  for (const set of [
+    [link, file],
+    [file, link],
+  ]) {
     const p = entriesProblem(set);
     assert.is(p?.path, 'a/x');
     assert.match(p!.reason, /symbolic link a/);

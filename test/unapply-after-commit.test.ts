@@ -68,7 +68,7 @@ for (const c of CASES) {
         assert.match(e.hint, /git revert/);
         assert.equal(state(repo), before, `${args.join(' ')} wrote nothing`);
       }
-      assert.is(repo.ref('main'), person, 'the person\'s commit stays on the branch');
+      assert.is(repo.ref('main'), person, "the person's commit stays on the branch");
 
       // The way the hint gives: git undoes the apply's commits under the person's.
       repo.git('revert', '--no-edit', `${root}..${tip}`);

@@ -31,7 +31,14 @@ test(`unapply's reverse merge and git merge-file agree on ${CASES} seeded cases`
   const sh = await openAs(repo);
   const dir = mkdtempSync(join(tmpdir(), 'shadow-unapply-corpus-'));
   try {
-    const r = await sh.batch({ intent: 'the agent', operations: cases.map((c, i) => ({ operation: 'write' as const, path: path(i), content: c.base.toString('latin1') })) });
+    const r = await sh.batch({
+      intent: 'the agent',
+      operations: cases.map((c, i) => ({
+        operation: 'write' as const,
+        path: path(i),
+        content: c.base.toString('latin1'),
+      })),
+    });
     assert.ok(r.success, JSON.stringify(r.error));
     assert.is((await sh.apply()).paths.length, cases.length);
     for (const [i, c] of cases.entries()) repo.fs.writeFileSync(`${ROOT}/${path(i)}`, c.ours);
@@ -54,7 +61,10 @@ test(`unapply's reverse merge and git merge-file agree on ${CASES} seeded cases`
         tally.gitClean++;
         if (merge === 'conflict') tally.held++;
         else {
-          assert.ok(now.equals(g.out), `${label}: git merged to other bytes:\n${JSON.stringify(now.toString('latin1'))}\ngit:\n${JSON.stringify(g.out.toString('latin1'))}`);
+          assert.ok(
+            now.equals(g.out),
+            `${label}: git merged to other bytes:\n${JSON.stringify(now.toString('latin1'))}\ngit:\n${JSON.stringify(g.out.toString('latin1'))}`,
+          );
           tally.agree++;
         }
       } else {
@@ -63,7 +73,9 @@ test(`unapply's reverse merge and git merge-file agree on ${CASES} seeded cases`
         if (now.equals(g.out)) tally.markersAgree++;
       }
     }
-    process.stdout.write(`unapply corpus: ${cases.length} cases (git: ${tally.gitClean} clean, ${tally.gitConflict} conflicts); ${tally.agree} byte-identical, ${tally.held} held as conflicts; markers identical in ${tally.markersAgree}\n`);
+    process.stdout.write(
+      `unapply corpus: ${cases.length} cases (git: ${tally.gitClean} clean, ${tally.gitConflict} conflicts); ${tally.agree} byte-identical, ${tally.held} held as conflicts; markers identical in ${tally.markersAgree}\n`,
+    );
     assert.ok(tally.gitClean >= cases.length / 5 && tally.gitConflict >= cases.length / 5, JSON.stringify(tally));
     assert.ok(tally.held <= cases.length / 100, JSON.stringify(tally));
     assert.ok(tally.markersAgree >= tally.gitConflict * 0.9, JSON.stringify(tally));

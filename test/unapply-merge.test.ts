@@ -14,8 +14,13 @@ import { DiskRepo, withShadow } from './helpers/disk-repo.js';
  * publishes the draft again.
  */
 
-const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`): string => Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
-const withLine = (text: string, n: number, line: string): string => text.split('\n').map((l, i) => (i === n - 1 ? line : l)).join('\n');
+const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`): string =>
+  Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
+const withLine = (text: string, n: number, line: string): string =>
+  text
+    .split('\n')
+    .map((l, i) => (i === n - 1 ? line : l))
+    .join('\n');
 const ORIGINAL = lines(30);
 const DRAFT = withLine(ORIGINAL, 5, 'line 5 by the agent');
 
@@ -24,14 +29,24 @@ function gitMergeFile(repo: DiskRepo, base: string, ours: string, theirs: string
   fs.writeFileSync(join(dir, 'base'), base);
   fs.writeFileSync(join(dir, 'ours'), ours);
   fs.writeFileSync(join(dir, 'theirs'), theirs);
-  const r = spawnSync('git', ['merge-file', '-p', '-L', 'working tree', '-L', 'base', '-L', 'before the apply', 'ours', 'base', 'theirs'], { cwd: dir, env: repo.env, encoding: 'utf8' });
+  const r = spawnSync(
+    'git',
+    ['merge-file', '-p', '-L', 'working tree', '-L', 'base', '-L', 'before the apply', 'ours', 'base', 'theirs'],
+    { cwd: dir, env: repo.env, encoding: 'utf8' },
+  );
   return { out: r.stdout, status: r.status ?? -1 };
 }
 
 async function applied(): Promise<DiskRepo> {
   const repo = new DiskRepo({ 'f.txt': ORIGINAL, 'g.txt': 'g\n' });
   await withShadow(repo, async (sh) => {
-    const r = await sh.batch({ intent: 'agent', operations: [{ operation: 'write', path: 'f.txt', content: DRAFT }, { operation: 'write', path: 'g.txt', content: 'G\n' }] });
+    const r = await sh.batch({
+      intent: 'agent',
+      operations: [
+        { operation: 'write', path: 'f.txt', content: DRAFT },
+        { operation: 'write', path: 'g.txt', content: 'G\n' },
+      ],
+    });
     assert.ok(r.success);
     await sh.apply();
   });
@@ -40,14 +55,20 @@ async function applied(): Promise<DiskRepo> {
 
 const test = suite('unapply by three-way merge');
 
-test('your later edit on other lines stays, the agent\'s line goes: git merge-file\'s bytes; --dry-run says merged first and writes nothing; apply publishes again', async () => {
+test("your later edit on other lines stays, the agent's line goes: git merge-file's bytes; --dry-run says merged first and writes nothing; apply publishes again", async () => {
   const repo = await applied();
   try {
     const mine = withLine(DRAFT, 25, 'line 25 by the person');
     repo.write('f.txt', mine);
     const dry = repo.shadow(['unapply', '--dry-run', '--json']);
     assert.is(dry.status, 0, dry.stderr);
-    assert.equal(dry.json().paths.map((p: any) => [p.path, p.merge]), [['f.txt', 'merged'], ['g.txt', 'clean']]);
+    assert.equal(
+      dry.json().paths.map((p: any) => [p.path, p.merge]),
+      [
+        ['f.txt', 'merged'],
+        ['g.txt', 'clean'],
+      ],
+    );
     assert.is(repo.read('f.txt'), mine);
     const r = repo.shadow(['unapply']);
     assert.is(r.status, 0, r.stderr);
@@ -64,14 +85,17 @@ test('your later edit on other lines stays, the agent\'s line goes: git merge-fi
   }
 });
 
-test('an edit of the agent\'s own line: CONFLICT with both sides, exit 1, nothing written; --conflict=markers writes git\'s markers', async () => {
+test("an edit of the agent's own line: CONFLICT with both sides, exit 1, nothing written; --conflict=markers writes git's markers", async () => {
   const repo = await applied();
   try {
     const mine = withLine(DRAFT, 5, 'line 5 by the person');
     repo.write('f.txt', mine);
     const dry = repo.shadow(['unapply', '--dry-run']);
     assert.is(dry.status, 1);
-    assert.match(dry.stdout, /<<<<<<< working tree\n\s+line 5 by the person\n\s+=======\n\s+line 5\n\s+>>>>>>> before the apply/);
+    assert.match(
+      dry.stdout,
+      /<<<<<<< working tree\n\s+line 5 by the person\n\s+=======\n\s+line 5\n\s+>>>>>>> before the apply/,
+    );
     const r = repo.shadow(['unapply', '--json']);
     assert.is(r.status, 1);
     assert.is(r.json().error.code, 'CONFLICT');

@@ -26,7 +26,9 @@ function oracleAgrees(bytes: Uint8Array, at: number): string | undefined {
   if (at < 0 || at >= bytes.length) return `invalid bytes, yet offset ${at}`;
   const text = lenient.decode(bytes);
   const prefix = strict.decode(bytes.subarray(0, at));
-  return text.indexOf('\uFFFD') === prefix.length ? undefined : `offset ${at}: the decoder's first U+FFFD is at ${text.indexOf('\uFFFD')}, the prefix is ${prefix.length} long`;
+  return text.indexOf('\uFFFD') === prefix.length
+    ? undefined
+    : `offset ${at}: the decoder's first U+FFFD is at ${text.indexOf('\uFFFD')}, the prefix is ${prefix.length} long`;
 }
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -60,11 +62,15 @@ Scan('finds the first byte that does not decode, for every kind of ill-formed se
 Scan('agrees with the WHATWG decoder on 20,000 random byte strings', () => {
   const rnd = prng(0xb17e5);
   // Bytes drawn mostly from the ones that matter at a boundary: leads, continuations, edges of the ranges.
-  const interesting = [0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff];
+  const interesting = [
+    0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef,
+    0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff,
+  ];
   for (let n = 0; n < 20_000; n++) {
     const len = 1 + Math.floor(rnd() * 10);
     const b = new Uint8Array(len);
-    for (let i = 0; i < len; i++) b[i] = rnd() < 0.7 ? interesting[Math.floor(rnd() * interesting.length)]! : Math.floor(rnd() * 256);
+    for (let i = 0; i < len; i++)
+      b[i] = rnd() < 0.7 ? interesting[Math.floor(rnd() * interesting.length)]! : Math.floor(rnd() * 256);
     if (b.some((_, i) => b[i] === 0xef && b[i + 1] === 0xbf && b[i + 2] === 0xbd)) continue; // a literal U+FFFD would blind the oracle
     const problem = oracleAgrees(b, invalidUtf8At(b));
     assert.is(problem, undefined, `${hex(b)}: ${problem}`);
@@ -74,7 +80,6 @@ Scan('agrees with the WHATWG decoder on 20,000 random byte strings', () => {
 Scan.run();
 
 // ---------------------------------------------------------------- JSON bytes
-
 
 const latin1 = (s: string): Buffer => Buffer.from(s, 'latin1');
 
@@ -86,13 +91,24 @@ Json('a byte that is not UTF-8 is INVALID_JSON with its byte offset, line and fi
   const e = caught(() => parseJsonText(doc));
   assert.is(e.code, 'INVALID_JSON');
   assert.equal(e.data, { offset, byte: 0xe9, line: 2, inside: 'the string value of operations[0].path' });
-  assert.is(e.message, `the batch JSON is not valid UTF-8: byte 0xe9 at byte offset ${offset} (line 2, inside the string value of operations[0].path) does not decode`);
+  assert.is(
+    e.message,
+    `the batch JSON is not valid UTF-8: byte 0xe9 at byte offset ${offset} (line 2, inside the string value of operations[0].path) does not decode`,
+  );
   assert.match(e.hint!, /send the batch as UTF-8/);
-  assert.is(caught(() => decodeJsonBytes(doc, 'plan')).message.startsWith('the plan JSON is not valid UTF-8'), true, 'says what it read');
+  assert.is(
+    caught(() => decodeJsonBytes(doc, 'plan')).message.startsWith('the plan JSON is not valid UTF-8'),
+    true,
+    'says what it read',
+  );
 });
 
 Json('offsets count bytes, not characters, past multi-byte text before the bad byte', () => {
-  const doc = Buffer.concat([Buffer.from('{"intent": "héllo → ✓ 😀", "x": "'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]);
+  const doc = Buffer.concat([
+    Buffer.from('{"intent": "héllo → ✓ 😀", "x": "'),
+    Buffer.from([0xc0, 0xaf]),
+    Buffer.from('"}'),
+  ]);
   const e = caught(() => parseJsonText(doc));
   assert.is(e.data.offset, doc.indexOf(0xc0));
   assert.is(e.data.inside, 'the string value of x');
@@ -125,7 +141,11 @@ Lib.before.each(async (c) => {
 });
 Lib.after.each((c) => c.sh.close());
 
-const BAD_PATH = Buffer.concat([Buffer.from('{"operations":[{"operation":"write","path":"a'), Buffer.from([0xff]), Buffer.from('.txt","content":"x"}]}')]);
+const BAD_PATH = Buffer.concat([
+  Buffer.from('{"operations":[{"operation":"write","path":"a'),
+  Buffer.from([0xff]),
+  Buffer.from('.txt","content":"x"}]}'),
+]);
 
 Lib('batchText refuses them as INVALID_JSON with the offset, and creates no draft', async ({ sh }) => {
   const r = await sh.batchText(BAD_PATH);

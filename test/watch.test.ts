@@ -2,7 +2,14 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { MARKER, type RecordResult, type Shadow, type ShadowError, type SyncResult, type WatchHandle } from '../src/index.js';
+import {
+  MARKER,
+  type RecordResult,
+  type Shadow,
+  type ShadowError,
+  type SyncResult,
+  type WatchHandle,
+} from '../src/index.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { beside, FILES, open, REF, repoSuite } from './helpers/worktree-repo.js';
 import { read, snapshotTree } from './helpers/dir-snapshot.js';
@@ -36,7 +43,11 @@ interface Watching {
   problems: ShadowError[];
 }
 
-async function startWatch(sh: Shadow, dir: string, options: { quietMs?: number; pollMs?: number } = {}): Promise<Watching> {
+async function startWatch(
+  sh: Shadow,
+  dir: string,
+  options: { quietMs?: number; pollMs?: number } = {},
+): Promise<Watching> {
   const w = { records: [], syncs: [], problems: [] } as unknown as Watching;
   let ready = 0;
   w.handle = await sh.worktrees.watch(dir, {
@@ -54,19 +65,21 @@ async function startWatch(sh: Shadow, dir: string, options: { quietMs?: number; 
 
 const Watch = repoSuite('watch');
 
-Watch('a child process changes files: exactly those changes become one batch (actor watch); ignored and editor temp files never', async ({ repo }) => {
-  const sh = await open(repo);
-  const wt = beside(repo);
-  let w: Watching | undefined;
-  try {
-    assert.ok((await sh.write('draft-only.txt', 'from the draft\n')).success);
-    await sh.worktrees.add(wt);
-    const before = snapshotTree(repo.dir);
-    const count0 = batches(repo).length;
-    w = await startWatch(sh, wt, { quietMs: 400 });
-    await inChild(
-      wt,
-      `const fs = require('fs');
+Watch(
+  'a child process changes files: exactly those changes become one batch (actor watch); ignored and editor temp files never',
+  async ({ repo }) => {
+    const sh = await open(repo);
+    const wt = beside(repo);
+    let w: Watching | undefined;
+    try {
+      assert.ok((await sh.write('draft-only.txt', 'from the draft\n')).success);
+      await sh.worktrees.add(wt);
+      const before = snapshotTree(repo.dir);
+      const count0 = batches(repo).length;
+      w = await startWatch(sh, wt, { quietMs: 400 });
+      await inChild(
+        wt,
+        `const fs = require('fs');
        fs.writeFileSync('a.txt', 'alpha from the child\\n');
        fs.writeFileSync('b.txt', 'new from the child\\n');
        fs.unlinkSync('c.txt');
@@ -78,31 +91,34 @@ Watch('a child process changes files: exactly those changes become one batch (ac
        fs.writeFileSync('.#a.txt', 'lock');
        fs.writeFileSync('4913', 'probe');
        fs.unlinkSync('4913');`,
-    );
-    const r = await waitFor('the watch batch', () => w!.records[0]);
-    await w.handle.close();
-    assert.equal(w.problems, []);
-    assert.is(w.records.length, 1, 'one burst, one batch');
-    assert.equal(r.changes.map((c) => `${c.kind} ${c.path}`).sort(), ['delete c.txt', 'write a.txt', 'write b.txt']);
-    const all = batches(repo);
-    assert.is(all.length, count0 + 1);
-    const b = all[0]!;
-    assert.is(b.commit, r.batch!.commit);
-    assert.is(b.author, 'watch');
-    assert.match(repo.git('log', '-1', '--format=%B', b.commit), /Shadow-Actor: watch/);
-    assert.match(b.subject, /^watch: /);
-    for (const p of ['a.txt', 'b.txt', 'c.txt']) assert.ok(b.subject.includes(p), `the intent names ${p}: ${b.subject}`);
-    assert.equal(nameStatus(repo, b.commit), ['A\tb.txt', 'D\tc.txt', 'M\ta.txt']);
-    const tree = repo.git('ls-tree', '-r', '--name-only', REF()).split('\n');
-    for (const p of ['node_modules/other/x.js', 'build.log', '.a.txt.swp', 'a.txt~', '.#a.txt', '4913', MARKER]) assert.not.ok(tree.includes(p), `${p} is not recorded`);
-    assert.is(repo.git('show', `${REF()}:a.txt`), 'alpha from the child\n');
-    assert.equal(snapshotTree(repo.dir), before, 'the working tree is untouched');
-    fsck(repo);
-  } finally {
-    if (w) await w.handle.close();
-    sh.close();
-  }
-});
+      );
+      const r = await waitFor('the watch batch', () => w!.records[0]);
+      await w.handle.close();
+      assert.equal(w.problems, []);
+      assert.is(w.records.length, 1, 'one burst, one batch');
+      assert.equal(r.changes.map((c) => `${c.kind} ${c.path}`).sort(), ['delete c.txt', 'write a.txt', 'write b.txt']);
+      const all = batches(repo);
+      assert.is(all.length, count0 + 1);
+      const b = all[0]!;
+      assert.is(b.commit, r.batch!.commit);
+      assert.is(b.author, 'watch');
+      assert.match(repo.git('log', '-1', '--format=%B', b.commit), /Shadow-Actor: watch/);
+      assert.match(b.subject, /^watch: /);
+      for (const p of ['a.txt', 'b.txt', 'c.txt'])
+        assert.ok(b.subject.includes(p), `the intent names ${p}: ${b.subject}`);
+      assert.equal(nameStatus(repo, b.commit), ['A\tb.txt', 'D\tc.txt', 'M\ta.txt']);
+      const tree = repo.git('ls-tree', '-r', '--name-only', REF()).split('\n');
+      for (const p of ['node_modules/other/x.js', 'build.log', '.a.txt.swp', 'a.txt~', '.#a.txt', '4913', MARKER])
+        assert.not.ok(tree.includes(p), `${p} is not recorded`);
+      assert.is(repo.git('show', `${REF()}:a.txt`), 'alpha from the child\n');
+      assert.equal(snapshotTree(repo.dir), before, 'the working tree is untouched');
+      fsck(repo);
+    } finally {
+      if (w) await w.handle.close();
+      sh.close();
+    }
+  },
+);
 
 Watch('a rename is recorded as a rename', async ({ repo }) => {
   const sh = await open(repo);
@@ -122,46 +138,75 @@ Watch('a rename is recorded as a rename', async ({ repo }) => {
   }
 });
 
-Watch('another writer moves the draft: the watch syncs, rollback is synced back, and shadow’s own writes are never echoed', async ({ repo }) => {
-  const sh = await open(repo);
-  const other = await open(repo);
-  const wt = beside(repo);
-  let w: Watching | undefined;
-  try {
-    await sh.worktrees.add(wt);
-    w = await startWatch(sh, wt, { quietMs: 300, pollMs: 100 });
+Watch(
+  'another writer moves the draft: the watch syncs, rollback is synced back, and shadow’s own writes are never echoed',
+  async ({ repo }) => {
+    const sh = await open(repo);
+    const other = await open(repo);
+    const wt = beside(repo);
+    let w: Watching | undefined;
+    try {
+      await sh.worktrees.add(wt);
+      w = await startWatch(sh, wt, { quietMs: 300, pollMs: 100 });
 
-    // The user's change, recorded by the watch.
-    await inChild(wt, `require('fs').writeFileSync('a.txt', 'user edit\\n')`);
-    await waitFor('the first record', () => w!.records.length === 1);
-    const afterUser = batches(repo).length;
+      // The user's change, recorded by the watch.
+      await inChild(wt, `require('fs').writeFileSync('a.txt', 'user edit\\n')`);
+      await waitFor('the first record', () => w!.records.length === 1);
+      const afterUser = batches(repo).length;
 
-    // Another writer: batch, seen by the poll and synced into the worktree.
-    assert.ok((await other.batch({ intent: 'other writer', operations: [{ operation: 'write', path: 'other.txt', content: 'other\n' }, { operation: 'write', path: 'src/x.js', content: 'export const x = 2;\n' }] })).success);
-    await waitFor('the sync of the other writer', () => fs.existsSync(join(wt, 'other.txt')) && read(wt, 'src/x.js') === 'export const x = 2;\n');
+      // Another writer: batch, seen by the poll and synced into the worktree.
+      assert.ok(
+        (
+          await other.batch({
+            intent: 'other writer',
+            operations: [
+              { operation: 'write', path: 'other.txt', content: 'other\n' },
+              { operation: 'write', path: 'src/x.js', content: 'export const x = 2;\n' },
+            ],
+          })
+        ).success,
+      );
+      await waitFor(
+        'the sync of the other writer',
+        () => fs.existsSync(join(wt, 'other.txt')) && read(wt, 'src/x.js') === 'export const x = 2;\n',
+      );
 
-    // Rollback (of the other writer's batch): synced back.
-    await other.rollback('~1');
-    await waitFor('the sync of the rollback', () => !fs.existsSync(join(wt, 'other.txt')) && read(wt, 'src/x.js') === FILES['src/x.js']);
-    assert.is(read(wt, 'a.txt'), 'user edit\n', 'the recorded edit stays');
+      // Rollback (of the other writer's batch): synced back.
+      await other.rollback('~1');
+      await waitFor(
+        'the sync of the rollback',
+        () => !fs.existsSync(join(wt, 'other.txt')) && read(wt, 'src/x.js') === FILES['src/x.js'],
+      );
+      assert.is(read(wt, 'a.txt'), 'user edit\n', 'the recorded edit stays');
 
-    // A sentinel change after the syncs: its batch holds the sentinel alone (the syncs' writes were not echoed).
-    await inChild(wt, `require('fs').writeFileSync('sentinel.txt', 'after the syncs\\n')`);
-    const sentinel = await waitFor('the sentinel record', () => w!.records.find((r) => r.changes.some((c) => c.path === 'sentinel.txt')));
-    assert.equal(sentinel.changes, [{ path: 'sentinel.txt', kind: 'write' }]);
-    assert.equal(w.records.map((r) => r.changes.map((c) => c.path)), [['a.txt'], ['sentinel.txt']], 'no batch of shadow’s own writes');
-    assert.is(batches(repo).length, afterUser + 1, 'the sentinel (the other writer’s batch was rolled back: a ref reset)');
-    assert.equal(w.problems, []);
-    assert.ok(w.syncs.length >= 2);
-    assert.is(repo.git('show', `${REF()}:a.txt`), 'user edit\n');
-    assert.is(repo.gitResult('cat-file', '-e', `${REF()}:other.txt`).status === 0, false);
-    fsck(repo);
-  } finally {
-    if (w) await w.handle.close();
-    other.close();
-    sh.close();
-  }
-});
+      // A sentinel change after the syncs: its batch holds the sentinel alone (the syncs' writes were not echoed).
+      await inChild(wt, `require('fs').writeFileSync('sentinel.txt', 'after the syncs\\n')`);
+      const sentinel = await waitFor('the sentinel record', () =>
+        w!.records.find((r) => r.changes.some((c) => c.path === 'sentinel.txt')),
+      );
+      assert.equal(sentinel.changes, [{ path: 'sentinel.txt', kind: 'write' }]);
+      assert.equal(
+        w.records.map((r) => r.changes.map((c) => c.path)),
+        [['a.txt'], ['sentinel.txt']],
+        'no batch of shadow’s own writes',
+      );
+      assert.is(
+        batches(repo).length,
+        afterUser + 1,
+        'the sentinel (the other writer’s batch was rolled back: a ref reset)',
+      );
+      assert.equal(w.problems, []);
+      assert.ok(w.syncs.length >= 2);
+      assert.is(repo.git('show', `${REF()}:a.txt`), 'user edit\n');
+      assert.is(repo.gitResult('cat-file', '-e', `${REF()}:other.txt`).status === 0, false);
+      fsck(repo);
+    } finally {
+      if (w) await w.handle.close();
+      other.close();
+      sh.close();
+    }
+  },
+);
 
 Watch('the worktree deleted while watching: the watch ends with WORKTREE_GONE', async ({ repo }) => {
   const sh = await open(repo);
@@ -199,7 +244,10 @@ Watch('10,000 files changed at once: one batch, memory bounded', async () => {
     w = await startWatch(sh, wt, { quietMs: 1500 });
     const rss0 = process.memoryUsage().rss;
     const peak0 = process.resourceUsage().maxRSS * 1024;
-    await inChild(wt, `const fs = require('fs'); for (let d = 0; d < 50; d++) for (let i = 0; i < 200; i++) fs.writeFileSync('g' + String(d).padStart(2, '0') + '/n' + i + '.txt', 'file ' + d + '/' + i + '\\n');`);
+    await inChild(
+      wt,
+      `const fs = require('fs'); for (let d = 0; d < 50; d++) for (let i = 0; i < 200; i++) fs.writeFileSync('g' + String(d).padStart(2, '0') + '/n' + i + '.txt', 'file ' + d + '/' + i + '\\n');`,
+    );
     const r = await waitFor('the batch of 10,000 files', () => w!.records[0], 90_000);
     await w.handle.close();
     const peak = process.resourceUsage().maxRSS * 1024;
@@ -207,7 +255,10 @@ Watch('10,000 files changed at once: one batch, memory bounded', async () => {
     assert.is(w.records.length, 1, 'one batch');
     assert.is(r.changes.length, 10_000);
     assert.is(batches(repo).length, 1);
-    const changed = repo.git('diff-tree', '-r', '--no-commit-id', '--name-only', `${REF()}^`, REF()).split('\n').filter((l) => l !== '');
+    const changed = repo
+      .git('diff-tree', '-r', '--no-commit-id', '--name-only', `${REF()}^`, REF())
+      .split('\n')
+      .filter((l) => l !== '');
     assert.is(changed.length, 10_000);
     const grown = Math.max(0, peak - Math.max(peak0, rss0));
     assert.ok(grown < 400 * 2 ** 20, `peak RSS grew by ${(grown / 2 ** 20).toFixed(0)} MB`);

@@ -42,7 +42,11 @@ Sync('after other writers, rollback and undo: only the paths that differ are rew
     const wtBefore = snapshotTree(wt);
     const r2 = await sh.batch({
       intent: 'ten files',
-      operations: [...TEN.map((p) => ({ operation: 'write' as const, path: p, content: `edited ${p}\n` })), { operation: 'write', path: 'g/new.txt', content: 'new\n' }, { operation: 'delete', path: 'f/29.txt' }],
+      operations: [
+        ...TEN.map((p) => ({ operation: 'write' as const, path: p, content: `edited ${p}\n` })),
+        { operation: 'write', path: 'g/new.txt', content: 'new\n' },
+        { operation: 'delete', path: 'f/29.txt' },
+      ],
     });
     assert.ok(r2.success);
     const s2 = await sh.worktrees.sync(wt);
@@ -127,7 +131,10 @@ Sync('a worktree whose draft was dropped: sync says DRAFT_NOT_FOUND, list says s
     await expectError('DRAFT_NOT_FOUND', () => sh.worktrees.sync(wt));
     assert.is(read(wt, 'f/00.txt'), 'feature\n', 'the worktree is left as it was');
     const [info] = await sh.worktrees.list();
-    assert.equal({ draft: info!.draft, exists: info!.exists, draft_exists: info!.draft_exists }, { draft: 'feat', exists: true, draft_exists: false });
+    assert.equal(
+      { draft: info!.draft, exists: info!.exists, draft_exists: info!.draft_exists },
+      { draft: 'feat', exists: true, draft_exists: false },
+    );
     const c = cli(repo, ['worktree', 'sync', wt, '--json']);
     assert.is(c.status, 1, c.stderr);
     assert.is(c.json?.error?.code, 'DRAFT_NOT_FOUND');

@@ -10,15 +10,24 @@ export const GIT_DIR = '.git';
 /** node's fs under the two wrappers: counts, and where the writes and fsyncs go. */
 export function instrumentedFs(root: string): { fs: FileSystem; counters: FsCounters; where: WhereCounters } {
   const gitPrefix = `${root}/.git/`;
-  const w = whereFs(nodeFs as unknown as FileSystem, (p) => (p.startsWith(gitPrefix) || p === `${root}/.git` ? GIT_DIR : WORK_TREE));
+  const w = whereFs(nodeFs as unknown as FileSystem, (p) =>
+    p.startsWith(gitPrefix) || p === `${root}/.git` ? GIT_DIR : WORK_TREE,
+  );
   const c = countingFs(w.fs);
   return { fs: c.fs, counters: c.counters, where: w.counters };
 }
 
 /** A measurement window over both wrappers and shadow's object counters. */
-export function mark(i: { counters: FsCounters; where: WhereCounters }, sh?: Shadow): () => { c: FsCounters; w: WhereCounters; objectsRead?: number } {
+export function mark(
+  i: { counters: FsCounters; where: WhereCounters },
+  sh?: Shadow,
+): () => { c: FsCounters; w: WhereCounters; objectsRead?: number } {
   const c0 = snapshot(i.counters);
   const w0 = whereSnapshot(i.where);
   const o0 = sh?.stats.objectsRead;
-  return () => ({ c: delta(i.counters, c0), w: whereDelta(i.where, w0), objectsRead: sh && o0 !== undefined ? sh.stats.objectsRead - o0 : undefined });
+  return () => ({
+    c: delta(i.counters, c0),
+    w: whereDelta(i.where, w0),
+    objectsRead: sh && o0 !== undefined ? sh.stats.objectsRead - o0 : undefined,
+  });
 }

@@ -78,7 +78,8 @@ export function parseArgs(argv: string[]): Options {
     '--cache': (v) => (o.cacheDir = v()),
     '--profile': (v) => (o.profileDir = v()),
   });
-  if (o.ks.some((k) => k > o.n)) throw new Error(`--k: a draft cannot change more than the ${o.n} files of the repository`);
+  if (o.ks.some((k) => k > o.n))
+    throw new Error(`--k: a draft cannot change more than the ${o.n} files of the repository`);
   return o;
 }
 

@@ -38,14 +38,32 @@ export function printTable(k: number, info: KInfo): void {
   );
   console.log(
     table(
-      ['case', 'runs', 'median ms', 'p90 ms', 'vs floor', 'vs checkout', 'files written', 'in wt', 'KB written', 'fsyncs', 'wt files', 'wt dirs', '.git', 'obj read', 'fs calls'],
+      [
+        'case',
+        'runs',
+        'median ms',
+        'p90 ms',
+        'vs floor',
+        'vs checkout',
+        'files written',
+        'in wt',
+        'KB written',
+        'fsyncs',
+        'wt files',
+        'wt dirs',
+        '.git',
+        'obj read',
+        'fs calls',
+      ],
       rows,
     ),
   );
   const a = med('apply', k);
   const parts: string[] = [];
-  if (Number.isFinite(a) && Number.isFinite(med('floor', k))) parts.push(`${(a / med('floor', k)).toFixed(2)}x the floor's time`);
-  if (Number.isFinite(a) && Number.isFinite(med('checkout', k))) parts.push(`${ratio(a, med('checkout', k))} than git checkout`);
+  if (Number.isFinite(a) && Number.isFinite(med('floor', k)))
+    parts.push(`${(a / med('floor', k)).toFixed(2)}x the floor's time`);
+  if (Number.isFinite(a) && Number.isFinite(med('checkout', k)))
+    parts.push(`${ratio(a, med('checkout', k))} than git checkout`);
   if (parts.length > 0) console.log(`  shadow apply: ${parts.join(', ')}`);
 }
 
@@ -62,7 +80,10 @@ export function verdicts(o: Options): Verdict[] {
       .filter((k) => both(med('apply', k), med('floor', k)))
       .map((k) => {
         const x = med('apply', k) / med('floor', k);
-        return { ok: x <= FLOOR_FACTOR, text: `k=${k}: ${x.toFixed(2)}x (${ms(med('apply', k))} vs ${ms(med('floor', k))} ms)` };
+        return {
+          ok: x <= FLOOR_FACTOR,
+          text: `k=${k}: ${x.toFixed(2)}x (${ms(med('apply', k))} vs ${ms(med('floor', k))} ms)`,
+        };
       }),
     'needs shadow and floor',
   );
@@ -85,7 +106,12 @@ export function verdicts(o: Options): Verdict[] {
   add(
     `apply --dry-run at k=1,000 under ${DRY_RUN_BUDGET_MS} ms, on a fresh handle${at}`,
     Number.isFinite(d)
-      ? [{ ok: d < DRY_RUN_BUDGET_MS, text: `${ms(d)} ms (p90 ${ms(p90(find('dry-run-cold', 1000)!.times))} ms; ${ms(warmD)} ms on the warm handle; the first review of the state, with no cache: ${ms(firstD)} ms)` }]
+      ? [
+          {
+            ok: d < DRY_RUN_BUDGET_MS,
+            text: `${ms(d)} ms (p90 ${ms(p90(find('dry-run-cold', 1000)!.times))} ms; ${ms(warmD)} ms on the warm handle; the first review of the state, with no cache: ${ms(firstD)} ms)`,
+          },
+        ]
       : [],
     'needs k=1000 with shadow',
   );
@@ -96,13 +122,21 @@ export function printProfiles(): void {
   for (const p of profiles) {
     const { total, samples, functions } = p.summary;
     console.log(`\n=== CPU profile of the ${p.runs} measured ${p.what} calls at k=${thousands(p.k)}: ${p.file}`);
-    console.log(`${ms(total)} ms sampled in ${thousands(samples)} samples (${ms(total / Math.max(1, p.runs))} ms per call); by inclusive time:`);
+    console.log(
+      `${ms(total)} ms sampled in ${thousands(samples)} samples (${ms(total / Math.max(1, p.runs))} ms per call); by inclusive time:`,
+    );
     // The benchmark's own frames (the case runner above sh.apply, the counting wrappers below it) are left out of the list.
     const own = functions.filter((f) => f.where.startsWith('bench/'));
     const rows = functions
       .filter((f) => !f.where.startsWith('bench/'))
       .slice(0, 30)
-      .map((f) => [f.name, f.where || '(native)', ms(f.inclusive / p.runs), `${((100 * f.inclusive) / total).toFixed(1)}%`, ms(f.self / p.runs)]);
+      .map((f) => [
+        f.name,
+        f.where || '(native)',
+        ms(f.inclusive / p.runs),
+        `${((100 * f.inclusive) / total).toFixed(1)}%`,
+        ms(f.self / p.runs),
+      ]);
     console.log(table(['function', 'where', 'incl. ms/call', 'incl. %', 'self ms/call'], rows, 2));
     console.log(`the counting wrappers' own time: ${ms(own.reduce((s, f) => s + f.self, 0) / p.runs)} ms per call`);
   }

@@ -90,4 +90,10 @@ export class Tally {
 }
 
 /** The summaries of the CPU profiles taken (--profile), printed after the tables. */
-export const profiles: Array<{ k: number; what: string; file: string; runs: number; summary: ReturnType<typeof inWindows> }> = [];
+export const profiles: Array<{
+  k: number;
+  what: string;
+  file: string;
+  runs: number;
+  summary: ReturnType<typeof inWindows>;
+}> = [];

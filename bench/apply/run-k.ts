@@ -81,16 +81,26 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
   const dirs = directoriesOf(dir, changes);
 
   // The draft: one batch of k modifications.
-  const r = await sh.batch({ intent: `apply bench: ${k} files`, operations: changes.map((c) => ({ operation: 'write', path: c.path, content: c.new.toString('utf8') })) }, { draft });
+  const r = await sh.batch(
+    {
+      intent: `apply bench: ${k} files`,
+      operations: changes.map((c) => ({ operation: 'write', path: c.path, content: c.new.toString('utf8') })),
+    },
+    { draft },
+  );
   if (!r.success) throw new Error(`k=${k}: the draft's batch failed: ${JSON.stringify(r.error)}`);
   const plan0 = await sh.apply({ draft, dryRun: true });
-  if (plan0.paths.length !== k || plan0.conflicts.length > 0) throw new Error(`k=${k}: the draft publishes ${plan0.paths.length} paths with ${plan0.conflicts.length} conflicts`);
+  if (plan0.paths.length !== k || plan0.conflicts.length > 0)
+    throw new Error(`k=${k}: the draft publishes ${plan0.paths.length} paths with ${plan0.conflicts.length} conflicts`);
   settle();
   const probe = fsyncProbe(join(dir, '.git'));
 
   const cases = CASES.filter((c) => o.only.has(c));
   const tallies = new Map<Row, Tally>(ROWS.map((row) => [row, new Tally()]));
-  const profile: ProfileRun | undefined = o.profileDir !== undefined && o.only.has('shadow') ? { profiler: new Profiler(PROFILE_INTERVAL_US), windows: [], dryWindows: [], coldWindows: [] } : undefined;
+  const profile: ProfileRun | undefined =
+    o.profileDir !== undefined && o.only.has('shadow')
+      ? { profiler: new Profiler(PROFILE_INTERVAL_US), windows: [], dryWindows: [], coldWindows: [] }
+      : undefined;
 
   const step: Record<Case, (measured: boolean, verify: boolean) => Promise<void>> = {
     async shadow(measured, verify) {
@@ -103,13 +113,16 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
       if (measured) profile?.windows.push([w0, nowUs()]);
       if (!a.applied || a.paths.length !== k) {
         const pending = (a as { pendingApprovals?: unknown[] }).pendingApprovals ?? [];
-        throw new Error(`k=${k}: apply published ${a.paths.length} paths (applied: ${a.applied}${pending.length > 0 ? `; approvals pending: ${JSON.stringify(pending)}` : ''})`);
+        throw new Error(
+          `k=${k}: apply published ${a.paths.length} paths (applied: ${a.applied}${pending.length > 0 ? `; approvals pending: ${JSON.stringify(pending)}` : ''})`,
+        );
       }
       if (measured) {
         const d = m();
         tallies.get('apply')!.add(ms, d.c, d.w, d.objectsRead);
       }
-      if (verify && !treeHolds(dir, changes, 'new')) throw new Error(`k=${k}: after shadow apply the work tree does not hold the draft's contents`);
+      if (verify && !treeHolds(dir, changes, 'new'))
+        throw new Error(`k=${k}: after shadow apply the work tree does not hold the draft's contents`);
       settle();
       m = mark(e.shadowFs, sh);
       t = performance.now();
@@ -120,7 +133,8 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
         const d = m();
         tallies.get('unapply')!.add(ms, d.c, d.w, d.objectsRead);
       }
-      if (verify && !treeHolds(dir, changes, 'old')) throw new Error(`k=${k}: after shadow unapply the work tree does not hold the old contents`);
+      if (verify && !treeHolds(dir, changes, 'old'))
+        throw new Error(`k=${k}: after shadow unapply the work tree does not hold the old contents`);
       refreshIndex(e);
     },
     async floor(measured, verify) {
@@ -133,7 +147,8 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
         const d = m();
         tallies.get('floor')!.add(ms, d.c, d.w, 0);
       }
-      if (verify && !treeHolds(dir, changes, 'new')) throw new Error(`k=${k}: after the floor's writes the work tree does not hold the draft's contents`);
+      if (verify && !treeHolds(dir, changes, 'new'))
+        throw new Error(`k=${k}: after the floor's writes the work tree does not hold the draft's contents`);
       for (const c of changes) nodeFs.writeFileSync(join(dir, c.path), c.old);
       refreshIndex(e);
     },
@@ -143,7 +158,8 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
       e.spawner.run('git', checkoutArgs(ref, changes), { cwd: dir, env: e.env });
       const ms = performance.now() - t;
       if (measured) tallies.get('checkout')!.times.push(ms);
-      if (verify && !treeHolds(dir, changes, 'new')) throw new Error(`k=${k}: after git checkout the work tree does not hold the draft's contents`);
+      if (verify && !treeHolds(dir, changes, 'new'))
+        throw new Error(`k=${k}: after git checkout the work tree does not hold the draft's contents`);
       git(e, checkoutArgs('HEAD', changes));
     },
   };
@@ -180,7 +196,8 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
       const d = await sh.apply({ draft, dryRun: true });
       const ms = performance.now() - t;
       if (i >= warm) profile?.dryWindows.push([w0, nowUs()]);
-      if (d.applied || d.paths.length !== k || d.conflicts.length > 0) throw new Error(`k=${k}: the dry run lists ${d.paths.length} paths, ${d.conflicts.length} conflicts`);
+      if (d.applied || d.paths.length !== k || d.conflicts.length > 0)
+        throw new Error(`k=${k}: the dry run lists ${d.paths.length} paths, ${d.conflicts.length} conflicts`);
       if (i >= warm) {
         const x = m();
         tallies.get('dry-run')!.add(ms, x.c, x.w, x.objectsRead);
@@ -197,14 +214,16 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
       const ms = performance.now() - t;
       profile?.coldWindows.push([w0, nowUs()]);
       fresh.close();
-      if (d.applied || d.paths.length !== k || d.conflicts.length > 0) throw new Error(`k=${k}: the cold dry run lists ${d.paths.length} paths, ${d.conflicts.length} conflicts`);
+      if (d.applied || d.paths.length !== k || d.conflicts.length > 0)
+        throw new Error(`k=${k}: the cold dry run lists ${d.paths.length} paths, ${d.conflicts.length} conflicts`);
       const x = m();
       tallies.get('dry-run-cold')!.add(ms, x.c, x.w, x.objectsRead);
     }
     // A fresh handle on a draft state nobody reviewed yet: the review and
     // publish-set caches removed (untimed) before each run.
     for (let i = 0; i < dryRuns; i++) {
-      for (const f of ['review.cache', 'publish.cache']) nodeFs.rmSync(`${e.dir}/.git/shadow/drafts/${draft}/${f}`, { force: true });
+      for (const f of ['review.cache', 'publish.cache'])
+        nodeFs.rmSync(`${e.dir}/.git/shadow/drafts/${draft}/${f}`, { force: true });
       const fresh = await e.open();
       const m = mark(e.shadowFs, fresh);
       const t = performance.now();
@@ -220,9 +239,30 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
   if (profile) {
     const file = join(o.profileDir!, `apply-n${e.repo.n}-k${k}.cpuprofile`);
     const p = await profile.profiler.stop(file);
-    if (profile.windows.length > 0) profiles.push({ k, what: 'sh.apply', file, summary: inWindows(p, profile.windows, DIST_ROOT), runs: profile.windows.length });
-    if (profile.dryWindows.length > 0) profiles.push({ k, what: 'sh.apply --dry-run', file, summary: inWindows(p, profile.dryWindows, DIST_ROOT), runs: profile.dryWindows.length });
-    if (profile.coldWindows.length > 0) profiles.push({ k, what: 'sh.apply --dry-run on a fresh handle', file, summary: inWindows(p, profile.coldWindows, DIST_ROOT), runs: profile.coldWindows.length });
+    if (profile.windows.length > 0)
+      profiles.push({
+        k,
+        what: 'sh.apply',
+        file,
+        summary: inWindows(p, profile.windows, DIST_ROOT),
+        runs: profile.windows.length,
+      });
+    if (profile.dryWindows.length > 0)
+      profiles.push({
+        k,
+        what: 'sh.apply --dry-run',
+        file,
+        summary: inWindows(p, profile.dryWindows, DIST_ROOT),
+        runs: profile.dryWindows.length,
+      });
+    if (profile.coldWindows.length > 0)
+      profiles.push({
+        k,
+        what: 'sh.apply --dry-run on a fresh handle',
+        file,
+        summary: inWindows(p, profile.coldWindows, DIST_ROOT),
+        runs: profile.coldWindows.length,
+      });
   }
 
   // The tree is back as it was: nothing modified, nothing left over (temporary files, say).
@@ -233,7 +273,10 @@ export async function runK(e: Env, k: number): Promise<KInfo> {
     const t = tallies.get(row)!;
     if (t.times.length === 0) continue;
     // git checkout is a process: its counts are strace's (one more run), nothing else is known.
-    const res: RowResult = row === 'checkout' ? { row, k, times: t.times, fsyncs: trace?.fsyncs, filesWritten: trace?.filesWritten } : t.result(row, k);
+    const res: RowResult =
+      row === 'checkout'
+        ? { row, k, times: t.times, fsyncs: trace?.fsyncs, filesWritten: trace?.filesWritten }
+        : t.result(row, k);
     results.push(res);
     log(`  k=${k} ${row.padEnd(8)} median ${ms(median(res.times))} ms over ${res.times.length} runs`);
   }

@@ -16,7 +16,11 @@ export const LABELS: Record<System, string> = {
 };
 
 export const BASELINES = ['plumbing', 'fast-import', 'checkpoint'] as const;
-export const BASELINE_SHORT: Record<(typeof BASELINES)[number], string> = { plumbing: 'vs (a)', 'fast-import': 'vs (b)', checkpoint: 'vs (c)' };
+export const BASELINE_SHORT: Record<(typeof BASELINES)[number], string> = {
+  plumbing: 'vs (a)',
+  'fast-import': 'vs (b)',
+  checkpoint: 'vs (c)',
+};
 
 export interface Options {
   sizes: number[];
@@ -83,7 +87,9 @@ export function parseArgs(argv: string[]): Options {
 /** Warm-up and measured batches of a case. */
 export function plan(system: System, n: number, k: number, o: Options): { warm: number; runs: number } {
   if (o.quick) {
-    const runs = { 'shadow-disk': 9, 'shadow-memfs': 9, 'fast-import': 7, plumbing: 5, 'shadow-cli': 5, checkpoint: 3 }[system];
+    const runs = { 'shadow-disk': 9, 'shadow-memfs': 9, 'fast-import': 7, plumbing: 5, 'shadow-cli': 5, checkpoint: 3 }[
+      system
+    ];
     return { warm: 1, runs: o.runs ?? runs };
   }
   // k = 100 draws 50 tracked files per batch: 18 batches stay within the 1,000 files of BATCH_DIRS (first touches only).

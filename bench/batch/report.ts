@@ -34,10 +34,24 @@ export function printTables(o: Options, repos: Map<number, { repo: CachedRepo; n
         ]);
       }
       if (rows.length === 0) continue;
-      console.log(`\nk = ${k} file${k === 1 ? '' : 's'} per batch (half modified tracked files, half new files, in ${BATCH_DIRS} leaf directories at every N)`);
+      console.log(
+        `\nk = ${k} file${k === 1 ? '' : 's'} per batch (half modified tracked files, half new files, in ${BATCH_DIRS} leaf directories at every N)`,
+      );
       console.log(
         table(
-          ['case', 'runs', 'median ms', 'p90 ms', ...BASELINES.map((b) => BASELINE_SHORT[b]), 'obj read', 'obj written', 'packs', 'fsyncs', 'files written', 'fs calls'],
+          [
+            'case',
+            'runs',
+            'median ms',
+            'p90 ms',
+            ...BASELINES.map((b) => BASELINE_SHORT[b]),
+            'obj read',
+            'obj written',
+            'packs',
+            'fsyncs',
+            'files written',
+            'fs calls',
+          ],
           rows,
         ),
       );
@@ -45,11 +59,14 @@ export function printTables(o: Options, repos: Map<number, { repo: CachedRepo; n
       for (const mine of ['shadow-disk', 'shadow-memfs'] as const) {
         const m = med(mine, n, k);
         if (!Number.isFinite(m)) continue;
-        const parts = BASELINES.filter((b) => Number.isFinite(med(b, n, k))).map((b) => `${ratio(m, med(b, n, k))} than ${b}`);
+        const parts = BASELINES.filter((b) => Number.isFinite(med(b, n, k))).map(
+          (b) => `${ratio(m, med(b, n, k))} than ${b}`,
+        );
         if (parts.length > 0) sentences.push(`${LABELS[mine]}: ${parts.join(', ')}`);
       }
       const cli = med('shadow-cli', n, k);
-      if (Number.isFinite(cli) && Number.isFinite(med('plumbing', n, k))) sentences.push(`shadow batch as a process: ${ratio(cli, med('plumbing', n, k))} than plumbing as processes`);
+      if (Number.isFinite(cli) && Number.isFinite(med('plumbing', n, k)))
+        sentences.push(`shadow batch as a process: ${ratio(cli, med('plumbing', n, k))} than plumbing as processes`);
       for (const s of sentences) console.log(`  ${s}`);
       for (const system of SYSTEMS) for (const note of find(system, n, k)?.notes ?? []) console.log(`  ${note}`);
     }
@@ -71,20 +88,40 @@ export function verdicts(o: Options, startup: Startup | undefined): Verdict[] {
       .map((n) => {
         const x = med('fast-import', n, k) / sd(n, k);
         const f = fsyncMedians.get(n);
-        const floor = f === undefined ? '' : `; 4x needs ${ms(med('fast-import', n, k) / 4)} ms, ${SERIAL_FSYNCS} serial fsyncs alone take ${ms(SERIAL_FSYNCS * f)}`;
-        return { ok: x >= 4, text: `N=${thousands(n)}: ${x.toFixed(1)}x (${ms(sd(n, k))} vs ${ms(med('fast-import', n, k))} ms${floor})` };
+        const floor =
+          f === undefined
+            ? ''
+            : `; 4x needs ${ms(med('fast-import', n, k) / 4)} ms, ${SERIAL_FSYNCS} serial fsyncs alone take ${ms(SERIAL_FSYNCS * f)}`;
+        return {
+          ok: x >= 4,
+          text: `N=${thousands(n)}: ${x.toFixed(1)}x (${ms(sd(n, k))} vs ${ms(med('fast-import', n, k))} ms${floor})`,
+        };
       });
     add(`k=${k}: at least 4x faster than (b) fast-import`, checks, 'needs shadow-disk and fast-import');
     const n = 50000;
-    const c = both(sd(n, k), med('checkpoint', n, k)) ? [{ ok: med('checkpoint', n, k) / sd(n, k) >= 25, text: `${(med('checkpoint', n, k) / sd(n, k)).toFixed(1)}x (${ms(sd(n, k))} vs ${ms(med('checkpoint', n, k))} ms)` }] : [];
-    add(`k=${k}: at least 25x faster than (c) add -A && commit at N=50,000`, c, 'needs N=50,000 with shadow-disk and checkpoint');
+    const c = both(sd(n, k), med('checkpoint', n, k))
+      ? [
+          {
+            ok: med('checkpoint', n, k) / sd(n, k) >= 25,
+            text: `${(med('checkpoint', n, k) / sd(n, k)).toFixed(1)}x (${ms(sd(n, k))} vs ${ms(med('checkpoint', n, k))} ms)`,
+          },
+        ]
+      : [];
+    add(
+      `k=${k}: at least 25x faster than (c) add -A && commit at N=50,000`,
+      c,
+      'needs N=50,000 with shadow-disk and checkpoint',
+    );
   }
   for (const k of ks([100])) {
     const checks = o.sizes
       .filter((n) => both(sd(n, k), med('fast-import', n, k)))
       .map((n) => {
         const x = med('fast-import', n, k) / sd(n, k);
-        return { ok: x > 1, text: `N=${thousands(n)}: ${x.toFixed(2)}x (${ms(sd(n, k))} vs ${ms(med('fast-import', n, k))} ms)` };
+        return {
+          ok: x > 1,
+          text: `N=${thousands(n)}: ${x.toFixed(2)}x (${ms(sd(n, k))} vs ${ms(med('fast-import', n, k))} ms)`,
+        };
       });
     add(`k=${k}: faster than (b) fast-import`, checks, 'needs shadow-disk and fast-import');
   }
@@ -94,13 +131,33 @@ export function verdicts(o: Options, startup: Startup | undefined): Verdict[] {
     const ma = med('shadow-memfs', 1000, k);
     const mb = med('shadow-memfs', 50000, k);
     const memfs = both(ma, mb) ? `; memfs, for comparison: ${(mb / ma).toFixed(2)}x (${ms(mb)} vs ${ms(ma)} ms)` : '';
-    const c = both(a, b) ? [{ ok: b / a <= 1.25, text: `${(b / a).toFixed(2)}x (${ms(b)} ms at N=50,000 vs ${ms(a)} ms at N=1,000)${memfs}` }] : [];
-    add(`k=${k}: flat in N, median at N=50,000 within 1.25x of N=1,000`, c, 'needs N=1,000 and N=50,000 with shadow-disk');
+    const c = both(a, b)
+      ? [
+          {
+            ok: b / a <= 1.25,
+            text: `${(b / a).toFixed(2)}x (${ms(b)} ms at N=50,000 vs ${ms(a)} ms at N=1,000)${memfs}`,
+          },
+        ]
+      : [];
+    add(
+      `k=${k}: flat in N, median at N=50,000 within 1.25x of N=1,000`,
+      c,
+      'needs N=1,000 and N=50,000 with shadow-disk',
+    );
   }
   if (startup) {
     const nodeMs = median(startup.node);
     const versionMs = median(startup.version);
-    add('start-up: `shadow --version` within 2x of `node -e 0`', [{ ok: versionMs <= 2 * nodeMs, text: `${(versionMs / nodeMs).toFixed(2)}x (${ms(versionMs)} vs ${ms(nodeMs)} ms)` }], '');
+    add(
+      'start-up: `shadow --version` within 2x of `node -e 0`',
+      [
+        {
+          ok: versionMs <= 2 * nodeMs,
+          text: `${(versionMs / nodeMs).toFixed(2)}x (${ms(versionMs)} vs ${ms(nodeMs)} ms)`,
+        },
+      ],
+      '',
+    );
   } else {
     add('start-up: `shadow --version` within 2x of `node -e 0`', [], 'not measured (--only)');
   }
@@ -109,7 +166,11 @@ export function verdicts(o: Options, startup: Startup | undefined): Verdict[] {
     const a = med('shadow-cli', n, 10);
     const b = med('plumbing', n, 10);
     const c = both(a, b) ? [{ ok: a < b, text: `${(b / a).toFixed(2)}x (${ms(a)} vs ${ms(b)} ms)` }] : [];
-    add('one-shot `shadow batch` (k=10, N=50,000) faster than (a) plumbing, as whole processes', c, 'needs N=50,000, k=10 with shadow-cli and plumbing');
+    add(
+      'one-shot `shadow batch` (k=10, N=50,000) faster than (a) plumbing, as whole processes',
+      c,
+      'needs N=50,000, k=10 with shadow-cli and plumbing',
+    );
   }
   return out;
 }

@@ -31,7 +31,9 @@ async function makeRunner(e: Env, system: System, k: number, batches: Batch[]): 
         apply: (b, i) => cli.batch(b, i),
         objects: objectsIn(e, [], env),
         after: (next) => traced(e, () => cli.batch(batches[next]!, next)),
-        notes: ['shadow-cli: the warm-up batch writes the code cache of `shadow batch` (dist/bin/.code-cache/); the measured ones use it'],
+        notes: [
+          'shadow-cli: the warm-up batch writes the code cache of `shadow batch` (dist/bin/.code-cache/); the measured ones use it',
+        ],
       });
     }
     case 'fast-import': {
@@ -52,7 +54,9 @@ async function makeRunner(e: Env, system: System, k: number, batches: Batch[]): 
             });
           const one = await withBatches(next, 1);
           const three = await withBatches(next + 1, 3);
-          return one && three ? { fsyncs: (three.fsyncs - one.fsyncs) / 2, filesWritten: (three.filesWritten - one.filesWritten) / 2 } : undefined;
+          return one && three
+            ? { fsyncs: (three.fsyncs - one.fsyncs) / 2, filesWritten: (three.filesWritten - one.filesWritten) / 2 }
+            : undefined;
         },
       });
     }
@@ -62,7 +66,9 @@ async function makeRunner(e: Env, system: System, k: number, batches: Batch[]): 
         e.checkpoint = new CheckpointRepo(e.dir, join(e.scratch, 'checkpoint.git'), e.gitEnv, e.spawner);
         const t0 = performance.now();
         e.checkpoint.init();
-        notes.push(`(c) set-up, not timed: add -A && commit of the whole tree into a new git dir took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        notes.push(
+          `(c) set-up, not timed: add -A && commit of the whole tree into a new git dir took ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        );
       }
       const cp = e.checkpoint;
       return processRunner(e, system, k, batches, {
@@ -109,7 +115,9 @@ export async function runGroup(e: Env, systems: System[], k: number, batches: Ba
     for (const r of runners) {
       const res = await r.finish();
       results.push(res);
-      log(`  N=${thousands(e.repo.n)} k=${k} ${r.system.padEnd(12)} median ${ms(median(res.times))} ms over ${res.times.length} batches`);
+      log(
+        `  N=${thousands(e.repo.n)} k=${k} ${r.system.padEnd(12)} median ${ms(median(res.times))} ms over ${res.times.length} batches`,
+      );
     }
   } finally {
     for (const reset of e.resets) reset.reset();

@@ -44,18 +44,38 @@ export interface Runner {
   finish(): Promise<CaseResult>;
 }
 
-function batchInput(batch: Batch, i: number): { intent: string; operations: Array<{ operation: 'write'; path: string; content: string }> } {
-  return { intent: `bench batch ${i}`, operations: batch.map((w) => ({ operation: 'write' as const, path: w.path, content: w.content })) };
+function batchInput(
+  batch: Batch,
+  i: number,
+): { intent: string; operations: Array<{ operation: 'write'; path: string; content: string }> } {
+  return {
+    intent: `bench batch ${i}`,
+    operations: batch.map((w) => ({ operation: 'write' as const, path: w.path, content: w.content })),
+  };
 }
 
 /** shadow in-process: one warm handle, `sh.batch` timed; counts from `sh.stats` and a counting fs. */
-export async function shadowRunner(e: Env, system: 'shadow-disk' | 'shadow-memfs', k: number, batches: Batch[]): Promise<Runner> {
+export async function shadowRunner(
+  e: Env,
+  system: 'shadow-disk' | 'shadow-memfs',
+  k: number,
+  batches: Batch[],
+): Promise<Runner> {
   const { warm, runs } = plan(system, e.repo.n, k, e.o);
   const onDisk = system === 'shadow-disk';
   const base = onDisk ? (nodeFs as unknown as FileSystem) : e.memfs!.fs;
   const { fs, counters } = countingFs(base);
-  const ctx = nodeContext({ fs, env: onDisk ? e.env : { ...e.env, HOME: '/home/bench', XDG_CONFIG_HOME: '/home/bench/.config' } });
-  const sh = await openShadow({ dir: onDisk ? e.dir : '/repo', fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env });
+  const ctx = nodeContext({
+    fs,
+    env: onDisk ? e.env : { ...e.env, HOME: '/home/bench', XDG_CONFIG_HOME: '/home/bench/.config' },
+  });
+  const sh = await openShadow({
+    dir: onDisk ? e.dir : '/repo',
+    fs: ctx.fs,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    env: ctx.env,
+  });
   const draft = `bench-k${k}`;
   const profiler = onDisk && e.o.profileDir !== undefined ? new Profiler() : undefined;
   const times: number[] = [];
@@ -145,7 +165,16 @@ export function processRunner(
     async finish() {
       const written = (how.objects() - before) / runs;
       const trace = await how.after(warm + runs);
-      return { system, n: e.repo.n, k, times, objectsWritten: written, fsyncs: trace?.fsyncs, filesWritten: trace?.filesWritten, notes: how.notes ?? [] };
+      return {
+        system,
+        n: e.repo.n,
+        k,
+        times,
+        objectsWritten: written,
+        fsyncs: trace?.fsyncs,
+        filesWritten: trace?.filesWritten,
+        notes: how.notes ?? [],
+      };
     },
   };
 }

@@ -11,7 +11,15 @@ import type { FileSystem } from '../../src/index.js';
 import { Spawner } from '../helpers/baselines.js';
 import { fsyncProbe } from '../helpers/fsync-probe.js';
 import { log } from '../helpers/progress.js';
-import { cachedRepo, copyIntoVolume, copyRepo, countObjects, GitDirReset, run, type CachedRepo } from '../helpers/repo.js';
+import {
+  cachedRepo,
+  copyIntoVolume,
+  copyRepo,
+  countObjects,
+  GitDirReset,
+  run,
+  type CachedRepo,
+} from '../helpers/repo.js';
 import { ms, thousands } from '../helpers/stats.js';
 import type { Options } from './options.js';
 import { fsyncMedians } from './results.js';
@@ -44,9 +52,15 @@ export function scratchCopies(
   nodeFs.mkdirSync(scratch, { recursive: true });
   const pristine = join(repo.dir, '.git');
   const restoreFrom = (rel: string, abs: string): void => nodeFs.copyFileSync(join(pristine, rel), abs);
-  const gitDirs = { fastImport: join(scratch, 'fast-import.git'), plumbing: join(scratch, 'plumbing.git'), cli: join(scratch, 'cli.git') };
+  const gitDirs = {
+    fastImport: join(scratch, 'fast-import.git'),
+    plumbing: join(scratch, 'plumbing.git'),
+    cli: join(scratch, 'cli.git'),
+  };
   for (const d of Object.values(gitDirs)) run('cp', ['-a', join(dir, '.git'), d]);
-  const resets = [join(dir, '.git'), ...Object.values(gitDirs)].map((d) => new GitDirReset(nodeFs as never, d, restoreFrom));
+  const resets = [join(dir, '.git'), ...Object.values(gitDirs)].map(
+    (d) => new GitDirReset(nodeFs as never, d, restoreFrom),
+  );
   const e: Env = { o, repo, dir, scratch, env, gitEnv: gitBaselineEnv, spawner: new Spawner(scratch), resets, gitDirs };
   if (o.only.has('shadow-memfs')) {
     const vol = new Volume();
@@ -54,7 +68,11 @@ export function scratchCopies(
     const files = copyIntoVolume(dir, '/repo', mfs as never);
     log(`N=${thousands(n)}: copied ${thousands(files)} files into a memfs volume`);
     e.memfs = { fs: mfs as unknown as FileSystem };
-    resets.push(new GitDirReset(mfs as never, '/repo/.git', (rel, abs) => mfs.writeFileSync(abs, nodeFs.readFileSync(join(pristine, rel)))));
+    resets.push(
+      new GitDirReset(mfs as never, '/repo/.git', (rel, abs) =>
+        mfs.writeFileSync(abs, nodeFs.readFileSync(join(pristine, rel))),
+      ),
+    );
   }
   return { e, repo, note };
 }

@@ -36,7 +36,12 @@ export function printStartup(startup: Startup): void {
       ['process', 'median ms', 'p90 ms', 'ratio'],
       [
         ['node -e 0', ms(median(startup.node)), ms(p90(startup.node)), '1.00x'],
-        ['node shadow.cjs --version', ms(median(startup.version)), ms(p90(startup.version)), `${(median(startup.version) / median(startup.node)).toFixed(2)}x`],
+        [
+          'node shadow.cjs --version',
+          ms(median(startup.version)),
+          ms(p90(startup.version)),
+          `${(median(startup.version) / median(startup.node)).toFixed(2)}x`,
+        ],
       ],
     ),
   );

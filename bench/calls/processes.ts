@@ -53,14 +53,21 @@ function timedRunInput(c: Case, cwd: string, env: Record<string, string>): numbe
   const file = join(cwd, '..', `input-${process.pid}.json`);
   nodeFs.writeFileSync(file, c.input());
   // The input as a file shadow reads (`-` would time the shell's pipe too).
-  return timedRun(c.cmd, args.map((a) => (a === '@input' ? file : a)), { cwd, env: { ...env, ...c.env } }).ms;
+  return timedRun(
+    c.cmd,
+    args.map((a) => (a === '@input' ? file : a)),
+    { cwd, env: { ...env, ...c.env } },
+  ).ms;
 }
 
 export const med = (t: Timed): number => median(t.times);
 export const hi = (t: Timed): number => p90(t.times);
 
 /** `shadow serve` on `dir` until stop(): callers' one-shot commands are handed to it. */
-export async function startServe(dir: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; token: string; stop(): Promise<void> }> {
+export async function startServe(
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number; token: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [SHADOW_CJS, 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -72,7 +79,10 @@ export async function startServe(dir: string, env: Record<string, string>): Prom
     });
     child.once('exit', () => reject(new Error(`shadow serve exited: ${err}`)));
   });
-  const info = JSON.parse(nodeFs.readFileSync(join(dir, '.git/shadow/server.json'), 'utf8')) as { port: number; token: string };
+  const info = JSON.parse(nodeFs.readFileSync(join(dir, '.git/shadow/server.json'), 'utf8')) as {
+    port: number;
+    token: string;
+  };
   return {
     child,
     port: info.port,

@@ -23,22 +23,36 @@ async function post(port: number, token: string, draft: string, path: string, te
 }
 
 /** `calls` sequential batches, then `clients` × `perClient` concurrent ones, on drafts of their own. */
-export async function measureServerMode(server: { port: number; token: string }, dir: string, env: Record<string, string>, calls: number, clients: number, perClient: number): Promise<ServerMode> {
+export async function measureServerMode(
+  server: { port: number; token: string },
+  dir: string,
+  env: Record<string, string>,
+  calls: number,
+  clients: number,
+  perClient: number,
+): Promise<ServerMode> {
   const sequential: number[] = [];
   for (let i = -20; i < calls; i++) {
     const t = performance.now();
-    if (!(await post(server.port, server.token, 'server-seq', `seq/f${i % 50}.txt`, `call ${i}\n`))) throw new Error('a sequential batch failed');
+    if (!(await post(server.port, server.token, 'server-seq', `seq/f${i % 50}.txt`, `call ${i}\n`)))
+      throw new Error('a sequential batch failed');
     if (i >= 0) sequential.push(performance.now() - t);
   }
   let failed = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
-      for (let i = 0; i < perClient; i++) if (!(await post(server.port, server.token, 'server-par', `par/c${c}/f${i}.txt`, `client ${c} batch ${i}\n`))) failed++;
+      for (let i = 0; i < perClient; i++)
+        if (!(await post(server.port, server.token, 'server-par', `par/c${c}/f${i}.txt`, `client ${c} batch ${i}\n`)))
+          failed++;
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  const log = spawnSync('git', ['rev-list', '--count', 'refs/shadow/drafts/server-par'], { cwd: dir, env, encoding: 'utf8' });
+  const log = spawnSync('git', ['rev-list', '--count', 'refs/shadow/drafts/server-par'], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
   const base = spawnSync('git', ['rev-list', '--count', 'HEAD'], { cwd: dir, env, encoding: 'utf8' });
   const inHistory = Number(log.stdout.trim()) - Number(base.stdout.trim());
   return { sequential, concurrent: { clients, batches: clients * perClient, seconds, failed, inHistory } };

@@ -22,7 +22,9 @@ const TRACED = 'trace=fsync,fdatasync,sync_file_range,open,openat,creat';
 
 /** True when strace can trace a child here (it needs ptrace). */
 export function straceWorks(): boolean {
-  const r = spawnSync('strace', ['-f', '-qq', '--seccomp-bpf', '-e', 'trace=fsync', '-o', '/dev/null', 'true'], { stdio: 'ignore' });
+  const r = spawnSync('strace', ['-f', '-qq', '--seccomp-bpf', '-e', 'trace=fsync', '-o', '/dev/null', 'true'], {
+    stdio: 'ignore',
+  });
   return r.status === 0;
 }
 
@@ -38,7 +40,12 @@ export function parseTraces(files: readonly string[]): TraceCounts {
     }
     for (const line of text.split('\n')) {
       if (/\b(fsync|fdatasync|sync_file_range)\(/.test(line) && !/= -1 /.test(line)) out.fsyncs++;
-      else if (/\b(open|openat|creat)\(/.test(line) && /O_WRONLY|O_RDWR|O_CREAT|creat\(/.test(line) && !/= -1 /.test(line) && !line.includes('"/dev/')) {
+      else if (
+        /\b(open|openat|creat)\(/.test(line) &&
+        /O_WRONLY|O_RDWR|O_CREAT|creat\(/.test(line) &&
+        !/= -1 /.test(line) &&
+        !line.includes('"/dev/')
+      ) {
         out.filesWritten++;
       }
     }
@@ -81,9 +88,19 @@ export class Spawner {
   }
 
   /** Run to completion; throws on a non-zero exit. Returns stdout. */
-  run(cmd: string, args: readonly string[], options: { cwd: string; env: Record<string, string>; input?: string | Buffer }): string {
+  run(
+    cmd: string,
+    args: readonly string[],
+    options: { cwd: string; env: Record<string, string>; input?: string | Buffer },
+  ): string {
     const [c, a] = this.wrap(cmd, args);
-    const r = spawnSync(c, a, { cwd: options.cwd, env: options.env, input: options.input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync(c, a, {
+      cwd: options.cwd,
+      env: options.env,
+      input: options.input,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     if (r.error) throw r.error;
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
     return r.stdout;
@@ -128,7 +145,9 @@ export class Plumbing {
       nodeFs.writeFileSync(f, w.content);
       return f;
     });
-    const oids = this.git(['hash-object', '-w', '--stdin-paths'], `${files.join('\n')}\n`).trim().split('\n');
+    const oids = this.git(['hash-object', '-w', '--stdin-paths'], `${files.join('\n')}\n`)
+      .trim()
+      .split('\n');
     this.git(['update-index', '--index-info'], batch.map((w, j) => `100644 ${oids[j]}\t${w.path}\n`).join(''));
     const tree = this.git(['write-tree']).trim();
     const commit = this.git(['commit-tree', tree, '-p', this.parent, '-m', `plumbing batch ${i}`]).trim();
@@ -153,7 +172,12 @@ export class FastImport {
   private first = true;
   private seq = 0;
 
-  constructor(repo: string, env: Record<string, string>, spawner: Spawner, private readonly ref = 'refs/heads/fi-bench') {
+  constructor(
+    repo: string,
+    env: Record<string, string>,
+    spawner: Spawner,
+    private readonly ref = 'refs/heads/fi-bench',
+  ) {
     const [cmd, args] = spawner.wrap('git', ['fast-import', '--done', '--quiet']);
     this.proc = spawn(cmd, args, { cwd: repo, env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.proc.stdout.setEncoding('utf8');
@@ -182,10 +206,15 @@ export class FastImport {
   async batch(batch: Batch, i: number): Promise<void> {
     const parts: Buffer[] = [];
     const message = `fast-import batch ${i}\n`;
-    parts.push(Buffer.from(`commit ${this.ref}\ncommitter Bench <bench@example.com> ${1700000000 + i} +0000\ndata ${Buffer.byteLength(message)}\n${message}`));
+    parts.push(
+      Buffer.from(
+        `commit ${this.ref}\ncommitter Bench <bench@example.com> ${1700000000 + i} +0000\ndata ${Buffer.byteLength(message)}\n${message}`,
+      ),
+    );
     if (this.first) parts.push(Buffer.from('from refs/heads/main^0\n'));
     this.first = false;
-    for (const w of batch) parts.push(Buffer.from(`M 100644 inline ${w.path}\ndata ${Buffer.byteLength(w.content)}\n${w.content}\n`));
+    for (const w of batch)
+      parts.push(Buffer.from(`M 100644 inline ${w.path}\ndata ${Buffer.byteLength(w.content)}\n${w.content}\n`));
     const token = `b${this.seq++}`;
     parts.push(Buffer.from(`\ncheckpoint\n\nprogress ${token}\n\n`));
     const done = new Promise<void>((resolve, reject) => (this.waiting = { token, resolve, reject }));
@@ -256,7 +285,11 @@ export class CheckpointRepo {
     const tracked = [...this.written].filter(([, existing]) => existing).map(([p]) => p);
     for (const [p, existing] of this.written) if (!existing) nodeFs.rmSync(join(this.repo, p), { force: true });
     for (let i = 0; i < tracked.length; i += 500) {
-      const r = spawnSync('git', ['checkout', '-q', 'HEAD', '--', ...tracked.slice(i, i + 500)], { cwd: this.repo, env, encoding: 'utf8' });
+      const r = spawnSync('git', ['checkout', '-q', 'HEAD', '--', ...tracked.slice(i, i + 500)], {
+        cwd: this.repo,
+        env,
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(`restoring the working tree failed: ${r.stderr}`);
     }
     this.written.clear();
@@ -279,8 +312,14 @@ export class ShadowCli {
   }
 
   batch(batch: Batch, i: number): void {
-    const doc = { intent: `cli batch ${i}`, operations: batch.map((w) => ({ operation: 'write', path: w.path, content: w.content })) };
+    const doc = {
+      intent: `cli batch ${i}`,
+      operations: batch.map((w) => ({ operation: 'write', path: w.path, content: w.content })),
+    };
     nodeFs.writeFileSync(this.file, JSON.stringify(doc));
-    this.spawner.run(process.execPath, [this.bin, 'batch', this.file, '--draft', this.draft], { cwd: this.repo, env: this.env });
+    this.spawner.run(process.execPath, [this.bin, 'batch', this.file, '--draft', this.draft], {
+      cwd: this.repo,
+      env: this.env,
+    });
   }
 }

@@ -23,7 +23,8 @@ const METHODS = FILE_SYSTEM_METHODS;
 
 function isWriteFlag(flags: unknown): boolean {
   if (flags === undefined) return false;
-  if (typeof flags === 'number') return (flags & (constants.O_WRONLY | constants.O_RDWR | constants.O_CREAT | constants.O_APPEND)) !== 0;
+  if (typeof flags === 'number')
+    return (flags & (constants.O_WRONLY | constants.O_RDWR | constants.O_CREAT | constants.O_APPEND)) !== 0;
   const s = String(flags);
   return s.includes('w') || s.includes('a') || s.includes('+');
 }

@@ -18,7 +18,12 @@ export interface ExecRow {
 }
 
 /** Run `cmd` under GNU time: wall ms and peak RSS (KiB). */
-export function measured(cmd: string, args: readonly string[], cwd: string, env: Record<string, string>): { ms: number; kb: number } {
+export function measured(
+  cmd: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+): { ms: number; kb: number } {
   const t0 = performance.now();
   const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { cwd, env, encoding: 'utf8' });
   const ms = performance.now() - t0;
@@ -27,7 +32,14 @@ export function measured(cmd: string, args: readonly string[], cwd: string, env:
   return { ms, kb };
 }
 
-export function execRows(o: { runs: number; shadowBin: string; dir: string; env: Record<string, string>; root: string; batch: (seed: number) => void }): ExecRow[] {
+export function execRows(o: {
+  runs: number;
+  shadowBin: string;
+  dir: string;
+  env: Record<string, string>;
+  root: string;
+  batch: (seed: number) => void;
+}): ExecRow[] {
   const rows: Record<string, ExecRow> = {};
   const add = (label: string, m: { ms: number; kb: number }): void => {
     (rows[label] ??= { label, ms: [], kb: [] }).ms.push(m.ms);
@@ -38,7 +50,11 @@ export function execRows(o: { runs: number; shadowBin: string; dir: string; env:
   const gitDir = join(o.root, 'wt-git-mem');
   for (let round = 0; round <= o.runs; round++) {
     o.batch(5000 + round);
-    const tip = spawnSync('git', ['rev-parse', 'refs/shadow/drafts/default'], { cwd: o.dir, env: o.env, encoding: 'utf8' }).stdout.trim();
+    const tip = spawnSync('git', ['rev-parse', 'refs/shadow/drafts/default'], {
+      cwd: o.dir,
+      env: o.env,
+      encoding: 'utf8',
+    }).stdout.trim();
     const first = measured(process.execPath, [o.shadowBin, 'exec', '--', 'true'], o.dir, o.env);
     o.batch(6000 + round);
     const second = measured(process.execPath, [o.shadowBin, 'exec', '--', 'true'], o.dir, o.env);
@@ -61,5 +77,11 @@ export function execRows(o: { runs: number; shadowBin: string; dir: string; env:
 export function execTable(rows: ExecRow[]): string[][] {
   const git = rows.find((r) => r.label.startsWith('git'));
   const base = git ? median(git.ms) : 1;
-  return rows.map((r) => [r.label, String(r.ms.length), median(r.ms).toFixed(1), `${(median(r.ms) / base).toFixed(2)}x`, (Math.max(...r.kb) / 1024).toFixed(1)]);
+  return rows.map((r) => [
+    r.label,
+    String(r.ms.length),
+    median(r.ms).toFixed(1),
+    `${(median(r.ms) / base).toFixed(2)}x`,
+    (Math.max(...r.kb) / 1024).toFixed(1),
+  ]);
 }

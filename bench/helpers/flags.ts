@@ -3,7 +3,11 @@
  * `--help` prints `help` and exits, anything unknown is an error naming it.
  * Each handler gets the flag's value on demand (a switch takes none).
  */
-export function readFlags(argv: readonly string[], help: string, handlers: Record<string, (value: () => string) => void>): void {
+export function readFlags(
+  argv: readonly string[],
+  help: string,
+  handlers: Record<string, (value: () => string) => void>,
+): void {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const eq = a.indexOf('=');
@@ -21,7 +25,8 @@ export function readFlags(argv: readonly string[], help: string, handlers: Recor
 /** A comma-separated list of positive integers (`1,10,1_000`). */
 export function positiveInts(value: string, name: string): number[] {
   const xs = value.split(',').map((x) => Number(x.replace(/_/g, '')));
-  if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x <= 0)) throw new Error(`${name} takes a comma-separated list of positive integers`);
+  if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x <= 0))
+    throw new Error(`${name} takes a comma-separated list of positive integers`);
   return xs;
 }
 
@@ -35,6 +40,8 @@ export function positiveInt(value: string, name: string): number {
 /** A comma-separated list of names, each one of `allowed`. */
 export function namesOf<T extends string>(value: string, allowed: readonly T[], name: string): Set<T> {
   const names = value.split(',');
-  for (const n of names) if (!(allowed as readonly string[]).includes(n)) throw new Error(`${name}: unknown case ${n} (cases: ${allowed.join(', ')})`);
+  for (const n of names)
+    if (!(allowed as readonly string[]).includes(n))
+      throw new Error(`${name}: unknown case ${n} (cases: ${allowed.join(', ')})`);
   return new Set(names as T[]);
 }

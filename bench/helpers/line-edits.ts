@@ -30,7 +30,10 @@ export function personEdit(text: string, path: string): string {
 
 /** True when `text` holds both edits: a clean merge of the two. */
 export function holdsBoth(text: string, path: string): boolean {
-  return text.includes(`// ${path}: line 2 as the draft has it\n`) && text.endsWith(`// ${path}: the last line as the person has it\n`);
+  return (
+    text.includes(`// ${path}: line 2 as the draft has it\n`) &&
+    text.endsWith(`// ${path}: the last line as the person has it\n`)
+  );
 }
 
 /**
@@ -38,7 +41,12 @@ export function holdsBoth(text: string, path: string): boolean {
  * shuffle of `paths` (the same files every run), with their contents as the
  * repository at `dir` holds them.
  */
-export function drawFiles(paths: readonly string[], dir: string, k: number, seed: number): Array<{ path: string; text: string }> {
+export function drawFiles(
+  paths: readonly string[],
+  dir: string,
+  k: number,
+  seed: number,
+): Array<{ path: string; text: string }> {
   const order = shuffled(paths, seed);
   const out: Array<{ path: string; text: string }> = [];
   for (const path of order) {

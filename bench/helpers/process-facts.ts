@@ -24,12 +24,17 @@ export interface ProcessFacts {
 const TRACED = 'trace=open,openat,creat,fsync,fdatasync,sync_file_range,%%stat';
 
 /** Run to completion; throws with stderr when it fails. Returns stdout and the milliseconds it took. */
-export function timedRun(cmd: string, args: readonly string[], options: { cwd: string; env: Record<string, string> }): { ms: number; stdout: string } {
+export function timedRun(
+  cmd: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+): { ms: number; stdout: string } {
   const t = performance.now();
   const r = spawnSync(cmd, args, { cwd: options.cwd, env: options.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - t;
   if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${String(r.stderr).slice(0, 2000)}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${String(r.stderr).slice(0, 2000)}`);
   return { ms, stdout: r.stdout };
 }
 
@@ -58,7 +63,11 @@ export function countTrace(text: string, cwd: string, root: string): ProcessFact
 }
 
 /** Run `cmd args` once under strace and count what it did (check `straceWorks()` first). */
-export function tracedRun(cmd: string, args: readonly string[], options: { cwd: string; env: Record<string, string>; root: string; scratch: string }): ProcessFacts {
+export function tracedRun(
+  cmd: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; root: string; scratch: string },
+): ProcessFacts {
   nodeFs.mkdirSync(options.scratch, { recursive: true });
   const file = join(options.scratch, `trace-${process.pid}-${Date.now()}.txt`);
   try {
@@ -71,5 +80,13 @@ export function tracedRun(cmd: string, args: readonly string[], options: { cwd: 
 
 /** Per-process facts summed over several processes (20 `git merge-file` runs are one case). */
 export function sumFacts(xs: readonly ProcessFacts[]): ProcessFacts {
-  return xs.reduce((a, b) => ({ filesRead: a.filesRead + b.filesRead, filesWritten: a.filesWritten + b.filesWritten, fsyncs: a.fsyncs + b.fsyncs, stats: a.stats + b.stats }), { filesRead: 0, filesWritten: 0, fsyncs: 0, stats: 0 });
+  return xs.reduce(
+    (a, b) => ({
+      filesRead: a.filesRead + b.filesRead,
+      filesWritten: a.filesWritten + b.filesWritten,
+      fsyncs: a.fsyncs + b.fsyncs,
+      stats: a.stats + b.stats,
+    }),
+    { filesRead: 0, filesWritten: 0, fsyncs: 0, stats: 0 },
+  );
 }

@@ -75,7 +75,11 @@ export function nowUs(): number {
  * a window, by inclusive time (once per sample, recursion or not), and the
  * windows' sampled total. Samples outside every window are ignored.
  */
-export function inWindows(profile: CpuProfile, windows: readonly Window[], base = ''): { total: number; samples: number; functions: FunctionTime[] } {
+export function inWindows(
+  profile: CpuProfile,
+  windows: readonly Window[],
+  base = '',
+): { total: number; samples: number; functions: FunctionTime[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -87,7 +91,8 @@ export function inWindows(profile: CpuProfile, windows: readonly Window[], base 
     let t = times.get(k);
     if (!t) {
       const url = f.url.replace(/^file:\/\//, '');
-      const where = url === '' ? '' : `${base && url.startsWith(base) ? url.slice(base.length) : url}:${f.lineNumber + 1}`;
+      const where =
+        url === '' ? '' : `${base && url.startsWith(base) ? url.slice(base.length) : url}:${f.lineNumber + 1}`;
       times.set(k, (t = { name: f.functionName || '(anonymous)', where, inclusive: 0, self: 0 }));
     }
     return t;

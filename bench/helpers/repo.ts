@@ -18,10 +18,15 @@ export const ROOT_FILES: Record<string, string> = {
 };
 
 /** Run a command; throw with its stderr when it fails. */
-export function run(cmd: string, args: readonly string[], options: SpawnSyncOptions & { input?: string | Buffer } = {}): string {
+export function run(
+  cmd: string,
+  args: readonly string[],
+  options: SpawnSyncOptions & { input?: string | Buffer } = {},
+): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...options });
   if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${String(r.stderr).slice(0, 2000)}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${String(r.stderr).slice(0, 2000)}`);
   return String(r.stdout);
 }
 
@@ -45,7 +50,11 @@ function fastImportStream(lay: Layout): Buffer {
   const rand = prng(lay.n);
   const parts: Buffer[] = [];
   const message = `initial: ${lay.n} files\n`;
-  parts.push(Buffer.from(`commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata ${Buffer.byteLength(message)}\n${message}`));
+  parts.push(
+    Buffer.from(
+      `commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata ${Buffer.byteLength(message)}\n${message}`,
+    ),
+  );
   const files: Array<[string, string]> = Object.entries(ROOT_FILES);
   for (const path of lay.paths) files.push([path, content(rand, `// ${path}`)]);
   for (const [path, text] of files) {
@@ -70,7 +79,12 @@ export interface CachedRepo {
  * real clone is: one pack with deltas), then `git checkout -q main` so the
  * working tree exists.
  */
-export function cachedRepo(cacheDir: string, n: number, env: Record<string, string>, log: (s: string) => void): CachedRepo {
+export function cachedRepo(
+  cacheDir: string,
+  n: number,
+  env: Record<string, string>,
+  log: (s: string) => void,
+): CachedRepo {
   const lay = layout(n);
   const dir = join(cacheDir, `repo-n${n}-v${GENERATOR_VERSION}`);
   const marker = `${dir}.ok`;
@@ -112,7 +126,9 @@ export function settle(): void {
 }
 
 /** A minimal directory-walking surface, satisfied by node's fs and memfs. */
-type WalkFs = Pick<FileSystem, 'readdirSync' | 'unlinkSync' | 'lstatSync'> & { rmSync(path: string, options: { recursive: boolean; force: boolean }): void };
+type WalkFs = Pick<FileSystem, 'readdirSync' | 'unlinkSync' | 'lstatSync'> & {
+  rmSync(path: string, options: { recursive: boolean; force: boolean }): void;
+};
 
 function listFiles(fs: WalkFs, dir: string): string[] {
   let names: string[];
@@ -129,7 +145,8 @@ function objectFiles(fs: WalkFs, gitdir: string): Set<string> {
   const out = new Set<string>();
   for (const sub of listFiles(fs, `${gitdir}/objects`)) {
     const name = sub.slice(sub.lastIndexOf('/') + 1);
-    if (name === 'pack' || /^[0-9a-f]{2}$/.test(name)) for (const f of listFiles(fs, sub)) out.add(f.slice(gitdir.length + 1));
+    if (name === 'pack' || /^[0-9a-f]{2}$/.test(name))
+      for (const f of listFiles(fs, sub)) out.add(f.slice(gitdir.length + 1));
   }
   return out;
 }
@@ -157,10 +174,12 @@ export class GitDirReset {
     const now = objectFiles(this.fs, this.gitdir);
     for (const f of now) if (!this.objects.has(f)) this.fs.unlinkSync(`${this.gitdir}/${f}`);
     for (const f of this.objects) if (!now.has(f)) this.restore(f, `${this.gitdir}/${f}`);
-    for (const p of ['shadow', 'refs/shadow', 'logs/refs/shadow']) this.fs.rmSync(`${this.gitdir}/${p}`, { recursive: true, force: true });
+    for (const p of ['shadow', 'refs/shadow', 'logs/refs/shadow'])
+      this.fs.rmSync(`${this.gitdir}/${p}`, { recursive: true, force: true });
     // Branches the baselines made: everything but main.
     for (const dir of ['refs/heads', 'logs/refs/heads']) {
-      for (const f of listFiles(this.fs, `${this.gitdir}/${dir}`)) if (!f.endsWith('/main')) this.fs.rmSync(f, { recursive: true, force: true });
+      for (const f of listFiles(this.fs, `${this.gitdir}/${dir}`))
+        if (!f.endsWith('/main')) this.fs.rmSync(f, { recursive: true, force: true });
     }
   }
 }
@@ -169,7 +188,12 @@ export class GitDirReset {
 export function copyIntoVolume(
   src: string,
   dest: string,
-  target: { mkdirSync(p: string, o: { recursive: true }): unknown; writeFileSync(p: string, d: Buffer): void; chmodSync(p: string, mode: number): void; symlinkSync(t: string, p: string): void },
+  target: {
+    mkdirSync(p: string, o: { recursive: true }): unknown;
+    writeFileSync(p: string, d: Buffer): void;
+    chmodSync(p: string, mode: number): void;
+    symlinkSync(t: string, p: string): void;
+  },
 ): number {
   let files = 0;
   const walk = (from: string, to: string): void => {
@@ -192,7 +216,11 @@ export function copyIntoVolume(
 }
 
 /** `git count-objects -v`: loose objects and objects in packs. */
-export function countObjects(gitArgs: readonly string[], cwd: string, env: Record<string, string>): { loose: number; inPack: number; packs: number } {
+export function countObjects(
+  gitArgs: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+): { loose: number; inPack: number; packs: number } {
   const out = run('git', [...gitArgs, 'count-objects', '-v'], { cwd, env });
   const get = (k: string): number => Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(out)?.[1] ?? 0);
   return { loose: get('count'), inPack: get('in-pack'), packs: get('packs') };

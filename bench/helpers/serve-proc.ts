@@ -28,7 +28,11 @@ export function startServe(bin: string, dir: string, env: Record<string, string>
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       if (!/shadow serving http:\/\/127\.0\.0\.1:\d+/.test(out)) return;
-      const info = JSON.parse(readFileSync(join(dir, '.git/shadow/server.json'), 'utf8')) as { port: number; token: string; pid: number };
+      const info = JSON.parse(readFileSync(join(dir, '.git/shadow/server.json'), 'utf8')) as {
+        port: number;
+        token: string;
+        pid: number;
+      };
       child.removeAllListeners('exit');
       resolve({
         child,

@@ -26,5 +26,7 @@ export function printVerdicts(vs: readonly Verdict[], started: number): void {
   const fail = vs.filter((v) => v.status === 'FAIL').length;
   const skip = vs.filter((v) => v.status === 'SKIP').length;
   console.log(`load average at the end: ${loadAverage()}`);
-  console.log(`\n${pass} passed, ${fail} failed, ${skip} skipped  (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(
+    `\n${pass} passed, ${fail} failed, ${skip} skipped  (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+  );
 }

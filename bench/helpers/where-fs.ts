@@ -23,19 +23,29 @@ export interface PlaceCounts {
 
 export type WhereCounters = Map<string, PlaceCounts>;
 
-const WRAPPED = ['openSync', 'closeSync', 'fsyncSync', 'writeFileSync', 'appendFileSync'] as const satisfies ReadonlyArray<keyof FileSystem>;
+const WRAPPED = [
+  'openSync',
+  'closeSync',
+  'fsyncSync',
+  'writeFileSync',
+  'appendFileSync',
+] as const satisfies ReadonlyArray<keyof FileSystem>;
 
 /** Every other method of FileSystem is passed on as it is. */
 const PASS_THROUGH = FILE_SYSTEM_METHODS.filter((m) => !(WRAPPED as readonly string[]).includes(m));
 
 function writes(flags: unknown): boolean {
   if (flags === undefined) return false;
-  if (typeof flags === 'number') return (flags & (constants.O_WRONLY | constants.O_RDWR | constants.O_CREAT | constants.O_APPEND)) !== 0;
+  if (typeof flags === 'number')
+    return (flags & (constants.O_WRONLY | constants.O_RDWR | constants.O_CREAT | constants.O_APPEND)) !== 0;
   const s = String(flags);
   return s.includes('w') || s.includes('a') || s.includes('+');
 }
 
-export function whereFs(base: FileSystem, classify: (path: string) => string): { fs: FileSystem; counters: WhereCounters } {
+export function whereFs(
+  base: FileSystem,
+  classify: (path: string) => string,
+): { fs: FileSystem; counters: WhereCounters } {
   const counters: WhereCounters = new Map();
   const place = (path: string): PlaceCounts => {
     const name = classify(path);
@@ -98,7 +108,11 @@ export function whereDelta(after: WhereCounters, before: WhereCounters): WhereCo
   const out: WhereCounters = new Map();
   for (const [k, v] of after) {
     const b = before.get(k) ?? { filesWritten: 0, fileFsyncs: 0, dirFsyncs: 0 };
-    out.set(k, { filesWritten: v.filesWritten - b.filesWritten, fileFsyncs: v.fileFsyncs - b.fileFsyncs, dirFsyncs: v.dirFsyncs - b.dirFsyncs });
+    out.set(k, {
+      filesWritten: v.filesWritten - b.filesWritten,
+      fileFsyncs: v.fileFsyncs - b.fileFsyncs,
+      dirFsyncs: v.dirFsyncs - b.dirFsyncs,
+    });
   }
   return out;
 }

@@ -58,7 +58,13 @@ export async function setUp(cacheDir: string, root: string, n: number, env: Reco
 
   const sh = await openShadow({ dir, env });
   try {
-    const b = await sh.batch({ intent: `rebase bench: ${DRAFT_PATHS} files`, operations: draftFiles.map((f) => ({ operation: 'write', path: f.path, content: draftEdit(f.text, f.path) })) }, { draft: DRAFT });
+    const b = await sh.batch(
+      {
+        intent: `rebase bench: ${DRAFT_PATHS} files`,
+        operations: draftFiles.map((f) => ({ operation: 'write', path: f.path, content: draftEdit(f.text, f.path) })),
+      },
+      { draft: DRAFT },
+    );
     if (!b.success) throw new Error(`the draft's batch failed: ${JSON.stringify(b.error)}`);
   } finally {
     sh.close();
@@ -73,12 +79,24 @@ export async function setUp(cacheDir: string, root: string, n: number, env: Reco
     nodeFs.writeFileSync(file, personEdit(f.text, f.path));
     return file;
   });
-  const oids = git(['hash-object', '-w', '--stdin-paths'], { input: `${edited.join('\n')}\n` }).trim().split('\n');
+  const oids = git(['hash-object', '-w', '--stdin-paths'], { input: `${edited.join('\n')}\n` })
+    .trim()
+    .split('\n');
   const indexEnv = { ...env, GIT_INDEX_FILE: join(root, `person-n${n}.index`) };
   git(['read-tree', 'main'], { env: indexEnv });
-  git(['update-index', '--index-info'], { env: indexEnv, input: personFiles.map((f, i) => `100644 ${oids[i]}\t${f.path}\n`).join('') });
+  git(['update-index', '--index-info'], {
+    env: indexEnv,
+    input: personFiles.map((f, i) => `100644 ${oids[i]}\t${f.path}\n`).join(''),
+  });
   const tree = git(['write-tree'], { env: indexEnv }).trim();
-  const person = git(['commit-tree', tree, '-p', 'main', '-m', `the person's work: ${personFiles.length} files`]).trim();
+  const person = git([
+    'commit-tree',
+    tree,
+    '-p',
+    'main',
+    '-m',
+    `the person's work: ${personFiles.length} files`,
+  ]).trim();
   git(['update-ref', `refs/heads/${PERSON}`, person]);
   nodeFs.rmSync(blobs, { recursive: true, force: true });
 

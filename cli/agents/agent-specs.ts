@@ -25,7 +25,13 @@ export const SERVER_NAME = 'shadow';
  * and `--remove` takes it away; anything else is the person's.
  */
 export type ConfigEdit =
-  | { kind: 'member'; at: readonly string[]; key: string; value: Record<string, unknown>; owns: (v: unknown) => boolean }
+  | {
+      kind: 'member';
+      at: readonly string[];
+      key: string;
+      value: Record<string, unknown>;
+      owns: (v: unknown) => boolean;
+    }
   | { kind: 'element'; at: readonly string[]; value: Record<string, unknown>; owns: (v: unknown) => boolean };
 
 export interface ConfigFile {
@@ -80,7 +86,8 @@ function mcpServers(launch: Launch, root: string, extra?: Record<string, unknown
 
 /** The config `shadow init <agent>` writes in the project at `root`. */
 export function agentSetup(agent: AgentName, root: string, launch: Launch): AgentSetup {
-  const hook = (event: HookEvent, refusal: string): string => failClosedCommandLine(launch, root, ['hook', event], refusal);
+  const hook = (event: HookEvent, refusal: string): string =>
+    failClosedCommandLine(launch, root, ['hook', event], refusal);
   switch (agent) {
     case 'claude':
       return {
@@ -99,7 +106,12 @@ export function agentSetup(agent: AgentName, root: string, launch: Launch): Agen
                 at: ['hooks', 'PreToolUse'],
                 value: {
                   matcher: 'Write|Edit|MultiEdit|NotebookEdit',
-                  hooks: [{ type: 'command', command: hook('claude-pre-tool-use', hookRefusal('claude', 'mcp__shadow__batch_write')) }],
+                  hooks: [
+                    {
+                      type: 'command',
+                      command: hook('claude-pre-tool-use', hookRefusal('claude', 'mcp__shadow__batch_write')),
+                    },
+                  ],
                 },
                 owns: ownsHook('claude-pre-tool-use'),
               },
@@ -117,7 +129,15 @@ export function agentSetup(agent: AgentName, root: string, launch: Launch): Agen
         title: 'Codex CLI',
         // https://developers.openai.com/codex/config-basic (project .codex/config.toml, trusted projects only),
         // https://developers.openai.com/codex/mcp ([mcp_servers.<name>]: command, args)
-        files: [{ path: '.codex/config.toml', format: 'toml', edits: [{ kind: 'member', at: ['mcp_servers'], key: SERVER_NAME, value: server(launch, root), owns: ownsServer }] }],
+        files: [
+          {
+            path: '.codex/config.toml',
+            format: 'toml',
+            edits: [
+              { kind: 'member', at: ['mcp_servers'], key: SERVER_NAME, value: server(launch, root), owns: ownsServer },
+            ],
+          },
+        ],
         notes: [
           'Codex reads .codex/config.toml only in a project it trusts: say yes when it asks, or set `[projects."<this directory>"] trust_level = "trusted"` in $CODEX_HOME/config.toml (~/.codex).',
           "Codex's own apply_patch still writes to your files: ask it to use shadow's batch_write tool.",
@@ -145,7 +165,10 @@ export function agentSetup(agent: AgentName, root: string, launch: Launch): Agen
                       type: 'command',
                       name: 'shadow',
                       description: "takes the edit into shadow's draft",
-                      command: hook('gemini-before-tool', hookRefusal('gemini', 'the batch_write tool of the shadow MCP server')),
+                      command: hook(
+                        'gemini-before-tool',
+                        hookRefusal('gemini', 'the batch_write tool of the shadow MCP server'),
+                      ),
                     },
                   ],
                 },

@@ -46,11 +46,19 @@ function claudeIntake(input: Record<string, unknown>): Intake {
   if (tool === 'NotebookEdit') {
     // A cell edit rewrites the notebook's JSON as Jupyter lays it out: not an edit shadow can express, so a whole-file write is asked for.
     if (!str(a.notebook_path)) return badInput(tool, CLAUDE_NAMES);
-    return { kind: 'untakeable', tool, filePath: a.notebook_path, why: 'a notebook cell edit; write the whole .ipynb file instead' };
+    return {
+      kind: 'untakeable',
+      tool,
+      filePath: a.notebook_path,
+      why: 'a notebook cell edit; write the whole .ipynb file instead',
+    };
   }
   if (!['Write', 'Edit', 'MultiEdit'].includes(tool)) return { kind: 'pass' };
   if (!str(a.file_path)) return badInput(tool, CLAUDE_NAMES);
-  if (tool === 'Write') return str(a.content) ? { kind: 'edit', tool, filePath: a.file_path, ops: [{ operation: 'write', content: a.content }] } : badInput(tool, CLAUDE_NAMES);
+  if (tool === 'Write')
+    return str(a.content)
+      ? { kind: 'edit', tool, filePath: a.file_path, ops: [{ operation: 'write', content: a.content }] }
+      : badInput(tool, CLAUDE_NAMES);
   const edits = tool === 'Edit' ? [a] : Array.isArray(a.edits) ? a.edits : [];
   const ops: EditOp[] = [];
   for (const e of edits) {
@@ -63,17 +71,29 @@ function claudeIntake(input: Record<string, unknown>): Intake {
 }
 
 // Gemini CLI names an MCP tool that clashes with one of its own `<server>__<tool>`.
-const GEMINI_NAMES: ToolNames = { read: "shadow's read_file tool (shadow__read_file)", write: "shadow's batch_write tool" };
+const GEMINI_NAMES: ToolNames = {
+  read: "shadow's read_file tool (shadow__read_file)",
+  write: "shadow's batch_write tool",
+};
 
 function geminiIntake(input: Record<string, unknown>): Intake {
   const tool = String(input.tool_name ?? '');
   const a = isObject(input.tool_input) ? input.tool_input : {};
   if (tool !== 'write_file' && tool !== 'replace') return { kind: 'pass' };
   if (!str(a.file_path)) return badInput(tool, GEMINI_NAMES);
-  if (tool === 'write_file') return str(a.content) ? { kind: 'edit', tool, filePath: a.file_path, ops: [{ operation: 'write', content: a.content }] } : badInput(tool, GEMINI_NAMES);
+  if (tool === 'write_file')
+    return str(a.content)
+      ? { kind: 'edit', tool, filePath: a.file_path, ops: [{ operation: 'write', content: a.content }] }
+      : badInput(tool, GEMINI_NAMES);
   if (!str(a.old_string) || !str(a.new_string)) return badInput(tool, GEMINI_NAMES);
-  if (typeof a.expected_replacements === 'number' && a.expected_replacements !== 1) return unsupported(tool, `expected_replacements ${a.expected_replacements}`, GEMINI_NAMES);
-  return { kind: 'edit', tool, filePath: a.file_path, ops: [{ operation: 'edit', old_content: a.old_string, content: a.new_string }] };
+  if (typeof a.expected_replacements === 'number' && a.expected_replacements !== 1)
+    return unsupported(tool, `expected_replacements ${a.expected_replacements}`, GEMINI_NAMES);
+  return {
+    kind: 'edit',
+    tool,
+    filePath: a.file_path,
+    ops: [{ operation: 'edit', old_content: a.old_string, content: a.new_string }],
+  };
 }
 
 export const HOOKS: Record<HookEvent, HookProtocol> = {
@@ -82,7 +102,9 @@ export const HOOKS: Record<HookEvent, HookProtocol> = {
     names: CLAUDE_NAMES,
     intake: claudeIntake,
     answer: (v) =>
-      v.kind === 'pass' ? '{}\n' : `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: v.reason } })}\n`,
+      v.kind === 'pass'
+        ? '{}\n'
+        : `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: v.reason } })}\n`,
   },
   'gemini-before-tool': {
     actor: 'gemini-cli',

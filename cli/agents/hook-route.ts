@@ -12,7 +12,8 @@ import type { Shadow } from '../../src/index.js';
  * not shadow's: they pass.
  */
 
-export type EditOp = { operation: 'write'; content: string } | { operation: 'edit'; old_content: string; content: string };
+export type EditOp =
+  { operation: 'write'; content: string } | { operation: 'edit'; old_content: string; content: string };
 
 /**
  * What a hook makes of a tool call: nothing to do, an edit to take, a
@@ -77,7 +78,10 @@ export async function routeEdit(intake: Intake, o: RouteOptions): Promise<Verdic
   if (path === undefined) return { kind: 'pass' };
   if (intake.kind === 'untakeable') return unsupported(intake.tool, intake.why, o.names);
   const operations = intake.ops.map((op) => ({ ...op, path }));
-  const out = await callTool({ sh: o.sh, draft: o.draft, actor: o.actor }, 'batch_write', { intent: `${intake.tool} ${path}`, operations });
+  const out = await callTool({ sh: o.sh, draft: o.draft, actor: o.actor }, 'batch_write', {
+    intent: `${intake.tool} ${path}`,
+    operations,
+  });
   const next = `Read files as the draft holds them with ${o.names.read}, and make further changes with ${o.names.write}.`;
   if (out.isError) {
     return {
@@ -86,7 +90,10 @@ export async function routeEdit(intake: Intake, o: RouteOptions): Promise<Verdic
     };
   }
   const r = JSON.parse(out.text) as { batch: number | null; unchanged?: boolean };
-  const where = r.batch === null ? 'the draft already holds this change (no new batch)' : `${path} changed in the draft as batch ${r.batch}`;
+  const where =
+    r.batch === null
+      ? 'the draft already holds this change (no new batch)'
+      : `${path} changed in the draft as batch ${r.batch}`;
   return {
     kind: 'deny',
     reason: `shadow took this ${intake.tool} into its draft "${o.draft}": ${where}. The working tree is not changed until the person applies the draft, so do not repeat the edit. ${next}`,

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ShadowError } from '../../src/index.js';
 import type { AgentSetup, ConfigFile } from './agent-specs.js';
@@ -63,7 +73,8 @@ export function readRecord(path: string): InitRecord | undefined {
 
 function readConfig(abs: string, path: string): Buffer | null {
   if (!existsSync(abs)) return null;
-  if (!statSync(abs).isFile()) throw new ShadowError('NOT_A_FILE', `${path} is not a file; nothing was written`, { data: { path } });
+  if (!statSync(abs).isFile())
+    throw new ShadowError('NOT_A_FILE', `${path} is not a file; nothing was written`, { data: { path } });
   return readFileSync(abs);
 }
 
@@ -71,7 +82,11 @@ function text(path: string, bytes: Buffer, format: ConfigFile['format']): string
   const s = bytes.toString('utf8');
   // Decoding would put U+FFFD where the bytes were: the file written back would differ in them.
   if (!Buffer.from(s, 'utf8').equals(bytes)) {
-    throw new ShadowError('INVALID_CONFIG', `${path} is not valid ${format.toUpperCase()}: it is not UTF-8; nothing was written`, { hint: `save ${path} as UTF-8`, data: { path } });
+    throw new ShadowError(
+      'INVALID_CONFIG',
+      `${path} is not valid ${format.toUpperCase()}: it is not UTF-8; nothing was written`,
+      { hint: `save ${path} as UTF-8`, data: { path } },
+    );
   }
   return s;
 }
@@ -82,7 +97,10 @@ export function planInit(setup: AgentSetup, root: string, force: boolean): Plann
     const abs = join(root, file.path);
     const before = readConfig(abs, file.path);
     const current = before === null ? null : text(file.path, before, file.format);
-    const merged = file.format === 'json' ? addToJson(file.path, current, file.edits, force) : addToToml(file.path, current, file.edits, force);
+    const merged =
+      file.format === 'json'
+        ? addToJson(file.path, current, file.edits, force)
+        : addToToml(file.path, current, file.edits, force);
     if (merged === null) return { path: file.path, abs, before, after: before, change: 'unchanged' };
     return { path: file.path, abs, before, after: Buffer.from(merged), change: before === null ? 'create' : 'update' };
   });
@@ -98,10 +116,14 @@ export function planRemove(setup: AgentSetup, root: string, record: InitRecord |
     const rec = record?.files.find((f) => f.abs === abs);
     if (rec && sha256(before) === rec.after) {
       if (!rec.existed) return { ...unchanged, after: null, change: 'delete' };
-      if (rec.before !== undefined) return { ...unchanged, after: Buffer.from(rec.before, 'base64'), change: 'restore' };
+      if (rec.before !== undefined)
+        return { ...unchanged, after: Buffer.from(rec.before, 'base64'), change: 'restore' };
     }
     const current = text(file.path, before, file.format);
-    const out = file.format === 'json' ? removeFromJson(file.path, current, file.edits) : removeFromToml(file.path, current, file.edits);
+    const out =
+      file.format === 'json'
+        ? removeFromJson(file.path, current, file.edits)
+        : removeFromToml(file.path, current, file.edits);
     if (out === null) return unchanged;
     if (out.empty && rec && !rec.existed) return { ...unchanged, after: null, change: 'delete' };
     return { ...unchanged, after: Buffer.from(out.text), change: 'update' };
@@ -128,16 +150,29 @@ function missingDirs(root: string, dir: string): string[] {
   return out;
 }
 
-export function applyInit(planned: readonly PlannedFile[], setup: AgentSetup, root: string, recordFile: string, record: InitRecord | undefined): void {
+export function applyInit(
+  planned: readonly PlannedFile[],
+  setup: AgentSetup,
+  root: string,
+  recordFile: string,
+  record: InitRecord | undefined,
+): void {
   const changed = planned.filter((p) => p.change === 'create' || p.change === 'update');
   if (changed.length === 0) return;
-  const next: InitRecord = record ? structuredClone(record) : { version: 1, agent: setup.agent, root, files: [], dirs: [] };
+  const next: InitRecord = record
+    ? structuredClone(record)
+    : { version: 1, agent: setup.agent, root, files: [], dirs: [] };
   const made: string[] = [];
   for (const p of changed) {
     for (const d of missingDirs(root, dirname(p.abs))) if (!made.includes(d)) made.push(d);
     const prev = next.files.find((f) => f.abs === p.abs);
     if (!prev) {
-      next.files.push({ abs: p.abs, existed: p.before !== null, ...(p.before ? { before: p.before.toString('base64') } : {}), after: sha256(p.after!) });
+      next.files.push({
+        abs: p.abs,
+        existed: p.before !== null,
+        ...(p.before ? { before: p.before.toString('base64') } : {}),
+        after: sha256(p.after!),
+      });
       continue;
     }
     // Changed by someone else since shadow wrote it: the old bytes would drop that change.

@@ -14,7 +14,12 @@ import type { ConfigEdit } from './agent-specs.js';
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function invalidConfig(path: string, format: 'JSON' | 'TOML', detail: string, data: Record<string, unknown> = {}): ShadowError {
+export function invalidConfig(
+  path: string,
+  format: 'JSON' | 'TOML',
+  detail: string,
+  data: Record<string, unknown> = {},
+): ShadowError {
   return new ShadowError('INVALID_CONFIG', `${path} is not valid ${format}: ${detail}; nothing was written`, {
     hint: `fix ${path} (or move it away) and run the command again`,
     data: { path, ...data },
@@ -22,10 +27,14 @@ export function invalidConfig(path: string, format: 'JSON' | 'TOML', detail: str
 }
 
 function notAnObject(path: string, at: readonly string[], what = 'an object'): ShadowError {
-  return new ShadowError('INVALID_CONFIG', `${path}: ${at.join('.')} is not ${what}, so shadow cannot add to it; nothing was written`, {
-    hint: `make ${at.join('.')} ${what} in ${path}, or remove it`,
-    data: { path, key: at.join('.') },
-  });
+  return new ShadowError(
+    'INVALID_CONFIG',
+    `${path}: ${at.join('.')} is not ${what}, so shadow cannot add to it; nothing was written`,
+    {
+      hint: `make ${at.join('.')} ${what} in ${path}, or remove it`,
+      data: { path, key: at.join('.') },
+    },
+  );
 }
 
 export function parseJsonConfig(path: string, text: string): Json {
@@ -84,10 +93,14 @@ function prune(doc: Json, at: readonly string[]): void {
 }
 
 function alreadyThere(path: string, where: string): ShadowError {
-  return new ShadowError('ALREADY_EXISTS', `${path} already has ${where}, not written by shadow init; nothing was written`, {
-    hint: `remove it from ${path}, or run again with --force to replace it (shadow init --remove then puts the file back as it was)`,
-    data: { path, key: where },
-  });
+  return new ShadowError(
+    'ALREADY_EXISTS',
+    `${path} already has ${where}, not written by shadow init; nothing was written`,
+    {
+      hint: `remove it from ${path}, or run again with --force to replace it (shadow init --remove then puts the file back as it was)`,
+      data: { path, key: where },
+    },
+  );
 }
 
 /** Apply the edits to `doc` in place; whether anything changed. */
@@ -98,7 +111,8 @@ export function addEdits(path: string, doc: Json, edits: readonly ConfigEdit[], 
       const parent = objectAt(path, doc, edit.at, true)!;
       const current = parent[edit.key];
       if (isDeepStrictEqual(current, edit.value)) continue;
-      if (current !== undefined && !edit.owns(current) && !force) throw alreadyThere(path, [...edit.at, edit.key].join('.'));
+      if (current !== undefined && !edit.owns(current) && !force)
+        throw alreadyThere(path, [...edit.at, edit.key].join('.'));
       parent[edit.key] = edit.value;
       changed = true;
     } else {
@@ -122,7 +136,12 @@ export function removeEdits(path: string, doc: Json, edits: readonly ConfigEdit[
     if (edit.kind === 'member') {
       const parent = objectAt(path, doc, edit.at, false);
       const current = parent?.[edit.key];
-      if (parent === undefined || current === undefined || !(edit.owns(current) || isDeepStrictEqual(current, edit.value))) continue;
+      if (
+        parent === undefined ||
+        current === undefined ||
+        !(edit.owns(current) || isDeepStrictEqual(current, edit.value))
+      )
+        continue;
       delete parent[edit.key];
       prune(doc, edit.at);
     } else {
@@ -147,13 +166,22 @@ export function formatJson(doc: Json, original: string | null): string {
 }
 
 /** `text` with the edits made, or null when it already has them. */
-export function addToJson(path: string, text: string | null, edits: readonly ConfigEdit[], force: boolean): string | null {
+export function addToJson(
+  path: string,
+  text: string | null,
+  edits: readonly ConfigEdit[],
+  force: boolean,
+): string | null {
   const doc = text === null ? {} : parseJsonConfig(path, text);
   return addEdits(path, doc, edits, force) ? formatJson(doc, text) : null;
 }
 
 /** `text` without shadow's entries (and whether nothing is left), or null when it has none. */
-export function removeFromJson(path: string, text: string, edits: readonly ConfigEdit[]): { text: string; empty: boolean } | null {
+export function removeFromJson(
+  path: string,
+  text: string,
+  edits: readonly ConfigEdit[],
+): { text: string; empty: boolean } | null {
   const doc = parseJsonConfig(path, text);
   if (!removeEdits(path, doc, edits)) return null;
   return { text: formatJson(doc, text), empty: Object.keys(doc).length === 0 };

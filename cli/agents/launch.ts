@@ -49,7 +49,12 @@ export function shellWord(word: string, platform: NodeJS.Platform = process.plat
 }
 
 /** A shell command line that runs `shadow <words>` on the repository at `root`. */
-export function shadowCommandLine(launch: Launch, root: string, words: readonly string[], platform: NodeJS.Platform = process.platform): string {
+export function shadowCommandLine(
+  launch: Launch,
+  root: string,
+  words: readonly string[],
+  platform: NodeJS.Platform = process.platform,
+): string {
   return [launch.node, ...shadowArgs(launch, root, words)].map((w) => shellWord(w, platform)).join(' ');
 }
 

@@ -34,7 +34,11 @@ export function parseTomlConfig(path: string, text: string): Toml {
   try {
     return load(text);
   } catch (e) {
-    if (e instanceof TomlError) throw invalidConfig(path, 'TOML', e.message.split('\n')[0]!.replace(/^Invalid TOML document: /, ''), { line: e.line, column: e.column });
+    if (e instanceof TomlError)
+      throw invalidConfig(path, 'TOML', e.message.split('\n')[0]!.replace(/^Invalid TOML document: /, ''), {
+        line: e.line,
+        column: e.column,
+      });
     throw e;
   }
 }
@@ -47,7 +51,8 @@ function member(edits: readonly ConfigEdit[]): Extract<ConfigEdit, { kind: 'memb
 
 function get(doc: Toml, at: readonly string[], key: string): unknown {
   let node: unknown = doc;
-  for (const k of [...at, key]) node = typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Toml)[k] : undefined;
+  for (const k of [...at, key])
+    node = typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Toml)[k] : undefined;
   return node;
 }
 
@@ -80,15 +85,20 @@ function tableSpan(text: string, at: readonly string[], key: string): { start: n
     break;
   }
   // The blank line shadow put before the table goes with it.
-  const start = header.index >= 2 && text.slice(header.index - 2, header.index) === '\n\n' ? header.index - 1 : header.index;
+  const start =
+    header.index >= 2 && text.slice(header.index - 2, header.index) === '\n\n' ? header.index - 1 : header.index;
   return { start, end };
 }
 
 function cannotEdit(path: string, where: string): ShadowError {
-  return new ShadowError('INVALID_CONFIG', `${path}: ${where} is not written as a [${where}] table shadow can replace; nothing was written`, {
-    hint: `edit ${where} in ${path} by hand, or remove it and run the command again`,
-    data: { path, key: where },
-  });
+  return new ShadowError(
+    'INVALID_CONFIG',
+    `${path}: ${where} is not written as a [${where}] table shadow can replace; nothing was written`,
+    {
+      hint: `edit ${where} in ${path} by hand, or remove it and run the command again`,
+      data: { path, key: where },
+    },
+  );
 }
 
 /** `text` without the table, checked to have lost that table and nothing else. */
@@ -103,12 +113,18 @@ function cut(path: string, text: string, doc: Toml, at: readonly string[], key: 
   } catch {
     throw cannotEdit(path, where);
   }
-  if (!isDeepStrictEqual(after, without(doc, at, key, true)) && !isDeepStrictEqual(after, without(doc, at, key, false))) throw cannotEdit(path, where);
+  if (!isDeepStrictEqual(after, without(doc, at, key, true)) && !isDeepStrictEqual(after, without(doc, at, key, false)))
+    throw cannotEdit(path, where);
   return out;
 }
 
 /** `text` with the table, or null when it already has it. */
-export function addToToml(path: string, text: string | null, edits: readonly ConfigEdit[], force: boolean): string | null {
+export function addToToml(
+  path: string,
+  text: string | null,
+  edits: readonly ConfigEdit[],
+  force: boolean,
+): string | null {
   const edit = member(edits);
   const doc = parseTomlConfig(path, text ?? '');
   const current = get(doc, edit.at, edit.key);
@@ -117,10 +133,14 @@ export function addToToml(path: string, text: string | null, edits: readonly Con
   if (current !== undefined) {
     const where = [...edit.at, edit.key].join('.');
     if (!edit.owns(current) && !force) {
-      throw new ShadowError('ALREADY_EXISTS', `${path} already has ${where}, not written by shadow init; nothing was written`, {
-        hint: `remove it from ${path}, or run again with --force to replace it (shadow init --remove then puts the file back as it was)`,
-        data: { path, key: where },
-      });
+      throw new ShadowError(
+        'ALREADY_EXISTS',
+        `${path} already has ${where}, not written by shadow init; nothing was written`,
+        {
+          hint: `remove it from ${path}, or run again with --force to replace it (shadow init --remove then puts the file back as it was)`,
+          data: { path, key: where },
+        },
+      );
     }
     base = cut(path, base, doc, edit.at, edit.key);
   }
@@ -135,12 +155,17 @@ export function addToToml(path: string, text: string | null, edits: readonly Con
     // `mcp_servers = { … }` inline, or dotted keys: a [mcp_servers.shadow] header would redefine it.
     throw cannotEdit(path, [...edit.at, edit.key].join('.'));
   }
-  if (!isDeepStrictEqual(get(written, edit.at, edit.key), edit.value)) throw cannotEdit(path, [...edit.at, edit.key].join('.'));
+  if (!isDeepStrictEqual(get(written, edit.at, edit.key), edit.value))
+    throw cannotEdit(path, [...edit.at, edit.key].join('.'));
   return out;
 }
 
 /** `text` without shadow's table (and whether nothing is left), or null when it has none. */
-export function removeFromToml(path: string, text: string, edits: readonly ConfigEdit[]): { text: string; empty: boolean } | null {
+export function removeFromToml(
+  path: string,
+  text: string,
+  edits: readonly ConfigEdit[],
+): { text: string; empty: boolean } | null {
   const edit = member(edits);
   const doc = parseTomlConfig(path, text);
   const current = get(doc, edit.at, edit.key);

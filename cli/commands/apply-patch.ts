@@ -20,7 +20,9 @@ export async function applyPatch(ctx: CommandContext): Promise<number> {
   try {
     text = strictUtf8.decode(bytes);
   } catch {
-    throw new ShadowError('INVALID_PATCH', 'the patch is not UTF-8 text', { hint: 'send the patch as UTF-8; a file that is not text goes through `shadow write`' });
+    throw new ShadowError('INVALID_PATCH', 'the patch is not UTF-8 text', {
+      hint: 'send the patch as UTF-8; a file that is not text goes through `shadow write`',
+    });
   }
   let named: string[] = [];
   try {
@@ -31,7 +33,10 @@ export async function applyPatch(ctx: CommandContext): Promise<number> {
   const paths = new Map<string, string>();
   for (const p of named) paths.set(p, await ctx.repoPath(p));
   const patch = retargetCodexPatch(text, paths);
-  const r = await sh.batch({ intent: ctx.argv.intent as string | undefined, operations: [{ operation: 'apply_patch', patch }] }, { draft: ctx.draft, actor: ctx.actor });
+  const r = await sh.batch(
+    { intent: ctx.argv.intent as string | undefined, operations: [{ operation: 'apply_patch', patch }] },
+    { draft: ctx.draft, actor: ctx.actor },
+  );
   const status = report(ctx, r);
   // How a change was placed, when worth a look (the first of several places, a file replaced); --json has `notes`.
   if (!ctx.out.json && r.success) {

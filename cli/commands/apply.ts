@@ -1,4 +1,11 @@
-import type { ApplyResult, ConflictHunk, PathConflict, PublishedPath, RecoveryReport, UnapplyResult } from '../../src/index.js';
+import type {
+  ApplyResult,
+  ConflictHunk,
+  PathConflict,
+  PublishedPath,
+  RecoveryReport,
+  UnapplyResult,
+} from '../../src/index.js';
 import { ShadowError } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
@@ -21,7 +28,8 @@ function hunkLines(h: ConflictHunk, theirs: string): string[] {
     const shown = lines.slice(0, HUNK_LINES).map((l) => `      ${l.replace(/\r$/, '')}`);
     return lines.length > HUNK_LINES ? [...shown, `      … ${lines.length - HUNK_LINES} more lines`] : shown;
   };
-  const range = (line: number, count: number): string => (count === 0 ? `after line ${line - 1}` : count === 1 ? `line ${line}` : `lines ${line}-${line + count - 1}`);
+  const range = (line: number, count: number): string =>
+    count === 0 ? `after line ${line - 1}` : count === 1 ? `line ${line}` : `lines ${line}-${line + count - 1}`;
   return [
     `    ${range(h.ours.line, h.ours.count)} of the working tree, ${range(h.theirs.line, h.theirs.count)} of ${theirs}:`,
     '      <<<<<<< working tree',
@@ -44,23 +52,41 @@ function markerLines(r: ApplyResult): string[] {
   const marked = r.paths.filter((p) => p.merge === 'conflict' && p.hunks && p.merged !== undefined);
   if (marked.length === 0) return [];
   const verb = r.dry_run ? 'would write' : 'wrote';
-  return [`${verb} conflict markers into ${plural(marked.length, 'path')} (resolve them, then commit as usual):`, ...marked.flatMap((p) => [`  ${p.path}`, ...p.hunks!.flatMap((h) => hunkLines(h, `draft ${r.draft}`))])];
+  return [
+    `${verb} conflict markers into ${plural(marked.length, 'path')} (resolve them, then commit as usual):`,
+    ...marked.flatMap((p) => [`  ${p.path}`, ...p.hunks!.flatMap((h) => hunkLines(h, `draft ${r.draft}`))]),
+  ];
 }
 
 function describeApply(r: ApplyResult): string {
   const lines: string[] = [];
-  if (r.paths.length === 0) lines.push(`nothing to apply: draft ${r.draft} changes nothing the working tree does not already hold`);
+  if (r.paths.length === 0)
+    lines.push(`nothing to apply: draft ${r.draft} changes nothing the working tree does not already hold`);
   else if (r.dry_run) lines.push(`would apply draft ${r.draft} (${short(r.tip)}): ${plural(r.paths.length, 'path')}`);
   else lines.push(`applied draft ${r.draft} (${short(r.tip)}): ${plural(r.paths.length, 'path')}`);
   lines.push(...pathLines(r.paths));
   lines.push(...markerLines(r));
   if (r.dry_run && r.pendingApprovals.length > 0) {
-    lines.push(`approvals needed first (${r.pendingApprovals.length}):`, ...r.pendingApprovals.map((a) => `  ${a.id}  ${pad(a.kind, 16)} ${a.reason}`));
+    lines.push(
+      `approvals needed first (${r.pendingApprovals.length}):`,
+      ...r.pendingApprovals.map((a) => `  ${a.id}  ${pad(a.kind, 16)} ${a.reason}`),
+    );
   }
-  if (r.dry_run && r.paths.length > 0 && r.conflicts.length === 0 && r.unresolved.length === 0 && r.unwritable.length === 0 && r.pendingApprovals.length === 0) lines.push('no conflicts: `shadow apply` would write these paths');
+  if (
+    r.dry_run &&
+    r.paths.length > 0 &&
+    r.conflicts.length === 0 &&
+    r.unresolved.length === 0 &&
+    r.unwritable.length === 0 &&
+    r.pendingApprovals.length === 0
+  )
+    lines.push('no conflicts: `shadow apply` would write these paths');
   if (r.unwritable.length > 0) lines.push(`cannot write in: ${r.unwritable.join(', ')}`);
   if (r.skipped.length > 0) lines.push(`submodules left as they are: ${r.skipped.join(', ')}`);
-  if (r.branch) lines.push(`${r.branch.ref.replace(/^refs\/heads\//, '')}: ${short(r.branch.old)} -> ${short(r.branch.new)} (${r.branch.how})`);
+  if (r.branch)
+    lines.push(
+      `${r.branch.ref.replace(/^refs\/heads\//, '')}: ${short(r.branch.old)} -> ${short(r.branch.new)} (${r.branch.how})`,
+    );
   if (r.applied) lines.push('undo it with `shadow unapply`');
   return lines.join('\n');
 }
@@ -75,7 +101,9 @@ function progressBar(ctx: CommandContext): ((done: number, total: number, bytes:
     last = now;
     const width = 30;
     const filled = Math.round((done / total) * width);
-    ctx.io.stderr(`\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} paths, ${(bytes / 1024 / 1024).toFixed(1)} MB`);
+    ctx.io.stderr(
+      `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} paths, ${(bytes / 1024 / 1024).toFixed(1)} MB`,
+    );
   };
 }
 
@@ -84,7 +112,9 @@ export async function apply(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const squash = ctx.argv.squash === true ? String(ctx.argv.message ?? '') : undefined;
   if (squash !== undefined && squash.trim() === '') {
-    throw new ShadowError('USAGE', '--squash needs a commit message: -m "<message>"', { hint: 'shadow apply --squash -m "what the change does"' });
+    throw new ShadowError('USAGE', '--squash needs a commit message: -m "<message>"', {
+      hint: 'shadow apply --squash -m "what the change does"',
+    });
   }
   const specs = Array.isArray(ctx.argv.paths) ? (ctx.argv.paths as unknown[]).map(String) : [];
   const paths = specs.length > 0 ? await Promise.all(specs.map((s) => ctx.repoPath(s))) : undefined;
@@ -106,7 +136,9 @@ export async function apply(ctx: CommandContext): Promise<number> {
       // Overlapping hunks: both sides of each, before the error says what to do.
       const data = (e as { data?: { draft?: string; conflicts?: PathConflict[] } }).data;
       if (!ctx.out.json && (e as { code?: string }).code === 'CONFLICT' && data?.conflicts) {
-        ctx.io.stdout(`conflicts (${data.conflicts.length}):\n${conflictLines(data.conflicts, `draft ${data.draft ?? ''}`).join('\n')}\n`);
+        ctx.io.stdout(
+          `conflicts (${data.conflicts.length}):\n${conflictLines(data.conflicts, `draft ${data.draft ?? ''}`).join('\n')}\n`,
+        );
       }
       throw e;
     }
@@ -126,10 +158,13 @@ export async function apply(ctx: CommandContext): Promise<number> {
   if (r.dry_run && r.unresolved.length > 0) {
     // Paths left in conflict by a rebase: apply refuses them until a batch resolves them.
     const message = `apply would be refused: ${plural(r.unresolved.length, 'path')} in conflict since the draft's rebase`;
-    const hint = 'resolve each with a batch on it (or `shadow resolve <path>` to keep it as the draft holds it), or `shadow undo` the rebase';
+    const hint =
+      'resolve each with a batch on it (or `shadow resolve <path>` to keep it as the draft holds it), or `shadow undo` the rebase';
     if (ctx.out.json) ctx.out.error({ code: 'UNRESOLVED_CONFLICT', message, hint, data: { ...r } });
     else {
-      ctx.io.stdout(`${describeApply(r)}\nin conflict (${r.unresolved.length}):\n${r.unresolved.map((u) => `  ${pad(u.reason, 13)} ${u.path}`).join('\n')}\n`);
+      ctx.io.stdout(
+        `${describeApply(r)}\nin conflict (${r.unresolved.length}):\n${r.unresolved.map((u) => `  ${pad(u.reason, 13)} ${u.path}`).join('\n')}\n`,
+      );
       ctx.io.stderr(`error: ${message}\nhint: ${hint}\n`);
     }
     return EXIT.error;
@@ -151,7 +186,10 @@ export async function apply(ctx: CommandContext): Promise<number> {
       ctx.out.error({ code, message, hint, data: { ...r } });
     } else {
       ctx.io.stdout(`${describeApply(r)}\n`);
-      if (r.conflicts.length > 0) ctx.io.stdout(`conflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts, `draft ${r.draft}`).join('\n')}\n`);
+      if (r.conflicts.length > 0)
+        ctx.io.stdout(
+          `conflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts, `draft ${r.draft}`).join('\n')}\n`,
+        );
       ctx.io.stderr(`error: ${message}\n`);
     }
     return EXIT.error;
@@ -176,7 +214,9 @@ export async function unapply(ctx: CommandContext): Promise<number> {
   } catch (e) {
     const data = (e as { data?: { draft?: string; conflicts?: PathConflict[] } }).data;
     if (!ctx.out.json && (e as { code?: string }).code === 'CONFLICT' && data?.conflicts) {
-      ctx.io.stdout(`conflicts (${data.conflicts.length}):\n${conflictLines(data.conflicts, 'before the apply').join('\n')}\n`);
+      ctx.io.stdout(
+        `conflicts (${data.conflicts.length}):\n${conflictLines(data.conflicts, 'before the apply').join('\n')}\n`,
+      );
     }
     throw e;
   }
@@ -186,19 +226,29 @@ export async function unapply(ctx: CommandContext): Promise<number> {
         ? `unapply would put back ${plural(r.paths.length, 'path')} of draft ${r.draft} as they were before its last apply`
         : `unapplied draft ${r.draft}: ${plural(r.paths.length, 'path')} put back as they were before the last apply`,
       ...pathLines(r.paths),
-      ...(r.kept.length > 0 ? [`left as you have them (deleted or created since the apply): ${r.kept.join(', ')}`] : []),
-      ...(r.paths.some((p) => p.merge === 'merged') ? ['your edits made since the apply are kept where they do not touch its lines'] : []),
-      ...(r.branch ? [`${r.branch.ref.replace(/^refs\/heads\//, '')}: ${short(r.branch.old)} -> ${short(r.branch.new)}`] : []),
+      ...(r.kept.length > 0
+        ? [`left as you have them (deleted or created since the apply): ${r.kept.join(', ')}`]
+        : []),
+      ...(r.paths.some((p) => p.merge === 'merged')
+        ? ['your edits made since the apply are kept where they do not touch its lines']
+        : []),
+      ...(r.branch
+        ? [`${r.branch.ref.replace(/^refs\/heads\//, '')}: ${short(r.branch.old)} -> ${short(r.branch.new)}`]
+        : []),
       ...(dryRun ? [] : ['`shadow apply` publishes the same changes again']),
     ].join('\n');
   if (dryRun && r.conflicts.length > 0) {
     const overlaps = r.conflicts.every((c) => c.reason === 'overlap');
     const code = overlaps ? 'CONFLICT' : 'STALE_BASE';
     const message = `unapply would stop before writing anything: ${plural(r.conflicts.length, 'path')} changed since the apply ${overlaps ? 'on the lines it wrote' : 'in ways no merge undoes'}`;
-    const hint = overlaps ? "settle those lines by hand, or `shadow unapply --conflict=markers` to write both with git's conflict markers" : 'put those paths back by hand, or keep the apply';
+    const hint = overlaps
+      ? "settle those lines by hand, or `shadow unapply --conflict=markers` to write both with git's conflict markers"
+      : 'put those paths back by hand, or keep the apply';
     if (ctx.out.json) ctx.out.error({ code, message, hint, data: { ...r } });
     else {
-      ctx.io.stdout(`${describe()}\nconflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts, 'before the apply').join('\n')}\n`);
+      ctx.io.stdout(
+        `${describe()}\nconflicts (${r.conflicts.length}):\n${conflictLines(r.conflicts, 'before the apply').join('\n')}\n`,
+      );
       ctx.io.stderr(`error: ${message}\nhint: ${hint}\n`);
     }
     return EXIT.error;
@@ -208,12 +258,17 @@ export async function unapply(ctx: CommandContext): Promise<number> {
 }
 
 function describeRecovery(r: RecoveryReport): string {
-  const elsewhere = r.elsewhere.map((e) => `an interrupted apply of draft ${e.draft} belongs to the worktree at ${e.worktree}: run \`shadow recover\` there`);
-  if (r.finished.length === 0 && r.failed.length === 0 && r.unreadable.length === 0) return ['nothing to recover here: no apply of this worktree was interrupted', ...elsewhere].join('\n');
+  const elsewhere = r.elsewhere.map(
+    (e) =>
+      `an interrupted apply of draft ${e.draft} belongs to the worktree at ${e.worktree}: run \`shadow recover\` there`,
+  );
+  if (r.finished.length === 0 && r.failed.length === 0 && r.unreadable.length === 0)
+    return ['nothing to recover here: no apply of this worktree was interrupted', ...elsewhere].join('\n');
   const lines: string[] = [];
   for (const f of r.finished) {
     lines.push(`finished the interrupted ${f.kind} of draft ${f.draft}: ${plural(f.written.length, 'path')} written`);
-    if (f.conflicts.length > 0) lines.push(`  left as they are (changed meanwhile): ${f.conflicts.map((c) => c.path).join(', ')}`);
+    if (f.conflicts.length > 0)
+      lines.push(`  left as they are (changed meanwhile): ${f.conflicts.map((c) => c.path).join(', ')}`);
   }
   for (const f of r.failed) lines.push(`could not finish an apply of draft ${f.draft}: ${f.error}`);
   for (const u of r.unreadable) lines.push(`unreadable journal left in place: ${u}`);

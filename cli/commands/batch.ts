@@ -8,8 +8,15 @@ function describeResult(r: BatchResult): string {
   const lines: string[] = [];
   if (r.success) {
     if (r.created_draft) lines.push(`created draft ${r.draft} from HEAD`);
-    if (r.captured?.length) lines.push(`captured the working tree's state of ${plural(r.captured.length, 'path')} first: ${r.captured.join(', ')}`);
-    lines.push(r.batch === null ? `nothing to change on draft ${r.draft}: every operation was already in place` : `batch ${r.batch} on draft ${r.draft}: ${short(r.commit)}`);
+    if (r.captured?.length)
+      lines.push(
+        `captured the working tree's state of ${plural(r.captured.length, 'path')} first: ${r.captured.join(', ')}`,
+      );
+    lines.push(
+      r.batch === null
+        ? `nothing to change on draft ${r.draft}: every operation was already in place`
+        : `batch ${r.batch} on draft ${r.draft}: ${short(r.commit)}`,
+    );
   } else {
     const failed = r.results.filter((op) => op.status === 'failed').length;
     lines.push(
@@ -21,7 +28,8 @@ function describeResult(r: BatchResult): string {
   for (const op of r.results) {
     const target = op.to ? `${op.path} -> ${op.to}` : op.path;
     // An apply_patch op that landed: a line per file it changed.
-    if (op.files && op.success) for (const f of op.files) lines.push(`  ${pad(f.status, 15)} ${f.to ? `${f.path} -> ${f.to}` : f.path}`);
+    if (op.files && op.success)
+      for (const f of op.files) lines.push(`  ${pad(f.status, 15)} ${f.to ? `${f.path} -> ${f.to}` : f.path}`);
     else lines.push(`  ${pad(op.status, 15)} ${target}${op.error ? `\n      ${op.error.message}` : ''}`);
   }
   return lines.join('\n');
@@ -40,7 +48,13 @@ export function report(ctx: CommandContext, r: BatchResult): number {
 /** `shadow batch <file|->`: the bytes go to the library, which refuses any that are not UTF-8. */
 export async function batch(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  return report(ctx, await sh.batchText(await readBatchDocument(String(ctx.argv.file), ctx.dir, ctx.io.stdin), { draft: ctx.draft, actor: ctx.actor }));
+  return report(
+    ctx,
+    await sh.batchText(await readBatchDocument(String(ctx.argv.file), ctx.dir, ctx.io.stdin), {
+      draft: ctx.draft,
+      actor: ctx.actor,
+    }),
+  );
 }
 
 /**
@@ -53,7 +67,12 @@ export async function write(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   // The path first: a path refused must not wait for stdin to end.
   const path = await ctx.repoPath(String(ctx.argv.path));
-  const options = { draft: ctx.draft, actor: ctx.actor, mode: ctx.argv.mode as '100644' | '100755' | undefined, intent: ctx.argv.intent as string | undefined };
+  const options = {
+    draft: ctx.draft,
+    actor: ctx.actor,
+    mode: ctx.argv.mode as '100644' | '100755' | undefined,
+    intent: ctx.argv.intent as string | undefined,
+  };
   const max = sh.maxContentBytes;
   if (ctx.argv.base64) {
     const text = await readBase64UpTo(ctx.io.stdin, max);
@@ -68,7 +87,11 @@ export async function write(ctx: CommandContext): Promise<number> {
 export async function edit(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const path = await ctx.repoPath(String(ctx.argv.path));
-  const r = await sh.edit(path, String(ctx.argv.old), String(ctx.argv.new), { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined });
+  const r = await sh.edit(path, String(ctx.argv.old), String(ctx.argv.new), {
+    draft: ctx.draft,
+    actor: ctx.actor,
+    intent: ctx.argv.intent as string | undefined,
+  });
   return report(ctx, r);
 }
 
@@ -77,7 +100,10 @@ export async function rm(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const paths: string[] = [];
   for (const p of ctx.argv.paths as unknown[]) paths.push(await ctx.repoPath(String(p)));
-  return report(ctx, await sh.remove(paths, { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }));
+  return report(
+    ctx,
+    await sh.remove(paths, { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }),
+  );
 }
 
 /** `shadow mv <from> <to>` */
@@ -85,5 +111,8 @@ export async function mv(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const from = await ctx.repoPath(String(ctx.argv.from));
   const to = await ctx.repoPath(String(ctx.argv.to));
-  return report(ctx, await sh.move(from, to, { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }));
+  return report(
+    ctx,
+    await sh.move(from, to, { draft: ctx.draft, actor: ctx.actor, intent: ctx.argv.intent as string | undefined }),
+  );
 }

@@ -25,10 +25,17 @@ export async function diff(ctx: CommandContext): Promise<void> {
     ctx.out.result(r, () => '');
     return;
   }
-  let text = nameStatus ? nameStatusText(r.files) : stat ? statText(r.files, colour) : r.files.map((f) => f.patch ?? '').join('');
+  let text = nameStatus
+    ? nameStatusText(r.files)
+    : stat
+      ? statText(r.files, colour)
+      : r.files.map((f) => f.patch ?? '').join('');
   if (text === '') return;
   if (!text.endsWith('\n')) text += '\n';
-  if (r.renames_limited) ctx.out.note('warning: exhaustive rename detection was skipped due to too many files; raise diff.renameLimit to look further');
+  if (r.renames_limited)
+    ctx.out.note(
+      'warning: exhaustive rename detection was skipped due to too many files; raise diff.renameLimit to look further',
+    );
   if (pager === undefined) ctx.io.stdout(text);
   else await page(text, pager, ctx.io.env, ctx.dir, (s) => ctx.io.stdout(s));
 }

@@ -4,7 +4,10 @@ import type { CommandContext } from '../command-context.js';
 /** `shadow draft new [name] [--from <commit-ish>]` */
 export async function draftNew(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const d = await sh.draftNew((ctx.argv.name as string | undefined) ?? ctx.draft, { from: ctx.argv.from as string | undefined, actor: ctx.actor });
+  const d = await sh.draftNew((ctx.argv.name as string | undefined) ?? ctx.draft, {
+    from: ctx.argv.from as string | undefined,
+    actor: ctx.actor,
+  });
   ctx.out.result(d, () => `created draft ${d.name} at ${short(d.tip)} (from ${d.from})`);
 }
 
@@ -12,12 +15,17 @@ export async function draftNew(ctx: CommandContext): Promise<void> {
 export async function draftList(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const remote = ctx.argv.remote as string | undefined;
-  const drafts = remote === undefined ? await sh.draftList() : await sh.remoteDrafts({ remote: remote === '' ? undefined : remote });
+  const drafts =
+    remote === undefined ? await sh.draftList() : await sh.remoteDrafts({ remote: remote === '' ? undefined : remote });
   ctx.out.result({ drafts }, () => {
-    if (drafts.length === 0 && remote !== undefined) return 'no drafts fetched (`shadow fetch <remote>` brings a remote\'s drafts)';
+    if (drafts.length === 0 && remote !== undefined)
+      return "no drafts fetched (`shadow fetch <remote>` brings a remote's drafts)";
     if (drafts.length === 0) return 'no drafts (a draft is created by `shadow draft new` or by its first batch)';
     return drafts
-      .map((d) => `${pad(d.name, 20)} ${short(d.tip)}  ${pad(plural(d.batches, 'batch', 'batches'), 12)} ${pad(plural(d.touched, 'path'), 10)} ${pad(d.status, 8)} created ${shortTime(d.created_at)}`)
+      .map(
+        (d) =>
+          `${pad(d.name, 20)} ${short(d.tip)}  ${pad(plural(d.batches, 'batch', 'batches'), 12)} ${pad(plural(d.touched, 'path'), 10)} ${pad(d.status, 8)} created ${shortTime(d.created_at)}`,
+      )
       .join('\n');
   });
 }
@@ -46,6 +54,8 @@ export async function draftDrop(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const r = await sh.draftDrop(String(ctx.argv.name), { purge: ctx.argv.purge === true });
   ctx.out.result(r, () =>
-    r.archive ? `dropped draft ${r.draft}; its work is kept at ${r.archive} (shadow draft new <name> --from ${r.archive} brings it back)` : `dropped draft ${r.draft} for good`,
+    r.archive
+      ? `dropped draft ${r.draft}; its work is kept at ${r.archive} (shadow draft new <name> --from ${r.archive} brings it back)`
+      : `dropped draft ${r.draft} for good`,
   );
 }

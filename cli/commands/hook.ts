@@ -30,7 +30,8 @@ export async function hook(ctx: CommandContext): Promise<void> {
     } catch (e) {
       throw new Error(`the hook's input is not JSON: ${(e as Error).message}`);
     }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error("the hook's input is not a JSON object");
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new Error("the hook's input is not a JSON object");
     const call = input as Record<string, unknown>;
     const intake = protocol.intake(call);
     if (intake.kind === 'pass' || intake.kind === 'deny') verdict = intake;
@@ -46,7 +47,10 @@ export async function hook(ctx: CommandContext): Promise<void> {
     }
   } catch (e) {
     const why = isShadowError(e) ? errorText(e.toJSON()) : (e as Error).message;
-    verdict = { kind: 'deny', reason: `shadow's hook could not take this edit into the draft, so it is refused (nothing was written):\n${why}\nUse ${protocol.names.write} instead.` };
+    verdict = {
+      kind: 'deny',
+      reason: `shadow's hook could not take this edit into the draft, so it is refused (nothing was written):\n${why}\nUse ${protocol.names.write} instead.`,
+    };
   }
   ctx.io.stdout(protocol.answer(verdict));
 }

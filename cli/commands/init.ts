@@ -1,20 +1,50 @@
 import { realpathSync } from 'node:fs';
 import { ShadowError } from '../../src/index.js';
 import { agentSetup, type AgentName } from '../agents/agent-specs.js';
-import { applyInit, applyRemove, planInit, planRemove, readRecord, recordPath, type PlannedFile } from '../agents/init-files.js';
+import {
+  applyInit,
+  applyRemove,
+  planInit,
+  planRemove,
+  readRecord,
+  recordPath,
+  type PlannedFile,
+} from '../agents/init-files.js';
 import { thisLaunch } from '../agents/launch.js';
 import type { CommandContext } from '../command-context.js';
 
-const PAST: Record<PlannedFile['change'], string> = { create: 'created', update: 'updated', unchanged: 'unchanged', delete: 'deleted', restore: 'restored' };
-const FUTURE: Record<PlannedFile['change'], string> = { create: 'would create', update: 'would update', unchanged: 'would leave', delete: 'would delete', restore: 'would restore' };
+const PAST: Record<PlannedFile['change'], string> = {
+  create: 'created',
+  update: 'updated',
+  unchanged: 'unchanged',
+  delete: 'deleted',
+  restore: 'restored',
+};
+const FUTURE: Record<PlannedFile['change'], string> = {
+  create: 'would create',
+  update: 'would update',
+  unchanged: 'would leave',
+  delete: 'would delete',
+  restore: 'would restore',
+};
 
-function describe(planned: readonly PlannedFile[], title: string, remove: boolean, print: boolean, notes: readonly string[]): string {
+function describe(
+  planned: readonly PlannedFile[],
+  title: string,
+  remove: boolean,
+  print: boolean,
+  notes: readonly string[],
+): string {
   const lines: string[] = [];
   const changes = planned.filter((p) => p.change !== 'unchanged');
-  if (changes.length === 0) lines.push(remove ? `${title}: shadow is not set up here; nothing to remove` : `${title}: already set up; nothing to change`);
+  if (changes.length === 0)
+    lines.push(
+      remove ? `${title}: shadow is not set up here; nothing to remove` : `${title}: already set up; nothing to change`,
+    );
   for (const p of planned) {
     lines.push(`${(print ? FUTURE : PAST)[p.change]} ${p.path}`);
-    if (print && p.change !== 'unchanged' && p.after !== null) lines.push(p.after.toString('utf8').replace(/\n?$/, '\n'));
+    if (print && p.change !== 'unchanged' && p.after !== null)
+      lines.push(p.after.toString('utf8').replace(/\n?$/, '\n'));
   }
   if (!remove && !print && changes.length > 0) for (const n of notes) lines.push(`note: ${n}`);
   return lines.join('\n');
@@ -33,9 +63,13 @@ export async function init(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const { worktree, commondir } = sh.layout;
   if (worktree === null) {
-    throw new ShadowError('INVALID_ARGUMENT', 'shadow init writes the agent\'s config into the working tree, and this repository has none', {
-      hint: 'run it in a clone with a working tree',
-    });
+    throw new ShadowError(
+      'INVALID_ARGUMENT',
+      "shadow init writes the agent's config into the working tree, and this repository has none",
+      {
+        hint: 'run it in a clone with a working tree',
+      },
+    );
   }
   // The path the agent will be given, symlinks resolved: the same however the repository was reached.
   const root = realpathSync(worktree);
@@ -52,7 +86,11 @@ export async function init(ctx: CommandContext): Promise<void> {
     action: remove ? 'remove' : 'init',
     written: !print && planned.some((p) => p.change !== 'unchanged'),
     root,
-    files: planned.map((p) => ({ path: p.path, change: p.change, ...(print ? { content: p.after === null ? null : p.after.toString('utf8') } : {}) })),
+    files: planned.map((p) => ({
+      path: p.path,
+      change: p.change,
+      ...(print ? { content: p.after === null ? null : p.after.toString('utf8') } : {}),
+    })),
     notes: remove ? [] : setup.notes,
   };
   ctx.out.result(doc, () => describe(planned, setup.title, remove, print, setup.notes));

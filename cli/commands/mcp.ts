@@ -5,7 +5,6 @@ import type { CommandContext } from '../command-context.js';
 import { listenForCalls } from '../handoff/server.js';
 import { shadowVersion } from '../version.js';
 
-
 /**
  * `shadow mcp [--tools shadow|anthropic|filesystem|all] [--draft <d> | --draft-per-actor] [--actor <who>] [--allow-apply]`:
  * an MCP server over stdin/stdout until the client closes it. Notes go to
@@ -45,6 +44,9 @@ export async function mcp(ctx: CommandContext): Promise<number> {
 /** `shadow tools --format openai|anthropic|mcp [--tools <profiles>] [--allow-apply]`: the tool definitions as JSON. */
 export async function tools(ctx: CommandContext): Promise<void> {
   const format = (ctx.argv.format as ToolFormat | undefined) ?? 'mcp';
-  const defs = formatTools(format, toolsFor(parseProfiles(ctx.argv.tools as string | undefined), { allowApply: ctx.argv['allow-apply'] === true }));
+  const defs = formatTools(
+    format,
+    toolsFor(parseProfiles(ctx.argv.tools as string | undefined), { allowApply: ctx.argv['allow-apply'] === true }),
+  );
   ctx.io.stdout(`${JSON.stringify(defs, null, 2)}\n`);
 }

@@ -17,7 +17,10 @@ function clock(ms: number): string {
  * Progress: on a terminal a bar on stderr (batch i of n, ops, elapsed,
  * ETA); otherwise, or with --json, one JSON event a line on stdout.
  */
-function reporter(ctx: CommandContext): { onEvent: (e: PlanEvent) => void; current: () => { done: number; total: number } } {
+function reporter(ctx: CommandContext): {
+  onEvent: (e: PlanEvent) => void;
+  current: () => { done: number; total: number };
+} {
   const bar = ctx.io.isTTY && !ctx.out.json;
   const started = Date.now();
   let done = 0;
@@ -44,13 +47,18 @@ function reporter(ctx: CommandContext): { onEvent: (e: PlanEvent) => void; curre
     const eta = ranHere > 0 ? ((total - done) * elapsed) / ranHere : 0;
     const width = 24;
     const filled = total === 0 ? width : Math.round((done / total) * width);
-    ctx.io.stderr(`\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] batch ${done} of ${total} · ${plural(ops, 'op')} · ${clock(elapsed)} elapsed · ETA ${clock(eta)}\x1b[K`);
+    ctx.io.stderr(
+      `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] batch ${done} of ${total} · ${plural(ops, 'op')} · ${clock(elapsed)} elapsed · ETA ${clock(eta)}\x1b[K`,
+    );
   };
   return { onEvent, current: () => ({ done, total }) };
 }
 
 /** SIGINT and SIGTERM ask the run to stop after its current batch; a second one ends at once. */
-function stopOnSignals(ctx: CommandContext, current: () => { done: number; total: number }): { stop: () => boolean; release: () => void } {
+function stopOnSignals(
+  ctx: CommandContext,
+  current: () => { done: number; total: number },
+): { stop: () => boolean; release: () => void } {
   let requested = false;
   const handler = (): void => {
     if (requested) process.exit(STOPPED);
@@ -77,11 +85,15 @@ function finish(ctx: CommandContext, out: PlanOutcome): number {
     return EXIT.ok;
   }
   if (out.status === 'stopped') {
-    ctx.io.stderr(`stopped after batch ${out.last_completed_batch_id} of ${out.total}; continue with \`shadow resume\`\n`);
+    ctx.io.stderr(
+      `stopped after batch ${out.last_completed_batch_id} of ${out.total}; continue with \`shadow resume\`\n`,
+    );
     return STOPPED;
   }
   ctx.io.stderr(`error: batch ${out.failed!.batch_id} of plan ${out.plan} failed: ${out.failed!.error.message}\n`);
-  ctx.io.stderr(`hint: the draft stays at batch ${out.last_completed_batch_id}; fix the plan and \`shadow resume --force\`, retry with \`shadow resume\`, or skip the batch with \`shadow resume --skip\`\n`);
+  ctx.io.stderr(
+    `hint: the draft stays at batch ${out.last_completed_batch_id}; fix the plan and \`shadow resume --force\`, retry with \`shadow resume\`, or skip the batch with \`shadow resume --skip\`\n`,
+  );
   return EXIT.error;
 }
 
@@ -134,5 +146,9 @@ export async function resume(ctx: CommandContext): Promise<number> {
 export async function stop(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const t = await sh.stopPlan({ draft: ctx.draft });
-  ctx.out.result(t, () => `asked plan ${t.plan_id} (process ${t.pid}) to stop after its current batch (batch ${t.last_completed_batch_id + 1} of ${t.total})`);
+  ctx.out.result(
+    t,
+    () =>
+      `asked plan ${t.plan_id} (process ${t.pid}) to stop after its current batch (batch ${t.last_completed_batch_id + 1} of ${t.total})`,
+  );
 }

@@ -11,14 +11,22 @@ export async function propose(ctx: CommandContext): Promise<void> {
     [
       `proposed draft ${sh.draftName({ draft: ctx.draft })} at ${short(p.commit)}: ${plural(p.target_files.length, 'path')}`,
       `fingerprint ${p.patch_fingerprint}`,
-      p.contains_secret_introductions ? `adds ${plural(p.findings.secrets.length, 'secret')}: apply will need a secrets_override approval` : 'no secrets in added lines',
+      p.contains_secret_introductions
+        ? `adds ${plural(p.findings.secrets.length, 'secret')}: apply will need a secrets_override approval`
+        : 'no secrets in added lines',
       'look at it with `shadow review`',
     ].join('\n'),
   );
 }
 
 function whomOf(a: { decided_identity?: string; decided_host?: string; decided_via?: string }): string {
-  return [a.decided_identity, a.decided_host ? `on ${a.decided_host}` : undefined, a.decided_via ? `via ${a.decided_via}` : undefined].filter((x) => x !== undefined).join(' ');
+  return [
+    a.decided_identity,
+    a.decided_host ? `on ${a.decided_host}` : undefined,
+    a.decided_via ? `via ${a.decided_via}` : undefined,
+  ]
+    .filter((x) => x !== undefined)
+    .join(' ');
 }
 
 /** How this repository knows the decision: made here, signed by a trusted key, or (a deny from elsewhere) not at all. */
@@ -31,12 +39,17 @@ function verifiedOf(a: ApprovalState): string {
 function approvalLine(a: ApprovalState): string {
   const whom = whomOf(a);
   const why = a.decision_reason ? `: ${a.decision_reason}` : '';
-  const who = a.status === 'pending' ? '' : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${why} [${verifiedOf(a)}]`;
+  const who =
+    a.status === 'pending'
+      ? ''
+      : ` by ${a.decided_by}${whom ? ` (${whom})` : ''} at ${shortTime(a.decided_at ?? '')}${why} [${verifiedOf(a)}]`;
   const only = a.when === 'push' ? ' (shadow push only)' : a.when ? ` (apply --${a.when} only)` : '';
   const lines = [`  ${a.id}  ${pad(a.kind, 16)} ${pad(a.status, 8)} ${a.reason}${only}${who}`];
   for (const u of a.unverified ?? []) {
     const by = whomOf(u);
-    lines.push(`      approved by ${u.decided_by}${by ? ` (${by})` : ''} at ${shortTime(u.decided_at)}: not verified here, ${u.why}`);
+    lines.push(
+      `      approved by ${u.decided_by}${by ? ` (${by})` : ''} at ${shortTime(u.decided_at)}: not verified here, ${u.why}`,
+    );
   }
   return lines.join('\n');
 }
@@ -57,7 +70,8 @@ function describeReview(r: ReviewReport, stat: boolean): string {
   }
   if (r.placements.length > 0) {
     lines.push(`placed by apply_patch as Codex places them, worth a look (${r.placements.length}):`);
-    for (const n of r.placements) lines.push(`  ${n.batch === undefined ? short(n.commit) : `batch ${n.batch}`}  ${n.path}: ${n.note}`);
+    for (const n of r.placements)
+      lines.push(`  ${n.batch === undefined ? short(n.commit) : `batch ${n.batch}`}  ${n.path}: ${n.note}`);
   }
   if (r.protected.length > 0) lines.push(`protected paths: ${r.protected.join(', ')}`);
   if (r.unscanned.length > 0) lines.push(`not scanned (binary): ${r.unscanned.join(', ')}`);
@@ -70,7 +84,9 @@ function describeReview(r: ReviewReport, stat: boolean): string {
   }
   lines.push('');
   const conflicted = new Set(r.conflicts.map((c) => c.path));
-  if (stat) for (const f of r.files) lines.push(`  ${conflicted.has(f.path) ? 'U' : f.old === null ? 'A' : f.new === null ? 'D' : 'M'} ${f.path}`);
+  if (stat)
+    for (const f of r.files)
+      lines.push(`  ${conflicted.has(f.path) ? 'U' : f.old === null ? 'A' : f.new === null ? 'D' : 'M'} ${f.path}`);
   else lines.push(r.diff);
   return lines.join('\n');
 }
@@ -85,7 +101,13 @@ export async function review(ctx: CommandContext): Promise<void> {
 /** `shadow approve <id> [--reason …]` */
 export async function approve(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const a = await sh.approve(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined, sign: ctx.argv.sign as boolean | undefined, expect: ctx.argv.expect as string | undefined });
+  const a = await sh.approve(String(ctx.argv.id), {
+    draft: ctx.draft,
+    actor: ctx.actor,
+    reason: ctx.argv.reason as string | undefined,
+    sign: ctx.argv.sign as boolean | undefined,
+    expect: ctx.argv.expect as string | undefined,
+  });
   const signed = a.signed ? ' (signed)' : '';
   ctx.out.result(a, () =>
     a.commit
@@ -97,8 +119,17 @@ export async function approve(ctx: CommandContext): Promise<void> {
 /** `shadow deny <id> --reason …` */
 export async function deny(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
-  const a = await sh.deny(String(ctx.argv.id), { draft: ctx.draft, actor: ctx.actor, reason: ctx.argv.reason as string | undefined, sign: ctx.argv.sign as boolean | undefined, expect: ctx.argv.expect as string | undefined });
-  ctx.out.result(a, () => `denied ${a.id} (${a.kind})${a.signed ? ' (signed)' : ''}: apply fails until the draft changes`);
+  const a = await sh.deny(String(ctx.argv.id), {
+    draft: ctx.draft,
+    actor: ctx.actor,
+    reason: ctx.argv.reason as string | undefined,
+    sign: ctx.argv.sign as boolean | undefined,
+    expect: ctx.argv.expect as string | undefined,
+  });
+  ctx.out.result(
+    a,
+    () => `denied ${a.id} (${a.kind})${a.signed ? ' (signed)' : ''}: apply fails until the draft changes`,
+  );
 }
 
 function eventLine(e: LedgerEvent): string {

@@ -13,12 +13,22 @@ import { listenForCalls } from '../handoff/server.js';
  */
 export async function serve(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const server = await startServer(sh, { port: ctx.argv.port as number | undefined, allowApply: ctx.argv['allow-apply'] === true, log: (line) => ctx.io.stderr(`${line}\n`) });
+  const server = await startServer(sh, {
+    port: ctx.argv.port as number | undefined,
+    allowApply: ctx.argv['allow-apply'] === true,
+    log: (line) => ctx.io.stderr(`${line}\n`),
+  });
   // One-shot `shadow` commands in this repository are handed to this process while it runs.
   const calls = await listenForCalls(sh.layout.commondir, ctx.runCli, 'person');
   const pageUrl = server.pageUrl();
   ctx.out.result(
-    { url: server.url, port: server.port, server_json: `${sh.layout.commondir}/shadow/server.json`, cli_socket: calls?.path ?? null, page_url: pageUrl },
+    {
+      url: server.url,
+      port: server.port,
+      server_json: `${sh.layout.commondir}/shadow/server.json`,
+      cli_socket: calls?.path ?? null,
+      page_url: pageUrl,
+    },
     () =>
       `shadow serving ${server.url} (token in ${sh.layout.commondir}/shadow/server.json); stop with Ctrl-C\n` +
       `review page (this URL works once, within 5 minutes; shadow page prints another): ${pageUrl}`,

@@ -10,7 +10,8 @@ function describeStatus(s: SessionStatus): string {
 }
 
 function describeFinalize(r: FinalizeResult): string {
-  if (r.success) return `committed ${r.results[0]?.path ?? ''} as batch ${r.batch} on draft ${r.draft} (${short(r.commit)})`;
+  if (r.success)
+    return `committed ${r.results[0]?.path ?? ''} as batch ${r.batch} on draft ${r.draft} (${short(r.commit)})`;
   return `${r.error?.message ?? 'finalize failed'}${r.attempts_left !== undefined ? ` (${r.attempts_left} attempt${r.attempts_left === 1 ? '' : 's'} left)` : ''}`;
 }
 
@@ -28,7 +29,11 @@ export async function begin(ctx: CommandContext): Promise<void> {
     },
     { actor: ctx.actor },
   );
-  ctx.out.result(r, () => `session ${r.session_id} awaits content for ${target}\n${r.instructions}\nfeed it: shadow session feed ${r.session_id} < file`);
+  ctx.out.result(
+    r,
+    () =>
+      `session ${r.session_id} awaits content for ${target}\n${r.instructions}\nfeed it: shadow session feed ${r.session_id} < file`,
+  );
 }
 
 /**
@@ -43,7 +48,8 @@ export async function feed(ctx: CommandContext): Promise<number> {
   sh.sessions.status(id);
   let idle: NodeJS.Timeout | undefined;
   const prompt = (): void => {
-    if (ctx.out.json) ctx.io.stderr(`${JSON.stringify({ type: 'session/idle', session_id: id, prompt: IDLE_PROMPT })}\n`);
+    if (ctx.out.json)
+      ctx.io.stderr(`${JSON.stringify({ type: 'session/idle', session_id: id, prompt: IDLE_PROMPT })}\n`);
     else ctx.io.stderr(`${IDLE_PROMPT}\n`);
   };
   const saver = setInterval(() => sh.sessions.save(id), settings.saveMs);
@@ -67,7 +73,8 @@ export async function feed(ctx: CommandContext): Promise<number> {
     } catch {
       return [];
     }
-  })()) ctx.io.stderr(`warning: ${w}\n`);
+  })())
+    ctx.io.stderr(`warning: ${w}\n`);
   const r = await sh.sessions.finalize(id);
   ctx.out.result(r, () => describeFinalize(r));
   return r.success ? EXIT.ok : EXIT.error;
@@ -92,7 +99,9 @@ export async function status(ctx: CommandContext): Promise<void> {
 export async function list(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const all = sh.sessions.list();
-  ctx.out.result({ sessions: all }, () => (all.length === 0 ? 'no write sessions' : all.map(describeStatus).join('\n')));
+  ctx.out.result({ sessions: all }, () =>
+    all.length === 0 ? 'no write sessions' : all.map(describeStatus).join('\n'),
+  );
 }
 
 /** `shadow session cancel <id>` */
@@ -121,10 +130,13 @@ export async function recover(ctx: CommandContext): Promise<number> {
     if (!ctx.argv.finalize && !ctx.argv.discard) {
       for (const s of resumable) {
         lines.push(describeStatus(s));
-        lines.push(`  resume: shadow session feed ${s.session_id} < rest   finalize: shadow session finalize ${s.session_id}   drop: shadow session cancel ${s.session_id}`);
+        lines.push(
+          `  resume: shadow session feed ${s.session_id} < rest   finalize: shadow session finalize ${s.session_id}   drop: shadow session cancel ${s.session_id}`,
+        );
       }
     }
-    if (cleaned.length > 0) lines.push(`cleaned up ${cleaned.length} session${cleaned.length === 1 ? '' : 's'} older than an hour`);
+    if (cleaned.length > 0)
+      lines.push(`cleaned up ${cleaned.length} session${cleaned.length === 1 ? '' : 's'} older than an hour`);
     return lines.join('\n');
   });
   return finalized.some((f) => !f.success) ? EXIT.error : EXIT.ok;
@@ -134,5 +146,9 @@ export async function recover(ctx: CommandContext): Promise<number> {
 export async function clean(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const gone = sh.sessions.clean();
-  ctx.out.result({ cleaned: gone }, () => (gone.length === 0 ? 'nothing to clean' : `removed ${gone.length} session${gone.length === 1 ? '' : 's'}: ${gone.join(', ')}`));
+  ctx.out.result({ cleaned: gone }, () =>
+    gone.length === 0
+      ? 'nothing to clean'
+      : `removed ${gone.length} session${gone.length === 1 ? '' : 's'}: ${gone.join(', ')}`,
+  );
 }

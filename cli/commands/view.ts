@@ -13,7 +13,12 @@ export async function cat(ctx: CommandContext): Promise<void> {
       text = undefined;
     }
     const { content: _bytes, ...rest } = f;
-    ctx.out.result(text === undefined ? { ...rest, encoding: 'base64', content: f.content.toString('base64') } : { ...rest, encoding: 'utf8', content: text }, () => '');
+    ctx.out.result(
+      text === undefined
+        ? { ...rest, encoding: 'base64', content: f.content.toString('base64') }
+        : { ...rest, encoding: 'utf8', content: text },
+      () => '',
+    );
     return;
   }
   ctx.out.raw(f.content);
@@ -25,7 +30,12 @@ export async function ls(ctx: CommandContext): Promise<void> {
   const dir = await ctx.repoPath(String(ctx.argv.dir ?? '.'));
   const entries = await sh.ls(dir, { draft: ctx.draft });
   ctx.out.result({ dir, entries }, () =>
-    entries.map((e) => `${e.source === 'draft' ? '*' : ' '} ${pad(e.type, 9)} ${e.name}${e.type === 'dir' ? '/' : ''}${submoduleNote(e)}`).join('\n'),
+    entries
+      .map(
+        (e) =>
+          `${e.source === 'draft' ? '*' : ' '} ${pad(e.type, 9)} ${e.name}${e.type === 'dir' ? '/' : ''}${submoduleNote(e)}`,
+      )
+      .join('\n'),
   );
 }
 

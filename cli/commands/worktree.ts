@@ -13,13 +13,22 @@ function dirArg(ctx: CommandContext, name = 'dir'): string {
 function describeSync(r: SyncResult): string {
   const lines: string[] = [];
   if (r.from === r.to) lines.push(`${r.dir} is at the draft's tip (${r.to ? short(r.to) : 'no batch yet'})`);
-  else lines.push(`${r.dir}: ${plural(r.written.length, 'file')} written, ${r.removed.length} removed (${r.from ? short(r.from) : 'none'} -> ${r.to ? short(r.to) : 'none'})`);
-  for (const c of r.conflicts) lines.push(`conflict: ${c.path}: ${c.reason}; left as it is (record it, or remove it there)`);
+  else
+    lines.push(
+      `${r.dir}: ${plural(r.written.length, 'file')} written, ${r.removed.length} removed (${r.from ? short(r.from) : 'none'} -> ${r.to ? short(r.to) : 'none'})`,
+    );
+  for (const c of r.conflicts)
+    lines.push(`conflict: ${c.path}: ${c.reason}; left as it is (record it, or remove it there)`);
   return lines.join('\n');
 }
 
 function describeChanges(changes: readonly WorktreeChange[]): string {
-  return changes.map((c) => `${c.kind === 'write' ? 'write ' : c.kind === 'delete' ? 'delete' : 'rename'} ${c.path}${c.to ? ` -> ${c.to}` : ''}`).join('\n');
+  return changes
+    .map(
+      (c) =>
+        `${c.kind === 'write' ? 'write ' : c.kind === 'delete' ? 'delete' : 'rename'} ${c.path}${c.to ? ` -> ${c.to}` : ''}`,
+    )
+    .join('\n');
 }
 
 function describeRecord(r: RecordResult): string {
@@ -35,7 +44,11 @@ export async function add(ctx: CommandContext): Promise<void> {
   if (ctx.argv.git === true) {
     const w = await sh.worktrees.addGit(dirArg(ctx), { draft: ctx.draft });
     const linked = w.shares.filter((x) => x.status === 'linked').map((x) => x.path);
-    ctx.out.result(w, () => `${w.dir}: a git worktree of draft ${w.draft} at ${short(w.tip)}${linked.length > 0 ? `; linked from your working tree: ${linked.join(', ')}` : ''}`);
+    ctx.out.result(
+      w,
+      () =>
+        `${w.dir}: a git worktree of draft ${w.draft} at ${short(w.tip)}${linked.length > 0 ? `; linked from your working tree: ${linked.join(', ')}` : ''}`,
+    );
     return;
   }
   const bar = ctx.io.isTTY && !ctx.out.json;
@@ -44,7 +57,11 @@ export async function add(ctx: CommandContext): Promise<void> {
     onProgress: bar ? (done, total) => ctx.io.stderr(`\rmaterializing: ${done} of ${total} files\x1b[K`) : undefined,
   });
   if (bar) ctx.io.stderr('\n');
-  ctx.out.result(r, () => `${r.dir}: draft ${r.draft}${r.tip ? ` at ${short(r.tip)}` : ' (no batch yet)'}, ${plural(r.files, 'file')} (${r.copied} copied from the working tree)`);
+  ctx.out.result(
+    r,
+    () =>
+      `${r.dir}: draft ${r.draft}${r.tip ? ` at ${short(r.tip)}` : ' (no batch yet)'}, ${plural(r.files, 'file')} (${r.copied} copied from the working tree)`,
+  );
 }
 
 /** `shadow worktree sync <dir>` */
@@ -58,7 +75,10 @@ export async function sync(ctx: CommandContext): Promise<number> {
 /** `shadow worktree record <dir>`: the worktree's changes as one batch. */
 export async function record(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const r = await sh.worktrees.record(dirArg(ctx), { actor: ctx.actor, intent: ctx.argv.message as string | undefined });
+  const r = await sh.worktrees.record(dirArg(ctx), {
+    actor: ctx.actor,
+    intent: ctx.argv.message as string | undefined,
+  });
   ctx.out.result(r, () => describeRecord(r));
   return r.batch && !r.batch.success ? EXIT.error : EXIT.ok;
 }
@@ -71,7 +91,10 @@ export async function list(ctx: CommandContext): Promise<void> {
     all.length === 0
       ? 'no worktrees (make one with `shadow worktree add <dir>`)'
       : all
-          .map((w) => `${w.dir}  draft ${w.draft}${w.synced_tip ? ` at ${short(w.synced_tip)}` : ''}${!w.exists ? '  (directory gone)' : ''}${!w.draft_exists ? '  (draft gone)' : w.behind ? '  (behind: shadow worktree sync)' : ''}`)
+          .map(
+            (w) =>
+              `${w.dir}  draft ${w.draft}${w.synced_tip ? ` at ${short(w.synced_tip)}` : ''}${!w.exists ? '  (directory gone)' : ''}${!w.draft_exists ? '  (draft gone)' : w.behind ? '  (behind: shadow worktree sync)' : ''}`,
+          )
           .join('\n'),
   );
 }
@@ -80,7 +103,11 @@ export async function list(ctx: CommandContext): Promise<void> {
 export async function remove(ctx: CommandContext): Promise<void> {
   const sh = await ctx.open();
   const r = await sh.worktrees.remove(dirArg(ctx), { force: ctx.argv.force === true });
-  ctx.out.result(r, () => `removed ${r.dir}${r.discarded.length > 0 ? ` (discarding ${plural(r.discarded.length, 'change')} not recorded)` : ''}`);
+  ctx.out.result(
+    r,
+    () =>
+      `removed ${r.dir}${r.discarded.length > 0 ? ` (discarding ${plural(r.discarded.length, 'change')} not recorded)` : ''}`,
+  );
 }
 
 /** `shadow watch <dir> [--quiet-ms N]`: until SIGINT or SIGTERM. */
@@ -95,9 +122,15 @@ export async function watch(ctx: CommandContext): Promise<number> {
     actor: ctx.actor,
     quietMs: ctx.argv['quiet-ms'] as number | undefined,
     onReady: () => emit('watch/ready', { dir }, `watching ${dir} (Ctrl-C to stop)`),
-    onRecord: (r) => emit('watch/record', { dir, batch: r.batch?.batch, commit: r.batch?.commit, changes: r.changes }, describeRecord(r)),
+    onRecord: (r) =>
+      emit(
+        'watch/record',
+        { dir, batch: r.batch?.batch, commit: r.batch?.commit, changes: r.changes },
+        describeRecord(r),
+      ),
     onSync: (r) => emit('watch/sync', { ...r }, describeSync(r)),
-    onProblem: (e) => emit('watch/problem', { dir, error: e.toJSON() }, `error: ${e.message}${e.hint ? `\nhint: ${e.hint}` : ''}`),
+    onProblem: (e) =>
+      emit('watch/problem', { dir, error: e.toJSON() }, `error: ${e.message}${e.hint ? `\nhint: ${e.hint}` : ''}`),
   });
   const stop = (): void => void handle.close();
   process.once('SIGINT', stop);
@@ -117,10 +150,23 @@ function run(cmd: string[], cwd: string, env: Record<string, string | undefined>
     child.once('error', (e: NodeJS.ErrnoException) => {
       // The command could not be started: a user's mistake, said as a shell says it (exit 127/126).
       if (e.code === 'ENOENT' || e.code === 'EACCES') {
-        fail(new ShadowError('NOT_FOUND', `${e.code === 'ENOENT' ? 'command not found' : 'permission denied'}: ${cmd[0]}`, { hint: 'name a program on PATH (or a path to one) after --', data: { command: cmd[0], exit_code: e.code === 'ENOENT' ? 127 : 126 } }));
+        fail(
+          new ShadowError(
+            'NOT_FOUND',
+            `${e.code === 'ENOENT' ? 'command not found' : 'permission denied'}: ${cmd[0]}`,
+            {
+              hint: 'name a program on PATH (or a path to one) after --',
+              data: { command: cmd[0], exit_code: e.code === 'ENOENT' ? 127 : 126 },
+            },
+          ),
+        );
       } else fail(e);
     });
-    child.once('exit', (code, signal) => done(code ?? (signal ? 128 + (({ SIGINT: 2, SIGTERM: 15, SIGKILL: 9 }) as Record<string, number>)[signal]! || 1 : 1)));
+    child.once('exit', (code, signal) =>
+      done(
+        code ?? (signal ? 128 + ({ SIGINT: 2, SIGTERM: 15, SIGKILL: 9 } as Record<string, number>)[signal]! || 1 : 1),
+      ),
+    );
   });
 }
 
@@ -151,7 +197,10 @@ export async function exec(ctx: CommandContext): Promise<number> {
     release = w.release;
     dir = w.dir;
     shared = w.shares.filter((x) => x.status === 'linked').map((x) => x.path);
-    if (w.discarded.length > 0) ctx.out.note(`reset what an earlier command left in ${dir} and nobody recorded: ${w.discarded.slice(0, 5).join(', ')}${w.discarded.length > 5 ? ', …' : ''}`);
+    if (w.discarded.length > 0)
+      ctx.out.note(
+        `reset what an earlier command left in ${dir} and nobody recorded: ${w.discarded.slice(0, 5).join(', ')}${w.discarded.length > 5 ? ', …' : ''}`,
+      );
   }
   try {
     return await runIn(ctx, sh, cmd, dir, shared);
@@ -167,7 +216,8 @@ async function runIn(ctx: CommandContext, sh: Shadow, cmd: string[], dir: string
   const rel = root ? relative(root, ctx.dir) : '';
   let sub = rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? '' : rel;
   // Never inside a shared directory: its links lead into the person's working tree.
-  for (const p of shared) if (sub === p || sub.startsWith(`${p}/`)) sub = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
+  for (const p of shared)
+    if (sub === p || sub.startsWith(`${p}/`)) sub = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
   // A directory the view does not hold (ignored, or empty): its nearest parent that it does.
   while (sub !== '' && !existsSync(join(dir, sub))) sub = sub.includes('/') ? sub.slice(0, sub.lastIndexOf('/')) : '';
   const recordAlways = ctx.argv.record === true;
@@ -183,7 +233,10 @@ async function runIn(ctx: CommandContext, sh: Shadow, cmd: string[], dir: string
       return exitCode;
     }
     if (recordAlways || (recordOnSuccess && code === 0)) {
-      const r = await sh.worktrees.record(dir, { actor: ctx.actor, intent: (ctx.argv.message as string | undefined) ?? `exec: ${cmd.join(' ')}` });
+      const r = await sh.worktrees.record(dir, {
+        actor: ctx.actor,
+        intent: (ctx.argv.message as string | undefined) ?? `exec: ${cmd.join(' ')}`,
+      });
       const note = code === 0 ? '' : ` (the command exited ${code}; its changes are recorded all the same)`;
       ctx.out.result({ exit_code: code, ...r }, () => `${describeRecord(r)}${r.batch?.success ? note : ''}`);
       if (r.batch && !r.batch.success && code === 0) code = EXIT.error;
@@ -191,7 +244,10 @@ async function runIn(ctx: CommandContext, sh: Shadow, cmd: string[], dir: string
       ctx.out.note(`the command exited ${code}: nothing recorded (--record-on-success)`);
     }
   } finally {
-    if (ctx.argv.keep === true && ctx.argv.worktree === undefined) ctx.out.note(`the worktree stays at ${dir} (exec keeps it for the next call; \`shadow worktree remove ${dir}\` deletes it)`);
+    if (ctx.argv.keep === true && ctx.argv.worktree === undefined)
+      ctx.out.note(
+        `the worktree stays at ${dir} (exec keeps it for the next call; \`shadow worktree remove ${dir}\` deletes it)`,
+      );
   }
   return code;
 }

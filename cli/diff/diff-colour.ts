@@ -26,7 +26,12 @@ type Terminal = Pick<CliIO, 'env' | 'isTTY'>;
 const isFalse = (value: string | undefined): boolean => value !== undefined && colourSetting(value) === 'never';
 
 /** True when the output is to be coloured. */
-export function wantColour(flag: ColourWhen | undefined, config: (name: string) => string | undefined, io: Terminal, paged: boolean): boolean {
+export function wantColour(
+  flag: ColourWhen | undefined,
+  config: (name: string) => string | undefined,
+  io: Terminal,
+  paged: boolean,
+): boolean {
   const configured = colourSetting(config('color.diff') ?? config('diff.color')) ?? colourSetting(config('color.ui'));
   const when = flag ?? configured ?? 'auto';
   if (when !== 'auto') return when === 'always';

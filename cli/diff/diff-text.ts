@@ -4,7 +4,10 @@ import { colourStatGraph } from './diff-colour.js';
 
 /** `--name-status` lines: `M\tpath`, a rename as git writes it, `R086\told\tnew`. */
 export function nameStatusText(files: readonly DiffFile[]): string {
-  const line = (f: DiffFile): string => (f.status === 'R' ? `R${String(f.similarity ?? 100).padStart(3, '0')}\t${f.from}\t${f.path}` : `${f.status}\t${f.path}`);
+  const line = (f: DiffFile): string =>
+    f.status === 'R'
+      ? `R${String(f.similarity ?? 100).padStart(3, '0')}\t${f.from}\t${f.path}`
+      : `${f.status}\t${f.path}`;
   return files.map(line).join('\n');
 }
 
@@ -43,5 +46,8 @@ export function statText(files: readonly DiffFile[], colour: boolean): string {
   });
   const ins = files.reduce((n, f) => n + (f.insertions ?? 0), 0);
   const del = files.reduce((n, f) => n + (f.deletions ?? 0), 0);
-  return [...lines, ` ${plural(files.length, 'file')} changed, ${plural(ins, 'insertion')}(+), ${plural(del, 'deletion')}(-)`].join('\n');
+  return [
+    ...lines,
+    ` ${plural(files.length, 'file')} changed, ${plural(ins, 'insertion')}(+), ${plural(del, 'deletion')}(-)`,
+  ].join('\n');
 }

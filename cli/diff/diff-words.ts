@@ -58,7 +58,11 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
     const renames = /^(?:-M|--find-renames(?:=|$))(.*)$/.exec(w);
     if (renames) {
       const percent = renamePercent(renames[1]!);
-      if (percent === undefined) throw usage(`invalid argument to -M: "${renames[1]}"`, 'a minimum similarity: -M (50%), -M90%, -M9 (90%), --find-renames=90%');
+      if (percent === undefined)
+        throw usage(
+          `invalid argument to -M: "${renames[1]}"`,
+          'a minimum similarity: -M (50%), -M90%, -M9 (90%), --find-renames=90%',
+        );
       out.renames = percent === 0 ? true : percent;
     } else if (w === '--no-renames') out.renames = false;
     else if (w === '--color') out.color = 'always';
@@ -66,16 +70,26 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
     else if (w.startsWith('--color=')) {
       const when = w.slice('--color='.length);
       if (when !== 'always' && when !== 'never' && when !== 'auto') {
-        throw usage(`--color takes always, never or auto, not "${when}"`, 'shadow diff --color=always (or --color), --color=never (or --no-color), --color=auto');
+        throw usage(
+          `--color takes always, never or auto, not "${when}"`,
+          'shadow diff --color=always (or --color), --color=never (or --no-color), --color=auto',
+        );
       }
       out.color = when;
     } else if (w === '--no-pager') out.pager = false;
-    else if (w.startsWith('-')) throw usage(`unknown option ${w} for shadow diff`, 'run `shadow diff --help`; paths go after --: shadow diff -- <path>');
+    else if (w.startsWith('-'))
+      throw usage(
+        `unknown option ${w} for shadow diff`,
+        'run `shadow diff --help`; paths go after --: shadow diff -- <path>',
+      );
     else out.points.push(w);
   }
   if (out.points.length > 2) {
     const points = out.points.join(' ');
-    throw usage(`shadow diff takes at most two points, got ${out.points.length}: ${points}`, `paths go after --: shadow diff -- ${points}`);
+    throw usage(
+      `shadow diff takes at most two points, got ${out.points.length}: ${points}`,
+      `paths go after --: shadow diff -- ${points}`,
+    );
   }
   if (out.points.length === 1) out.range = out.points[0];
   if (out.points.length === 2) out.range = `${out.points[0]}..${out.points[1]}`;

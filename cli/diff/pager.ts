@@ -11,7 +11,10 @@ import type { CliIO } from '../io.js';
  */
 
 /** The pager command for this run, or undefined for none. */
-export function choosePager(io: Pick<CliIO, 'env' | 'isTTY'>, config: (name: string) => string | undefined): string | undefined {
+export function choosePager(
+  io: Pick<CliIO, 'env' | 'isTTY'>,
+  config: (name: string) => string | undefined,
+): string | undefined {
   if (!io.isTTY) return undefined;
   const pager = io.env.GIT_PAGER ?? config('core.pager') ?? io.env.PAGER ?? 'less';
   return pager === '' || pager === 'cat' ? undefined : pager;
@@ -32,7 +35,13 @@ export function pagerEnv(env: Readonly<Record<string, string | undefined>>): Rec
  * `fallback`; one the reader quits early (q in less) is not an error.
  * Ctrl-C while it runs is the pager's: shadow waits for it, as git does.
  */
-export function page(text: string, pager: string, env: Readonly<Record<string, string | undefined>>, cwd: string, fallback: (s: string) => void): Promise<void> {
+export function page(
+  text: string,
+  pager: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  fallback: (s: string) => void,
+): Promise<void> {
   return new Promise((done) => {
     const keepRunning = (): void => undefined;
     process.on('SIGINT', keepRunning);

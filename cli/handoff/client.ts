@@ -4,7 +4,18 @@ import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { commandWords } from '../command-words.js';
 import { BUILD_ID } from './build-id.js';
-import { ACCEPT_WAIT_MS, HANDED_OFF, MAX_SOCKET_PATH, PROTOCOL, READ_ONLY, SOCKET_DIR, SOCKET_NAME, type ClientFrame, type HandoffRequest, type ServerFrame } from './protocol.js';
+import {
+  ACCEPT_WAIT_MS,
+  HANDED_OFF,
+  MAX_SOCKET_PATH,
+  PROTOCOL,
+  READ_ONLY,
+  SOCKET_DIR,
+  SOCKET_NAME,
+  type ClientFrame,
+  type HandoffRequest,
+  type ServerFrame,
+} from './protocol.js';
 
 /** What the caller's process gives the hand-off. */
 export interface CallerIO {
@@ -24,7 +35,13 @@ export interface CallerIO {
  * Environment that changes which repository git finds: a caller with any of
  * it runs the command itself (the socket is looked up the plain way only).
  */
-const GIT_LOCATION = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM'];
+const GIT_LOCATION = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_COMMON_DIR',
+  'GIT_CEILING_DIRECTORIES',
+  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+];
 
 /** What findSocket asks of a path (lstat: a symbolic link is not followed). */
 export type LstatOf = (path: string) => Pick<Stats, 'uid' | 'mode' | 'isDirectory' | 'isSocket'>;

@@ -49,9 +49,36 @@ export const MAX_SOCKET_PATH = 100;
  * recover): they always run in the calling process.
  */
 export const HANDED_OFF = new Set([
-  'hook', 'batch', 'write', 'edit', 'rm', 'mv', 'apply-patch', 'draft', 'cat', 'ls', 'log', 'diff', 'blame', 'trace', 'status',
-  'checkpoint', 'checkpoints', 'rollback', 'rebase', 'revert', 'resolve', 'undo', 'apply', 'unapply', 'propose', 'review',
-  'approve', 'deny', 'events', 'tools',
+  'hook',
+  'batch',
+  'write',
+  'edit',
+  'rm',
+  'mv',
+  'apply-patch',
+  'draft',
+  'cat',
+  'ls',
+  'log',
+  'diff',
+  'blame',
+  'trace',
+  'status',
+  'checkpoint',
+  'checkpoints',
+  'rollback',
+  'rebase',
+  'revert',
+  'resolve',
+  'undo',
+  'apply',
+  'unapply',
+  'propose',
+  'review',
+  'approve',
+  'deny',
+  'events',
+  'tools',
 ]);
 
 /**
@@ -70,12 +97,51 @@ export type ServerRole = 'person' | 'agent';
  * must not reach them through an unsandboxed agent server.
  */
 export const AGENT_RUNS = new Set([
-  'hook', 'batch', 'write', 'edit', 'rm', 'mv', 'apply-patch', 'draft new', 'draft list', 'draft ls', 'draft show', 'cat', 'ls', 'log', 'diff', 'blame',
-  'trace', 'status', 'checkpoint', 'checkpoints', 'rollback', 'rebase', 'revert', 'resolve', 'undo', 'propose', 'review', 'events', 'tools',
+  'hook',
+  'batch',
+  'write',
+  'edit',
+  'rm',
+  'mv',
+  'apply-patch',
+  'draft new',
+  'draft list',
+  'draft ls',
+  'draft show',
+  'cat',
+  'ls',
+  'log',
+  'diff',
+  'blame',
+  'trace',
+  'status',
+  'checkpoint',
+  'checkpoints',
+  'rollback',
+  'rebase',
+  'revert',
+  'resolve',
+  'undo',
+  'propose',
+  'review',
+  'events',
+  'tools',
 ]);
 
 /** Commands that change nothing: when the server stops during one, the caller runs it again itself. */
-export const READ_ONLY = new Set(['cat', 'ls', 'log', 'diff', 'blame', 'trace', 'status', 'checkpoints', 'review', 'events', 'tools']);
+export const READ_ONLY = new Set([
+  'cat',
+  'ls',
+  'log',
+  'diff',
+  'blame',
+  'trace',
+  'status',
+  'checkpoints',
+  'review',
+  'events',
+  'tools',
+]);
 
 /** What a caller sends first. */
 export interface HandoffRequest {
@@ -90,7 +156,8 @@ export interface HandoffRequest {
 }
 
 /** A line from the server. */
-export type ServerFrame = { accepted: true } | { o: string } | { e: string } | { stdin: true } | { exit: number } | { fallback: string };
+export type ServerFrame =
+  { accepted: true } | { o: string } | { e: string } | { stdin: true } | { exit: number } | { fallback: string };
 
 /** A line from the caller after its request. */
 export type ClientFrame = { go: true } | { in: string } | { end: true };

@@ -223,7 +223,11 @@ function serveCall(conn: Socket, runCli: RunCli, own: ServerProcess, shared: Sha
  * socket cannot be: a path too long for a Unix socket, another live server
  * on it, a directory that is not ours.
  */
-export async function listenForCalls(gitdir: string, runCli: RunCli, role: ServerRole): Promise<CallListener | undefined> {
+export async function listenForCalls(
+  gitdir: string,
+  runCli: RunCli,
+  role: ServerRole,
+): Promise<CallListener | undefined> {
   const dir = join(gitdir, SOCKET_DIR);
   const path = join(dir, SOCKET_NAME);
   if (path.length > MAX_SOCKET_PATH) return undefined;

@@ -79,7 +79,9 @@ export function commandDocs(): CommandDoc[] {
 /** The doc of the command the words name (`['draft', 'new']`, aliases too), if any. */
 export function commandDoc(words: readonly string[]): CommandDoc | undefined {
   const [first, second] = words;
-  const entry = COMMANDS.find((e) => ('commands' in e ? e.name === first : commandName(e) === first || e.aliases?.includes(first ?? '')));
+  const entry = COMMANDS.find((e) =>
+    'commands' in e ? e.name === first : commandName(e) === first || e.aliases?.includes(first ?? ''),
+  );
   if (!entry) return undefined;
   if (!('commands' in entry)) return docOf(entry, undefined);
   const spec = entry.commands.find((c) => commandName(c) === second || c.aliases?.includes(second ?? ''));

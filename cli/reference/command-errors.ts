@@ -7,30 +7,83 @@ import type { ErrorCode } from '../../src/errors.js';
  * command table and each code to src/errors.ts and to a place that raises it.
  */
 export const COMMON_ERRORS: readonly ErrorCode[] = [
-  'USAGE', 'NOT_A_REPOSITORY', 'UNSUPPORTED_REPOSITORY', 'LOCKED', 'BUSY', 'OBJECT_MISSING', 'CORRUPT_OBJECT', 'CORRUPT_REF', 'CORRUPT_STATE',
-  'IO_ERROR', 'SERVER_GONE', 'INTERNAL',
+  'USAGE',
+  'NOT_A_REPOSITORY',
+  'UNSUPPORTED_REPOSITORY',
+  'LOCKED',
+  'BUSY',
+  'OBJECT_MISSING',
+  'CORRUPT_OBJECT',
+  'CORRUPT_REF',
+  'CORRUPT_STATE',
+  'IO_ERROR',
+  'SERVER_GONE',
+  'INTERNAL',
 ];
 
 /** What a batch of file operations may meet (batch, write, edit, rm, mv, apply-patch, a session's commit). */
 const BATCH_ERRORS: readonly ErrorCode[] = [
-  'INVALID_PATH', 'UNSAFE_PATH', 'CONTENT_TOO_LARGE', 'BATCH_TOO_LARGE', 'NOT_FOUND', 'ALREADY_EXISTS', 'IS_A_DIRECTORY', 'NOT_A_DIRECTORY',
-  'NOT_A_FILE', 'CONFLICT', 'IGNORED_PATH', 'SYMLINK_IN_PATH', 'UNSUPPORTED_FILE_TYPE', 'SUBMODULE_PATH', 'INVALID_DRAFT_NAME', 'SECRET_IN_MESSAGE',
+  'INVALID_PATH',
+  'UNSAFE_PATH',
+  'CONTENT_TOO_LARGE',
+  'BATCH_TOO_LARGE',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'IS_A_DIRECTORY',
+  'NOT_A_DIRECTORY',
+  'NOT_A_FILE',
+  'CONFLICT',
+  'IGNORED_PATH',
+  'SYMLINK_IN_PATH',
+  'UNSUPPORTED_FILE_TYPE',
+  'SUBMODULE_PATH',
+  'INVALID_DRAFT_NAME',
+  'SECRET_IN_MESSAGE',
 ];
 
 /** What publishing into the working tree may meet (apply, revert --apply). */
 const APPLY_ERRORS: readonly ErrorCode[] = [
-  'APPROVALS_PENDING', 'DENIED', 'STALE_REVIEW', 'STALE_BASE', 'CONFLICT', 'UNRESOLVED_CONFLICT', 'APPLY_PENDING', 'SPARSE_PATH', 'UNSAFE_PATH',
-  'NOT_WRITABLE', 'READ_ONLY', 'APPLY_FAILED', 'FILTER_FAILED', 'DRAFT_NOT_FOUND',
+  'APPROVALS_PENDING',
+  'DENIED',
+  'STALE_REVIEW',
+  'STALE_BASE',
+  'CONFLICT',
+  'UNRESOLVED_CONFLICT',
+  'APPLY_PENDING',
+  'SPARSE_PATH',
+  'UNSAFE_PATH',
+  'NOT_WRITABLE',
+  'READ_ONLY',
+  'APPLY_FAILED',
+  'FILTER_FAILED',
+  'DRAFT_NOT_FOUND',
 ];
 
-const APPROVAL_ERRORS: readonly ErrorCode[] = ['APPROVAL_NOT_FOUND', 'ALREADY_DECIDED', 'STALE_APPROVAL', 'STALE_REVIEW', 'SIGNING_FAILED', 'SECRET_IN_MESSAGE'];
+const APPROVAL_ERRORS: readonly ErrorCode[] = [
+  'APPROVAL_NOT_FOUND',
+  'ALREADY_DECIDED',
+  'STALE_APPROVAL',
+  'STALE_REVIEW',
+  'SIGNING_FAILED',
+  'SECRET_IN_MESSAGE',
+];
 
 const REMOTE_ERRORS: readonly ErrorCode[] = ['REMOTE_NOT_FOUND', 'REMOTE_FAILED'];
 
 export const COMMAND_ERRORS: Readonly<Record<string, readonly ErrorCode[]>> = {
   init: ['INVALID_ARGUMENT', 'INVALID_CONFIG', 'ALREADY_EXISTS', 'NOT_A_FILE'],
   hook: [],
-  batch: ['INVALID_JSON', 'INVALID_BATCH', 'INVALID_CONTENT', 'INVALID_BASE64', ...BATCH_ERRORS, 'EDIT_NO_MATCH', 'EDIT_AMBIGUOUS', 'PATCH_FAILED', 'EXPECT_FAILED'],
+  batch: [
+    'INVALID_JSON',
+    'INVALID_BATCH',
+    'INVALID_CONTENT',
+    'INVALID_BASE64',
+    ...BATCH_ERRORS,
+    'EDIT_NO_MATCH',
+    'EDIT_AMBIGUOUS',
+    'PATCH_FAILED',
+    'EXPECT_FAILED',
+  ],
   write: ['INVALID_BASE64', ...BATCH_ERRORS],
   edit: [...BATCH_ERRORS, 'EDIT_NO_MATCH', 'EDIT_AMBIGUOUS'],
   rm: BATCH_ERRORS,
@@ -95,5 +148,10 @@ export const COMMAND_EXITS: Readonly<Record<string, ReadonlyArray<readonly [stri
   run: [['130', 'the plan stopped between batches (Ctrl-C or shadow stop)']],
   resume: [['130', 'the plan stopped between batches (Ctrl-C or shadow stop)']],
   exec: [['any', "the command's own exit status"]],
-  hook: [['0', "also when the edit is refused or fails: the answer on stdout, in the agent's hook protocol, says so (never 1)"]],
+  hook: [
+    [
+      '0',
+      "also when the edit is refused or fails: the answer on stdout, in the agent's hook protocol, says so (never 1)",
+    ],
+  ],
 };

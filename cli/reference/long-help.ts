@@ -9,10 +9,27 @@ import { optionFlags, optionMeaning, positionalName } from './option-text.js';
  */
 export function longHelp(doc: CommandDoc): string {
   const lines = [`usage: ${doc.synopsis}`];
-  if (doc.aliases.length > 0) lines.push(`   (also: ${doc.aliases.map((a) => doc.path.replace(/[^ ]+$/, a)).join(', ')})`);
+  if (doc.aliases.length > 0)
+    lines.push(`   (also: ${doc.aliases.map((a) => doc.path.replace(/[^ ]+$/, a)).join(', ')})`);
   lines.push('', ...wrapText(doc.describe, HELP_WIDTH), `(task: ${doc.task})`, '');
-  if (doc.positionals.length > 0) lines.push('arguments:', ...twoColumns(doc.positionals.map((p) => [positionalName(p), optionMeaning(p, true)] as const), '   '), '');
-  if (doc.options.length > 0) lines.push('options:', ...twoColumns(doc.options.map((o) => [optionFlags(o), optionMeaning(o)] as const), '   '), '');
+  if (doc.positionals.length > 0)
+    lines.push(
+      'arguments:',
+      ...twoColumns(
+        doc.positionals.map((p) => [positionalName(p), optionMeaning(p, true)] as const),
+        '   ',
+      ),
+      '',
+    );
+  if (doc.options.length > 0)
+    lines.push(
+      'options:',
+      ...twoColumns(
+        doc.options.map((o) => [optionFlags(o), optionMeaning(o)] as const),
+        '   ',
+      ),
+      '',
+    );
   if (doc.epilog !== undefined) lines.push(doc.epilog, '');
   lines.push('exit status:', ...twoColumns(doc.exits, '   '), '');
   lines.push('error codes:');

@@ -9,7 +9,8 @@ import { optionFlags, optionMeaning, positionalName } from './option-text.js';
 export const REGENERATE = 'npm run docs:cli';
 
 /** Prose in markdown: angle brackets shown, not taken for HTML; pipes kept out of table syntax. */
-const prose = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|');
+const prose = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|');
 const code = (s: string): string => `\`${s.replace(/\|/g, '\\|')}\``;
 
 function table(head: readonly [string, string], rows: ReadonlyArray<readonly [string, string]>): string[] {
@@ -18,14 +19,35 @@ function table(head: readonly [string, string], rows: ReadonlyArray<readonly [st
 
 function section(doc: CommandDoc): string[] {
   const lines = [`### shadow ${doc.path}`, '', prose(doc.describe), '', '```', doc.synopsis, '```', ''];
-  if (doc.aliases.length > 0) lines.push(`Also: ${doc.aliases.map((a) => code(`shadow ${doc.path.replace(/[^ ]+$/, a)}`)).join(', ')}.`, '');
-  if (doc.positionals.length > 0) lines.push(...table(['argument', 'meaning'], doc.positionals.map((p) => [code(positionalName(p)), prose(optionMeaning(p, true))] as const)), '');
-  if (doc.options.length > 0) lines.push(...table(['option', 'meaning'], doc.options.map((o) => [code(optionFlags(o)), prose(optionMeaning(o))] as const)), '');
+  if (doc.aliases.length > 0)
+    lines.push(`Also: ${doc.aliases.map((a) => code(`shadow ${doc.path.replace(/[^ ]+$/, a)}`)).join(', ')}.`, '');
+  if (doc.positionals.length > 0)
+    lines.push(
+      ...table(
+        ['argument', 'meaning'],
+        doc.positionals.map((p) => [code(positionalName(p)), prose(optionMeaning(p, true))] as const),
+      ),
+      '',
+    );
+  if (doc.options.length > 0)
+    lines.push(
+      ...table(
+        ['option', 'meaning'],
+        doc.options.map((o) => [code(optionFlags(o)), prose(optionMeaning(o))] as const),
+      ),
+      '',
+    );
   if (doc.epilog !== undefined) lines.push('```text', doc.epilog, '```', '');
   const extra = doc.exits.slice(BASE_EXITS.length);
-  lines.push(`**Exit status:** ${['`0` ok, `1` an error, `2` usage', ...extra.map(([s, m]) => `${code(s)} ${prose(m)}`)].join('; ')}.`, '');
+  lines.push(
+    `**Exit status:** ${['`0` ok, `1` an error, `2` usage', ...extra.map(([s, m]) => `${code(s)} ${prose(m)}`)].join('; ')}.`,
+    '',
+  );
   const every = 'those of [every command](#error-codes-of-every-command)';
-  lines.push(`**Error codes:** ${doc.errors.length > 0 ? `${doc.errors.map(code).join(', ')}, and ${every}` : `only ${every}`}.`, '');
+  lines.push(
+    `**Error codes:** ${doc.errors.length > 0 ? `${doc.errors.map(code).join(', ')}, and ${every}` : `only ${every}`}.`,
+    '',
+  );
   if (doc.examples.length > 0) lines.push('**Examples:**', '', '```sh', ...doc.examples, '```', '');
   return lines;
 }
@@ -45,11 +67,17 @@ export function cliReference(): string {
     '',
     '## Global options',
     '',
-    ...table(['option', 'meaning'], globalOptionRows().map(([flags, meaning]) => [code(flags), prose(meaning)] as const)),
+    ...table(
+      ['option', 'meaning'],
+      globalOptionRows().map(([flags, meaning]) => [code(flags), prose(meaning)] as const),
+    ),
     '',
     '## Exit status',
     '',
-    ...table(['status', 'meaning'], BASE_EXITS.map(([s, m]) => [code(s), prose(m)] as const)),
+    ...table(
+      ['status', 'meaning'],
+      BASE_EXITS.map(([s, m]) => [code(s), prose(m)] as const),
+    ),
     '',
     'A command with statuses of its own lists them in its section.',
     '',
@@ -61,7 +89,12 @@ export function cliReference(): string {
     '',
   ];
   for (const task of COMMAND_TASKS) {
-    lines.push(`- **${task.title}**: ${docs.filter((d) => d.task === task.title).map((d) => `[${d.path}](#shadow-${d.path.replace(/ /g, '-')})`).join(', ')}`);
+    lines.push(
+      `- **${task.title}**: ${docs
+        .filter((d) => d.task === task.title)
+        .map((d) => `[${d.path}](#shadow-${d.path.replace(/ /g, '-')})`)
+        .join(', ')}`,
+    );
   }
   lines.push('');
   for (const task of COMMAND_TASKS) {

@@ -3,7 +3,9 @@ import type { OptionRecord } from './record-builder.js';
 /** How an option is typed: `--dry-run`, `-m, --message <string>`, `--conflict <refuse|markers>`. */
 export function optionFlags(o: OptionRecord): string {
   const dash = (n: string): string => (n.length === 1 ? `-${n}` : `--${n}`);
-  const names = [...o.aliases.filter((a) => a.length === 1), o.name, ...o.aliases.filter((a) => a.length > 1)].map(dash).join(', ');
+  const names = [...o.aliases.filter((a) => a.length === 1), o.name, ...o.aliases.filter((a) => a.length > 1)]
+    .map(dash)
+    .join(', ');
   if (o.type === 'boolean') return names;
   return `${names} <${o.choices ? o.choices.join('|') : (o.type ?? 'value')}>`;
 }

@@ -33,7 +33,8 @@ type Declared = {
   implies?: string | readonly string[];
 };
 
-const list = (v: string | readonly string[] | undefined): string[] => (v === undefined ? [] : typeof v === 'string' ? [v] : [...v]);
+const list = (v: string | readonly string[] | undefined): string[] =>
+  v === undefined ? [] : typeof v === 'string' ? [v] : [...v];
 
 function toRecord(name: string, o: Declared): OptionRecord {
   const r: OptionRecord = { name, aliases: list(o.alias) };
@@ -57,7 +58,8 @@ function toRecord(name: string, o: Declared): OptionRecord {
 export function recordBuilder(builder: ((y: Argv) => Argv) | undefined): BuilderRecord {
   const record: BuilderRecord = { positionals: [], options: [] };
   if (!builder) return record;
-  const find = (name: string): OptionRecord | undefined => [...record.options, ...record.positionals].find((o) => o.name === name);
+  const find = (name: string): OptionRecord | undefined =>
+    [...record.options, ...record.positionals].find((o) => o.name === name);
   const standIn = {
     positional(name: string, o: Declared) {
       record.positionals.push(toRecord(name, o));

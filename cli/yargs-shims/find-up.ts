@@ -14,7 +14,10 @@ import { fileURLToPath } from 'node:url';
  * command). This search starts at the bundle's own directory, so yargs
  * finds shadow's package.json, as it would unbundled.
  */
-export default function findUp(_start: string, callback: (dir: string, names: string[]) => string | undefined): string | undefined {
+export default function findUp(
+  _start: string,
+  callback: (dir: string, names: string[]) => string | undefined,
+): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const found = callback(dir, readdirSync(dir));

@@ -40,7 +40,8 @@ export interface ToolDefinition {
 
 const path = (): z.ZodMiniString<string> => z.string().check(z.minLength(1));
 const int = (min: number): z.ZodMiniNumber<number> => z.number().check(z.int(), z.gte(min));
-const sessionId = (): z.ZodMiniString<string> => describe(z.string().check(z.minLength(1)), 'the id begin_write returned');
+const sessionId = (): z.ZodMiniString<string> =>
+  describe(z.string().check(z.minLength(1)), 'the id begin_write returned');
 
 export const hints = (title: string, kind: 'read' | 'write' | 'destructive', idempotent = false): ToolAnnotations => ({
   title,
@@ -88,8 +89,16 @@ export const TOOLS: readonly ToolDefinition[] = [
       'delete, rename (path -> to), chmod (mode 100644 or 100755). Optional expect: the blob id or sha256:<hex> the path must hold first. ' +
       "Nothing touches the user's working tree: the person reviews and applies the draft. For content over a few hundred lines use begin_write instead.",
     input: z.strictObject({
-      intent: z.optional(describe(z.string().check(z.maxLength(10_000)), 'one line saying what the batch is for; it becomes the commit message')),
-      operations: describe(z.array(FileOperationSchema).check(z.minLength(1)), 'the file operations, applied in order, all or nothing'),
+      intent: z.optional(
+        describe(
+          z.string().check(z.maxLength(10_000)),
+          'one line saying what the batch is for; it becomes the commit message',
+        ),
+      ),
+      operations: describe(
+        z.array(FileOperationSchema).check(z.minLength(1)),
+        'the file operations, applied in order, all or nothing',
+      ),
     }),
     annotations: hints('Write files (atomic batch)', 'destructive'),
   },
@@ -103,12 +112,15 @@ export const TOOLS: readonly ToolDefinition[] = [
       ' <context line, unchanged>\n-<removed line>\n+<added line>\n*** End of File   (optional: the change ends the file)\n*** Delete File: <path>\n*** End Patch\n' +
       'Paths are relative to the repository root. Give about 3 lines of context around each change, in the order of the file; when they are not unique, add @@ lines naming the class, then the def. ' +
       "Add File over a file that exists replaces it, as Move to onto one does. Nothing touches the user's working tree.",
-    input: z.strictObject({ input: describe(z.string().check(z.minLength(1)), 'The entire contents of the apply_patch command') }),
+    input: z.strictObject({
+      input: describe(z.string().check(z.minLength(1)), 'The entire contents of the apply_patch command'),
+    }),
     annotations: hints('Apply a patch (apply_patch format)', 'destructive'),
   },
   {
     name: 'read_file',
-    description: "Read a file as the draft sees it: the draft's own changes, else the working tree. Lines are numbered from 1; give start_line/end_line to read part of a long file.",
+    description:
+      "Read a file as the draft sees it: the draft's own changes, else the working tree. Lines are numbered from 1; give start_line/end_line to read part of a long file.",
     input: z.strictObject({
       path: describe(path(), 'path relative to the repository root'),
       start_line: z.optional(describe(int(1), 'first line to return (default 1)')),
@@ -118,7 +130,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'list_files',
-    description: 'List a directory of the draft\'s view (what the draft changed shows as such). With recursive, every file below it, skipping what .gitignore ignores.',
+    description:
+      "List a directory of the draft's view (what the draft changed shows as such). With recursive, every file below it, skipping what .gitignore ignores.",
     input: z.strictObject({
       path: z.optional(describe(z.string(), 'directory relative to the repository root (default: the root)')),
       recursive: z.optional(describe(z.boolean(), 'list every file below, not just the directory (default false)')),
@@ -127,7 +140,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'search',
-    description: 'Find lines in the text files of the draft\'s view: a plain substring, or a JavaScript regular expression with regex: true. Ignored files, binary files and files over 1 MiB are skipped; results are bounded.',
+    description:
+      "Find lines in the text files of the draft's view: a plain substring, or a JavaScript regular expression with regex: true. Ignored files, binary files and files over 1 MiB are skipped; results are bounded.",
     input: z.strictObject({
       pattern: describe(z.string().check(z.minLength(1)), 'what to look for'),
       regex: z.optional(describe(z.boolean(), 'treat pattern as a regular expression (default false)')),
@@ -144,14 +158,18 @@ export const TOOLS: readonly ToolDefinition[] = [
       '(plain text, exactly as the file should read) and call finalize_write. The content is saved as it arrives and committed as one batch at the end.',
     input: z.strictObject({
       target_file: describe(path(), 'the file to write, relative to the repository root'),
-      operation: describe(z.enum(['create', 'overwrite', 'append']), 'create a new file, overwrite an existing one, or append to it'),
+      operation: describe(
+        z.enum(['create', 'overwrite', 'append']),
+        'create a new file, overwrite an existing one, or append to it',
+      ),
       intent: z.optional(describe(z.string(), 'what the content is for')),
     }),
     annotations: hints('Begin a large write', 'write'),
   },
   {
     name: 'append_content',
-    description: 'Send the next piece of a write session\'s content (plain text, appended in order). A line that is exactly DONE ends the content and commits it.',
+    description:
+      "Send the next piece of a write session's content (plain text, appended in order). A line that is exactly DONE ends the content and commits it.",
     input: z.strictObject({
       session_id: sessionId(),
       content: describe(z.string(), 'the next piece of the file, as it should read'),
@@ -170,30 +188,41 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'diff',
-    description: 'What the draft changes, as a unified diff against what it was based on; or between two points with range (e.g. "before-refactor..", "3..5", "~2..").',
+    description:
+      'What the draft changes, as a unified diff against what it was based on; or between two points with range (e.g. "before-refactor..", "3..5", "~2..").',
     input: z.strictObject({
-      range: z.optional(describe(z.string(), 'from..to: checkpoint names, batch numbers, ~N or commits (default: everything the draft changed)')),
+      range: z.optional(
+        describe(
+          z.string(),
+          'from..to: checkpoint names, batch numbers, ~N or commits (default: everything the draft changed)',
+        ),
+      ),
       stat: z.optional(describe(z.boolean(), 'only the list of files with line counts (default false)')),
-      renames: z.optional(describe(z.boolean(), 'pair deleted and added files into renames, as git diff -M (default false)')),
-      paths: z.optional(describe(z.array(z.string()), 'only these paths, directories or globs, from the repository root')),
+      renames: z.optional(
+        describe(z.boolean(), 'pair deleted and added files into renames, as git diff -M (default false)'),
+      ),
+      paths: z.optional(
+        describe(z.array(z.string()), 'only these paths, directories or globs, from the repository root'),
+      ),
     }),
     annotations: hints('Show the diff', 'read'),
   },
   {
     name: 'log',
-    description: 'The draft\'s batches, newest first: number, author, time, intent and operations.',
+    description: "The draft's batches, newest first: number, author, time, intent and operations.",
     input: z.strictObject({ limit: z.optional(describe(int(1), 'at most this many batches (default 20)')) }),
     annotations: hints('Show the log', 'read'),
   },
   {
     name: 'status',
-    description: "The draft's state: tip, batches, changed paths, and paths the user's working tree moved away from since.",
+    description:
+      "The draft's state: tip, batches, changed paths, and paths the user's working tree moved away from since.",
     input: z.strictObject({}),
     annotations: hints('Draft status', 'read'),
   },
   {
     name: 'checkpoint',
-    description: 'Name the draft\'s current state so that rollback can return to it (e.g. before a risky refactor).',
+    description: "Name the draft's current state so that rollback can return to it (e.g. before a risky refactor).",
     input: z.strictObject({
       name: describe(z.string().check(z.minLength(1)), 'a short name: letters, digits, . _ -'),
       message: z.optional(describe(z.string(), 'why this point matters')),
@@ -202,8 +231,11 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'rollback',
-    description: 'Move the draft back (or forward) to a checkpoint, a batch number, ~N (N batches back) or a commit. Nothing is lost: the state left is kept as a checkpoint.',
-    input: z.strictObject({ target: describe(z.string().check(z.minLength(1)), 'checkpoint name, batch number, ~N, or commit id') }),
+    description:
+      'Move the draft back (or forward) to a checkpoint, a batch number, ~N (N batches back) or a commit. Nothing is lost: the state left is kept as a checkpoint.',
+    input: z.strictObject({
+      target: describe(z.string().check(z.minLength(1)), 'checkpoint name, batch number, ~N, or commit id'),
+    }),
     annotations: hints('Roll back', 'destructive', true),
   },
   {
@@ -212,7 +244,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       "Move the draft onto the user's working tree as it is now (or onto a commit with onto): each file the draft changed is merged with the user's own changes since. " +
       "Files that do not merge stay in the draft as conflicts (git's <<<<<<< markers where both changed the same lines); resolve each by writing the content you want (any batch on the path resolves it), or with resolve. " +
       'Writes only the draft; undone by rollback ~1.',
-    input: z.strictObject({ onto: z.optional(describe(z.string().check(z.minLength(1)), 'a branch, tag or commit to move onto instead of the working tree')) }),
+    input: z.strictObject({
+      onto: z.optional(
+        describe(z.string().check(z.minLength(1)), 'a branch, tag or commit to move onto instead of the working tree'),
+      ),
+    }),
     annotations: hints('Rebase the draft', 'write'),
   },
   {
@@ -220,26 +256,35 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Undo some of your own earlier batches on the draft and keep everything after them (like git revert): a new batch. Name them by number (see log) or ~N. ' +
       'A file a later batch changed on the same lines stays in conflict (git markers) until you write it again.',
-    input: z.strictObject({ batches: describe(z.array(z.string().check(z.minLength(1))).check(z.minLength(1)), 'batch numbers (as log shows them) or ~N') }),
+    input: z.strictObject({
+      batches: describe(
+        z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+        'batch numbers (as log shows them) or ~N',
+      ),
+    }),
     annotations: hints('Revert batches', 'write'),
   },
   {
     name: 'resolve',
-    description: 'Mark files in conflict since a rebase as resolved, keeping them as the draft holds them now (status lists the conflicts).',
-    input: z.strictObject({ paths: describe(z.array(RepoPath).check(z.minLength(1)), 'repository-relative paths in conflict') }),
+    description:
+      'Mark files in conflict since a rebase as resolved, keeping them as the draft holds them now (status lists the conflicts).',
+    input: z.strictObject({
+      paths: describe(z.array(RepoPath).check(z.minLength(1)), 'repository-relative paths in conflict'),
+    }),
     annotations: hints('Resolve conflicts', 'write', true),
   },
   {
     name: 'propose',
-    description: "Freeze the draft's diff as a proposal for the person to review and apply. Writes nothing to their files.",
+    description:
+      "Freeze the draft's diff as a proposal for the person to review and apply. Writes nothing to their files.",
     input: z.strictObject({ message: z.optional(describe(z.string(), 'what the change does, for the reviewer')) }),
     annotations: hints('Propose for review', 'write', true),
   },
   {
     name: 'apply_status',
     description:
-      'Whether the draft could be applied now: the paths it would write (each clean, merged with the user\'s own change, or in conflict), conflicts with the working tree, and approvals still pending (secrets, protected paths, mass deletes). ' +
-      'With paths, the same for only those paths (a partial apply: the draft keeps the rest); a path that matches none of the draft\'s changes is INVALID_ARGUMENT. Read-only.',
+      "Whether the draft could be applied now: the paths it would write (each clean, merged with the user's own change, or in conflict), conflicts with the working tree, and approvals still pending (secrets, protected paths, mass deletes). " +
+      "With paths, the same for only those paths (a partial apply: the draft keeps the rest); a path that matches none of the draft's changes is INVALID_ARGUMENT. Read-only.",
     input: z.strictObject({ paths: z.optional(applyPaths()) }),
     annotations: hints('Apply status', 'read'),
   },
@@ -250,8 +295,18 @@ export const TOOLS: readonly ToolDefinition[] = [
       "With paths, publish only those paths: they stop being changes of the draft, the rest stay; a path that matches none of the draft's changes is INVALID_ARGUMENT (nothing written).",
     input: z.strictObject({
       paths: z.optional(applyPaths()),
-      conflict: z.optional(describe(z.enum(['refuse', 'markers']), "where the user changed the same lines: stop (refuse, the default) or write git's conflict markers into the file")),
-      expect: z.optional(describe(z.string(), 'the review_fingerprint the person reviewed (apply_status gives the current one): if the draft changed since, STALE_REVIEW and nothing is written')),
+      conflict: z.optional(
+        describe(
+          z.enum(['refuse', 'markers']),
+          "where the user changed the same lines: stop (refuse, the default) or write git's conflict markers into the file",
+        ),
+      ),
+      expect: z.optional(
+        describe(
+          z.string(),
+          'the review_fingerprint the person reviewed (apply_status gives the current one): if the draft changed since, STALE_REVIEW and nothing is written',
+        ),
+      ),
     }),
     annotations: hints('Apply to the working tree', 'destructive'),
     gated: 'apply',
@@ -263,7 +318,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       "With dry_run, only say what would be put back (each path clean, merged or in conflict). Where the user changed the applied lines it fails with CONFLICT (writing nothing) unless conflict is 'markers'.",
     input: z.strictObject({
       dry_run: z.optional(describe(z.boolean(), 'only report, write nothing (default false)')),
-      conflict: z.optional(describe(z.enum(['refuse', 'markers']), "where the user changed the applied lines: stop (refuse, the default) or write git's conflict markers")),
+      conflict: z.optional(
+        describe(
+          z.enum(['refuse', 'markers']),
+          "where the user changed the applied lines: stop (refuse, the default) or write git's conflict markers",
+        ),
+      ),
     }),
     annotations: hints('Undo the last apply', 'destructive'),
     gated: 'apply',
@@ -279,7 +339,8 @@ export function inputJsonSchema(tool: ToolDefinition): JsonSchema {
     metadata: descriptions,
     // The path rules are a refinement, which JSON Schema cannot carry: say them as a pattern.
     override: (ctx) => {
-      if (ctx.zodSchema === RepoPath) Object.assign(ctx.jsonSchema, { minLength: 1, maxLength: 4096, pattern: REPO_PATH_PATTERN });
+      if (ctx.zodSchema === RepoPath)
+        Object.assign(ctx.jsonSchema, { minLength: 1, maxLength: 4096, pattern: REPO_PATH_PATTERN });
       if (ctx.zodSchema === Pathspec) Object.assign(ctx.jsonSchema, { minLength: 1, pattern: PATHSPEC_PATTERN });
     },
   }) as JsonSchema;
@@ -297,9 +358,20 @@ export type ToolFormat = 'openai' | 'anthropic' | 'mcp';
 export function formatTools(format: ToolFormat, tools: readonly ToolDefinition[]): unknown[] {
   return tools.map((t) => {
     const schema = inputJsonSchema(t);
-    if (format === 'openai') return { type: 'function', function: { name: t.name, description: t.description, parameters: schema } };
+    if (format === 'openai')
+      return { type: 'function', function: { name: t.name, description: t.description, parameters: schema } };
     // The API knows its own tools by type: it refuses a schema for them, and the model was trained on theirs.
-    if (format === 'anthropic') return t.anthropicType ? { type: t.anthropicType, name: t.name } : { name: t.name, description: t.description, input_schema: schema };
-    return { name: t.name, title: t.annotations.title, description: t.description, inputSchema: schema, outputSchema: outputJsonSchema(t), annotations: t.annotations };
+    if (format === 'anthropic')
+      return t.anthropicType
+        ? { type: t.anthropicType, name: t.name }
+        : { name: t.name, description: t.description, input_schema: schema };
+    return {
+      name: t.name,
+      title: t.annotations.title,
+      description: t.description,
+      inputSchema: schema,
+      outputSchema: outputJsonSchema(t),
+      annotations: t.annotations,
+    };
   });
 }

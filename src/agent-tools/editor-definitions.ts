@@ -26,10 +26,17 @@ function commandCheck(name: string, commands: readonly string[]): (args: Record<
   return (args) => {
     const command = args.command;
     if (typeof command !== 'string' || commands.includes(command)) return;
-    throw new ShadowError('INVALID_ARGUMENT', `Unrecognized command ${command}. The allowed commands for the ${name} tool are: ${commands.join(', ')}`, {
-      hint: command === 'undo_edit' ? 'undo by editing the file back (view it, then str_replace)' : `use one of ${commands.join(', ')}`,
-      data: { command },
-    });
+    throw new ShadowError(
+      'INVALID_ARGUMENT',
+      `Unrecognized command ${command}. The allowed commands for the ${name} tool are: ${commands.join(', ')}`,
+      {
+        hint:
+          command === 'undo_edit'
+            ? 'undo by editing the file back (view it, then str_replace)'
+            : `use one of ${commands.join(', ')}`,
+        data: { command },
+      },
+    );
   };
 }
 
@@ -47,14 +54,27 @@ const STALE =
 function input(commands: readonly string[]) {
   return z.strictObject({
     command: describe(z.enum(commands as [string, ...string[]]), 'the command to run'),
-    path: describe(z.string().check(z.minLength(1)), 'the file or directory: absolute inside the repository, or relative to its root'),
+    path: describe(
+      z.string().check(z.minLength(1)),
+      'the file or directory: absolute inside the repository, or relative to its root',
+    ),
     file_text: z.optional(describe(z.string(), 'create: the content of the new file')),
-    old_str: z.optional(describe(z.string(), 'str_replace: the text to replace; it must occur exactly once in the file')),
-    new_str: z.optional(describe(z.string(), 'str_replace: the replacement (default empty); insert: the text to insert, when insert_text is not given')),
+    old_str: z.optional(
+      describe(z.string(), 'str_replace: the text to replace; it must occur exactly once in the file'),
+    ),
+    new_str: z.optional(
+      describe(
+        z.string(),
+        'str_replace: the replacement (default empty); insert: the text to insert, when insert_text is not given',
+      ),
+    ),
     insert_line: z.optional(describe(int(0), 'insert: the line after which to insert (0 inserts at the top)')),
     insert_text: z.optional(describe(z.string(), 'insert: the text to insert')),
     view_range: z.optional(
-      describe(z.array(z.number().check(z.int())).check(z.minLength(2), z.maxLength(2)), 'view: [first line, last line], lines numbered from 1; -1 as the last reads to the end'),
+      describe(
+        z.array(z.number().check(z.int())).check(z.minLength(2), z.maxLength(2)),
+        'view: [first line, last line], lines numbered from 1; -1 as the last reads to the end',
+      ),
     ),
   });
 }
@@ -68,8 +88,15 @@ const output: ToolDefinition['output'] = {
     content: { type: 'string', description: 'view: the lines shown, without their numbers' },
     start_line: { type: 'integer' },
     end_line: { type: 'integer' },
-    total_lines: { type: 'integer', description: 'view: the lines of the file as view_range counts them (a last newline ends an empty last line)' },
-    entries: { type: 'array', items: { type: 'string' }, description: 'view of a directory: the paths listed under it' },
+    total_lines: {
+      type: 'integer',
+      description: 'view: the lines of the file as view_range counts them (a last newline ends an empty last line)',
+    },
+    entries: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'view of a directory: the paths listed under it',
+    },
     oid: { type: 'string', description: 'the blob id of the file as viewed or written' },
     draft: { type: 'string' },
     batch: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'the batch a write made' },

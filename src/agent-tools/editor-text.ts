@@ -83,7 +83,8 @@ export function findOnce(text: string, old: string): { at: number; old: string; 
     return { at, old: needle, overlaps: at !== -1 && text.indexOf(needle, at + 1) !== -1 };
   };
   const exact = once(old);
-  if (exact.at !== -1 || text.includes(old) || !old.includes('\n') || old.includes('\r') || !text.includes('\r\n')) return exact;
+  if (exact.at !== -1 || text.includes(old) || !old.includes('\n') || old.includes('\r') || !text.includes('\r\n'))
+    return exact;
   return once(old.replace(/\n/g, '\r\n'));
 }
 

@@ -59,8 +59,15 @@ async function existing(conn: ToolConnection, rel: string, a: Args): Promise<Vie
 async function readText(conn: ToolConnection, rel: string, a: Args): Promise<{ file: ViewFile; text: string }> {
   const file = await existing(conn, rel, a);
   const shown = a.path;
-  if (file.type === 'symlink') throw new ShadowError('NOT_A_FILE', `${shown} is a symlink (to ${file.content.toString()})`, { hint: 'edit the file it points to', data: { path: shown } });
-  if (looksBinary(file.content)) throw new ShadowError('INVALID_CONTENT', `${shown} is a binary file; the editor edits text`, { data: { path: shown } });
+  if (file.type === 'symlink')
+    throw new ShadowError('NOT_A_FILE', `${shown} is a symlink (to ${file.content.toString()})`, {
+      hint: 'edit the file it points to',
+      data: { path: shown },
+    });
+  if (looksBinary(file.content))
+    throw new ShadowError('INVALID_CONTENT', `${shown} is a binary file; the editor edits text`, {
+      data: { path: shown },
+    });
   return { file, text: file.content.toString('utf8') };
 }
 
@@ -68,10 +75,14 @@ async function readText(conn: ToolConnection, rel: string, a: Args): Promise<{ f
 function expected(seen: Seen, rel: string, shown: string, read: string): string {
   const last = seen.get(rel);
   if (last === null) {
-    throw new ShadowError('EXPECT_FAILED', `${shown} changed while you were editing it (another agent or the person wrote it); nothing was written`, {
-      hint: 'view the file again, then redo the edit on what it holds now',
-      data: { path: shown },
-    });
+    throw new ShadowError(
+      'EXPECT_FAILED',
+      `${shown} changed while you were editing it (another agent or the person wrote it); nothing was written`,
+      {
+        hint: 'view the file again, then redo the edit on what it holds now',
+        data: { path: shown },
+      },
+    );
   }
   return last ?? read;
 }
@@ -129,7 +140,10 @@ async function create(conn: ToolConnection, a: Args, rel: string): Promise<ToolO
   needs(a, 'file_text');
   const text = a.file_text!;
   // A create of an empty file has no hunk to carry: a plain write (the one create that could land on a file made meanwhile).
-  const op: FileOperation = text === '' ? { operation: 'write', path: rel, content: '' } : { operation: 'patch', path: rel, diff: creatingDiff(rel, text) };
+  const op: FileOperation =
+    text === ''
+      ? { operation: 'write', path: rel, content: '' }
+      : { operation: 'patch', path: rel, diff: creatingDiff(rel, text) };
   const r = await commit(conn, `create ${rel}`, op);
   if (!r.success) return editFailure(r, a, '');
   const oid = await remember(conn, rel, text);
@@ -141,7 +155,10 @@ async function strReplace(conn: ToolConnection, a: Args, rel: string): Promise<T
   needs(a, 'old_str');
   const old = a.old_str!;
   const replacement = a.new_str ?? '';
-  if (old === '') throw new ShadowError('INVALID_ARGUMENT', 'old_str is empty: there is nothing to find', { hint: 'give the exact text to replace; to add lines use insert' });
+  if (old === '')
+    throw new ShadowError('INVALID_ARGUMENT', 'old_str is empty: there is nothing to find', {
+      hint: 'give the exact text to replace; to add lines use insert',
+    });
   const expect = expected(seenOf(conn), rel, a.path, file.oid);
   const found = findOnce(text, old);
   const put = found.at !== -1 && found.old !== old ? replacement.replace(/\r?\n/g, '\r\n') : replacement;
@@ -158,36 +175,56 @@ async function strReplace(conn: ToolConnection, a: Args, rel: string): Promise<T
   // The reference's snippet: from SNIPPET_LINES before the line the match began on to SNIPPET_LINES after the replacement's end.
   const line = newlines(text, Math.max(found.at, 0));
   const start = Math.max(0, line - SNIPPET_LINES);
-  const shown = linesOf(next).slice(start, line + SNIPPET_LINES + newlines(put) + 1).join('\n');
+  const shown = linesOf(next)
+    .slice(start, line + SNIPPET_LINES + newlines(put) + 1)
+    .join('\n');
   return ok(
     `The file ${a.path} has been edited. ${catN(shown, `a snippet of ${a.path}`, start + 1)}Review the changes and make sure they are as expected. Edit the file again if necessary.`,
     written(a, r, oid ? { oid } : {}),
   );
 }
 
-async function insert(conn: ToolConnection, a: Args, rel: string, textField: 'insert_text' | 'new_str'): Promise<ToolOutcome> {
+async function insert(
+  conn: ToolConnection,
+  a: Args,
+  rel: string,
+  textField: 'insert_text' | 'new_str',
+): Promise<ToolOutcome> {
   const { file, text } = await readText(conn, rel, a);
   needs(a, 'insert_line');
   if (a.insert_text !== undefined && a.new_str !== undefined && a.insert_text !== a.new_str) {
-    throw new ShadowError('INVALID_ARGUMENT', 'insert_text and new_str differ: send the text to insert once', { hint: `send ${textField} only` });
+    throw new ShadowError('INVALID_ARGUMENT', 'insert_text and new_str differ: send the text to insert once', {
+      hint: `send ${textField} only`,
+    });
   }
   const inserted = a.insert_text ?? a.new_str;
   if (inserted === undefined) needs(a, textField);
   const n = linesOf(text).length;
   const after = a.insert_line!;
   if (after > n) {
-    throw new ShadowError('INVALID_ARGUMENT', `Invalid \`insert_line\` parameter: ${after}. It should be within the range of lines of the file: ${pyList([0, n])}`, {
-      hint: 'view the file for its line numbers',
-      data: { path: a.path, lines: n },
-    });
+    throw new ShadowError(
+      'INVALID_ARGUMENT',
+      `Invalid \`insert_line\` parameter: ${after}. It should be within the range of lines of the file: ${pyList([0, n])}`,
+      {
+        hint: 'view the file for its line numbers',
+        data: { path: a.path, lines: n },
+      },
+    );
   }
   const expect = expected(seenOf(conn), rel, a.path, file.oid);
   const next = insertAfterLine(text, after, inserted!);
-  const r = await commit(conn, `insert after line ${after} of ${rel}`, { operation: 'write', path: rel, content: next, expect });
+  const r = await commit(conn, `insert after line ${after} of ${rel}`, {
+    operation: 'write',
+    path: rel,
+    content: next,
+    expect,
+  });
   if (!r.success) return editFailure(r, a, text);
   const oid = await remember(conn, rel, next);
   const start = Math.max(0, after - SNIPPET_LINES);
-  const shown = linesOf(next).slice(start, after + linesOf(inserted!).length + SNIPPET_LINES).join('\n');
+  const shown = linesOf(next)
+    .slice(start, after + linesOf(inserted!).length + SNIPPET_LINES)
+    .join('\n');
   return ok(
     `The file ${a.path} has been edited. ${catN(shown, 'a snippet of the edited file', start + 1)}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
     written(a, r, oid ? { oid } : {}),
@@ -206,7 +243,11 @@ async function view(conn: ToolConnection, a: Args, rel: string): Promise<ToolOut
     }
   }
   if (a.view_range !== undefined && a.view_range.length > 0) {
-    throw new ShadowError('INVALID_ARGUMENT', 'The `view_range` parameter is not allowed when `path` points to a directory.', { hint: 'view a file of it instead' });
+    throw new ShadowError(
+      'INVALID_ARGUMENT',
+      'The `view_range` parameter is not allowed when `path` points to a directory.',
+      { hint: 'view a file of it instead' },
+    );
   }
   return viewDirectory(conn, rel, a);
 }
@@ -230,12 +271,14 @@ const commandsOf = (textField: 'insert_text' | 'new_str'): Record<Args['command'
   undo_edit: undo,
 });
 
-const handler = (commands: Record<Args['command'], Command>): Handler => async (conn, args) => {
-  const given = args as unknown as Args;
-  // Every answer names the path as the reference's pathlib prints it.
-  const a = { ...given, path: shownPath(given.path) };
-  return commands[a.command](conn, a, repoPathOf(conn, given.path));
-};
+const handler =
+  (commands: Record<Args['command'], Command>): Handler =>
+  async (conn, args) => {
+    const given = args as unknown as Args;
+    // Every answer names the path as the reference's pathlib prints it.
+    const a = { ...given, path: shownPath(given.path) };
+    return commands[a.command](conn, a, repoPathOf(conn, given.path));
+  };
 
 export const EDITOR_HANDLERS: Record<string, Handler> = {
   str_replace_based_edit_tool: handler(commandsOf('insert_text')),

@@ -16,10 +16,19 @@ import { ok, type ToolConnection, type ToolOutcome } from './tool-outcome.js';
 export type Seen = Map<string, string | null>;
 
 function badRange(message: string, path: string, lines: number): ShadowError {
-  return new ShadowError('INVALID_ARGUMENT', message, { hint: 'lines are numbered from 1, as the whole view shows them; -1 as the second element reads to the end', data: { path, lines } });
+  return new ShadowError('INVALID_ARGUMENT', message, {
+    hint: 'lines are numbered from 1, as the whole view shows them; -1 as the second element reads to the end',
+    data: { path, lines },
+  });
 }
 
-export function viewFile(seen: Seen, rel: string, a: { path: string; view_range?: number[] }, file: ViewFile, text: string): ToolOutcome {
+export function viewFile(
+  seen: Seen,
+  rel: string,
+  a: { path: string; view_range?: number[] },
+  file: ViewFile,
+  text: string,
+): ToolOutcome {
   const lines = linesOf(text);
   const n = lines.length;
   let first = 1;
@@ -29,15 +38,39 @@ export function viewFile(seen: Seen, rel: string, a: { path: string; view_range?
   if (range !== undefined && range.length > 0) {
     const [from, to] = range as [number, number];
     const head = `Invalid \`view_range\`: ${pyList(range)}.`;
-    if (from < 1 || from > n) throw badRange(`${head} Its first element \`${from}\` should be within the range of lines of the file: ${pyList([1, n])}`, a.path, n);
-    if (to > n) throw badRange(`${head} Its second element \`${to}\` should be smaller than the number of lines in the file: \`${n}\``, a.path, n);
-    if (to !== -1 && to < from) throw badRange(`${head} Its second element \`${to}\` should be larger or equal than its first \`${from}\``, a.path, n);
+    if (from < 1 || from > n)
+      throw badRange(
+        `${head} Its first element \`${from}\` should be within the range of lines of the file: ${pyList([1, n])}`,
+        a.path,
+        n,
+      );
+    if (to > n)
+      throw badRange(
+        `${head} Its second element \`${to}\` should be smaller than the number of lines in the file: \`${n}\``,
+        a.path,
+        n,
+      );
+    if (to !== -1 && to < from)
+      throw badRange(
+        `${head} Its second element \`${to}\` should be larger or equal than its first \`${from}\``,
+        a.path,
+        n,
+      );
     first = from;
     last = to === -1 ? n : to;
   }
   seen.set(rel, file.oid);
   const content = range !== undefined && range.length > 0 ? lines.slice(first - 1, last).join('\n') : text;
-  return ok(catN(content, a.path, first), { command: 'view', path: a.path, kind: 'file', content, start_line: first, end_line: last, total_lines: n, oid: file.oid });
+  return ok(catN(content, a.path, first), {
+    command: 'view',
+    path: a.path,
+    kind: 'file',
+    content,
+    start_line: first,
+    end_line: last,
+    total_lines: n,
+    oid: file.oid,
+  });
 }
 
 const hidden = (e: ViewEntry): boolean => e.name.startsWith('.');
@@ -64,7 +97,9 @@ export async function viewDirectory(conn: ToolConnection, rel: string, a: { path
     for (const e of top) {
       if (!push(join(e.name))) break;
       if (e.type !== 'dir') continue;
-      const below = (await conn.sh.ls(rel === '' ? e.name : `${rel}/${e.name}`, { draft: conn.draft })).filter((c) => !hidden(c));
+      const below = (await conn.sh.ls(rel === '' ? e.name : `${rel}/${e.name}`, { draft: conn.draft })).filter(
+        (c) => !hidden(c),
+      );
       if (!below.every((c) => push(join(`${e.name}/${c.name}`)))) break;
     }
   }

@@ -13,15 +13,25 @@ import { describe, hints, type ToolAnnotations, type ToolDefinition } from './de
  */
 
 const path = (what = 'path'): z.ZodMiniString<string> =>
-  describe(z.string().check(z.minLength(1)), `${what}: absolute inside the repository (see list_allowed_directories), or relative to its root`);
-const lines = (what: string): z.ZodMiniOptional<z.ZodMiniNumber<number>> => z.optional(describe(z.number().check(z.int(), z.gte(0)), what));
+  describe(
+    z.string().check(z.minLength(1)),
+    `${what}: absolute inside the repository (see list_allowed_directories), or relative to its root`,
+  );
+const lines = (what: string): z.ZodMiniOptional<z.ZodMiniNumber<number>> =>
+  z.optional(describe(z.number().check(z.int(), z.gte(0)), what));
 const patterns = (): z.ZodMiniOptional<z.ZodMiniArray<z.ZodMiniString<string>>> =>
   z.optional(describe(z.array(z.string()), 'glob patterns (relative to path) of what to leave out'));
 
 /** That server's result: one text, also as `{ content }`. */
 const CONTENT = { type: 'object', properties: { content: { type: 'string' } }, required: ['content'] };
 
-const fs = (name: string, title: string, description: string, input: z.ZodMiniType, annotations: ToolAnnotations): ToolDefinition => ({
+const fs = (
+  name: string,
+  title: string,
+  description: string,
+  input: z.ZodMiniType,
+  annotations: ToolAnnotations,
+): ToolDefinition => ({
   name,
   profile: 'filesystem',
   description,
@@ -36,7 +46,8 @@ const readArgs = z.strictObject({
   head: lines('if given, only the first N lines of the file'),
 });
 
-const READ = "Read a file of the draft's view (the draft's own changes, else the working tree) as UTF-8 text. head: only its first N lines; tail: only its last N.";
+const READ =
+  "Read a file of the draft's view (the draft's own changes, else the working tree) as UTF-8 text. head: only its first N lines; tail: only its last N.";
 
 export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [
   fs('read_text_file', 'Read Text File', READ, readArgs, hints('', 'read')),
@@ -55,7 +66,9 @@ export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [
     'read_multiple_files',
     'Read Multiple Files',
     "Read several files of the draft's view at once: each file's text after its path, separated by ---. A file that cannot be read is reported in its place and does not stop the others.",
-    z.strictObject({ paths: describe(z.array(z.string().check(z.minLength(1))).check(z.minLength(1)), 'the files to read') }),
+    z.strictObject({
+      paths: describe(z.array(z.string().check(z.minLength(1))).check(z.minLength(1)), 'the files to read'),
+    }),
     hints('', 'read'),
   ),
   fs(
@@ -73,7 +86,12 @@ export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [
     z.strictObject({
       path: path(),
       edits: describe(
-        z.array(z.strictObject({ oldText: describe(z.string(), 'Text to search for - must match exactly'), newText: describe(z.string(), 'the text to put in its place') })),
+        z.array(
+          z.strictObject({
+            oldText: describe(z.string(), 'Text to search for - must match exactly'),
+            newText: describe(z.string(), 'the text to put in its place'),
+          }),
+        ),
         'the replacements, in order',
       ),
       dryRun: z.optional(describe(z.boolean(), 'show the diff without writing (default false)')),
@@ -98,7 +116,10 @@ export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [
     'list_directory_with_sizes',
     'List Directory with Sizes',
     "List a directory of the draft's view, [DIR] or [FILE], with each file's size and totals.",
-    z.strictObject({ path: path(), sortBy: z.optional(describe(z.enum(['name', 'size']), 'sort by name (default) or size')) }),
+    z.strictObject({
+      path: path(),
+      sortBy: z.optional(describe(z.enum(['name', 'size']), 'sort by name (default) or size')),
+    }),
     hints('', 'read'),
   ),
   fs(
@@ -119,7 +140,11 @@ export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [
     'search_files',
     'Search Files',
     "Find files and directories of the draft's view whose path below `path` matches a glob: '*.ts' in that directory, '**/*.ts' at any depth. Returns their full paths. What .gitignore ignores is left out.",
-    z.strictObject({ path: path(), pattern: describe(z.string().check(z.minLength(1)), 'a glob, relative to path'), excludePatterns: patterns() }),
+    z.strictObject({
+      path: path(),
+      pattern: describe(z.string().check(z.minLength(1)), 'a glob, relative to path'),
+      excludePatterns: patterns(),
+    }),
     hints('', 'read'),
   ),
   fs(

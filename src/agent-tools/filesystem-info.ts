@@ -117,5 +117,9 @@ export async function fileInfo(conn: ToolConnection, a: Record<string, unknown>)
     modified: dateText(info.modified, clock),
     accessed: dateText(info.accessed, clock),
   };
-  return said(Object.entries(shown).map(([k, v]) => `${k}: ${v}`).join('\n'));
+  return said(
+    Object.entries(shown)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n'),
+  );
 }

@@ -63,9 +63,10 @@ export async function readMediaFile(conn: ToolConnection, a: Record<string, unkn
   const file = await fileAt(conn, p);
   const mimeType = MIME_TYPES[extname(p.abs).toLowerCase()] ?? 'application/octet-stream';
   const data = file.content.toString('base64');
-  const block = mimeType.startsWith('image/') || mimeType.startsWith('audio/')
-    ? { type: mimeType.startsWith('image/') ? 'image' : 'audio', data, mimeType }
-    : { type: 'resource', resource: { uri: pathToFileURL(p.abs).href, mimeType, blob: data } };
+  const block =
+    mimeType.startsWith('image/') || mimeType.startsWith('audio/')
+      ? { type: mimeType.startsWith('image/') ? 'image' : 'audio', data, mimeType }
+      : { type: 'resource', resource: { uri: pathToFileURL(p.abs).href, mimeType, blob: data } };
   const text = `${p.given}: ${mimeType}, ${file.content.length} bytes`;
   return { isError: false, text, structured: { content: [block] }, content: [block] };
 }

@@ -19,7 +19,8 @@ import { errorText, failed, type Handler, type ToolConnection, type ToolOutcome 
 
 /** A failed batch: the failing operation's error, nothing written. */
 function batchFailure(r: BatchResult): ToolOutcome {
-  const e: ShadowErrorJSON = r.results.find((x) => x.error)?.error ?? r.error ?? { code: 'BATCH_FAILED', message: 'the batch failed' };
+  const e: ShadowErrorJSON = r.results.find((x) => x.error)?.error ??
+    r.error ?? { code: 'BATCH_FAILED', message: 'the batch failed' };
   return failed(e, `${errorText(e)}\nNothing was written.`);
 }
 
@@ -46,7 +47,10 @@ async function readTextFile(conn: ToolConnection, a: Record<string, unknown>): P
   const h = a.head as number | undefined;
   const t = a.tail as number | undefined;
   // As that server: 0 counts as not given.
-  if (h && t) throw new ShadowError('INVALID_ARGUMENT', 'Cannot specify both head and tail parameters simultaneously', { hint: 'give head or tail, not both' });
+  if (h && t)
+    throw new ShadowError('INVALID_ARGUMENT', 'Cannot specify both head and tail parameters simultaneously', {
+      hint: 'give head or tail, not both',
+    });
   const { text } = await readText(conn, p);
   if (t) return said(tail(text, t));
   if (h) return said(head(text, h));
@@ -60,7 +64,10 @@ async function editFile(conn: ToolConnection, a: Record<string, unknown>): Promi
   const diff = fencedDiff(p.abs, before, after);
   if (a.dryRun === true || written === text) return said(diff);
   const op: FileOperation = { operation: 'write', path: p.rel, content: written, expect: file.oid };
-  const r = await conn.sh.batch({ intent: `edit ${p.rel}`, operations: [op] }, { draft: conn.draft, actor: conn.actor });
+  const r = await conn.sh.batch(
+    { intent: `edit ${p.rel}`, operations: [op] },
+    { draft: conn.draft, actor: conn.actor },
+  );
   return r.success ? said(diff) : batchFailure(r);
 }
 
@@ -91,28 +98,46 @@ async function moveFile(conn: ToolConnection, a: Record<string, unknown>): Promi
   const kind = await kindAt(conn, from);
   if (kind === 'absent') {
     const e = await missing(conn, source, 'open');
-    throw e.message.startsWith('Parent') ? e : new ShadowError('NOT_FOUND', `ENOENT: no such file or directory, ${renamed}`, { hint: e.hint, data: { path: source.given } });
+    throw e.message.startsWith('Parent')
+      ? e
+      : new ShadowError('NOT_FOUND', `ENOENT: no such file or directory, ${renamed}`, {
+          hint: e.hint,
+          data: { path: source.given },
+        });
   }
   // That server's README: "Fails if destination exists" (shadow never replaces a file by a move).
   if ((await kindAt(conn, to)) !== 'absent') {
-    throw new ShadowError('ALREADY_EXISTS', `EEXIST: file already exists, ${renamed}`, { hint: 'choose another destination, or delete it first', data: { path: destination.given } });
+    throw new ShadowError('ALREADY_EXISTS', `EEXIST: file already exists, ${renamed}`, {
+      hint: 'choose another destination, or delete it first',
+      data: { path: destination.given },
+    });
   }
   let ops: FileOperation[];
   let left = 0;
   if (kind === 'file') ops = [{ operation: 'rename', path: from, to }];
   else {
     if (from === '' || to.startsWith(`${from}/`)) {
-      throw new ShadowError('INVALID_ARGUMENT', `EINVAL: invalid argument, ${renamed}`, { hint: 'a directory cannot move into itself', data: { source: source.given, destination: destination.given } });
+      throw new ShadowError('INVALID_ARGUMENT', `EINVAL: invalid argument, ${renamed}`, {
+        hint: 'a directory cannot move into itself',
+        data: { source: source.given, destination: destination.given },
+      });
     }
     const walked = await conn.sh.files(from, { draft: conn.draft });
     const all = await conn.sh.files(from, { draft: conn.draft, ignored: true });
     left = all.files.length - walked.files.length;
-    ops = walked.files.filter((f) => f.type !== 'submodule').map((f) => ({ operation: 'rename', path: f.path, to: `${to}${f.path.slice(from.length)}` }));
-    if (ops.length === 0) throw new ShadowError('NOT_FOUND', `${source.given} holds no files to move`, { data: { path: source.given } });
+    ops = walked.files
+      .filter((f) => f.type !== 'submodule')
+      .map((f) => ({ operation: 'rename', path: f.path, to: `${to}${f.path.slice(from.length)}` }));
+    if (ops.length === 0)
+      throw new ShadowError('NOT_FOUND', `${source.given} holds no files to move`, { data: { path: source.given } });
   }
-  const r = await conn.sh.batch({ intent: `move ${from} to ${to}`, operations: ops }, { draft: conn.draft, actor: conn.actor });
+  const r = await conn.sh.batch(
+    { intent: `move ${from} to ${to}`, operations: ops },
+    { draft: conn.draft, actor: conn.actor },
+  );
   if (!r.success) return batchFailure(r);
-  const note = left > 0 ? ` (${left} ignored file${left === 1 ? '' : 's'} stayed: .gitignore keeps them out of the draft)` : '';
+  const note =
+    left > 0 ? ` (${left} ignored file${left === 1 ? '' : 's'} stayed: .gitignore keeps them out of the draft)` : '';
   return said(`Successfully moved ${source.given} to ${destination.given}${note}`);
 }
 
@@ -126,8 +151,14 @@ async function createDirectory(conn: ToolConnection, a: Record<string, unknown>)
   for (let i = 1; i <= parts.length && p.rel !== ''; i++) {
     const at = parts.slice(0, i).join('/');
     if ((await kindAt(conn, at)) !== 'file') continue;
-    const message = i === parts.length ? `EEXIST: file already exists, mkdir '${p.abs}'` : `ENOTDIR: not a directory, realpath '${p.abs}'`;
-    throw new ShadowError('NOT_A_DIRECTORY', message, { hint: `${at} is a file: move or delete it first`, data: { path: p.given, blockedBy: at } });
+    const message =
+      i === parts.length
+        ? `EEXIST: file already exists, mkdir '${p.abs}'`
+        : `ENOTDIR: not a directory, realpath '${p.abs}'`;
+    throw new ShadowError('NOT_A_DIRECTORY', message, {
+      hint: `${at} is a file: move or delete it first`,
+      data: { path: p.given, blockedBy: at },
+    });
   }
   return said(`Successfully created directory ${p.given}`);
 }

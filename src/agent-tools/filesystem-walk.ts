@@ -45,7 +45,11 @@ async function walkRoot(conn: ToolConnection, given: string): Promise<HomePath> 
   const p = homePath(conn, given);
   const kind = await kindAt(conn, p.rel);
   if (kind === 'absent') throw await missing(conn, p, 'scandir');
-  if (kind === 'file') throw new ShadowError('NOT_A_DIRECTORY', nodeText('ENOTDIR', 'scandir', p.abs), { hint: 'give a directory', data: { path: given } });
+  if (kind === 'file')
+    throw new ShadowError('NOT_A_DIRECTORY', nodeText('ENOTDIR', 'scandir', p.abs), {
+      hint: 'give a directory',
+      data: { path: given },
+    });
   return p;
 }
 
@@ -60,23 +64,38 @@ async function listWithSizes(conn: ToolConnection, a: Record<string, unknown>): 
   const entries = await entriesOf(conn, p);
   const sized: Array<{ e: ViewEntry; size: number }> = [];
   for (const e of entries) {
-    const size = e.type === 'file' || e.type === 'symlink' ? (await conn.sh.cat(join(rel, e.name), { draft: conn.draft })).content.length : 0;
+    const size =
+      e.type === 'file' || e.type === 'symlink'
+        ? (await conn.sh.cat(join(rel, e.name), { draft: conn.draft })).content.length
+        : 0;
     sized.push({ e, size });
   }
   // As that server: largest first, or by name in its collation (English, the locale it runs in).
   if (a.sortBy === 'size') sized.sort((x, y) => y.size - x.size);
   else sized.sort((x, y) => x.e.name.localeCompare(y.e.name, 'en'));
-  const rows = sized.map(({ e, size }) => `${mark(e)} ${e.name.padEnd(30)} ${isDir(e) ? '' : formatSize(size).padStart(10)}`);
+  const rows = sized.map(
+    ({ e, size }) => `${mark(e)} ${e.name.padEnd(30)} ${isDir(e) ? '' : formatSize(size).padStart(10)}`,
+  );
   const files = sized.filter((s) => !isDir(s.e));
   const total = files.reduce((sum, s) => sum + s.size, 0);
-  return said([...rows, '', `Total: ${files.length} files, ${sized.length - files.length} directories`, `Combined size: ${formatSize(total)}`].join('\n'));
+  return said(
+    [
+      ...rows,
+      '',
+      `Total: ${files.length} files, ${sized.length - files.length} directories`,
+      `Combined size: ${formatSize(total)}`,
+    ].join('\n'),
+  );
 }
 
 /** The view's files under `rel`, paths relative to it, or a refusal when there are too many to walk. */
 async function walk(conn: ToolConnection, rel: string, given: string): Promise<string[]> {
   const r = await conn.sh.files(rel, { draft: conn.draft, limit: WALK_LIMIT });
   if (r.truncated) {
-    throw new ShadowError('INVALID_ARGUMENT', `${given} holds more than ${WALK_LIMIT} files`, { hint: 'walk a subdirectory', data: { path: given, limit: WALK_LIMIT } });
+    throw new ShadowError('INVALID_ARGUMENT', `${given} holds more than ${WALK_LIMIT} files`, {
+      hint: 'walk a subdirectory',
+      data: { path: given, limit: WALK_LIMIT },
+    });
   }
   return r.files.map((f) => (rel === '' ? f.path : f.path.slice(rel.length + 1)));
 }
@@ -90,7 +109,11 @@ async function walk(conn: ToolConnection, rel: string, given: string): Promise<s
 function excluder(patterns: readonly string[], plainNamesAnywhere = true): (path: string) => boolean {
   const tests = patterns.map((p) => {
     if (p.includes('*') || !plainNamesAnywhere) return picomatch(p, { dot: true });
-    const any = [picomatch(p, { dot: true }), picomatch(`**/${p}`, { dot: true }), picomatch(`**/${p}/**`, { dot: true })];
+    const any = [
+      picomatch(p, { dot: true }),
+      picomatch(`**/${p}`, { dot: true }),
+      picomatch(`**/${p}/**`, { dot: true }),
+    ];
     return (path: string) => any.some((t) => t(path));
   });
   return (path) => tests.some((t) => t(path));
@@ -150,5 +173,6 @@ export const FILESYSTEM_WALK_HANDLERS: Record<string, Handler> = {
   list_directory_with_sizes: listWithSizes,
   directory_tree: directoryTree,
   search_files: searchFiles,
-  list_allowed_directories: async (conn) => said(`Allowed directories:\n${rootOf(conn) ?? '. (the repository; it has no working tree)'}`),
+  list_allowed_directories: async (conn) =>
+    said(`Allowed directories:\n${rootOf(conn) ?? '. (the repository; it has no working tree)'}`),
 };

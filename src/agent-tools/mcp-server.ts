@@ -53,16 +53,29 @@ const PROFILE_INSTRUCTIONS: Record<Exclude<Profile, 'shadow'>, string> = {
 };
 
 function instructions(profiles: readonly Profile[]): string {
-  const own = profiles.includes('shadow') ? [INSTRUCTIONS] : ["shadow keeps every file change you make in a draft (a private git ref), never in the user's working tree; the person reviews and applies it."];
-  return [...own, ...profiles.filter((p): p is Exclude<Profile, 'shadow'> => p !== 'shadow').map((p) => PROFILE_INSTRUCTIONS[p])].join(' ');
+  const own = profiles.includes('shadow')
+    ? [INSTRUCTIONS]
+    : [
+        "shadow keeps every file change you make in a draft (a private git ref), never in the user's working tree; the person reviews and applies it.",
+      ];
+  return [
+    ...own,
+    ...profiles.filter((p): p is Exclude<Profile, 'shadow'> => p !== 'shadow').map((p) => PROFILE_INSTRUCTIONS[p]),
+  ].join(' ');
 }
 
 /** Serve the tools until the client closes the connection. */
 export async function serveMcp(sh: Shadow, options: McpOptions): Promise<void> {
   const profiles = options.profiles ?? ['shadow'];
   // An MCP client is an agent: its batches are an AI's, with the model it was told to name.
-  sh.useIdentity({ actorType: options.actorType ?? sh.context.env.SHADOW_ACTOR_TYPE ?? 'ai', model: options.model ?? sh.context.env.SHADOW_MODEL });
-  const server = new Server({ name: 'shadow', version: options.version }, { capabilities: { tools: {} }, instructions: instructions(profiles) });
+  sh.useIdentity({
+    actorType: options.actorType ?? sh.context.env.SHADOW_ACTOR_TYPE ?? 'ai',
+    model: options.model ?? sh.context.env.SHADOW_MODEL,
+  });
+  const server = new Server(
+    { name: 'shadow', version: options.version },
+    { capabilities: { tools: {} }, instructions: instructions(profiles) },
+  );
   let conn: ToolConnection | undefined;
   // Decided at the first call, once the client has said who it is.
   const connection = (): ToolConnection => {
@@ -80,7 +93,11 @@ export async function serveMcp(sh: Shadow, options: McpOptions): Promise<void> {
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const out = await callTool(connection(), req.params.name, req.params.arguments ?? {});
     // The text is for the model; the structured content, checked against the tool's outputSchema, for the client.
-    return { content: (out.content ?? [{ type: 'text' as const, text: out.text }]) as never, structuredContent: out.structured ?? { text: out.text }, isError: out.isError };
+    return {
+      content: (out.content ?? [{ type: 'text' as const, text: out.text }]) as never,
+      structuredContent: out.structured ?? { text: out.text },
+      isError: out.isError,
+    };
   });
 
   const transport = new StdioServerTransport(options.stdin, options.stdout);

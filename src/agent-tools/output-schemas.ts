@@ -12,11 +12,17 @@
 export type JsonSchema = Record<string, unknown>;
 
 const str = (description?: string): JsonSchema => (description ? { type: 'string', description } : { type: 'string' });
-const int = (description?: string): JsonSchema => (description ? { type: 'integer', description } : { type: 'integer' });
-const bool = (description?: string): JsonSchema => (description ? { type: 'boolean', description } : { type: 'boolean' });
+const int = (description?: string): JsonSchema =>
+  description ? { type: 'integer', description } : { type: 'integer' };
+const bool = (description?: string): JsonSchema =>
+  description ? { type: 'boolean', description } : { type: 'boolean' };
 /** A value or null (as anyOf: strict validators refuse a list of types). */
 const orNull = (s: JsonSchema): JsonSchema => ({ anyOf: [s, { type: 'null' }] });
-const arrayOf = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
+const arrayOf = (items: JsonSchema, description?: string): JsonSchema => ({
+  type: 'array',
+  items,
+  ...(description ? { description } : {}),
+});
 const obj = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema => ({
   type: 'object',
   properties,
@@ -30,7 +36,10 @@ export const ERROR_SCHEMA: JsonSchema = {
     code: str('a stable error code, e.g. EDIT_NO_MATCH, EXPECT_FAILED, NOT_FOUND'),
     message: str(),
     hint: str('what to do about it'),
-    data: { type: 'object', description: 'machine-readable details: closest lines, matching line numbers, the conflicting batch' },
+    data: {
+      type: 'object',
+      description: 'machine-readable details: closest lines, matching line numbers, the conflicting batch',
+    },
   },
   required: ['code', 'message'],
 };
@@ -129,9 +138,23 @@ const SHADOW_OUTPUTS: Record<string, JsonSchema> = {
   ),
   begin_write: obj({ session_id: str(), stage: str(), instructions: str() }, ['session_id', 'stage']),
   // Either the session's progress, or the batch that the DONE line committed.
-  append_content: obj({ session_id: str(), stage: str(), bytes: int(), lines: int(), next: str(), ...(BATCH_RESULT.properties as Record<string, JsonSchema>) }),
+  append_content: obj({
+    session_id: str(),
+    stage: str(),
+    bytes: int(),
+    lines: int(),
+    next: str(),
+    ...(BATCH_RESULT.properties as Record<string, JsonSchema>),
+  }),
   diff: obj({ files: arrayOf(obj({ path: str(), status: str() }, ['path', 'status'])) }, ['files']),
-  log: obj({ batches: arrayOf(obj({ batch: int(), commit: str(), actor: str(), time: str(), intent: str() }, ['batch', 'commit'])) }, ['batches']),
+  log: obj(
+    {
+      batches: arrayOf(
+        obj({ batch: int(), commit: str(), actor: str(), time: str(), intent: str() }, ['batch', 'commit']),
+      ),
+    },
+    ['batches'],
+  ),
   status: obj({ draft: str(), exists: bool(), batches: int(), changed: arrayOf({ type: 'object' }) }, ['draft']),
   checkpoint: obj({ name: str(), commit: str(), batch: orNull(int()) }, ['name', 'commit']),
   rollback: obj({ draft: str(), from: str(), to: str(), target: str(), kept: str() }, ['draft', 'to']),
@@ -147,6 +170,7 @@ const ANY_RESULT: JsonSchema = obj({ text: str() });
 
 /** The outputSchema of a tool. */
 export function outputJsonSchema(tool: { name: string; output?: JsonSchema; profile?: string }): JsonSchema {
-  const own = tool.output ?? (tool.profile === undefined || tool.profile === 'shadow' ? SHADOW_OUTPUTS[tool.name] : undefined);
+  const own =
+    tool.output ?? (tool.profile === undefined || tool.profile === 'shadow' ? SHADOW_OUTPUTS[tool.name] : undefined);
   return withError(own ?? ANY_RESULT);
 }

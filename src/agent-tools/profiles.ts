@@ -19,11 +19,16 @@ export const PROFILES: readonly Profile[] = ['shadow', 'anthropic', 'filesystem'
  * PROFILES. An unknown name is a USAGE error listing the names.
  */
 export function parseProfiles(spec: string | readonly string[] | undefined): Profile[] {
-  const words = (Array.isArray(spec) ? spec : [spec ?? 'shadow']).flatMap((s: string) => s.split(',')).map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  const words = (Array.isArray(spec) ? spec : [spec ?? 'shadow'])
+    .flatMap((s: string) => s.split(','))
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
   if (words.length === 0) words.push('shadow');
   const bad = words.filter((w) => w !== 'all' && !PROFILES.includes(w as Profile));
   if (bad.length > 0) {
-    throw new ShadowError('USAGE', `unknown tool profile${bad.length > 1 ? 's' : ''}: ${bad.join(', ')}`, { hint: `choose from ${PROFILES.join(', ')} or all (a comma list works too)` });
+    throw new ShadowError('USAGE', `unknown tool profile${bad.length > 1 ? 's' : ''}: ${bad.join(', ')}`, {
+      hint: `choose from ${PROFILES.join(', ')} or all (a comma list works too)`,
+    });
   }
   return PROFILES.filter((p) => words.includes('all') || words.includes(p));
 }

@@ -50,7 +50,8 @@ export function cut(text: string, how: string): string {
 export function errorText(e: ShadowErrorJSON): string {
   const lines = [`${e.code}: ${e.message}`];
   if (e.hint) lines.push(`hint: ${e.hint}`);
-  if (e.data && Object.keys(e.data).length > 0) lines.push(`details: ${cut(JSON.stringify(e.data), 'the details are long')}`);
+  if (e.data && Object.keys(e.data).length > 0)
+    lines.push(`details: ${cut(JSON.stringify(e.data), 'the details are long')}`);
   return lines.join('\n');
 }
 
@@ -61,7 +62,11 @@ export function errorText(e: ShadowErrorJSON): string {
  */
 export function ok(value: unknown, structured?: Record<string, unknown>): ToolOutcome {
   const text = typeof value === 'string' ? value : json(value);
-  const data = structured ?? (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { text });
+  const data =
+    structured ??
+    (value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { text });
   return { isError: false, text, structured: data };
 }
 
@@ -81,5 +86,9 @@ export function batchOutcome(r: BatchResult | FinalizeResult): ToolOutcome {
   // The per-operation results say what each failure was; the error's own details would repeat them.
   const head = r.error ? errorText({ ...r.error, data: undefined }) : 'the batch failed';
   const error: ShadowErrorJSON = r.error ?? { code: 'BATCH_FAILED', message: 'the batch failed' };
-  return { isError: true, text: `${head}\nNothing was written. Per operation:\n${json(r.results)}`, structured: { ...structured, error } };
+  return {
+    isError: true,
+    text: `${head}\nNothing was written. Per operation:\n${json(r.results)}`,
+    structured: { ...structured, error },
+  };
 }

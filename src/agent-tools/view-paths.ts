@@ -24,16 +24,26 @@ export function repoPathOf(conn: ToolConnection, given: string): string {
   let rel: string;
   if (isAbsolute(given)) {
     if (root === null) {
-      throw new ShadowError('INVALID_PATH', `${given} is absolute, and this repository has no working tree to resolve it in`, { hint: 'give a path relative to the repository root', data: { path: given } });
+      throw new ShadowError(
+        'INVALID_PATH',
+        `${given} is absolute, and this repository has no working tree to resolve it in`,
+        { hint: 'give a path relative to the repository root', data: { path: given } },
+      );
     }
     rel = relative(resolve(root), resolve(given)).split(sep).join('/');
     if (rel === '..' || rel.startsWith('../') || isAbsolute(rel)) {
-      throw new ShadowError('INVALID_PATH', `access denied: ${given} is outside the repository (${root})`, { hint: `give a path under ${root}, or relative to it`, data: { path: given, root } });
+      throw new ShadowError('INVALID_PATH', `access denied: ${given} is outside the repository (${root})`, {
+        hint: `give a path under ${root}, or relative to it`,
+        data: { path: given, root },
+      });
     }
   } else {
     rel = posix.normalize(given.split(sep).join('/'));
     if (rel === '..' || rel.startsWith('../')) {
-      throw new ShadowError('INVALID_PATH', `access denied: ${given} leaves the repository`, { hint: 'give a path inside the repository', data: { path: given } });
+      throw new ShadowError('INVALID_PATH', `access denied: ${given} leaves the repository`, {
+        hint: 'give a path inside the repository',
+        data: { path: given },
+      });
     }
   }
   rel = rel.replace(/^(\.\/)+/, '').replace(/\/+$/, '');

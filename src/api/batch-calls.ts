@@ -55,10 +55,19 @@ export interface BatchCalls {
    *
    * @example await sh.write('notes.md', '# notes\n')
    */
-  write(path: string, content: string | Uint8Array, options?: BatchCallOptions & { mode?: FileMode; intent?: string; encoding?: 'utf8' | 'base64' }): Promise<BatchResult>;
+  write(
+    path: string,
+    content: string | Uint8Array,
+    options?: BatchCallOptions & { mode?: FileMode; intent?: string; encoding?: 'utf8' | 'base64' },
+  ): Promise<BatchResult>;
 
   /** @example await sh.edit('README.md', 'Hello', 'Hello, world') */
-  edit(path: string, oldContent: string, content: string, options?: BatchCallOptions & { intent?: string }): Promise<BatchResult>;
+  edit(
+    path: string,
+    oldContent: string,
+    content: string,
+    options?: BatchCallOptions & { intent?: string },
+  ): Promise<BatchResult>;
 
   /** @example await sh.remove(['old.txt']) */
   remove(paths: string[], options?: BatchCallOptions & { intent?: string }): Promise<BatchResult>;
@@ -84,7 +93,9 @@ export const batchCalls: BatchCalls & ThisType<ShadowCore & BatchCalls> = {
       if (typeof text === 'string' || text instanceof Uint8Array) input = parseJsonText(text);
       else {
         const taken = (carried = new WeakMap());
-        input = await (await import('../drafts/batch/batch-stream.js')).parseJsonStream(text, 'batch', (op) => takeContent(op, taken));
+        input = await (
+          await import('../drafts/batch/batch-stream.js')
+        ).parseJsonStream(text, 'batch', (op) => takeContent(op, taken));
       }
     } catch (e) {
       if (e instanceof ShadowError && e.code === 'INVALID_JSON') return invalidBatchResult(draft, undefined, e);
@@ -103,7 +114,13 @@ export const batchCalls: BatchCalls & ThisType<ShadowCore & BatchCalls> = {
   },
 
   edit(path, oldContent, content, options = {}) {
-    return this.batch({ intent: options.intent ?? `edit ${path}`, operations: [{ operation: 'edit', path, old_content: oldContent, content }] }, options);
+    return this.batch(
+      {
+        intent: options.intent ?? `edit ${path}`,
+        operations: [{ operation: 'edit', path, old_content: oldContent, content }],
+      },
+      options,
+    );
   },
 
   remove(paths, options = {}) {
@@ -112,12 +129,20 @@ export const batchCalls: BatchCalls & ThisType<ShadowCore & BatchCalls> = {
   },
 
   move(from, to, options = {}) {
-    return this.batch({ intent: options.intent ?? `rename ${from} to ${to}`, operations: [{ operation: 'rename', path: from, to }] }, options);
+    return this.batch(
+      { intent: options.intent ?? `rename ${from} to ${to}`, operations: [{ operation: 'rename', path: from, to }] },
+      options,
+    );
   },
 };
 
 /** batch(), for a batch some of whose writes' contents were taken out as bytes as it was read (`carried`, by op). */
-function batchCarrying(sh: ShadowCore, input: unknown, options: BatchCallOptions, carried?: WeakMap<object, Uint8Array>): Promise<BatchResult> | BatchResult {
+function batchCarrying(
+  sh: ShadowCore,
+  input: unknown,
+  options: BatchCallOptions,
+  carried?: WeakMap<object, Uint8Array>,
+): Promise<BatchResult> | BatchResult {
   const draft = sh.draftName(options);
   // Counted before validation, and answered without a result per operation: it may hold 100,000.
   const tooLarge = batchTooLarge(input, sh.ws.settings.batchLimits, undefined, carried);
@@ -157,7 +182,13 @@ function batchCarrying(sh: ShadowCore, input: unknown, options: BatchCallOptions
 function takeContent(op: unknown, carried: WeakMap<object, Uint8Array>): void {
   if (op === null || typeof op !== 'object') return;
   const o = op as { operation?: unknown; content?: unknown; encoding?: unknown };
-  if (o.operation !== 'write' || typeof o.content !== 'string' || (o.encoding !== undefined && o.encoding !== 'utf8') || !o.content.isWellFormed()) return;
+  if (
+    o.operation !== 'write' ||
+    typeof o.content !== 'string' ||
+    (o.encoding !== undefined && o.encoding !== 'utf8') ||
+    !o.content.isWellFormed()
+  )
+    return;
   carried.set(op, Buffer.from(o.content, 'utf8'));
   o.content = '';
 }

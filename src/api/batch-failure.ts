@@ -14,9 +14,17 @@ export function invalidBatchResult(draft: string, input: unknown, e: ShadowError
     ? ops.map((op, i) => {
         const o = (op ?? {}) as { operation?: unknown; path?: unknown };
         const mine = problems.filter((p) => p.path.startsWith(`operations[${i}]`));
-        const base = { operation: (typeof o.operation === 'string' ? o.operation : 'unknown') as FileOperation['operation'], path: typeof o.path === 'string' ? o.path : '' };
+        const base = {
+          operation: (typeof o.operation === 'string' ? o.operation : 'unknown') as FileOperation['operation'],
+          path: typeof o.path === 'string' ? o.path : '',
+        };
         return mine.length > 0
-          ? { ...base, success: false, status: 'failed' as const, error: { code: e.code, message: mine.map((p) => `${p.path} ${p.message}`).join('; ') } }
+          ? {
+              ...base,
+              success: false,
+              status: 'failed' as const,
+              error: { code: e.code, message: mine.map((p) => `${p.path} ${p.message}`).join('; ') },
+            }
           : { ...base, success: false, status: 'not_applied' as const };
       })
     : [];

@@ -3,7 +3,14 @@
  * their checkpoints, rollback and undo (src/drafts/).
  */
 import * as z from 'zod/mini';
-import { createCheckpoint, listCheckpoints, rollback, undo, type CheckpointInfo, type RefMove } from '../drafts/history/checkpoints.js';
+import {
+  createCheckpoint,
+  listCheckpoints,
+  rollback,
+  undo,
+  type CheckpointInfo,
+  type RefMove,
+} from '../drafts/history/checkpoints.js';
 import { createDraft, listDrafts, loadDraft, requireDraft, type DraftSummary } from '../drafts/drafts.js';
 import { dropDraft } from '../drafts/draft-drop.js';
 import { validate } from '../drafts/batch/batch-schema.js';
@@ -65,7 +72,12 @@ export const draftCalls: DraftCalls & ThisType<ShadowCore & DraftCalls> = {
     const name = this.readDraftName(options);
     const d = requireDraft(this.ws, name);
     const summary = listDrafts(this.ws).find((s) => s.name === name)!;
-    return { ...summary, checkpoints: listCheckpoints(this.ws, name), from: d.meta.from, created_by: d.meta.created_by };
+    return {
+      ...summary,
+      checkpoints: listCheckpoints(this.ws, name),
+      from: d.meta.from,
+      created_by: d.meta.created_by,
+    };
   },
 
   async draftDrop(name, options = {}) {

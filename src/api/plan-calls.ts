@@ -15,7 +15,10 @@ export interface PlanCalls {
    * @example
    * const out = await sh.runPlan(await readFile('plan.jsonl', 'utf8'), { onEvent: (e) => console.log(e.type) });
    */
-  runPlan(planText: string, options?: DraftOption & Omit<RunOptions, 'draft' | 'actor'> & { actor?: string }): Promise<PlanOutcome>;
+  runPlan(
+    planText: string,
+    options?: DraftOption & Omit<RunOptions, 'draft' | 'actor'> & { actor?: string },
+  ): Promise<PlanOutcome>;
 
   /**
    * Resume the draft's last plan after the last batch on the draft. Reads the
@@ -33,8 +36,15 @@ export interface PlanCalls {
 
 export const planCalls: PlanCalls & ThisType<ShadowCore & PlanCalls> = {
   async runPlan(planText, options = {}) {
-    const [{ runPlan }, { parsePlan }] = await Promise.all([import('../plans/plan.js'), import('../plans/plan-file.js')]);
-    return runPlan(this.ws, parsePlan(planText), { ...options, draft: this.draftName(options), actor: this.actor(options.actor) });
+    const [{ runPlan }, { parsePlan }] = await Promise.all([
+      import('../plans/plan.js'),
+      import('../plans/plan-file.js'),
+    ]);
+    return runPlan(this.ws, parsePlan(planText), {
+      ...options,
+      draft: this.draftName(options),
+      actor: this.actor(options.actor),
+    });
   },
 
   async resumePlan(options = {}) {

@@ -22,16 +22,18 @@ const UnapplyOptionsSchema = z.object({
   conflict: z.optional(z.enum(['refuse', 'markers'])),
 });
 
-const ApplyOptionsSchema = z.object({
-  draft: z.optional(z.string()),
-  dryRun: z.optional(z.boolean()),
-  commit: z.optional(z.boolean()),
-  squash: z.optional(z.string().check(z.refine((m) => m.trim().length > 0, 'a commit message must not be empty'))),
-  actor: z.optional(z.string()),
-  sandbox: z.optional(z.enum(['read-only', 'workspace-write'])),
-  conflict: z.optional(z.enum(['refuse', 'markers'])),
-  expect: z.optional(z.string()),
-}).check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'));
+const ApplyOptionsSchema = z
+  .object({
+    draft: z.optional(z.string()),
+    dryRun: z.optional(z.boolean()),
+    commit: z.optional(z.boolean()),
+    squash: z.optional(z.string().check(z.refine((m) => m.trim().length > 0, 'a commit message must not be empty'))),
+    actor: z.optional(z.string()),
+    sandbox: z.optional(z.enum(['read-only', 'workspace-write'])),
+    conflict: z.optional(z.enum(['refuse', 'markers'])),
+    expect: z.optional(z.string()),
+  })
+  .check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'));
 
 export interface ApplyOptions extends DraftOption {
   dryRun?: boolean;
@@ -78,7 +80,14 @@ export interface PublishCalls {
    * @example await sh.unapply() // the working tree as it was before the last apply, your later edits kept
    * @example const r = await sh.unapply({ dryRun: true }); r.paths.map((p) => p.merge)
    */
-  unapply(options?: DraftOption & { actor?: string; sandbox?: Policy['sandbox']; dryRun?: boolean; conflict?: 'refuse' | 'markers' }): Promise<UnapplyResult>;
+  unapply(
+    options?: DraftOption & {
+      actor?: string;
+      sandbox?: Policy['sandbox'];
+      dryRun?: boolean;
+      conflict?: 'refuse' | 'markers';
+    },
+  ): Promise<UnapplyResult>;
 
   /** @example const r = await sh.recover(); r.finished.length */
   recover(): Promise<RecoveryReport>;
@@ -88,7 +97,12 @@ export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = 
   async apply(options = {}) {
     const { onProgress, ...checked } = options;
     validate(ApplyOptionsSchema, checked, 'INVALID_ARGUMENT', 'the apply options');
-    const mode: CommitMode | undefined = options.squash !== undefined ? { kind: 'squash', message: options.squash } : options.commit ? { kind: 'commit' } : undefined;
+    const mode: CommitMode | undefined =
+      options.squash !== undefined
+        ? { kind: 'squash', message: options.squash }
+        : options.commit
+          ? { kind: 'commit' }
+          : undefined;
     const policy = options.sandbox ? { sandbox: options.sandbox } : {};
     const { applyDraft } = await import('../publish/apply.js');
     const { draftToApply } = await import('../drafts/remote-apply.js');
@@ -104,7 +118,16 @@ export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = 
     const draft = await draftToApply(this.ws, requested, { dryRun: options.dryRun === true, actor });
     // A name it left as it was is checked as every draft a call changes is (a remote one never fetched: READ_ONLY).
     const name = draft !== requested || options.dryRun ? draft : this.draftName(options);
-    return applyDraft(this.ws, name, { dryRun: options.dryRun, mode, actor, onProgress, policy, conflict: options.conflict, paths: options.paths, expect: options.expect });
+    return applyDraft(this.ws, name, {
+      dryRun: options.dryRun,
+      mode,
+      actor,
+      onProgress,
+      policy,
+      conflict: options.conflict,
+      paths: options.paths,
+      expect: options.expect,
+    });
   },
 
   async unapply(options = {}) {

@@ -13,7 +13,9 @@ import type { ApplyResult } from '../publish/apply.js';
 import { literalPathspec } from '../core/pathspec.js';
 import type { PublishCalls } from './publish-calls.js';
 
-const RebaseOptionsSchema = z.optional(z.object({ draft: z.optional(z.string()), onto: z.optional(z.string()), actor: z.optional(z.string()) }));
+const RebaseOptionsSchema = z.optional(
+  z.object({ draft: z.optional(z.string()), onto: z.optional(z.string()), actor: z.optional(z.string()) }),
+);
 const NonEmptyListSchema = z.array(z.string()).check(z.minLength(1));
 
 export interface RebaseCalls {
@@ -38,7 +40,10 @@ export interface RebaseCalls {
    * keeps every later one; paths that do not merge stay in conflict.
    * @example await sh.revert(['3'])
    */
-  revert(batches: string[], options?: DraftOption & { actor?: string; apply?: boolean }): Promise<RevertResult & { applied?: ApplyResult }>;
+  revert(
+    batches: string[],
+    options?: DraftOption & { actor?: string; apply?: boolean },
+  ): Promise<RevertResult & { applied?: ApplyResult }>;
 }
 
 export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls & PublishCalls> = {
@@ -61,6 +66,10 @@ export const rebaseCalls: RebaseCalls & ThisType<ShadowCore & RebaseCalls & Publ
   async resolve(paths, options = {}) {
     validate(NonEmptyListSchema, paths, 'INVALID_ARGUMENT', 'the paths');
     const intent = options.intent ?? `resolve ${paths.length === 1 ? paths[0] : `${paths.length} paths`}`;
-    return runBatch(this.ws, { intent, operations: [] }, { draft: this.draftName(options), actor: this.actor(options.actor), resolve: paths });
+    return runBatch(
+      this.ws,
+      { intent, operations: [] },
+      { draft: this.draftName(options), actor: this.actor(options.actor), resolve: paths },
+    );
   },
 };

@@ -44,7 +44,9 @@ export const remoteCalls: RemoteCalls & ThisType<ShadowCore & RemoteCalls> = {
   async push(options = {}) {
     const { pushDrafts } = await import('../remotes/push.js');
     const { listDrafts } = await import('../drafts/drafts.js');
-    const drafts = options.all ? listDrafts(this.ws).map((d) => d.name) : (options.drafts?.length ? options.drafts : [undefined]).map((d) => this.draftName({ draft: d }));
+    const drafts = options.all
+      ? listDrafts(this.ws).map((d) => d.name)
+      : (options.drafts?.length ? options.drafts : [undefined]).map((d) => this.draftName({ draft: d }));
     return pushDrafts(this.ws, options.remote ?? 'origin', drafts);
   },
 
@@ -56,7 +58,12 @@ export const remoteCalls: RemoteCalls & ThisType<ShadowCore & RemoteCalls> = {
   async pull(options = {}) {
     const { pullDrafts } = await import('../remotes/pull.js');
     // Not draftName(): a fetched name is refused by pull itself, with the command that does what was meant.
-    return pullDrafts(this.ws, options.remote ?? 'origin', options.drafts?.length ? options.drafts : undefined, this.actor(options.actor));
+    return pullDrafts(
+      this.ws,
+      options.remote ?? 'origin',
+      options.drafts?.length ? options.drafts : undefined,
+      this.actor(options.actor),
+    );
   },
 
   async remoteDrafts(options = {}) {

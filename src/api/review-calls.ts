@@ -70,7 +70,10 @@ export interface ReviewCalls {
 export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
   async propose(options = {}) {
     const { proposeDraft } = await import('../review/proposal.js');
-    return proposeDraft(this.ws, this.draftName(options), { message: options.message, actor: this.actor(options.actor) });
+    return proposeDraft(this.ws, this.draftName(options), {
+      message: options.message,
+      actor: this.actor(options.actor),
+    });
   },
 
   async review(options = {}) {
@@ -81,13 +84,17 @@ export const reviewCalls: ReviewCalls & ThisType<ShadowCore & ReviewCalls> = {
   async approve(id, options = {}) {
     const { decide } = await import('../review/approvals.js');
     await checkSeen(this, this.draftName(options), options.expect, `approve ${id}`);
-    return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason, { sign: options.sign });
+    return decide(this.ws, this.draftName(options), id, 'approve', this.actor(options.actor), options.reason, {
+      sign: options.sign,
+    });
   },
 
   async deny(id, options = {}) {
     const { decide } = await import('../review/approvals.js');
     await checkSeen(this, this.draftName(options), options.expect, `deny ${id}`);
-    return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason, { sign: options.sign });
+    return decide(this.ws, this.draftName(options), id, 'deny', this.actor(options.actor), options.reason, {
+      sign: options.sign,
+    });
   },
 
   async events(options = {}) {

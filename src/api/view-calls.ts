@@ -7,7 +7,14 @@ import * as z from 'zod/mini';
 import { draftLog, draftStatus, type DraftStatus, type LogEntry } from '../drafts/history/audit.js';
 import type { DiffFile, DiffResult } from '../drafts/history/draft-diff.js';
 import { listViewDir, readViewFile, type ViewEntry, type ViewFile } from '../drafts/view/view.js';
-import { searchView, walkView, type SearchOptions, type SearchResult, type WalkedFile, type WalkOptions } from '../drafts/view/view-walk.js';
+import {
+  searchView,
+  walkView,
+  type SearchOptions,
+  type SearchResult,
+  type WalkedFile,
+  type WalkOptions,
+} from '../drafts/view/view-walk.js';
 import { checkPath, validate } from '../drafts/batch/batch-schema.js';
 import { pathspecProblem } from '../core/pathspec.js';
 import type { BlameResult } from '../drafts/history/blame.js';
@@ -40,7 +47,13 @@ const DiffOptionsSchema = z.object({
   draft: z.optional(z.string()),
   range: z.optional(z.string()),
   content: z.optional(z.enum(['none', 'stat', 'patch'])),
-  paths: z.optional(z.array(z.string().check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a pathspec from the repository root')))),
+  paths: z.optional(
+    z.array(
+      z
+        .string()
+        .check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a pathspec from the repository root')),
+    ),
+  ),
   renames: z.optional(z.union([z.boolean(), z.number().check(z.gte(0), z.lte(100))])),
   color: z.optional(z.boolean()),
   redact: z.optional(z.boolean()),
@@ -138,7 +151,13 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       range = m ? { from: m[1]!, to: m[2]! } : { from: options.range, to: '' };
     }
     const { draftDiff } = await import('../drafts/history/draft-diff.js');
-    const result = await draftDiff(this.ws, draft, { range, content: options.content ?? 'none', paths: options.paths, renames: options.renames, color: options.color });
+    const result = await draftDiff(this.ws, draft, {
+      range,
+      content: options.content ?? 'none',
+      paths: options.paths,
+      renames: options.renames,
+      color: options.color,
+    });
     if (options.redact !== true) return result;
     const { redactPatch, redactPath } = await import('../review/patch-redact.js');
     const masked = (f: (typeof result.files)[number]): (typeof result.files)[number] => {

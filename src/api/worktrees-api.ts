@@ -2,13 +2,33 @@ import type { Stats } from 'node:fs';
 import { ShadowError } from '../errors.js';
 import { loadDraft } from '../drafts/drafts.js';
 import { materialize, type MaterializeProgress, type MaterializeResult } from '../worktrees/worktree-materialize.js';
-import { recordWorktree, worktreeChanges, type RecordResult, type WorktreeChange } from '../worktrees/worktree-record.js';
+import {
+  recordWorktree,
+  worktreeChanges,
+  type RecordResult,
+  type WorktreeChange,
+} from '../worktrees/worktree-record.js';
 import { syncWorktree, type SyncResult } from '../worktrees/worktree-sync.js';
-import { alignExecHead, holdExecWorktree, isExecDir, prepareGitWorktree, removeExecWorktree, removeTree, type ExecWorktree } from '../worktrees/worktree-exec.js';
+import {
+  alignExecHead,
+  holdExecWorktree,
+  isExecDir,
+  prepareGitWorktree,
+  removeExecWorktree,
+  removeTree,
+  type ExecWorktree,
+} from '../worktrees/worktree-exec.js';
 import { watchWorktree, type WatchHandle, type WatchOptions } from '../worktrees/worktree-watch.js';
 import type { Workspace } from '../drafts/workspace.js';
 import { Manifest } from '../state/worktree-manifest.js';
-import { listWorktreeRecords, readMarker, withWorktreeLock, removeWorktreeRecord, worktreeNotFound, type WorktreeRecord } from '../state/worktree-state.js';
+import {
+  listWorktreeRecords,
+  readMarker,
+  withWorktreeLock,
+  removeWorktreeRecord,
+  worktreeNotFound,
+  type WorktreeRecord,
+} from '../state/worktree-state.js';
 
 /**
  * Materialized worktrees, as the library offers them: a draft's view as a
@@ -50,8 +70,17 @@ export class Worktrees {
    *
    * @example await sh.worktrees.add('/home/me/app-draft', { draft: 'refactor' })
    */
-  async add(dir: string, options: { draft?: string; onProgress?: MaterializeProgress } = {}): Promise<MaterializeResult> {
-    return materialize(this.ws, this.draftName(options.draft), dir.replace(/\/+$/, ''), this.ws.ctx.ids.uuid(), options.onProgress);
+  async add(
+    dir: string,
+    options: { draft?: string; onProgress?: MaterializeProgress } = {},
+  ): Promise<MaterializeResult> {
+    return materialize(
+      this.ws,
+      this.draftName(options.draft),
+      dir.replace(/\/+$/, ''),
+      this.ws.ctx.ids.uuid(),
+      options.onProgress,
+    );
   }
 
   /**
@@ -74,7 +103,15 @@ export class Worktrees {
       if (!rec.exec) return syncWorktree(this.ws, rec);
       // A git worktree: git brings it to the tip (exec's own directory resets what was left; any other refuses it).
       const w = prepareGitWorktree(this.ws, rec.draft, rec.dir, isExecDir(this.ws, rec.draft, rec.dir));
-      const result: SyncResult = { dir: w.dir, draft: w.draft, from: rec.synced_tip, to: w.tip, written: w.changed, removed: [], conflicts: [] };
+      const result: SyncResult = {
+        dir: w.dir,
+        draft: w.draft,
+        from: rec.synced_tip,
+        to: w.tip,
+        written: w.changed,
+        removed: [],
+        conflicts: [],
+      };
       return result;
     });
   }
@@ -94,7 +131,10 @@ export class Worktrees {
   }
 
   /** Record the worktree's changes as one batch (`paths`: only those), then sync. */
-  async record(dir: string, options: { actor?: string; intent?: string; paths?: string[] } = {}): Promise<RecordResult> {
+  async record(
+    dir: string,
+    options: { actor?: string; intent?: string; paths?: string[] } = {},
+  ): Promise<RecordResult> {
     const actor = this.actor(options.actor);
     return this.locked(dir, async (rec) => {
       const r = await recordWorktree(this.ws, rec, { actor, intent: options.intent, paths: options.paths });
@@ -142,11 +182,17 @@ export class Worktrees {
    * Delete the worktree's directory and forget it. Refused (WORKTREE_DIRTY)
    * while it holds changes not recorded, unless `force`.
    */
-  async remove(dir: string, options: { force?: boolean } = {}): Promise<{ dir: string; removed: boolean; discarded: WorktreeChange[] }> {
+  async remove(
+    dir: string,
+    options: { force?: boolean } = {},
+  ): Promise<{ dir: string; removed: boolean; discarded: WorktreeChange[] }> {
     return this.locked(dir, (rec) => this.removeLocked(rec, options));
   }
 
-  private removeLocked(rec: WorktreeRecord, options: { force?: boolean }): { dir: string; removed: boolean; discarded: WorktreeChange[] } {
+  private removeLocked(
+    rec: WorktreeRecord,
+    options: { force?: boolean },
+  ): { dir: string; removed: boolean; discarded: WorktreeChange[] } {
     let exists = true;
     try {
       this.ws.ctx.fs.statSync(rec.dir);
@@ -155,10 +201,17 @@ export class Worktrees {
     }
     const pending = exists ? this.changesOf(rec) : [];
     if (pending.length > 0 && !options.force) {
-      throw new ShadowError('WORKTREE_DIRTY', `${rec.dir} holds ${pending.length} change${pending.length === 1 ? '' : 's'} not recorded: ${pending.slice(0, 5).map((c) => c.path).join(', ')}`, {
-        hint: `record them first (\`shadow worktree record ${rec.dir}\`), or remove with --force to discard them`,
-        data: { dir: rec.dir, changes: pending },
-      });
+      throw new ShadowError(
+        'WORKTREE_DIRTY',
+        `${rec.dir} holds ${pending.length} change${pending.length === 1 ? '' : 's'} not recorded: ${pending
+          .slice(0, 5)
+          .map((c) => c.path)
+          .join(', ')}`,
+        {
+          hint: `record them first (\`shadow worktree record ${rec.dir}\`), or remove with --force to discard them`,
+          data: { dir: rec.dir, changes: pending },
+        },
+      );
     }
     if (rec.exec) removeExecWorktree(this.ws, rec);
     else {

@@ -50,7 +50,10 @@ export function decodeBase64(text: string): Buffer {
       compact.length % 4 !== 0 && bad === compact.length
         ? `content is not valid base64: its length ${compact.length} is not a multiple of 4 (truncated?)`
         : `content is not valid base64: unexpected character at position ${bad}`,
-      { hint: 'send standard base64 (A-Z a-z 0-9 + /, padded with =), or use "encoding": "utf8"', data: { position: bad } },
+      {
+        hint: 'send standard base64 (A-Z a-z 0-9 + /, padded with =), or use "encoding": "utf8"',
+        data: { position: bad },
+      },
     );
   }
   return Buffer.from(compact, 'base64');
@@ -77,15 +80,20 @@ export function decodeContent(content: string, encoding: 'utf8' | 'base64' | und
     // 3 bytes per 4 characters: refuse before decoding what is obviously too big. Line breaks carry
     // nothing, and base64(1) wraps at 76 columns: counted, they would refuse a file just under the limit.
     const compact = content.replace(BASE64_SPACE, '');
-    if (Math.floor((compact.length * 3) / 4) > maxBytes + 3) throw contentTooLarge(Math.floor((compact.length * 3) / 4), maxBytes);
+    if (Math.floor((compact.length * 3) / 4) > maxBytes + 3)
+      throw contentTooLarge(Math.floor((compact.length * 3) / 4), maxBytes);
     bytes = decodeBase64(compact);
   } else {
     const at = loneSurrogateAt(content);
     if (at !== -1) {
-      throw new ShadowError('INVALID_CONTENT', `content holds a lone UTF-16 surrogate at index ${at}, which UTF-8 cannot encode`, {
-        hint: 'send the text as valid Unicode, or binary content with "encoding": "base64"',
-        data: { index: at },
-      });
+      throw new ShadowError(
+        'INVALID_CONTENT',
+        `content holds a lone UTF-16 surrogate at index ${at}, which UTF-8 cannot encode`,
+        {
+          hint: 'send the text as valid Unicode, or binary content with "encoding": "base64"',
+          data: { index: at },
+        },
+      );
     }
     bytes = Buffer.from(content, 'utf8');
   }

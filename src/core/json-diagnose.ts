@@ -178,7 +178,12 @@ function diagnoseText(text: string): JsonDiagnosis {
   try {
     value();
     ws();
-    stop = new Stop(i, i < n ? 'unexpected text after the end of the document' : 'the document is valid', false, 'the document');
+    stop = new Stop(
+      i,
+      i < n ? 'unexpected text after the end of the document' : 'the document is valid',
+      false,
+      'the document',
+    );
   } catch (e) {
     if (!(e instanceof Stop)) throw e;
     stop = e;
@@ -191,5 +196,12 @@ function diagnoseText(text: string): JsonDiagnosis {
       lastNl = k;
     }
   }
-  return { position: stop.at, line, column: stop.at - lastNl, truncated: stop.truncated, inside: stop.inside, reason: stop.reason };
+  return {
+    position: stop.at,
+    line,
+    column: stop.at - lastNl,
+    truncated: stop.truncated,
+    inside: stop.inside,
+    reason: stop.reason,
+  };
 }

@@ -39,7 +39,10 @@ export function toJsonSafe(value: unknown, seen: Set<object> = new Set()): unkno
     if (Array.isArray(value)) return value.map((v) => toJsonSafe(v, seen) ?? null);
     if (value instanceof Set) return [...value].map((v) => toJsonSafe(v, seen) ?? null);
     const out: Record<string, unknown> = {};
-    const entries = value instanceof Map ? [...value.entries()].map(([k, v]) => [String(k), v] as const) : Object.entries(obj as Record<string, unknown>);
+    const entries =
+      value instanceof Map
+        ? [...value.entries()].map(([k, v]) => [String(k), v] as const)
+        : Object.entries(obj as Record<string, unknown>);
     for (const [k, v] of entries) {
       const safe = toJsonSafe(v, seen);
       if (safe !== undefined) out[repairSurrogates(k)] = safe;

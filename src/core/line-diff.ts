@@ -49,7 +49,7 @@ const MIN_EDIT_LENGTH = 8;
 /** The lines of `text`, each with its `\n` (the last one may have none), as jsdiff's line diff splits them. */
 export function splitLines(text: string): string[] {
   const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const nl = text.indexOf('\n', i);
     const end = nl === -1 ? text.length : nl + 1;
     out.push(text.slice(i, end));
@@ -88,7 +88,14 @@ function jsdiffSegments(a: readonly string[], b: readonly string[], limit: numbe
  * `b[bLo, bHi)`, as pairs of positions, longest run increasing in both
  * (patience sorting: O(n log n)).
  */
-function uniqueAnchors(a: readonly string[], aLo: number, aHi: number, b: readonly string[], bLo: number, bHi: number): Array<[number, number]> {
+function uniqueAnchors(
+  a: readonly string[],
+  aLo: number,
+  aHi: number,
+  b: readonly string[],
+  bLo: number,
+  bHi: number,
+): Array<[number, number]> {
   // Per distinct line of `a`: how often it occurs on each side, and where (typed arrays: no object per line).
   const slot = new Map<string, number>();
   const size = aHi - aLo;
@@ -189,11 +196,16 @@ function patience(a: readonly string[], b: readonly string[], budget: number): S
     // Pushed last gap first, so that they come off the stack in order;
     // anchors next to one another make one run, and empty gaps no task.
     let [nextA, nextB] = [aHi, bHi];
-    for (let i = anchors.length - 1; i >= 0; ) {
+    for (let i = anchors.length - 1; i >= 0;) {
       const [ai, bi] = anchors[i]!;
       if (ai + 1 < nextA || bi + 1 < nextB) tasks.push({ aLo: ai + 1, aHi: nextA, bLo: bi + 1, bHi: nextB });
       let first = i;
-      while (first > 0 && anchors[first - 1]![0] === anchors[first]![0] - 1 && anchors[first - 1]![1] === anchors[first]![1] - 1) first--;
+      while (
+        first > 0 &&
+        anchors[first - 1]![0] === anchors[first]![0] - 1 &&
+        anchors[first - 1]![1] === anchors[first]![1] - 1
+      )
+        first--;
       const [fa, fb] = anchors[first]!;
       tasks.push({ same: [fa, ai + 1] });
       [nextA, nextB] = [fa, fb];

@@ -30,7 +30,8 @@ export function pathProblem(path: string): string | undefined {
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i);
     if (c === 0) return `the path contains a NUL byte at index ${i}`;
-    if (c < 0x20 || c === 0x7f) return `the path contains the control character U+${c.toString(16).padStart(4, '0')} at index ${i}`;
+    if (c < 0x20 || c === 0x7f)
+      return `the path contains the control character U+${c.toString(16).padStart(4, '0')} at index ${i}`;
     if (c === 0x5c) return 'the path contains a backslash; use forward slashes';
     if (c >= 0xd800 && c <= 0xdfff) {
       const pair = c <= 0xdbff && i + 1 < path.length && (path.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
@@ -45,13 +46,17 @@ export function pathProblem(path: string): string | undefined {
     if (segment === '.' || segment === '..') return `the path has a "${segment}" segment; give the path without it`;
     if (Buffer.byteLength(segment) > MAX_NAME_BYTES) return `a path component is longer than ${MAX_NAME_BYTES} bytes`;
     if (isDotGit(segment)) return 'the path goes into .git, which shadow never writes';
-    if (isWorktreeMarker(segment)) return `the path names shadow's worktree marker ${WORKTREE_MARKER}, which only shadow writes`;
+    if (isWorktreeMarker(segment))
+      return `the path names shadow's worktree marker ${WORKTREE_MARKER}, which only shadow writes`;
   }
   return undefined;
 }
 
 function isDotGit(segment: string): boolean {
-  const folded = segment.replace(HFS_IGNORABLE, '').replace(/[. ]+$/, '').toLowerCase();
+  const folded = segment
+    .replace(HFS_IGNORABLE, '')
+    .replace(/[. ]+$/, '')
+    .toLowerCase();
   return folded === '.git' || folded === 'git~1' || isDotGitAnywhere(segment);
 }
 
@@ -79,5 +84,7 @@ export function basename(path: string): string {
 
 /** True when `path` lies strictly inside directory `dir` (`''` is the root). */
 export function isInside(path: string, dir: string): boolean {
-  return dir === '' ? path !== '' : path.length > dir.length && path.startsWith(dir) && path.charCodeAt(dir.length) === 0x2f;
+  return dir === ''
+    ? path !== ''
+    : path.length > dir.length && path.startsWith(dir) && path.charCodeAt(dir.length) === 0x2f;
 }

@@ -43,7 +43,8 @@ export function nestedRepetitionAt(source: string): number | undefined {
       continue;
     }
     lastGroupRepeats = false;
-    if (c === '\\') i++; // an escaped character is one atom
+    if (c === '\\')
+      i++; // an escaped character is one atom
     else if (c === '[') inClass = true;
     else if (c === '(') groups.push(false);
     else if (c === ')') {

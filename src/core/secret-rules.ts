@@ -49,7 +49,8 @@ export const RULES: readonly SecretRule[] = [
     id: 'aws-secret-access-key',
     description: 'AWS secret access key',
     // `aws…secret…` (env names, YAML under aws:) or `secretAccessKey` (SDK options, `aws sts` JSON).
-    pattern: /(?:aws.{0,20}?(?:secret|private)|secret_?access_?key).{0,20}?["']?\s{0,4}(?:=>|[:=])\s{0,4}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/i,
+    pattern:
+      /(?:aws.{0,20}?(?:secret|private)|secret_?access_?key).{0,20}?["']?\s{0,4}(?:=>|[:=])\s{0,4}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/i,
     minEntropy: 4,
   },
   {
@@ -82,7 +83,8 @@ export const RULES: readonly SecretRule[] = [
   {
     id: 'slack-webhook',
     description: 'Slack webhook URL',
-    pattern: /(https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_]{8,64}\/[A-Za-z0-9_]{8,64}\/[A-Za-z0-9_]{16,64})/,
+    pattern:
+      /(https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_]{8,64}\/[A-Za-z0-9_]{8,64}\/[A-Za-z0-9_]{16,64})/,
   },
   {
     id: 'stripe-key',
@@ -111,7 +113,8 @@ export const RULES: readonly SecretRule[] = [
   {
     id: 'openai-key',
     description: 'OpenAI API key',
-    pattern: /(?<![A-Za-z0-9_-])(sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,256}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}))(?![A-Za-z0-9_-])/,
+    pattern:
+      /(?<![A-Za-z0-9_-])(sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,256}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}))(?![A-Za-z0-9_-])/,
     minEntropy: 3.5,
   },
   {
@@ -126,7 +129,8 @@ export const RULES: readonly SecretRule[] = [
     // Header and payload are base64url JSON objects (`eyJ`); the signature is not empty (unsigned
     // `alg: none` tokens carry nothing to steal). No part contains a dot, so each run of the
     // class is scanned a bounded number of times.
-    pattern: /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{10,8192}\.eyJ[A-Za-z0-9_-]{10,8192}\.[A-Za-z0-9_-]{16,8192})(?![A-Za-z0-9_-])/,
+    pattern:
+      /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{10,8192}\.eyJ[A-Za-z0-9_-]{10,8192}\.[A-Za-z0-9_-]{16,8192})(?![A-Za-z0-9_-])/,
     minEntropy: 3.5,
   },
   {
@@ -154,7 +158,8 @@ export const PLACEHOLDER =
 const REFERENCE =
   /^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|env\.|ENV\[|getenv|System\.getenv|\$[A-Za-z_]|config\.|settings\.|secrets\.|vault\.|this\.|self\.|[\w$.:]+\(|[A-Z_]+$|true$|false$|null$|nil$|None$|undefined$|arn:aws)/;
 /** Generic values that are URLs (without a password in them) or file paths. */
-const URL_OR_PATH = /^(?:[a-z][a-z0-9+.-]*:\/\/[^/@]*(?:[/?#]|$)|~?\.{0,2}\/[\w.\-/]*$|[\w.\-/]+\.(?:pem|key|json|ya?ml|txt|crt|p12|pfx|env|pub|toml)$)/i;
+const URL_OR_PATH =
+  /^(?:[a-z][a-z0-9+.-]*:\/\/[^/@]*(?:[/?#]|$)|~?\.{0,2}\/[\w.\-/]*$|[\w.\-/]+\.(?:pem|key|json|ya?ml|txt|crt|p12|pfx|env|pub|toml)$)/i;
 /** One word of code: snake_case, camelCase, PascalCase or UPPER_CASE, with at most a short number at its end. */
 const WORD = /^(?:[a-z][a-z_]*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z][A-Z_]*)\d{0,3}$/;
 

@@ -46,7 +46,15 @@
  * start lies inside another start's run; keyword rules use bounded gaps only.
  */
 
-import { entropy, looksReal, PLACEHOLDER, redact, RULES, type SecretFinding, type SecretWhere } from './secret-rules.js';
+import {
+  entropy,
+  looksReal,
+  PLACEHOLDER,
+  redact,
+  RULES,
+  type SecretFinding,
+  type SecretWhere,
+} from './secret-rules.js';
 
 export { entropy, redact, RULES, type SecretFinding, type SecretRule, type SecretWhere } from './secret-rules.js';
 
@@ -220,7 +228,14 @@ function scanLine(
       found.push(value);
       src.values?.push(value);
       const index = m[1] === undefined ? m.index : m.index + m[0].indexOf(m[1]);
-      out.push({ rule: rule.id, description: rule.description, where: src.where, path, line: lineAt(index), redacted: redact(value) });
+      out.push({
+        rule: rule.id,
+        description: rule.description,
+        where: src.where,
+        path,
+        line: lineAt(index),
+        redacted: redact(value),
+      });
     }
   }
 }
@@ -365,6 +380,9 @@ export function maskSecrets(text: string): string {
   let out = text;
   // Longest first: a value inside another is masked with it.
   for (const v of [...new Set(values)].sort((a, b) => b.length - a.length)) out = out.split(v).join(redact(v));
-  if (out.includes('PRIVATE KEY')) out = out.replace(KEY_BLOCK, (block) => block.replace(KEY_BODY_RUN, (run) => (/[a-z]/.test(run) && /[A-Z0-9]/.test(run) ? redact(run) : run)));
+  if (out.includes('PRIVATE KEY'))
+    out = out.replace(KEY_BLOCK, (block) =>
+      block.replace(KEY_BODY_RUN, (run) => (/[a-z]/.test(run) && /[A-Z0-9]/.test(run) ? redact(run) : run)),
+    );
   return out;
 }

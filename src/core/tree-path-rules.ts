@@ -33,7 +33,7 @@ export function isNtfsDotGit(name: string): boolean {
   if (lower.startsWith('.git')) i = 4;
   else if (lower === 'git~1') i = 5;
   else return false;
-  for (;; i++) {
+  for (; ; i++) {
     const c = name[i];
     if (c === undefined || isXplatformSep(c) || c === ':') return true;
     if (c !== '.' && c !== ' ') return false;
@@ -54,8 +54,15 @@ function isNtfsDotGeneric(name: string, needle: string, prefix: string): boolean
       if (c !== ' ' && c !== '.') return false;
     }
   };
-  if (name[0] === '.' && name.slice(1, 1 + needle.length).toLowerCase() === needle) return onlySpacesAndPeriods(needle.length + 1);
-  if (name.slice(0, 6).toLowerCase() === needle.slice(0, 6) && name[6] === '~' && name[7] !== undefined && name[7] >= '1' && name[7] <= '4') {
+  if (name[0] === '.' && name.slice(1, 1 + needle.length).toLowerCase() === needle)
+    return onlySpacesAndPeriods(needle.length + 1);
+  if (
+    name.slice(0, 6).toLowerCase() === needle.slice(0, 6) &&
+    name[6] === '~' &&
+    name[7] !== undefined &&
+    name[7] >= '1' &&
+    name[7] <= '4'
+  ) {
     return onlySpacesAndPeriods(8);
   }
   let sawTilde = false;
@@ -110,7 +117,12 @@ function isDotfile(name: string, needle: string, prefix: string): boolean {
 
 /** `name` (one component) spells the worktree marker on a case-folding, dot-trimming or HFS+ file system. */
 export function isWorktreeMarker(name: string): boolean {
-  return name.replace(HFS_IGNORABLE, '').replace(/[. ]+$/, '').toLowerCase() === WORKTREE_MARKER;
+  return (
+    name
+      .replace(HFS_IGNORABLE, '')
+      .replace(/[. ]+$/, '')
+      .toLowerCase() === WORKTREE_MARKER
+  );
 }
 
 /**
@@ -139,7 +151,8 @@ export function treePathProblem(path: string, mode: string): string | undefined 
     if (symlink && pieces.some((p) => isDotfile(p, 'gitmodules', 'gi7eba') || isHfsDotGeneric(p, 'gitmodules'))) {
       return 'a symlink named .gitmodules, which git refuses';
     }
-    if (isWorktreeMarker(name)) return `the path is shadow's worktree marker ${WORKTREE_MARKER}, which only shadow writes`;
+    if (isWorktreeMarker(name))
+      return `the path is shadow's worktree marker ${WORKTREE_MARKER}, which only shadow writes`;
   }
   if (symlink) {
     const last = components[components.length - 1]!;

@@ -58,7 +58,10 @@ const MAX_OP_LINES = 1000;
 
 /** One line, no control characters, bounded: safe as a summary or a trailer value. */
 export function oneLine(s: string, max = MAX_SUMMARY): string {
-  const flat = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = s
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -74,7 +77,10 @@ function formatTrailers(t: ShadowTrailers): string {
 /** A summary for a batch sent without an intent: its first ops. */
 export function autoSummary(ops: readonly OpLine[]): string {
   if (ops.length === 0) return 'empty batch';
-  const head = ops.slice(0, 2).map((o) => `${o.operation} ${o.path}`).join(', ');
+  const head = ops
+    .slice(0, 2)
+    .map((o) => `${o.operation} ${o.path}`)
+    .join(', ');
   return ops.length > 2 ? `${head} and ${ops.length - 2} more` : head;
 }
 
@@ -83,12 +89,22 @@ export function autoSummary(ops: readonly OpLine[]): string {
  * however many there are (the conflicts a batch resolves, see
  * conflict-lines.ts), after the op lines.
  */
-export function batchMessage(intent: string | undefined, ops: readonly OpLine[], trailers: ShadowTrailers, lines: readonly string[] = [], extraTrailers: readonly string[] = []): string {
+export function batchMessage(
+  intent: string | undefined,
+  ops: readonly OpLine[],
+  trailers: ShadowTrailers,
+  lines: readonly string[] = [],
+  extraTrailers: readonly string[] = [],
+): string {
   const [first = '', ...rest] = (intent ?? '').split('\n');
   const summary = oneLine(first) || autoSummary(ops);
   // The body is free text: no control characters (git refuses NUL) and no
   // tab, which would make a line read as an op.
-  const extra = rest.join('\n').replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ').trim();
+  const extra = rest
+    .join('\n')
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ')
+    .trim();
   const opLines = ops.slice(0, MAX_OP_LINES).map(formatOpLine);
   if (ops.length > MAX_OP_LINES) opLines.push(`… and ${ops.length - MAX_OP_LINES} more`);
   const body = [extra, opLines.join('\n'), lines.join('\n')].filter((s) => s.length > 0).join('\n\n');

@@ -19,7 +19,15 @@ import type { ConflictReason } from './rebase/entry-merge.js';
  * never holds a tab (commit-message.ts), so only these lines can match.
  */
 
-const REASONS: ReadonlySet<string> = new Set<ConflictReason>(['overlap', 'binary', 'delete/modify', 'mode', 'symlink', 'type', 'too complex']);
+const REASONS: ReadonlySet<string> = new Set<ConflictReason>([
+  'overlap',
+  'binary',
+  'delete/modify',
+  'mode',
+  'symlink',
+  'type',
+  'too complex',
+]);
 
 /** A path as these lines hold it. */
 export function quotePath(path: string): string {

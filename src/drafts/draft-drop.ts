@@ -18,10 +18,14 @@ function compactStamp(ms: number): string {
 function refuseWhileJournaled(ws: Workspace, name: string): void {
   const pending = readJournals(ws.ctx, ws.repo.shadowDir).journals.filter((j) => j.draft === name);
   if (pending.length > 0) {
-    throw new ShadowError('APPLY_PENDING', `an interrupted ${pending[0]!.kind} of draft "${name}" is waiting to be finished: nothing was dropped`, {
-      hint: 'run `shadow recover` (in the worktree it names), then drop the draft',
-      data: { draft: name, journals: pending.map((j) => j.id) },
-    });
+    throw new ShadowError(
+      'APPLY_PENDING',
+      `an interrupted ${pending[0]!.kind} of draft "${name}" is waiting to be finished: nothing was dropped`,
+      {
+        hint: 'run `shadow recover` (in the worktree it names), then drop the draft',
+        data: { draft: name, journals: pending.map((j) => j.id) },
+      },
+    );
   }
 }
 
@@ -39,7 +43,11 @@ function refuseWhileJournaled(ws: Workspace, name: string): void {
  * clearDraftRemains). The apply lock keeps an apply or unapply of the draft
  * from writing its records meanwhile.
  */
-export async function dropDraft(ws: Workspace, name: string, options: { purge: boolean; actor: string }): Promise<{ archive?: string }> {
+export async function dropDraft(
+  ws: Workspace,
+  name: string,
+  options: { purge: boolean; actor: string },
+): Promise<{ archive?: string }> {
   const draft = requireDraft(ws, name);
   const repo = ws.repo;
   const lock = takeProcessLock(ws.ctx, `${repo.shadowDir}/apply.lock`, `shadow draft drop ${name}`);
@@ -54,12 +62,33 @@ export async function dropDraft(ws: Workspace, name: string, options: { purge: b
       const stamp = compactStamp(ws.ctx.clock.now());
       archive = `${ARCHIVE_PREFIX}${name}/${stamp}`;
       for (let n = 2; repo.refs.list(`${archive}/`).length > 0; n++) archive = `${ARCHIVE_PREFIX}${name}/${stamp}-${n}`;
-      await repo.refs.update({ ref: `${archive}/tip`, expected: null, next: draft.tip, message: `shadow: archive of draft ${name}`, who });
+      await repo.refs.update({
+        ref: `${archive}/tip`,
+        expected: null,
+        next: draft.tip,
+        message: `shadow: archive of draft ${name}`,
+        who,
+      });
       const merges = repo.refs.resolve(mergesRef(name));
-      if (merges !== undefined) await repo.refs.update({ ref: `${archive}/merges`, expected: null, next: merges, message: `shadow: archive of draft ${name}`, who, reflog: false });
+      if (merges !== undefined)
+        await repo.refs.update({
+          ref: `${archive}/merges`,
+          expected: null,
+          next: merges,
+          message: `shadow: archive of draft ${name}`,
+          who,
+          reflog: false,
+        });
       for (const cp of repo.refs.list(checkpointsPrefix(name))) {
         const cpName = cp.ref.slice(checkpointsPrefix(name).length);
-        await repo.refs.update({ ref: `${archive}/checkpoints/${cpName}`, expected: null, next: cp.oid, message: `shadow: archive of checkpoint ${cpName}`, who, reflog: false });
+        await repo.refs.update({
+          ref: `${archive}/checkpoints/${cpName}`,
+          expected: null,
+          next: cp.oid,
+          message: `shadow: archive of checkpoint ${cpName}`,
+          who,
+          reflog: false,
+        });
       }
     }
     await repo.refs.delete(draft.ref, draft.tip);

@@ -21,7 +21,9 @@ import type { Workspace } from './workspace.js';
 
 /** Whether `from` names a fetched remote draft (`origin/refactor` with its tracking ref here). */
 export function isFetchedDraft(ws: Workspace, from: string | undefined): from is string {
-  return from !== undefined && splitRemoteDraft(from) !== undefined && ws.repo.refs.resolve(draftRef(from)) !== undefined;
+  return (
+    from !== undefined && splitRemoteDraft(from) !== undefined && ws.repo.refs.resolve(draftRef(from)) !== undefined
+  );
 }
 
 /** Make local draft `name` from fetched draft `from`. */
@@ -50,21 +52,49 @@ export async function importRemoteDraft(ws: Workspace, name: string, from: strin
     const dir = draftDir(repo.shadowDir, name);
     for (const file of ['events.jsonl', 'proposal.json']) {
       const text = readTextIfExists(ws.ctx.fs, `${draftDir(repo.shadowDir, from)}/${file}`);
-      if (text !== undefined) writeFileAtomic(ws.ctx.fs, `${dir}/${file}`, text, { token: ws.ctx.ids.token(), durable: true });
+      if (text !== undefined)
+        writeFileAtomic(ws.ctx.fs, `${dir}/${file}`, text, { token: ws.ctx.ids.token(), durable: true });
     }
     writeDraftMeta(ws.ctx, repo.shadowDir, meta, true);
     const who = repo.committer();
     const prefix = checkpointsPrefix(from);
     for (const c of repo.refs.list(prefix)) {
-      await repo.refs.update({ ref: checkpointRef(name, c.ref.slice(prefix.length)), expected: undefined, next: c.oid, message: `shadow: draft new ${name} from ${from}`, who, reflog: false });
+      await repo.refs.update({
+        ref: checkpointRef(name, c.ref.slice(prefix.length)),
+        expected: undefined,
+        next: c.oid,
+        message: `shadow: draft new ${name} from ${from}`,
+        who,
+        reflog: false,
+      });
     }
     // The snapshots go on from the fetched one: the next push here is a fast-forward of it.
     const snapshot = repo.refs.resolve(metaRef(from));
-    if (snapshot !== undefined) await repo.refs.update({ ref: metaRef(name), expected: undefined, next: snapshot, message: `shadow: draft new ${name} from ${from}`, who });
+    if (snapshot !== undefined)
+      await repo.refs.update({
+        ref: metaRef(name),
+        expected: undefined,
+        next: snapshot,
+        message: `shadow: draft new ${name} from ${from}`,
+        who,
+      });
     const proposal = repo.refs.resolve(proposalRef(from));
-    if (proposal !== undefined) await repo.refs.update({ ref: proposalRef(name), expected: undefined, next: proposal, message: `shadow: draft new ${name} from ${from}`, who });
+    if (proposal !== undefined)
+      await repo.refs.update({
+        ref: proposalRef(name),
+        expected: undefined,
+        next: proposal,
+        message: `shadow: draft new ${name} from ${from}`,
+        who,
+      });
     try {
-      await repo.refs.update({ ref: draftRef(name), expected: null, next: source.tip, message: `shadow: draft new ${name} from ${from}`, who });
+      await repo.refs.update({
+        ref: draftRef(name),
+        expected: null,
+        next: source.tip,
+        message: `shadow: draft new ${name} from ${from}`,
+        who,
+      });
     } catch (e) {
       if (e instanceof RefMoved) throw exists();
       throw e;

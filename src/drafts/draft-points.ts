@@ -71,7 +71,12 @@ function checkpointObjects(repo: Repository, prefix: string): Oid[] {
 
 /** The points of a draft as its ref, root, tip and checkpoints give them. */
 export function draftPoints(repo: Repository, draft: { name: string; ref: string; tip: Oid; root: Oid }): Set<Oid> {
-  return pointsOf(repo, { ref: draft.ref, root: draft.root, tip: draft.tip, checkpoints: checkpointObjects(repo, checkpointsPrefix(draft.name)) });
+  return pointsOf(repo, {
+    ref: draft.ref,
+    root: draft.root,
+    tip: draft.tip,
+    checkpoints: checkpointObjects(repo, checkpointsPrefix(draft.name)),
+  });
 }
 
 /**

@@ -21,7 +21,11 @@ function logOf(ws: Workspace, ref: string): string {
  * apply record (its `unapply` would put back what the old draft published)
  * or a checkpoint.
  */
-export async function clearDraftRemains(ws: Workspace, name: string, options: { keepPlanState?: boolean } = {}): Promise<void> {
+export async function clearDraftRemains(
+  ws: Workspace,
+  name: string,
+  options: { keepPlanState?: boolean } = {},
+): Promise<void> {
   const repo = ws.repo;
   if (repo.refs.resolve(draftRef(name)) !== undefined) return; // a draft, not remains
   for (const cp of repo.refs.list(checkpointsPrefix(name))) await repo.refs.delete(cp.ref, cp.oid);
@@ -33,11 +37,14 @@ export async function clearDraftRemains(ws: Workspace, name: string, options: { 
   if (merges !== undefined) await repo.refs.delete(mergesRef(name), merges);
   // The snapshots shadow push made of the old draft: a new draft of the name starts its own.
   const snapshot = repo.refs.resolve(metaRef(name));
-  if (snapshot !== undefined || ws.ctx.fs.existsSync(logOf(ws, metaRef(name)))) await repo.refs.delete(metaRef(name), undefined);
+  if (snapshot !== undefined || ws.ctx.fs.existsSync(logOf(ws, metaRef(name))))
+    await repo.refs.delete(metaRef(name), undefined);
   if (ws.ctx.fs.existsSync(logOf(ws, draftRef(name)))) await repo.refs.delete(draftRef(name), null);
   const dir = draftDir(repo.shadowDir, name);
   if (!options.keepPlanState) discardDir(ws.ctx, repo.shadowDir, dir);
-  else for (const entry of listDir(ws.ctx.fs, dir)) if (!PLAN_STATE.has(entry)) discardPath(ws.ctx, repo.shadowDir, `${dir}/${entry}`);
+  else
+    for (const entry of listDir(ws.ctx.fs, dir))
+      if (!PLAN_STATE.has(entry)) discardPath(ws.ctx, repo.shadowDir, `${dir}/${entry}`);
   ws.drafts.delete(name);
   ws.appliedMemo.delete(name);
 }

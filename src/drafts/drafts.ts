@@ -12,7 +12,17 @@ import { RefMoved } from '../git/refs.js';
 import { worktreeOfGitDir } from '../git/repository.js';
 import { readAppliedState, type AppliedOverrides, type ApplyRecord } from '../state/applied-state.js';
 import { BaseMap } from '../state/base-map.js';
-import { accumulateState, EMPTY_STATE, findRoot, highestBatch, highestBatchInReflog, historySince, isOnHistory, type Bases, type HistoryState } from './history.js';
+import {
+  accumulateState,
+  EMPTY_STATE,
+  findRoot,
+  highestBatch,
+  highestBatchInReflog,
+  historySince,
+  isOnHistory,
+  type Bases,
+  type HistoryState,
+} from './history.js';
 import { clearDraftRemains, hasDraftRemains } from './draft-remains.js';
 import { logEvent } from './ledger-events.js';
 import { resolveCommitish } from './rev-parse.js';
@@ -114,7 +124,9 @@ function refreshBases(ws: Workspace, meta: DraftMeta, tip: Oid): { meta: DraftMe
   const repo = ws.repo;
   const onHistory = isOnHistory(repo, tip, meta.bases_tip, meta.root);
   const history = historySince(repo, tip, onHistory ? meta.bases_tip : meta.root);
-  const start: HistoryState = onHistory ? { bases: meta.bases, conflicts: meta.conflicts ?? {}, rebase: meta.rebase, requests: meta.requests ?? {} } : EMPTY_STATE;
+  const start: HistoryState = onHistory
+    ? { bases: meta.bases, conflicts: meta.conflicts ?? {}, rebase: meta.rebase, requests: meta.requests ?? {} }
+    : EMPTY_STATE;
   const state = accumulateState(repo, start, history);
   const bases = state.bases;
   // The file lags: a plain git command may have moved the ref back over
@@ -187,8 +199,21 @@ export function loadDraft(ws: Workspace, name: string): Draft | undefined {
   }
   keepDraftMeta(ws, fresh, lag, fromFile ? { read: stamp } : undefined);
   // A rebase took in what the applies before it wrote: only newer ones move the bases.
-  const applied = readAppliedState(ws.ctx, ws.repo.shadowDir, name, ws.appliedMemo, fresh.rebase ? (fresh.rebase.applies ?? '') : undefined);
-  return { name, ref, tip, meta: fresh, bases: effectiveBases(fresh.bases, applied.overrides), lastApply: applied.last };
+  const applied = readAppliedState(
+    ws.ctx,
+    ws.repo.shadowDir,
+    name,
+    ws.appliedMemo,
+    fresh.rebase ? (fresh.rebase.applies ?? '') : undefined,
+  );
+  return {
+    name,
+    ref,
+    tip,
+    meta: fresh,
+    bases: effectiveBases(fresh.bases, applied.overrides),
+    lastApply: applied.last,
+  };
 }
 
 /**
@@ -221,10 +246,14 @@ export function checkWorktree(ws: Workspace, draft: Draft, command = 'shadow'): 
   const mine = ws.repo.layout.worktree === null ? null : ws.repo.layout.gitdir;
   if (owner === null || mine === null || owner === mine) return;
   const there = worktreeOfGitDir(ws.ctx, owner);
-  throw new ShadowError('DRAFT_WORKTREE_MISMATCH', `draft "${draft.name}" belongs to the worktree at ${there}, not this one (${ws.repo.layout.worktree}): nothing was written`, {
-    hint: `run \`${command}\` in ${there}; or continue the draft here with \`shadow draft new <name> --from ${draft.ref}\``,
-    data: { draft: draft.name, worktree: there, gitdir: owner },
-  });
+  throw new ShadowError(
+    'DRAFT_WORKTREE_MISMATCH',
+    `draft "${draft.name}" belongs to the worktree at ${there}, not this one (${ws.repo.layout.worktree}): nothing was written`,
+    {
+      hint: `run \`${command}\` in ${there}; or continue the draft here with \`shadow draft new <name> --from ${draft.ref}\``,
+      data: { draft: draft.name, worktree: there, gitdir: owner },
+    },
+  );
 }
 
 /** Whether `commit` is a point of the local draft `line`, or of one of its archives. */
@@ -251,10 +280,14 @@ function startingPoint(ws: Workspace, name: string, from: string | undefined): {
     const lineage = trailers.draft !== undefined && (trailers.batch !== undefined || trailers.capture !== undefined);
     if (!lineage) return { root: tip, tip, from };
     if (!isLinePoint(ws, trailers.draft!, tip)) {
-      throw new ShadowError('INVALID_TARGET', `cannot start a draft from "${from}": ${tip.slice(0, 12)} says it belongs to draft "${trailers.draft}", which never had it here`, {
-        hint: `start from a commit of draft "${trailers.draft}" (its history, reflog or checkpoints) or from its archive; continue a fetched draft with --from <remote>/<draft>`,
-        data: { target: from, commit: tip, draft: trailers.draft },
-      });
+      throw new ShadowError(
+        'INVALID_TARGET',
+        `cannot start a draft from "${from}": ${tip.slice(0, 12)} says it belongs to draft "${trailers.draft}", which never had it here`,
+        {
+          hint: `start from a commit of draft "${trailers.draft}" (its history, reflog or checkpoints) or from its archive; continue a fetched draft with --from <remote>/<draft>`,
+          data: { target: from, commit: tip, draft: trailers.draft },
+        },
+      );
     }
     return { root: findRoot(repo, trailers.draft!, tip), tip, from };
   }
@@ -297,9 +330,17 @@ export function unbornDraft(ws: Workspace, name: string, options: { from?: strin
 }
 
 /** Make an unborn draft real: its metadata, then its ref at the root (compare-and-swap from nothing). */
-export async function publishDraft(ws: Workspace, draft: Draft, actor: string, options: { planState?: boolean } = {}): Promise<void> {
+export async function publishDraft(
+  ws: Workspace,
+  draft: Draft,
+  actor: string,
+  options: { planState?: boolean } = {},
+): Promise<void> {
   const repo = ws.repo;
-  const exists = (): ShadowError => new ShadowError('DRAFT_EXISTS', `draft "${draft.name}" was created by another process just now`, { data: { draft: draft.name } });
+  const exists = (): ShadowError =>
+    new ShadowError('DRAFT_EXISTS', `draft "${draft.name}" was created by another process just now`, {
+      data: { draft: draft.name },
+    });
   // Creations take turns: between one's metadata and its ref, its directory
   // would look like a dropped draft's remains to another.
   const turn = await waitForProcessLock(ws.ctx, `${repo.shadowDir}/create.lock`, 'draft creation', repo.lockTimeoutMs);
@@ -308,11 +349,18 @@ export async function publishDraft(ws: Workspace, draft: Draft, actor: string, o
     // What a dropped draft of this name left (a purge a crash stopped, a ref
     // git deleted) is not this draft's: above all not its apply records. A
     // plan writes its own state before its first batch makes the draft: kept.
-    if (hasDraftRemains(ws, draft.name)) await clearDraftRemains(ws, draft.name, { keepPlanState: options.planState === true });
+    if (hasDraftRemains(ws, draft.name))
+      await clearDraftRemains(ws, draft.name, { keepPlanState: options.planState === true });
     // Metadata first: a ref never exists without the root it was made from.
     writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
     try {
-      await repo.refs.update({ ref: draft.ref, expected: null, next: draft.tip, message: `shadow: draft new ${draft.name} from ${draft.meta.from}`, who: repo.committer() });
+      await repo.refs.update({
+        ref: draft.ref,
+        expected: null,
+        next: draft.tip,
+        message: `shadow: draft new ${draft.name} from ${draft.meta.from}`,
+        who: repo.committer(),
+      });
     } catch (e) {
       if (e instanceof RefMoved) throw exists();
       throw e;
@@ -328,7 +376,11 @@ export async function publishDraft(ws: Workspace, draft: Draft, actor: string, o
  * Create draft `name` at `from` (default HEAD). O(1): a ref and a metadata
  * file, no scan of the working tree.
  */
-export async function createDraft(ws: Workspace, name: string, options: { from?: string; actor: string }): Promise<Draft> {
+export async function createDraft(
+  ws: Workspace,
+  name: string,
+  options: { from?: string; actor: string },
+): Promise<Draft> {
   checkDraftName(name);
   if (ws.repo.refs.resolve(draftRef(name)) !== undefined) {
     throw new ShadowError('DRAFT_EXISTS', `draft "${name}" already exists`, {
@@ -371,7 +423,9 @@ export function listDrafts(ws: Workspace): DraftSummary[] {
 /** Every draft fetched from a remote (`origin/refactor`), of one remote or all, as of the last fetch. */
 export function listRemoteDrafts(ws: Workspace, remote?: string): DraftSummary[] {
   const out: DraftSummary[] = [];
-  for (const { ref } of ws.repo.refs.list(remote === undefined ? REMOTES_PREFIX : `${REMOTES_PREFIX}${remote}/drafts/`)) {
+  for (const { ref } of ws.repo.refs.list(
+    remote === undefined ? REMOTES_PREFIX : `${REMOTES_PREFIX}${remote}/drafts/`,
+  )) {
     const m = /^refs\/shadow\/remotes\/([^/]+)\/drafts\/([^/]+)$/.exec(ref);
     if (m && splitRemoteDraft(`${m[1]}/${m[2]}`)) out.push(summarize(ws, `${m[1]}/${m[2]}`));
   }
@@ -385,7 +439,10 @@ function summarize(ws: Workspace, name: string): DraftSummary {
     tip: d.tip,
     root: d.meta.root,
     status: draftStatusWord(ws, d),
-    batches: d.tip === d.meta.root ? 0 : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
+    batches:
+      d.tip === d.meta.root
+        ? 0
+        : historySince(ws.repo, d.tip, d.meta.root).filter((h) => h.trailers.batch !== undefined).length,
     created_at: d.meta.created_at,
     touched: d.bases.size,
   };

@@ -28,10 +28,14 @@ export function historySince(repo: Repository, tip: Oid, stop: Oid): HistoryComm
   let oid: Oid | undefined = tip;
   while (oid !== stop) {
     if (oid === undefined) {
-      throw new ShadowError('CORRUPT_REF', `the draft's history from ${tip.slice(0, 12)} does not reach its root ${stop.slice(0, 12)}`, {
-        hint: 'the draft ref was rewritten outside shadow; move it back with `shadow undo`, or drop the draft',
-        data: { tip, root: stop },
-      });
+      throw new ShadowError(
+        'CORRUPT_REF',
+        `the draft's history from ${tip.slice(0, 12)} does not reach its root ${stop.slice(0, 12)}`,
+        {
+          hint: 'the draft ref was rewritten outside shadow; move it back with `shadow undo`, or drop the draft',
+          data: { tip, root: stop },
+        },
+      );
     }
     const commit = repo.objects.readCommit(oid);
     out.push({ oid, commit, trailers: parseTrailers(commit.message) });
@@ -73,7 +77,11 @@ export const EMPTY_STATE: HistoryState = { bases: BaseMap.EMPTY, conflicts: {}, 
  * remain), a revert adds those it left, a later batch lists those it
  * resolved (conflict-lines.ts).
  */
-export function accumulateState(repo: Repository, start: HistoryState, newestFirst: readonly HistoryCommit[]): HistoryState {
+export function accumulateState(
+  repo: Repository,
+  start: HistoryState,
+  newestFirst: readonly HistoryCommit[],
+): HistoryState {
   let bases = start.bases;
   let conflicts = start.conflicts;
   let rebase = start.rebase;

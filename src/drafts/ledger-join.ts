@@ -20,7 +20,15 @@
 import { ShadowError } from '../errors.js';
 import { readTextIfExists } from '../durable/durable-file.js';
 import type { Oid } from '../git/format/git-objects.js';
-import { appendEvents, lineSha256, parseEvent, verifyLedgerText, type LedgerEvent, type LedgerVerdict, type NewEvent } from '../state/ledger.js';
+import {
+  appendEvents,
+  lineSha256,
+  parseEvent,
+  verifyLedgerText,
+  type LedgerEvent,
+  type LedgerVerdict,
+  type NewEvent,
+} from '../state/ledger.js';
 import type { ObjectDatabase } from '../git/object-db.js';
 import { ledgerPath } from './ledger-events.js';
 import type { Workspace } from './workspace.js';
@@ -89,10 +97,14 @@ export async function joinLedger(ws: Workspace, name: string, source: JoinSource
   const remoteText = snapshotLedger(ws.repo.objects, source.snapshot);
   const verdict = verifyLedgerText(remoteText);
   if (!verdict.ok) {
-    throw new ShadowError('CORRUPT_STATE', `the ledger of ${source.remote}/${source.draft} (snapshot ${source.snapshot.slice(0, 12)}) is broken at line ${verdict.broken!.line}: ${verdict.broken!.reason}; nothing was joined`, {
-      hint: `ask whoever pushed ${source.remote}/${source.draft} to check it with \`shadow events --verify\``,
-      data: { remote: source.remote, draft: source.draft, snapshot: source.snapshot, broken: verdict.broken },
-    });
+    throw new ShadowError(
+      'CORRUPT_STATE',
+      `the ledger of ${source.remote}/${source.draft} (snapshot ${source.snapshot.slice(0, 12)}) is broken at line ${verdict.broken!.line}: ${verdict.broken!.reason}; nothing was joined`,
+      {
+        hint: `ask whoever pushed ${source.remote}/${source.draft} to check it with \`shadow events --verify\``,
+        data: { remote: source.remote, draft: source.draft, snapshot: source.snapshot, broken: verdict.broken },
+      },
+    );
   }
   const remoteLines = lines(remoteText);
   const head = remoteLines.length === 0 ? null : lineSha256(remoteLines[remoteLines.length - 1]!);
@@ -105,7 +117,19 @@ export async function joinLedger(ws: Workspace, name: string, source: JoinSource
       const missing = missingEvents(readTextIfExists(ws.ctx.fs, path) ?? '', remoteText);
       imported = missing.length;
       if (missing.length === 0) return [];
-      const join: NewEvent = { type: JOIN_EVENT, draft: name, actor, data: { remote: source.remote, draft: source.draft, snapshot: source.snapshot, head, events: remoteLines.length, imported: missing.length } };
+      const join: NewEvent = {
+        type: JOIN_EVENT,
+        draft: name,
+        actor,
+        data: {
+          remote: source.remote,
+          draft: source.draft,
+          snapshot: source.snapshot,
+          head,
+          events: remoteLines.length,
+          imported: missing.length,
+        },
+      };
       const brought: NewEvent[] = missing.map(({ event, sha256 }) => ({
         type: event.type,
         draft: name,
@@ -148,7 +172,13 @@ export function verifyDraftLedger(ws: Workspace, name: string): DraftLedgerVerdi
   if (!own.ok) return { ...own, joins: 0, joined: 0 };
   let joins = 0;
   let joined = 0;
-  const broken = (line: number, reason: string): DraftLedgerVerdict => ({ ...own, ok: false, broken: { line, reason }, joins, joined });
+  const broken = (line: number, reason: string): DraftLedgerVerdict => ({
+    ...own,
+    ok: false,
+    broken: { line, reason },
+    joins,
+    joined,
+  });
   let source: { remote: string; bySha: Map<string, LedgerEvent> } | undefined;
   const all = text.split('\n');
   for (let i = 0; i < all.length; i++) {
@@ -161,13 +191,24 @@ export function verifyDraftLedger(ws: Workspace, name: string): DraftLedgerVerdi
       try {
         remoteText = snapshotLedger(ws.repo.objects, snapshot);
       } catch {
-        return broken(i + 1, `the join names snapshot ${snapshot.slice(0, 12)}, which is not in this repository (fetch it again: \`shadow fetch ${String(e.data.remote)}\`)`);
+        return broken(
+          i + 1,
+          `the join names snapshot ${snapshot.slice(0, 12)}, which is not in this repository (fetch it again: \`shadow fetch ${String(e.data.remote)}\`)`,
+        );
       }
       const theirs = verifyLedgerText(remoteText);
-      if (!theirs.ok) return broken(i + 1, `the ledger joined from snapshot ${snapshot.slice(0, 12)} is broken at its line ${theirs.broken!.line}: ${theirs.broken!.reason}`);
+      if (!theirs.ok)
+        return broken(
+          i + 1,
+          `the ledger joined from snapshot ${snapshot.slice(0, 12)} is broken at its line ${theirs.broken!.line}: ${theirs.broken!.reason}`,
+        );
       const remoteLines = lines(remoteText);
       const head = remoteLines.length === 0 ? null : lineSha256(remoteLines[remoteLines.length - 1]!);
-      if (head !== e.data.head) return broken(i + 1, `the join says the joined ledger ends with ${String(e.data.head).slice(0, 12)}, but snapshot ${snapshot.slice(0, 12)}'s ends with ${head?.slice(0, 12) ?? 'nothing'}`);
+      if (head !== e.data.head)
+        return broken(
+          i + 1,
+          `the join says the joined ledger ends with ${String(e.data.head).slice(0, 12)}, but snapshot ${snapshot.slice(0, 12)}'s ends with ${head?.slice(0, 12) ?? 'nothing'}`,
+        );
       const bySha = new Map<string, LedgerEvent>();
       for (const l of remoteLines) {
         const r = parseEvent(l);
@@ -181,8 +222,16 @@ export function verifyDraftLedger(ws: Workspace, name: string): DraftLedgerVerdi
     // An event joined before the first join this ledger made came with a ledger copied whole (draft new --from): that chain vouches for it.
     if (source === undefined) continue;
     const original = source.bySha.get(e.origin.sha256);
-    if (!original || original.seq !== e.origin.seq) return broken(i + 1, `a joined event names line ${e.origin.sha256.slice(0, 12)} (seq ${e.origin.seq}) of ${e.origin.remote}'s ledger, which the join's snapshot does not hold`);
-    if (ownPart(original) !== ownPart(e)) return broken(i + 1, `a joined event differs from the event it copies (seq ${e.origin.seq} of ${e.origin.remote}'s ledger)`);
+    if (!original || original.seq !== e.origin.seq)
+      return broken(
+        i + 1,
+        `a joined event names line ${e.origin.sha256.slice(0, 12)} (seq ${e.origin.seq}) of ${e.origin.remote}'s ledger, which the join's snapshot does not hold`,
+      );
+    if (ownPart(original) !== ownPart(e))
+      return broken(
+        i + 1,
+        `a joined event differs from the event it copies (seq ${e.origin.seq} of ${e.origin.remote}'s ledger)`,
+      );
     joined++;
   }
   return { ...own, joins, joined };

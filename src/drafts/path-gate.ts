@@ -35,10 +35,16 @@ export function unsafePath(
   act: { verb: string; outcome: string; hint?: string } = { verb: 'write', outcome: 'nothing was written' },
 ): ShadowError {
   const from = origin.commit ? ` (from commit ${origin.commit.slice(0, 12)})` : '';
-  return new ShadowError('UNSAFE_PATH', `refusing to ${act.verb} ${JSON.stringify(path)}${from}: ${reason}; ${act.outcome}`, {
-    hint: act.hint ?? 'shadow never writes a path git refuses to check out, nor its own worktree marker; drop the draft, or roll it back past that commit (`shadow rollback`)',
-    data: { ...origin, path, reason },
-  });
+  return new ShadowError(
+    'UNSAFE_PATH',
+    `refusing to ${act.verb} ${JSON.stringify(path)}${from}: ${reason}; ${act.outcome}`,
+    {
+      hint:
+        act.hint ??
+        'shadow never writes a path git refuses to check out, nor its own worktree marker; drop the draft, or roll it back past that commit (`shadow rollback`)',
+      data: { ...origin, path, reason },
+    },
+  );
 }
 
 /**
@@ -61,7 +67,8 @@ export function entriesProblem(entries: readonly GatedEntry[]): { path: string; 
   for (const e of entries) {
     if (e.new === null) continue;
     const link = parentDirs(e.path).find((d) => links.has(d));
-    if (link !== undefined) return { path: e.path, reason: `it lies beyond the symbolic link ${link} the same tree puts on its path` };
+    if (link !== undefined)
+      return { path: e.path, reason: `it lies beyond the symbolic link ${link} the same tree puts on its path` };
   }
   return undefined;
 }
@@ -101,7 +108,12 @@ function commitThatBrought(repo: Repository, tip: Oid, path: string): Oid {
  * beside a directory `a`: `git fsck`'s duplicateEntries), so a reader and
  * a checkout may each take another. `dups` caches each tree's doubled names.
  */
-export function doubledOnPath(reader: TreeReader, root: Oid, path: string, dups = new Map<Oid, Set<string>>()): { path: string; reason: string } | undefined {
+export function doubledOnPath(
+  reader: TreeReader,
+  root: Oid,
+  path: string,
+  dups = new Map<Oid, Set<string>>(),
+): { path: string; reason: string } | undefined {
   let tree: Oid | undefined = root;
   const parts = path.split('/');
   for (let i = 0; i < parts.length && tree !== undefined; i++) {
@@ -115,7 +127,11 @@ export function doubledOnPath(reader: TreeReader, root: Oid, path: string, dups 
     }
     const name = parts[i]!;
     const at = parts.slice(0, i + 1).join('/');
-    if (doubled.has(name)) return { path: at, reason: `the tree holds two entries named ${JSON.stringify(name)} (git fsck: duplicateEntries)` };
+    if (doubled.has(name))
+      return {
+        path: at,
+        reason: `the tree holds two entries named ${JSON.stringify(name)} (git fsck: duplicateEntries)`,
+      };
     tree = entries.find((e) => e.name === name && isTreeMode(e.mode))?.oid;
   }
   return undefined;
@@ -128,8 +144,17 @@ export function doubledOnPath(reader: TreeReader, root: Oid, path: string, dups 
  * way. UNSAFE_PATH names the path, the commit of the tip's history that
  * brought it, and the draft.
  */
-export function gateDraftWrite(ws: Workspace, tip: Oid, draft: string, entries: readonly GatedEntry[], touched: readonly string[] = []): void {
-  const origin = (path: string): { commit: Oid | null; draft: string } => ({ commit: broughtBy(ws.repo, tip, path), draft });
+export function gateDraftWrite(
+  ws: Workspace,
+  tip: Oid,
+  draft: string,
+  entries: readonly GatedEntry[],
+  touched: readonly string[] = [],
+): void {
+  const origin = (path: string): { commit: Oid | null; draft: string } => ({
+    commit: broughtBy(ws.repo, tip, path),
+    draft,
+  });
   gateEntries(entries, origin);
   if (touched.length === 0) return;
   const objects = ws.repo.objects;

@@ -27,7 +27,9 @@ export const REMOTES_PREFIX = 'refs/shadow/remotes/';
  */
 function refOf(prefix: string, draft: string): string {
   const remote = splitRemoteDraft(draft);
-  return remote ? `${REMOTES_PREFIX}${remote.remote}/${prefix.slice('refs/shadow/'.length)}${remote.draft}` : `${prefix}${draft}`;
+  return remote
+    ? `${REMOTES_PREFIX}${remote.remote}/${prefix.slice('refs/shadow/'.length)}${remote.draft}`
+    : `${prefix}${draft}`;
 }
 
 export const draftRef = (draft: string): string => refOf(DRAFTS_PREFIX, draft);

@@ -15,7 +15,11 @@ import type { Workspace } from './workspace.js';
  * refused (DRAFT_EXISTS): `shadow pull` brings it up to date. A dry run
  * only reads the fetched draft. Any other name is the name.
  */
-export async function draftToApply(ws: Workspace, name: string, options: { dryRun: boolean; actor: string }): Promise<string> {
+export async function draftToApply(
+  ws: Workspace,
+  name: string,
+  options: { dryRun: boolean; actor: string },
+): Promise<string> {
   const remote = splitRemoteDraft(name);
   if (remote === undefined || !isFetchedDraft(ws, name)) return name;
   // Its files were brought to its snapshot by the caller's readDraftName.
@@ -27,8 +31,12 @@ export async function draftToApply(ws: Workspace, name: string, options: { dryRu
     return remote.draft;
   }
   if (local.tip === fetched.tip) return remote.draft;
-  throw new ShadowError('DRAFT_EXISTS', `draft "${remote.draft}" exists here at ${local.tip.slice(0, 12)}, and ${name} is at ${fetched.tip.slice(0, 12)}: applying ${name} would not apply either`, {
-    hint: `\`shadow pull ${remote.remote} ${remote.draft}\` brings ${remote.draft} to ${name} (when it is ahead), then \`shadow apply --draft ${remote.draft}\`; or apply ${remote.draft} as it is`,
-    data: { draft: remote.draft, local: local.tip, fetched: fetched.tip, remote: remote.remote },
-  });
+  throw new ShadowError(
+    'DRAFT_EXISTS',
+    `draft "${remote.draft}" exists here at ${local.tip.slice(0, 12)}, and ${name} is at ${fetched.tip.slice(0, 12)}: applying ${name} would not apply either`,
+    {
+      hint: `\`shadow pull ${remote.remote} ${remote.draft}\` brings ${remote.draft} to ${name} (when it is ahead), then \`shadow apply --draft ${remote.draft}\`; or apply ${remote.draft} as it is`,
+      data: { draft: remote.draft, local: local.tip, fetched: fetched.tip, remote: remote.remote },
+    },
+  );
 }

@@ -40,7 +40,8 @@ function hexPrefix(repo: Repository, name: string): Oid | undefined {
   if (isOid(name.toLowerCase())) return name.toLowerCase();
   if (/^[0-9a-fA-F]{4,39}$/.test(name)) {
     const found = repo.objects.expandPrefix(name.toLowerCase());
-    if (found.length > 1) throw invalid(name, `the abbreviated id is ambiguous (${found.map((f) => f.slice(0, 12)).join(', ')})`);
+    if (found.length > 1)
+      throw invalid(name, `the abbreviated id is ambiguous (${found.map((f) => f.slice(0, 12)).join(', ')})`);
     return found[0];
   }
   return undefined;

@@ -29,7 +29,6 @@ function positive(n: number | undefined): number | undefined {
 /** What reading one working-tree file costs, in bytes of index read and scanned (see indexView). */
 const INDEX_BYTES_PER_FILE_READ = 100_000;
 
-
 /**
  * A write session this process is feeding, as the workspace holds it. The
  * sessions capability (src/sessions/) puts its own sessions here; the
@@ -155,7 +154,12 @@ export class Workspace {
   worktreeLower(renew = true): WorkingTreeLower | undefined {
     const wt = this.repo.layout.worktree;
     if (wt === null) return undefined;
-    return new WorkingTreeLower(this.ctx, wt, this.repo.config.getBool('core.filemode') ?? true, this.worktreeForm(renew));
+    return new WorkingTreeLower(
+      this.ctx,
+      wt,
+      this.repo.config.getBool('core.filemode') ?? true,
+      this.worktreeForm(renew),
+    );
   }
 
   /**
@@ -173,9 +177,13 @@ export class Workspace {
     }
     const c = this.repo.config;
     const [low, high] = baseAttributeFiles(this.ctx.env, this.repo.layout.commondir, c.get('core.attributesfile'));
-    const attrs = new AttributeFiles(this.ctx.fs, wt, low, high, c.getBool('core.ignorecase') ?? false, () => this.ctx.clock.now());
+    const attrs = new AttributeFiles(this.ctx.fs, wt, low, high, c.getBool('core.ignorecase') ?? false, () =>
+      this.ctx.clock.now(),
+    );
     // The index is read for the rare question only `text=auto` asks (a CRLF blob already there).
-    this.form = new WorktreeForm(this.ctx, wt, c, attrs, this.repo.objects, (p) => this.indexView(Number.MAX_SAFE_INTEGER)?.idOf(p));
+    this.form = new WorktreeForm(this.ctx, wt, c, attrs, this.repo.objects, (p) =>
+      this.indexView(Number.MAX_SAFE_INTEGER)?.idOf(p),
+    );
     return this.form;
   }
 

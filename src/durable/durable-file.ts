@@ -17,7 +17,8 @@ export function parentOf(path: string): string {
 export function ensureDir(fs: FileSystem, dir: string, durable = true): void {
   if (statIfExists(fs, dir, true)?.isDirectory()) return;
   const missing: string[] = [];
-  for (let d = dir; d !== '/' && d !== '.' && statIfExists(fs, d, true) === undefined; d = parentOf(d)) missing.unshift(d);
+  for (let d = dir; d !== '/' && d !== '.' && statIfExists(fs, d, true) === undefined; d = parentOf(d))
+    missing.unshift(d);
   for (const d of missing) {
     try {
       fs.mkdirSync(d);
@@ -84,7 +85,10 @@ export async function fsyncDirConcurrently(fs: FileSystem, dir: string): Promise
  * Run a call on libuv's thread pool when the file system has its callback
  * form, else synchronously: a failure either way is a rejection.
  */
-function onPool(callback: ((done: (err: NodeJS.ErrnoException | null) => void) => void) | undefined, sync: () => void): Promise<void> {
+function onPool(
+  callback: ((done: (err: NodeJS.ErrnoException | null) => void) => void) | undefined,
+  sync: () => void,
+): Promise<void> {
   if (!callback) {
     try {
       sync();
@@ -181,7 +185,10 @@ export type FileBody = readonly Uint8Array[] | ((write: (part: Uint8Array) => vo
  * on libuv's pool: one round trip to the disk for all of them. The files
  * are written in order, so a producer may use what an earlier one made.
  */
-export async function writeNewFilesSynced(fs: FileSystem, files: ReadonlyArray<readonly [string, FileBody]>): Promise<void> {
+export async function writeNewFilesSynced(
+  fs: FileSystem,
+  files: ReadonlyArray<readonly [string, FileBody]>,
+): Promise<void> {
   const fds: number[] = [];
   try {
     for (const [path, body] of files) {
@@ -287,7 +294,10 @@ export function writeFileAtomic(
  */
 export function statIfExists(fs: FileSystem, path: string, follow = false): Stats | undefined {
   try {
-    return ((follow ? fs.statSync(path, { throwIfNoEntry: false }) : fs.lstatSync(path, { throwIfNoEntry: false })) as Stats | undefined) ?? undefined;
+    return (
+      ((follow ? fs.statSync(path, { throwIfNoEntry: false }) : fs.lstatSync(path, { throwIfNoEntry: false })) as
+        Stats | undefined) ?? undefined
+    );
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -323,7 +333,11 @@ export function statStamp(fs: FileSystem, path: string, now: number): { stamp: s
   const st = statIfExists(fs, path, true);
   if (!st) return { stamp: '-', racy: false, size: 0 };
   const changed = Math.max(st.mtimeMs, st.ctimeMs);
-  return { stamp: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, racy: now - changed < racyWindow(st.mtimeMs, st.ctimeMs), size: Number(st.size) };
+  return {
+    stamp: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`,
+    racy: now - changed < racyWindow(st.mtimeMs, st.ctimeMs),
+    size: Number(st.size),
+  };
 }
 
 /** Read a file as UTF-8, or undefined when it does not exist. */

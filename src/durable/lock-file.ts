@@ -20,7 +20,12 @@ function noRecord(): void {}
  * lock-holders.ts), and a lock whose recorded holder died on this machine
  * is taken over at once; a lock without a record is git's and is waited for.
  */
-export async function createLockFile(ctx: Context, path: string, timeoutMs: number, holdersDir?: string): Promise<LockFile> {
+export async function createLockFile(
+  ctx: Context,
+  path: string,
+  timeoutMs: number,
+  holdersDir?: string,
+): Promise<LockFile> {
   ensureDir(ctx.fs, parentOf(path));
   const lock = `${path}.lock`;
   let record = holdersDir === undefined ? undefined : openRecord(ctx, holdersDir, lock);
@@ -73,7 +78,11 @@ export async function createLockFile(ctx: Context, path: string, timeoutMs: numb
  * (pid, host), or, with no record, git (never removed by shadow).
  */
 export function lockedError(lock: string, owner: LockOwner, waitedMs?: number): ShadowError {
-  const data = { lock, holder: owner.kind === 'shadow' ? owner.holder : null, ...(waitedMs === undefined ? {} : { waitedMs }) };
+  const data = {
+    lock,
+    holder: owner.kind === 'shadow' ? owner.holder : null,
+    ...(waitedMs === undefined ? {} : { waitedMs }),
+  };
   if (owner.kind === 'shadow') {
     const { pid, host } = owner.holder;
     return new ShadowError('LOCKED', `${lock} is held by shadow process ${pid} on ${host}`, {
@@ -81,8 +90,12 @@ export function lockedError(lock: string, owner: LockOwner, waitedMs?: number): 
       data,
     });
   }
-  return new ShadowError('LOCKED', `${lock} exists and no shadow process recorded it: git (or another tool) is updating it`, {
-    hint: `retry when the git command finishes; if no git process is running, remove ${lock}`,
-    data,
-  });
+  return new ShadowError(
+    'LOCKED',
+    `${lock} exists and no shadow process recorded it: git (or another tool) is updating it`,
+    {
+      hint: `retry when the git command finishes; if no git process is running, remove ${lock}`,
+      data,
+    },
+  );
 }

@@ -60,7 +60,11 @@ export function madeBeforeBoot(ctx: Context, madeMs: number): boolean {
  * (the lock's content is written through it once it is linked). Undefined
  * without a process table: nobody could tell such a holder dead anyway.
  */
-export function openRecord(ctx: Context, holdersDir: string, lockPath: string): { fd: number; path: string } | undefined {
+export function openRecord(
+  ctx: Context,
+  holdersDir: string,
+  lockPath: string,
+): { fd: number; path: string } | undefined {
   const procs = ctx.processes;
   if (!procs) return undefined;
   ctx.fs.mkdirSync(holdersDir, { recursive: true });
@@ -72,7 +76,14 @@ export function openRecord(ctx: Context, holdersDir: string, lockPath: string): 
 /** Errors of a link(2) the file system cannot make: the lock is then created without a record. */
 export function linkUnsupported(e: unknown): boolean {
   const code = errnoCode(e);
-  return code === 'EXDEV' || code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS' || code === 'EMLINK';
+  return (
+    code === 'EXDEV' ||
+    code === 'EPERM' ||
+    code === 'ENOTSUP' ||
+    code === 'EOPNOTSUPP' ||
+    code === 'ENOSYS' ||
+    code === 'EMLINK'
+  );
 }
 
 /**
@@ -83,7 +94,12 @@ export function linkUnsupported(e: unknown): boolean {
 export function lockOwner(ctx: Context, holdersDir: string | undefined, lockPath: string): LockOwner | undefined {
   const st = statIfExists(ctx.fs, lockPath);
   if (!st) return undefined;
-  const unknown: LockOwner = { kind: 'unknown', beforeBoot: madeBeforeBoot(ctx, Number(st.mtimeMs)), ino: Number(st.ino), dev: Number(st.dev) };
+  const unknown: LockOwner = {
+    kind: 'unknown',
+    beforeBoot: madeBeforeBoot(ctx, Number(st.mtimeMs)),
+    ino: Number(st.ino),
+    dev: Number(st.dev),
+  };
   if (holdersDir === undefined || st.nlink < 2) return unknown;
   const key = keyOf(lockPath);
   let found: LockOwner | undefined;
@@ -93,7 +109,14 @@ export function lockOwner(ctx: Context, holdersDir: string | undefined, lockPath
     const path = `${holdersDir}/${name}`;
     const rec = statIfExists(ctx.fs, path);
     if (rec && rec.ino === st.ino && rec.dev === st.dev) {
-      found = { kind: 'shadow', holder: parsed.holder, record: path, ino: st.ino, dev: st.dev, stale: isStale(ctx, parsed.holder, Number(st.mtimeMs)) };
+      found = {
+        kind: 'shadow',
+        holder: parsed.holder,
+        record: path,
+        ino: st.ino,
+        dev: st.dev,
+        stale: isStale(ctx, parsed.holder, Number(st.mtimeMs)),
+      };
     } else if (rec && parsed.key === key && isStale(ctx, parsed.holder, Number(rec.mtimeMs))) {
       tryUnlink(ctx.fs, path);
     }

@@ -33,7 +33,10 @@ function readHolder(ctx: Context, path: string): Holder | undefined {
 }
 
 /** True when `holder` is gone: a process of this machine that is no longer alive (an unreadable record counts as gone). */
-export function isStale(ctx: Context, holder: Pick<Holder, 'pid' | 'host'> & { since?: string } | undefined): boolean {
+export function isStale(
+  ctx: Context,
+  holder: (Pick<Holder, 'pid' | 'host'> & { since?: string }) | undefined,
+): boolean {
   const procs = ctx.processes;
   // An unreadable lock (its writer died between create and write) is stale
   // once a process table can vouch for nobody holding it.
@@ -41,7 +44,8 @@ export function isStale(ctx: Context, holder: Pick<Holder, 'pid' | 'host'> & { s
   if (!holder) return true;
   if (holder.host !== procs.host) return false;
   // Taken before this machine last started: its pid may be another process's now.
-  if (procs.bootTime !== undefined && holder.since !== undefined && Date.parse(holder.since) < procs.bootTime) return true;
+  if (procs.bootTime !== undefined && holder.since !== undefined && Date.parse(holder.since) < procs.bootTime)
+    return true;
   return holder.pid !== procs.self && !procs.isAlive(holder.pid);
 }
 
@@ -53,7 +57,12 @@ export function isStale(ctx: Context, holder: Pick<Holder, 'pid' | 'host'> & { s
 export function takeProcessLock(ctx: Context, path: string, what: string): HeldLock {
   ensureDir(ctx.fs, parentOf(path));
   const procs = ctx.processes;
-  const holder: Holder = { pid: procs?.self ?? -1, host: procs?.host ?? 'unknown', since: new Date(ctx.clock.now()).toISOString(), what };
+  const holder: Holder = {
+    pid: procs?.self ?? -1,
+    host: procs?.host ?? 'unknown',
+    since: new Date(ctx.clock.now()).toISOString(),
+    what,
+  };
   claimByLink(ctx, path, Buffer.from(JSON.stringify(holder)), 0o644, {
     read: () => readHolder(ctx, path),
     stale: (current) => isStale(ctx, current),
@@ -63,9 +72,13 @@ export function takeProcessLock(ctx: Context, path: string, what: string): HeldL
         current
           ? `another ${current.what} is running (process ${current.pid} on ${current.host}, since ${current.since})`
           : `${path} exists: another shadow operation is running`,
-        { hint: `wait for it to finish; if no shadow process is running, remove ${path}`, data: { lock: path, holder: current } },
+        {
+          hint: `wait for it to finish; if no shadow process is running, remove ${path}`,
+          data: { lock: path, holder: current },
+        },
       ),
-    keepsChanging: () => new ShadowError('LOCKED', `could not take ${path}`, { hint: 'retry in a moment', data: { lock: path } }),
+    keepsChanging: () =>
+      new ShadowError('LOCKED', `could not take ${path}`, { hint: 'retry in a moment', data: { lock: path } }),
   });
   let released = false;
   return {
@@ -88,7 +101,12 @@ export function claimByLink<T>(
   path: string,
   content: Uint8Array,
   mode: number,
-  how: { read(): T | undefined; stale(current: T | undefined): boolean; busy(current: T | undefined): ShadowError; keepsChanging(): ShadowError },
+  how: {
+    read(): T | undefined;
+    stale(current: T | undefined): boolean;
+    busy(current: T | undefined): ShadowError;
+    keepsChanging(): ShadowError;
+  },
 ): void {
   const tmp = `${path}.tmp-${ctx.ids.token()}`;
   const fd = ctx.fs.openSync(tmp, 'wx', mode);
@@ -120,7 +138,12 @@ export function claimByLink<T>(
  * Take the lock, waiting (with a jittered back-off) while a live process
  * holds it, up to `timeoutMs`; a holder that died is taken over at once.
  */
-export async function waitForProcessLock(ctx: Context, path: string, what: string, timeoutMs: number): Promise<HeldLock> {
+export async function waitForProcessLock(
+  ctx: Context,
+  path: string,
+  what: string,
+  timeoutMs: number,
+): Promise<HeldLock> {
   const start = ctx.clock.now();
   let wait = 1;
   for (;;) {

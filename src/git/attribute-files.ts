@@ -55,7 +55,8 @@ export class AttributeFiles {
       if (f) out.push(f);
     };
     for (const f of this.lowFiles) push(this.load(f, '', true));
-    for (const dir of ['', ...parentDirs(path)]) push(this.load(`${this.worktree}${dir ? `/${dir}` : ''}/.gitattributes`, dir, dir === ''));
+    for (const dir of ['', ...parentDirs(path)])
+      push(this.load(`${this.worktree}${dir ? `/${dir}` : ''}/.gitattributes`, dir, dir === ''));
     for (const f of this.highFiles) push(this.load(f, '', true));
     return out;
   }

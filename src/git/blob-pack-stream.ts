@@ -29,7 +29,13 @@ export interface StreamedPack {
   idx: Buffer;
 }
 
-export async function streamBlobPack(fs: FileSystem, source: string, length: number, prefix: Buffer, tmpPack: string): Promise<StreamedPack> {
+export async function streamBlobPack(
+  fs: FileSystem,
+  source: string,
+  length: number,
+  prefix: Buffer,
+  tmpPack: string,
+): Promise<StreamedPack> {
   const size = prefix.length + length;
   const blobHash = createHash('sha1').update(`blob ${size}\0`);
   const packHash = createHash('sha1');
@@ -75,7 +81,7 @@ export async function streamBlobPack(fs: FileSystem, source: string, length: num
       await feed(prefix);
     }
     const buf = Buffer.allocUnsafe(Math.min(READ_SIZE, Math.max(1, length)));
-    for (let at = 0; at < length; ) {
+    for (let at = 0; at < length;) {
       const n = fs.readSync(src, buf, 0, Math.min(buf.length, length - at), at);
       if (n === 0) throw new Error(`${source} ended at byte ${at} of ${length}`);
       const piece = buf.subarray(0, n);
@@ -90,7 +96,12 @@ export async function streamBlobPack(fs: FileSystem, source: string, length: num
     writeAll(fs, fd, packSum);
     fs.fsyncSync(fd);
     const oid = blobHash.digest('hex');
-    return { oid, size, checksum: packSum.toString('hex'), idx: buildIndex([{ id: Buffer.from(oid, 'hex'), offset: 12, crc }], packSum) };
+    return {
+      oid,
+      size,
+      checksum: packSum.toString('hex'),
+      idx: buildIndex([{ id: Buffer.from(oid, 'hex'), offset: 12, crc }], packSum),
+    };
   } finally {
     deflate.destroy();
     fs.closeSync(src);

@@ -44,7 +44,8 @@ function unsupported(message: string): ShadowError {
 
 /** Parse an index file. */
 export function parseIndex(buf: Buffer): GitIndex {
-  if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'DIRC') throw unsupported('the index file is not a git index');
+  if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'DIRC')
+    throw unsupported('the index file is not a git index');
   const version = buf.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw unsupported(`index version ${version} is not supported`);
   const count = buf.readUInt32BE(8);
@@ -77,7 +78,8 @@ export function parseIndex(buf: Buffer): GitIndex {
   for (const e of extensions) {
     if (e.signature === 'sdir') throw unsupported('this repository uses a sparse index, which shadow does not support');
     if (e.signature === 'link') throw unsupported('this repository uses a split index, which shadow does not support');
-    if (/^[a-z]/.test(e.signature)) throw unsupported(`the index needs the extension "${e.signature}", which shadow does not know`);
+    if (/^[a-z]/.test(e.signature))
+      throw unsupported(`the index needs the extension "${e.signature}", which shadow does not know`);
   }
   return { version, entries, extensions };
 }
@@ -102,7 +104,10 @@ export function isUnmerged(index: GitIndex, path: string): boolean {
  * the working-tree file's stat data so that git sees it clean without
  * hashing it again (undefined: zero stat, so git re-hashes).
  */
-export function updateIndex(index: GitIndex, changes: ReadonlyArray<{ path: string; entry: FileEntry | null; stat?: Stats }>): void {
+export function updateIndex(
+  index: GitIndex,
+  changes: ReadonlyArray<{ path: string; entry: FileEntry | null; stat?: Stats }>,
+): void {
   const byPath = new Map(changes.map((c) => [c.path, c]));
   const kept = index.entries.filter((e) => !byPath.has(e.path));
   for (const c of changes) {
@@ -110,7 +115,10 @@ export function updateIndex(index: GitIndex, changes: ReadonlyArray<{ path: stri
   }
   kept.sort((a, b) => comparePaths(a.path, b.path) || a.stage - b.stage);
   index.entries = kept;
-  invalidateCacheTree(index, changes.map((c) => c.path));
+  invalidateCacheTree(
+    index,
+    changes.map((c) => c.path),
+  );
   index.extensions = index.extensions.filter((e) => e.signature === 'TREE' || e.signature === 'REUC');
 }
 

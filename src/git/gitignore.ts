@@ -157,7 +157,11 @@ export function baseIgnoreFiles(
  * (`core.excludesFile`, `core.attributesFile`; `~/` is the home directory),
  * else `$XDG_CONFIG_HOME/git/<name>` (`~/.config/git/<name>`).
  */
-export function userGitFile(env: Readonly<Record<string, string | undefined>>, configured: string | undefined, name: string): string | undefined {
+export function userGitFile(
+  env: Readonly<Record<string, string | undefined>>,
+  configured: string | undefined,
+  name: string,
+): string | undefined {
   const home = env.HOME;
   if (configured !== undefined) return configured.startsWith('~/') && home ? home + configured.slice(1) : configured;
   const xdg = env.XDG_CONFIG_HOME ?? (home ? `${home}/.config` : undefined);

@@ -104,13 +104,19 @@ export class IndexView {
     }
     if (lo >= this.offsets.length) return -1;
     const start = this.names[2 * lo]!;
-    if (this.names[2 * lo + 1] !== name.length || this.buf.compare(name, 0, name.length, start, start + name.length) !== 0) return -1;
+    if (
+      this.names[2 * lo + 1] !== name.length ||
+      this.buf.compare(name, 0, name.length, start, start + name.length) !== 0
+    )
+      return -1;
     return this.offsets[lo]!;
   }
 
   private skipsWorktree(p: number): boolean {
     const b = this.buf;
-    return this.version >= 3 && (b.readUInt16BE(p + 60) & EXTENDED) !== 0 && (b.readUInt16BE(p + 62) & SKIP_WORKTREE) !== 0;
+    return (
+      this.version >= 3 && (b.readUInt16BE(p + 60) & EXTENDED) !== 0 && (b.readUInt16BE(p + 62) & SKIP_WORKTREE) !== 0
+    );
   }
 
   /**
@@ -122,7 +128,10 @@ export class IndexView {
    */
   skipWorktree(path: string): SkipWorktreeEntry | undefined {
     const p = this.find(path);
-    if (p !== -1) return this.skipsWorktree(p) ? { mode: this.modeAt(p), oid: this.buf.toString('hex', p + 40, p + 60) } : undefined;
+    if (p !== -1)
+      return this.skipsWorktree(p)
+        ? { mode: this.modeAt(p), oid: this.buf.toString('hex', p + 40, p + 60) }
+        : undefined;
     for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1)) {
       const q = this.findName(Buffer.from(path.slice(0, at + 1), 'utf8'));
       if (q !== -1 && this.buf.readUInt32BE(q + 24) === DIRECTORY_MODE && this.skipsWorktree(q)) {
@@ -161,9 +170,15 @@ export class IndexView {
 
   private oidAt(p: number, st: Stats): Oid | null {
     const b = this.buf;
-    if (this.version >= 3 && (b.readUInt16BE(p + 60) & EXTENDED) !== 0 && (b.readUInt16BE(p + 62) & UNTRUSTED_EXTENDED) !== 0) return null;
+    if (
+      this.version >= 3 &&
+      (b.readUInt16BE(p + 60) & EXTENDED) !== 0 &&
+      (b.readUInt16BE(p + 62) & UNTRUSTED_EXTENDED) !== 0
+    )
+      return null;
     const entryMode = b.readUInt32BE(p + 24);
-    const typeMatches = entryMode === 0o120000 ? st.isSymbolicLink() : (entryMode === 0o100644 || entryMode === 0o100755) && st.isFile();
+    const typeMatches =
+      entryMode === 0o120000 ? st.isSymbolicLink() : (entryMode === 0o100644 || entryMode === 0o100755) && st.isFile();
     if (!typeMatches) return null;
     const mtimeMs = b.readUInt32BE(p + 8) * 1000 + b.readUInt32BE(p + 12) / 1e6;
     const ctimeMs = b.readUInt32BE(p) * 1000 + b.readUInt32BE(p + 4) / 1e6;
@@ -185,7 +200,8 @@ export class IndexView {
   vouches(path: string, st: Stats, mode: string, oid: Oid, trustExecutableBit: boolean): boolean {
     const p = this.find(path);
     if (p === -1 || this.modeAt(p) !== mode) return false;
-    if (trustExecutableBit && mode !== '120000' && ((Number(st.mode) & 0o100) !== 0) !== (mode === '100755')) return false;
+    if (trustExecutableBit && mode !== '120000' && ((Number(st.mode) & 0o100) !== 0) !== (mode === '100755'))
+      return false;
     return this.oidAt(p, st) === oid;
   }
 }

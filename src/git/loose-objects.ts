@@ -20,12 +20,18 @@ export function readLooseObject(fs: FileSystem, dir: string, oid: Oid): RawObjec
   try {
     raw = inflateSync(compressed);
   } catch {
-    throw new ShadowError('CORRUPT_OBJECT', `loose object ${oid} is not valid zlib data`, { hint: 'run `git fsck`', data: { oid } });
+    throw new ShadowError('CORRUPT_OBJECT', `loose object ${oid} is not valid zlib data`, {
+      hint: 'run `git fsck`',
+      data: { oid },
+    });
   }
   const nul = raw.indexOf(0);
   const m = /^(blob|tree|commit|tag) (\d+)$/.exec(raw.toString('latin1', 0, nul));
   if (nul === -1 || !m || Number(m[2]) !== raw.length - nul - 1) {
-    throw new ShadowError('CORRUPT_OBJECT', `loose object ${oid} has a bad header`, { hint: 'run `git fsck`', data: { oid } });
+    throw new ShadowError('CORRUPT_OBJECT', `loose object ${oid} has a bad header`, {
+      hint: 'run `git fsck`',
+      data: { oid },
+    });
   }
   return { type: m[1] as ObjectType, content: raw.subarray(nul + 1) };
 }
@@ -33,7 +39,8 @@ export function readLooseObject(fs: FileSystem, dir: string, oid: Oid): RawObjec
 /** Every loose object id in `dir` that starts with `prefix`. */
 export function looseIdsWithPrefix(fs: FileSystem, dir: string, prefix: string): Oid[] {
   const found: Oid[] = [];
-  const dirs = prefix.length >= 2 ? [prefix.slice(0, 2)] : Array.from({ length: 16 }, (_, i) => prefix + i.toString(16));
+  const dirs =
+    prefix.length >= 2 ? [prefix.slice(0, 2)] : Array.from({ length: 16 }, (_, i) => prefix + i.toString(16));
   for (const d of dirs) {
     for (const name of listDir(fs, `${dir}/${d}`)) {
       const id = d + name;

@@ -33,7 +33,13 @@ export function readLooseRef(fs: FileSystem, path: string, ref: string): LooseRe
  * Every direct ref under `dir` (whose refs are named `<ref><name>`), read
  * through `read`, put in `found`; locks and temporary files skipped.
  */
-export function collectLooseRefs(fs: FileSystem, dir: string, ref: string, read: (ref: string) => LooseRef | undefined, found: Map<string, Oid>): void {
+export function collectLooseRefs(
+  fs: FileSystem,
+  dir: string,
+  ref: string,
+  read: (ref: string) => LooseRef | undefined,
+  found: Map<string, Oid>,
+): void {
   for (const name of listDir(fs, dir)) {
     if (name.endsWith('.lock') || name.includes('.tmp-')) continue;
     const path = `${dir}/${name}`;

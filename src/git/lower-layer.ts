@@ -82,7 +82,9 @@ export class WorkingTreeLower implements LowerLayer {
       return statIfExists(this.ctx.fs, `${this.root}/${path}`);
     } catch (e) {
       const code = errnoCode(e);
-      throw new ShadowError('IO_ERROR', `cannot read ${path} in the working tree: ${(e as Error).message}`, { data: { path, code } });
+      throw new ShadowError('IO_ERROR', `cannot read ${path} in the working tree: ${(e as Error).message}`, {
+        data: { path, code },
+      });
     }
   }
 
@@ -118,34 +120,54 @@ export class WorkingTreeLower implements LowerLayer {
     const full = `${this.root}/${path}`;
     if (st.isDirectory()) return { kind: 'dir' };
     if (known?.vouches(st)) {
-      return { kind: 'file', mode: known.mode, oid: known.oid, content: () => this.readVouched(path, known.oid), worktree: () => this.readRaw(path) };
+      return {
+        kind: 'file',
+        mode: known.mode,
+        oid: known.oid,
+        content: () => this.readVouched(path, known.oid),
+        worktree: () => this.readRaw(path),
+      };
     }
     if (st.isSymbolicLink()) {
       const target = this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer;
       return { kind: 'file', mode: MODE.symlink, oid: blobOid(target), content: () => target };
     }
     if (!st.isFile()) {
-      throw new ShadowError('UNSUPPORTED_FILE_TYPE', `${path} in the working tree is not a regular file, directory or symlink`, {
-        hint: 'shadow works with regular files; move the special file away first',
-        data: { path },
-      });
+      throw new ShadowError(
+        'UNSUPPORTED_FILE_TYPE',
+        `${path} in the working tree is not a regular file, directory or symlink`,
+        {
+          hint: 'shadow works with regular files; move the special file away first',
+          data: { path },
+        },
+      );
     }
     let content: Buffer;
     try {
       content = this.ctx.fs.readFileSync(full) as Buffer;
     } catch (e) {
-      throw new ShadowError('IO_ERROR', `cannot read ${path} in the working tree: ${(e as Error).message}`, { data: { path, code: errnoCode(e) } });
+      throw new ShadowError('IO_ERROR', `cannot read ${path} in the working tree: ${(e as Error).message}`, {
+        data: { path, code: errnoCode(e) },
+      });
     }
     const executable = this.trustExecutableBit && (Number(st.mode) & 0o100) !== 0;
     const raw = content;
     const blob = this.form ? this.form.toBlob(path, raw) : raw;
-    return { kind: 'file', mode: executable ? MODE.executable : MODE.file, oid: blobOid(blob), content: () => blob, worktree: () => raw };
+    return {
+      kind: 'file',
+      mode: executable ? MODE.executable : MODE.file,
+      oid: blobOid(blob),
+      content: () => blob,
+      worktree: () => raw,
+    };
   }
 
   private readRaw(path: string): Buffer {
     const full = `${this.root}/${path}`;
     const st = this.lstat(path);
-    return st?.isSymbolicLink() ? (this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer) : (this.ctx.fs.readFileSync(full) as Buffer);
+    return st?.isSymbolicLink()
+      ? (this.ctx.fs.readlinkSync(full, { encoding: 'buffer' }) as Buffer)
+      : (this.ctx.fs.readFileSync(full) as Buffer);
   }
 
   /** The content of a file the index vouched for (as a blob), checked against the id it vouched. */
@@ -154,7 +176,10 @@ export class WorkingTreeLower implements LowerLayer {
     const raw = this.readRaw(path);
     const content = this.form && !st?.isSymbolicLink() ? this.form.toBlob(path, raw) : raw;
     if (blobOid(content) !== oid) {
-      throw new ShadowError('IO_ERROR', `${path} changed in the working tree while shadow was reading it`, { hint: 'retry', data: { path } });
+      throw new ShadowError('IO_ERROR', `${path} changed in the working tree while shadow was reading it`, {
+        hint: 'retry',
+        data: { path },
+      });
     }
     return content;
   }
@@ -177,7 +202,10 @@ export class WorkingTreeLower implements LowerLayer {
       if (dir === '' && name === '.git') continue;
       const st = this.lstat(dir === '' ? name : `${dir}/${name}`);
       if (!st) continue;
-      out.push({ name, kind: st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other' });
+      out.push({
+        name,
+        kind: st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other',
+      });
     }
     return out;
   }

@@ -1,6 +1,16 @@
 import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
-import { EMPTY_TREE_OID, parseCommit, parseTag, parseTree, type Commit, type ObjectType, type Oid, type Tag, type TreeEntry } from './format/git-objects.js';
+import {
+  EMPTY_TREE_OID,
+  parseCommit,
+  parseTag,
+  parseTree,
+  type Commit,
+  type ObjectType,
+  type Oid,
+  type Tag,
+  type TreeEntry,
+} from './format/git-objects.js';
 import type { RawObject } from './pack-reader.js';
 import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { parsedObjects, RecentBlobs, type ParsedObjects } from './object-caches.js';
@@ -184,8 +194,13 @@ export class ObjectDatabase {
    * what it builds on them reads them (a group of batches, each on the
    * commit before it); `forget` them if the transaction fails.
    */
-  rememberStaged(objects: ReadonlyArray<{ oid: Oid; type: ObjectType; content: Uint8Array }>, trees: ReadonlyArray<{ oid: Oid; entries: readonly TreeEntry[] }>): void {
-    for (const o of objects) if (o.type === 'blob') this.stagedBlobs.set(o.oid, Buffer.from(o.content.buffer, o.content.byteOffset, o.content.length));
+  rememberStaged(
+    objects: ReadonlyArray<{ oid: Oid; type: ObjectType; content: Uint8Array }>,
+    trees: ReadonlyArray<{ oid: Oid; entries: readonly TreeEntry[] }>,
+  ): void {
+    for (const o of objects)
+      if (o.type === 'blob')
+        this.stagedBlobs.set(o.oid, Buffer.from(o.content.buffer, o.content.byteOffset, o.content.length));
     for (const t of trees) this.rememberTree(t.oid, t.entries);
   }
 
@@ -253,7 +268,11 @@ export class ObjectDatabase {
    * first `length` bytes): a pack of its own, the content never held whole.
    * Returns the blob's id and size.
    */
-  async writeBlobFromFile(source: string, length: number, prefix: Buffer = Buffer.alloc(0)): Promise<{ oid: Oid; size: number }> {
+  async writeBlobFromFile(
+    source: string,
+    length: number,
+    prefix: Buffer = Buffer.alloc(0),
+  ): Promise<{ oid: Oid; size: number }> {
     const { idx, oid, size } = await this.installer.writeBlobFromFile(source, length, prefix);
     if (this.packRegistry !== undefined) registerPack(this.ctx, this.packRegistry, idx);
     return { oid, size };

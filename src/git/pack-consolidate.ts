@@ -65,7 +65,9 @@ export function registerPack(ctx: Context, registry: string, idxPath: string): v
 /** shadow's packs that still exist, smallest first. */
 export function shadowPacks(ctx: Context, sink: PackSink): Candidate[] {
   const present = new Set(listDir(ctx.fs, sink.dir));
-  const listed = new Set((readTextIfExists(ctx.fs, sink.registry) ?? '').split('\n').filter((n) => n.startsWith('pack-')));
+  const listed = new Set(
+    (readTextIfExists(ctx.fs, sink.registry) ?? '').split('\n').filter((n) => n.startsWith('pack-')),
+  );
   const out: Candidate[] = [];
   for (const name of listed) {
     if (!present.has(`${name}.idx`) || present.has(`${name}.promisor`)) continue;
@@ -120,8 +122,15 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
         const raw = index.rawEntries();
         const bytes = index.readPackBytes(0, pack.size);
         // Only whole objects can be copied as they are.
-        if (raw.some((e) => { const t = (bytes[e.offset]! >> 4) & 7; return t < 1 || t > 4; })) continue;
-        for (const e of raw) entries.push({ oid: e.oid, crc: e.crc, parts: [bytes.subarray(e.offset, e.offset + e.length)] });
+        if (
+          raw.some((e) => {
+            const t = (bytes[e.offset]! >> 4) & 7;
+            return t < 1 || t > 4;
+          })
+        )
+          continue;
+        for (const e of raw)
+          entries.push({ oid: e.oid, crc: e.crc, parts: [bytes.subarray(e.offset, e.offset + e.length)] });
         merged.push(pack);
       } catch (e) {
         // Removed meanwhile (git gc, another merge): leave it out.
@@ -143,7 +152,10 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
     // Rewrite the list without what is gone (a line another process appends
     // meanwhile may be lost: that pack is then merely never merged).
     const live = shadowPacks(ctx, sink).map((p) => p.name);
-    writeFileAtomic(ctx.fs, sink.registry, live.map((n) => `${n}\n`).join(''), { token: ctx.ids.token(), durable: false });
+    writeFileAtomic(ctx.fs, sink.registry, live.map((n) => `${n}\n`).join(''), {
+      token: ctx.ids.token(),
+      durable: false,
+    });
     return merged.length;
   } finally {
     tryUnlink(ctx.fs, lock);

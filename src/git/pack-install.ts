@@ -10,7 +10,14 @@ import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
 import type { Oid } from './format/git-objects.js';
 import { streamBlobPack } from './blob-pack-stream.js';
-import { ensureDir, fsyncDir, fsyncDirConcurrently, tryUnlink, writeNewFileSynced, writeNewFilesSynced } from '../durable/durable-file.js';
+import {
+  ensureDir,
+  fsyncDir,
+  fsyncDirConcurrently,
+  tryUnlink,
+  writeNewFileSynced,
+  writeNewFilesSynced,
+} from '../durable/durable-file.js';
 import { streamPack, type BuiltPack, type PackObject } from './format/pack-writer.js';
 import { TempPackVanished, whileTempVanishes, whileTempVanishesSync } from './pack-temp-retry.js';
 import type { PackKeeps } from './pack-keeps.js';
@@ -73,7 +80,11 @@ export class PackInstaller {
    * first `length` bytes): a pack of its own. Returns its `.idx` path, the
    * blob's id and size.
    */
-  async writeBlobFromFile(source: string, length: number, prefix: Buffer): Promise<{ idx: string; oid: Oid; size: number }> {
+  async writeBlobFromFile(
+    source: string,
+    length: number,
+    prefix: Buffer,
+  ): Promise<{ idx: string; oid: Oid; size: number }> {
     const fs = this.ctx.fs;
     let streamed!: Awaited<ReturnType<typeof streamBlobPack>>;
     const idx = await whileTempVanishes(async () => {

@@ -29,7 +29,9 @@ const WHOLE_INDEX_BYTES = 256 * 1024;
 const HEAD_AND_BODY_GUESS = 4096;
 
 function corrupt(file: string, what: string): ShadowError {
-  return new ShadowError('CORRUPT_OBJECT', `pack ${file}: ${what}`, { hint: 'run `git fsck`; `git repack -a -d` rewrites packs' });
+  return new ShadowError('CORRUPT_OBJECT', `pack ${file}: ${what}`, {
+    hint: 'run `git fsck`; `git repack -a -d` rewrites packs',
+  });
 }
 
 export class PackIndex {
@@ -96,7 +98,8 @@ export class PackIndex {
     for (let i = 0; i < 256; i++) fanout[i] = head.readUInt32BE(8 + i * 4);
     // Ids, CRCs and offsets of every object, then the two checksums: an index
     // shorter than that is cut off, and no lookup may read past its end.
-    if (size < 8 + 1024 + fanout[255]! * 28 + 40) throw corrupt(this.idxPath, `index is truncated (${size} bytes for ${fanout[255]} objects)`);
+    if (size < 8 + 1024 + fanout[255]! * 28 + 40)
+      throw corrupt(this.idxPath, `index is truncated (${size} bytes for ${fanout[255]} objects)`);
     this.count = fanout[255]!;
     this.fanout = fanout;
     if (size <= WHOLE_INDEX_BYTES) this.whole = head;
@@ -188,7 +191,12 @@ export class PackIndex {
     for (let i = 0; i < n; i++) {
       const v = table.readUInt32BE(n * 24 + i * 4);
       const offset = (v & 0x80000000) === 0 ? v : this.offsetAt(i);
-      out.push({ oid: table.toString('hex', i * 20, i * 20 + 20), offset, crc: table.readUInt32BE(n * 20 + i * 4), length: 0 });
+      out.push({
+        oid: table.toString('hex', i * 20, i * 20 + 20),
+        offset,
+        crc: table.readUInt32BE(n * 20 + i * 4),
+        length: 0,
+      });
     }
     out.sort((a, b) => a.offset - b.offset);
     for (let i = 0; i < out.length; i++) {
@@ -314,7 +322,8 @@ export class PackIndex {
       const chunk = have.length >= want ? have.subarray(0, want) : this.read(this.packFd, want, position);
       try {
         const out = inflateSync(chunk);
-        if (out.length !== size) throw corrupt(this.packPath, `object at ${position} inflates to ${out.length} bytes, expected ${size}`);
+        if (out.length !== size)
+          throw corrupt(this.packPath, `object at ${position} inflates to ${out.length} bytes, expected ${size}`);
         return out;
       } catch (e) {
         if (e instanceof ShadowError) throw e;

@@ -15,10 +15,14 @@ export class TempPackVanished extends Error {
 const TEMP_VANISHED_ATTEMPTS = 4;
 
 function vanishedTooOften(): ShadowError {
-  return new ShadowError('BUSY', `the temporary pack was removed ${TEMP_VANISHED_ATTEMPTS} times before it could be renamed into place (by \`git gc --prune=now\` or \`git prune\` running meanwhile): nothing was written`, {
-    hint: 'retry once git gc has finished; `git gc` without --prune=now leaves files being written alone',
-    data: { attempts: TEMP_VANISHED_ATTEMPTS },
-  });
+  return new ShadowError(
+    'BUSY',
+    `the temporary pack was removed ${TEMP_VANISHED_ATTEMPTS} times before it could be renamed into place (by \`git gc --prune=now\` or \`git prune\` running meanwhile): nothing was written`,
+    {
+      hint: 'retry once git gc has finished; `git gc` without --prune=now leaves files being written alone',
+      data: { attempts: TEMP_VANISHED_ATTEMPTS },
+    },
+  );
 }
 
 export async function whileTempVanishes<T>(write: () => Promise<T>): Promise<T> {

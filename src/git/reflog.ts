@@ -4,7 +4,16 @@ import type { FileSystem } from '../context.js';
 import { errnoCode } from '../errors.js';
 import { formatSignature, type Oid, type Signature } from './format/git-objects.js';
 import { normalizeReflogMessage } from './format/reflog-message.js';
-import { ensureDir, fsyncConcurrently, fsyncDirConcurrently, parentOf, readTextIfExists, settleAll, statIfExists, writeAll } from '../durable/durable-file.js';
+import {
+  ensureDir,
+  fsyncConcurrently,
+  fsyncDirConcurrently,
+  parentOf,
+  readTextIfExists,
+  settleAll,
+  statIfExists,
+  writeAll,
+} from '../durable/durable-file.js';
 
 export interface ReflogEntry {
   old: Oid;
@@ -38,7 +47,10 @@ function lineText(line: ReflogLine): string {
  * flight together. A ref's move is renamed into place after this, so a
  * power loss never keeps a move and loses its line (`undo` reads it).
  */
-export async function appendReflogLines(fs: FileSystem, lines: ReadonlyArray<{ logPath: string; line: ReflogLine }>): Promise<void> {
+export async function appendReflogLines(
+  fs: FileSystem,
+  lines: ReadonlyArray<{ logPath: string; line: ReflogLine }>,
+): Promise<void> {
   const fds = new Map<string, number>();
   const made = new Set<string>();
   try {
@@ -57,7 +69,10 @@ export async function appendReflogLines(fs: FileSystem, lines: ReadonlyArray<{ l
       }
       writeAll(fs, fd, Buffer.from(lineText(line), 'utf8'));
     }
-    await settleAll([...[...fds.values()].map((fd) => fsyncConcurrently(fs, fd)), ...[...made].map((dir) => fsyncDirConcurrently(fs, dir))]);
+    await settleAll([
+      ...[...fds.values()].map((fd) => fsyncConcurrently(fs, fd)),
+      ...[...made].map((dir) => fsyncDirConcurrently(fs, dir)),
+    ]);
   } finally {
     for (const fd of fds.values()) fs.closeSync(fd);
   }

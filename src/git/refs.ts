@@ -1,7 +1,16 @@
 import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
 import { ZERO_OID, type Oid, type Signature } from './format/git-objects.js';
-import { fsyncConcurrently, fsyncDir, fsyncDirConcurrently, parentOf, pruneEmptyDirs, settleAll, tryUnlink, writeAll } from '../durable/durable-file.js';
+import {
+  fsyncConcurrently,
+  fsyncDir,
+  fsyncDirConcurrently,
+  parentOf,
+  pruneEmptyDirs,
+  settleAll,
+  tryUnlink,
+  writeAll,
+} from '../durable/durable-file.js';
 import type { LockFile } from '../durable/lock-file.js';
 import { collectLooseRefs, readLooseRef, type LooseRef } from './loose-refs.js';
 import { PackedRefs } from './packed-refs.js';
@@ -74,7 +83,12 @@ export interface RefUpdate {
 
 /** Refs that live in each worktree's own git dir rather than the common dir. */
 function isPerWorktree(ref: string): boolean {
-  return ref === 'HEAD' || ref.startsWith('refs/bisect/') || ref.startsWith('refs/worktree/') || ref.startsWith('refs/rewritten/');
+  return (
+    ref === 'HEAD' ||
+    ref.startsWith('refs/bisect/') ||
+    ref.startsWith('refs/worktree/') ||
+    ref.startsWith('refs/rewritten/')
+  );
 }
 
 const MAX_SYMREF_DEPTH = 5;
@@ -154,7 +168,9 @@ export class RefStore {
   private current(ref: string): Oid | undefined {
     const loose = this.readLoose(ref);
     if (loose && 'target' in loose) {
-      throw new ShadowError('CORRUPT_REF', `${ref} is a symbolic ref; shadow only moves direct refs`, { data: { ref } });
+      throw new ShadowError('CORRUPT_REF', `${ref} is a symbolic ref; shadow only moves direct refs`, {
+        data: { ref },
+      });
     }
     return loose ? loose.oid : this.readPacked().get(ref);
   }
@@ -193,12 +209,20 @@ export class RefStore {
         const stops = [...(u.passing ?? []), { oid: u.next, message: u.message }];
         let from = current ?? ZERO_OID;
         const lines: ReflogLine[] = stops.map((s) => {
-          const line = { old: from, next: s.oid, who: u.who, message: s.message, create: u.createReflog !== false, redo: u.redo === true };
+          const line = {
+            old: from,
+            next: s.oid,
+            who: u.who,
+            message: s.message,
+            create: u.createReflog !== false,
+            redo: u.redo === true,
+          };
           from = s.oid;
           return line;
         });
         const logs = lines.map((line) => ({ logPath: this.logPathOf(u.ref), line }));
-        if (head && this.headTarget() === u.ref) logs.push(...lines.map((line) => ({ logPath: this.logPathOf('HEAD'), line })));
+        if (head && this.headTarget() === u.ref)
+          logs.push(...lines.map((line) => ({ logPath: this.logPathOf('HEAD'), line })));
         await appendReflogLines(fs, logs);
       }
       // HEAD's lock goes first: a crash after the rename leaves no lock that

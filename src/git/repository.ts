@@ -79,7 +79,8 @@ export function discoverRepository(ctx: Context, dir: string): RepositoryLayout 
       const m = /^gitdir:\s*(.+)$/m.exec(text);
       if (!m) throw notARepository(dir, `${dotgit} is a file without a "gitdir:" line`);
       const gitdir = resolvePath(d, m[1]!.trim());
-      if (!looksLikeGitDir(ctx, gitdir)) throw notARepository(dir, `${dotgit} points to ${gitdir}, which is not a git directory`);
+      if (!looksLikeGitDir(ctx, gitdir))
+        throw notARepository(dir, `${dotgit} points to ${gitdir}, which is not a git directory`);
       return withCommonDir(ctx, gitdir, d);
     }
     if (looksLikeGitDir(ctx, d)) {
@@ -119,7 +120,15 @@ function unsupported(message: string, hint: string, data: Record<string, unknown
   return new ShadowError('UNSUPPORTED_REPOSITORY', message, { hint, data });
 }
 
-const KNOWN_EXTENSIONS = new Set(['noop', 'noop-v1', 'preciousobjects', 'partialclone', 'worktreeconfig', 'objectformat', 'refstorage']);
+const KNOWN_EXTENSIONS = new Set([
+  'noop',
+  'noop-v1',
+  'preciousobjects',
+  'partialclone',
+  'worktreeconfig',
+  'objectformat',
+  'refstorage',
+]);
 
 /**
  * Refuse repositories shadow would read wrongly: SHA-256 objects, reftable
@@ -133,20 +142,32 @@ export function checkFormat(ctx: Context, layout: RepositoryLayout, config: GitC
   }
   const objectFormat = (config.get('extensions.objectformat') ?? 'sha1').toLowerCase();
   if (objectFormat !== 'sha1') {
-    throw unsupported(`this repository uses ${objectFormat} object ids; shadow supports SHA-1 repositories only`, 'use shadow with a SHA-1 repository (the default of `git init`)', {
-      objectFormat,
-    });
+    throw unsupported(
+      `this repository uses ${objectFormat} object ids; shadow supports SHA-1 repositories only`,
+      'use shadow with a SHA-1 repository (the default of `git init`)',
+      {
+        objectFormat,
+      },
+    );
   }
   const refStorage = (config.get('extensions.refstorage') ?? 'files').toLowerCase();
   if (refStorage !== 'files') {
-    throw unsupported(`this repository stores refs in ${refStorage}; shadow supports the files backend only`, 'convert with `git refs migrate --ref-format=files`', { refStorage });
+    throw unsupported(
+      `this repository stores refs in ${refStorage}; shadow supports the files backend only`,
+      'convert with `git refs migrate --ref-format=files`',
+      { refStorage },
+    );
   }
   if (version === 1) {
     for (const name of config.names()) {
       if (!name.startsWith('extensions.')) continue;
       const ext = name.slice('extensions.'.length);
       if (!KNOWN_EXTENSIONS.has(ext)) {
-        throw unsupported(`this repository needs the extension "${ext}", which shadow does not know`, `upgrade shadow; if git no longer needs the extension, remove it with \`git config --unset extensions.${ext}\``, { extension: ext });
+        throw unsupported(
+          `this repository needs the extension "${ext}", which shadow does not know`,
+          `upgrade shadow; if git no longer needs the extension, remove it with \`git config --unset extensions.${ext}\``,
+          { extension: ext },
+        );
       }
     }
   }
@@ -159,17 +180,31 @@ export function checkFormat(ctx: Context, layout: RepositoryLayout, config: GitC
   }
   if (header === undefined) return;
   if (header.signature !== 'DIRC') {
-    throw unsupported('the index file is not a git index', 'inspect it with `git status`; `git read-tree HEAD` rebuilds it');
+    throw unsupported(
+      'the index file is not a git index',
+      'inspect it with `git status`; `git read-tree HEAD` rebuilds it',
+    );
   }
   if (header.version === 4) {
-    throw unsupported('the index is in version 4, which shadow does not support', 'rewrite it with `git update-index --index-version 3`', { indexVersion: 4 });
+    throw unsupported(
+      'the index is in version 4, which shadow does not support',
+      'rewrite it with `git update-index --index-version 3`',
+      { indexVersion: 4 },
+    );
   }
   if (header.version !== 2 && header.version !== 3) {
-    throw unsupported(`index version ${header.version} is not supported`, 'rewrite it with `git update-index --index-version 3`', { indexVersion: header.version });
+    throw unsupported(
+      `index version ${header.version} is not supported`,
+      'rewrite it with `git update-index --index-version 3`',
+      { indexVersion: header.version },
+    );
   }
   // A shared index file may outlive the split index that used it; only the
   // index's own link extension says the index is split now.
-  if (listDir(ctx.fs, layout.gitdir).some((n) => n.startsWith('sharedindex.')) && hasLinkExtension(ctx.fs.readFileSync(indexPath) as Buffer)) {
+  if (
+    listDir(ctx.fs, layout.gitdir).some((n) => n.startsWith('sharedindex.')) &&
+    hasLinkExtension(ctx.fs.readFileSync(indexPath) as Buffer)
+  ) {
     throw unsupported('this repository uses a split index, which shadow does not support', splitHint);
   }
 }
@@ -188,9 +223,20 @@ export class Repository {
     parsed?: ParsedObjects,
   ) {
     const precious = config.getBool('extensions.preciousobjects') === true;
-    this.objects = new ObjectDatabase(ctx, `${layout.commondir}/objects`, precious ? undefined : `${layout.commondir}/shadow/packs.list`, parsed);
+    this.objects = new ObjectDatabase(
+      ctx,
+      `${layout.commondir}/objects`,
+      precious ? undefined : `${layout.commondir}/shadow/packs.list`,
+      parsed,
+    );
     this.lockTimeoutMs = config.getInt('shadow.locktimeout') ?? DEFAULT_LOCK_TIMEOUT_MS;
-    this.refs = new RefStore(ctx, layout.gitdir, layout.commondir, this.lockTimeoutMs, lockHoldersDir(layout.commondir));
+    this.refs = new RefStore(
+      ctx,
+      layout.gitdir,
+      layout.commondir,
+      this.lockTimeoutMs,
+      lockHoldersDir(layout.commondir),
+    );
   }
 
   /**
@@ -233,7 +279,11 @@ export class Repository {
     const c = this.committer();
     const user = this.config.get('user.name');
     if (actor === user || actor === c.name) return { ...c, name: actor };
-    const slug = actor.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'actor';
+    const slug =
+      actor
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, '-')
+        .replace(/^-+|-+$/g, '') || 'actor';
     return { ...c, name: actor, email: `${slug}@shadow.invalid` };
   }
 

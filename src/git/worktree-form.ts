@@ -1,7 +1,15 @@
 import type { Context } from '../context.js';
 import { blobOid } from './format/git-objects.js';
 import { ShadowError } from '../errors.js';
-import { blobHasCrlfText, eolAction, eolToGit, eolToWorktree, type AttrValue, type EolAction, type EolConfig } from './format/eol.js';
+import {
+  blobHasCrlfText,
+  eolAction,
+  eolToGit,
+  eolToWorktree,
+  type AttrValue,
+  type EolAction,
+  type EolConfig,
+} from './format/eol.js';
 import type { AttrState } from './format/gitattributes.js';
 import type { Oid } from './format/git-objects.js';
 import type { AttributeFiles } from './attribute-files.js';
@@ -78,8 +86,12 @@ export class WorktreeForm {
     const filter = a.get('filter');
     if (typeof filter === 'string' && this.driverConfigured(filter)) viaGit = `filter=${filter}`;
     else if (a.get('ident') === true) viaGit = 'ident';
-    else if (typeof a.get('working-tree-encoding') === 'string') viaGit = `working-tree-encoding=${String(a.get('working-tree-encoding'))}`;
-    const eol = eolAction({ text: attr(a.get('text')), crlf: attr(a.get('crlf')), eol: attr(a.get('eol')) }, this.eolConfig);
+    else if (typeof a.get('working-tree-encoding') === 'string')
+      viaGit = `working-tree-encoding=${String(a.get('working-tree-encoding'))}`;
+    const eol = eolAction(
+      { text: attr(a.get('text')), crlf: attr(a.get('crlf')), eol: attr(a.get('eol')) },
+      this.eolConfig,
+    );
     const form = eol === 'binary' && viaGit === undefined ? PLAIN : { eol, viaGit };
     this.forms.set(path, form);
     return form;
@@ -89,7 +101,10 @@ export class WorktreeForm {
   private driverConfigured(name: string): boolean {
     const c = this.config;
     const key = `filter.${name}`;
-    return ['clean', 'smudge', 'process'].some((k) => (c.get(`${key}.${k}`) ?? '') !== '') || c.getBool(`${key}.required`) === true;
+    return (
+      ['clean', 'smudge', 'process'].some((k) => (c.get(`${key}.${k}`) ?? '') !== '') ||
+      c.getBool(`${key}.required`) === true
+    );
   }
 
   /** True when `path`'s working-tree bytes are its blob's: nothing converts it. */
@@ -102,7 +117,9 @@ export class WorktreeForm {
     const form = this.formOf(path);
     if (form === PLAIN) return bytes;
     if (form.viaGit !== undefined) {
-      const oid = this.git(path, form, ['hash-object', '-w', '--stdin', `--path=${path}`], bytes).toString('utf8').trim();
+      const oid = this.git(path, form, ['hash-object', '-w', '--stdin', `--path=${path}`], bytes)
+        .toString('utf8')
+        .trim();
       return this.objects.readBlob(oid);
     }
     return eolToGit(bytes, form.eol, () => {
@@ -127,10 +144,14 @@ export class WorktreeForm {
   private git(path: string, form: PathForm, args: string[], input?: Buffer): Buffer {
     const runner = this.ctx.git;
     if (!runner) {
-      throw new ShadowError('FILTER_FAILED', `${path} needs git to convert it (${form.viaGit}), and git cannot be run here`, {
-        hint: 'run shadow where git is on the PATH',
-        data: { path, attribute: form.viaGit },
-      });
+      throw new ShadowError(
+        'FILTER_FAILED',
+        `${path} needs git to convert it (${form.viaGit}), and git cannot be run here`,
+        {
+          hint: 'run shadow where git is on the PATH',
+          data: { path, attribute: form.viaGit },
+        },
+      );
     }
     const r = runner.run(['-c', 'core.fsync=loose-object', ...args], { cwd: this.worktree, env: this.ctx.env, input });
     if (r.status !== 0) {

@@ -3,7 +3,15 @@ import type { Context } from '../context.js';
 import { ShadowError } from '../errors.js';
 import { MODE } from './format/git-objects.js';
 import { parentDirs } from '../core/path-rules.js';
-import { fsyncConcurrently, fsyncDirs, listDir, renameConcurrently, statIfExists, tryUnlink, writeAll } from '../durable/durable-file.js';
+import {
+  fsyncConcurrently,
+  fsyncDirs,
+  listDir,
+  renameConcurrently,
+  statIfExists,
+  tryUnlink,
+  writeAll,
+} from '../durable/durable-file.js';
 
 /**
  * The only code that writes into the working tree. Every write is a
@@ -62,9 +70,13 @@ export class WorktreeWriter {
         });
       }
       if (st) {
-        throw new ShadowError('NOT_A_DIRECTORY', `${dir} is not a directory in the working tree, so ${path} cannot be written`, {
-          data: { path, blockedBy: dir },
-        });
+        throw new ShadowError(
+          'NOT_A_DIRECTORY',
+          `${dir} is not a directory in the working tree, so ${path} cannot be written`,
+          {
+            data: { path, blockedBy: dir },
+          },
+        );
       }
       this.ctx.fs.mkdirSync(this.full(dir));
       this.dirtyDirs.add(this.parentDir(dir));
@@ -137,7 +149,9 @@ export class WorktreeWriter {
     this.close(staged);
     try {
       if (this.lstat(staged.path)?.isDirectory()) {
-        throw new ShadowError('IS_A_DIRECTORY', `${staged.path} is a directory in the working tree`, { data: { path: staged.path } });
+        throw new ShadowError('IS_A_DIRECTORY', `${staged.path} is a directory in the working tree`, {
+          data: { path: staged.path },
+        });
       }
     } catch (e) {
       tryUnlink(this.ctx.fs, staged.tmp);
@@ -163,7 +177,9 @@ export class WorktreeWriter {
     const st = this.lstat(path);
     if (!st) return false;
     if (st.isDirectory()) {
-      throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory in the working tree; shadow removes files only`, { data: { path } });
+      throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory in the working tree; shadow removes files only`, {
+        data: { path },
+      });
     }
     this.ctx.fs.unlinkSync(this.full(path));
     this.dirtyDirs.add(this.parentDir(path));

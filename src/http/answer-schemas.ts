@@ -11,10 +11,17 @@ const str = (description?: string): JsonSchema => ({ type: 'string', ...(descrip
 const int = (description?: string): JsonSchema => ({ type: 'integer', ...(description ? { description } : {}) });
 const bool = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) });
 const orNull = (s: JsonSchema): JsonSchema => ({ anyOf: [s, { type: 'null' }] });
-const arrayOf = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
+const arrayOf = (items: JsonSchema, description?: string): JsonSchema => ({
+  type: 'array',
+  items,
+  ...(description ? { description } : {}),
+});
 
 /** An object with these properties, those in `required` always there. */
-export const obj = (properties: Record<string, JsonSchema>, required: string[] = Object.keys(properties)): JsonSchema => ({
+export const obj = (
+  properties: Record<string, JsonSchema>,
+  required: string[] = Object.keys(properties),
+): JsonSchema => ({
   type: 'object',
   properties,
   ...(required.length > 0 ? { required } : {}),
@@ -30,24 +37,37 @@ export const BATCH_RESULT = obj(
     draft: str(),
     batch: orNull(int('the batch number, null when nothing was committed')),
     commit: orNull(str("the draft's tip after the batch")),
-    results: arrayOf(obj({ operation: str(), path: str(), success: bool(), status: str() }, ['success', 'status']), 'per operation, in order'),
+    results: arrayOf(
+      obj({ operation: str(), path: str(), success: bool(), status: str() }, ['success', 'status']),
+      'per operation, in order',
+    ),
     error: ERROR,
   },
   ['success', 'draft', 'results'],
 );
 
 export const DRAFT_LIST = obj({
-  drafts: arrayOf(obj({ name: str(), tip: str(), root: str(), status: str(), batches: int(), created_at: str(), touched: int() })),
+  drafts: arrayOf(
+    obj({ name: str(), tip: str(), root: str(), status: str(), batches: int(), created_at: str(), touched: int() }),
+  ),
 });
 
 export const DIFF = obj(
-  { draft: str(), from: str(), to: str(), files: arrayOf(obj({ path: str(), status: str(), patch: str() }, ['path', 'status'])) },
+  {
+    draft: str(),
+    from: str(),
+    to: str(),
+    files: arrayOf(obj({ path: str(), status: str(), patch: str() }, ['path', 'status'])),
+  },
   ['draft', 'files'],
 );
 
 export const LOG = obj({
   draft: str(),
-  batches: arrayOf(obj({ batch: int(), commit: str(), actor: str(), time: str(), intent: str(), captured: arrayOf(str()) }), 'newest first'),
+  batches: arrayOf(
+    obj({ batch: int(), commit: str(), actor: str(), time: str(), intent: str(), captured: arrayOf(str()) }),
+    'newest first',
+  ),
 });
 
 export const LISTING = obj({ dir: str('the directory, "" for the root'), entries: arrayOf({ type: 'object' }) });
@@ -58,7 +78,11 @@ export const STOPPING = obj({ stopping: bool('true when a plan was running and w
 
 export const ROLLBACK = obj({ draft: str(), from: str(), to: str() }, ['draft', 'to']);
 
-export const SESSION_BEGUN = obj({ session_id: str(), stage: str(), instructions: str() }, ['session_id', 'stage', 'instructions']);
+export const SESSION_BEGUN = obj({ session_id: str(), stage: str(), instructions: str() }, [
+  'session_id',
+  'stage',
+  'instructions',
+]);
 
 /** Content appended, the session still open; a DONE line answers the finalized batch instead. */
 export const SESSION_PROGRESS = {
@@ -98,16 +122,35 @@ export const APPLY = obj(
 );
 
 /** Approvals pending: the dry run's fields beside the error. */
-export const APPLY_REFUSED = obj({ ...(APPLY.properties as Record<string, JsonSchema>), error: ERROR }, ['ok', 'draft', 'pendingApprovals', 'error']);
+export const APPLY_REFUSED = obj({ ...(APPLY.properties as Record<string, JsonSchema>), error: ERROR }, [
+  'ok',
+  'draft',
+  'pendingApprovals',
+  'error',
+]);
 
-export const UNAPPLY = obj({ draft: str(), reverted: str(), dry_run: bool(), paths: PATHS, kept: arrayOf(str()), conflicts: PATHS });
+export const UNAPPLY = obj({
+  draft: str(),
+  reverted: str(),
+  dry_run: bool(),
+  paths: PATHS,
+  kept: arrayOf(str()),
+  conflicts: PATHS,
+});
 
 export const REBASE = obj(
   { draft: str(), from: str(), tip: str(), base: str(), unchanged: bool(), paths: PATHS, conflicts: PATHS },
   ['draft', 'from', 'tip', 'unchanged', 'conflicts'],
 );
 
-export const REVERT = obj({ draft: str(), reverted: arrayOf(int()), from: str(), tip: str(), batch: orNull(int()), unchanged: bool() });
+export const REVERT = obj({
+  draft: str(),
+  reverted: arrayOf(int()),
+  from: str(),
+  tip: str(),
+  batch: orNull(int()),
+  unchanged: bool(),
+});
 
 export const ANY_OBJECT: JsonSchema = { type: 'object' };
 
@@ -120,15 +163,25 @@ const BYTES: JsonSchema = { type: 'string', contentMediaType: 'application/octet
 export const FILE_OR_LISTING = { content: { 'application/octet-stream': BYTES, 'application/json': LISTING } };
 
 /** One of the review page's files. */
-export const asset = (type: string): { content: Record<string, JsonSchema> } => ({ content: { [type]: { type: 'string' } } });
+export const asset = (type: string): { content: Record<string, JsonSchema> } => ({
+  content: { [type]: { type: 'string' } },
+});
 
 export const PAGE_SESSION = obj({ csrf_token: str('sent back as X-CSRF-Token on every request that changes state') });
 export const LOGGED_OUT = obj({ logged_out: bool() });
 export const PAGE_DRAFTS = obj({
-  drafts: arrayOf(obj({ name: str(), status: str(), batches: int(), actors: arrayOf(str()), pending_approvals: int() })),
+  drafts: arrayOf(
+    obj({ name: str(), status: str(), batches: int(), actors: arrayOf(str()), pending_approvals: int() }),
+  ),
 });
 export const PAGE_DRAFT = obj(
-  { draft: { type: 'object' }, review: { type: 'object' }, drifted: { type: 'array' }, checkpoints: { type: 'array' }, batches: { type: 'array' } },
+  {
+    draft: { type: 'object' },
+    review: { type: 'object' },
+    drifted: { type: 'array' },
+    checkpoints: { type: 'array' },
+    batches: { type: 'array' },
+  },
   ['draft', 'review', 'checkpoints', 'batches'],
 );
 export const TIMELINE = obj({

@@ -16,7 +16,12 @@ export type BodyTimeout = 'idle' | 'total';
  * them, so a body nobody reads (node drains it after an early 401) is bound
  * too, and time the server spends on a complete request never counts.
  */
-export function watchBody(req: IncomingMessage, limits: BodyLimits, now: () => number, expire: (why: BodyTimeout, socket: Socket) => void): { stop(): void } {
+export function watchBody(
+  req: IncomingMessage,
+  limits: BodyLimits,
+  now: () => number,
+  expire: (why: BodyTimeout, socket: Socket) => void,
+): { stop(): void } {
   const socket = req.socket;
   const start = now();
   let lastBytes = socket.bytesRead;
@@ -39,7 +44,8 @@ export function watchBody(req: IncomingMessage, limits: BodyLimits, now: () => n
       lastBytes = socket.bytesRead;
       lastByteAt = t;
     }
-    const why: BodyTimeout | undefined = t - lastByteAt >= limits.idleMs ? 'idle' : t - start >= limits.bodyMs ? 'total' : undefined;
+    const why: BodyTimeout | undefined =
+      t - lastByteAt >= limits.idleMs ? 'idle' : t - start >= limits.bodyMs ? 'total' : undefined;
     if (why === undefined) return;
     stop();
     expire(why, socket);

@@ -65,12 +65,19 @@ function replyTimedOut(reply: FastifyReply, socket: Socket, limits: BodyLimits, 
     return;
   }
   const idle = why === 'idle';
-  const message = idle ? `no byte of the request body arrived for ${limits.idleMs} ms` : `the request body did not arrive within ${limits.bodyMs} ms`;
+  const message = idle
+    ? `no byte of the request body arrived for ${limits.idleMs} ms`
+    : `the request body did not arrive within ${limits.bodyMs} ms`;
   const hint = idle
     ? 'send the body without pausing (shadow.serverIdleMs sets the bound); a write session keeps what arrived: send the rest in another content request'
     : 'send long session content in several content requests, appended in order (shadow.serverBodyMs sets the bound); a write session keeps what arrived';
   // The route still reading the body fails once the socket closes; this reply is the one the client gets.
-  sendError(reply.header('connection', 'close'), { code: 'REQUEST_TIMEOUT', message, hint, data: { bound: why, limit_ms: idle ? limits.idleMs : limits.bodyMs } });
+  sendError(reply.header('connection', 'close'), {
+    code: 'REQUEST_TIMEOUT',
+    message,
+    hint,
+    data: { bound: why, limit_ms: idle ? limits.idleMs : limits.bodyMs },
+  });
   // Node closes the socket once a `connection: close` reply is written; a client that never reads it does not hold it either.
   setTimeout(() => socket.destroy(), limits.idleMs).unref();
 }
@@ -89,25 +96,45 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   const jsonLimit = Math.ceil((maxContent * 4) / 3) + 1024 * 1024;
   const limits: BodyLimits = { ...sh.serverLimits, ...options.limits };
   // An idle connection between requests is bound like an idle body.
-  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: jsonLimit, forceCloseConnections: true, keepAliveTimeout: limits.idleMs });
+  const app: FastifyInstance = Fastify({
+    logger: false,
+    bodyLimit: jsonLimit,
+    forceCloseConnections: true,
+    keepAliveTimeout: limits.idleMs,
+  });
   let port = 0;
 
   app.removeAllContentTypeParsers();
   // The body stays bytes until the strict decode: fastify's own would turn bytes that are not UTF-8 into U+FFFD.
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: jsonLimit }, (_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    try {
-      done(null, parseJsonText(body, 'request'));
-    } catch (e) {
-      done(e as Error);
-    }
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: jsonLimit },
+    (_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      try {
+        done(null, parseJsonText(body, 'request'));
+      } catch (e) {
+        done(e as Error);
+      }
+    },
+  );
   // Content for a session is streamed, never buffered whole: the route reads it chunk by chunk.
-  app.addContentTypeParser(['text/plain', 'application/octet-stream'], (_req: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void) => done(null, payload));
+  app.addContentTypeParser(
+    ['text/plain', 'application/octet-stream'],
+    (_req: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void) => done(null, payload),
+  );
 
   // First of all, before a 401 can leave a body for node to drain at the client's pace.
   const watches = new WeakMap<FastifyRequest, { stop(): void }>();
   app.addHook('onRequest', async (req, reply) => {
-    watches.set(req, watchBody(req.raw, limits, () => sh.context.clock.now(), (why, socket) => replyTimedOut(reply, socket, limits, why)));
+    watches.set(
+      req,
+      watchBody(
+        req.raw,
+        limits,
+        () => sh.context.clock.now(),
+        (why, socket) => replyTimedOut(reply, socket, limits, why),
+      ),
+    );
   });
   // A complete request's watch ends with its reply, not at its next check: a page's burst of requests on one
   // keep-alive socket would otherwise pile up close listeners on it.
@@ -122,14 +149,22 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   app.addHook('onRequest', async (req, reply) => {
     const host = (req.headers.host ?? '').toLowerCase();
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      return sendError(reply, { code: 'FORBIDDEN_HOST' as ShadowErrorJSON['code'], message: `requests must be addressed to 127.0.0.1:${port} or localhost:${port}`, hint: 'shadow serves local clients only' });
+      return sendError(reply, {
+        code: 'FORBIDDEN_HOST' as ShadowErrorJSON['code'],
+        message: `requests must be addressed to 127.0.0.1:${port} or localhost:${port}`,
+        hint: 'shadow serves local clients only',
+      });
     }
     // The review page's routes take its session cookie instead of the token (routes-page.ts).
     if (page.handles(req)) return page.authorize(req, reply);
     const auth = req.headers.authorization ?? '';
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
     if (!m || !sameToken(m[1]!, token)) {
-      return sendError(reply, { code: 'UNAUTHORIZED' as ShadowErrorJSON['code'], message: 'a valid bearer token is required', hint: 'send Authorization: Bearer <token>, the token of .git/shadow/server.json' });
+      return sendError(reply, {
+        code: 'UNAUTHORIZED' as ShadowErrorJSON['code'],
+        message: 'a valid bearer token is required',
+        hint: 'send Authorization: Bearer <token>, the token of .git/shadow/server.json',
+      });
     }
     return undefined;
   });
@@ -137,14 +172,32 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
     if (isShadowError(err)) return sendError(reply, (err as ShadowError).toJSON());
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, { code: 'CONTENT_TOO_LARGE', message: `Content exceeds ${Math.round(maxContent / 1024 / 1024)}MB limit`, hint: 'stream large content through a write session' });
+      return sendError(reply, {
+        code: 'CONTENT_TOO_LARGE',
+        message: `Content exceeds ${Math.round(maxContent / 1024 / 1024)}MB limit`,
+        hint: 'stream large content through a write session',
+      });
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendError(reply, { code: 'UNSUPPORTED_MEDIA_TYPE' as ShadowErrorJSON['code'], message: err.message, hint: 'send application/json, or text/plain for session content' });
+      return sendError(reply, {
+        code: 'UNSUPPORTED_MEDIA_TYPE' as ShadowErrorJSON['code'],
+        message: err.message,
+        hint: 'send application/json, or text/plain for session content',
+      });
     }
-    if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return sendError(reply, { code: 'INVALID_JSON', message: 'the JSON body is empty', hint: 'send a JSON document' });
-    if (typeof err.statusCode === 'number' && err.statusCode < 500) return sendError(reply, { code: 'USAGE', message: err.message });
-    return sendError(reply, { code: 'INTERNAL', message: `internal error: ${err.message}`, hint: 'this is a bug in shadow; please report it' });
+    if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+      return sendError(reply, {
+        code: 'INVALID_JSON',
+        message: 'the JSON body is empty',
+        hint: 'send a JSON document',
+      });
+    if (typeof err.statusCode === 'number' && err.statusCode < 500)
+      return sendError(reply, { code: 'USAGE', message: err.message });
+    return sendError(reply, {
+      code: 'INTERNAL',
+      message: `internal error: ${err.message}`,
+      hint: 'this is a bug in shadow; please report it',
+    });
   });
   app.setNotFoundHandler((req, reply) =>
     sendError(reply, {
@@ -155,14 +208,22 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   );
 
   // Login URLs come from this process (pageUrl) or from `shadow page` in another (page-login-files.ts).
-  const pageSessions = new PageSessions(() => sh.context.clock.now(), (once) => redeemLoginFile(sh.context, sh.layout.commondir, once));
+  const pageSessions = new PageSessions(
+    () => sh.context.clock.now(),
+    (once) => redeemLoginFile(sh.context, sh.layout.commondir, once),
+  );
   // The file `--open` gave the browser for a token goes once the token is offered; expired ones with it (page-login-opener.ts).
   pageSessions.onSpent((once) => {
     removeLoginOpener(sh.context, sh.layout.commondir, once);
     sweepLoginOpeners(sh.context, sh.layout.commondir);
   });
   // Cookies ignore ports: a name per port keeps two servers' sessions (two repositories) apart.
-  const page = registerRoutes(app, sh, { bodyNotNeeded, allowApply: options.allowApply === true, pageSessions, cookieName: () => `shadow_ui_${port}` });
+  const page = registerRoutes(app, sh, {
+    bodyNotNeeded,
+    allowApply: options.allowApply === true,
+    pageSessions,
+    cookieName: () => `shadow_ui_${port}`,
+  });
 
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
@@ -172,7 +233,14 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   const ctx = sh.context;
   let claim;
   try {
-    claim = claimServerFile(ctx, infoPath, { port, token, url, pid: ctx.processes?.self ?? null, host: ctx.processes?.host ?? 'unknown', since: new Date(ctx.clock.now()).toISOString() });
+    claim = claimServerFile(ctx, infoPath, {
+      port,
+      token,
+      url,
+      pid: ctx.processes?.self ?? null,
+      host: ctx.processes?.host ?? 'unknown',
+      since: new Date(ctx.clock.now()).toISOString(),
+    });
   } catch (e) {
     await app.close();
     throw e;
@@ -182,8 +250,12 @@ export async function startServer(sh: Shadow, options: ServerOptions = {}): Prom
   const saver = setInterval(() => sh.sessions.saveAll(), Math.max(250, Math.min(sh.sessions.settings().saveMs, 1000)));
   saver.unref();
   const orphans = sh.sessions.orphans();
-  for (const s of orphans.resumable) options.log?.(`orphaned write session ${s.session_id} (${s.target_file}, ${s.bytes} bytes): resume or finalize it, or drop it (shadow session recover)`);
-  if (orphans.cleaned.length > 0) options.log?.(`cleaned up ${orphans.cleaned.length} write session(s) older than an hour`);
+  for (const s of orphans.resumable)
+    options.log?.(
+      `orphaned write session ${s.session_id} (${s.target_file}, ${s.bytes} bytes): resume or finalize it, or drop it (shadow session recover)`,
+    );
+  if (orphans.cleaned.length > 0)
+    options.log?.(`cleaned up ${orphans.cleaned.length} write session(s) older than an hour`);
 
   let closed = false;
   return {

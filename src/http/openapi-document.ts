@@ -129,10 +129,16 @@ function operation(method: string, url: string, schema: JsonSchema): JsonSchema 
 /** The OpenAPI 3.1 document of the routes collected. */
 export function openApiDocument(routes: readonly CollectedRoute[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  const sorted = [...routes].sort((a, b) => (a.url === b.url ? a.method.localeCompare(b.method) : a.url < b.url ? -1 : 1));
+  const sorted = [...routes].sort((a, b) =>
+    a.url === b.url ? a.method.localeCompare(b.method) : a.url < b.url ? -1 : 1,
+  );
   for (const r of sorted) {
     const path = openApiPath(r.url);
-    (paths[path] ??= {})[r.method.toLowerCase()] = operation(r.method, path, r.schema ?? { summary: `${r.method} ${r.url}` });
+    (paths[path] ??= {})[r.method.toLowerCase()] = operation(
+      r.method,
+      path,
+      r.schema ?? { summary: `${r.method} ${r.url}` },
+    );
   }
   return {
     openapi: '3.1.0',
@@ -144,14 +150,31 @@ export function openApiDocument(routes: readonly CollectedRoute[]): JsonSchema {
         'Every /api route takes Authorization: Bearer <token> (the token of .git/shadow/server.json); ' +
         'the review page (/ui) takes the session cookie its one-time URL set. Errors are {error: {code, message, hint?, data?}}.',
     },
-    servers: [{ url: 'http://127.0.0.1:{port}', variables: { port: { default: '7777', description: 'the port in .git/shadow/server.json' } } }],
+    servers: [
+      {
+        url: 'http://127.0.0.1:{port}',
+        variables: { port: { default: '7777', description: 'the port in .git/shadow/server.json' } },
+      },
+    ],
     paths,
     components: {
-      schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, refOrInline(schema, name)])),
+      schemas: Object.fromEntries(
+        Object.entries(COMPONENTS).map(([name, schema]) => [name, refOrInline(schema, name)]),
+      ),
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'the token of .git/shadow/server.json' },
-        pageSession: { type: 'apiKey', in: 'cookie', name: 'shadow_ui_<port>', description: 'the review page session, set by /ui/login' },
-        csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'the session CSRF token, from GET /ui/api/session' },
+        pageSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'shadow_ui_<port>',
+          description: 'the review page session, set by /ui/login',
+        },
+        csrfToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-CSRF-Token',
+          description: 'the session CSRF token, from GET /ui/api/session',
+        },
       },
     },
   };

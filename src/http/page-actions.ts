@@ -23,10 +23,16 @@ import { APPLY, APPLY_REFUSED, ANY_OBJECT, ROLLBACK, UNAPPLY } from './answer-sc
 
 type Named = FastifyRequest<{ Params: { name: string; id?: string } }>;
 
-const Pathspec = z.string().check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a path from the repository root'));
+const Pathspec = z
+  .string()
+  .check(z.refine((s) => pathspecProblem(s) === undefined, 'must be a path from the repository root'));
 
 // `expect`: the review fingerprint of the draft as the page drew it; another state is 409 STALE_REVIEW.
-const DecisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']), reason: z.optional(z.string()), expect: z.optional(z.string()) });
+const DecisionBody = z.strictObject({
+  decision: z.enum(['approve', 'deny']),
+  reason: z.optional(z.string()),
+  expect: z.optional(z.string()),
+});
 const ApplyBody = z.strictObject({
   expect: z.optional(z.string()),
   // At least one: an empty selection would read as "the whole draft".
@@ -34,7 +40,10 @@ const ApplyBody = z.strictObject({
   dry_run: z.optional(z.boolean()),
   conflict: z.optional(z.enum(['refuse', 'markers'])),
 });
-const UnapplyBody = z.strictObject({ dry_run: z.optional(z.boolean()), conflict: z.optional(z.enum(['refuse', 'markers'])) });
+const UnapplyBody = z.strictObject({
+  dry_run: z.optional(z.boolean()),
+  conflict: z.optional(z.enum(['refuse', 'markers'])),
+});
 const RollbackBody = z.strictObject({ target: z.string().check(z.minLength(1)) });
 
 export function registerPageActions(route: PageRoute, sh: Shadow): void {
@@ -53,26 +62,55 @@ export function registerPageActions(route: PageRoute, sh: Shadow): void {
     return reply.send(state);
   });
 
-  const apply = { summary: 'Apply the draft, or selected paths, as the person', params: DRAFT_PARAM, body: inputSchema(ApplyBody), ok: APPLY, errors: [404, 409, 422], failures: { 422: APPLY_REFUSED } };
+  const apply = {
+    summary: 'Apply the draft, or selected paths, as the person',
+    params: DRAFT_PARAM,
+    body: inputSchema(ApplyBody),
+    ok: APPLY,
+    errors: [404, 409, 422],
+    failures: { 422: APPLY_REFUSED },
+  };
   route('POST', '/ui/api/drafts/:name/apply', apply, async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(ApplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the apply request');
-    const r = await sh.apply({ draft: params.name, paths: b.paths, dryRun: b.dry_run === true, conflict: b.conflict, expect: b.expect });
+    const r = await sh.apply({
+      draft: params.name,
+      paths: b.paths,
+      dryRun: b.dry_run === true,
+      conflict: b.conflict,
+      expect: b.expect,
+    });
     if (b.dry_run === true || r.ok) return reply.send(r);
     // As the API answers it: nothing was written, and the approvals the person must give first.
     const ids = r.pendingApprovals.map((p) => p.id).join(', ');
-    const error: ShadowErrorJSON = { code: 'APPROVALS_PENDING', message: `nothing was applied: approvals are pending (${ids})`, hint: 'approve or deny each under Decisions, then apply' };
+    const error: ShadowErrorJSON = {
+      code: 'APPROVALS_PENDING',
+      message: `nothing was applied: approvals are pending (${ids})`,
+      hint: 'approve or deny each under Decisions, then apply',
+    };
     return reply.code(statusFor(error.code)).send({ ...r, error });
   });
 
-  const unapply = { summary: 'Put back what the last apply wrote', params: DRAFT_PARAM, body: inputSchema(UnapplyBody), ok: UNAPPLY, errors: [404, 409, 422] };
+  const unapply = {
+    summary: 'Put back what the last apply wrote',
+    params: DRAFT_PARAM,
+    body: inputSchema(UnapplyBody),
+    ok: UNAPPLY,
+    errors: [404, 409, 422],
+  };
   route('POST', '/ui/api/drafts/:name/unapply', unapply, async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(UnapplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the unapply request');
     return reply.send(await sh.unapply({ draft: params.name, dryRun: b.dry_run === true, conflict: b.conflict }));
   });
 
-  const rollback = { summary: 'Move the draft back to an earlier point', params: DRAFT_PARAM, body: inputSchema(RollbackBody), ok: ROLLBACK, errors: [404, 409] };
+  const rollback = {
+    summary: 'Move the draft back to an earlier point',
+    params: DRAFT_PARAM,
+    body: inputSchema(RollbackBody),
+    ok: ROLLBACK,
+    errors: [404, 409],
+  };
   route('POST', '/ui/api/drafts/:name/rollback', rollback, async (req, reply) => {
     const { params, body } = req as Named & { body: unknown };
     const b = validate(RollbackBody, body ?? {}, 'INVALID_ARGUMENT', 'the rollback request');

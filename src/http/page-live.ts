@@ -48,7 +48,8 @@ class LedgerFeed {
     }
     // Once the ledgers' places are recorded: every event after this reaches the listener.
     void this.firstLook.then(() => {
-      if (this.listeners.has(listener)) listener('ready', { seen: Object.fromEntries([...this.watched].map(([name, w]) => [name, w.seq])) });
+      if (this.listeners.has(listener))
+        listener('ready', { seen: Object.fromEntries([...this.watched].map(([name, w]) => [name, w.seq])) });
     });
     return () => {
       this.listeners.delete(listener);
@@ -114,21 +115,26 @@ class LedgerFeed {
 
 export function registerPageLive(route: PageRoute, sh: Shadow): void {
   const feed = new LedgerFeed(sh);
-  route('GET', '/ui/api/live', { summary: "Every draft's ledger as it grows (server-sent events)", ok: EVENT_STREAM, errors: [] }, async (req, reply) => {
-    const stream = new PassThrough();
-    const send = (event: string, data: unknown): void => {
-      stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    };
-    // A dropped stream is reopened after a second (the page reads its state again on `ready`).
-    stream.write('retry: 1000\n\n');
-    const unsubscribe = feed.subscribe(send);
-    const keepalive = setInterval(() => stream.write(': keepalive\n\n'), KEEPALIVE_MS);
-    keepalive.unref();
-    req.raw.once('close', () => {
-      clearInterval(keepalive);
-      unsubscribe();
-      stream.end();
-    });
-    return reply.type('text/event-stream; charset=utf-8').header('x-accel-buffering', 'no').send(stream);
-  });
+  route(
+    'GET',
+    '/ui/api/live',
+    { summary: "Every draft's ledger as it grows (server-sent events)", ok: EVENT_STREAM, errors: [] },
+    async (req, reply) => {
+      const stream = new PassThrough();
+      const send = (event: string, data: unknown): void => {
+        stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      };
+      // A dropped stream is reopened after a second (the page reads its state again on `ready`).
+      stream.write('retry: 1000\n\n');
+      const unsubscribe = feed.subscribe(send);
+      const keepalive = setInterval(() => stream.write(': keepalive\n\n'), KEEPALIVE_MS);
+      keepalive.unref();
+      req.raw.once('close', () => {
+        clearInterval(keepalive);
+        unsubscribe();
+        stream.end();
+      });
+      return reply.type('text/event-stream; charset=utf-8').header('x-accel-buffering', 'no').send(stream);
+    },
+  );
 }

@@ -55,10 +55,14 @@ export function pageLoginUrl(ctx: Context, commondir: string): string {
   const path = `${commondir}/shadow/server.json`;
   const url = liveServerRecord(ctx, path)?.url;
   if (typeof url !== 'string' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(url)) {
-    throw new ShadowError('SERVER_NOT_RUNNING', 'shadow serve is not running on this repository: the review page is served by it', {
-      hint: 'start it with shadow serve (it prints a URL of its own), then ask again',
-      data: { server_json: path },
-    });
+    throw new ShadowError(
+      'SERVER_NOT_RUNNING',
+      'shadow serve is not running on this repository: the review page is served by it',
+      {
+        hint: 'start it with shadow serve (it prints a URL of its own), then ask again',
+        data: { server_json: path },
+      },
+    );
   }
   return `${url}/ui/login?once=${mintLoginFile(ctx, commondir)}`;
 }

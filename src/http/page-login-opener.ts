@@ -20,7 +20,8 @@ export const OPENER_DIR = 'shadow/run/page-open';
 
 const nameOf = (once: string): string => createHash('sha256').update(once).digest('hex');
 
-const attr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const attr = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A directory of the owner's only: made 0700, or refused when it is something else (a symlink, a file) or others may enter it. */
 function privateDir(ctx: Context, dir: string): void {
@@ -33,17 +34,22 @@ function privateDir(ctx: Context, dir: string): void {
     });
   }
   if ((st.mode & 0o077) !== 0) {
-    throw new ShadowError('UNSAFE_PATH', `${dir} can be entered by other users: the review page's one-time login file is not written there`, {
-      hint: `chmod 700 ${dir}, then ask again`,
-      data: { path: dir },
-    });
+    throw new ShadowError(
+      'UNSAFE_PATH',
+      `${dir} can be entered by other users: the review page's one-time login file is not written there`,
+      {
+        hint: `chmod 700 ${dir}, then ask again`,
+        data: { path: dir },
+      },
+    );
   }
 }
 
 /** Write the opener of a login URL (`…/ui/login?once=<token>`), good as long as the token; its path. */
 export function writeLoginOpener(ctx: Context, commondir: string, url: string): string {
   const once = new URL(url).searchParams.get('once') ?? '';
-  if (!/^[A-Za-z0-9_-]{43}$/.test(once)) throw new ShadowError('INVALID_ARGUMENT', 'not a login URL of the review page', { data: { url } });
+  if (!/^[A-Za-z0-9_-]{43}$/.test(once))
+    throw new ShadowError('INVALID_ARGUMENT', 'not a login URL of the review page', { data: { url } });
   sweepLoginOpeners(ctx, commondir);
   privateDir(ctx, `${commondir}/shadow/run`);
   const dir = `${commondir}/${OPENER_DIR}`;
@@ -77,7 +83,9 @@ export function sweepLoginOpeners(ctx: Context, commondir: string, all = false):
   const now = ctx.clock.now();
   for (const name of names) {
     if (!name.endsWith('.html')) continue;
-    const expires = Number(/name="shadow-expires" content="(\d+)"/.exec(readTextIfExists(ctx.fs, `${dir}/${name}`) ?? '')?.[1]);
+    const expires = Number(
+      /name="shadow-expires" content="(\d+)"/.exec(readTextIfExists(ctx.fs, `${dir}/${name}`) ?? '')?.[1],
+    );
     if (all || !(expires > now)) tryUnlink(ctx.fs, `${dir}/${name}`);
   }
 }

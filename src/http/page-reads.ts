@@ -52,7 +52,10 @@ function describe(e: LedgerEvent, captured: ReadonlyMap<number, string[]>): stri
     case 'batch/commit': {
       const ops = Array.isArray(d.ops) ? d.ops.length : 0;
       const took = typeof d.batch === 'number' ? (captured.get(d.batch) ?? []) : [];
-      const capture = took.length === 0 ? '' : `; captured ${took.length > 3 ? `${took.length} paths` : took.join(', ')} from the working tree first`;
+      const capture =
+        took.length === 0
+          ? ''
+          : `; captured ${took.length > 3 ? `${took.length} paths` : took.join(', ')} from the working tree first`;
       return `batch ${s(d.batch)}${d.intent ? `: ${s(d.intent)}` : ''} (${ops} operation${ops === 1 ? '' : 's'})${capture}`;
     }
     case 'checkpoint':
@@ -86,51 +89,103 @@ async function rangeCommits(sh: Shadow, draft: string, range: string): Promise<s
 
 // Only renames is refused; a range the library cannot read answers its own error.
 const DiffQuery = z.looseObject({
-  renames: z.optional(z.enum(['0', '1']).check(z.describe('0 to leave renames unpaired; 1, the default, pairs them as git diff -M'))),
-  range: z.optional(z.string().check(z.describe('a..b: two points of the draft; empty or absent for the diff against the bases'))),
+  renames: z.optional(
+    z.enum(['0', '1']).check(z.describe('0 to leave renames unpaired; 1, the default, pairs them as git diff -M')),
+  ),
+  range: z.optional(
+    z.string().check(z.describe('a..b: two points of the draft; empty or absent for the diff against the bases')),
+  ),
 });
 
 export function registerPageReads(route: PageRoute, sh: Shadow): void {
-  route('GET', '/ui/api/drafts', { summary: 'The drafts, as the page lists them', ok: PAGE_DRAFTS, errors: [] }, async (_req, reply) => reply.send(maskSecretsIn({ drafts: await draftRows(sh) })));
+  route(
+    'GET',
+    '/ui/api/drafts',
+    { summary: 'The drafts, as the page lists them', ok: PAGE_DRAFTS, errors: [] },
+    async (_req, reply) => reply.send(maskSecretsIn({ drafts: await draftRows(sh) })),
+  );
 
   // One draft: its state, what apply needs decided, and the points a diff can span.
-  route('GET', '/ui/api/drafts/:name', { summary: "One draft: its state, its decisions, its checkpoints and batches", params: DRAFT_PARAM, ok: PAGE_DRAFT, errors: [404] }, async (req, reply) => {
-    const draft = (req as Named).params.name;
-    const [show, review, status, checkpoints, batches] = [
-      await sh.draftShow({ draft }),
-      await sh.review({ draft }),
-      await sh.status({ draft }),
-      await sh.checkpoints({ draft }),
-      await sh.log({ draft }),
-    ];
-    const { diff: _diff, ...decisions } = review;
-    return reply.send(maskSecretsIn({
-      draft: show,
-      review: decisions,
-      drifted: status.drifted,
-      checkpoints,
-      batches: batches.map((b) => ({ batch: b.batch, commit: b.commit, actor: b.actor, actor_type: b.actor_type, model: b.model, time: b.time, intent: b.intent })),
-    }));
-  });
+  route(
+    'GET',
+    '/ui/api/drafts/:name',
+    {
+      summary: 'One draft: its state, its decisions, its checkpoints and batches',
+      params: DRAFT_PARAM,
+      ok: PAGE_DRAFT,
+      errors: [404],
+    },
+    async (req, reply) => {
+      const draft = (req as Named).params.name;
+      const [show, review, status, checkpoints, batches] = [
+        await sh.draftShow({ draft }),
+        await sh.review({ draft }),
+        await sh.status({ draft }),
+        await sh.checkpoints({ draft }),
+        await sh.log({ draft }),
+      ];
+      const { diff: _diff, ...decisions } = review;
+      return reply.send(
+        maskSecretsIn({
+          draft: show,
+          review: decisions,
+          drifted: status.drifted,
+          checkpoints,
+          batches: batches.map((b) => ({
+            batch: b.batch,
+            commit: b.commit,
+            actor: b.actor,
+            actor_type: b.actor_type,
+            model: b.model,
+            time: b.time,
+            intent: b.intent,
+          })),
+        }),
+      );
+    },
+  );
 
   // Who did what, when: the ledger, each event with a line to show.
-  route('GET', '/ui/api/drafts/:name/timeline', { summary: "The draft's ledger, an event a line", params: DRAFT_PARAM, ok: TIMELINE, errors: [404] }, async (req, reply) => {
-    const draft = (req as Named).params.name;
-    const events = await sh.events({ draft });
-    const captured = new Map((await sh.log({ draft })).map((b) => [b.batch, b.captured]));
-    // The ledger masks what it keeps; events joined from another machine's older ledger may not have been.
-    return reply.send(maskSecretsIn({
-      draft,
-      events: events.map((e) => ({ seq: e.seq, ts: e.ts, type: e.type, actor: e.actor, what: describe(e, captured), ...(e.origin ? { via: e.origin.remote } : {}) })),
-    }));
-  });
+  route(
+    'GET',
+    '/ui/api/drafts/:name/timeline',
+    { summary: "The draft's ledger, an event a line", params: DRAFT_PARAM, ok: TIMELINE, errors: [404] },
+    async (req, reply) => {
+      const draft = (req as Named).params.name;
+      const events = await sh.events({ draft });
+      const captured = new Map((await sh.log({ draft })).map((b) => [b.batch, b.captured]));
+      // The ledger masks what it keeps; events joined from another machine's older ledger may not have been.
+      return reply.send(
+        maskSecretsIn({
+          draft,
+          events: events.map((e) => ({
+            seq: e.seq,
+            ts: e.ts,
+            type: e.type,
+            actor: e.actor,
+            what: describe(e, captured),
+            ...(e.origin ? { via: e.origin.remote } : {}),
+          })),
+        }),
+      );
+    },
+  );
 
   // The diff against the bases (no range) or between two points (`range=a..b`), renames paired unless `renames=0`.
   const diffs = new Map<string, unknown>();
-  const diff = { summary: "The draft's diff against its bases, or between two points, secrets masked", params: DRAFT_PARAM, query: inputSchema(DiffQuery), ok: PAGE_DIFF, errors: [400, 404] };
+  const diff = {
+    summary: "The draft's diff against its bases, or between two points, secrets masked",
+    params: DRAFT_PARAM,
+    query: inputSchema(DiffQuery),
+    ok: PAGE_DIFF,
+    errors: [400, 404],
+  };
   route('GET', '/ui/api/drafts/:name/diff', diff, async (req, reply) => {
     const { params, query } = req as Named;
-    const refused = (): ShadowError => new ShadowError('INVALID_ARGUMENT', 'renames is 0 or 1', { hint: 'leave it out to pair renames as git diff -M does' });
+    const refused = (): ShadowError =>
+      new ShadowError('INVALID_ARGUMENT', 'renames is 0 or 1', {
+        hint: 'leave it out to pair renames as git diff -M does',
+      });
     parseOr(z.pick(DiffQuery, { renames: true }), query, refused);
     const renames = query.renames !== '0';
     const range = query.range === undefined || query.range === '' ? undefined : query.range;
@@ -151,7 +206,17 @@ export function registerPageReads(route: PageRoute, sh: Shadow): void {
       if (p !== undefined && !tooLarge) patch += p;
       return f;
     });
-    const answer = { draft: params.name, range: range ?? null, from: full.from ?? null, to: full.to ?? null, files, patch, too_large: tooLarge, lines, ...(seen ? { review_fingerprint: seen } : {}) };
+    const answer = {
+      draft: params.name,
+      range: range ?? null,
+      from: full.from ?? null,
+      to: full.to ?? null,
+      files,
+      patch,
+      too_large: tooLarge,
+      lines,
+      ...(seen ? { review_fingerprint: seen } : {}),
+    };
     diffs.delete(cacheKey);
     diffs.set(cacheKey, answer);
     if (diffs.size > DIFF_CACHE_ENTRIES) diffs.delete(diffs.keys().next().value!);

@@ -13,4 +13,10 @@ export type PageHandler = (req: FastifyRequest, reply: FastifyReply, session: Pa
 /** What a page route declares (route-schema.ts); who may call it follows from the gate: open, session, or session and CSRF token. */
 export type PageRouteDoc = Omit<RouteDoc, 'auth' | 'tag'>;
 
-export type PageRoute = (method: 'GET' | 'POST', url: string, doc: PageRouteDoc, handler: PageHandler, options?: { open?: boolean }) => void;
+export type PageRoute = (
+  method: 'GET' | 'POST',
+  url: string,
+  doc: PageRouteDoc,
+  handler: PageHandler,
+  options?: { open?: boolean },
+) => void;

@@ -52,7 +52,10 @@ export const ERROR_ANSWER: JsonSchema = {
     error: {
       type: 'object',
       properties: {
-        code: { type: 'string', description: 'a stable error code (INVALID_ARGUMENT, DRAFT_NOT_FOUND, STALE_REVIEW, …)' },
+        code: {
+          type: 'string',
+          description: 'a stable error code (INVALID_ARGUMENT, DRAFT_NOT_FOUND, STALE_REVIEW, …)',
+        },
         message: { type: 'string' },
         hint: { type: 'string', description: 'what to do about it' },
         data: { type: 'object', description: 'machine-readable details' },
@@ -82,7 +85,9 @@ export function inputSchema(schema: z.ZodMiniType): JsonSchema {
 
 const objectOf = (properties: Record<string, string>, required: boolean): JsonSchema => ({
   type: 'object',
-  properties: Object.fromEntries(Object.entries(properties).map(([k, description]) => [k, { type: 'string', description }])),
+  properties: Object.fromEntries(
+    Object.entries(properties).map(([k, description]) => [k, { type: 'string', description }]),
+  ),
   ...(required ? { required: Object.keys(properties) } : {}),
 });
 
@@ -96,7 +101,9 @@ export function routeSchema(doc: RouteDoc): FastifySchema & JsonSchema {
   const statuses = [...new Set([...doc.errors, ...EVERY_ROUTE, ...(hasBody ? WITH_BODY : [])])].sort((a, b) => a - b);
   const ok = 'content' in doc.ok ? { content: byMediaType(doc.ok.content as Record<string, JsonSchema>) } : doc.ok;
   const response: Record<number, unknown> = { [doc.okStatus ?? 200]: ok };
-  const error = doc.htmlErrors ? { content: byMediaType({ 'application/json': ERROR_ANSWER, 'text/html': HTML_PAGE }) } : ERROR_ANSWER;
+  const error = doc.htmlErrors
+    ? { content: byMediaType({ 'application/json': ERROR_ANSWER, 'text/html': HTML_PAGE }) }
+    : ERROR_ANSWER;
   for (const status of statuses) response[status] = doc.failures?.[status] ?? error;
   return {
     summary: doc.summary,
@@ -118,7 +125,11 @@ export const ACTOR_HEADER = { 'x-shadow-actor': 'who sends the request (an agent
 export const DRAFT_PARAM = { name: 'the draft' };
 
 /** `input` as `schema` reads it (a missing body as `{}`), or the route's own error for what it refused. */
-export function parseOr<T>(schema: z.ZodMiniType<T>, input: unknown, refuse: (issues: readonly z.core.$ZodIssue[]) => Error): T {
+export function parseOr<T>(
+  schema: z.ZodMiniType<T>,
+  input: unknown,
+  refuse: (issues: readonly z.core.$ZodIssue[]) => Error,
+): T {
   const r = schema.safeParse(input ?? {});
   if (r.success) return r.data;
   throw refuse(r.error.issues);

@@ -34,7 +34,8 @@ const ApplyBody = z.strictObject({
   expect: z.optional(z.string()),
 });
 
-const BODY_HINT = 'send {"paths"?: ["src/a.ts", "docs/", "src/**/*.test.ts"], "dry_run"?: true, "conflict"?: "refuse" | "markers", "expect"?: "review:…"}; paths are relative to the repository root';
+const BODY_HINT =
+  'send {"paths"?: ["src/a.ts", "docs/", "src/**/*.test.ts"], "dry_run"?: true, "conflict"?: "refuse" | "markers", "expect"?: "review:…"}; paths are relative to the repository root';
 
 type Named = FastifyRequest<{ Params: { name: string } }>;
 
@@ -44,12 +45,16 @@ function parseBody(body: unknown): z.infer<typeof ApplyBody> {
     return validate(ApplyBody, body ?? {}, 'INVALID_ARGUMENT', 'the apply request');
   } catch (e) {
     // validate's hint is a generic one; a client of this route needs the body's shape.
-    if (isShadowError(e)) throw new ShadowError('INVALID_ARGUMENT', e.message, { hint: BODY_HINT, data: e.data && { ...e.data } });
+    if (isShadowError(e))
+      throw new ShadowError('INVALID_ARGUMENT', e.message, { hint: BODY_HINT, data: e.data && { ...e.data } });
     throw e;
   }
 }
 
-const UnapplyBody = z.strictObject({ dry_run: z.optional(z.boolean()), conflict: z.optional(z.enum(['refuse', 'markers'])) });
+const UnapplyBody = z.strictObject({
+  dry_run: z.optional(z.boolean()),
+  conflict: z.optional(z.enum(['refuse', 'markers'])),
+});
 
 export function registerApplyRoute(app: FastifyInstance, sh: Shadow, options: { allowApply: boolean }): void {
   // Unapply writes the working tree too: a dry run always, the rest only with allowApply.
@@ -97,11 +102,22 @@ export function registerApplyRoute(app: FastifyInstance, sh: Shadow, options: { 
       });
     }
     const actor = typeof req.headers['x-shadow-actor'] === 'string' ? req.headers['x-shadow-actor'] : undefined;
-    const r = await sh.apply({ draft: req.params.name, dryRun, actor, paths: body.paths, conflict: body.conflict, expect: body.expect });
+    const r = await sh.apply({
+      draft: req.params.name,
+      dryRun,
+      actor,
+      paths: body.paths,
+      conflict: body.conflict,
+      expect: body.expect,
+    });
     if (dryRun || r.ok) return reply.send(r);
     // Nothing was written: the result says which approvals the person must give first, beside the error a client checks.
     const ids = r.pendingApprovals.map((p) => p.id).join(', ');
-    const error: ShadowErrorJSON = { code: 'APPROVALS_PENDING', message: `nothing was applied: approvals are pending (${ids})`, hint: 'the person reviews the draft (shadow review) and approves or denies each' };
+    const error: ShadowErrorJSON = {
+      code: 'APPROVALS_PENDING',
+      message: `nothing was applied: approvals are pending (${ids})`,
+      hint: 'the person reviews the draft (shadow review) and approves or denies each',
+    };
     return reply.code(statusFor(error.code)).send({ ...r, error });
   });
 }

@@ -22,7 +22,8 @@ import { LOGGED_OUT, PAGE_SESSION, asset as assetAnswer } from './answer-schemas
  */
 
 /** No inline script or style, nothing from elsewhere, never framed. */
-export const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+export const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const ASSETS: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
@@ -40,7 +41,9 @@ function readAsset(name: string): Buffer {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
   }
-  throw new ShadowError('INTERNAL', `the review page's ${name} is missing from this build of shadow`, { hint: 'rebuild shadow (npm run build copies src/http/page/)' });
+  throw new ShadowError('INTERNAL', `the review page's ${name} is missing from this build of shadow`, {
+    hint: 'rebuild shadow (npm run build copies src/http/page/)',
+  });
 }
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -80,7 +83,12 @@ export interface PageGate {
 }
 
 /** Register the page's routes; the server's onRequest hook asks the returned gate about every request. */
-export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: PageSessions, cookieName: () => string): PageGate {
+export function registerPageRoutes(
+  app: FastifyInstance,
+  sh: Shadow,
+  sessions: PageSessions,
+  cookieName: () => string,
+): PageGate {
   const routes = new Set<string>();
   const open = new Set<string>();
   const bySession = new WeakMap<FastifyRequest, PageSession>();
@@ -106,7 +114,11 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
     '/ui/login',
     {
       summary: 'Log in with the one-time URL shadow serve printed: sets the session cookie, on to /ui/',
-      query: { type: 'object', properties: { once: { type: 'string', description: 'the one-time token' } }, required: ['once'] },
+      query: {
+        type: 'object',
+        properties: { once: { type: 'string', description: 'the one-time token' } },
+        required: ['once'],
+      },
       // No body: Location says where to go.
       ok: { content: {} },
       okStatus: 303,
@@ -136,16 +148,28 @@ export function registerPageRoutes(app: FastifyInstance, sh: Shadow, sessions: P
   assetRoute('/ui/highlighter.js', 'highlighter.js', "The page's syntax highlighter");
   assetRoute('/ui/app.css', 'app.css', "The page's style");
 
-  route('GET', '/ui/api/session', { summary: "The session's CSRF token", ok: PAGE_SESSION, errors: [] }, async (_req, reply, session) => reply.send({ csrf_token: session.csrf }));
+  route(
+    'GET',
+    '/ui/api/session',
+    { summary: "The session's CSRF token", ok: PAGE_SESSION, errors: [] },
+    async (_req, reply, session) => reply.send({ csrf_token: session.csrf }),
+  );
 
   registerPageReads(route, sh);
   registerPageActions(route, sh);
   registerPageLive(route, sh);
 
-  route('POST', '/ui/api/logout', { summary: 'End the session', ok: LOGGED_OUT, errors: [] }, async (_req, reply, session) => {
-    sessions.end(session.id);
-    return reply.header('set-cookie', `${cookieName()}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`).send({ logged_out: true });
-  });
+  route(
+    'POST',
+    '/ui/api/logout',
+    { summary: 'End the session', ok: LOGGED_OUT, errors: [] },
+    async (_req, reply, session) => {
+      sessions.end(session.id);
+      return reply
+        .header('set-cookie', `${cookieName()}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`)
+        .send({ logged_out: true });
+    },
+  );
 
   return {
     handles: (req) => routes.has(req.routeOptions.url ?? ''),

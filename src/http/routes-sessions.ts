@@ -28,7 +28,11 @@ const FinalizeBody = z.looseObject({
 const CONTENT = { type: 'string', description: 'the content, appended in order; a line DONE ends it' };
 
 /** The write-session endpoints: begin, content (streamed, appended in order), finalize, status, cancel. */
-export function registerSessionRoutes(app: FastifyInstance, sh: Shadow, bodyNotNeeded: (req: FastifyRequest, reply: FastifyReply) => void): void {
+export function registerSessionRoutes(
+  app: FastifyInstance,
+  sh: Shadow,
+  bodyNotNeeded: (req: FastifyRequest, reply: FastifyReply) => void,
+): void {
   const beginSchema = routeSchema({
     summary: 'Begin a write session: large content that travels as plain text, never inside JSON',
     tag: 'sessions',
@@ -40,7 +44,10 @@ export function registerSessionRoutes(app: FastifyInstance, sh: Shadow, bodyNotN
   });
   app.post('/api/write-session/begin', { schema: beginSchema }, async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    if (isStream(body)) throw new ShadowError('INVALID_ARGUMENT', 'begin takes a JSON body', { hint: 'send {"intent", "target_file", "operation"} as application/json' });
+    if (isStream(body))
+      throw new ShadowError('INVALID_ARGUMENT', 'begin takes a JSON body', {
+        hint: 'send {"intent", "target_file", "operation"} as application/json',
+      });
     const actor = typeof req.headers['x-shadow-actor'] === 'string' ? req.headers['x-shadow-actor'] : undefined;
     return reply.send(await sh.sessions.begin(body as never, { actor }));
   });
@@ -59,7 +66,9 @@ export function registerSessionRoutes(app: FastifyInstance, sh: Shadow, bodyNotN
     const id = req.params.id;
     const body = req.body as unknown;
     if (!isStream(body)) {
-      throw new ShadowError('INVALID_ARGUMENT', 'session content is plain text, not JSON', { hint: 'send it with Content-Type: text/plain (or application/octet-stream for a binary session)' });
+      throw new ShadowError('INVALID_ARGUMENT', 'session content is plain text, not JSON', {
+        hint: 'send it with Content-Type: text/plain (or application/octet-stream for a binary session)',
+      });
     }
     const status = sh.sessions.status(id);
     const declared = Number(req.headers['content-length']);
@@ -68,7 +77,9 @@ export function registerSessionRoutes(app: FastifyInstance, sh: Shadow, bodyNotN
       // Announced too large: refuse without reading it.
       sh.sessions.cancel(id);
       reply.header('connection', 'close');
-      throw new ShadowError('CONTENT_TOO_LARGE', `Content exceeds ${Math.round(max / 1024 / 1024)}MB limit`, { data: { size: status.bytes + declared, limit: max } });
+      throw new ShadowError('CONTENT_TOO_LARGE', `Content exceeds ${Math.round(max / 1024 / 1024)}MB limit`, {
+        data: { size: status.bytes + declared, limit: max },
+      });
     }
     let done = false;
     try {
@@ -102,16 +113,41 @@ export function registerSessionRoutes(app: FastifyInstance, sh: Shadow, bodyNotN
     failures: { 404: BATCH_RESULT, 409: BATCH_RESULT, 422: BATCH_RESULT },
   });
   app.post('/api/write-session/finalize', { schema: finalizeSchema }, async (req, reply) => {
-    const refused = (): ShadowError => new ShadowError('INVALID_ARGUMENT', 'session_id is missing', { hint: 'send {"session_id": "…", "content"?: "…"}' });
+    const refused = (): ShadowError =>
+      new ShadowError('INVALID_ARGUMENT', 'session_id is missing', {
+        hint: 'send {"session_id": "…", "content"?: "…"}',
+      });
     const body = parseOr(FinalizeBody, req.body, refused);
     const content =
-      body.content !== undefined ? Buffer.from(body.content, 'utf8') : body.content_base64 !== undefined ? Buffer.from(body.content_base64, 'base64') : undefined;
+      body.content !== undefined
+        ? Buffer.from(body.content, 'utf8')
+        : body.content_base64 !== undefined
+          ? Buffer.from(body.content_base64, 'base64')
+          : undefined;
     return sendFinalize(reply, await sh.sessions.finalize(body.session_id, content));
   });
 
-  const statusSchema = routeSchema({ summary: "A session's progress", tag: 'sessions', auth: 'token', params: SESSION_PARAM, ok: SESSION_STATUS, errors: [404] });
-  app.get('/api/write-session/status/:id', { schema: statusSchema }, async (req: WithId, reply) => reply.send(sh.sessions.status(req.params.id)));
+  const statusSchema = routeSchema({
+    summary: "A session's progress",
+    tag: 'sessions',
+    auth: 'token',
+    params: SESSION_PARAM,
+    ok: SESSION_STATUS,
+    errors: [404],
+  });
+  app.get('/api/write-session/status/:id', { schema: statusSchema }, async (req: WithId, reply) =>
+    reply.send(sh.sessions.status(req.params.id)),
+  );
 
-  const cancelSchema = routeSchema({ summary: 'Cancel a session: its content goes, no batch is made', tag: 'sessions', auth: 'token', params: SESSION_PARAM, ok: CANCELLED, errors: [404] });
-  app.delete('/api/write-session/:id', { schema: cancelSchema }, async (req: WithId, reply) => reply.send({ cancelled: sh.sessions.cancel(req.params.id) }));
+  const cancelSchema = routeSchema({
+    summary: 'Cancel a session: its content goes, no batch is made',
+    tag: 'sessions',
+    auth: 'token',
+    params: SESSION_PARAM,
+    ok: CANCELLED,
+    errors: [404],
+  });
+  app.delete('/api/write-session/:id', { schema: cancelSchema }, async (req: WithId, reply) =>
+    reply.send({ cancelled: sh.sessions.cancel(req.params.id) }),
+  );
 }

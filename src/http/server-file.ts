@@ -41,15 +41,23 @@ function isGone(ctx: Context, r: Partial<ServerRecord>): boolean {
   if (typeof r.pid !== 'number') return isStale(ctx, undefined);
   // A record without a host was written by a shadow that wrote none: always on the machine that serves.
   const since = typeof r.since === 'string' ? r.since : undefined;
-  return isStale(ctx, { pid: r.pid, host: typeof r.host === 'string' ? r.host : (ctx.processes?.host ?? 'unknown'), since });
+  return isStale(ctx, {
+    pid: r.pid,
+    host: typeof r.host === 'string' ? r.host : (ctx.processes?.host ?? 'unknown'),
+    since,
+  });
 }
 
 function serverRunning(path: string, r: Partial<ServerRecord>): ShadowError {
   const where = r.url ?? (typeof r.port === 'number' ? `http://127.0.0.1:${r.port}` : 'an unknown port');
-  return new ShadowError('SERVER_RUNNING', `shadow serve is already running on this repository: process ${r.pid ?? '?'}${r.host ? ` on ${r.host}` : ''}, at ${where}`, {
-    hint: `use that server (its port and token are in ${path}), or stop it first`,
-    data: { server_json: path, pid: r.pid ?? null, host: r.host ?? null, url: r.url ?? null, port: r.port ?? null },
-  });
+  return new ShadowError(
+    'SERVER_RUNNING',
+    `shadow serve is already running on this repository: process ${r.pid ?? '?'}${r.host ? ` on ${r.host}` : ''}, at ${where}`,
+    {
+      hint: `use that server (its port and token are in ${path}), or stop it first`,
+      data: { server_json: path, pid: r.pid ?? null, host: r.host ?? null, url: r.url ?? null, port: r.port ?? null },
+    },
+  );
 }
 
 /** Write `record` to `path` unless a live server holds it (SERVER_RUNNING, naming it). */
@@ -62,7 +70,11 @@ export function claimServerFile(ctx: Context, path: string, record: ServerRecord
     stale: (current) => current === undefined || isGone(ctx, current),
     busy: (current) => serverRunning(path, current!),
     keepsChanging: () =>
-      new ShadowError('SERVER_RUNNING', `another shadow serve is starting on this repository (${path} keeps changing)`, { hint: 'use the server that started, or retry', data: { server_json: path } }),
+      new ShadowError(
+        'SERVER_RUNNING',
+        `another shadow serve is starting on this repository (${path} keeps changing)`,
+        { hint: 'use the server that started, or retry', data: { server_json: path } },
+      ),
   });
   return { release: () => releaseIfOurs(ctx, path, record.token) };
 }

@@ -39,10 +39,14 @@ export interface Plan {
 
 function invalid(problems: Array<{ path: string; message: string }>): ShadowError {
   const noun = problems.length === 1 ? 'problem' : 'problems';
-  return new ShadowError('INVALID_PLAN', `the plan is invalid (${problems.length} ${noun}), nothing was run: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, {
-    hint: 'fix every listed batch; batch ids run 1, 2, 3… in order',
-    data: { problems },
-  });
+  return new ShadowError(
+    'INVALID_PLAN',
+    `the plan is invalid (${problems.length} ${noun}), nothing was run: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+    {
+      hint: 'fix every listed batch; batch ids run 1, 2, 3… in order',
+      data: { problems },
+    },
+  );
 }
 
 /** Parse plan text (JSON, or JSON Lines of batches), validating every batch. */
@@ -52,7 +56,8 @@ export function parsePlan(text: string): Plan {
   if (trimmed.startsWith('{') && !/\}\s*\n\s*\{/.test(trimmed)) {
     doc = parseJsonText(trimmed, 'plan');
     // One line of JSON Lines: a single batch, not a plan document.
-    if (doc !== null && typeof doc === 'object' && !Array.isArray(doc) && !('batches' in doc) && 'operations' in doc) doc = { batches: [doc] };
+    if (doc !== null && typeof doc === 'object' && !Array.isArray(doc) && !('batches' in doc) && 'operations' in doc)
+      doc = { batches: [doc] };
   } else {
     const batches = trimmed
       .split('\n')
@@ -80,11 +85,20 @@ export function parsePlan(text: string): Plan {
   const plan = r.data;
   const problems: Array<{ path: string; message: string }> = [];
   plan.batches.forEach((b, i) => {
-    if (b.id !== i + 1) problems.push({ path: `batches[${i}].id`, message: `is ${b.id}; batch ids run 1..n in order, so this one must be ${i + 1}` });
+    if (b.id !== i + 1)
+      problems.push({
+        path: `batches[${i}].id`,
+        message: `is ${b.id}; batch ids run 1..n in order, so this one must be ${i + 1}`,
+      });
   });
   if (problems.length > 0) throw invalid(problems);
   const fingerprint = createHash('sha256').update(JSON.stringify(plan)).digest('hex');
-  const out: Plan = { id: plan.id ?? `plan-${fingerprint.slice(0, 12)}`, batches: plan.batches as PlanBatch[], fingerprint, idGiven: plan.id !== undefined };
+  const out: Plan = {
+    id: plan.id ?? `plan-${fingerprint.slice(0, 12)}`,
+    batches: plan.batches as PlanBatch[],
+    fingerprint,
+    idGiven: plan.id !== undefined,
+  };
   if (plan.intent !== undefined) out.intent = plan.intent;
   return out;
 }

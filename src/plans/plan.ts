@@ -42,7 +42,15 @@ export type Tracker = z.infer<typeof TrackerSchema>;
 /** A progress event of a run (also what `--json` prints, one a line). */
 export type PlanEvent =
   | { type: 'plan/start'; plan: string; total: number; start: number }
-  | { type: 'batch/commit'; plan: string; plan_batch: number; total: number; batch: number | null; commit: Oid | null; ops: number }
+  | {
+      type: 'batch/commit';
+      plan: string;
+      plan_batch: number;
+      total: number;
+      batch: number | null;
+      commit: Oid | null;
+      ops: number;
+    }
   | { type: 'plan/stopped'; plan: string; last_completed_batch_id: number; total: number }
   | { type: 'plan/failed'; plan: string; batch_id: number; error: ShadowErrorJSON }
   | { type: 'plan/complete'; plan: string; total: number };
@@ -85,7 +93,10 @@ export function readTracker(ws: Workspace, draft: string): Tracker | undefined {
 
 function writeTracker(ws: Workspace, draft: string, t: Tracker): void {
   // A cache: the draft's commits are the truth, so no fsync is needed here.
-  writeFileAtomic(ws.ctx.fs, trackerPath(ws, draft), `${JSON.stringify(t, null, 1)}\n`, { token: ws.ctx.ids.token(), durable: false });
+  writeFileAtomic(ws.ctx.fs, trackerPath(ws, draft), `${JSON.stringify(t, null, 1)}\n`, {
+    token: ws.ctx.ids.token(),
+    durable: false,
+  });
 }
 
 /** The plan batches whose commits are on the draft: the truth about a plan's progress. */
@@ -110,7 +121,10 @@ export function requestStop(ws: Workspace, draft: string): Tracker {
   const alive = t?.status === 'running' && t.pid !== null && (!procs || t.host !== procs.host || procs.isAlive(t.pid));
   if (!t || !alive) {
     throw new ShadowError('NO_PLAN', `no plan is running on draft "${draft}"`, {
-      hint: t && t.status === 'running' ? 'the last run was interrupted: `shadow resume` continues it' : 'start one with `shadow run <plan>`',
+      hint:
+        t && t.status === 'running'
+          ? 'the last run was interrupted: `shadow resume` continues it'
+          : 'start one with `shadow run <plan>`',
       data: { draft, tracker: t ?? null },
     });
   }
@@ -156,13 +170,25 @@ async function runLocked(ws: Workspace, plan: Plan, options: RunOptions): Promis
   const skipped = previous?.plan_id === plan.id ? [...previous.skipped] : [];
   // Skipped batches count as done: a resume never runs one again by itself.
   let start = options.from ?? Math.max(0, ...done, ...skipped) + 1;
-  if (options.skipFailed && previous?.status === 'failed' && previous.failed && previous.plan_id === plan.id && options.from === undefined) {
+  if (
+    options.skipFailed &&
+    previous?.status === 'failed' &&
+    previous.failed &&
+    previous.plan_id === plan.id &&
+    options.from === undefined
+  ) {
     skipped.push(previous.failed.batch_id);
     start = Math.max(start, previous.failed.batch_id + 1);
-    await logEvent(ws, draft, 'plan/skip', actor, { plan: plan.id, batch_id: previous.failed.batch_id, reason: previous.failed.message });
+    await logEvent(ws, draft, 'plan/skip', actor, {
+      plan: plan.id,
+      batch_id: previous.failed.batch_id,
+      reason: previous.failed.message,
+    });
   }
   if (start < 1 || start > total + 1) {
-    throw new ShadowError('INVALID_ARGUMENT', `--from ${start} is outside the plan's batches 1..${total}`, { data: { from: start, total } });
+    throw new ShadowError('INVALID_ARGUMENT', `--from ${start} is outside the plan's batches 1..${total}`, {
+      data: { from: start, total },
+    });
   }
   const procs = ws.ctx.processes;
   const now = (): string => new Date(ws.ctx.clock.now()).toISOString();
@@ -184,9 +210,11 @@ async function runLocked(ws: Workspace, plan: Plan, options: RunOptions): Promis
   writeTracker(ws, draft, tracker);
   const emit = (e: PlanEvent): void => options.onEvent?.(e);
   emit({ type: 'plan/start', plan: plan.id, total, start });
-  if (start <= total) await logEvent(ws, draft, 'plan/start', actor, { plan: plan.id, fingerprint: plan.fingerprint, total, start });
+  if (start <= total)
+    await logEvent(ws, draft, 'plan/start', actor, { plan: plan.id, fingerprint: plan.fingerprint, total, start });
 
-  const stopRequested = (): boolean => options.shouldStop?.() === true || readTextIfExists(ws.ctx.fs, stopPath(ws, draft)) !== undefined;
+  const stopRequested = (): boolean =>
+    options.shouldStop?.() === true || readTextIfExists(ws.ctx.fs, stopPath(ws, draft)) !== undefined;
   let ran = 0;
   for (let id = start; id <= total; id++) {
     // A batch may run without ever waiting on I/O; let signal handlers and
@@ -196,7 +224,11 @@ async function runLocked(ws: Workspace, plan: Plan, options: RunOptions): Promis
       tryUnlink(ws.ctx.fs, stopPath(ws, draft));
       writeTracker(ws, draft, { ...tracker, status: 'stopped', updated_at: now() });
       emit({ type: 'plan/stopped', plan: plan.id, last_completed_batch_id: tracker.last_completed_batch_id, total });
-      await logEvent(ws, draft, 'plan/stopped', actor, { plan: plan.id, last_completed_batch_id: tracker.last_completed_batch_id, total });
+      await logEvent(ws, draft, 'plan/stopped', actor, {
+        plan: plan.id,
+        last_completed_batch_id: tracker.last_completed_batch_id,
+        total,
+      });
       return { plan: plan.id, status: 'stopped', total, last_completed_batch_id: tracker.last_completed_batch_id, ran };
     }
     // Even from an explicit --from, a batch whose commit is on the draft is never applied again
@@ -207,26 +239,50 @@ async function runLocked(ws: Workspace, plan: Plan, options: RunOptions): Promis
     }
     const b = plan.batches[id - 1]!;
     const intent = b.intent ?? `${plan.intent ?? plan.id}: batch ${id} of ${total}`;
-    const r = await runBatch(ws, { intent, operations: b.operations }, {
-      draft,
-      actor: b.actor ?? actor,
-      allowEmpty: true,
-      trailers: { plan: plan.id, planBatch: String(id) },
-    });
+    const r = await runBatch(
+      ws,
+      { intent, operations: b.operations },
+      {
+        draft,
+        actor: b.actor ?? actor,
+        allowEmpty: true,
+        trailers: { plan: plan.id, planBatch: String(id) },
+      },
+    );
     if (!r.success) {
       const error = r.error ?? { code: 'BATCH_FAILED', message: 'the batch failed' };
       tracker.status = 'failed';
       tracker.failed = { batch_id: id, code: error.code, message: error.message };
       writeTracker(ws, draft, { ...tracker, updated_at: now() });
       emit({ type: 'plan/failed', plan: plan.id, batch_id: id, error });
-      await logEvent(ws, draft, 'plan/failed', actor, { plan: plan.id, batch_id: id, code: error.code, message: error.message });
-      return { plan: plan.id, status: 'failed', total, last_completed_batch_id: tracker.last_completed_batch_id, ran, failed: { batch_id: id, error } };
+      await logEvent(ws, draft, 'plan/failed', actor, {
+        plan: plan.id,
+        batch_id: id,
+        code: error.code,
+        message: error.message,
+      });
+      return {
+        plan: plan.id,
+        status: 'failed',
+        total,
+        last_completed_batch_id: tracker.last_completed_batch_id,
+        ran,
+        failed: { batch_id: id, error },
+      };
     }
     ran++;
     tracker.last_completed_batch_id = id;
     delete tracker.failed;
     writeTracker(ws, draft, { ...tracker, updated_at: now() });
-    emit({ type: 'batch/commit', plan: plan.id, plan_batch: id, total, batch: r.batch, commit: r.commit, ops: b.operations.length });
+    emit({
+      type: 'batch/commit',
+      plan: plan.id,
+      plan_batch: id,
+      total,
+      batch: r.batch,
+      commit: r.commit,
+      ops: b.operations.length,
+    });
   }
   tryUnlink(ws.ctx.fs, stopPath(ws, draft));
   writeTracker(ws, draft, { ...tracker, status: 'complete', updated_at: now() });
@@ -264,7 +320,9 @@ export async function resumePlan(ws: Workspace, options: ResumeOptions): Promise
     }
     text = readTextIfExists(ws.ctx.fs, tracker.plan_file);
     if (text === undefined) {
-      throw new ShadowError('NO_PLAN', `the plan file ${tracker.plan_file} is gone`, { hint: 'give the plan: `shadow resume <plan>`' });
+      throw new ShadowError('NO_PLAN', `the plan file ${tracker.plan_file} is gone`, {
+        hint: 'give the plan: `shadow resume <plan>`',
+      });
     }
   }
   const plan = parsePlan(text);

@@ -15,7 +15,18 @@ import { sparsePathError, sparsePaths } from '../drafts/view/sparse-paths.js';
 import { readPolicy, reviewDraft, type Policy } from '../review/review.js';
 import { checkExpected, reviewFingerprint } from '../review/review-binding.js';
 import { guardPaths, runJournal, unwritableDirs, type Progress } from './publish.js';
-import { checkIndexLock, describeApply, isMine, journalWorktree, lockPath, outcomeError, refuseWhilePending, staleBase, thisWorktree, type PublishedPath } from './publish-guards.js';
+import {
+  checkIndexLock,
+  describeApply,
+  isMine,
+  journalWorktree,
+  lockPath,
+  outcomeError,
+  refuseWhilePending,
+  staleBase,
+  thisWorktree,
+  type PublishedPath,
+} from './publish-guards.js';
 import type { PathConflict } from './path-conflict.js';
 import { mergePaths } from './merge-paths.js';
 import { gateDraftWrite } from '../drafts/path-gate.js';
@@ -52,7 +63,13 @@ export interface ApplyResult {
   /** Approvals the policy requires and that nobody gave yet (apply writes nothing while there are any). */
   pendingApprovals: ApprovalState[];
   /** What the review found (secret values redacted). */
-  findings: { secrets: SecretFinding[]; protected: string[]; deletions: number; unscanned: string[]; commits?: CommitSecrets[] };
+  findings: {
+    secrets: SecretFinding[];
+    protected: string[];
+    deletions: number;
+    unscanned: string[];
+    commits?: CommitSecrets[];
+  };
 }
 
 export interface ApplyOptions {
@@ -95,7 +112,9 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   const blobs = new Map<string, Buffer>();
   const only = partialPaths(options);
   // A path left in conflict by a rebase holds no settled content yet; a dry run lists them.
-  const unresolved = Object.keys(draft.meta.conflicts ?? {}).filter((p) => !only || only(p)).sort();
+  const unresolved = Object.keys(draft.meta.conflicts ?? {})
+    .filter((p) => !only || only(p))
+    .sort();
   if (unresolved.length > 0 && !options.dryRun) throw unresolvedError(draft, unresolved, 'apply');
   const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs, only);
   const entries = review.entries;
@@ -112,7 +131,11 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   if (sparse.length > 0) throw sparsePathError(ws, sparse, 'apply', options.dryRun === true);
   // Where the working tree moved from a base, the person's change and the draft's are merged.
   const moved = guardPaths(ws, entries, 'old');
-  const { merges, conflicts } = mergePaths(ws, entries, moved, { draft: draftName, markers: options.conflict === 'markers', blobs });
+  const { merges, conflicts } = mergePaths(ws, entries, moved, {
+    draft: draftName,
+    markers: options.conflict === 'markers',
+    blobs,
+  });
   const unwritable = conflicts.length === 0 ? unwritableDirs(ws, entries) : [];
   // The commits --commit or --squash puts on the branch pass the secret guard too, not only the final diff.
   const squash = options.mode?.kind === 'squash' ? { message: options.mode.message, actor: options.actor } : undefined;
@@ -134,17 +157,29 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     review_fingerprint: seen,
     pendingApprovals: pending,
     unresolved: unresolved.map((path) => ({ path, reason: draft.meta.conflicts![path]! })),
-    findings: { secrets: review.secrets, protected: review.protected, deletions: review.deletions, unscanned: review.unscanned },
+    findings: {
+      secrets: review.secrets,
+      protected: review.protected,
+      deletions: review.deletions,
+      unscanned: review.unscanned,
+    },
   };
   if (branch) result.findings.commits = branch.commits;
   if (options.dryRun) return result;
-  if (conflicts.length > 0) throw conflicts.every((c) => c.reason === 'overlap') ? overlapError(conflicts, draftName) : staleBase(conflicts, 'apply');
+  if (conflicts.length > 0)
+    throw conflicts.every((c) => c.reason === 'overlap')
+      ? overlapError(conflicts, draftName)
+      : staleBase(conflicts, 'apply');
   if (pending.length > 0) return result;
   if (unwritable.length > 0) {
-    throw new ShadowError('NOT_WRITABLE', `apply stopped before writing anything: cannot write in ${unwritable.join(', ')}`, {
-      hint: 'give yourself write permission on those directories, then apply again',
-      data: { directories: unwritable },
-    });
+    throw new ShadowError(
+      'NOT_WRITABLE',
+      `apply stopped before writing anything: cannot write in ${unwritable.join(', ')}`,
+      {
+        hint: 'give yourself write permission on those directories, then apply again',
+        data: { directories: unwritable },
+      },
+    );
   }
   if (entries.length === 0 && !options.mode) return result;
 
@@ -188,12 +223,21 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
         draftName,
         'apply/start',
         options.actor,
-        { id: journal.id, tip: draft.tip, fingerprint: review.fingerprint, paths: entries.map((e) => e.path), mode: options.mode?.kind ?? 'files' },
+        {
+          id: journal.id,
+          tip: draft.tip,
+          fingerprint: review.fingerprint,
+          paths: entries.map((e) => e.path),
+          mode: options.mode?.kind ?? 'files',
+        },
         { durable: false },
       );
     } catch (e) {
       // Nothing written yet: the journal must not outlive the failed apply.
-      await journaled.then(() => removeJournal(ws.ctx, ws.repo.shadowDir, journal.id, true), () => undefined);
+      await journaled.then(
+        () => removeJournal(ws.ctx, ws.repo.shadowDir, journal.id, true),
+        () => undefined,
+      );
       throw e;
     }
     await journaled;
@@ -214,7 +258,14 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
 
 export interface RecoveryReport {
   /** Journals finished. */
-  finished: Array<{ id: string; kind: string; draft: string; written: string[]; conflicts: PathConflict[]; notes?: NotesResult }>;
+  finished: Array<{
+    id: string;
+    kind: string;
+    draft: string;
+    written: string[];
+    conflicts: PathConflict[];
+    notes?: NotesResult;
+  }>;
   /** Journals that still could not be finished (the error says why). */
   failed: Array<{ id: string; draft: string; error: string }>;
   unreadable: string[];
@@ -239,13 +290,24 @@ export async function recover(ws: Workspace): Promise<RecoveryReport> {
     report.unreadable = unreadable;
     for (const j of journals) {
       if (!isMine(ws, j)) {
-        report.elsewhere.push({ id: j.id, draft: j.draft, worktree: worktreeOfGitDir(ws.ctx, journalWorktree(ws, j)!) });
+        report.elsewhere.push({
+          id: j.id,
+          draft: j.draft,
+          worktree: worktreeOfGitDir(ws.ctx, journalWorktree(ws, j)!),
+        });
         continue;
       }
       try {
         const outcome = await runJournal(ws, j, true);
         if (outcome.failures.length > 0) throw outcomeError(outcome, 'recovery');
-        report.finished.push({ id: j.id, kind: j.kind, draft: j.draft, written: outcome.written, conflicts: outcome.conflicts, ...(outcome.notes ? { notes: outcome.notes } : {}) });
+        report.finished.push({
+          id: j.id,
+          kind: j.kind,
+          draft: j.draft,
+          written: outcome.written,
+          conflicts: outcome.conflicts,
+          ...(outcome.notes ? { notes: outcome.notes } : {}),
+        });
       } catch (e) {
         report.failed.push({ id: j.id, draft: j.draft, error: (e as Error).message });
       }

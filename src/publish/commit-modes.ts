@@ -1,7 +1,11 @@
 import { ShadowError } from '../errors.js';
 import { EMPTY_TREE_OID, hashObject, serializeCommit, type Commit, type Oid } from '../git/format/git-objects.js';
 import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
-import { cherryPickReflogMessage, commitReflogMessage, fastForwardReflogMessage } from '../git/format/reflog-message.js';
+import {
+  cherryPickReflogMessage,
+  commitReflogMessage,
+  fastForwardReflogMessage,
+} from '../git/format/reflog-message.js';
 import { editTree, type NewTree } from '../git/format/tree-edit.js';
 import { trailerBlock } from '../git/format/trailer-block.js';
 import { diffTrees } from '../git/format/tree-diff.js';
@@ -23,7 +27,10 @@ export type CommitMode = { kind: 'commit' } | { kind: 'squash'; message: string 
 
 export interface CommitPlan {
   branch: { ref: string; old: Oid | null; new: Oid };
-  index: { set: Array<{ path: string; entry: FileEntry | null }>; before: Array<{ path: string; entry: FileEntry | null }> };
+  index: {
+    set: Array<{ path: string; entry: FileEntry | null }>;
+    before: Array<{ path: string; entry: FileEntry | null }>;
+  };
   /** How the branch moves: a fast-forward, a replay of the draft's commits on a moved HEAD, or one squashed commit. */
   how: 'fast-forward' | 'replay' | 'squash';
   /** The message of the move's reflog lines: git's for the same move (`commit`, a fast-forward `merge`, `cherry-pick`). */
@@ -59,18 +66,26 @@ function hasAncestor(ws: Workspace, commit: Oid, ancestor: Oid, limit = 1_000_00
  * rebase (that one first, as its change from the new base, its second
  * parent), or since its root; and the commit they stand on.
  */
-export function draftLine(ws: Workspace, draft: Draft): { rebased: boolean; onto: Oid; startTree: Oid; commits: Array<{ from: Oid; commit: Commit }> } {
+export function draftLine(
+  ws: Workspace,
+  draft: Draft,
+): { rebased: boolean; onto: Oid; startTree: Oid; commits: Array<{ from: Oid; commit: Commit }> } {
   const repo = ws.repo;
   const rebase = draft.meta.rebase;
-  const treeOf = (oid: Oid | undefined): Oid => (oid === undefined ? EMPTY_TREE_OID : repo.objects.readCommit(oid).tree);
+  const treeOf = (oid: Oid | undefined): Oid =>
+    oid === undefined ? EMPTY_TREE_OID : repo.objects.readCommit(oid).tree;
   if (rebase && rebase.onto !== null) {
     const r = repo.objects.readCommit(rebase.commit);
     const startTree = treeOf(r.parents[1]);
-    const after = historySince(repo, draft.tip, rebase.commit).reverse().map((h) => ({ from: treeOf(h.commit.parents[0]), commit: h.commit }));
+    const after = historySince(repo, draft.tip, rebase.commit)
+      .reverse()
+      .map((h) => ({ from: treeOf(h.commit.parents[0]), commit: h.commit }));
     return { rebased: true, onto: rebase.onto, startTree, commits: [{ from: startTree, commit: r }, ...after] };
   }
   const startTree = isEmptyRoot(ws, draft) ? EMPTY_TREE_OID : treeOf(draft.meta.root);
-  const commits = historySince(repo, draft.tip, draft.meta.root).reverse().map((h) => ({ from: treeOf(h.commit.parents[0]), commit: h.commit }));
+  const commits = historySince(repo, draft.tip, draft.meta.root)
+    .reverse()
+    .map((h) => ({ from: treeOf(h.commit.parents[0]), commit: h.commit }));
   return { rebased: false, onto: draft.meta.root, startTree, commits };
 }
 
@@ -104,7 +119,13 @@ function isEmptyRoot(ws: Workspace, draft: Draft): boolean {
  * draft's root; when HEAD moved, replay the draft's commits on it unless HEAD
  * touched the same paths (STALE_BASE); with --squash, one commit on HEAD.
  */
-export function planCommit(ws: Workspace, draft: Draft, entries: readonly PublishEntry[], mode: CommitMode, actor: string): { plan: CommitPlan; objects: PackObject[] } {
+export function planCommit(
+  ws: Workspace,
+  draft: Draft,
+  entries: readonly PublishEntry[],
+  mode: CommitMode,
+  actor: string,
+): { plan: CommitPlan; objects: PackObject[] } {
   const repo = ws.repo;
   const ref = currentBranch(ws);
   const head = repo.refs.resolve(ref) ?? null;
@@ -135,16 +156,29 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     keep(edited.trees);
     newTree = edited.root;
     // The draft commits' Assisted-by trailers would be lost with them: the squashed commit carries one per AI.
-    const message = withAssistedBy(mode.message, line.commits.map((h) => h.commit.message));
-    next = write({ tree: newTree, parents: head ? [head] : [], author: repo.actorSignature(actor), committer, message });
+    const message = withAssistedBy(
+      mode.message,
+      line.commits.map((h) => h.commit.message),
+    );
+    next = write({
+      tree: newTree,
+      parents: head ? [head] : [],
+      author: repo.actorSignature(actor),
+      committer,
+      message,
+    });
     how = 'squash';
     reflog = commitReflogMessage(mode.message, head === null);
   } else if (!line.rebased && (head === root || (head === null && isEmptyRoot(ws, draft)))) {
     if (head === null) {
       // The empty root is shadow's own: the branch starts at the first commit after it.
-      throw new ShadowError('NO_BRANCH', 'the branch has no commit yet; use --squash -m <message> for its first commit', {
-        hint: 'shadow apply --squash -m "initial commit"',
-      });
+      throw new ShadowError(
+        'NO_BRANCH',
+        'the branch has no commit yet; use --squash -m <message> for its first commit',
+        {
+          hint: 'shadow apply --squash -m "initial commit"',
+        },
+      );
     }
     next = draft.tip;
     newTree = repo.objects.readCommit(draft.tip).tree;
@@ -152,10 +186,14 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     reflog = fastForwardReflogMessage(draft.ref);
   } else {
     if (head === null || !hasAncestor(ws, head, line.onto)) {
-      throw new ShadowError('DIVERGED', `the commit the draft stands on, ${line.onto.slice(0, 12)}, is not an ancestor of ${ref.slice(11)}`, {
-        hint: 'apply without --commit, or `shadow rebase` the draft onto the current HEAD',
-        data: { root: line.onto, head },
-      });
+      throw new ShadowError(
+        'DIVERGED',
+        `the commit the draft stands on, ${line.onto.slice(0, 12)}, is not an ancestor of ${ref.slice(11)}`,
+        {
+          hint: 'apply without --commit, or `shadow rebase` the draft onto the current HEAD',
+          data: { root: line.onto, head },
+        },
+      );
     }
     const ontoTree = repo.objects.readCommit(line.onto).tree;
     const headPaths = new Set(diffTrees(repo.objects, ontoTree, headTree).map((c) => c.path));
@@ -163,10 +201,14 @@ export function planCommit(ws: Workspace, draft: Draft, entries: readonly Publis
     const draftPaths = diffTrees(repo.objects, line.startTree, tipTree).map((c) => c.path);
     const both = draftPaths.filter((p) => headPaths.has(p));
     if (both.length > 0) {
-      throw new ShadowError('STALE_BASE', `${ref.slice(11)} moved since the draft began and changed ${both.length} of its paths: ${both.slice(0, 5).join(', ')}${both.length > 5 ? ', …' : ''}`, {
-        hint: 'apply without --commit and commit yourself, or `shadow rebase` the draft onto the current HEAD',
-        data: { paths: both },
-      });
+      throw new ShadowError(
+        'STALE_BASE',
+        `${ref.slice(11)} moved since the draft began and changed ${both.length} of its paths: ${both.slice(0, 5).join(', ')}${both.length > 5 ? ', …' : ''}`,
+        {
+          hint: 'apply without --commit and commit yourself, or `shadow rebase` the draft onto the current HEAD',
+          data: { paths: both },
+        },
+      );
     }
     // Replay each draft commit, oldest first, on top of HEAD.
     let parent = head;

@@ -22,9 +22,25 @@ export function journalTrace(ws: Workspace, journal: Journal): NotesResult | und
     draft = loadDraft(ws, journal.draft);
   } catch (e) {
     const ref = notesRef(ws);
-    return ref === null ? undefined : { ref, written: [], failed: [{ commit: branch.new, code: 'WRITE_FAILED', reason: (e as Error).message }], rewrite: 'present' };
+    return ref === null
+      ? undefined
+      : {
+          ref,
+          written: [],
+          failed: [{ commit: branch.new, code: 'WRITE_FAILED', reason: (e as Error).message }],
+          rewrite: 'present',
+        };
   }
   if (draft === undefined) return undefined;
-  const entries: PublishEntry[] = journal.entries.map((e) => ({ path: e.path, old: e.old as FileEntry | null, new: (e.base ?? e.new) as FileEntry | null }));
-  return publishTrace(ws, { ...draft, tip: journal.tip }, { branch: { ref: branch.ref, old: branch.old, new: branch.new }, how: branch.how }, entries);
+  const entries: PublishEntry[] = journal.entries.map((e) => ({
+    path: e.path,
+    old: e.old as FileEntry | null,
+    new: (e.base ?? e.new) as FileEntry | null,
+  }));
+  return publishTrace(
+    ws,
+    { ...draft, tip: journal.tip },
+    { branch: { ref: branch.ref, old: branch.old, new: branch.new }, how: branch.how },
+    entries,
+  );
 }

@@ -22,7 +22,6 @@ import type { Workspace } from '../drafts/workspace.js';
 /** How a path of an apply stands: the working tree held the base (`clean`), the person's change and the draft's merged (`merged`), or not (`conflict`). */
 export type MergeStatus = 'clean' | 'merged' | 'conflict';
 
-
 /** A path the guard stopped, merged. */
 export interface PathMerge {
   path: string;
@@ -65,7 +64,8 @@ function readOurs(lower: WorkingTreeLower, path: string, contents: Map<Oid, Buff
     contents.set(l.oid, l.content());
     return { mode: l.mode, oid: l.oid };
   } catch (e) {
-    if (e instanceof ShadowError && (e.code === 'SYMLINK_IN_PATH' || e.code === 'UNSUPPORTED_FILE_TYPE')) return { reason: 'type' };
+    if (e instanceof ShadowError && (e.code === 'SYMLINK_IN_PATH' || e.code === 'UNSUPPORTED_FILE_TYPE'))
+      return { reason: 'type' };
     throw e;
   }
 }
@@ -75,7 +75,12 @@ function readOurs(lower: WorkingTreeLower, path: string, contents: Map<Oid, Buff
  * conflicts left: those that stop the apply (every `overlap` among them
  * carries its hunks).
  */
-export function mergePaths(ws: Workspace, entries: readonly PublishEntry[], stopped: readonly PathConflict[], options: MergeOptions): { merges: PathMerge[]; conflicts: PathConflict[] } {
+export function mergePaths(
+  ws: Workspace,
+  entries: readonly PublishEntry[],
+  stopped: readonly PathConflict[],
+  options: MergeOptions,
+): { merges: PathMerge[]; conflicts: PathConflict[] } {
   const trustExec = ws.repo.config.getBool('core.filemode') ?? true;
   // The guard renewed the working-tree form for this apply: the same one serves the merge.
   const lower = ws.worktreeLower(false)!;
@@ -93,13 +98,24 @@ export function mergePaths(ws: Workspace, entries: readonly PublishEntry[], stop
       continue;
     }
     merges.push(m);
-    if (m.status === 'conflict' && m.result === undefined) conflicts.push({ ...c, reason: m.reason!, ...(m.hunks ? { hunks: m.hunks } : {}) });
+    if (m.status === 'conflict' && m.result === undefined)
+      conflicts.push({ ...c, reason: m.reason!, ...(m.hunks ? { hunks: m.hunks } : {}) });
   }
   return { merges, conflicts };
 }
 
-function mergeOne(e: PublishEntry, ours: FileEntry | null, read: (oid: Oid) => Buffer, trustExec: boolean, options: MergeOptions): PathMerge {
+function mergeOne(
+  e: PublishEntry,
+  ours: FileEntry | null,
+  read: (oid: Oid) => Buffer,
+  trustExec: boolean,
+  options: MergeOptions,
+): PathMerge {
   const out = { path: e.path, worktree: ours, draft: e.new, ...(ours ? { worktreeContent: read(ours.oid) } : {}) };
-  const m = mergeEntries(e.old, ours, e.new, read, { trustExec, labels: options.labels ?? { ours: WORKTREE_LABEL, theirs: `draft ${options.draft}` }, markers: options.markers });
+  const m = mergeEntries(e.old, ours, e.new, read, {
+    trustExec,
+    labels: options.labels ?? { ours: WORKTREE_LABEL, theirs: `draft ${options.draft}` },
+    markers: options.markers,
+  });
   return { ...out, ...m };
 }

@@ -1,5 +1,12 @@
 import { ShadowError } from '../errors.js';
-import { compareTreeEntries, hashObject, serializeCommit, serializeTree, type Oid, type TreeEntry } from '../git/format/git-objects.js';
+import {
+  compareTreeEntries,
+  hashObject,
+  serializeCommit,
+  serializeTree,
+  type Oid,
+  type TreeEntry,
+} from '../git/format/git-objects.js';
 import type { PackObject } from '../git/format/pack-writer.js';
 import { mergesRef } from '../drafts/ref-names.js';
 import type { PublishEntry } from '../drafts/publish-set/publish-set.js';
@@ -36,7 +43,12 @@ export function journalEntries(entries: readonly PublishEntry[], merges: readonl
  * before), so that `git gc` never prunes what recovery writes or unapply
  * puts back. The ref goes with the draft when it is dropped.
  */
-export async function keepMergeBlobs(ws: Workspace, draft: string, applyId: string, merges: readonly PathMerge[]): Promise<Map<Oid, Buffer>> {
+export async function keepMergeBlobs(
+  ws: Workspace,
+  draft: string,
+  applyId: string,
+  merges: readonly PathMerge[],
+): Promise<Map<Oid, Buffer>> {
   const repo = ws.repo;
   const blobs = new Map<Oid, Buffer>();
   for (const m of merges) {
@@ -56,12 +68,25 @@ export async function keepMergeBlobs(ws: Workspace, draft: string, applyId: stri
   const ref = mergesRef(draft);
   const previous = repo.refs.resolve(ref);
   const who = repo.committer();
-  const commit = serializeCommit({ tree: treeOid, parents: previous ? [previous] : [], author: who, committer: who, message: `shadow: what apply ${applyId} of draft ${draft} merged\n` });
+  const commit = serializeCommit({
+    tree: treeOid,
+    parents: previous ? [previous] : [],
+    author: who,
+    committer: who,
+    message: `shadow: what apply ${applyId} of draft ${draft} merged\n`,
+  });
   const commitOid = hashObject('commit', commit);
   objects.push({ oid: treeOid, type: 'tree', content: tree }, { oid: commitOid, type: 'commit', content: commit });
   const pack = repo.objects.write(objects);
   try {
-    await repo.refs.update({ ref, expected: previous ?? null, next: commitOid, message: `shadow: apply ${applyId} merged`, who, reflog: false });
+    await repo.refs.update({
+      ref,
+      expected: previous ?? null,
+      next: commitOid,
+      message: `shadow: apply ${applyId} merged`,
+      who,
+      reflog: false,
+    });
   } finally {
     repo.objects.releaseKeep(pack);
   }
@@ -69,16 +94,27 @@ export async function keepMergeBlobs(ws: Workspace, draft: string, applyId: stri
 }
 
 /** CONFLICT: the person and the draft changed the same lines of some paths; nothing was written. */
-export function overlapError(conflicts: readonly PathConflict[], draft: string, verb: 'apply' | 'unapply' = 'apply'): ShadowError {
+export function overlapError(
+  conflicts: readonly PathConflict[],
+  draft: string,
+  verb: 'apply' | 'unapply' = 'apply',
+): ShadowError {
   const list = conflicts
     .slice(0, 10)
-    .map((c) => `${c.path} (${(c.hunks ?? []).map((h) => (h.ours.count > 1 ? `lines ${h.ours.line}-${h.ours.line + h.ours.count - 1}` : `line ${h.ours.line}`)).join(', ')})`)
+    .map(
+      (c) =>
+        `${c.path} (${(c.hunks ?? []).map((h) => (h.ours.count > 1 ? `lines ${h.ours.line}-${h.ours.line + h.ours.count - 1}` : `line ${h.ours.line}`)).join(', ')})`,
+    )
     .join(', ');
   const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
   const noun = conflicts.length === 1 ? 'path was' : 'paths were';
   const whose = verb === 'apply' ? 'the draft' : 'the apply being undone';
-  return new ShadowError('CONFLICT', `${verb} stopped before writing anything: ${conflicts.length} ${noun} changed in the working tree on the same lines as ${whose}: ${list}${more}`, {
-    hint: `keep or revert your change where the two overlap (\`shadow ${verb} --dry-run\` shows both sides), or \`shadow ${verb} --conflict=markers\` to write both with git's conflict markers`,
-    data: { draft, conflicts },
-  });
+  return new ShadowError(
+    'CONFLICT',
+    `${verb} stopped before writing anything: ${conflicts.length} ${noun} changed in the working tree on the same lines as ${whose}: ${list}${more}`,
+    {
+      hint: `keep or revert your change where the two overlap (\`shadow ${verb} --dry-run\` shows both sides), or \`shadow ${verb} --conflict=markers\` to write both with git's conflict markers`,
+      data: { draft, conflicts },
+    },
+  );
 }

@@ -56,29 +56,42 @@ export function describeApply(entries: readonly PublishEntry[], merges: readonly
 
 /** What to do after STALE_BASE, by the command that stopped. */
 const STALE_HINTS: Record<string, string> = {
-  apply: 'the working tree changed under the draft: look with `shadow status`, keep or revert your change, then apply again',
-  unapply: 'you changed these paths since the apply in ways no merge undoes (see `shadow unapply --dry-run`): put them back by hand, or keep the apply',
+  apply:
+    'the working tree changed under the draft: look with `shadow status`, keep or revert your change, then apply again',
+  unapply:
+    'you changed these paths since the apply in ways no merge undoes (see `shadow unapply --dry-run`): put them back by hand, or keep the apply',
 };
 
 export function staleBase(conflicts: PathConflict[], verb: string): ShadowError {
   const list = conflicts
     .slice(0, 10)
-    .map((c) => `${c.path} (${c.found}${c.detail ? `: ${c.detail}` : ''}${c.reason && c.reason !== 'type' ? `, not merged: ${c.reason}` : ''})`)
+    .map(
+      (c) =>
+        `${c.path} (${c.found}${c.detail ? `: ${c.detail}` : ''}${c.reason && c.reason !== 'type' ? `, not merged: ${c.reason}` : ''})`,
+    )
     .join(', ');
   const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
   const noun = conflicts.length === 1 ? 'path no longer holds' : 'paths no longer hold';
-  return new ShadowError('STALE_BASE', `${verb} stopped before writing anything: ${conflicts.length} ${noun} what the draft was based on: ${list}${more}`, {
-    hint: STALE_HINTS[verb] ?? STALE_HINTS.apply!,
-    data: { conflicts },
-  });
+  return new ShadowError(
+    'STALE_BASE',
+    `${verb} stopped before writing anything: ${conflicts.length} ${noun} what the draft was based on: ${list}${more}`,
+    {
+      hint: STALE_HINTS[verb] ?? STALE_HINTS.apply!,
+      data: { conflicts },
+    },
+  );
 }
 
 export function outcomeError(outcome: Outcome, verb: string): ShadowError {
   const list = outcome.failures.map((f) => `${f.path}: ${f.message}`).join('; ');
-  return new ShadowError('APPLY_FAILED', `${verb} could not write ${outcome.failures.length} path${outcome.failures.length === 1 ? '' : 's'} (${outcome.written.length} written, none torn): ${list}`, {
-    hint: 'fix the cause (disk space, permissions), then run `shadow recover` to finish; every path is either old or new meanwhile',
-    data: { failures: outcome.failures, written: outcome.written },
-  });
+  return new ShadowError(
+    'APPLY_FAILED',
+    `${verb} could not write ${outcome.failures.length} path${outcome.failures.length === 1 ? '' : 's'} (${outcome.written.length} written, none torn): ${list}`,
+    {
+      hint: 'fix the cause (disk space, permissions), then run `shadow recover` to finish; every path is either old or new meanwhile',
+      data: { failures: outcome.failures, written: outcome.written },
+    },
+  );
 }
 
 /** The git dir naming this worktree in journals and draft metadata (null when bare). */
@@ -102,7 +115,10 @@ export function isMine(ws: Workspace, j: Journal): boolean {
 }
 
 export function refuseWhilePending(ws: Workspace): void {
-  if (hasJournals(ws.ctx, ws.repo.shadowDir) && readJournals(ws.ctx, ws.repo.shadowDir).journals.some((j) => isMine(ws, j))) {
+  if (
+    hasJournals(ws.ctx, ws.repo.shadowDir) &&
+    readJournals(ws.ctx, ws.repo.shadowDir).journals.some((j) => isMine(ws, j))
+  ) {
     throw new ShadowError('APPLY_PENDING', 'an interrupted apply is waiting to be finished', {
       hint: 'run `shadow recover` first',
     });
@@ -120,4 +136,3 @@ export function checkIndexLock(ws: Workspace): void {
   if (owner === undefined || (owner.kind === 'shadow' ? owner.stale : owner.beforeBoot)) return;
   throw lockedError(lock, owner);
 }
-

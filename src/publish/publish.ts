@@ -48,7 +48,8 @@ function stateAt(lower: WorkingTreeLower, path: string): WorktreeState {
     if (l.kind === 'file') return { mode: l.mode, oid: l.oid };
     return l.kind === 'dir' ? { dir: true } : null;
   } catch (e) {
-    if (e instanceof ShadowError && (e.code === 'SYMLINK_IN_PATH' || e.code === 'UNSUPPORTED_FILE_TYPE')) return { problem: e.message };
+    if (e instanceof ShadowError && (e.code === 'SYMLINK_IN_PATH' || e.code === 'UNSUPPORTED_FILE_TYPE'))
+      return { problem: e.message };
     throw e;
   }
 }
@@ -103,10 +104,13 @@ export function guardPaths(ws: Workspace, entries: readonly PublishEntry[], expe
 function dirHoldsOnly(ws: Workspace, dir: string, removed: ReadonlySet<string>): boolean {
   const lower = worktreeLower(ws);
   const entries = lower.list(dir) ?? [];
-  return entries.length > 0 && entries.every((e) => {
-    const path = `${dir}/${e.name}`;
-    return e.kind === 'dir' ? dirHoldsOnly(ws, path, removed) : removed.has(path);
-  });
+  return (
+    entries.length > 0 &&
+    entries.every((e) => {
+      const path = `${dir}/${e.name}`;
+      return e.kind === 'dir' ? dirHoldsOnly(ws, path, removed) : removed.has(path);
+    })
+  );
 }
 
 /** Directories a publish must change that this process may not write (known before any write). */
@@ -345,7 +349,13 @@ async function writeIndexEntries(ws: Workspace, journal: Journal, outcome: Outco
  * both only have to be on disk before the journal is closed, since until
  * then a crash leaves the journal, and its recovery finds every path done.
  */
-export async function runJournal(ws: Workspace, journal: Journal, recheck: boolean, progress?: Progress, blobs?: BlobCache): Promise<Outcome> {
+export async function runJournal(
+  ws: Workspace,
+  journal: Journal,
+  recheck: boolean,
+  progress?: Progress,
+  blobs?: BlobCache,
+): Promise<Outcome> {
   // A journal is a file in .git, and recovery trusts it no more than a tree.
   gateDraftWrite(ws, journal.tip, journal.draft, journal.entries);
   const { outcome, dirsSynced } = await carryOut(ws, journal, recheck, progress, blobs);
@@ -360,7 +370,15 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
   await writeIndexEntries(ws, journal, outcome);
   const shadowDir = ws.repo.shadowDir;
   const who = journal.actor;
-  const summary = { id: journal.id, tip: journal.tip, written: outcome.written.length, conflicts: outcome.conflicts, skipped: outcome.skipped, branch: journal.branch ? { ref: journal.branch.ref, old: journal.branch.old, new: journal.branch.new } : null, recovered: recheck };
+  const summary = {
+    id: journal.id,
+    tip: journal.tip,
+    written: outcome.written.length,
+    conflicts: outcome.conflicts,
+    skipped: outcome.skipped,
+    branch: journal.branch ? { ref: journal.branch.ref, old: journal.branch.old, new: journal.branch.new } : null,
+    recovered: recheck,
+  };
   if (journal.kind === 'apply') {
     // A crash before the record leaves the journal, and its recovery logs
     // the completion again (marked recovered).
@@ -388,7 +406,8 @@ export async function runJournal(ws: Workspace, journal: Journal, recheck: boole
     // The record goes durably before the journal does: the journal's
     // recovery must never find the apply recorded while its paths are
     // already put back.
-    const record = journal.reverts === undefined ? undefined : findApply(ws.ctx, shadowDir, journal.draft, journal.reverts);
+    const record =
+      journal.reverts === undefined ? undefined : findApply(ws.ctx, shadowDir, journal.draft, journal.reverts);
     if (record) dropApply(ws.ctx, shadowDir, record);
     removeJournal(ws.ctx, shadowDir, journal.id);
   }

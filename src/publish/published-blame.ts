@@ -55,10 +55,14 @@ export function blamePublished(ws: Workspace, path: string, rev = 'HEAD'): Publi
   const commit = resolveCommit(ws, rev);
   const r = runGit(ws, ['blame', '--porcelain', commit, '--', path]);
   if (r.status !== 0) {
-    throw new ShadowError('NOT_FOUND', `${path} is not a file of ${commit.slice(0, 12)}: ${r.stderr.trim().split('\n').pop() ?? ''}`, {
-      hint: 'paths are relative to the repository root; name the commit as git does',
-      data: { path, commit },
-    });
+    throw new ShadowError(
+      'NOT_FOUND',
+      `${path} is not a file of ${commit.slice(0, 12)}: ${r.stderr.trim().split('\n').pop() ?? ''}`,
+      {
+        hint: 'paths are relative to the repository root; name the commit as git does',
+        data: { path, commit },
+      },
+    );
   }
   const parsed = parsePorcelain(r.stdout.toString('utf8'));
   const ref = notesRef(ws, true)!;
@@ -69,7 +73,8 @@ export function blamePublished(ws: Workspace, path: string, rev = 'HEAD'): Publi
     if (!records.has(oid)) {
       const blob = notes.get(oid);
       const rec = blob === undefined ? null : (parseRecord(ws.repo.objects.readBlob(blob).toString('utf8')) ?? null);
-      if (blob !== undefined && rec === null) skipped.push({ commit: oid, reason: 'the note is not an Agent Trace record' });
+      if (blob !== undefined && rec === null)
+        skipped.push({ commit: oid, reason: 'the note is not an Agent Trace record' });
       records.set(oid, rec);
     }
     return records.get(oid)!;
@@ -77,12 +82,19 @@ export function blamePublished(ws: Workspace, path: string, rev = 'HEAD'): Publi
   let index: { byPath: Map<string, Map<string, Hit>>; any: Map<string, Hit> } | undefined;
   const lines = parsed.lines.map((l): PublishedBlameLine => {
     const info = parsed.commits.get(l.commit)!;
-    const base = { line: l.final, content: l.content, commit: l.commit, original_line: l.original, author: info.author };
+    const base = {
+      line: l.final,
+      content: l.content,
+      commit: l.commit,
+      original_line: l.original,
+      author: info.author,
+    };
     const rec = recordOf(l.commit);
     const fromNote = rec && rangeOwner(rec, path, l.original);
     if (fromNote) return { ...base, contributor: fromNote, source: 'trace', noted: l.commit };
     const t = parseTrailers(ws.repo.objects.readCommit(l.commit).message);
-    if (t.draft !== undefined && (t.actorType !== undefined || t.capture !== undefined)) return { ...base, contributor: contributorOf(t), source: 'trailers' };
+    if (t.draft !== undefined && (t.actorType !== undefined || t.capture !== undefined))
+      return { ...base, contributor: contributorOf(t), source: 'trailers' };
     index ??= contentIndex(ws, notes, recordOf);
     const hit = index.byPath.get(path)?.get(l.content) ?? index.any.get(l.content);
     if (hit) return { ...base, contributor: hit.who, source: 'content-hash', noted: hit.noted };
@@ -96,7 +108,8 @@ function rangeOwner(rec: TraceRecord, path: string, line: number): Contributor |
   for (const f of rec.files) {
     if (f.path !== path) continue;
     for (const c of f.conversations) {
-      for (const g of c.ranges) if (g.start_line <= line && line <= g.end_line) return g.contributor ?? c.contributor ?? { type: 'unknown' };
+      for (const g of c.ranges)
+        if (g.start_line <= line && line <= g.end_line) return g.contributor ?? c.contributor ?? { type: 'unknown' };
     }
   }
   return undefined;
@@ -108,10 +121,16 @@ function rangeOwner(rec: TraceRecord, path: string, line: number): Contributor |
  * (a note that does not describe its commit's content attributes nothing).
  * Newer records win where two recorded the same text.
  */
-function contentIndex(ws: Workspace, notes: ReadonlyMap<Oid, Oid>, recordOf: (oid: Oid) => TraceRecord | null): { byPath: Map<string, Map<string, Hit>>; any: Map<string, Hit> } {
+function contentIndex(
+  ws: Workspace,
+  notes: ReadonlyMap<Oid, Oid>,
+  recordOf: (oid: Oid) => TraceRecord | null,
+): { byPath: Map<string, Map<string, Hit>>; any: Map<string, Hit> } {
   const byPath = new Map<string, Map<string, Hit>>();
   const any = new Map<string, Hit>();
-  const recs = [...notes.keys()].map((oid) => ({ oid, rec: recordOf(oid) })).filter((x): x is { oid: Oid; rec: TraceRecord } => x.rec !== null);
+  const recs = [...notes.keys()]
+    .map((oid) => ({ oid, rec: recordOf(oid) }))
+    .filter((x): x is { oid: Oid; rec: TraceRecord } => x.rec !== null);
   recs.sort((a, b) => (a.rec.timestamp < b.rec.timestamp ? -1 : a.rec.timestamp > b.rec.timestamp ? 1 : 0));
   for (const { oid, rec } of recs) {
     if (!ws.repo.objects.has(oid)) continue; // the noted commit is gone (gc): its lines cannot be read back
@@ -123,7 +142,11 @@ function contentIndex(ws: Workspace, notes: ReadonlyMap<Oid, Oid>, recordOf: (oi
       for (const c of f.conversations) {
         for (const g of c.ranges) {
           const slice = text.slice(g.start_line - 1, g.end_line);
-          if (slice.length !== g.end_line - g.start_line + 1 || (g.content_hash !== undefined && g.content_hash !== rangeHash(slice))) continue;
+          if (
+            slice.length !== g.end_line - g.start_line + 1 ||
+            (g.content_hash !== undefined && g.content_hash !== rangeHash(slice))
+          )
+            continue;
           const hit: Hit = { who: g.contributor ?? c.contributor ?? { type: 'unknown' }, noted: oid };
           let m = byPath.get(f.path);
           if (!m) byPath.set(f.path, (m = new Map()));

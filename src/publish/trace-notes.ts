@@ -58,12 +58,20 @@ export function parseRecord(text: string): TraceRecord | undefined {
     return undefined;
   }
   const r = v as TraceRecord;
-  if (typeof v !== 'object' || v === null || typeof r.version !== 'string' || typeof r.id !== 'string' || !Array.isArray(r.files)) return undefined;
+  if (
+    typeof v !== 'object' ||
+    v === null ||
+    typeof r.version !== 'string' ||
+    typeof r.id !== 'string' ||
+    !Array.isArray(r.files)
+  )
+    return undefined;
   for (const f of r.files) {
     if (typeof f?.path !== 'string' || !Array.isArray(f.conversations)) return undefined;
     for (const c of f.conversations) {
       if (!Array.isArray(c?.ranges)) return undefined;
-      for (const g of c.ranges) if (!Number.isInteger(g?.start_line) || !Number.isInteger(g?.end_line)) return undefined;
+      for (const g of c.ranges)
+        if (!Number.isInteger(g?.start_line) || !Number.isInteger(g?.end_line)) return undefined;
     }
   }
   return r;
@@ -73,7 +81,14 @@ export function parseRecord(text: string): TraceRecord | undefined {
 function ensureRewriteRef(ws: Workspace, ref: string): NotesResult['rewrite'] {
   if (ws.repo.config.get('shadow.tracenotesrewrite')?.trim().toLowerCase() === 'false') return 'off';
   const r = runGit(ws, ['config', '--get-all', 'notes.rewriteRef']);
-  const have = r.status === 0 ? r.stdout.toString('utf8').split('\n').map((s) => s.trim()).filter(Boolean) : [];
+  const have =
+    r.status === 0
+      ? r.stdout
+          .toString('utf8')
+          .split('\n')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   // notes.rewriteRef takes globs (`refs/notes/*`).
   if (have.some((g) => g === ref || (g.endsWith('*') && ref.startsWith(g.slice(0, -1))))) return 'present';
   return runGit(ws, ['config', '--add', 'notes.rewriteRef', ref]).status === 0 ? 'set' : 'failed';
@@ -102,7 +117,12 @@ export function writeTraceNotes(ws: Workspace, records: readonly TraceRecord[]):
       }
       const old = parseRecord(ws.repo.objects.readBlob(blob).toString('utf8'));
       if (old?.tool?.name === 'shadow' && old.vcs?.revision === commit) result.written.push(commit);
-      else result.failed.push({ commit, code: 'NOTE_EXISTS', reason: `${commit.slice(0, 12)} already has a note in ${ref} that shadow did not write; it is left as it is` });
+      else
+        result.failed.push({
+          commit,
+          code: 'NOTE_EXISTS',
+          reason: `${commit.slice(0, 12)} already has a note in ${ref} that shadow did not write; it is left as it is`,
+        });
     }
     if (todo.length === 0) return result;
     const parent = ws.repo.refs.resolve(ref);
@@ -122,12 +142,15 @@ export function writeTraceNotes(ws: Workspace, records: readonly TraceRecord[]):
     const r = runGit(ws, ['fast-import', '--quiet', '--done', '--date-format=raw'], Buffer.concat(parts));
     if (r.status === 0) result.written.push(...todo.map((t) => t.vcs!.revision));
     else {
-      const reason = r.stderr.trim().split('\n').filter(Boolean).slice(-2).join(' ') || `git fast-import exited ${r.status}`;
+      const reason =
+        r.stderr.trim().split('\n').filter(Boolean).slice(-2).join(' ') || `git fast-import exited ${r.status}`;
       for (const t of todo) result.failed.push({ commit: t.vcs!.revision, code: 'WRITE_FAILED', reason });
     }
   } catch (e) {
     const done = new Set([...result.written, ...result.failed.map((f) => f.commit)]);
-    for (const rec of records) if (!done.has(rec.vcs!.revision)) result.failed.push({ commit: rec.vcs!.revision, code: 'WRITE_FAILED', reason: (e as Error).message });
+    for (const rec of records)
+      if (!done.has(rec.vcs!.revision))
+        result.failed.push({ commit: rec.vcs!.revision, code: 'WRITE_FAILED', reason: (e as Error).message });
   }
   return result;
 }

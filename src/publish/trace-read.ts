@@ -9,7 +9,11 @@ import type { Workspace } from '../drafts/workspace.js';
 /** A commit named as git names it (`HEAD`, a branch, `abc123~2`). */
 export function resolveCommit(ws: Workspace, rev: string): Oid {
   const r = runGit(ws, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
-  if (r.status !== 0) throw new ShadowError('NOT_FOUND', `"${rev}" names no commit`, { hint: 'name a commit as git does: HEAD, a branch, a hash', data: { commit: rev } });
+  if (r.status !== 0)
+    throw new ShadowError('NOT_FOUND', `"${rev}" names no commit`, {
+      hint: 'name a commit as git does: HEAD, a branch, a hash',
+      data: { commit: rev },
+    });
   return r.stdout.toString('utf8').trim();
 }
 
@@ -33,10 +37,14 @@ export function readTrace(ws: Workspace, rev = 'HEAD'): TraceOfCommit {
   const text = ws.repo.objects.readBlob(blob).toString('utf8');
   const record = parseRecord(text);
   if (!record) {
-    throw new ShadowError('CORRUPT_STATE', `the note on ${commit.slice(0, 12)} in ${ref} is not an Agent Trace record`, {
-      hint: `read it with \`git notes --ref=${short} show ${commit.slice(0, 12)}\`; if it is not another tool's, remove it with \`git notes --ref=${short} remove ${commit.slice(0, 12)}\``,
-      data: { commit, ref, note: blob },
-    });
+    throw new ShadowError(
+      'CORRUPT_STATE',
+      `the note on ${commit.slice(0, 12)} in ${ref} is not an Agent Trace record`,
+      {
+        hint: `read it with \`git notes --ref=${short} show ${commit.slice(0, 12)}\`; if it is not another tool's, remove it with \`git notes --ref=${short} remove ${commit.slice(0, 12)}\``,
+        data: { commit, ref, note: blob },
+      },
+    );
   }
   return { commit, ref, record };
 }

@@ -63,7 +63,8 @@ export function rangeHash(lines: readonly string[]): string {
 
 /** Who a commit's trailers say wrote it; `unknown` when they do not say (an older draft commit, an actor type shadow does not know). */
 export function contributorOf(t: ShadowTrailers): Contributor {
-  const type: ContributorType = t.actorType === 'ai' || t.actorType === 'human' ? t.actorType : t.capture !== undefined ? 'human' : 'unknown';
+  const type: ContributorType =
+    t.actorType === 'ai' || t.actorType === 'human' ? t.actorType : t.capture !== undefined ? 'human' : 'unknown';
   const model = t.model !== undefined && t.model.length > 0 && t.model.length <= MAX_MODEL_ID ? t.model : undefined;
   return model !== undefined ? { type, model_id: model } : { type };
 }
@@ -112,10 +113,21 @@ function record(ws: Workspace, revision: Oid, files: Map<string, Line[]>, meta: 
   };
 }
 
-export function runGit(ws: Workspace, args: readonly string[], input?: Buffer): { status: number | null; stdout: Buffer; stderr: string } {
+export function runGit(
+  ws: Workspace,
+  args: readonly string[],
+  input?: Buffer,
+): { status: number | null; stdout: Buffer; stderr: string } {
   const runner = ws.ctx.git;
-  if (!runner) throw new ShadowError('FILTER_FAILED', 'Agent Trace records need git, and git cannot be run here', { hint: 'run shadow where git is on the PATH' });
-  return runner.run(args, { cwd: ws.repo.layout.worktree ?? ws.repo.layout.gitdir, env: ws.ctx.env, ...(input ? { input } : {}) });
+  if (!runner)
+    throw new ShadowError('FILTER_FAILED', 'Agent Trace records need git, and git cannot be run here', {
+      hint: 'run shadow where git is on the PATH',
+    });
+  return runner.run(args, {
+    cwd: ws.repo.layout.worktree ?? ws.repo.layout.gitdir,
+    env: ws.ctx.env,
+    ...(input ? { input } : {}),
+  });
 }
 
 /** git's C-quoted path (`"a\tb"`), unquoted; a plain path as it is. */
@@ -125,9 +137,15 @@ function unquote(p: string): string {
   const esc: Record<string, number> = { n: 10, t: 9, '"': 34, '\\': 92, a: 7, b: 8, f: 12, r: 13, v: 11 };
   for (let i = 1; i < p.length - 1; i++) {
     const c = p[i]!;
-    if (c !== '\\') { bytes.push(...Buffer.from(c, 'utf8')); continue; }
+    if (c !== '\\') {
+      bytes.push(...Buffer.from(c, 'utf8'));
+      continue;
+    }
     const n = p[++i]!;
-    if (/[0-7]/.test(n)) { bytes.push(parseInt(p.slice(i, i + 3), 8)); i += 2; } else bytes.push(esc[n] ?? n.charCodeAt(0));
+    if (/[0-7]/.test(n)) {
+      bytes.push(parseInt(p.slice(i, i + 3), 8));
+      i += 2;
+    } else bytes.push(esc[n] ?? n.charCodeAt(0));
   }
   return Buffer.from(bytes).toString('utf8');
 }
@@ -140,8 +158,29 @@ function unquote(p: string): string {
  */
 export function commitRecords(ws: Workspace, from: Oid | null, to: Oid, how: string, draft: string): TraceRecord[] {
   const range = from === null ? [to] : [`${from}..${to}`];
-  const r = runGit(ws, ['-c', 'core.quotepath=false', 'log', '--first-parent', '--reverse', '--format=%x00%H', '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--diff-algorithm=myers', '--src-prefix=a/', '--dst-prefix=b/', ...range, '--']);
-  if (r.status !== 0) throw new ShadowError('FILTER_FAILED', `git log of the published commits failed: ${r.stderr.trim()}`, { data: { from, to } });
+  const r = runGit(ws, [
+    '-c',
+    'core.quotepath=false',
+    'log',
+    '--first-parent',
+    '--reverse',
+    '--format=%x00%H',
+    '-p',
+    '-U0',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-renames',
+    '--diff-algorithm=myers',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+    ...range,
+    '--',
+  ]);
+  if (r.status !== 0)
+    throw new ShadowError('FILTER_FAILED', `git log of the published commits failed: ${r.stderr.trim()}`, {
+      data: { from, to },
+    });
   const out: TraceRecord[] = [];
   for (const chunk of r.stdout.toString('utf8').split('\0').slice(1)) {
     const nl = chunk.indexOf('\n');
@@ -158,7 +197,10 @@ export function commitRecords(ws: Workspace, from: Oid | null, to: Oid, how: str
         continue;
       }
       const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(row);
-      if (hunk) { next = Number(hunk[1]); continue; }
+      if (hunk) {
+        next = Number(hunk[1]);
+        continue;
+      }
       if (lines && row.startsWith('+')) lines.push({ line: next++, text: row.slice(1), who });
     }
     out.push(record(ws, commit, files, { draft, how }));
@@ -171,7 +213,14 @@ export function commitRecords(ws: Workspace, from: Oid | null, to: Oid, how: str
  * content, so git blame of the tip says, line by line, which draft commit
  * (and so which contributor) wrote each line the squash adds.
  */
-export function squashRecord(ws: Workspace, squash: Oid, tip: Oid, draftCommits: ReadonlySet<Oid>, paths: readonly string[], draft: string): TraceRecord {
+export function squashRecord(
+  ws: Workspace,
+  squash: Oid,
+  tip: Oid,
+  draftCommits: ReadonlySet<Oid>,
+  paths: readonly string[],
+  draft: string,
+): TraceRecord {
   const files = new Map<string, Line[]>();
   const who = new Map<Oid, Contributor | null>();
   const contributor = (oid: Oid): Contributor | null => {

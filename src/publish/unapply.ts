@@ -11,7 +11,16 @@ import type { PathConflict } from './path-conflict.js';
 import { mergePaths } from './merge-paths.js';
 import { gateDraftWrite } from '../drafts/path-gate.js';
 import { journalEntries, keepMergeBlobs, overlapError } from './merge-record.js';
-import { checkIndexLock, describeApply, lockPath, outcomeError, refuseWhilePending, staleBase, thisWorktree, type PublishedPath } from './publish-guards.js';
+import {
+  checkIndexLock,
+  describeApply,
+  lockPath,
+  outcomeError,
+  refuseWhilePending,
+  staleBase,
+  thisWorktree,
+  type PublishedPath,
+} from './publish-guards.js';
 import type { Workspace } from '../drafts/workspace.js';
 
 /** The label of the side unapply puts back, in conflict markers (`>>>>>>> before the apply`). */
@@ -88,7 +97,10 @@ export async function unapplyDraft(ws: Workspace, draftName: string, options: Un
   if (!options.dryRun) refuseWhilePending(ws);
   const last = draft.lastApply;
   if (!last) {
-    throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, { hint: 'nothing was published from it', data: { draft: draftName } });
+    throw new ShadowError('NOTHING_TO_UNDO', `draft "${draftName}" has no apply to reverse`, {
+      hint: 'nothing was published from it',
+      data: { draft: draftName },
+    });
   }
   refuseMovedBranch(ws, draftName, last.branch);
   const reversed: PublishEntry[] = last.entries.map((e) => ({ path: e.path, old: e.new, new: e.old }));
@@ -105,11 +117,26 @@ export async function unapplyDraft(ws: Workspace, draftName: string, options: Un
     ws,
     entries,
     moved.filter((c) => !kept.has(c.path)),
-    { draft: draftName, markers: options.conflict === 'markers', blobs, labels: { ours: 'working tree', theirs: UNAPPLY_LABEL } },
+    {
+      draft: draftName,
+      markers: options.conflict === 'markers',
+      blobs,
+      labels: { ours: 'working tree', theirs: UNAPPLY_LABEL },
+    },
   );
-  const result: UnapplyResult = { draft: draftName, reverted: last.id, dry_run: options.dryRun === true, paths: describeApply(entries, merges), kept: [...kept].sort(), conflicts };
+  const result: UnapplyResult = {
+    draft: draftName,
+    reverted: last.id,
+    dry_run: options.dryRun === true,
+    paths: describeApply(entries, merges),
+    kept: [...kept].sort(),
+    conflicts,
+  };
   if (options.dryRun) return result;
-  if (conflicts.length > 0) throw conflicts.every((c) => c.reason === 'overlap') ? overlapError(conflicts, draftName, 'unapply') : staleBase(conflicts, 'unapply');
+  if (conflicts.length > 0)
+    throw conflicts.every((c) => c.reason === 'overlap')
+      ? overlapError(conflicts, draftName, 'unapply')
+      : staleBase(conflicts, 'unapply');
   const lock = takeProcessLock(ws.ctx, lockPath(ws), 'shadow unapply');
   try {
     const id = ws.ctx.ids.uuid();
@@ -129,7 +156,12 @@ export async function unapplyDraft(ws: Workspace, draftName: string, options: Un
       entries: journalEntries(entries, merges),
     };
     if (last.branch && ws.repo.refs.resolve(last.branch.ref) === last.branch.new && last.branch.old !== null) {
-      journal.branch = { ref: last.branch.ref, old: last.branch.new, new: last.branch.old, reflog: resetReflogMessage(last.branch.old) };
+      journal.branch = {
+        ref: last.branch.ref,
+        old: last.branch.new,
+        new: last.branch.old,
+        reflog: resetReflogMessage(last.branch.old),
+      };
     }
     if (last.index) {
       checkIndexLock(ws);

@@ -50,22 +50,46 @@ export function fsckRefusal(stderr: string): { object: Oid; check: string; says:
  * unreachable, for git gc); when that finds nothing, git's own finding is
  * named (the tree and fsck's check).
  */
-export function fsckRefusalError(ws: Workspace, remote: string, found: { object: Oid; check: string; says: string }, kept: ReadonlyMap<string, Oid>): ShadowError {
+export function fsckRefusalError(
+  ws: Workspace,
+  remote: string,
+  found: { object: Oid; check: string; says: string },
+  kept: ReadonlyMap<string, Oid>,
+): ShadowError {
   const fsck = { object: found.object, check: found.check };
   const named = diagnose(ws, remote, kept);
   if (named) return fetchedDraftError(remote, named.draft, named, fsck);
-  return new ShadowError('UNSAFE_PATH', `git refused what ${remote} sent: tree ${found.object.slice(0, 12)} fails fsck's ${found.check} (${found.says}); nothing was fetched`, {
-    hint: `a draft on ${remote} holds a path git refuses to check out; ask its author to drop or roll it back, then fetch again`,
-    data: { remote, ...fsck, reason: found.says },
-  });
+  return new ShadowError(
+    'UNSAFE_PATH',
+    `git refused what ${remote} sent: tree ${found.object.slice(0, 12)} fails fsck's ${found.check} (${found.says}); nothing was fetched`,
+    {
+      hint: `a draft on ${remote} holds a path git refuses to check out; ask its author to drop or roll it back, then fetch again`,
+      data: { remote, ...fsck, reason: found.says },
+    },
+  );
 }
 
 const QUARANTINE = 'refs/shadow/quarantine/';
 
-function diagnose(ws: Workspace, remote: string, kept: ReadonlyMap<string, Oid>): ({ draft: string } & Found) | undefined {
+function diagnose(
+  ws: Workspace,
+  remote: string,
+  kept: ReadonlyMap<string, Oid>,
+): ({ draft: string } & Found) | undefined {
   const base = `${QUARANTINE}${remote}/`;
   const specs = ['drafts', 'checkpoints', 'proposals'].map((k) => `+refs/shadow/${k}/*:${base}${k}/*`);
-  const run = runGit(ws, ['-c', 'fetch.fsckObjects=false', '-c', 'transfer.fsckObjects=false', 'fetch', '--no-tags', '--no-write-fetch-head', '--quiet', remote, ...specs]);
+  const run = runGit(ws, [
+    '-c',
+    'fetch.fsckObjects=false',
+    '-c',
+    'transfer.fsckObjects=false',
+    'fetch',
+    '--no-tags',
+    '--no-write-fetch-head',
+    '--quiet',
+    remote,
+    ...specs,
+  ]);
   try {
     if (run.status !== 0) return undefined;
     ws.repo.objects.rescan();
@@ -84,7 +108,13 @@ function refsUnder(ws: Workspace, prefixes: readonly string[]): Map<string, Oid>
 }
 
 /** The first draft (by name) under `base` whose moved refs bring a refused path. */
-function firstUnsafe(ws: Workspace, base: string, kept: ReadonlyMap<string, Oid>, now: ReadonlyMap<string, Oid>, known: readonly Oid[]): ({ draft: string } & Found) | undefined {
+function firstUnsafe(
+  ws: Workspace,
+  base: string,
+  kept: ReadonlyMap<string, Oid>,
+  now: ReadonlyMap<string, Oid>,
+  known: readonly Oid[],
+): ({ draft: string } & Found) | undefined {
   const moved = new Map<string, Oid[]>();
   for (const kind of ['drafts', 'checkpoints', 'proposals'] as const) {
     const prefix = `${base}${kind}/`;
@@ -109,7 +139,13 @@ function firstUnsafe(ws: Workspace, base: string, kept: ReadonlyMap<string, Oid>
  * under `tracked` the fetch moved is put back (one `git update-ref --stdin`
  * transaction) and UNSAFE_PATH is thrown.
  */
-export function refuseUnsafeDrafts(ws: Workspace, remote: string, base: string, kept: ReadonlyMap<string, Oid>, tracked: readonly string[]): void {
+export function refuseUnsafeDrafts(
+  ws: Workspace,
+  remote: string,
+  base: string,
+  kept: ReadonlyMap<string, Oid>,
+  tracked: readonly string[],
+): void {
   const now = refsUnder(ws, tracked);
   const found = firstUnsafe(ws, base, kept, now, [...new Set(kept.values())]);
   if (!found) return;
@@ -120,10 +156,16 @@ export function refuseUnsafeDrafts(ws: Workspace, remote: string, base: string, 
 /** Refs back to `kept` from `now` (a ref absent from `kept` is deleted), in one transaction. */
 function restore(ws: Workspace, kept: ReadonlyMap<string, Oid>, now: ReadonlyMap<string, Oid>): void {
   const lines: string[] = [];
-  for (const [ref, oid] of now) if (kept.get(ref) !== oid) lines.push(kept.has(ref) ? `update ${ref} ${kept.get(ref)} ${oid}` : `delete ${ref} ${oid}`);
+  for (const [ref, oid] of now)
+    if (kept.get(ref) !== oid)
+      lines.push(kept.has(ref) ? `update ${ref} ${kept.get(ref)} ${oid}` : `delete ${ref} ${oid}`);
   for (const [ref, oid] of kept) if (!now.has(ref)) lines.push(`create ${ref} ${oid}`);
   if (lines.length === 0) return;
-  const r = ws.ctx.git!.run(['update-ref', '--stdin'], { cwd: ws.repo.layout.worktree ?? ws.repo.layout.gitdir, env: ws.ctx.env, input: Buffer.from(`${lines.join('\n')}\n`) });
+  const r = ws.ctx.git!.run(['update-ref', '--stdin'], {
+    cwd: ws.repo.layout.worktree ?? ws.repo.layout.gitdir,
+    env: ws.ctx.env,
+    input: Buffer.from(`${lines.join('\n')}\n`),
+  });
   if (r.status !== 0) {
     throw new ShadowError('REMOTE_FAILED', `the refs of a refused fetch could not be put back: ${gitSays(r.stderr)}`, {
       hint: '`git for-each-ref refs/shadow/` shows them; `shadow fetch` again once the remote is fixed',
@@ -139,14 +181,23 @@ function restore(ws: Workspace, kept: ReadonlyMap<string, Oid>, now: ReadonlyMap
  * (the whole tree for a root commit), so a path is checked in the commit
  * that brought it.
  */
-function fetchedPathProblem(ws: Workspace, tips: readonly Oid[], known: readonly Oid[]): { commit: Oid; path: string; reason: string } | undefined {
+function fetchedPathProblem(
+  ws: Workspace,
+  tips: readonly Oid[],
+  known: readonly Oid[],
+): { commit: Oid; path: string; reason: string } | undefined {
   if (tips.length === 0) return undefined;
   const list = runGit(ws, ['rev-list', ...tips, '--not', ...known, '--branches', '--tags', '--remotes']);
   if (list.status !== 0) {
-    throw new ShadowError('REMOTE_FAILED', `git rev-list of the fetched drafts failed: ${list.stderr.trim()}`, { data: { stderr: list.stderr } });
+    throw new ShadowError('REMOTE_FAILED', `git rev-list of the fetched drafts failed: ${list.stderr.trim()}`, {
+      data: { stderr: list.stderr },
+    });
   }
   const objects = ws.repo.objects;
-  for (const commit of list.stdout.toString('utf8').split('\n').filter((l) => l !== '')) {
+  for (const commit of list.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')) {
     const c = objects.readCommit(commit);
     const dups = new Map<Oid, Set<string>>();
     for (const parent of c.parents.length === 0 ? [null] : c.parents) {
@@ -164,10 +215,20 @@ function fetchedPathProblem(ws: Workspace, tips: readonly Oid[], known: readonly
 }
 
 /** UNSAFE_PATH for a fetched draft the gate refused (its refs were put back). */
-function fetchedDraftError(remote: string, draft: string, found: Found, fsck?: { object: Oid; check: string }): ShadowError {
-  return unsafePath(found.path, found.reason, { commit: found.commit, remote, draft, ...(fsck ? { fsck } : {}) }, {
-    verb: `fetch ${remote}/${draft}, which holds`,
-    outcome: 'nothing was fetched',
-    hint: `ask the author of ${draft} on ${remote} to drop or roll it back, then fetch again`,
-  });
+function fetchedDraftError(
+  remote: string,
+  draft: string,
+  found: Found,
+  fsck?: { object: Oid; check: string },
+): ShadowError {
+  return unsafePath(
+    found.path,
+    found.reason,
+    { commit: found.commit, remote, draft, ...(fsck ? { fsck } : {}) },
+    {
+      verb: `fetch ${remote}/${draft}, which holds`,
+      outcome: 'nothing was fetched',
+      hint: `ask the author of ${draft} on ${remote} to drop or roll it back, then fetch again`,
+    },
+  );
 }

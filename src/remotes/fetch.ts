@@ -36,26 +36,52 @@ export function fetchDrafts(ws: Workspace, remoteName: string): FetchResult {
   const remote = checkRemote(ws, remoteName);
   const repo = ws.repo;
   const tips = (): Map<string, Oid> => new Map(listRemoteDrafts(ws, remote.name).map((d) => [d.name, d.tip]));
-  const before = new Map(repo.refs.list(`${REMOTES_PREFIX}${remote.name}/drafts/`).map((r) => [`${remote.name}/${r.ref.slice(`${REMOTES_PREFIX}${remote.name}/drafts/`.length)}`, r.oid]));
+  const before = new Map(
+    repo.refs
+      .list(`${REMOTES_PREFIX}${remote.name}/drafts/`)
+      .map((r) => [`${remote.name}/${r.ref.slice(`${REMOTES_PREFIX}${remote.name}/drafts/`.length)}`, r.oid]),
+  );
   // The notes refs come in the same fetch, to refs/notes/remotes/<remote>/ (notes-transfer.ts merges shadow's).
-  const refspecs = [...SHARED_KINDS.map((k) => `+refs/shadow/${k}/*:${REMOTES_PREFIX}${remote.name}/${k}/*`), `+refs/notes/*:${remoteNotesPrefix(remote.name)}*`];
+  const refspecs = [
+    ...SHARED_KINDS.map((k) => `+refs/shadow/${k}/*:${REMOTES_PREFIX}${remote.name}/${k}/*`),
+    `+refs/notes/*:${remoteNotesPrefix(remote.name)}*`,
+  ];
   const tracked = [`${REMOTES_PREFIX}${remote.name}/`, remoteNotesPrefix(remote.name)];
   const kept = new Map(tracked.flatMap((prefix) => repo.refs.list(prefix).map((r) => [r.ref, r.oid] as const)));
-  const run = runGit(ws, [...FSCK_FETCH, 'fetch', '--atomic', '--prune', '--no-tags', '--no-write-fetch-head', '--quiet', remote.name, ...refspecs]);
+  const run = runGit(ws, [
+    ...FSCK_FETCH,
+    'fetch',
+    '--atomic',
+    '--prune',
+    '--no-tags',
+    '--no-write-fetch-head',
+    '--quiet',
+    remote.name,
+    ...refspecs,
+  ]);
   if (run.status !== 0) {
     const refused = fsckRefusal(run.stderr);
     if (refused) throw fsckRefusalError(ws, remote.name, refused, kept);
-    throw new ShadowError('REMOTE_FAILED', `git fetch from ${remote.name} failed: ${gitSays(run.stderr) || `exit ${run.status}`}; nothing changed here`, {
-      hint: `check that ${remote.url} is reachable (\`git ls-remote ${remote.name}\`)`,
-      data: { remote: remote.name, status: run.status, stderr: run.stderr },
-    });
+    throw new ShadowError(
+      'REMOTE_FAILED',
+      `git fetch from ${remote.name} failed: ${gitSays(run.stderr) || `exit ${run.status}`}; nothing changed here`,
+      {
+        hint: `check that ${remote.url} is reachable (\`git ls-remote ${remote.name}\`)`,
+        data: { remote: remote.name, status: run.status, stderr: run.stderr },
+      },
+    );
   }
   // git wrote packs this handle has not seen yet.
   repo.objects.rescan();
   refuseUnsafeDrafts(ws, remote.name, `${REMOTES_PREFIX}${remote.name}/`, kept, tracked);
   const after = tips();
   for (const name of after.keys()) refreshRemoteDraft(ws, name);
-  pruneMirrors(ws.ctx, repo.shadowDir, remote.name, new Set([...after.keys()].map((d) => d.slice(remote.name.length + 1))));
+  pruneMirrors(
+    ws.ctx,
+    repo.shadowDir,
+    remote.name,
+    new Set([...after.keys()].map((d) => d.slice(remote.name.length + 1))),
+  );
   const notes = mergeFetchedNotes(ws, remote.name);
   return {
     remote: remote.name,

@@ -39,7 +39,11 @@ export function peelToCommit(ws: Workspace, oid: Oid): Oid {
  * some; none for a bare repository. A path git would refuse to check out
  * is UNSAFE_PATH: such a draft is not sent.
  */
-export function ignoredInRefs(ws: Workspace, name: string, refs: ReadonlyArray<{ ref: string; oid: Oid }>): Array<{ ref: string; paths: string[] }> {
+export function ignoredInRefs(
+  ws: Workspace,
+  name: string,
+  refs: ReadonlyArray<{ ref: string; oid: Oid }>,
+): Array<{ ref: string; paths: string[] }> {
   const rules = ws.ignoreRules();
   if (rules === undefined) return [];
   const repo = ws.repo;
@@ -50,7 +54,7 @@ export function ignoredInRefs(ws: Workspace, name: string, refs: ReadonlyArray<{
   const out: Array<{ ref: string; paths: string[] }> = [];
   for (const { ref, oid: tip } of refs) {
     const paths = new Set<string>();
-    for (let oid: Oid | undefined = peelToCommit(ws, tip); oid !== undefined && oid !== root; ) {
+    for (let oid: Oid | undefined = peelToCommit(ws, tip); oid !== undefined && oid !== root;) {
       const commit = repo.objects.readCommit(oid);
       let own = byCommit.get(oid);
       if (own === undefined) {
@@ -62,11 +66,16 @@ export function ignoredInRefs(ws: Workspace, name: string, refs: ReadonlyArray<{
           // A path git refuses to check out never leaves (nor reaches the ignore rules, which take only relative paths).
           const unsafe = treePathProblem(change.path, change.new.mode);
           if (unsafe) {
-            throw unsafePath(change.path, unsafe, { commit: oid, draft: name, ref }, {
-              verb: `push draft "${name}", which holds`,
-              outcome: 'nothing was pushed',
-              hint: `\`shadow rollback\` the draft past that commit (\`shadow log --draft ${name}\`), then push again`,
-            });
+            throw unsafePath(
+              change.path,
+              unsafe,
+              { commit: oid, draft: name, ref },
+              {
+                verb: `push draft "${name}", which holds`,
+                outcome: 'nothing was pushed',
+                hint: `\`shadow rollback\` the draft past that commit (\`shadow log --draft ${name}\`), then push again`,
+              },
+            );
           }
           let is = ignored.get(change.path);
           if (is === undefined) {
@@ -92,11 +101,17 @@ export function guardIgnored(ws: Workspace, name: string, refs: ReadonlyArray<{ 
   const paths = [...new Set(holding.flatMap((h) => h.paths))].sort();
   const named = `${paths.slice(0, NAMED).join(', ')}${paths.length > NAMED ? `, … (${paths.length} in all)` : ''}`;
   const others = holding.filter((h) => !h.ref.startsWith('refs/shadow/drafts/')).map((h) => h.ref);
-  throw new ShadowError('IGNORED_PATH', `draft "${name}" holds paths .gitignore ignores (${named}); they stay on this machine: nothing was pushed`, {
-    hint:
-      `\`shadow rollback\` the draft past the batch that first wrote them (\`shadow log --draft ${name}\`)` +
-      (others.length > 0 ? ` and delete the refs that still hold them (\`git update-ref -d ${others[0]}\`${others.length > 1 ? ', data.refs lists all' : ''})` : '') +
-      `; or, to share such a path, stop ignoring it (a \`!<path>\` line in .gitignore)`,
-    data: { draft: name, paths, refs: holding },
-  });
+  throw new ShadowError(
+    'IGNORED_PATH',
+    `draft "${name}" holds paths .gitignore ignores (${named}); they stay on this machine: nothing was pushed`,
+    {
+      hint:
+        `\`shadow rollback\` the draft past the batch that first wrote them (\`shadow log --draft ${name}\`)` +
+        (others.length > 0
+          ? ` and delete the refs that still hold them (\`git update-ref -d ${others[0]}\`${others.length > 1 ? ', data.refs lists all' : ''})`
+          : '') +
+        `; or, to share such a path, stop ignoring it (a \`!<path>\` line in .gitignore)`,
+      data: { draft: name, paths, refs: holding },
+    },
+  );
 }

@@ -20,7 +20,14 @@
 import { ShadowError } from '../errors.js';
 import { waitForProcessLock } from '../durable/process-lock.js';
 import { readTextIfExists } from '../durable/durable-file.js';
-import { hashObject, MODE, serializeCommit, serializeTree, type Oid, type TreeEntry } from '../git/format/git-objects.js';
+import {
+  hashObject,
+  MODE,
+  serializeCommit,
+  serializeTree,
+  type Oid,
+  type TreeEntry,
+} from '../git/format/git-objects.js';
 import { requireDraft } from '../drafts/drafts.js';
 import { ledgerPath } from '../drafts/ledger-events.js';
 import { metaRef } from '../drafts/ref-names.js';
@@ -48,13 +55,26 @@ export async function snapshotMeta(ws: Workspace, name: string, joined?: Oid): P
   let snapshot: { tip: Oid; tree: Oid; objects: Array<{ oid: Oid; type: 'blob' | 'tree'; content: Buffer }> };
   try {
     const d = requireDraft(ws, name);
-    const pointers = d.meta.pointers?.proposal === undefined ? d.meta.pointers : { ...d.meta.pointers, proposal: unrooted(d.meta.pointers.proposal) };
-    const file: DraftMetaFile = { ...d.meta, bases: d.bases.toRecord(), bases_tip: d.tip, worktree: null, ...(pointers === undefined ? {} : { pointers }) };
+    const pointers =
+      d.meta.pointers?.proposal === undefined
+        ? d.meta.pointers
+        : { ...d.meta.pointers, proposal: unrooted(d.meta.pointers.proposal) };
+    const file: DraftMetaFile = {
+      ...d.meta,
+      bases: d.bases.toRecord(),
+      bases_tip: d.tip,
+      worktree: null,
+      ...(pointers === undefined ? {} : { pointers }),
+    };
     const files: Array<[string, Buffer]> = [['draft.json', Buffer.from(`${JSON.stringify(file, null, 1)}\n`, 'utf8')]];
     const events = ws.ctx.fs.existsSync(ledger) ? (ws.ctx.fs.readFileSync(ledger) as Buffer) : undefined;
     if (events) files.push(['events.jsonl', events]);
     const proposal = readTextIfExists(ws.ctx.fs, `${draftDir(repo.shadowDir, name)}/proposal.json`);
-    if (proposal !== undefined) files.push(['proposal.json', Buffer.from(`${JSON.stringify(unrooted(JSON.parse(proposal)), null, 1)}\n`, 'utf8')]);
+    if (proposal !== undefined)
+      files.push([
+        'proposal.json',
+        Buffer.from(`${JSON.stringify(unrooted(JSON.parse(proposal)), null, 1)}\n`, 'utf8'),
+      ]);
     const objects: Array<{ oid: Oid; type: 'blob' | 'tree'; content: Buffer }> = [];
     const entries: TreeEntry[] = [];
     for (const [fileName, content] of files) {
@@ -74,12 +94,16 @@ export async function snapshotMeta(ws: Workspace, name: string, joined?: Oid): P
   const parent = repo.refs.resolve(ref);
   if (parent !== undefined && joined === undefined) {
     const previous = repo.objects.readCommit(parent);
-    if (previous.tree === snapshot.tree && tipOf(previous.message) === snapshot.tip) return { draft: name, tip: snapshot.tip, meta: parent };
+    if (previous.tree === snapshot.tree && tipOf(previous.message) === snapshot.tip)
+      return { draft: name, tip: snapshot.tip, meta: parent };
   }
   const who = repo.committer();
   const content = serializeCommit({
     tree: snapshot.tree,
-    parents: [...(parent === undefined ? [] : [parent]), ...(joined === undefined || joined === parent ? [] : [joined])],
+    parents: [
+      ...(parent === undefined ? [] : [parent]),
+      ...(joined === undefined || joined === parent ? [] : [joined]),
+    ],
     author: who,
     committer: who,
     message: `shadow: draft ${name} at ${snapshot.tip}\n\nShadow-Meta-Draft: ${name}\nShadow-Meta-Tip: ${snapshot.tip}\n`,
@@ -87,10 +111,19 @@ export async function snapshotMeta(ws: Workspace, name: string, joined?: Oid): P
   const meta = hashObject('commit', content);
   repo.objects.write([...snapshot.objects, { oid: meta, type: 'commit', content }]);
   try {
-    await repo.refs.update({ ref, expected: parent ?? null, next: meta, message: `shadow: snapshot of draft ${name}`, who });
+    await repo.refs.update({
+      ref,
+      expected: parent ?? null,
+      next: meta,
+      message: `shadow: snapshot of draft ${name}`,
+      who,
+    });
   } catch (e) {
     if (e instanceof RefMoved) {
-      throw new ShadowError('BUSY', `another push of draft "${name}" is snapshotting it right now`, { hint: 'run the push again', data: { draft: name } });
+      throw new ShadowError('BUSY', `another push of draft "${name}" is snapshotting it right now`, {
+        hint: 'run the push again',
+        data: { draft: name },
+      });
     }
     throw e;
   }

@@ -37,7 +37,11 @@ export function pushNotes(ws: Workspace, remote: string): NotesTransfer | undefi
   if (ws.repo.refs.resolve(ref) === undefined) return { ref, status: 'none' };
   const run = runGit(ws, ['push', '--porcelain', remote, `${ref}:${ref}`]);
   if (run.status === 0) return { ref, status: /^=/m.test(run.stdout.toString('utf8')) ? 'up-to-date' : 'pushed' };
-  return { ref, status: 'refused', reason: `${gitSays(run.stderr) || `git push exited ${run.status}`}; \`shadow fetch ${remote}\` merges the remote's notes, then push again` };
+  return {
+    ref,
+    status: 'refused',
+    reason: `${gitSays(run.stderr) || `git push exited ${run.status}`}; \`shadow fetch ${remote}\` merges the remote's notes, then push again`,
+  };
 }
 
 /** Merge the notes ref a fetch brought from `remote` into the local one. */
@@ -49,6 +53,7 @@ export function mergeFetchedNotes(ws: Workspace, remote: string): NotesTransfer 
   if (theirs === undefined) return { ref, status: 'none' };
   if (theirs === ws.repo.refs.resolve(ref)) return { ref, status: 'up-to-date' };
   const merged = runGit(ws, ['notes', `--ref=${ref}`, 'merge', '--quiet', '--strategy=ours', tracking]);
-  if (merged.status !== 0) return { ref, status: 'refused', reason: gitSays(merged.stderr) || `git notes merge exited ${merged.status}` };
+  if (merged.status !== 0)
+    return { ref, status: 'refused', reason: gitSays(merged.stderr) || `git notes merge exited ${merged.status}` };
   return { ref, status: 'merged' };
 }

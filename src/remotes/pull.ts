@@ -52,41 +52,73 @@ function isAncestor(ws: Workspace, ancestor: Oid, descendant: Oid): boolean {
   const r = runGit(ws, ['merge-base', '--is-ancestor', ancestor, descendant]);
   if (r.status === 0) return true;
   if (r.status === 1) return false;
-  throw new ShadowError('INTERNAL', `git merge-base --is-ancestor ${ancestor.slice(0, 12)} ${descendant.slice(0, 12)} failed: ${r.stderr.trim()}`, { data: { ancestor, descendant } });
+  throw new ShadowError(
+    'INTERNAL',
+    `git merge-base --is-ancestor ${ancestor.slice(0, 12)} ${descendant.slice(0, 12)} failed: ${r.stderr.trim()}`,
+    { data: { ancestor, descendant } },
+  );
 }
 
 /** Pull `drafts` (default: every local draft the remote has too) from `remote`. */
-export async function pullDrafts(ws: Workspace, remoteName: string, drafts: readonly string[] | undefined, actor: string): Promise<PullResult> {
+export async function pullDrafts(
+  ws: Workspace,
+  remoteName: string,
+  drafts: readonly string[] | undefined,
+  actor: string,
+): Promise<PullResult> {
   const repo = ws.repo;
   for (const name of drafts ?? []) {
     if (splitRemoteDraft(name)) {
-      throw new ShadowError('INVALID_ARGUMENT', `"${name}" is a fetched draft; pull brings a remote's drafts into the local drafts of the same name`, {
-        hint: `\`shadow pull ${splitRemoteDraft(name)!.remote} ${splitRemoteDraft(name)!.draft}\`, or \`shadow draft new ${splitRemoteDraft(name)!.draft} --from ${name}\` when there is no local one`,
-        data: { draft: name },
-      });
+      throw new ShadowError(
+        'INVALID_ARGUMENT',
+        `"${name}" is a fetched draft; pull brings a remote's drafts into the local drafts of the same name`,
+        {
+          hint: `\`shadow pull ${splitRemoteDraft(name)!.remote} ${splitRemoteDraft(name)!.draft}\`, or \`shadow draft new ${splitRemoteDraft(name)!.draft} --from ${name}\` when there is no local one`,
+          data: { draft: name },
+        },
+      );
     }
     requireDraft(ws, name);
   }
   const fetched = fetchDrafts(ws, remoteName);
   const remote = fetched.remote;
   const counterpart = (name: string): Oid | undefined => repo.refs.resolve(draftRef(`${remote}/${name}`));
-  const names = drafts ?? listDrafts(ws).map((d) => d.name).filter((n) => counterpart(n) !== undefined);
+  const names =
+    drafts ??
+    listDrafts(ws)
+      .map((d) => d.name)
+      .filter((n) => counterpart(n) !== undefined);
   const plan: Array<{ draft: string; local: Oid; remote: Oid; status: PulledDraft['status'] }> = [];
   for (const name of names) {
     const local = requireDraft(ws, name).tip;
     const theirs = counterpart(name);
     if (theirs === undefined) {
-      throw new ShadowError('DRAFT_NOT_FOUND', `${remote} has no draft "${name}" to pull (as of this fetch); nothing changed`, {
-        hint: `\`shadow push ${remote} ${name}\` sends it there; \`shadow draft list --remote ${remote}\` lists what ${remote} has`,
-        data: { draft: name, remote },
-      });
+      throw new ShadowError(
+        'DRAFT_NOT_FOUND',
+        `${remote} has no draft "${name}" to pull (as of this fetch); nothing changed`,
+        {
+          hint: `\`shadow push ${remote} ${name}\` sends it there; \`shadow draft list --remote ${remote}\` lists what ${remote} has`,
+          data: { draft: name, remote },
+        },
+      );
     }
-    const status = theirs === local ? 'up-to-date' : isAncestor(ws, local, theirs) ? 'fast-forward' : isAncestor(ws, theirs, local) ? 'ahead' : undefined;
+    const status =
+      theirs === local
+        ? 'up-to-date'
+        : isAncestor(ws, local, theirs)
+          ? 'fast-forward'
+          : isAncestor(ws, theirs, local)
+            ? 'ahead'
+            : undefined;
     if (status === undefined) {
-      throw new ShadowError('DIVERGED', `draft "${name}" (${local.slice(0, 12)}) and ${remote}/${name} (${theirs.slice(0, 12)}) have diverged: each has commits the other lacks; nothing changed`, {
-        hint: `look at both (\`shadow log --draft ${remote}/${name}\`); continue theirs under a new name with \`shadow draft new <name> --from ${remote}/${name}\`, or roll this one back to where they part (\`shadow rollback\`) and pull again; push is refused too`,
-        data: { draft: name, remote, local, found: theirs },
-      });
+      throw new ShadowError(
+        'DIVERGED',
+        `draft "${name}" (${local.slice(0, 12)}) and ${remote}/${name} (${theirs.slice(0, 12)}) have diverged: each has commits the other lacks; nothing changed`,
+        {
+          hint: `look at both (\`shadow log --draft ${remote}/${name}\`); continue theirs under a new name with \`shadow draft new <name> --from ${remote}/${name}\`, or roll this one back to where they part (\`shadow rollback\`) and pull again; push is refused too`,
+          data: { draft: name, remote, local, found: theirs },
+        },
+      );
     }
     plan.push({ draft: name, local, remote: theirs, status });
   }
@@ -95,16 +127,29 @@ export async function pullDrafts(ws: Workspace, remoteName: string, drafts: read
   for (const p of plan) {
     const remoteDraft = `${remote}/${p.draft}`;
     const snapshot = repo.refs.resolve(metaRef(remoteDraft));
-    const joined = snapshot === undefined ? { join: undefined, imported: 0 } : await joinLedger(ws, p.draft, { remote, draft: p.draft, snapshot }, actor);
+    const joined =
+      snapshot === undefined
+        ? { join: undefined, imported: 0 }
+        : await joinLedger(ws, p.draft, { remote, draft: p.draft, snapshot }, actor);
     if (p.status === 'fast-forward') {
       try {
-        await repo.refs.update({ ref: draftRef(p.draft), expected: p.local, next: p.remote, message: `shadow: pull ${remote}: fast-forward to ${remoteDraft}`, who });
+        await repo.refs.update({
+          ref: draftRef(p.draft),
+          expected: p.local,
+          next: p.remote,
+          message: `shadow: pull ${remote}: fast-forward to ${remoteDraft}`,
+          who,
+        });
       } catch (e) {
         if (e instanceof RefMoved) {
-          throw new ShadowError('BUSY', `draft "${p.draft}" moved while it was pulled (another writer); it was not fast-forwarded`, {
-            hint: 'pull again once it is quiet (its ledger already holds what was joined)',
-            data: { draft: p.draft, expected: p.local, found: e.current ?? null },
-          });
+          throw new ShadowError(
+            'BUSY',
+            `draft "${p.draft}" moved while it was pulled (another writer); it was not fast-forwarded`,
+            {
+              hint: 'pull again once it is quiet (its ledger already holds what was joined)',
+              data: { draft: p.draft, expected: p.local, found: e.current ?? null },
+            },
+          );
         }
         throw e;
       }
@@ -115,8 +160,16 @@ export async function pullDrafts(ws: Workspace, remoteName: string, drafts: read
     }
     // The other side's snapshot becomes a parent of this side's: the join's snapshot stays reachable, the next push fast-forwards.
     const mine = repo.refs.resolve(metaRef(p.draft));
-    if (snapshot !== undefined && (mine === undefined || !isAncestor(ws, snapshot, mine))) await snapshotMeta(ws, p.draft, snapshot);
-    out.push({ draft: p.draft, was: p.local, tip: p.status === 'fast-forward' ? p.remote : p.local, status: p.status, joined: joined.imported, join: joined.join?.seq ?? null });
+    if (snapshot !== undefined && (mine === undefined || !isAncestor(ws, snapshot, mine)))
+      await snapshotMeta(ws, p.draft, snapshot);
+    out.push({
+      draft: p.draft,
+      was: p.local,
+      tip: p.status === 'fast-forward' ? p.remote : p.local,
+      status: p.status,
+      joined: joined.imported,
+      join: joined.join?.seq ?? null,
+    });
   }
   return { remote, fetched, drafts: out };
 }
@@ -126,7 +179,13 @@ export async function pullDrafts(ws: Workspace, remoteName: string, drafts: read
  * the same name here is kept), and its proposal when it proposed the tip
  * now here.
  */
-async function takeRemoteRefs(ws: Workspace, name: string, remoteDraft: string, tip: Oid, snapshot: Oid | undefined): Promise<void> {
+async function takeRemoteRefs(
+  ws: Workspace,
+  name: string,
+  remoteDraft: string,
+  tip: Oid,
+  snapshot: Oid | undefined,
+): Promise<void> {
   const repo = ws.repo;
   const who = repo.committer();
   const prefix = checkpointsPrefix(remoteDraft);
@@ -134,7 +193,14 @@ async function takeRemoteRefs(ws: Workspace, name: string, remoteDraft: string, 
     const ref = checkpointRef(name, c.ref.slice(prefix.length));
     if (repo.refs.resolve(ref) !== undefined) continue;
     try {
-      await repo.refs.update({ ref, expected: null, next: c.oid, message: `shadow: pull from ${remoteDraft}`, who, reflog: false });
+      await repo.refs.update({
+        ref,
+        expected: null,
+        next: c.oid,
+        message: `shadow: pull from ${remoteDraft}`,
+        who,
+        reflog: false,
+      });
     } catch (e) {
       if (!(e instanceof RefMoved)) throw e;
     }
@@ -145,6 +211,13 @@ async function takeRemoteRefs(ws: Workspace, name: string, remoteDraft: string, 
   if (entry === undefined) return;
   const file = `${draftDir(repo.shadowDir, name)}/proposal.json`;
   const text = repo.objects.readBlob(entry.oid).toString('utf8');
-  if (readTextIfExists(ws.ctx.fs, file) !== text) writeFileAtomic(ws.ctx.fs, file, text, { token: ws.ctx.ids.token(), durable: true });
-  await repo.refs.update({ ref: proposalRef(name), expected: undefined, next: proposal, message: `shadow: pull from ${remoteDraft}`, who });
+  if (readTextIfExists(ws.ctx.fs, file) !== text)
+    writeFileAtomic(ws.ctx.fs, file, text, { token: ws.ctx.ids.token(), durable: true });
+  await repo.refs.update({
+    ref: proposalRef(name),
+    expected: undefined,
+    next: proposal,
+    message: `shadow: pull from ${remoteDraft}`,
+    who,
+  });
 }

@@ -36,7 +36,8 @@ export interface PushResult {
 }
 
 /** Why git refused a ref because the remote is not what the lease expected. */
-const STALE = /stale info|fetch first|non-fast-forward|failed to update ref|failed to lock|incorrect old value|cannot lock ref/;
+const STALE =
+  /stale info|fetch first|non-fast-forward|failed to update ref|failed to lock|incorrect old value|cannot lock ref/;
 
 /**
  * A pushed draft's commits leave the machine as they are: a secret a batch
@@ -61,10 +62,23 @@ async function guardSecrets(ws: Workspace, name: string): Promise<void> {
   if (denied) throw deniedError(denied);
   const pending = states.filter((s) => s.status !== 'approved');
   if (pending.length > 0) {
-    throw new ShadowError('APPROVALS_PENDING', `draft "${name}" adds a secret (${pending[0]!.reason}); it is not pushed until that is approved: nothing was pushed`, {
-      hint: `\`shadow review --draft ${name}\` shows it; \`shadow approve ${pending[0]!.id} --draft ${name}\` lets it leave, or take the secret out (and roll back past the batch that added it)`,
-      data: { draft: name, pendingApprovals: pending.map((p) => ({ id: p.id, kind: p.kind, fingerprint: p.fingerprint, reason: p.reason, ...(p.commit ? { commit: p.commit } : {}) })) },
-    });
+    throw new ShadowError(
+      'APPROVALS_PENDING',
+      `draft "${name}" adds a secret (${pending[0]!.reason}); it is not pushed until that is approved: nothing was pushed`,
+      {
+        hint: `\`shadow review --draft ${name}\` shows it; \`shadow approve ${pending[0]!.id} --draft ${name}\` lets it leave, or take the secret out (and roll back past the batch that added it)`,
+        data: {
+          draft: name,
+          pendingApprovals: pending.map((p) => ({
+            id: p.id,
+            kind: p.kind,
+            fingerprint: p.fingerprint,
+            reason: p.reason,
+            ...(p.commit ? { commit: p.commit } : {}),
+          })),
+        },
+      },
+    );
   }
 }
 
@@ -75,17 +89,31 @@ export async function pushDrafts(ws: Workspace, remoteName: string, drafts: read
   const plan: Array<{ draft: string; tip: Oid; refs: Array<{ ref: string; oid: Oid; was: Oid | null }> }> = [];
   for (const d of drafts) {
     const snap = await snapshotMeta(ws, d);
-    const refs: Array<{ ref: string; oid: Oid }> = [{ ref: draftRef(d), oid: snap.tip }, { ref: metaRef(d), oid: snap.meta }];
+    const refs: Array<{ ref: string; oid: Oid }> = [
+      { ref: draftRef(d), oid: snap.tip },
+      { ref: metaRef(d), oid: snap.meta },
+    ];
     const proposal = repo.refs.resolve(proposalRef(d));
     if (proposal !== undefined) refs.push({ ref: proposalRef(d), oid: proposal });
     for (const c of repo.refs.list(checkpointsPrefix(d))) refs.push({ ref: c.ref, oid: c.oid });
     const history = refs.filter((r) => r.ref !== metaRef(d));
     guardIgnored(ws, d, history);
     await guardSecrets(ws, d);
-    plan.push({ draft: d, tip: snap.tip, refs: refs.map((r) => ({ ...r, was: repo.refs.resolve(trackingRef(remote.name, r.ref)) ?? null })) });
+    plan.push({
+      draft: d,
+      tip: snap.tip,
+      refs: refs.map((r) => ({ ...r, was: repo.refs.resolve(trackingRef(remote.name, r.ref)) ?? null })),
+    });
   }
   const all = plan.flatMap((p) => p.refs);
-  const args = ['push', '--atomic', '--porcelain', ...all.map((r) => `--force-with-lease=${r.ref}:${r.was ?? ''}`), remote.name, ...all.map((r) => `${r.oid}:${r.ref}`)];
+  const args = [
+    'push',
+    '--atomic',
+    '--porcelain',
+    ...all.map((r) => `--force-with-lease=${r.ref}:${r.was ?? ''}`),
+    remote.name,
+    ...all.map((r) => `${r.oid}:${r.ref}`),
+  ];
   const run = runGit(ws, args);
   const report = parsePushPorcelain(run.stdout.toString('utf8'));
   const byRef = new Map(report.map((r) => [r.to, r]));
@@ -95,8 +123,18 @@ export async function pushDrafts(ws: Workspace, remoteName: string, drafts: read
     // before sending (stale info) and a compare-and-swap the remote lost to
     // another push meanwhile (its transaction failed) both leave a remote ref
     // that is not what this repository last saw.
-    const now = refused.length > 0 ? lsRemote(ws, remote.name, all.map((r) => r.ref)) : undefined;
-    const moved = now === undefined ? [] : all.filter((r) => (now.get(r.ref) ?? null) !== r.was && (now.get(r.ref) ?? null) !== r.oid);
+    const now =
+      refused.length > 0
+        ? lsRemote(
+            ws,
+            remote.name,
+            all.map((r) => r.ref),
+          )
+        : undefined;
+    const moved =
+      now === undefined
+        ? []
+        : all.filter((r) => (now.get(r.ref) ?? null) !== r.was && (now.get(r.ref) ?? null) !== r.oid);
     if (moved.length > 0 || refused.some((r) => STALE.test(r.reason ?? r.summary))) {
       const first = moved[0] ?? all.find((r) => refused.some((x) => x.to === r.ref))!;
       const owner = plan.find((p) => p.refs.includes(first))!;
@@ -106,14 +144,33 @@ export async function pushDrafts(ws: Workspace, remoteName: string, drafts: read
         `${remote.name} moved since this repository last saw it: ${first.ref} is ${found?.slice(0, 12) ?? 'absent'} there, not ${first.was?.slice(0, 12) ?? 'absent'} as last fetched; nothing was pushed`,
         {
           hint: `\`shadow fetch ${remote.name}\`, look at ${remote.name}/${owner.draft} (\`shadow log --draft ${remote.name}/${owner.draft}\`), then push again (a push after the fetch replaces what it saw there)`,
-          data: { remote: remote.name, draft: owner.draft, ref: first.ref, expected: first.was, found, local: first.oid, refs: refused.map((r) => ({ ref: r.to, reason: r.reason })) },
+          data: {
+            remote: remote.name,
+            draft: owner.draft,
+            ref: first.ref,
+            expected: first.was,
+            found,
+            local: first.oid,
+            refs: refused.map((r) => ({ ref: r.to, reason: r.reason })),
+          },
         },
       );
     }
-    const why = refused.map((r) => `${r.to}: ${r.reason ?? r.summary}`).join('; ') || gitSays(run.stderr) || `git push exited ${run.status}`;
+    const why =
+      refused.map((r) => `${r.to}: ${r.reason ?? r.summary}`).join('; ') ||
+      gitSays(run.stderr) ||
+      `git push exited ${run.status}`;
     throw new ShadowError('REMOTE_FAILED', `git push to ${remote.name} failed: ${why}; nothing was pushed`, {
-      hint: refused.length > 0 ? 'the remote refused the push (a hook, or permissions): ask its owner' : `check that ${remote.url} is reachable (\`git ls-remote ${remote.name}\`)`,
-      data: { remote: remote.name, status: run.status, stderr: run.stderr, refused: refused.map((r) => ({ ref: r.to, reason: r.reason ?? r.summary })) },
+      hint:
+        refused.length > 0
+          ? 'the remote refused the push (a hook, or permissions): ask its owner'
+          : `check that ${remote.url} is reachable (\`git ls-remote ${remote.name}\`)`,
+      data: {
+        remote: remote.name,
+        status: run.status,
+        stderr: run.stderr,
+        refused: refused.map((r) => ({ ref: r.to, reason: r.reason ?? r.summary })),
+      },
     });
   }
   // What the remote holds now is what was sent: the next push leases against it.
@@ -124,9 +181,21 @@ export async function pushDrafts(ws: Workspace, remoteName: string, drafts: read
     for (const r of p.refs) {
       const flag = byRef.get(r.ref)?.flag ?? '=';
       if (r.was !== r.oid) {
-        await repo.refs.update({ ref: trackingRef(remote.name, r.ref), expected: undefined, next: r.oid, message: `shadow: push ${remote.name}`, who, reflog: false });
+        await repo.refs.update({
+          ref: trackingRef(remote.name, r.ref),
+          expected: undefined,
+          next: r.oid,
+          message: `shadow: push ${remote.name}`,
+          who,
+          reflog: false,
+        });
       }
-      refs.push({ ref: r.ref, oid: r.oid, was: r.was, status: flag === '*' ? 'new' : flag === '+' ? 'forced' : flag === '=' ? 'up-to-date' : 'updated' });
+      refs.push({
+        ref: r.ref,
+        oid: r.oid,
+        was: r.was,
+        status: flag === '*' ? 'new' : flag === '+' ? 'forced' : flag === '=' ? 'up-to-date' : 'updated',
+      });
     }
     drafts_.push({ draft: p.draft, tip: p.tip, refs });
   }

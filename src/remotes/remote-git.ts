@@ -39,12 +39,21 @@ export function trackingRef(remote: string, ref: string): string {
 /** Run git in the repository; REMOTE_FAILED when git cannot be run at all. */
 export function runGit(ws: Workspace, args: readonly string[]): GitRun {
   const runner = ws.ctx.git;
-  if (!runner) throw new ShadowError('REMOTE_FAILED', 'sharing drafts needs git, and git cannot be run here', { hint: 'run shadow where git is on the PATH' });
+  if (!runner)
+    throw new ShadowError('REMOTE_FAILED', 'sharing drafts needs git, and git cannot be run here', {
+      hint: 'run shadow where git is on the PATH',
+    });
   const cwd = ws.repo.layout.worktree ?? ws.repo.layout.gitdir;
   // git reads the repository from cwd; a GIT_DIR of the caller's would be the same one (open() found it through it).
-  const r = runner.run(args, { cwd, env: { ...ws.ctx.env, GIT_TERMINAL_PROMPT: ws.ctx.env.GIT_TERMINAL_PROMPT ?? '0' } });
+  const r = runner.run(args, {
+    cwd,
+    env: { ...ws.ctx.env, GIT_TERMINAL_PROMPT: ws.ctx.env.GIT_TERMINAL_PROMPT ?? '0' },
+  });
   if (r.status === null) {
-    throw new ShadowError('REMOTE_FAILED', `git ${args[0]} could not run: ${r.stderr.trim()}`, { hint: 'check that git is installed and on the PATH', data: { stderr: r.stderr } });
+    throw new ShadowError('REMOTE_FAILED', `git ${args[0]} could not run: ${r.stderr.trim()}`, {
+      hint: 'check that git is installed and on the PATH',
+      data: { stderr: r.stderr },
+    });
   }
   return r;
 }
@@ -77,7 +86,12 @@ export function parsePushPorcelain(stdout: string): PushedRef[] {
     const colon = m[2]!.lastIndexOf(':');
     const summary = m[3]!;
     const reason = /\(([^)]*)\)\s*$/.exec(summary)?.[1];
-    out.push({ flag: m[1]!, to: m[2]!.slice(colon + 1), summary, ...(reason !== undefined && m[1] === '!' ? { reason } : {}) });
+    out.push({
+      flag: m[1]!,
+      to: m[2]!.slice(colon + 1),
+      summary,
+      ...(reason !== undefined && m[1] === '!' ? { reason } : {}),
+    });
   }
   return out;
 }

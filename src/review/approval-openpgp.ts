@@ -33,7 +33,12 @@ export function signOpenpgp(ws: Workspace, text: string): string {
   const key = configured !== undefined && configured.trim() !== '' ? configured : `${me.name} <${me.email}>`;
   const r = runProgram(ws, program, ['--status-fd=2', '-bsau', key], Buffer.from(text, 'utf8'))!;
   if (r.status !== 0 || !/(^|\n)\[GNUPG:\] SIG_CREATED /.test(r.stderr)) {
-    const says = lastWords(r.stderr.split('\n').filter((l) => !l.startsWith('[GNUPG:] ')).join('\n'));
+    const says = lastWords(
+      r.stderr
+        .split('\n')
+        .filter((l) => !l.startsWith('[GNUPG:] '))
+        .join('\n'),
+    );
     throw signingFailed(
       `${program} could not sign the approval with ${key}${says ? `: ${says}` : ''}`,
       'check user.signingKey (a secret key: gpg --list-secret-keys) and gpg.program; or use gpg.format ssh',

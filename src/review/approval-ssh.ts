@@ -10,7 +10,14 @@
  */
 import type { GitRun } from '../context.js';
 import type { Workspace } from '../drafts/workspace.js';
-import { homePath, lastWords, runProgram, signingFailed, withTempFile, type SignatureVerdict } from './signing-programs.js';
+import {
+  homePath,
+  lastWords,
+  runProgram,
+  signingFailed,
+  withTempFile,
+  type SignatureVerdict,
+} from './signing-programs.js';
 
 /** The ssh signature namespace of an approval. */
 export const APPROVAL_NAMESPACE = 'shadow-approval';
@@ -33,7 +40,8 @@ export function signSsh(ws: Workspace, text: string): string {
       'git config user.signingKey ~/.ssh/id_ed25519.pub (a key whose private half is on this machine or in ssh-agent)',
     );
   }
-  if (!ws.ctx.programs) throw signingFailed('ssh-keygen cannot be run here', 'run shadow where ssh-keygen is on the PATH');
+  if (!ws.ctx.programs)
+    throw signingFailed('ssh-keygen cannot be run here', 'run shadow where ssh-keygen is on the PATH');
   const literal = key.startsWith('key::') ? key.slice('key::'.length) : key.startsWith('ssh-') ? key : undefined;
   const sign = (file: string): GitRun =>
     runSsh(ws, ['-Y', 'sign', '-n', APPROVAL_NAMESPACE, '-f', file], Buffer.from(text, 'utf8'))!;
@@ -71,6 +79,9 @@ export function verifySsh(ws: Workspace, text: string, signature: string): Signa
       if (r.status === 0) return { ok: true, principal };
     }
     const who = principals.join(', ');
-    return { ok: false, why: `the signature of ${who} does not verify over this decision (it was made over another, or that key is no longer allowed)` };
+    return {
+      ok: false,
+      why: `the signature of ${who} does not verify over this decision (it was made over another, or that key is no longer allowed)`,
+    };
   });
 }

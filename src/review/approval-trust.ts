@@ -23,8 +23,7 @@ import { verifyDecisionSignature, type DecisionSignature } from './approval-sign
 
 /** What this repository can say of one decision. */
 export type DecisionTrust =
-  | { counts: true; verified: 'here' | 'signed'; principal?: string }
-  | { counts: false; why: string };
+  { counts: true; verified: 'here' | 'signed'; principal?: string } | { counts: false; why: string };
 
 /** The trust of each decision event (the caller asks only of `approval/decision` events). */
 export type TrustOf = (e: LedgerEvent) => DecisionTrust;
@@ -33,7 +32,15 @@ export type TrustOf = (e: LedgerEvent) => DecisionTrust;
 export function fieldsOf(e: LedgerEvent): DecisionFields {
   const s = (v: unknown): string => (typeof v === 'string' ? v : '');
   const d = e.data;
-  return { id: s(d.id), kind: s(d.kind), fingerprint: s(d.fingerprint), decision: s(d.decision), actor: e.actor, identity: s(d.identity), ts: e.ts };
+  return {
+    id: s(d.id),
+    kind: s(d.kind),
+    fingerprint: s(d.fingerprint),
+    decision: s(d.decision),
+    actor: e.actor,
+    identity: s(d.identity),
+    ts: e.ts,
+  };
 }
 
 /** The signature a decision carries, when it is well formed (pure). */

@@ -69,12 +69,21 @@ function decisionsOf(events: readonly LedgerEvent[], r: RequiredApproval): Ledge
       e.type === 'approval/decision' &&
       (e.data.id === r.id ||
         // A deny of the secrets in a draft's diff names the commits that added them.
-        (r.commit !== undefined && e.data.decision === 'deny' && e.data.kind === r.kind && Array.isArray(e.data.commits) && e.data.commits.includes(r.commit))),
+        (r.commit !== undefined &&
+          e.data.decision === 'deny' &&
+          e.data.kind === r.kind &&
+          Array.isArray(e.data.commits) &&
+          e.data.commits.includes(r.commit))),
   );
 }
 
 /** The state one decision gives an approval. */
-function decidedState(r: RequiredApproval, e: LedgerEvent, status: 'approved' | 'denied', trust: TrustOf): ApprovalState {
+function decidedState(
+  r: RequiredApproval,
+  e: LedgerEvent,
+  status: 'approved' | 'denied',
+  trust: TrustOf,
+): ApprovalState {
   const state: ApprovalState = { ...r, status, decided_by: e.actor, decided_at: e.ts };
   if (typeof e.data.reason === 'string') state.decision_reason = e.data.reason;
   Object.assign(state, identityOf(e));
@@ -90,7 +99,11 @@ function decidedState(r: RequiredApproval, e: LedgerEvent, status: 'approved' | 
  * decisions: a deny from anywhere, else an approve `trust` vouches for
  * (over this very fingerprint), else pending with the others listed.
  */
-export function approvalStates(events: readonly LedgerEvent[], required: readonly RequiredApproval[], trust: TrustOf): ApprovalState[] {
+export function approvalStates(
+  events: readonly LedgerEvent[],
+  required: readonly RequiredApproval[],
+  trust: TrustOf,
+): ApprovalState[] {
   return required.map((r) => {
     const decisions = decisionsOf(events, r);
     const deny = decisions.find((d) => d.data.decision === 'deny');
@@ -99,9 +112,16 @@ export function approvalStates(events: readonly LedgerEvent[], required: readonl
     for (const d of decisions) {
       if (d.data.decision !== 'approve') continue;
       const t = trust(d);
-      if (t.counts && d.data.fingerprint === r.fingerprint && d.data.kind === r.kind) return decidedState(r, d, 'approved', trust);
+      if (t.counts && d.data.fingerprint === r.fingerprint && d.data.kind === r.kind)
+        return decidedState(r, d, 'approved', trust);
       const why = t.counts ? 'it names another fingerprint or kind than this approval' : t.why;
-      const u: UnverifiedDecision = { decision: 'approve', decided_by: d.actor, decided_at: d.ts, ...identityOf(d), why };
+      const u: UnverifiedDecision = {
+        decision: 'approve',
+        decided_by: d.actor,
+        decided_at: d.ts,
+        ...identityOf(d),
+        why,
+      };
       if (typeof d.data.reason === 'string') u.decision_reason = d.data.reason;
       unverified.push(u);
     }
@@ -110,7 +130,11 @@ export function approvalStates(events: readonly LedgerEvent[], required: readonl
 }
 
 /** The approval states of a draft's ledger, judged by what this repository can verify. */
-export function draftApprovalStates(ws: Workspace, events: readonly LedgerEvent[], required: readonly RequiredApproval[]): ApprovalState[] {
+export function draftApprovalStates(
+  ws: Workspace,
+  events: readonly LedgerEvent[],
+  required: readonly RequiredApproval[],
+): ApprovalState[] {
   return approvalStates(events, required, decisionTrust(ws));
 }
 
@@ -125,7 +149,9 @@ function identityOf(e: Pick<LedgerEvent, 'data' | 'origin'>): DecisionOrigin {
 
 /** DENIED for the first denied approval: who, when, why. */
 export function deniedError(denied: ApprovalState): ShadowError {
-  const whom = [denied.decided_identity, denied.decided_host ? `on ${denied.decided_host}` : undefined].filter((x) => x !== undefined).join(' ');
+  const whom = [denied.decided_identity, denied.decided_host ? `on ${denied.decided_host}` : undefined]
+    .filter((x) => x !== undefined)
+    .join(' ');
   const by = `by ${denied.decided_by}${whom ? ` (${whom})` : ''} at ${denied.decided_at}${denied.decision_reason ? `: ${denied.decision_reason}` : ''}`;
   if (denied.commit !== undefined) {
     return new ShadowError(
@@ -137,10 +163,14 @@ export function deniedError(denied: ApprovalState): ShadowError {
       },
     );
   }
-  return new ShadowError('DENIED', `${denied.kind} (${denied.id}) was denied ${by}; the deny stands until the draft changes`, {
-    hint: 'change the draft (a new batch, or a rollback) to ask again; no retry gets past a deny',
-    data: { ...denied },
-  });
+  return new ShadowError(
+    'DENIED',
+    `${denied.kind} (${denied.id}) was denied ${by}; the deny stands until the draft changes`,
+    {
+      hint: 'change the draft (a new batch, or a rollback) to ask again; no retry gets past a deny',
+      data: { ...denied },
+    },
+  );
 }
 
 /**
@@ -159,7 +189,13 @@ export async function gateApply(ws: Workspace, review: Review, actor: string, lo
   if (log) {
     for (const p of pending) {
       if (events.some((e) => e.type === 'approval/request' && e.data.id === p.id)) continue;
-      await logEvent(ws, review.draft, 'approval/request', actor, { id: p.id, kind: p.kind, fingerprint: p.fingerprint, reason: p.reason, paths: p.paths });
+      await logEvent(ws, review.draft, 'approval/request', actor, {
+        id: p.id,
+        kind: p.kind,
+        fingerprint: p.fingerprint,
+        reason: p.reason,
+        paths: p.paths,
+      });
     }
   }
   return pending;
@@ -192,27 +228,47 @@ export async function decide(
   const trust = decisionTrust(ws);
   const current = approvalStates(events, required, trust).find((s) => s.id === id);
   if (!current) {
-    const earlier = events.find((e) => (e.type === 'approval/request' || e.type === 'approval/decision') && e.data.id === id);
+    const earlier = events.find(
+      (e) => (e.type === 'approval/request' || e.type === 'approval/decision') && e.data.id === id,
+    );
     if (earlier) {
-      throw new ShadowError('STALE_APPROVAL', `${id} was asked for an earlier version of draft "${draftName}" (${String(earlier.data.fingerprint ?? '').slice(0, 20)}…); the draft has changed since`, {
-        hint: 'look at `shadow review` for the approvals the draft needs now',
-        data: { id, fingerprint: earlier.data.fingerprint, current: review.fingerprint },
-      });
+      throw new ShadowError(
+        'STALE_APPROVAL',
+        `${id} was asked for an earlier version of draft "${draftName}" (${String(earlier.data.fingerprint ?? '').slice(0, 20)}…); the draft has changed since`,
+        {
+          hint: 'look at `shadow review` for the approvals the draft needs now',
+          data: { id, fingerprint: earlier.data.fingerprint, current: review.fingerprint },
+        },
+      );
     }
     throw new ShadowError('APPROVAL_NOT_FOUND', `draft "${draftName}" needs no approval ${id}`, {
-      hint: required.length > 0 ? `it needs: ${required.map((r) => `${r.id} (${r.kind})`).join(', ')}` : 'the draft needs no approval now',
+      hint:
+        required.length > 0
+          ? `it needs: ${required.map((r) => `${r.id} (${r.kind})`).join(', ')}`
+          : 'the draft needs no approval now',
       data: { id },
     });
   }
   if (current.status === 'denied') {
     if (decision === 'approve') throw deniedError(current);
-    throw new ShadowError('ALREADY_DECIDED', `${id} is already denied (by ${current.decided_by} at ${current.decided_at})`, { data: { ...current } });
+    throw new ShadowError(
+      'ALREADY_DECIDED',
+      `${id} is already denied (by ${current.decided_by} at ${current.decided_at})`,
+      { data: { ...current } },
+    );
   }
   if (current.status === 'approved') {
-    throw new ShadowError('ALREADY_DECIDED', `${id} is already approved (by ${current.decided_by} at ${current.decided_at})`, {
-      hint: decision === 'deny' ? 'an approval given stands for this version of the draft; change the draft to ask again' : undefined,
-      data: { ...current },
-    });
+    throw new ShadowError(
+      'ALREADY_DECIDED',
+      `${id} is already approved (by ${current.decided_by} at ${current.decided_at})`,
+      {
+        hint:
+          decision === 'deny'
+            ? 'an approval given stands for this version of the draft; change the draft to ask again'
+            : undefined,
+        data: { ...current },
+      },
+    );
   }
   const data: Record<string, unknown> = { id, kind: current.kind, fingerprint: current.fingerprint, decision };
   if (reason !== undefined) data.reason = reason;
@@ -222,13 +278,24 @@ export async function decide(
   if (ws.ctx.processes?.host !== undefined) data.host = ws.ctx.processes.host;
   if (decision === 'deny' && current.kind === 'secrets_override' && current.fingerprint.startsWith('patchset:')) {
     // The commits that added the secrets denied here: they keep the deny after a later batch removes them.
-    const same = (a: { path: string; rule: string; redacted: string }, b: typeof a): boolean => a.path === b.path && a.rule === b.rule && a.redacted === b.redacted;
-    const commits = branch.commits.filter((c) => c.commit !== null && c.secrets.some((s) => review.secrets.some((f) => same(s, f)))).map((c) => c.commit);
+    const same = (a: { path: string; rule: string; redacted: string }, b: typeof a): boolean =>
+      a.path === b.path && a.rule === b.rule && a.redacted === b.redacted;
+    const commits = branch.commits
+      .filter((c) => c.commit !== null && c.secrets.some((s) => review.secrets.some((f) => same(s, f))))
+      .map((c) => c.commit);
     if (commits.length > 0) data.commits = commits;
   }
   // Made here: the MAC under this repository's key. Signed when asked: the person's key, checked wherever the ledger goes.
   const ts = new Date(ws.ctx.clock.now()).toISOString();
-  const fields: DecisionFields = { id, kind: current.kind, fingerprint: current.fingerprint, decision, actor, identity: data.identity as string, ts };
+  const fields: DecisionFields = {
+    id,
+    kind: current.kind,
+    fingerprint: current.fingerprint,
+    decision,
+    actor,
+    identity: data.identity as string,
+    ts,
+  };
   if (options.sign ?? ws.repo.config.getBool('shadow.signapprovals') ?? false) {
     const { format, signature } = signDecisionText(ws, decisionText({ ...fields, draft: draftName }));
     data.signature = { format, draft: draftName, signature } satisfies DecisionSignature;
@@ -237,5 +304,8 @@ export async function decide(
   const decided = { type: 'approval/decision', draft: draftName, actor, data, ts };
   const event = await appendEvent(ws.ctx, ledgerPath(ws, draftName), decided, ws.repo.lockTimeoutMs);
   const { status: _status, unverified: _unverified, ...asked } = current;
-  return decidedState(asked, event, decision === 'approve' ? 'approved' : 'denied', () => ({ counts: true, verified: 'here' }));
+  return decidedState(asked, event, decision === 'approve' ? 'approved' : 'denied', () => ({
+    counts: true,
+    verified: 'here',
+  }));
 }

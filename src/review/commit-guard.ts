@@ -107,7 +107,8 @@ function scanCommit(ws: Workspace, cache: ReturnType<typeof commitScanCacheOf>, 
 
 function describeCommit(message: string): { capture: boolean; subject: string } {
   const trailers = parseTrailers(message);
-  if (trailers.capture !== undefined) return { capture: true, subject: `your uncommitted state, captured before batch ${trailers.capture}` };
+  if (trailers.capture !== undefined)
+    return { capture: true, subject: `your uncommitted state, captured before batch ${trailers.capture}` };
   return { capture: false, subject: maskSecrets(`batch ${trailers.batch ?? '?'}: ${summaryOf(message)}`) };
 }
 
@@ -116,14 +117,24 @@ function describeCommit(message: string): { capture: boolean; subject: string } 
  * secrets it adds; with `others`, also the commits those tips hold that the
  * draft's history does not (a checkpoint or proposal past a rollback).
  */
-function scanDraftCommits(ws: Workspace, draft: Draft, others: readonly Oid[]): Array<CommitSecrets & { pushOnly: boolean }> {
+function scanDraftCommits(
+  ws: Workspace,
+  draft: Draft,
+  others: readonly Oid[],
+): Array<CommitSecrets & { pushOnly: boolean }> {
   const repo = ws.repo;
   const cache = commitScanCacheOf(ws.ctx, repo.shadowDir, draft.name, SCAN_KEY);
   const out: Array<CommitSecrets & { pushOnly: boolean }> = [];
   const seen = new Set<Oid>([draft.meta.root]);
   const found = (oid: Oid, pushOnly: boolean): void => {
     const scan = scanCommit(ws, cache, oid);
-    if (scan.secrets.length > 0) out.push({ commit: oid, ...describeCommit(repo.objects.readCommit(oid).message), secrets: scan.secrets, pushOnly });
+    if (scan.secrets.length > 0)
+      out.push({
+        commit: oid,
+        ...describeCommit(repo.objects.readCommit(oid).message),
+        secrets: scan.secrets,
+        pushOnly,
+      });
   };
   try {
     for (const h of historySince(repo, draft.tip, draft.meta.root).reverse()) {
@@ -166,7 +177,15 @@ function pushedExtras(ws: Workspace, draft: Draft): { tips: Oid[]; tags: Array<C
     const name = r.ref.slice(checkpointsPrefix(draft.name).length);
     if (repo.objects.read(r.oid).type === 'tag') {
       const secrets = scanTagFields(repo.objects.readTag(r.oid));
-      if (secrets.length > 0) tags.push({ tag: r.oid, commit: null, capture: false, checkpoint: maskSecrets(name), subject: `checkpoint ${maskSecrets(name)}`, secrets });
+      if (secrets.length > 0)
+        tags.push({
+          tag: r.oid,
+          commit: null,
+          capture: false,
+          checkpoint: maskSecrets(name),
+          subject: `checkpoint ${maskSecrets(name)}`,
+          secrets,
+        });
     }
     tips.push(peel(ws, r.oid));
   }
@@ -194,10 +213,14 @@ function refuseSquashSecrets(squash: SquashCommit): void {
   const found = [...scanText('', squash.message, 'message'), ...scanText('', squash.actor, 'author')];
   if (found.length === 0) return;
   const fields = [...new Set(found.map((f) => (f.where === 'author' ? '--actor' : '-m')))].join(' and ');
-  throw new ShadowError('SECRET_IN_MESSAGE', `the commit \`apply --squash\` would make holds ${secretCount(found)} in its ${fields} (${listFindings(found)}): nothing was written`, {
-    hint: `give ${fields} without it: a commit message or author name is no place for a credential`,
-    data: { secrets: found },
-  });
+  throw new ShadowError(
+    'SECRET_IN_MESSAGE',
+    `the commit \`apply --squash\` would make holds ${secretCount(found)} in its ${fields} (${listFindings(found)}): nothing was written`,
+    {
+      hint: `give ${fields} without it: a commit message or author name is no place for a credential`,
+      data: { secrets: found },
+    },
+  );
 }
 
 /**
@@ -207,7 +230,13 @@ function refuseSquashSecrets(squash: SquashCommit): void {
  * diffs of the commits not scanned before (each scan is cached by commit
  * id), and a walk of the draft's history.
  */
-export function guardBranchCommits(ws: Workspace, draft: Draft, entries: readonly PublishEntry[], scope: BranchScope, squash?: SquashCommit): BranchGuard {
+export function guardBranchCommits(
+  ws: Workspace,
+  draft: Draft,
+  entries: readonly PublishEntry[],
+  scope: BranchScope,
+  squash?: SquashCommit,
+): BranchGuard {
   if (squash && scope !== 'commit') refuseSquashSecrets(squash);
   const guard: BranchGuard = { commits: [], required: [] };
   if (scope !== 'squash') {
@@ -216,7 +245,9 @@ export function guardBranchCommits(ws: Workspace, draft: Draft, entries: readonl
       const fingerprint = `commit:${c.commit!}`;
       const { pushOnly, ...commit } = c;
       guard.commits.push(commit);
-      const reach = pushOnly ? '`shadow push` would send it (a checkpoint or the proposal holds it)' : `\`apply --commit\` would put it on the branch (${SQUASH_HINT})`;
+      const reach = pushOnly
+        ? '`shadow push` would send it (a checkpoint or the proposal holds it)'
+        : `\`apply --commit\` would put it on the branch (${SQUASH_HINT})`;
       guard.required.push({
         id: approvalId(fingerprint, 'secrets_override'),
         kind: 'secrets_override',
@@ -249,7 +280,8 @@ export function guardBranchCommits(ws: Workspace, draft: Draft, entries: readonl
       const { secrets } = scanChanges(changes, (oid) => ws.repo.objects.readBlob(oid));
       if (secrets.length > 0) {
         const h = createHash('sha256');
-        for (const c of changes) h.update(`${c.path}\0${c.old?.mode ?? ''} ${c.old?.oid ?? ''}\0${c.new?.mode ?? ''} ${c.new?.oid ?? ''}\n`);
+        for (const c of changes)
+          h.update(`${c.path}\0${c.old?.mode ?? ''} ${c.old?.oid ?? ''}\0${c.new?.mode ?? ''} ${c.new?.oid ?? ''}\n`);
         const fingerprint = `squash:${h.digest('hex')}`;
         guard.commits.push({ commit: null, capture: false, subject: 'the squashed commit', secrets });
         guard.required.push({

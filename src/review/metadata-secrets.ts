@@ -17,7 +17,11 @@ function identity(s: Signature): string {
 
 /** The secrets in a commit's message, author and committer. */
 export function scanCommitFields(commit: Commit): SecretFinding[] {
-  return [...scanText('', commit.message, 'message'), ...scanText('', identity(commit.author), 'author'), ...scanText('', identity(commit.committer), 'committer')];
+  return [
+    ...scanText('', commit.message, 'message'),
+    ...scanText('', identity(commit.author), 'author'),
+    ...scanText('', identity(commit.committer), 'committer'),
+  ];
 }
 
 /** The secrets in an annotated tag's name, message and tagger: a checkpoint as a push sends it. */

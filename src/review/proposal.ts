@@ -53,7 +53,11 @@ export function readProposal(ws: Workspace, draft: string): Proposal | undefined
  * Freeze the draft's diff as a proposal: its fingerprint, findings and the
  * commit. Writes nothing to the working tree.
  */
-export async function proposeDraft(ws: Workspace, draftName: string, options: { message?: string; actor: string; policy?: Partial<Policy> }): Promise<Proposal> {
+export async function proposeDraft(
+  ws: Workspace,
+  draftName: string,
+  options: { message?: string; actor: string; policy?: Partial<Policy> },
+): Promise<Proposal> {
   const draft = requireDraft(ws, draftName);
   const review = await reviewDraft(ws, draft, readPolicy(ws, options.policy));
   if (review.entries.length === 0) {
@@ -75,11 +79,30 @@ export async function proposeDraft(ws: Workspace, draftName: string, options: { 
     patch_fingerprint: review.fingerprint,
     contains_secret_introductions: review.secrets.length > 0,
     commit: draft.tip,
-    findings: { secrets: review.secrets.map((s: SecretFinding) => ({ ...s })), protected: review.protected, deletions: review.deletions, unscanned: review.unscanned },
+    findings: {
+      secrets: review.secrets.map((s: SecretFinding) => ({ ...s })),
+      protected: review.protected,
+      deletions: review.deletions,
+      unscanned: review.unscanned,
+    },
   };
-  writeFileAtomic(ws.ctx.fs, proposalPath(ws, draftName), `${JSON.stringify(proposal, null, 1)}\n`, { token: ws.ctx.ids.token(), durable: true });
-  await ws.repo.refs.update({ ref: proposalRef(draftName), expected: undefined, next: draft.tip, message: `shadow: propose ${draftName}`, who: ws.repo.committer() });
-  writeDraftMeta(ws.ctx, ws.repo.shadowDir, { ...draft.meta, status: 'proposed', pointers: { ...draft.meta.pointers, proposal } }, false);
+  writeFileAtomic(ws.ctx.fs, proposalPath(ws, draftName), `${JSON.stringify(proposal, null, 1)}\n`, {
+    token: ws.ctx.ids.token(),
+    durable: true,
+  });
+  await ws.repo.refs.update({
+    ref: proposalRef(draftName),
+    expected: undefined,
+    next: draft.tip,
+    message: `shadow: propose ${draftName}`,
+    who: ws.repo.committer(),
+  });
+  writeDraftMeta(
+    ws.ctx,
+    ws.repo.shadowDir,
+    { ...draft.meta, status: 'proposed', pointers: { ...draft.meta.pointers, proposal } },
+    false,
+  );
   await logEvent(ws, draftName, 'proposal', options.actor, {
     message: proposal.message,
     commit: proposal.commit,
@@ -90,6 +113,7 @@ export async function proposeDraft(ws: Workspace, draftName: string, options: { 
     findings: proposal.findings,
     approvals: review.required.map((r) => ({ id: r.id, kind: r.kind })),
   });
-  if (before !== 'proposed') await logEvent(ws, draftName, 'tx/status', options.actor, { from: before, to: 'proposed' });
+  if (before !== 'proposed')
+    await logEvent(ws, draftName, 'tx/status', options.actor, { from: before, to: 'proposed' });
   return proposal;
 }

@@ -26,7 +26,8 @@ const PREFIX = 'review:';
 /** The review fingerprint of the draft as loaded: its tip and its publish set. */
 export function reviewFingerprint(ws: Workspace, draft: Draft): string {
   const h = createHash('sha256').update(`shadow review 1\0${draft.tip}\n`);
-  for (const e of draftPublishSet(ws, draft)) h.update(`${e.path}\0${e.old?.mode ?? ''} ${e.old?.oid ?? ''}\0${e.new?.mode ?? ''} ${e.new?.oid ?? ''}\n`);
+  for (const e of draftPublishSet(ws, draft))
+    h.update(`${e.path}\0${e.old?.mode ?? ''} ${e.old?.oid ?? ''}\0${e.new?.mode ?? ''} ${e.new?.oid ?? ''}\n`);
   return `${PREFIX}${h.digest('hex')}`;
 }
 
@@ -39,13 +40,17 @@ export function checkExpected(draft: Draft, expected: string | undefined, curren
   if (expected === undefined) return;
   if (typeof expected !== 'string' || !expected.startsWith(PREFIX)) {
     throw new ShadowError('INVALID_ARGUMENT', `expect "${expected}" is not a review fingerprint (review:<sha256>)`, {
-      hint: "take it from `shadow review` (its line `review fingerprint review:…`, or review_fingerprint in --json)",
+      hint: 'take it from `shadow review` (its line `review fingerprint review:…`, or review_fingerprint in --json)',
       data: { expected },
     });
   }
   if (current === expected) return;
-  throw new ShadowError('STALE_REVIEW', `${what} refused: draft "${draft.name}" is no longer what was reviewed (it is at ${draft.tip.slice(0, 12)} now); nothing was written`, {
-    hint: `review it again (\`shadow review --draft ${draft.name}\`), then pass the new fingerprint with --expect`,
-    data: { draft: draft.name, expected, current, tip: draft.tip },
-  });
+  throw new ShadowError(
+    'STALE_REVIEW',
+    `${what} refused: draft "${draft.name}" is no longer what was reviewed (it is at ${draft.tip.slice(0, 12)} now); nothing was written`,
+    {
+      hint: `review it again (\`shadow review --draft ${draft.name}\`), then pass the new fingerprint with --expect`,
+      data: { draft: draft.name, expected, current, tip: draft.tip },
+    },
+  );
 }

@@ -47,6 +47,8 @@ export async function reviewReport(ws: Workspace, name: string): Promise<ReviewR
     commit_secrets: branch.commits,
     proposal: readProposal(ws, name) ?? null,
     placements: placementNotes(ws, draft, new Set(entries.map((e) => e.path))),
-    conflicts: Object.entries(draft.meta.conflicts ?? {}).map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    conflicts: Object.entries(draft.meta.conflicts ?? {})
+      .map(([path, reason]) => ({ path, reason }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1)),
   };
 }

@@ -75,15 +75,24 @@ export function readPolicy(ws: Workspace, overrides: Partial<Policy> = {}): Poli
   const c = ws.repo.config;
   const sandbox = (overrides.sandbox ?? c.get('shadow.sandbox') ?? 'workspace-write').toLowerCase();
   if (sandbox !== 'read-only' && sandbox !== 'workspace-write') {
-    throw new ShadowError('INVALID_ARGUMENT', `shadow.sandbox is "${sandbox}"; it must be read-only or workspace-write`, {
-      hint: 'git config shadow.sandbox workspace-write',
-    });
+    throw new ShadowError(
+      'INVALID_ARGUMENT',
+      `shadow.sandbox is "${sandbox}"; it must be read-only or workspace-write`,
+      {
+        hint: 'git config shadow.sandbox workspace-write',
+      },
+    );
   }
   return {
     protect:
       overrides.protect ??
       protectGlobs(
-        c.getAll('shadow.protect').flatMap((v) => v.split(',').map((g) => g.trim()).filter(Boolean)),
+        c.getAll('shadow.protect').flatMap((v) =>
+          v
+            .split(',')
+            .map((g) => g.trim())
+            .filter(Boolean),
+        ),
         c.getBool('shadow.protectDefaults') ?? true,
       ),
     maxDeletes: overrides.maxDeletes ?? c.getInt('shadow.maxdeletes') ?? 50,
@@ -149,7 +158,9 @@ interface Examination {
 export const EXAMINATION_FORMAT = '3; jsdiff 9.0.0';
 
 const RULES_DIGEST = createHash('sha256')
-  .update(JSON.stringify(RULES.map((r) => [r.id, r.description, r.pattern.source, r.pattern.flags, r.minEntropy ?? null])))
+  .update(
+    JSON.stringify(RULES.map((r) => [r.id, r.description, r.pattern.source, r.pattern.flags, r.minEntropy ?? null])),
+  )
   .digest('hex');
 
 /** Everything a secret scan's result depends on besides the lines scanned: what a cache of scans is keyed by. */
@@ -169,14 +180,20 @@ const KEPT_BYTES = 1 << 20;
 
 function publishSetDigest(entries: readonly PublishEntry[]): string {
   const h = createHash('sha256');
-  for (const e of entries) h.update(`${e.path}\0${e.old?.mode ?? ''} ${e.old?.oid ?? ''}\0${e.new?.mode ?? ''} ${e.new?.oid ?? ''}\n`);
+  for (const e of entries)
+    h.update(`${e.path}\0${e.old?.mode ?? ''} ${e.old?.oid ?? ''}\0${e.new?.mode ?? ''} ${e.new?.oid ?? ''}\n`);
   return h.digest('hex');
 }
 
-async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: Map<Oid, Buffer>): Promise<Examination> {
+async function examine(
+  ws: Workspace,
+  entries: readonly PublishEntry[],
+  blobs?: Map<Oid, Buffer>,
+): Promise<Examination> {
   const { fileDiff } = await import('../git/format/unified-diff.js');
   const objects = ws.repo.objects;
-  const read = (e: { mode: string; oid: Oid } | null): Buffer => (e && e.mode !== MODE.gitlink ? objects.readBlob(e.oid) : Buffer.alloc(0));
+  const read = (e: { mode: string; oid: Oid } | null): Buffer =>
+    e && e.mode !== MODE.gitlink ? objects.readBlob(e.oid) : Buffer.alloc(0);
   const parts: string[] = [];
   const redactedParts: string[] = [];
   const secrets: SecretFinding[] = [];
@@ -207,7 +224,14 @@ async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: 
     // Shown masked on every line, removed and context lines and headers too.
     redactedParts.push(maskSecrets(d.text));
   }
-  return { kept, diff: redactedParts.join(''), patch_id: sha256(Buffer.from(parts.join(''), 'utf8')), base_sha256_by_path, secrets, unscanned };
+  return {
+    kept,
+    diff: redactedParts.join(''),
+    patch_id: sha256(Buffer.from(parts.join(''), 'utf8')),
+    base_sha256_by_path,
+    secrets,
+    unscanned,
+  };
 }
 
 /**
@@ -215,16 +239,29 @@ async function examine(ws: Workspace, entries: readonly PublishEntry[], blobs?: 
  * the review cache on disk (unless the diff's text is wanted, which it does
  * not keep), else computed and saved there.
  */
-async function examination(ws: Workspace, draft: Draft, entries: readonly PublishEntry[], withDiff: boolean, blobs?: Map<Oid, Buffer>): Promise<Examination> {
+async function examination(
+  ws: Workspace,
+  draft: Draft,
+  entries: readonly PublishEntry[],
+  withDiff: boolean,
+  blobs?: Map<Oid, Buffer>,
+): Promise<Examination> {
   const key = examinationKey(publishSetDigest(entries));
   let exam = ws.reviewCache.get(key) as Examination | undefined;
   if (exam && (exam.diff !== undefined || !withDiff)) {
     ws.reviewCache.delete(key);
     if (blobs && exam.kept) for (const [oid, content] of exam.kept) blobs.set(oid, content);
   } else {
-    const onDisk = entries.length >= CACHE_REVIEWS_FROM ? reviewCacheOf(ws.ctx, ws.repo.shadowDir, draft.name) : undefined;
+    const onDisk =
+      entries.length >= CACHE_REVIEWS_FROM ? reviewCacheOf(ws.ctx, ws.repo.shadowDir, draft.name) : undefined;
     const saved = withDiff ? undefined : onDisk?.find(key);
-    if (saved) exam = { patch_id: saved.patch_id, base_sha256_by_path: saved.base_sha256_by_path, secrets: saved.secrets, unscanned: saved.unscanned };
+    if (saved)
+      exam = {
+        patch_id: saved.patch_id,
+        base_sha256_by_path: saved.base_sha256_by_path,
+        secrets: saved.secrets,
+        unscanned: saved.unscanned,
+      };
     else {
       exam = await examine(ws, entries, blobs);
       const { patch_id, base_sha256_by_path, secrets, unscanned } = exam;
@@ -243,7 +280,13 @@ async function examination(ws: Workspace, draft: Draft, entries: readonly Publis
  * read (for the apply that follows, so each blob is read once).
  */
 /** The review of a draft's change set, or of the part of it `only` keeps (a partial apply): approvals bind to what is reviewed. */
-export function reviewDraft(ws: Workspace, draft: Draft, policy: Policy, blobs?: Map<Oid, Buffer>, only?: (path: string) => boolean): Promise<Review> {
+export function reviewDraft(
+  ws: Workspace,
+  draft: Draft,
+  policy: Policy,
+  blobs?: Map<Oid, Buffer>,
+  only?: (path: string) => boolean,
+): Promise<Review> {
   return review(ws, draft, policy, false, blobs, only);
 }
 
@@ -253,7 +296,14 @@ export async function reviewDraftWithDiff(ws: Workspace, draft: Draft, policy: P
   return { ...r, diff: r.diff! };
 }
 
-async function review(ws: Workspace, draft: Draft, policy: Policy, withDiff: boolean, blobs?: Map<Oid, Buffer>, only?: (path: string) => boolean): Promise<Review & { diff?: string }> {
+async function review(
+  ws: Workspace,
+  draft: Draft,
+  policy: Policy,
+  withDiff: boolean,
+  blobs?: Map<Oid, Buffer>,
+  only?: (path: string) => boolean,
+): Promise<Review & { diff?: string }> {
   const all = draftPublishSet(ws, draft);
   const entries = only ? all.filter((e) => only(e.path)) : all;
   const exam = await examination(ws, draft, entries, withDiff, blobs);
@@ -272,12 +322,27 @@ async function review(ws: Workspace, draft: Draft, policy: Policy, withDiff: boo
   if (secrets.length > 0) {
     const where = [...new Set(secrets.map(findingPlace))].slice(0, 5).join(', ');
     const inNames = secrets.some((s) => s.where === 'path');
-    const what = inNames ? (secrets.every((s) => s.where === 'path') ? 'in paths' : 'in added lines and paths') : 'in added lines';
-    need('secrets_override', `${secrets.length} secret${secrets.length === 1 ? '' : 's'} ${what}: ${where}`, [...new Set(secrets.map((s) => s.path))]);
+    const what = inNames
+      ? secrets.every((s) => s.where === 'path')
+        ? 'in paths'
+        : 'in added lines and paths'
+      : 'in added lines';
+    need('secrets_override', `${secrets.length} secret${secrets.length === 1 ? '' : 's'} ${what}: ${where}`, [
+      ...new Set(secrets.map((s) => s.path)),
+    ]);
   }
-  if (protectedPaths.length > 0) need('protected_path', `changes protected paths (shadow.protect and its defaults): ${protectedPaths.slice(0, 5).join(', ')}`, protectedPaths);
+  if (protectedPaths.length > 0)
+    need(
+      'protected_path',
+      `changes protected paths (shadow.protect and its defaults): ${protectedPaths.slice(0, 5).join(', ')}`,
+      protectedPaths,
+    );
   if (deletions > policy.maxDeletes) {
-    need('mass_delete', `deletes ${deletions} files (more than shadow.maxDeletes = ${policy.maxDeletes})`, entries.filter((e) => e.new === null).map((e) => e.path));
+    need(
+      'mass_delete',
+      `deletes ${deletions} files (more than shadow.maxDeletes = ${policy.maxDeletes})`,
+      entries.filter((e) => e.new === null).map((e) => e.path),
+    );
   }
   return {
     draft: draft.name,

@@ -104,11 +104,19 @@ export interface SessionTarget {
  * Every problem of the content for its target (empty when it is fine).
  * `parse` checks JSON or YAML text and returns an error message or undefined.
  */
-export function validateSessionContent(target: SessionTarget, content: Buffer | SessionContent, parse: (kind: 'json' | 'yaml', text: string) => string | undefined): string[] {
-  const source: SessionContent = Buffer.isBuffer(content) ? { size: content.length, slices: () => [content], text: () => content.toString('utf8') } : content;
+export function validateSessionContent(
+  target: SessionTarget,
+  content: Buffer | SessionContent,
+  parse: (kind: 'json' | 'yaml', text: string) => string | undefined,
+): string[] {
+  const source: SessionContent = Buffer.isBuffer(content)
+    ? { size: content.length, slices: () => [content], text: () => content.toString('utf8') }
+    : content;
   const errors: string[] = [];
-  if (target.operation === 'create' && target.exists) errors.push(`${target.path} already exists; use operation "overwrite" or "append"`);
-  if (target.operation !== 'create' && !target.exists) errors.push(`${target.path} does not exist; use operation "create"`);
+  if (target.operation === 'create' && target.exists)
+    errors.push(`${target.path} already exists; use operation "overwrite" or "append"`);
+  if (target.operation !== 'create' && !target.exists)
+    errors.push(`${target.path} does not exist; use operation "create"`);
   if (target.operation === 'create' && source.size === 0) errors.push('the content is empty');
   if (target.binary) return errors;
   // Looked at in the bytes, slice by slice, so a 10 MB content is never decoded, split into lines, or held whole.
@@ -118,7 +126,9 @@ export function validateSessionContent(target: SessionTarget, content: Buffer | 
   let last: { text: string; line: number } | undefined;
   for (const slice of source.slices()) {
     if (!isUtf8(slice)) {
-      errors.push(`the content is not valid UTF-8 (byte ${offset + firstInvalidUtf8(slice)}); declare the session binary for non-text content`);
+      errors.push(
+        `the content is not valid UTF-8 (byte ${offset + firstInvalidUtf8(slice)}); declare the session binary for non-text content`,
+      );
       return errors;
     }
     fences += countFenceLines(slice);
@@ -128,11 +138,17 @@ export function validateSessionContent(target: SessionTarget, content: Buffer | 
     offset += slice.length;
   }
   if (last && /^\W{0,3}DONE\W{0,3}$/.test(last.text.trim())) {
-    errors.push(`a stray "DONE" marker ends the content (line ${last.line}); send DONE alone on its own line to end a session`);
+    errors.push(
+      `a stray "DONE" marker ends the content (line ${last.line}); send DONE alone on its own line to end a session`,
+    );
   }
   if (fences % 2 === 1) errors.push('the content ends inside an unterminated code fence (```)');
   const lower = target.path.toLowerCase();
-  const kind = lower.endsWith('.json') ? 'json' : lower.endsWith('.yaml') || lower.endsWith('.yml') ? 'yaml' : undefined;
+  const kind = lower.endsWith('.json')
+    ? 'json'
+    : lower.endsWith('.yaml') || lower.endsWith('.yml')
+      ? 'yaml'
+      : undefined;
   if (kind) {
     const text = source.text();
     if (text.trim() !== '') {
@@ -161,7 +177,8 @@ function countNewlines(b: Buffer): number {
   return n;
 }
 
-const isBlank = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a || b === 0x0b || b === 0x0c;
+const isBlank = (b: number): boolean =>
+  b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a || b === 0x0b || b === 0x0c;
 
 /** The last line with something other than white space in it, and where it starts. */
 function lastNonBlankLine(content: Buffer): { text: string; start: number } | undefined {
@@ -201,7 +218,8 @@ function countFenceLines(content: Buffer): number {
 function firstInvalidUtf8(b: Buffer): number {
   for (let i = 0; i < b.length; i++) {
     const c = b[i]!;
-    const need = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+    const need =
+      c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
     if (need === -1) return i;
     for (let k = 1; k <= need; k++) if ((b[i + k]! & 0xc0) !== 0x80) return i;
     i += need;

@@ -173,11 +173,19 @@ export function savedLines(ws: Workspace, id: string, bytes: number): number {
 /** Begin a session: metadata only. Exactly one of two concurrent begins on a draft wins. */
 export async function beginSession(ws: Workspace, input: BeginInput): Promise<BeginResult> {
   const problem = pathProblem(input.target_file);
-  if (problem) throw new ShadowError('INVALID_PATH', `target_file "${input.target_file}": ${problem}`, { data: { target_file: input.target_file } });
+  if (problem)
+    throw new ShadowError('INVALID_PATH', `target_file "${input.target_file}": ${problem}`, {
+      data: { target_file: input.target_file },
+    });
   const settings = sessionSettings(ws);
   const shadowDir = ws.repo.shadowDir;
   ensureDir(ws.ctx.fs, sessionsDir(shadowDir));
-  const lock = await createLockFile(ws.ctx, `${sessionsDir(shadowDir)}/begin`, ws.repo.lockTimeoutMs, ws.repo.lockHolders);
+  const lock = await createLockFile(
+    ws.ctx,
+    `${sessionsDir(shadowDir)}/begin`,
+    ws.repo.lockTimeoutMs,
+    ws.repo.lockHolders,
+  );
   ws.ctx.fs.closeSync(lock.fd);
   try {
     expireSessions(ws, settings);
@@ -207,10 +215,23 @@ export async function beginSession(ws: Workspace, input: BeginInput): Promise<Be
     };
     ensureDir(ws.ctx.fs, sessionDir(shadowDir, id));
     ws.ctx.fs.writeFileSync(contentPath(shadowDir, id), '');
-    writeSessionState(ws.ctx, shadowDir, id, { bytes: 0, lines: 0, last_save: null, last_activity: meta.created_at, done: false, pid: null, host: null });
+    writeSessionState(ws.ctx, shadowDir, id, {
+      bytes: 0,
+      lines: 0,
+      last_save: null,
+      last_activity: meta.created_at,
+      done: false,
+      pid: null,
+      host: null,
+    });
     writeSessionMeta(ws.ctx, shadowDir, meta);
     fsyncDir(ws.ctx.fs, sessionsDir(shadowDir));
-    return { session_id: id, stage: 'awaiting_content', session_dir: sessionDir(shadowDir, id), instructions: instructions(input.target_file, meta.binary) };
+    return {
+      session_id: id,
+      stage: 'awaiting_content',
+      session_dir: sessionDir(shadowDir, id),
+      instructions: instructions(input.target_file, meta.binary),
+    };
   } finally {
     tryUnlink(ws.ctx.fs, `${sessionsDir(shadowDir)}/begin.lock`);
     lock.forget();

@@ -62,7 +62,15 @@ export class WriteSession implements LiveSession {
     }
     const meta = /^[0-9a-f-]{36}$/.test(id) ? readSessionMeta(ws.ctx, ws.repo.shadowDir, id) : undefined;
     if (!meta || meta.status === 'failed') throw notFound(id);
-    const state = readSessionState(ws.ctx, ws.repo.shadowDir, id) ?? { bytes: 0, lines: 0, last_save: null, last_activity: meta.created_at, done: false, pid: null, host: null };
+    const state = readSessionState(ws.ctx, ws.repo.shadowDir, id) ?? {
+      bytes: 0,
+      lines: 0,
+      last_save: null,
+      last_activity: meta.created_at,
+      done: false,
+      pid: null,
+      host: null,
+    };
     if (idleMs(ws, state, meta) > sessionSettings(ws).expireMs) {
       removeSessionFiles(ws.ctx, ws.repo.shadowDir, id);
       throw notFound(id);
@@ -71,7 +79,14 @@ export class WriteSession implements LiveSession {
     const bytes = savedSize(ws, id);
     const lines = bytes === state.bytes ? state.lines : savedLines(ws, id, bytes);
     const procs = ws.ctx.processes;
-    const s = new WriteSession(ws, meta, { ...state, bytes, lines, pid: procs?.self ?? null, host: procs?.host ?? null, last_activity: iso(ws) });
+    const s = new WriteSession(ws, meta, {
+      ...state,
+      bytes,
+      lines,
+      pid: procs?.self ?? null,
+      host: procs?.host ?? null,
+      last_activity: iso(ws),
+    });
     ws.sessions.set(id, s);
     return s;
   }
@@ -186,7 +201,9 @@ export class WriteSession implements LiveSession {
         // A full disk: keep the content in memory and say so. What the cut-short
         // save wrote past savedBytes is ignored: memory still holds all of it.
         this.memoryOnly = true;
-        this.warnings.push('the disk is full: the session continues in memory only, and a crash now would lose what is unsaved');
+        this.warnings.push(
+          'the disk is full: the session continues in memory only, and a crash now would lose what is unsaved',
+        );
       }
     }
     this.lastSave = now(this.ws);
@@ -238,21 +255,29 @@ export class WriteSession implements LiveSession {
     const onDisk = !this.memoryOnly && this.pending.length === 0;
     const path = contentPath(ws.repo.shadowDir, this.id);
     const content: Buffer | SessionContent = onDisk
-      ? { size: this.savedBytes, slices: () => contentSlices(ws.ctx, path, this.savedBytes), text: () => this.content().toString('utf8') }
+      ? {
+          size: this.savedBytes,
+          slices: () => contentSlices(ws.ctx, path, this.savedBytes),
+          text: () => this.content().toString('utf8'),
+        }
       : this.content();
     const target = this.targetNow();
     const current = target?.content;
     const exists = target !== undefined;
     const yaml = meta.target_file.match(/\.ya?ml$/i) ? await import('yaml') : undefined;
-    const errors = validateSessionContent({ path: meta.target_file, operation: meta.operation, binary: meta.binary, exists }, content, (kind, text) => {
-      try {
-        if (kind === 'json') JSON.parse(text);
-        else yaml?.parse(text);
-        return undefined;
-      } catch (e) {
-        return (e as Error).message.split('\n')[0];
-      }
-    });
+    const errors = validateSessionContent(
+      { path: meta.target_file, operation: meta.operation, binary: meta.binary, exists },
+      content,
+      (kind, text) => {
+        try {
+          if (kind === 'json') JSON.parse(text);
+          else yaml?.parse(text);
+          return undefined;
+        } catch (e) {
+          return (e as Error).message.split('\n')[0];
+        }
+      },
+    );
     if (errors.length > 0) return this.rejected(errors);
     const prefix = meta.operation === 'append' && current ? current : Buffer.alloc(0);
     // The target must still be what was validated and appended to when the
@@ -262,12 +287,27 @@ export class WriteSession implements LiveSession {
     const expect = target ? { expect: target.oid } : {};
     // Too large once appended: refused before anything is written (no pack left behind).
     const total = prefix.length + (Buffer.isBuffer(content) ? content.length : content.size);
-    if (total > ws.settings.maxContentBytes) return this.rejected([contentTooLarge(total, ws.settings.maxContentBytes).message]);
+    if (total > ws.settings.maxContentBytes)
+      return this.rejected([contentTooLarge(total, ws.settings.maxContentBytes).message]);
     const write: FileOperation = Buffer.isBuffer(content)
-      ? { operation: 'write', path: meta.target_file, content: '', bytes: prefix.length > 0 ? Buffer.concat([prefix, content]) : content, ...expect }
-      : { operation: 'write', path: meta.target_file, content: '', stored: await ws.repo.objects.writeBlobFromFile(path, this.savedBytes, prefix), ...expect };
+      ? {
+          operation: 'write',
+          path: meta.target_file,
+          content: '',
+          bytes: prefix.length > 0 ? Buffer.concat([prefix, content]) : content,
+          ...expect,
+        }
+      : {
+          operation: 'write',
+          path: meta.target_file,
+          content: '',
+          stored: await ws.repo.objects.writeBlobFromFile(path, this.savedBytes, prefix),
+          ...expect,
+        };
     if (!exists && this.targetNow() !== undefined) {
-      return this.rejected([`${meta.target_file} was created by another writer while the content was committed; use operation "overwrite" or "append"`]);
+      return this.rejected([
+        `${meta.target_file} was created by another writer while the content was committed; use operation "overwrite" or "append"`,
+      ]);
     }
     const r = await runBatch(
       ws,
@@ -306,7 +346,14 @@ export class WriteSession implements LiveSession {
     return {
       success: false,
       results: batch?.results ?? [],
-      error: { code: 'VALIDATION_FAILED', message, hint: left > 0 ? `resend the corrected content (${left} attempt${left === 1 ? '' : 's'} left)` : 'the session has failed; begin a new one' },
+      error: {
+        code: 'VALIDATION_FAILED',
+        message,
+        hint:
+          left > 0
+            ? `resend the corrected content (${left} attempt${left === 1 ? '' : 's'} left)`
+            : 'the session has failed; begin a new one',
+      },
       commit: null,
       batch: null,
       draft: this.meta.draft,

@@ -84,7 +84,12 @@ const FoldSchema = z.object({
   version: z.literal(1),
   key: z.string(),
   overrides: z.record(z.string(), z.nullable(z.object({ mode: z.string(), oid: z.string() }))),
-  before: z.optional(z.object({ key: z.string(), overrides: z.record(z.string(), z.nullable(z.object({ mode: z.string(), oid: z.string() }))) })),
+  before: z.optional(
+    z.object({
+      key: z.string(),
+      overrides: z.record(z.string(), z.nullable(z.object({ mode: z.string(), oid: z.string() }))),
+    }),
+  ),
 });
 type Fold = z.infer<typeof FoldSchema>;
 
@@ -108,7 +113,13 @@ function fold(base: AppliedOverrides, record: ApplyRecord): AppliedOverrides {
  * record and the fold cache when the cache matches the directory (the usual
  * case), every record when it does not.
  */
-export function readAppliedState(ctx: Context, shadowDir: string, draft: string, memo?: AppliedMemo, after?: string): AppliedState {
+export function readAppliedState(
+  ctx: Context,
+  shadowDir: string,
+  draft: string,
+  memo?: AppliedMemo,
+  after?: string,
+): AppliedState {
   const dir = appliesDir(shadowDir, draft);
   const all = recordNames(ctx, dir);
   if (all.length === 0) return { last: undefined, overrides: {} };
@@ -117,7 +128,8 @@ export function readAppliedState(ctx: Context, shadowDir: string, draft: string,
     const last = readRecord(ctx, dir, all[all.length - 1]!);
     if (names.length === 0) return { last, overrides: {} };
     let overrides: AppliedOverrides = {};
-    for (const name of names) overrides = fold(overrides, name === all[all.length - 1] ? last : readRecord(ctx, dir, name));
+    for (const name of names)
+      overrides = fold(overrides, name === all[all.length - 1] ? last : readRecord(ctx, dir, name));
     return { last, overrides };
   }
   const key = keyOf(names);

@@ -31,7 +31,12 @@ function cachePath(shadowDir: string, draft: string): string {
  * The scans of a draft's commits saved under `rules`: `get` one, `put` new
  * ones, `flush` writes them (once, after a whole walk).
  */
-export function commitScanCacheOf(ctx: Context, shadowDir: string, draft: string, rules: string): {
+export function commitScanCacheOf(
+  ctx: Context,
+  shadowDir: string,
+  draft: string,
+  rules: string,
+): {
   get(commit: Oid): CommitScanRecord | undefined;
   put(commit: Oid, scan: CommitScanRecord): void;
   flush(): void;
@@ -49,7 +54,10 @@ export function commitScanCacheOf(ctx: Context, shadowDir: string, draft: string
     flush() {
       if (!dirty) return;
       try {
-        writeFileAtomic(ctx.fs, path, `${JSON.stringify({ version: 1, rules, commits })}\n`, { token: ctx.ids.token(), durable: false });
+        writeFileAtomic(ctx.fs, path, `${JSON.stringify({ version: 1, rules, commits })}\n`, {
+          token: ctx.ids.token(),
+          durable: false,
+        });
         dirty = false;
       } catch {
         // A read-only .git, a full disk: the cache is only ever an optimisation.

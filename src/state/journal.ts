@@ -1,6 +1,16 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
-import { ensureDir, fsyncConcurrently, fsyncDir, fsyncDirs, listDir, readTextIfExists, tryUnlink, writeAll, writeFileAtomic } from '../durable/durable-file.js';
+import {
+  ensureDir,
+  fsyncConcurrently,
+  fsyncDir,
+  fsyncDirs,
+  listDir,
+  readTextIfExists,
+  tryUnlink,
+  writeAll,
+  writeFileAtomic,
+} from '../durable/durable-file.js';
 import { readJsonFile } from '../durable/json-file.js';
 
 /**
@@ -101,7 +111,10 @@ export async function createJournal(ctx: Context, shadowDir: string, journal: Jo
 
 /** Replace a journal durably (a recovery narrows one to the paths it could write). */
 export function rewriteJournal(ctx: Context, shadowDir: string, journal: Journal): void {
-  writeFileAtomic(ctx.fs, `${journalDir(shadowDir)}/${journal.id}.json`, journalText(journal), { token: ctx.ids.token(), durable: true });
+  writeFileAtomic(ctx.fs, `${journalDir(shadowDir)}/${journal.id}.json`, journalText(journal), {
+    token: ctx.ids.token(),
+    durable: true,
+  });
 }
 
 /**
@@ -110,7 +123,11 @@ export function rewriteJournal(ctx: Context, shadowDir: string, journal: Journal
  * can be in the making), the leftovers of journals whose creation a crash
  * cut short are removed: nothing was written after them.
  */
-export function readJournals(ctx: Context, shadowDir: string, options: { dropTorn?: boolean } = {}): { journals: Journal[]; unreadable: string[] } {
+export function readJournals(
+  ctx: Context,
+  shadowDir: string,
+  options: { dropTorn?: boolean } = {},
+): { journals: Journal[]; unreadable: string[] } {
   const dir = journalDir(shadowDir);
   const journals: Journal[] = [];
   const unreadable: string[] = [];

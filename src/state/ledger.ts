@@ -65,7 +65,10 @@ export function lineSha256(line: string): string {
  * The last line of the file (without its newline), the complete line before
  * it when the last one is torn, and whether the file ends in a newline.
  */
-function readTail(ctx: Context, path: string): { last: string | undefined; before: string | undefined; complete: boolean; size: number } {
+function readTail(
+  ctx: Context,
+  path: string,
+): { last: string | undefined; before: string | undefined; complete: boolean; size: number } {
   let fd: number;
   try {
     fd = ctx.fs.openSync(path, 'r');
@@ -85,7 +88,12 @@ function readTail(ctx: Context, path: string): { last: string | undefined; befor
       const nl = body.lastIndexOf(0x0a);
       const nl2 = nl > 0 ? body.lastIndexOf(0x0a, nl - 1) : -1;
       if ((nl !== -1 && (complete || nl2 !== -1)) || want === size) {
-        return { last: body.subarray(nl + 1).toString('utf8'), before: nl === -1 ? undefined : body.subarray(nl2 + 1, nl).toString('utf8'), complete, size };
+        return {
+          last: body.subarray(nl + 1).toString('utf8'),
+          before: nl === -1 ? undefined : body.subarray(nl2 + 1, nl).toString('utf8'),
+          complete,
+          size,
+        };
       }
       want = Math.min(size, want * 4);
     }
@@ -115,7 +123,13 @@ export interface AppendOptions {
 }
 
 /** Append one event (fsynced unless told otherwise) and return it. */
-export async function appendEvent(ctx: Context, path: string, event: NewEvent, lockTimeoutMs: number, options: AppendOptions = {}): Promise<LedgerEvent> {
+export async function appendEvent(
+  ctx: Context,
+  path: string,
+  event: NewEvent,
+  lockTimeoutMs: number,
+  options: AppendOptions = {},
+): Promise<LedgerEvent> {
   const [full] = await appendEvents(ctx, path, [event], lockTimeoutMs, options);
   return full!;
 }
@@ -142,12 +156,23 @@ export async function appendEvents(
     const tail = readTail(ctx, path);
     const lines: string[] = [];
     let prev = tail.last === undefined ? null : sha256(tail.last);
-    const lastEvent = tail.last === undefined ? undefined : parseEvent(tail.last) ?? (tail.before === undefined ? undefined : parseEvent(tail.before));
+    const lastEvent =
+      tail.last === undefined
+        ? undefined
+        : (parseEvent(tail.last) ?? (tail.before === undefined ? undefined : parseEvent(tail.before)));
     let seq = lastEvent?.seq ?? 0;
     const now = new Date(ctx.clock.now()).toISOString();
     if (!tail.complete && tail.last !== undefined) {
       // Torn by a crash: end the line and seal it, so the chain continues.
-      const seal: LedgerEvent = { seq: ++seq, ts: now, type: 'ledger/seal', draft: events[0]!.draft, actor: 'shadow', data: { torn_sha256: sha256(tail.last), torn_bytes: Buffer.byteLength(tail.last) }, prev };
+      const seal: LedgerEvent = {
+        seq: ++seq,
+        ts: now,
+        type: 'ledger/seal',
+        draft: events[0]!.draft,
+        actor: 'shadow',
+        data: { torn_sha256: sha256(tail.last), torn_bytes: Buffer.byteLength(tail.last) },
+        prev,
+      };
       const line = JSON.stringify(seal);
       lines.push(line);
       prev = sha256(line);
@@ -157,7 +182,16 @@ export async function appendEvents(
       // Whatever a caller hands in (an intent, an actor, a model, a reason), no secret is kept whole.
       const data = maskSecretsIn((toJsonSafe(event.data ?? {}) as Record<string, unknown>) ?? {});
       const actor = maskSecretsIn(event.actor);
-      const full: LedgerEvent = { seq: ++seq, ts: event.ts ?? now, type: event.type, draft: event.draft, actor, data, ...(event.origin ? { origin: event.origin } : {}), prev };
+      const full: LedgerEvent = {
+        seq: ++seq,
+        ts: event.ts ?? now,
+        type: event.type,
+        draft: event.draft,
+        actor,
+        data,
+        ...(event.origin ? { origin: event.origin } : {}),
+        prev,
+      };
       const line = JSON.stringify(full);
       lines.push(line);
       prev = sha256(line);
@@ -225,7 +259,12 @@ export function verifyLedgerText(text: string): LedgerVerdict {
   let prevSeq = 0;
   let events = 0;
   let sealed = 0;
-  const broken = (line: number, reason: string): LedgerVerdict => ({ ok: false, events, sealed, broken: { line, reason } });
+  const broken = (line: number, reason: string): LedgerVerdict => ({
+    ok: false,
+    events,
+    sealed,
+    broken: { line, reason },
+  });
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const e = parseEvent(line);
@@ -236,11 +275,16 @@ export function verifyLedgerText(text: string): LedgerVerdict {
         prevLine = line;
         continue;
       }
-      if (i === lines.length - 1 && !text.endsWith('\n')) return broken(i + 1, 'the last line is torn (a writer stopped mid-line); the next append seals it');
+      if (i === lines.length - 1 && !text.endsWith('\n'))
+        return broken(i + 1, 'the last line is torn (a writer stopped mid-line); the next append seals it');
       return broken(i + 1, 'the line is not a ledger event (edited or corrupted)');
     }
     const expectedPrev = prevLine === undefined ? null : sha256(prevLine);
-    if (e.prev !== expectedPrev) return broken(i + 1, `prev is ${e.prev?.slice(0, 12) ?? 'null'}, but the line before hashes to ${expectedPrev?.slice(0, 12) ?? 'nothing'} (a line was edited, removed or inserted)`);
+    if (e.prev !== expectedPrev)
+      return broken(
+        i + 1,
+        `prev is ${e.prev?.slice(0, 12) ?? 'null'}, but the line before hashes to ${expectedPrev?.slice(0, 12) ?? 'nothing'} (a line was edited, removed or inserted)`,
+      );
     if (e.seq !== prevSeq + 1) return broken(i + 1, `seq ${e.seq} follows ${prevSeq}`);
     prevSeq = e.seq;
     prevLine = line;

@@ -27,7 +27,13 @@ const MARKER = 'snapshot';
  * none was fetched; the metadata is then rebuilt from the commits, with an
  * empty ledger). A no-op when it already holds it.
  */
-export function unpackSnapshot(ctx: Context, shadowDir: string, objects: ObjectDatabase, name: string, meta: Oid | undefined): void {
+export function unpackSnapshot(
+  ctx: Context,
+  shadowDir: string,
+  objects: ObjectDatabase,
+  name: string,
+  meta: Oid | undefined,
+): void {
   const dir = draftDir(shadowDir, name);
   const want = meta ?? 'none';
   if (readTextIfExists(ctx.fs, `${dir}/${MARKER}`)?.trim() === want) return;

@@ -19,7 +19,6 @@ import { readJsonFile } from '../durable/json-file.js';
  * values are already redacted.
  */
 
-
 const SummarySchema = z.object({
   key: z.string(),
   /** sha256 of the unredacted diff: the fingerprint approvals are bound to. */
@@ -45,7 +44,11 @@ function cachePath(shadowDir: string, draft: string): string {
  * one as the newest (the KEPT newest stay; a failure to write is ignored,
  * the next review computes again).
  */
-export function reviewCacheOf(ctx: Context, shadowDir: string, draft: string): { find(key: string): ReviewSummary | undefined; save(summary: ReviewSummary): void } {
+export function reviewCacheOf(
+  ctx: Context,
+  shadowDir: string,
+  draft: string,
+): { find(key: string): ReviewSummary | undefined; save(summary: ReviewSummary): void } {
   const path = cachePath(shadowDir, draft);
   let summaries: ReviewSummary[] | undefined;
   const all = (): ReviewSummary[] => (summaries ??= readJsonFile(ctx.fs, path, CacheSchema)?.summaries ?? []);
@@ -54,7 +57,10 @@ export function reviewCacheOf(ctx: Context, shadowDir: string, draft: string): {
     save(summary) {
       try {
         const kept = [summary, ...all().filter((s) => s.key !== summary.key)].slice(0, KEPT);
-        writeFileAtomic(ctx.fs, path, `${JSON.stringify({ version: 1, summaries: kept })}\n`, { token: ctx.ids.token(), durable: false });
+        writeFileAtomic(ctx.fs, path, `${JSON.stringify({ version: 1, summaries: kept })}\n`, {
+          token: ctx.ids.token(),
+          durable: false,
+        });
         summaries = kept;
       } catch {
         // A read-only .git, a full disk: the cache is only ever an optimisation.

@@ -49,7 +49,6 @@ export function sessionDir(shadowDir: string, id: string): string {
   return `${sessionsDir(shadowDir)}/${id}`;
 }
 
-
 export function readSessionMeta(ctx: Context, shadowDir: string, id: string): SessionMeta | undefined {
   return readJsonFile(ctx.fs, `${sessionDir(shadowDir, id)}/metadata.json`, SessionMetaSchema);
 }
@@ -59,11 +58,19 @@ export function readSessionState(ctx: Context, shadowDir: string, id: string): S
 }
 
 export function writeSessionMeta(ctx: Context, shadowDir: string, meta: SessionMeta): void {
-  writeFileAtomic(ctx.fs, `${sessionDir(shadowDir, meta.session_id)}/metadata.json`, `${JSON.stringify(meta, null, 1)}\n`, { token: ctx.ids.token(), durable: true });
+  writeFileAtomic(
+    ctx.fs,
+    `${sessionDir(shadowDir, meta.session_id)}/metadata.json`,
+    `${JSON.stringify(meta, null, 1)}\n`,
+    { token: ctx.ids.token(), durable: true },
+  );
 }
 
 export function writeSessionState(ctx: Context, shadowDir: string, id: string, state: SessionState): void {
-  writeFileAtomic(ctx.fs, `${sessionDir(shadowDir, id)}/state.json`, stateText(state), { token: ctx.ids.token(), durable: false });
+  writeFileAtomic(ctx.fs, `${sessionDir(shadowDir, id)}/state.json`, stateText(state), {
+    token: ctx.ids.token(),
+    durable: false,
+  });
 }
 
 /** state.json's text, padded to a fixed size so that rewriting it in place never leaves a longer old tail. */
@@ -145,7 +152,7 @@ export function* contentSlices(ctx: Context, path: string, length: number): Gene
   try {
     let buf = Buffer.allocUnsafe(Math.min(SLICE, Math.max(1, length)));
     let held = 0; // bytes of an unfinished line at the start of buf
-    for (let at = 0; at < length; ) {
+    for (let at = 0; at < length;) {
       if (held === buf.length) {
         const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, length));
         buf.copy(bigger, 0, 0, held);

@@ -37,7 +37,10 @@ export function shardsFor(files: number): number {
 }
 
 /** A shard on disk: path → [oid, mode, size, mtime, ino] (compact: parsing is the cost). */
-const ShardSchema = z.record(z.string(), z.tuple([z.nullable(z.string()), z.string(), z.number(), z.number(), z.number()]));
+const ShardSchema = z.record(
+  z.string(),
+  z.tuple([z.nullable(z.string()), z.string(), z.number(), z.number(), z.number()]),
+);
 
 /** FNV-1a of the path's UTF-16 code units: cheap, and spreads paths of one directory over the shards. */
 function shardOf(path: string, shards: number): number {
@@ -105,7 +108,8 @@ export class Manifest {
     s = new Map();
     if (!this.fresh) {
       const raw = readJsonFile(this.ctx.fs, `${this.dir}/${shardName(n)}`, ShardSchema) ?? {};
-      for (const [path, [oid, mode, size, mtime, ino]] of Object.entries(raw)) s.set(path, { oid, mode, size, mtime, ino });
+      for (const [path, [oid, mode, size, mtime, ino]] of Object.entries(raw))
+        s.set(path, { oid, mode, size, mtime, ino });
     }
     this.shards.set(n, s);
     return s;
@@ -147,7 +151,10 @@ export class Manifest {
       const s = this.shards.get(n);
       const out: Record<string, [string | null, string, number, number, number]> = {};
       if (s) for (const [path, e] of s) out[path] = [e.oid, e.mode, e.size, e.mtime, e.ino];
-      writeFileAtomic(fs, `${this.dir}/${shardName(n)}`, JSON.stringify(out), { token: this.ctx.ids.token(), durable: false });
+      writeFileAtomic(fs, `${this.dir}/${shardName(n)}`, JSON.stringify(out), {
+        token: this.ctx.ids.token(),
+        durable: false,
+      });
     }
     this.dirty.clear();
   }
@@ -160,7 +167,10 @@ function legacyPath(shadowDir: string, id: string): string {
   return `${shadowDir}/worktrees/${id}.manifest.json`;
 }
 
-const LegacySchema = z.record(z.string(), z.object({ oid: z.nullable(z.string()), mode: z.string(), size: z.number(), mtime: z.number(), ino: z.number() }));
+const LegacySchema = z.record(
+  z.string(),
+  z.object({ oid: z.nullable(z.string()), mode: z.string(), size: z.number(), mtime: z.number(), ino: z.number() }),
+);
 
 /** Forget a worktree's manifest. */
 export function removeManifest(ctx: Context, shadowDir: string, id: string): void {
@@ -175,7 +185,11 @@ export function removeManifest(ctx: Context, shadowDir: string, id: string): voi
 }
 
 /** The stat data a manifest keeps of a file. */
-export function statEntry(st: { size: number; mtimeMs: number; ino: number }, oid: string | null, mode: string): ManifestEntry {
+export function statEntry(
+  st: { size: number; mtimeMs: number; ino: number },
+  oid: string | null,
+  mode: string,
+): ManifestEntry {
   return { oid, mode, size: st.size, mtime: st.mtimeMs, ino: st.ino };
 }
 
@@ -204,5 +218,10 @@ export function modeOfStat(st: StatLike, trustExec: boolean, known?: string): st
  * compared as well.
  */
 export function unchangedSince(entry: ManifestEntry, st: StatLike, trustExec: boolean): boolean {
-  return entry.size === st.size && entry.mtime === st.mtimeMs && entry.ino === st.ino && entry.mode === modeOfStat(st, trustExec, entry.mode);
+  return (
+    entry.size === st.size &&
+    entry.mtime === st.mtimeMs &&
+    entry.ino === st.ino &&
+    entry.mode === modeOfStat(st, trustExec, entry.mode)
+  );
 }

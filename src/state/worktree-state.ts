@@ -70,8 +70,18 @@ function recordPath(shadowDir: string, id: string): string {
  * sync, remove) take turns, each seeing what the other last wrote. A
  * holder that died is taken over; a live one is waited for.
  */
-export async function withWorktreeLock<T>(ctx: Context, shadowDir: string, rec: WorktreeRecord, job: (rec: WorktreeRecord) => Promise<T> | T): Promise<T> {
-  const lock = await waitForProcessLock(ctx, `${worktreesDir(shadowDir)}/${rec.id}.lock`, `shadow worktree operation on ${rec.dir}`, 30_000);
+export async function withWorktreeLock<T>(
+  ctx: Context,
+  shadowDir: string,
+  rec: WorktreeRecord,
+  job: (rec: WorktreeRecord) => Promise<T> | T,
+): Promise<T> {
+  const lock = await waitForProcessLock(
+    ctx,
+    `${worktreesDir(shadowDir)}/${rec.id}.lock`,
+    `shadow worktree operation on ${rec.dir}`,
+    30_000,
+  );
   try {
     return await job(readWorktreeRecord(ctx, shadowDir, rec.id) ?? rec);
   } finally {
@@ -89,9 +99,17 @@ export function readWorktreeRecord(ctx: Context, shadowDir: string, id: string):
  * an update lost in a crash leaves the tip before it, and the next sync
  * finds the files already as the draft holds them.
  */
-export function writeWorktreeRecord(ctx: Context, shadowDir: string, rec: WorktreeRecord, options: { durable: boolean }): void {
+export function writeWorktreeRecord(
+  ctx: Context,
+  shadowDir: string,
+  rec: WorktreeRecord,
+  options: { durable: boolean },
+): void {
   ctx.fs.mkdirSync(worktreesDir(shadowDir), { recursive: true });
-  writeFileAtomic(ctx.fs, recordPath(shadowDir, rec.id), `${JSON.stringify(rec, null, 1)}\n`, { token: ctx.ids.token(), durable: options.durable });
+  writeFileAtomic(ctx.fs, recordPath(shadowDir, rec.id), `${JSON.stringify(rec, null, 1)}\n`, {
+    token: ctx.ids.token(),
+    durable: options.durable,
+  });
 }
 
 /** Every worktree the repository knows. */
@@ -112,7 +130,10 @@ export function readMarker(ctx: Context, dir: string): WorktreeMarker | undefine
 }
 
 export function writeMarker(ctx: Context, dir: string, marker: WorktreeMarker): void {
-  writeFileAtomic(ctx.fs, `${dir}/${MARKER}`, `${JSON.stringify(marker, null, 1)}\n`, { token: ctx.ids.token(), durable: false });
+  writeFileAtomic(ctx.fs, `${dir}/${MARKER}`, `${JSON.stringify(marker, null, 1)}\n`, {
+    token: ctx.ids.token(),
+    durable: false,
+  });
 }
 
 /** The worktree whose marker is in `dir` or a directory above it. */

@@ -6,7 +6,14 @@ import { isInside } from '../core/path-rules.js';
 import { listDir } from '../durable/durable-file.js';
 import { takeProcessLock, type HeldLock } from '../durable/process-lock.js';
 import { Manifest, statEntry } from '../state/worktree-manifest.js';
-import { listWorktreeRecords, MARKER, removeWorktreeRecord, writeMarker, writeWorktreeRecord, type WorktreeRecord } from '../state/worktree-state.js';
+import {
+  listWorktreeRecords,
+  MARKER,
+  removeWorktreeRecord,
+  writeMarker,
+  writeWorktreeRecord,
+  type WorktreeRecord,
+} from '../state/worktree-state.js';
 import { checkWorktree, loadDraft, type Draft } from '../drafts/drafts.js';
 import { gateDraftWrite } from '../drafts/path-gate.js';
 import type { Workspace } from '../drafts/workspace.js';
@@ -42,18 +49,39 @@ export interface ExecWorktree {
 /** git's environment, without what would point it at another repository. */
 function gitEnv(ws: Workspace): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...ws.ctx.env };
-  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_PREFIX', 'GIT_OBJECT_DIRECTORY']) delete env[k];
+  for (const k of [
+    'GIT_DIR',
+    'GIT_WORK_TREE',
+    'GIT_INDEX_FILE',
+    'GIT_COMMON_DIR',
+    'GIT_PREFIX',
+    'GIT_OBJECT_DIRECTORY',
+  ])
+    delete env[k];
   return env;
 }
 
 /** Run native git in `cwd`; a failure is an IO_ERROR with git's own words. */
-export function git(ws: Workspace, cwd: string, args: string[], options: { allowFail?: boolean } = {}): { status: number | null; stdout: string } {
+export function git(
+  ws: Workspace,
+  cwd: string,
+  args: string[],
+  options: { allowFail?: boolean } = {},
+): { status: number | null; stdout: string } {
   const runner = ws.ctx.git;
-  if (!runner) throw new ShadowError('UNSUPPORTED_REPOSITORY', 'an exec worktree needs native git, and this context has none', { hint: 'run it with git on the PATH' });
+  if (!runner)
+    throw new ShadowError('UNSUPPORTED_REPOSITORY', 'an exec worktree needs native git, and this context has none', {
+      hint: 'run it with git on the PATH',
+    });
   // git checks out with both path protections on here, whatever the system: the tree may be anyone's.
-  const r = runner.run(['-c', 'core.protectNTFS=true', '-c', 'core.protectHFS=true', ...args], { cwd, env: gitEnv(ws) });
+  const r = runner.run(['-c', 'core.protectNTFS=true', '-c', 'core.protectHFS=true', ...args], {
+    cwd,
+    env: gitEnv(ws),
+  });
   if (r.status !== 0 && !options.allowFail) {
-    throw new ShadowError('IO_ERROR', `git ${args[0]} failed in ${cwd}: ${r.stderr.trim()}`, { data: { args, status: r.status } });
+    throw new ShadowError('IO_ERROR', `git ${args[0]} failed in ${cwd}: ${r.stderr.trim()}`, {
+      data: { args, status: r.status },
+    });
   }
   return { status: r.status, stdout: r.stdout.toString('utf8') };
 }
@@ -61,14 +89,20 @@ export function git(ws: Workspace, cwd: string, args: string[], options: { allow
 /** Where a draft's exec worktree lives: `shadow.execDir`, else `<working tree>.shadow-exec/` beside the working tree. */
 export function execDirOf(ws: Workspace, draft: string): string {
   const wt = ws.repo.layout.worktree;
-  if (wt === null) throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to run a command beside', { hint: 'run it in a repository with a working tree' });
+  if (wt === null)
+    throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to run a command beside', {
+      hint: 'run it in a repository with a working tree',
+    });
   const configured = ws.repo.config.get('shadow.execdir');
   const base = configured ? (configured.startsWith('/') ? configured : `${wt}/../${configured}`) : `${wt}.shadow-exec`;
   const dir = `${normalize(base)}/${encodeURIComponent(draft)}`;
   // Inside the working tree the person's tools would see a second copy; inside .git, tools that skip /.git/ paths (jest's) would see nothing.
   for (const inner of [wt, ws.repo.layout.commondir]) {
     if (dir === inner || isInside(dir.slice(1), inner.slice(1))) {
-      throw new ShadowError('INVALID_TARGET', `shadow.execDir puts ${dir} inside ${inner}`, { hint: 'set shadow.execDir to a directory beside the repository', data: { dir } });
+      throw new ShadowError('INVALID_TARGET', `shadow.execDir puts ${dir} inside ${inner}`, {
+        hint: 'set shadow.execDir to a directory beside the repository',
+        data: { dir },
+      });
     }
   }
   return dir;
@@ -106,7 +140,10 @@ function excludeMarker(ws: Workspace): void {
   const line = `/${MARKER}`;
   if (text.split('\n').includes(line)) return;
   ws.ctx.fs.mkdirSync(`${ws.repo.layout.commondir}/info`, { recursive: true });
-  ws.ctx.fs.appendFileSync(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}# shadow's worktree marker\n${line}\n`);
+  ws.ctx.fs.appendFileSync(
+    file,
+    `${text === '' || text.endsWith('\n') ? '' : '\n'}# shadow's worktree marker\n${line}\n`,
+  );
 }
 
 /**
@@ -118,7 +155,9 @@ function gateCheckout(ws: Workspace, source: string, draft: Draft): void {
   const head = git(ws, source, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFail: true }).stdout.trim();
   const objects = ws.repo.objects;
   const from = head === '' || !objects.has(head) ? null : objects.readCommit(head).tree;
-  const changed = diffTrees(objects, from, objects.readCommit(draft.tip).tree).filter((c) => c.new !== null).map((c) => c.path);
+  const changed = diffTrees(objects, from, objects.readCommit(draft.tip).tree)
+    .filter((c) => c.new !== null)
+    .map((c) => c.path);
   gateDraftWrite(ws, draft.tip, draft.name, [], changed);
 }
 
@@ -143,7 +182,9 @@ export function removeExecWorktree(ws: Workspace, rec: WorktreeRecord): void {
 export function dropExecWorktree(ws: Workspace, rec: WorktreeRecord): void {
   if (rec.exec && exists(ws, rec.exec.admin)) {
     // git's own way when the directory is there; when it was deleted by hand, what `git worktree prune` would do for this one entry only.
-    const r = exists(ws, `${rec.dir}/.git`) ? git(ws, ws.repo.layout.commondir, ['worktree', 'remove', '--force', '--force', rec.dir], { allowFail: true }) : { status: 1 };
+    const r = exists(ws, `${rec.dir}/.git`)
+      ? git(ws, ws.repo.layout.commondir, ['worktree', 'remove', '--force', '--force', rec.dir], { allowFail: true })
+      : { status: 1 };
     if (r.status !== 0) git(ws, ws.repo.layout.commondir, ['worktree', 'prune'], { allowFail: true });
   }
   removeWorktreeRecord(ws.ctx, ws.repo.shadowDir, rec.id);
@@ -151,7 +192,9 @@ export function dropExecWorktree(ws: Workspace, rec: WorktreeRecord): void {
 
 /** The manifest of every file git checked out (O(files): the first call only). */
 function manifestFromIndex(ws: Workspace, dir: string, id: string): Manifest {
-  const out = git(ws, dir, ['ls-files', '-s', '-z']).stdout.split('\0').filter((l) => l !== '');
+  const out = git(ws, dir, ['ls-files', '-s', '-z'])
+    .stdout.split('\0')
+    .filter((l) => l !== '');
   const manifest = Manifest.create(ws.ctx, ws.repo.shadowDir, id, out.length);
   for (const line of out) {
     const tab = line.indexOf('\t');
@@ -169,11 +212,19 @@ function manifestFromIndex(ws: Workspace, dir: string, id: string): Manifest {
 
 /** `git status`'s paths, without its renames' sources (one entry each). */
 function dirtyPaths(ws: Workspace, dir: string): string[] {
-  const fields = git(ws, dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']).stdout.split('\0');
+  const fields = git(ws, dir, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']).stdout.split(
+    '\0',
+  );
   return fields.filter((f) => f.length > 3).map((f) => f.slice(3));
 }
 
-function create(ws: Workspace, draft: string, dir: string, tip: Oid, stale: WorktreeRecord | undefined): WorktreeRecord {
+function create(
+  ws: Workspace,
+  draft: string,
+  dir: string,
+  tip: Oid,
+  stale: WorktreeRecord | undefined,
+): WorktreeRecord {
   if (stale) dropExecWorktree(ws, stale);
   const commondir = ws.repo.layout.commondir;
   ws.ctx.fs.mkdirSync(dir.slice(0, dir.lastIndexOf('/')), { recursive: true });
@@ -209,7 +260,12 @@ function create(ws: Workspace, draft: string, dir: string, tip: Oid, stale: Work
  * as when each call had a new directory; ignored build output stays, which
  * is what makes the next build incremental), then git writes what differs.
  */
-function sync(ws: Workspace, rec: WorktreeRecord, tip: Oid, resetDirty: boolean): { rec: WorktreeRecord; changed: string[]; discarded: string[] } {
+function sync(
+  ws: Workspace,
+  rec: WorktreeRecord,
+  tip: Oid,
+  resetDirty: boolean,
+): { rec: WorktreeRecord; changed: string[]; discarded: string[] } {
   const dir = rec.dir;
   const head = git(ws, dir, ['rev-parse', '--verify', '-q', 'HEAD'], { allowFail: true }).stdout.trim();
   if (rec.synced_tip !== null && head !== rec.synced_tip) git(ws, dir, ['reset', '-q', rec.synced_tip]);
@@ -217,20 +273,29 @@ function sync(ws: Workspace, rec: WorktreeRecord, tip: Oid, resetDirty: boolean)
   const discarded = dirtyPaths(ws, dir);
   // A git worktree someone works in keeps their changes: they are recorded (or put back) first.
   if (discarded.length > 0 && !resetDirty) {
-    throw new ShadowError('WORKTREE_DIRTY', `${dir} holds ${discarded.length} change${discarded.length === 1 ? '' : 's'} not recorded: ${discarded.slice(0, 5).join(', ')}`, {
-      hint: `record them first (\`shadow worktree record ${dir}\`), or put them back with git there (\`git -C ${dir} checkout -- .\`)`,
-      data: { dir, paths: discarded },
-    });
+    throw new ShadowError(
+      'WORKTREE_DIRTY',
+      `${dir} holds ${discarded.length} change${discarded.length === 1 ? '' : 's'} not recorded: ${discarded.slice(0, 5).join(', ')}`,
+      {
+        hint: `record them first (\`shadow worktree record ${dir}\`), or put them back with git there (\`git -C ${dir} checkout -- .\`)`,
+        data: { dir, paths: discarded },
+      },
+    );
   }
   git(ws, dir, ['reset', '-q', '--hard', tip]);
   if (discarded.length > 0) git(ws, dir, ['clean', '-q', '-f', '-d']);
   const objects = ws.repo.objects;
-  const changed = from === tip ? [] : diffTrees(objects, objects.readCommit(from).tree, objects.readCommit(tip).tree).map((c) => c.path);
+  const changed =
+    from === tip
+      ? []
+      : diffTrees(objects, objects.readCommit(from).tree, objects.readCommit(tip).tree).map((c) => c.path);
   if (changed.length > 0 || discarded.length > 0) {
     const manifest = Manifest.open(ws.ctx, ws.repo.shadowDir, rec);
     const index = new Map<string, { mode: string; oid: string }>();
     const paths = [...new Set([...changed, ...discarded])];
-    const listed = git(ws, dir, ['ls-files', '-s', '-z', '--', ...paths.map((p) => `:(literal)${p}`)]).stdout.split('\0');
+    const listed = git(ws, dir, ['ls-files', '-s', '-z', '--', ...paths.map((p) => `:(literal)${p}`)]).stdout.split(
+      '\0',
+    );
     for (const line of listed) {
       if (line === '') continue;
       const tab = line.indexOf('\t');
@@ -245,7 +310,13 @@ function sync(ws: Workspace, rec: WorktreeRecord, tip: Oid, resetDirty: boolean)
     manifest.save();
   }
   const draftObj = loadDraft(ws, rec.draft);
-  const next: WorktreeRecord = { ...rec, synced_tip: tip, owned: draftObj ? draftObj.bases.paths() : [], conflicts: [], updated_at: new Date(ws.ctx.clock.now()).toISOString() };
+  const next: WorktreeRecord = {
+    ...rec,
+    synced_tip: tip,
+    owned: draftObj ? draftObj.bases.paths() : [],
+    conflicts: [],
+    updated_at: new Date(ws.ctx.clock.now()).toISOString(),
+  };
   return { rec: next, changed, discarded };
 }
 
@@ -268,10 +339,17 @@ export function isExecDir(ws: Workspace, draftName: string, dir: string): boolea
  */
 export function prepareGitWorktree(ws: Workspace, draftName: string, dir: string, resetDirty: boolean): ExecWorktree {
   const source = ws.repo.layout.worktree;
-  if (source === null) throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to share from', { hint: 'run it in a repository with a working tree' });
+  if (source === null)
+    throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to share from', {
+      hint: 'run it in a repository with a working tree',
+    });
   for (const inner of [source, ws.repo.layout.commondir]) {
     if (dir === inner || isInside(dir.slice(1), inner.slice(1))) {
-      throw new ShadowError('INVALID_TARGET', `${dir} is inside ${inner}: a git worktree of the draft goes beside the repository`, { hint: 'give a directory outside the working tree and .git, e.g. ../app-draft', data: { dir } });
+      throw new ShadowError(
+        'INVALID_TARGET',
+        `${dir} is inside ${inner}: a git worktree of the draft goes beside the repository`,
+        { hint: 'give a directory outside the working tree and .git, e.g. ../app-draft', data: { dir } },
+      );
     }
   }
   const draft = loadDraft(ws, draftName);
@@ -281,11 +359,19 @@ export function prepareGitWorktree(ws: Workspace, draftName: string, dir: string
   if (draft) gateCheckout(ws, source!, draft);
   excludeMarker(ws);
   const known = execRecordAt(ws, dir);
-  const alive = known !== undefined && exists(ws, `${dir}/.git`) && exists(ws, known.exec!.admin) && git(ws, dir, ['rev-parse', '--git-dir'], { allowFail: true }).status === 0;
+  const alive =
+    known !== undefined &&
+    exists(ws, `${dir}/.git`) &&
+    exists(ws, known.exec!.admin) &&
+    git(ws, dir, ['rev-parse', '--git-dir'], { allowFail: true }).status === 0;
   if (!alive && exists(ws, dir)) {
     // Shadow's own, broken (its .git file or git's registration removed by hand): made again. Anything else is not shadow's to delete.
     if (!known) {
-      if (listDir(ws.ctx.fs, dir).length > 0) throw new ShadowError('ALREADY_EXISTS', `${dir} exists and is not a worktree shadow made for the draft`, { hint: 'remove it or choose another directory (for exec: set shadow.execDir)', data: { dir } });
+      if (listDir(ws.ctx.fs, dir).length > 0)
+        throw new ShadowError('ALREADY_EXISTS', `${dir} exists and is not a worktree shadow made for the draft`, {
+          hint: 'remove it or choose another directory (for exec: set shadow.execDir)',
+          data: { dir },
+        });
       ws.ctx.fs.rmdirSync(dir);
     } else removeTree(ws, dir);
   }
@@ -303,12 +389,18 @@ export function prepareGitWorktree(ws: Workspace, draftName: string, dir: string
     checkShare(ws, source!, p.replace(/\/+$/, ''));
     const ours = rec.exec!.shares.includes(p.replace(/\/+$/, ''));
     // A directory the project does not ignore would show in `git status` and be recorded into the draft: not shared.
-    if (!ours && git(ws, dir, ['check-ignore', '-q', '--', `${p.replace(/\/+$/, '')}/`], { allowFail: true }).status !== 0) {
+    if (
+      !ours &&
+      git(ws, dir, ['check-ignore', '-q', '--', `${p.replace(/\/+$/, '')}/`], { allowFail: true }).status !== 0
+    ) {
       return { path: p, status: 'skipped' as const, entries: 0 };
     }
     return linkShare(ws, source!, dir, p, ours);
   });
-  rec = { ...rec, exec: { admin: rec.exec!.admin, shares: shares.filter((s) => s.status === 'linked').map((s) => s.path) } };
+  rec = {
+    ...rec,
+    exec: { admin: rec.exec!.admin, shares: shares.filter((s) => s.status === 'linked').map((s) => s.path) },
+  };
   writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, rec, { durable: false });
   return { dir, draft: draftName, tip, created, changed, discarded, shares };
 }
@@ -329,7 +421,7 @@ export function holdExecWorktree(ws: Workspace, draftName: string): ExecWorktree
   } catch (e) {
     if (!(e instanceof ShadowError && e.code === 'LOCKED')) throw e;
     throw new ShadowError('BUSY', `another shadow exec runs in draft "${draftName}"'s worktree: ${e.message}`, {
-      hint: 'wait for it to finish; one command runs in a draft\'s exec worktree at a time',
+      hint: "wait for it to finish; one command runs in a draft's exec worktree at a time",
       data: { draft: draftName, ...(e.data ?? {}) },
     });
   }

@@ -38,7 +38,8 @@ export type MaterializeProgress = (done: number, total: number) => void;
 
 function refuseTarget(ws: Workspace, dir: string): void {
   const wt = ws.repo.layout.worktree;
-  if (!dir.startsWith('/')) throw new ShadowError('INVALID_ARGUMENT', `the worktree directory must be an absolute path, got ${dir}`);
+  if (!dir.startsWith('/'))
+    throw new ShadowError('INVALID_ARGUMENT', `the worktree directory must be an absolute path, got ${dir}`);
   if (wt !== null && (dir === wt || isInside(dir.slice(1), wt.slice(1)))) {
     throw new ShadowError('INVALID_TARGET', `${dir} is inside the repository's working tree`, {
       hint: 'put the worktree beside the repository, e.g. ../app-draft',
@@ -54,7 +55,11 @@ function refuseTarget(ws: Workspace, dir: string): void {
   } catch (e) {
     if (errnoCode(e) !== 'ENOENT') throw e;
   }
-  if (st && !st.isDirectory()) throw new ShadowError('ALREADY_EXISTS', `${dir} exists and is not a directory`, { hint: 'choose a new directory', data: { dir } });
+  if (st && !st.isDirectory())
+    throw new ShadowError('ALREADY_EXISTS', `${dir} exists and is not a directory`, {
+      hint: 'choose a new directory',
+      data: { dir },
+    });
   if (st && listDir(ws.ctx.fs, dir).length > 0) {
     throw new ShadowError('ALREADY_EXISTS', `${dir} exists and is not empty`, {
       hint: 'choose a new or empty directory; shadow never writes a worktree over files it does not know',
@@ -75,10 +80,19 @@ function copyFile(ws: Workspace, from: string, to: string): void {
 }
 
 /** Materialize `draftName`'s view into `dir` (new, or empty). */
-export function materialize(ws: Workspace, draftName: string, dir: string, id: string, progress?: MaterializeProgress): MaterializeResult {
+export function materialize(
+  ws: Workspace,
+  draftName: string,
+  dir: string,
+  id: string,
+  progress?: MaterializeProgress,
+): MaterializeResult {
   refuseTarget(ws, dir);
   const source = ws.repo.layout.worktree;
-  if (source === null) throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to materialize from', { hint: 'run it in a repository with a working tree' });
+  if (source === null)
+    throw new ShadowError('UNSUPPORTED_REPOSITORY', 'a bare repository has no working tree to materialize from', {
+      hint: 'run it in a repository with a working tree',
+    });
   const fs = ws.ctx.fs;
   const draft = loadDraft(ws, draftName);
   // Its view would lay the draft over this worktree's files, not its own worktree's.
@@ -125,7 +139,14 @@ export function materialize(ws: Workspace, draftName: string, dir: string, id: s
       // Copied as the link it is, never followed: its target may point anywhere.
       const link = fs.readlinkSync(`${source}/${f.path}`, { encoding: 'buffer' }) as Buffer;
       fs.symlinkSync(link, target);
-      manifest.set(f.path, statEntry(fs.lstatSync(target) as Stats, known?.oidOf(f.path, fs.lstatSync(`${source}/${f.path}`) as Stats) ?? null, MODE.symlink));
+      manifest.set(
+        f.path,
+        statEntry(
+          fs.lstatSync(target) as Stats,
+          known?.oidOf(f.path, fs.lstatSync(`${source}/${f.path}`) as Stats) ?? null,
+          MODE.symlink,
+        ),
+      );
     } else {
       const from = `${source}/${f.path}`;
       const st = fs.lstatSync(from) as Stats;

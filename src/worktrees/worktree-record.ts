@@ -23,7 +23,16 @@ import type { Workspace } from '../drafts/workspace.js';
  */
 
 /** Editors' swap, backup and lock files: never content. */
-const EDITOR_TEMP = [/\.sw[a-p]$/, /~$/, /(^|\/)\.#[^/]*$/, /(^|\/)#[^/]*#$/, /(^|\/)4913$/, /\.tmp$/, /(^|\/)\.DS_Store$/, /\.shadow-tmp-/];
+const EDITOR_TEMP = [
+  /\.sw[a-p]$/,
+  /~$/,
+  /(^|\/)\.#[^/]*$/,
+  /(^|\/)#[^/]*#$/,
+  /(^|\/)4913$/,
+  /\.tmp$/,
+  /(^|\/)\.DS_Store$/,
+  /\.shadow-tmp-/,
+];
 
 export function isEditorTemp(path: string): boolean {
   return EDITOR_TEMP.some((re) => re.test(path));
@@ -85,7 +94,12 @@ interface Found {
  * The changes of the worktree: `paths` (a watcher's) or all of it, as batch
  * operations, with the files' new stat data for the manifest.
  */
-export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Manifest, paths?: readonly string[]): { ops: FileOperation[]; changes: WorktreeChange[]; seen: Map<string, Stats | null>; found: Map<string, Found> } {
+export function worktreeChanges(
+  ws: Workspace,
+  rec: WorktreeRecord,
+  manifest: Manifest,
+  paths?: readonly string[],
+): { ops: FileOperation[]; changes: WorktreeChange[]; seen: Map<string, Stats | null>; found: Map<string, Found> } {
   const rules = ignoreRulesFor(ws, rec.dir);
   const trustExec = trustsExecBit(ws);
   const form = ws.worktreeForm();
@@ -112,7 +126,9 @@ export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Ma
     if (!had && rules.ignores(path)) continue;
     seen.set(path, st);
     if (had && unchangedSince(had, st, trustExec)) continue;
-    const content = st.isSymbolicLink() ? (ws.ctx.fs.readlinkSync(`${rec.dir}/${path}`, { encoding: 'buffer' }) as Buffer) : (ws.ctx.fs.readFileSync(`${rec.dir}/${path}`) as Buffer);
+    const content = st.isSymbolicLink()
+      ? (ws.ctx.fs.readlinkSync(`${rec.dir}/${path}`, { encoding: 'buffer' }) as Buffer)
+      : (ws.ctx.fs.readFileSync(`${rec.dir}/${path}`) as Buffer);
     const mode = modeOfStat(st, trustExec, had?.mode);
     // Compared and paired as blobs (clean form); the content stays as the file holds it, for the batch to clean.
     const blob = st.isSymbolicLink() || !form ? content : form.toBlob(path, content);
@@ -124,7 +140,8 @@ export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Ma
   // A deleted file whose content appears under a new name moved there.
   // Paired by content and mode through an index, so 10,000 moved files stay linear.
   // (Without core.filemode a new file's exec bit means nothing: only file or symlink must agree.)
-  const pairKey = (oid: string, mode: string): string => `${oid} ${trustExec || mode === MODE.symlink ? mode : MODE.file}`;
+  const pairKey = (oid: string, mode: string): string =>
+    `${oid} ${trustExec || mode === MODE.symlink ? mode : MODE.file}`;
   const renamedTo = new Map<string, string>();
   const addedByContent = new Map<string, string[]>();
   for (const f of added.values()) {
@@ -166,7 +183,14 @@ export function worktreeChanges(ws: Workspace, rec: WorktreeRecord, manifest: Ma
 
 function writeOp(f: Found, expect: { expect?: string }): FileOperation {
   // The bytes travel as they are (no text round trip): `bytes` is the engine's own field for that.
-  return { operation: 'write', path: f.path, content: '', bytes: f.content, mode: f.mode as '100644', ...expect } as FileOperation;
+  return {
+    operation: 'write',
+    path: f.path,
+    content: '',
+    bytes: f.content,
+    mode: f.mode as '100644',
+    ...expect,
+  } as FileOperation;
 }
 
 function summary(changes: readonly WorktreeChange[]): string {
@@ -175,7 +199,11 @@ function summary(changes: readonly WorktreeChange[]): string {
 }
 
 /** Record what changed in the worktree as one batch, then bring the worktree to the draft's tip. */
-export async function recordWorktree(ws: Workspace, rec: WorktreeRecord, options: { actor: string; intent?: string; paths?: readonly string[]; label?: string }): Promise<RecordResult> {
+export async function recordWorktree(
+  ws: Workspace,
+  rec: WorktreeRecord,
+  options: { actor: string; intent?: string; paths?: readonly string[]; label?: string },
+): Promise<RecordResult> {
   const manifest = Manifest.open(ws.ctx, ws.repo.shadowDir, rec);
   const { ops, changes, seen, found } = worktreeChanges(ws, rec, manifest, options.paths);
   if (ops.length === 0) return { dir: rec.dir, batch: null, changes };

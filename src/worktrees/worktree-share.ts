@@ -61,11 +61,16 @@ function lstatOrNull(ws: Workspace, path: string): Stats | null {
  */
 export function checkShare(ws: Workspace, source: string, path: string): void {
   const parts = path.replace(/\/+$/, '').split('/');
-  if (path.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..')) throw invalidShare(path, 'is not a path inside the working tree');
+  if (path.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..'))
+    throw invalidShare(path, 'is not a path inside the working tree');
   if (parts.some((p) => p.toLowerCase() === '.git')) throw invalidShare(path, 'names the repository itself');
   for (let i = 1; i < parts.length; i++) {
     const st = lstatOrNull(ws, `${source}/${parts.slice(0, i).join('/')}`);
-    if (st?.isSymbolicLink()) throw invalidShare(path, `is under ${parts.slice(0, i).join('/')}, a symlink: it may lead outside the working tree`);
+    if (st?.isSymbolicLink())
+      throw invalidShare(
+        path,
+        `is under ${parts.slice(0, i).join('/')}, a symlink: it may lead outside the working tree`,
+      );
   }
 }
 

@@ -49,7 +49,13 @@ export function worktreeFileState(ws: Workspace, dir: string, path: string): Wor
 }
 
 /** Is the worktree's file at `path` still what shadow left there? (Hashes only when the stat data moved.) */
-export function untouched(ws: Workspace, dir: string, path: string, entry: ManifestEntry | undefined, state: WorktreeFileState): boolean {
+export function untouched(
+  ws: Workspace,
+  dir: string,
+  path: string,
+  entry: ManifestEntry | undefined,
+  state: WorktreeFileState,
+): boolean {
   if (!entry) return state.kind === 'absent';
   if (state.kind !== 'file') return false;
   const trustExec = trustsExecBit(ws);
@@ -69,12 +75,19 @@ function currentOid(ws: Workspace, dir: string, path: string, st: Stats): Oid {
 }
 
 /** The view of `path` at a draft tip: the draft's file when it owns the path, else the working tree's; content in working-tree form. */
-function viewAt(ws: Workspace, draft: Draft | undefined, path: string): { entry: FileEntry | null; content: () => Buffer } {
+function viewAt(
+  ws: Workspace,
+  draft: Draft | undefined,
+  path: string,
+): { entry: FileEntry | null; content: () => Buffer } {
   if (draft && draft.bases.has(path)) {
     const k = lookupPath(ws.repo.objects, ws.repo.objects.readCommit(draft.tip).tree, path);
     if (k.kind !== 'file' || k.mode === MODE.gitlink) return { entry: null, content: () => Buffer.alloc(0) };
     const form = k.mode === MODE.symlink ? undefined : ws.worktreeForm(false);
-    return { entry: { mode: k.mode, oid: k.oid }, content: () => (form ? form.toWorktree(path, ws.repo.objects.readBlob(k.oid)) : ws.repo.objects.readBlob(k.oid)) };
+    return {
+      entry: { mode: k.mode, oid: k.oid },
+      content: () => (form ? form.toWorktree(path, ws.repo.objects.readBlob(k.oid)) : ws.repo.objects.readBlob(k.oid)),
+    };
   }
   const l = ws.lower(draft?.meta.root ?? '').read(path);
   if (l.kind !== 'file' || l.mode === MODE.gitlink) return { entry: null, content: () => Buffer.alloc(0) };
@@ -111,7 +124,15 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
     });
   }
   if (draft) checkWorktree(ws, draft, 'shadow worktree sync');
-  const out: SyncResult = { dir: rec.dir, draft: rec.draft, from: rec.synced_tip, to: draft?.tip ?? null, written: [], removed: [], conflicts: [] };
+  const out: SyncResult = {
+    dir: rec.dir,
+    draft: rec.draft,
+    from: rec.synced_tip,
+    to: draft?.tip ?? null,
+    written: [],
+    removed: [],
+    conflicts: [],
+  };
   if ((draft?.tip ?? null) === rec.synced_tip && (rec.conflicts ?? []).length === 0) return out;
   const manifest = Manifest.open(ws.ctx, ws.repo.shadowDir, rec);
   const paths = [...candidates(ws, rec, draft)].sort();
@@ -121,15 +142,28 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
   for (const path of paths) {
     const want = viewAt(ws, draft, path);
     const had = manifest.get(path);
-    if ((want.entry?.oid ?? null) === (had?.oid ?? null) && (want.entry?.mode ?? null) === (had?.mode ?? null) && had?.oid !== null) continue;
+    if (
+      (want.entry?.oid ?? null) === (had?.oid ?? null) &&
+      (want.entry?.mode ?? null) === (had?.mode ?? null) &&
+      had?.oid !== null
+    )
+      continue;
     const state = worktreeFileState(ws, rec.dir, path);
     if (!untouched(ws, rec.dir, path, had, state)) {
-      if (want.entry && state.kind === 'file' && currentOid(ws, rec.dir, path, state.st) === want.entry.oid && modeOfStat(state.st, trustsExecBit(ws), want.entry.mode) === want.entry.mode) {
+      if (
+        want.entry &&
+        state.kind === 'file' &&
+        currentOid(ws, rec.dir, path, state.st) === want.entry.oid &&
+        modeOfStat(state.st, trustsExecBit(ws), want.entry.mode) === want.entry.mode
+      ) {
         // Changed there to exactly what the draft now holds: nothing to write, nothing lost.
         manifest.set(path, statEntry(state.st, want.entry.oid, want.entry.mode));
         continue;
       }
-      out.conflicts.push({ path, reason: had ? 'changed in the worktree and not recorded' : 'created in the worktree and not recorded' });
+      out.conflicts.push({
+        path,
+        reason: had ? 'changed in the worktree and not recorded' : 'created in the worktree and not recorded',
+      });
       continue;
     }
     // The worktree holds what shadow left there.
@@ -152,12 +186,17 @@ export function syncWorktree(ws: Workspace, rec: WorktreeRecord): SyncResult {
     out.written.push(path);
   }
   manifest.save();
-  writeWorktreeRecord(ws.ctx, ws.repo.shadowDir, {
-    ...rec,
-    synced_tip: draft?.tip ?? null,
-    owned: draft?.bases.paths() ?? [],
-    conflicts: out.conflicts.map((c) => c.path),
-    updated_at: new Date(ws.ctx.clock.now()).toISOString(),
-  }, { durable: false });
+  writeWorktreeRecord(
+    ws.ctx,
+    ws.repo.shadowDir,
+    {
+      ...rec,
+      synced_tip: draft?.tip ?? null,
+      owned: draft?.bases.paths() ?? [],
+      conflicts: out.conflicts.map((c) => c.path),
+      updated_at: new Date(ws.ctx.clock.now()).toISOString(),
+    },
+    { durable: false },
+  );
   return out;
 }

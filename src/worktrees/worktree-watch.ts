@@ -104,7 +104,12 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
     serially(async () => {
       if (pending.size === 0) return;
       if (gone()) {
-        await stop(new ShadowError('WORKTREE_GONE', `the worktree ${rec.dir} was deleted while it was watched`, { hint: 'make it again with `shadow worktree add`, or forget it with `shadow worktree remove`', data: { dir: rec.dir } }));
+        await stop(
+          new ShadowError('WORKTREE_GONE', `the worktree ${rec.dir} was deleted while it was watched`, {
+            hint: 'make it again with `shadow worktree add`, or forget it with `shadow worktree remove`',
+            data: { dir: rec.dir },
+          }),
+        );
         return;
       }
       // A large burst is recorded from a scan of the whole worktree, not from
@@ -114,8 +119,16 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
       const paths = pending.size > FULL_SCAN_AT ? undefined : [...pending];
       pending.clear();
       try {
-        const r = await withWorktreeLock(ws.ctx, ws.repo.shadowDir, current(), (now) => recordWorktree(ws, now, { actor: options.actor, paths, label: 'watch' }));
-        if (r.batch && !r.batch.success && r.batch.error) options.onProblem?.(new ShadowError(r.batch.error.code, r.batch.error.message, { hint: r.batch.error.hint, data: { dir: rec.dir, paths: paths ?? r.changes.map((c) => c.path) } }));
+        const r = await withWorktreeLock(ws.ctx, ws.repo.shadowDir, current(), (now) =>
+          recordWorktree(ws, now, { actor: options.actor, paths, label: 'watch' }),
+        );
+        if (r.batch && !r.batch.success && r.batch.error)
+          options.onProblem?.(
+            new ShadowError(r.batch.error.code, r.batch.error.message, {
+              hint: r.batch.error.hint,
+              data: { dir: rec.dir, paths: paths ?? r.changes.map((c) => c.path) },
+            }),
+          );
         else if (r.batch) options.onRecord?.(r);
       } catch (e) {
         report(e);
@@ -132,7 +145,12 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
   };
   watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
   watcher.on('unlinkDir', (path: string) => {
-    if (path === rec.dir) void stop(new ShadowError('WORKTREE_GONE', `the worktree ${rec.dir} was deleted while it was watched`, { data: { dir: rec.dir } }));
+    if (path === rec.dir)
+      void stop(
+        new ShadowError('WORKTREE_GONE', `the worktree ${rec.dir} was deleted while it was watched`, {
+          data: { dir: rec.dir },
+        }),
+      );
   });
   watcher.on('error', (e: unknown) => report(e));
 
@@ -141,7 +159,11 @@ export async function watchWorktree(ws: Workspace, rec: WorktreeRecord, options:
     if (stopped || pending.size > 0) return;
     void serially(async () => {
       if (gone()) {
-        await stop(new ShadowError('WORKTREE_GONE', `the worktree ${rec.dir} was deleted while it was watched`, { data: { dir: rec.dir } }));
+        await stop(
+          new ShadowError('WORKTREE_GONE', `the worktree ${rec.dir} was deleted while it was watched`, {
+            data: { dir: rec.dir },
+          }),
+        );
         return;
       }
       try {

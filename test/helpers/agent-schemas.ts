@@ -17,7 +17,12 @@ const env = z.record(z.string(), z.string());
  * https://code.claude.com/docs/en/mcp ("Project scope", "Add a local stdio server").
  */
 const claudeServer = z.union([
-  z.strictObject({ type: z.literal('stdio').optional(), command: z.string().min(1), args: strings.optional(), env: env.optional() }),
+  z.strictObject({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: strings.optional(),
+    env: env.optional(),
+  }),
   z.strictObject({ type: z.enum(['http', 'sse']), url: z.string(), headers: env.optional() }),
 ]);
 export const ClaudeMcpJson = z.looseObject({ mcpServers: z.record(z.string(), claudeServer) });
@@ -27,12 +32,35 @@ export const ClaudeMcpJson = z.looseObject({ mcpServers: z.record(z.string(), cl
  * hooks: [{type: "command", command, timeout?}]}]}}`.
  * https://code.claude.com/docs/en/hooks ("Configuration", "Structure").
  */
-const CLAUDE_EVENTS = ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop', 'PreCompact', 'SessionStart', 'SessionEnd'] as const;
+const CLAUDE_EVENTS = [
+  'PreToolUse',
+  'PermissionRequest',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Notification',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStart',
+  'SubagentStop',
+  'PreCompact',
+  'SessionStart',
+  'SessionEnd',
+] as const;
 const claudeHookGroup = z.strictObject({
   matcher: z.string().optional(),
-  hooks: z.array(z.strictObject({ type: z.literal('command'), command: z.string().min(1), timeout: z.number().positive().optional() })).min(1),
+  hooks: z
+    .array(
+      z.strictObject({
+        type: z.literal('command'),
+        command: z.string().min(1),
+        timeout: z.number().positive().optional(),
+      }),
+    )
+    .min(1),
 });
-export const ClaudeSettings = z.looseObject({ hooks: z.partialRecord(z.enum(CLAUDE_EVENTS), z.array(claudeHookGroup)).optional() });
+export const ClaudeSettings = z.looseObject({
+  hooks: z.partialRecord(z.enum(CLAUDE_EVENTS), z.array(claudeHookGroup)).optional(),
+});
 
 /**
  * Claude Code, a PreToolUse hook's JSON output (exit 0): `hookSpecificOutput`
@@ -101,11 +129,33 @@ const geminiServer = z.strictObject({
   includeTools: strings.optional(),
   excludeTools: strings.optional(),
 });
-const GEMINI_EVENTS = ['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'BeforeModel', 'AfterModel', 'BeforeToolSelection', 'SessionStart', 'SessionEnd', 'PreCompress', 'Notification'] as const;
+const GEMINI_EVENTS = [
+  'BeforeTool',
+  'AfterTool',
+  'BeforeAgent',
+  'AfterAgent',
+  'BeforeModel',
+  'AfterModel',
+  'BeforeToolSelection',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompress',
+  'Notification',
+] as const;
 const geminiHookGroup = z.strictObject({
   matcher: z.string().optional(),
   sequential: z.boolean().optional(),
-  hooks: z.array(z.strictObject({ type: z.literal('command'), command: z.string().min(1), name: z.string().optional(), timeout: z.number().optional(), description: z.string().optional() })).min(1),
+  hooks: z
+    .array(
+      z.strictObject({
+        type: z.literal('command'),
+        command: z.string().min(1),
+        name: z.string().optional(),
+        timeout: z.number().optional(),
+        description: z.string().optional(),
+      }),
+    )
+    .min(1),
 });
 export const GeminiSettings = z.looseObject({
   mcpServers: z.record(z.string(), geminiServer),
@@ -134,7 +184,13 @@ export const GeminiBeforeToolOutput = z
  * env?, envFile?} | {url, headers?}}}`. https://cursor.com/docs/mcp ("Configuration").
  */
 const cursorServer = z.union([
-  z.strictObject({ type: z.literal('stdio').optional(), command: z.string().min(1), args: strings.optional(), env: env.optional(), envFile: z.string().optional() }),
+  z.strictObject({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: strings.optional(),
+    env: env.optional(),
+    envFile: z.string().optional(),
+  }),
   z.strictObject({ url: z.string(), headers: env.optional() }),
 ]);
 export const CursorMcpJson = z.looseObject({ mcpServers: z.record(z.string(), cursorServer) });

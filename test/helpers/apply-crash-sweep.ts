@@ -40,7 +40,9 @@ export function freeze(fs: FileSystem): Frozen {
 }
 
 export function thaw(f: Frozen): FileSystem & { chmodSync(p: string, m: number): void } {
-  const fs = createFsFromVolume(Volume.fromJSON(f.json)) as unknown as FileSystem & { chmodSync(p: string, m: number): void };
+  const fs = createFsFromVolume(Volume.fromJSON(f.json)) as unknown as FileSystem & {
+    chmodSync(p: string, m: number): void;
+  };
   for (const [p, m] of f.modes) fs.chmodSync(p, m);
   return fs;
 }
@@ -49,7 +51,11 @@ export function thaw(f: Frozen): FileSystem & { chmodSync(p: string, m: number):
  * One full run of `act` on a thawed copy of `frozen`, every fs call
  * recorded: the calls a crash sweep then stops at, one by one.
  */
-export async function probeRun<T>(repo: MemRepo, frozen: Frozen, act: (sh: Shadow) => Promise<T>): Promise<{ fs: FileSystem; probe: FsSeam; result: T }> {
+export async function probeRun<T>(
+  repo: MemRepo,
+  frozen: Frozen,
+  act: (sh: Shadow) => Promise<T>,
+): Promise<{ fs: FileSystem; probe: FsSeam; result: T }> {
   const fs = thaw(frozen);
   const probe = new FsSeam(fs);
   const sh = await openAs(repo, probe.fs, 101);
@@ -67,13 +73,18 @@ export function groupProblems(problems: string[]): string[] {
     const what = (m ? m[2]! : p).replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>');
     kinds.set(what, [...(kinds.get(what) ?? []), m ? m[1]! : '?']);
   }
-  return [...kinds].map(([what, ns]) => `${what} [at N=${ns.slice(0, 8).join(',')}${ns.length > 8 ? `, … ${ns.length} points` : ''}]`);
+  return [...kinds].map(
+    ([what, ns]) => `${what} [at N=${ns.slice(0, 8).join(',')}${ns.length > 8 ? `, … ${ns.length} points` : ''}]`,
+  );
 }
 
 /** The agent goes on after a recovery: one more batch on the draft. Returns why it failed, if it did. */
 export async function goOn(sh: Shadow): Promise<string | undefined> {
   try {
-    const r = await sh.batch({ intent: 'go on', operations: [{ operation: 'write', path: 'README.md', content: 'next\n' }] });
+    const r = await sh.batch({
+      intent: 'go on',
+      operations: [{ operation: 'write', path: 'README.md', content: 'next\n' }],
+    });
     return r.success ? undefined : r.error?.message;
   } catch (e) {
     return (e as Error).message;

@@ -37,7 +37,13 @@ export interface Run {
 
 /** Run the CLI with --json, with a time limit (a FIFO read by mistake would hang it). */
 export function cli(repo: DiskRepo, args: string[]): Run {
-  const r = spawnSync(process.execPath, [SHADOW_BIN, ...args, '--json'], { cwd: repo.dir, env: repo.env, encoding: 'utf8', timeout: 30_000, maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [SHADOW_BIN, ...args, '--json'], {
+    cwd: repo.dir,
+    env: repo.env,
+    encoding: 'utf8',
+    timeout: 30_000,
+    maxBuffer: 64 << 20,
+  });
   let json: any;
   try {
     json = JSON.parse(r.stdout);
@@ -67,7 +73,8 @@ export function scan(root: string, skipGit = true): Scan {
         out.content[path] = `dir ${mode}`;
         walk(full, path);
       } else if (st.isSymbolicLink()) out.content[path] = `link ${fs.readlinkSync(full)}`;
-      else if (st.isFile()) out.content[path] = `file ${mode} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`;
+      else if (st.isFile())
+        out.content[path] = `file ${mode} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`;
       else out.content[path] = `special ${Number(st.mode).toString(8)}`;
     }
   };

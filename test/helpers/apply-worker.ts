@@ -17,9 +17,17 @@ import { FsSeam } from './fs-seam.js';
 const [dir, command, point] = process.argv.slice(2) as [string, 'apply' | 'unapply', string];
 const seam = new FsSeam(fs as unknown as FileSystem);
 const base = nodeContext();
-const sh = await openShadow({ dir, fs: seam.fs, clock: base.clock, ids: base.ids, env: process.env, processes: base.processes });
+const sh = await openShadow({
+  dir,
+  fs: seam.fs,
+  clock: base.clock,
+  ids: base.ids,
+  env: process.env,
+  processes: base.processes,
+});
 
-const inWorktree = (p: string | undefined): boolean => p !== undefined && p.startsWith(`${dir}/`) && !p.startsWith(`${dir}/.git/`);
+const inWorktree = (p: string | undefined): boolean =>
+  p !== undefined && p.startsWith(`${dir}/`) && !p.startsWith(`${dir}/.git/`);
 let renames = 0;
 const wanted = point.startsWith('rename:') ? Number(point.slice('rename:'.length)) : -1;
 
@@ -41,7 +49,9 @@ try {
   const r = command === 'apply' ? await sh.apply() : await sh.unapply();
   process.stdout.write(`${JSON.stringify({ ok: true, paths: r.paths.length })}\n`);
 } catch (e) {
-  process.stdout.write(`${JSON.stringify({ ok: false, code: (e as { code?: string }).code, message: (e as Error).message })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ok: false, code: (e as { code?: string }).code, message: (e as Error).message })}\n`,
+  );
   process.exitCode = 1;
 }
 sh.close();

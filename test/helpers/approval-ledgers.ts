@@ -63,7 +63,8 @@ export async function riskyDraft(repo: DiskRepo, draft: string, ci = 'on: push\n
 /** Approve every approval `draft` needs in `repo` (those of `apply --commit` too, which a push needs); the ids a plain apply needs. */
 export function approveAll(repo: DiskRepo, draft: string, extra: string[] = []): string[] {
   const review = JSON.parse(ok(repo.shadow(['review', draft, '--json'])));
-  for (const a of [...review.approvals, ...review.branch_approvals]) ok(repo.shadow(['approve', a.id, '--draft', draft, '--reason', 'looks fine', ...extra]));
+  for (const a of [...review.approvals, ...review.branch_approvals])
+    ok(repo.shadow(['approve', a.id, '--draft', draft, '--reason', 'looks fine', ...extra]));
   return review.approvals.map((a: any) => a.id);
 }
 
@@ -71,7 +72,13 @@ export function approveAll(repo: DiskRepo, draft: string, extra: string[] = []):
 export function assertPending(repo: DiskRepo, args: string[], ids: string[]): void {
   const r = repo.shadow(['apply', ...args, '--json']);
   assert.is(r.status, 3, r.stdout + r.stderr);
-  assert.equal(r.json().pendingApprovals.map((p: any) => p.id).sort(), [...ids].sort());
+  assert.equal(
+    r
+      .json()
+      .pendingApprovals.map((p: any) => p.id)
+      .sort(),
+    [...ids].sort(),
+  );
   assert.is(repo.exists('.github/workflows/ci.yml'), false);
   assert.is(repo.exists('config/token.ts'), false);
 }
@@ -101,7 +108,12 @@ export function allowSigners(repo: DiskRepo, lines: string[]): void {
  * Each variant's set-up makes `approve --sign` fail: SIGNING_FAILED with its
  * message and a hint, the draft's ledger as it was, no approval key made.
  */
-export function assertSigningFails(repo: DiskRepo, draft: string, id: string, variants: ReadonlyArray<readonly [string, () => unknown, RegExp | string]>): void {
+export function assertSigningFails(
+  repo: DiskRepo,
+  draft: string,
+  id: string,
+  variants: ReadonlyArray<readonly [string, () => unknown, RegExp | string]>,
+): void {
   const ledger = repo.read(ledgerOf(draft));
   for (const [name, setUp, message] of variants) {
     setUp();

@@ -12,14 +12,22 @@ const sh = await openShadow({ dir });
 const count = Number(countText);
 for (let i = 0; i < count; i++) {
   let operations;
-  if (mode === 'disjoint') operations = [{ operation: 'write', path: `w${worker}/f${i}.txt`, content: `${worker}:${i}\n` }];
+  if (mode === 'disjoint')
+    operations = [{ operation: 'write', path: `w${worker}/f${i}.txt`, content: `${worker}:${i}\n` }];
   else if (mode === 'same-path') operations = [{ operation: 'write', path: 'shared.txt', content: `${worker}:${i}\n` }];
-  else operations = [{ operation: 'edit', path: 'counters.txt', old_content: `w${worker}=${i}\n`, content: `w${worker}=${i + 1}\n` }];
+  else
+    operations = [
+      { operation: 'edit', path: 'counters.txt', old_content: `w${worker}=${i}\n`, content: `w${worker}=${i + 1}\n` },
+    ];
   try {
     const r = await sh.batch({ intent: `w${worker} #${i}`, operations }, { actor: `worker-${worker}` });
-    process.stdout.write(`${JSON.stringify({ i, success: r.success, code: r.error?.code, batch: r.batch, commit: r.commit })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ i, success: r.success, code: r.error?.code, batch: r.batch, commit: r.commit })}\n`,
+    );
   } catch (e) {
-    process.stdout.write(`${JSON.stringify({ i, success: false, code: (e as { code?: string }).code ?? 'THROWN', message: (e as Error).message })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ i, success: false, code: (e as { code?: string }).code ?? 'THROWN', message: (e as Error).message })}\n`,
+    );
   }
 }
 sh.close();

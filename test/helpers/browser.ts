@@ -14,7 +14,12 @@ declare const window: any;
  * downloaded at install time. SHADOW_CHROMIUM names another executable.
  */
 
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+const CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+];
 
 /** The Chromium to drive, or undefined when none is installed. */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -31,7 +36,8 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
  */
 export function chromiumRequired(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.CI === 'true') return 'CI=true';
-  if (env.SHADOW_REQUIRE_CHROMIUM === '1') return 'SHADOW_REQUIRE_CHROMIUM=1 (set by .ci/run once Chromium is installed)';
+  if (env.SHADOW_REQUIRE_CHROMIUM === '1')
+    return 'SHADOW_REQUIRE_CHROMIUM=1 (set by .ci/run once Chromium is installed)';
   return undefined;
 }
 
@@ -44,7 +50,14 @@ export async function launchBrowser(executablePath: string): Promise<{ browser: 
     executablePath,
     headless: true,
     userDataDir,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions', '--force-color-profile=srgb'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--no-first-run',
+      '--disable-extensions',
+      '--force-color-profile=srgb',
+    ],
     defaultViewport: { width: 1280, height: 900 },
   });
   return {
@@ -69,8 +82,13 @@ export function screenshotDir(env: NodeJS.ProcessEnv = process.env): { dir: stri
 
 /** Wait until the page's view has been drawn more times than `after` (app.js counts its draws in body[data-rendered]). */
 export async function renderedAfter(page: Page, after: number): Promise<number> {
-  await page.waitForFunction((n: number) => Number(document.body.dataset.rendered ?? 0) > n, { timeout: 15_000 }, after);
+  await page.waitForFunction(
+    (n: number) => Number(document.body.dataset.rendered ?? 0) > n,
+    { timeout: 15_000 },
+    after,
+  );
   return page.evaluate(() => Number(document.body.dataset.rendered));
 }
 
-export const rendered = (page: Page): Promise<number> => page.evaluate(() => Number(document.body.dataset.rendered ?? 0));
+export const rendered = (page: Page): Promise<number> =>
+  page.evaluate(() => Number(document.body.dataset.rendered ?? 0));

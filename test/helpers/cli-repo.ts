@@ -18,7 +18,11 @@ export function fresh(ctx: Ctx): void {
 }
 
 /** Commit one batch as a fixture; its commit. */
-export async function seed(repo: DiskRepo, operations: unknown[], options: { draft?: string; intent?: string } = {}): Promise<string> {
+export async function seed(
+  repo: DiskRepo,
+  operations: unknown[],
+  options: { draft?: string; intent?: string } = {},
+): Promise<string> {
   return withShadow(repo, async (sh) => {
     const r = await sh.batch({ intent: options.intent, operations }, { draft: options.draft });
     if (!r.success || !r.commit) throw new Error(`fixture batch failed: ${JSON.stringify(r.error)}`);
@@ -66,4 +70,3 @@ function spawnGit(repo: DiskRepo, args: string[], input: Buffer): string {
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
-

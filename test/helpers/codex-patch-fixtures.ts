@@ -46,7 +46,12 @@ export function patchFixtures(): PatchFixture[] {
     .sort()
     .map((name) => {
       const dir = join(CORPUS, name);
-      const f: PatchFixture = { name, dir, patch: readFileSync(join(dir, 'patch.txt'), 'utf8'), input: filesUnder(join(dir, 'input')) };
+      const f: PatchFixture = {
+        name,
+        dir,
+        patch: readFileSync(join(dir, 'patch.txt'), 'utf8'),
+        input: filesUnder(join(dir, 'input')),
+      };
       if (existsSync(join(dir, 'error.json'))) {
         const e = JSON.parse(readFileSync(join(dir, 'error.json'), 'utf8')) as { code: string; message: string };
         f.error = { code: e.code, message: new RegExp(e.message) };

@@ -36,14 +36,24 @@ function place(root: Node, path: string, line: (name: string) => string): void {
 }
 
 function mktree(repo: DiskRepo, lines: readonly string[]): string {
-  const r = spawnSync('git', ['mktree', '-z'], { cwd: repo.dir, env: repo.env, input: lines.map((l) => `${l}\0`).join(''), encoding: 'utf8' });
+  const r = spawnSync('git', ['mktree', '-z'], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: lines.map((l) => `${l}\0`).join(''),
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`git mktree failed: ${r.stderr}`);
   return r.stdout.trim();
 }
 
 /** Write a blob with `content`; its id. */
 export function blobOf(repo: DiskRepo, content: string): string {
-  const r = spawnSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo.dir, env: repo.env, input: content, encoding: 'utf8' });
+  const r = spawnSync('git', ['hash-object', '-w', '--stdin'], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: content,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`git hash-object failed: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -85,7 +95,6 @@ export function craftCommit(repo: DiskRepo, tree: string, parent?: string, messa
 export function craftOn(repo: DiskRepo, parent: string, entries: readonly CraftedEntry[], message = 'crafted'): string {
   return craftCommit(repo, craftTree(repo, entries, parent), parent, message);
 }
-
 
 /**
  * Put `commit` on the draft's ref with plain git, as a commit that reaches

@@ -75,16 +75,26 @@ export class CrashFs {
     const wrap = (op: FsOp, fn: (...a: any[]) => unknown): void => {
       out[op] = fn;
     };
-    wrap('openSync', (path: string, flags?: string | number, mode?: number) => self.open(String(path), flags ?? 'r', mode));
-    wrap('closeSync', (fd: number) => (self.dirFds.delete(fd) ? undefined : (self.fdPaths.delete(fd), self.fdInos.delete(fd), inner.closeSync(fd))));
-    wrap('fstatSync', (fd: number, o?: unknown) => (self.dirFds.has(fd) ? inner.statSync(self.pathOfIno(fd)) : inner.fstatSync(fd, o as never)));
+    wrap('openSync', (path: string, flags?: string | number, mode?: number) =>
+      self.open(String(path), flags ?? 'r', mode),
+    );
+    wrap('closeSync', (fd: number) =>
+      self.dirFds.delete(fd) ? undefined : (self.fdPaths.delete(fd), self.fdInos.delete(fd), inner.closeSync(fd)),
+    );
+    wrap('fstatSync', (fd: number, o?: unknown) =>
+      self.dirFds.has(fd) ? inner.statSync(self.pathOfIno(fd)) : inner.fstatSync(fd, o as never),
+    );
     wrap('writeSync', (fd: number, ...rest: unknown[]) => {
       const n = (inner.writeSync as (...a: unknown[]) => number)(fd, ...rest);
       self.logData(self.fdPaths.get(fd)!, self.fdInos.get(fd));
       return n;
     });
-    wrap('writeFileSync', (file: string | number, data: unknown, o?: unknown) => self.writeWhole('writeFileSync', file, data, o));
-    wrap('appendFileSync', (file: string | number, data: unknown, o?: unknown) => self.writeWhole('appendFileSync', file, data, o));
+    wrap('writeFileSync', (file: string | number, data: unknown, o?: unknown) =>
+      self.writeWhole('writeFileSync', file, data, o),
+    );
+    wrap('appendFileSync', (file: string | number, data: unknown, o?: unknown) =>
+      self.writeWhole('appendFileSync', file, data, o),
+    );
     wrap('fsyncSync', (fd: number) => {
       const ino = self.inoOfFd(fd);
       if (!self.dirFds.has(fd)) inner.fsyncSync(fd);
@@ -102,7 +112,9 @@ export class CrashFs {
       (inner.rmdirSync as (...a: unknown[]) => void)(path, o);
       self.events.push({ kind: 'entries', ops: [{ dir, name, ino: null, rmdir }] });
     });
-    wrap('mkdirSync', (path: string, o?: { recursive?: boolean; mode?: number } | number) => self.mkdir(String(path), o));
+    wrap('mkdirSync', (path: string, o?: { recursive?: boolean; mode?: number } | number) =>
+      self.mkdir(String(path), o),
+    );
     wrap('symlinkSync', (target: string | Buffer, path: string) => {
       inner.symlinkSync(target as string, path);
       const ino = self.fresh(String(path));
@@ -180,7 +192,12 @@ export class CrashFs {
 
   private logData(path: string, ino = this.ino(path)): void {
     const st = this.inner.lstatSync(path);
-    this.events.push({ kind: 'data', ino, content: Buffer.from(this.inner.readFileSync(path) as Buffer), mode: Number(st.mode) & 0o777 });
+    this.events.push({
+      kind: 'data',
+      ino,
+      content: Buffer.from(this.inner.readFileSync(path) as Buffer),
+      mode: Number(st.mode) & 0o777,
+    });
   }
 
   private created(path: string): Ino {
@@ -226,7 +243,13 @@ export class CrashFs {
     for (const [fd, p] of this.fdPaths) {
       if (p === from || p.startsWith(`${from}/`)) this.fdPaths.set(fd, to + p.slice(from.length));
     }
-    this.events.push({ kind: 'entries', ops: [{ dir: fromDir, name: fromName, ino: null }, { dir: toDir, name: toName, ino }] });
+    this.events.push({
+      kind: 'entries',
+      ops: [
+        { dir: fromDir, name: fromName, ino: null },
+        { dir: toDir, name: toName, ino },
+      ],
+    });
   }
 
   private mkdir(path: string, o?: { recursive?: boolean; mode?: number } | number): string | undefined {
@@ -249,12 +272,19 @@ export class CrashFs {
   private snapshot(path: string): Ino {
     const st = this.inner.lstatSync(path);
     const ino = Number(st.ino);
-    if (st.isSymbolicLink()) this.base.set(ino, { kind: 'symlink', target: this.inner.readlinkSync(path, { encoding: 'buffer' }) as Buffer });
+    if (st.isSymbolicLink())
+      this.base.set(ino, { kind: 'symlink', target: this.inner.readlinkSync(path, { encoding: 'buffer' }) as Buffer });
     else if (st.isDirectory()) {
       const entries = new Map<string, Ino>();
-      for (const name of (this.inner.readdirSync(path) as unknown[]).map(String)) entries.set(name, this.snapshot(path === '/' ? `/${name}` : `${path}/${name}`));
+      for (const name of (this.inner.readdirSync(path) as unknown[]).map(String))
+        entries.set(name, this.snapshot(path === '/' ? `/${name}` : `${path}/${name}`));
       this.base.set(ino, { kind: 'dir', mode: Number(st.mode) & 0o777, entries });
-    } else this.base.set(ino, { kind: 'file', mode: Number(st.mode) & 0o777, content: Buffer.from(this.inner.readFileSync(path) as Buffer) });
+    } else
+      this.base.set(ino, {
+        kind: 'file',
+        mode: Number(st.mode) & 0o777,
+        content: Buffer.from(this.inner.readFileSync(path) as Buffer),
+      });
     return ino;
   }
 }

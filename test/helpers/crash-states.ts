@@ -97,15 +97,21 @@ function aloneLosing(events: readonly CrashEvent[], pending: readonly Pending[],
   const keep = pending.map((p, j) => (j === i ? 0 : p.events.length));
   const dirOf = new Map<Ino, number>();
   pending.forEach((p, j) => p.kind === 'dir' && dirOf.set(p.ino, j));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     pending.forEach((p, j) => {
       if (p.kind !== 'dir') return;
       for (let n = 0; n < keep[j]!; n++) {
         const e = events[p.events[n]!]!;
-        const removed = e.kind === 'entries' ? e.ops.find((o) => o.dir === p.ino && o.rmdir !== undefined)?.rmdir : undefined;
+        const removed =
+          e.kind === 'entries' ? e.ops.find((o) => o.dir === p.ino && o.rmdir !== undefined)?.rmdir : undefined;
         const child = removed === undefined ? undefined : dirOf.get(removed);
-        if (child === undefined || keep[child]! === pending[child]!.events.length || pending[child]!.events[keep[child]!]! > p.events[n]!) continue;
+        if (
+          child === undefined ||
+          keep[child]! === pending[child]!.events.length ||
+          pending[child]!.events[keep[child]!]! > p.events[n]!
+        )
+          continue;
         keep[j] = n;
         changed = true;
         return;
@@ -137,7 +143,12 @@ function lastPending(events: readonly CrashEvent[], at: number, p: Pending): boo
  * alone keeping, each write of a file cut to a block, and every
  * combination where there are few or a seeded sample where there are many.
  */
-function choices(events: readonly CrashEvent[], at: number, pending: readonly Pending[], seed: number): { choices: Choice[]; enumerated: number } {
+function choices(
+  events: readonly CrashEvent[],
+  at: number,
+  pending: readonly Pending[],
+  seed: number,
+): { choices: Choice[]; enumerated: number } {
   const last: Choice[] = [];
   const earlier: Choice[] = [];
   pending.forEach((p, i) => (lastPending(events, at, p) ? last : earlier).push(aloneLosing(events, pending, i)));
@@ -164,7 +175,8 @@ function choices(events: readonly CrashEvent[], at: number, pending: readonly Pe
     }
   } else {
     const rand = prng(seed);
-    for (let s = 0; s < SAMPLES; s++) out.push(pending.map((p) => ({ keep: Math.floor(rand() * (p.events.length + 1)), cut: rand() < 0.2 })));
+    for (let s = 0; s < SAMPLES; s++)
+      out.push(pending.map((p) => ({ keep: Math.floor(rand() * (p.events.length + 1)), cut: rand() < 0.2 })));
   }
   return { choices: out, enumerated: last.length };
 }
@@ -194,7 +206,8 @@ function build(crash: CrashFs, at: number, pending: readonly Pending[], choice: 
         continue;
       }
       let content = e.content;
-      if (cutAt.has(i) && content.length > BLOCK) content = content.subarray(0, Math.floor(content.length / 2 / BLOCK) * BLOCK || BLOCK);
+      if (cutAt.has(i) && content.length > BLOCK)
+        content = content.subarray(0, Math.floor(content.length / 2 / BLOCK) * BLOCK || BLOCK);
       inodes.set(e.ino, { kind: 'file', mode: e.mode, content });
     } else if (e.kind === 'entries') {
       // One change, over one or two directories: kept only where every directory keeps it.
@@ -210,7 +223,12 @@ function build(crash: CrashFs, at: number, pending: readonly Pending[], choice: 
   return inodes;
 }
 
-function mountOf(inodes: Map<Ino, InodeState>, root: Ino, rootPath: string, mtimeMs: number | undefined): ReturnType<typeof createFsFromVolume> {
+function mountOf(
+  inodes: Map<Ino, InodeState>,
+  root: Ino,
+  rootPath: string,
+  mtimeMs: number | undefined,
+): ReturnType<typeof createFsFromVolume> {
   const vol = new Volume();
   const fs = createFsFromVolume(vol);
   const date = (path: string): void => {
@@ -240,7 +258,8 @@ function digestOf(inodes: Map<Ino, InodeState>, root: Ino): string {
     if (s.kind === 'dir') {
       h.update(`d ${path} ${s.mode}\n`);
       for (const name of [...s.entries.keys()].sort()) walk(s.entries.get(name)!, `${path}/${name}`);
-    } else if (s.kind === 'file') h.update(`f ${path} ${s.mode} ${createHash('sha1').update(s.content).digest('hex')}\n`);
+    } else if (s.kind === 'file')
+      h.update(`f ${path} ${s.mode} ${createHash('sha1').update(s.content).digest('hex')}\n`);
     else h.update(`l ${path} ${s.target.toString('hex')}\n`);
   };
   walk(root, '');
@@ -270,7 +289,12 @@ export function crashStates(crash: CrashFs, options: { seed?: number; at?: numbe
         earlier.enumerated ||= n < enumerated;
         return;
       }
-      seen.set(digest, { at, digest, enumerated: n < enumerated, mount: (o) => mountOf(inodes, crash.rootIno, '/', o?.mtimeMs) });
+      seen.set(digest, {
+        at,
+        digest,
+        enumerated: n < enumerated,
+        mount: (o) => mountOf(inodes, crash.rootIno, '/', o?.mtimeMs),
+      });
     });
   }
   return [...seen.values()];
@@ -283,7 +307,11 @@ export function crashStates(crash: CrashFs, options: { seed?: number; at?: numbe
  * sample of the rest up to `budget`. Returned in crash-point order, with
  * how many were enumerated and how many sampled.
  */
-export function budgetStates(states: readonly CrashState[], budget: number, seed: number): { states: CrashState[]; enumerated: number; sampled: number } {
+export function budgetStates(
+  states: readonly CrashState[],
+  budget: number,
+  seed: number,
+): { states: CrashState[]; enumerated: number; sampled: number } {
   const enumerated = states.filter((s) => s.enumerated).length;
   if (states.length <= budget) return { states: [...states], enumerated, sampled: states.length - enumerated };
   const keep = new Set<CrashState>(states.filter((s) => s.enumerated));

@@ -21,7 +21,9 @@ export function snapshotTree(dir: string, skip: readonly string[] = ['.git']): R
       } else if (st.isSymbolicLink()) {
         out[p] = `link ${fs.readlinkSync(join(dir, p))} ino=${st.ino} mtime=${st.mtimeMs}`;
       } else {
-        const sha = createHash('sha256').update(fs.readFileSync(join(dir, p))).digest('hex');
+        const sha = createHash('sha256')
+          .update(fs.readFileSync(join(dir, p)))
+          .digest('hex');
         out[p] = `file ${(st.mode & 0o777).toString(8)} ${sha} ino=${st.ino} mtime=${st.mtimeMs}`;
       }
     }
@@ -32,7 +34,9 @@ export function snapshotTree(dir: string, skip: readonly string[] = ['.git']): R
 
 /** One hash over a snapshot: the working tree byte for byte (and stat for stat). */
 export function treeHash(dir: string): string {
-  return createHash('sha256').update(JSON.stringify(snapshotTree(dir))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(snapshotTree(dir)))
+    .digest('hex');
 }
 
 export function read(dir: string, p: string): string {

@@ -1,6 +1,15 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync, existsSync, readdirSync, lstatSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  rmSync,
+  writeFileSync,
+  readFileSync,
+  existsSync,
+  readdirSync,
+  lstatSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,7 +85,10 @@ export class DiskRepo {
   }
 
   /** Run the shadow CLI. */
-  shadow(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {}): CliResult {
+  shadow(
+    args: string[],
+    options: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {},
+  ): CliResult {
     const r = spawnSync(process.execPath, [SHADOW_BIN, ...args], {
       cwd: options.cwd ?? this.dir,
       env: { ...this.env, ...options.env },

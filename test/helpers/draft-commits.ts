@@ -4,9 +4,16 @@ import { REF } from './worktree-repo.js';
 /* A draft's commits as native git sees them. */
 
 /** Batch commits of a draft, newest first (capture commits left out). */
-export function batches(repo: DiskRepo, draft = 'default'): Array<{ commit: string; subject: string; author: string; batch: number }> {
+export function batches(
+  repo: DiskRepo,
+  draft = 'default',
+): Array<{ commit: string; subject: string; author: string; batch: number }> {
   if (!repo.ref(REF(draft))) return [];
-  const out = repo.git('log', '--format=%H%x00%s%x00%an%x00%(trailers:key=Shadow-Batch,valueonly,separator=)%x00%(trailers:key=Shadow-Capture,valueonly,separator=)%x01', REF(draft));
+  const out = repo.git(
+    'log',
+    '--format=%H%x00%s%x00%an%x00%(trailers:key=Shadow-Batch,valueonly,separator=)%x00%(trailers:key=Shadow-Capture,valueonly,separator=)%x01',
+    REF(draft),
+  );
   return out
     .split('\x01')
     .map((r) => r.replace(/^\n/, ''))

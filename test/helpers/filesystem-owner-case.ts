@@ -3,7 +3,11 @@
  * says: where it comes from, what it starts from, the call, and what it expects.
  */
 
-export const OWNER = { repo: 'modelcontextprotocol/servers', commit: '76d64c822f5125032f89eb71dbdb94e42b434821', folder: 'src/filesystem' };
+export const OWNER = {
+  repo: 'modelcontextprotocol/servers',
+  commit: '76d64c822f5125032f89eb71dbdb94e42b434821',
+  folder: 'src/filesystem',
+};
 
 export interface Expectation {
   /** The whole answer text. */

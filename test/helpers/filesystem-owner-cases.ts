@@ -25,7 +25,8 @@ const TREE = {
 };
 const DT = '__tests__/directory-tree.test.ts > buildTree exclude patterns >';
 const GIT_DIR = {
-  reason: "the server's fixture has an empty .git directory inside the tree; in a repository .git is git's own, never part of the draft's view (and git tracks no empty directory)",
+  reason:
+    "the server's fixture has an empty .git directory inside the tree; in a repository .git is git's own, never part of the draft's view (and git tracks no empty directory)",
 };
 const SC = { 'test.txt': 'test content', 'subdir/nested.txt': 'nested content' };
 const SCS = '__tests__/structured-content.test.ts > structuredContent schema compliance >';
@@ -147,7 +148,9 @@ export const CASES: OwnerCase[] = [
     files: { 'a.txt': 'A' },
     tool: 'read_multiple_files',
     args: { paths: ['<dir>/a.txt', '<dir>/missing.txt'] },
-    expect: { text: "<dir>/a.txt:\nA\n\n---\n<dir>/missing.txt: Error - ENOENT: no such file or directory, open '<dir>/missing.txt'" },
+    expect: {
+      text: "<dir>/a.txt:\nA\n\n---\n<dir>/missing.txt: Error - ENOENT: no such file or directory, open '<dir>/missing.txt'",
+    },
   },
   {
     source: 'README.md > write_file > Create new file or overwrite existing',
@@ -182,7 +185,9 @@ export const CASES: OwnerCase[] = [
     files: { 'small.txt': 'ab', 'big.txt': 'abcdef', 'sub/x.txt': 'x' },
     tool: 'list_directory_with_sizes',
     args: { path: '<dir>', sortBy: 'size' },
-    expect: { text: `[FILE] ${'big.txt'.padEnd(30)} ${'6 B'.padStart(10)}\n[FILE] ${'small.txt'.padEnd(30)} ${'2 B'.padStart(10)}\n[DIR] ${'sub'.padEnd(30)} \n\nTotal: 2 files, 1 directories\nCombined size: 8 B` },
+    expect: {
+      text: `[FILE] ${'big.txt'.padEnd(30)} ${'6 B'.padStart(10)}\n[FILE] ${'small.txt'.padEnd(30)} ${'2 B'.padStart(10)}\n[DIR] ${'sub'.padEnd(30)} \n\nTotal: 2 files, 1 directories\nCombined size: 8 B`,
+    },
   },
   {
     source: 'README.md > search_files > Returns full paths to matches',
@@ -196,7 +201,10 @@ export const CASES: OwnerCase[] = [
     files: { 'i.txt': 'info\n' },
     tool: 'get_file_info',
     args: { path: '<dir>/i.txt' },
-    expect: { contains: ['size: 5\n', 'isFile: true'], keys: ['size', 'created', 'modified', 'accessed', 'isDirectory', 'isFile', 'permissions'] },
+    expect: {
+      contains: ['size: 5\n', 'isFile: true'],
+      keys: ['size', 'created', 'modified', 'accessed', 'isDirectory', 'isFile', 'permissions'],
+    },
   },
   {
     source: 'README.md > list_allowed_directories',
@@ -224,7 +232,14 @@ export const ANNOTATIONS: Record<string, [boolean, boolean | '-', boolean | '-']
 };
 
 /** structured-content.test.ts's read_media_file cases: the file, the block it answers with. */
-export const MEDIA: Array<{ source: string; name: string; bytes: number[]; type: 'image' | 'audio' | 'resource'; mimeType: string; uri?: RegExp }> = [
+export const MEDIA: Array<{
+  source: string;
+  name: string;
+  bytes: number[];
+  type: 'image' | 'audio' | 'resource';
+  mimeType: string;
+  uri?: RegExp;
+}> = [
   {
     source: `${SCS} read_media_file (issue #4029) > returns type "image" for image files, round-tripping the bytes`,
     name: 'pixel.png',
@@ -261,14 +276,51 @@ export const MEDIA: Array<{ source: string; name: string; bytes: number[]; type:
 export const SIZES: Array<{ source: string; cases: Array<[number, string | RegExp]> }> = [
   {
     source: 'formats bytes correctly',
-    cases: [[0, '0 B'], [512, '512 B'], [1024, '1.00 KB'], [1536, '1.50 KB'], [1048576, '1.00 MB'], [1073741824, '1.00 GB'], [1099511627776, '1.00 TB']],
+    cases: [
+      [0, '0 B'],
+      [512, '512 B'],
+      [1024, '1.00 KB'],
+      [1536, '1.50 KB'],
+      [1048576, '1.00 MB'],
+      [1073741824, '1.00 GB'],
+      [1099511627776, '1.00 TB'],
+    ],
   },
-  { source: 'handles edge cases', cases: [[1023, '1023 B'], [1025, '1.00 KB'], [1048575, '1024.00 KB']] },
+  {
+    source: 'handles edge cases',
+    cases: [
+      [1023, '1023 B'],
+      [1025, '1.00 KB'],
+      [1048575, '1024.00 KB'],
+    ],
+  },
   {
     source: 'handles very large numbers beyond TB',
-    cases: [[1024 ** 5, '1024.00 TB'], [Number.MAX_SAFE_INTEGER, /TB/]],
+    cases: [
+      [1024 ** 5, '1024.00 TB'],
+      [Number.MAX_SAFE_INTEGER, /TB/],
+    ],
   },
-  { source: 'handles negative numbers', cases: [[-1024, /NaN/], [-0, '0 B']] },
-  { source: 'handles decimal numbers', cases: [[1536.5, '1.50 KB'], [1023.9, '1023.9 B']] },
-  { source: 'handles very small positive numbers', cases: [[1, '1 B'], [0.5, '0.5 B'], [0.1, '0.1 B']] },
+  {
+    source: 'handles negative numbers',
+    cases: [
+      [-1024, /NaN/],
+      [-0, '0 B'],
+    ],
+  },
+  {
+    source: 'handles decimal numbers',
+    cases: [
+      [1536.5, '1.50 KB'],
+      [1023.9, '1023.9 B'],
+    ],
+  },
+  {
+    source: 'handles very small positive numbers',
+    cases: [
+      [1, '1 B'],
+      [0.5, '0.5 B'],
+      [0.1, '0.1 B'],
+    ],
+  },
 ];

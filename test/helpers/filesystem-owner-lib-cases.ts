@@ -9,7 +9,8 @@ import type { OwnerCase } from './filesystem-owner-case.js';
 export const LINES = { 'f.txt': 'line1\nline2\nline3\n' };
 const LIB = '__tests__/lib.test.ts > applyFileEdits';
 const PV = '__tests__/path-validation.test.ts > Path Validation >';
-const NO_EMPTY_DIRS = 'git keeps no empty directory, so create_directory writes nothing and a write makes the directories it needs (the draft is a tree of files)';
+const NO_EMPTY_DIRS =
+  'git keeps no empty directory, so create_directory writes nothing and a write makes the directories it needs (the draft is a tree of files)';
 
 export const LIB_CASES: OwnerCase[] = [
   // lib.test.ts: applyFileEdits, on 'line1\nline2\nline3\n' unless the case says otherwise.
@@ -38,7 +39,13 @@ export const LIB_CASES: OwnerCase[] = [
     source: `${LIB} > applies multiple edits sequentially`,
     files: LINES,
     tool: 'edit_file',
-    args: { path: '<dir>/f.txt', edits: [{ oldText: 'line1', newText: 'first line' }, { oldText: 'line3', newText: 'third line' }] },
+    args: {
+      path: '<dir>/f.txt',
+      edits: [
+        { oldText: 'line1', newText: 'first line' },
+        { oldText: 'line3', newText: 'third line' },
+      ],
+    },
     expect: { bytes: { 'f.txt': 'first line\nline2\nthird line\n' } },
   },
   {
@@ -59,14 +66,27 @@ export const LIB_CASES: OwnerCase[] = [
     source: `${LIB} > handles complex multi-line edits with indentation`,
     files: { 'f.js': 'function test() {\n  console.log("hello");\n  return true;\n}' },
     tool: 'edit_file',
-    args: { path: '<dir>/f.js', edits: [{ oldText: '  console.log("hello");\n  return true;', newText: '  console.log("world");\n  console.log("test");\n  return false;' }] },
-    expect: { bytes: { 'f.js': 'function test() {\n  console.log("world");\n  console.log("test");\n  return false;\n}' } },
+    args: {
+      path: '<dir>/f.js',
+      edits: [
+        {
+          oldText: '  console.log("hello");\n  return true;',
+          newText: '  console.log("world");\n  console.log("test");\n  return false;',
+        },
+      ],
+    },
+    expect: {
+      bytes: { 'f.js': 'function test() {\n  console.log("world");\n  console.log("test");\n  return false;\n}' },
+    },
   },
   {
     source: `${LIB} > handles edits with different indentation patterns`,
     files: { 'f.js': '    if (condition) {\n        doSomething();\n    }' },
     tool: 'edit_file',
-    args: { path: '<dir>/f.js', edits: [{ oldText: 'doSomething();', newText: 'doSomethingElse();\n        doAnotherThing();' }] },
+    args: {
+      path: '<dir>/f.js',
+      edits: [{ oldText: 'doSomething();', newText: 'doSomethingElse();\n        doAnotherThing();' }],
+    },
     expect: { bytes: { 'f.js': '    if (condition) {\n        doSomethingElse();\n        doAnotherThing();\n    }' } },
   },
   {
@@ -76,7 +96,8 @@ export const LIB_CASES: OwnerCase[] = [
     args: { path: '<dir>/f.txt', edits: [{ oldText: 'line2', newText: 'modified line2' }] },
     expect: { bytes: { 'f.txt': 'line1\nmodified line2\nline3\n' } },
     differs: {
-      reason: 'line endings are kept as the file has them: the server rewrites every line of an edited CRLF file with LF, which git would show as a change of every line',
+      reason:
+        'line endings are kept as the file has them: the server rewrites every line of an edited CRLF file with LF, which git would show as a change of every line',
       expect: { bytes: { 'f.txt': 'line1\r\nmodified line2\r\nline3\r\n' } },
     },
   },
@@ -108,7 +129,9 @@ export const LIB_CASES: OwnerCase[] = [
     files: { 'f.txt': 'line1\nline2\nline3' },
     tool: 'edit_file',
     args: { path: '<dir>/f.txt', edits: [], dryRun: true },
-    expect: { text: '```diff\nIndex: <dir>/f.txt\n===================================================================\n--- <dir>/f.txt\toriginal\n+++ <dir>/f.txt\tmodified\n```\n\n' },
+    expect: {
+      text: '```diff\nIndex: <dir>/f.txt\n===================================================================\n--- <dir>/f.txt\toriginal\n+++ <dir>/f.txt\tmodified\n```\n\n',
+    },
   },
   {
     source: '__tests__/lib.test.ts > createUnifiedDiff > handles custom filename',
@@ -151,10 +174,17 @@ export const LIB_CASES: OwnerCase[] = [
     tool: 'write_file',
     args: { path: '<dir>/nonexistent/newfile.txt', content: 'made\n' },
     expect: { error: 'Parent directory does not exist: <dir>/nonexistent' },
-    differs: { reason: NO_EMPTY_DIRS, expect: { text: 'Successfully wrote to <dir>/nonexistent/newfile.txt', bytes: { 'nonexistent/newfile.txt': 'made\n' } } },
+    differs: {
+      reason: NO_EMPTY_DIRS,
+      expect: {
+        text: 'Successfully wrote to <dir>/nonexistent/newfile.txt',
+        bytes: { 'nonexistent/newfile.txt': 'made\n' },
+      },
+    },
   },
   {
-    source: '__tests__/lib.test.ts > validatePath > resolves relative paths against allowed directories instead of process.cwd()',
+    source:
+      '__tests__/lib.test.ts > validatePath > resolves relative paths against allowed directories instead of process.cwd()',
     files: { 'test-file.txt': 'rel\n' },
     tool: 'read_text_file',
     args: { path: '<rel>/test-file.txt' },

@@ -20,7 +20,10 @@ const FD_OPS = new Set<FsOp>(['closeSync', 'readSync', 'writeSync', 'fsyncSync',
 /** The error a simulated crash throws. */
 export class SimulatedCrash extends Error {
   readonly code = 'SIMULATED_CRASH';
-  constructor(readonly op: string, readonly at: number) {
+  constructor(
+    readonly op: string,
+    readonly at: number,
+  ) {
     super(`simulated crash at fs call #${at} (${op})`);
   }
 }
@@ -118,7 +121,8 @@ export class FsSeam {
   }
 
   private call(op: FsOp, args: unknown[]): unknown {
-    const path = op === 'symlinkSync' || op === 'renameSync' || op === 'linkSync' ? String(args[1]) : this.pathOf(op, args);
+    const path =
+      op === 'symlinkSync' || op === 'renameSync' || op === 'linkSync' ? String(args[1]) : this.pathOf(op, args);
     if (this.crashed) throw (this.crash ??= new SimulatedCrash(op, this.calls));
     if (this.counting) {
       this.calls++;
@@ -134,7 +138,8 @@ export class FsSeam {
     for (const inj of this.injections) {
       const ops = typeof inj.op === 'string' ? [inj.op] : inj.op;
       if (!ops.includes(op)) continue;
-      if (inj.path && (path === undefined || (inj.path instanceof RegExp ? !inj.path.test(path) : !inj.path(path)))) continue;
+      if (inj.path && (path === undefined || (inj.path instanceof RegExp ? !inj.path.test(path) : !inj.path(path))))
+        continue;
       inj.hits++;
       if (inj.hits > (inj.after ?? 0)) throw errnoError(inj.code, op, path);
     }

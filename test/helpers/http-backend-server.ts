@@ -56,7 +56,8 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
     REMOTE_ADDR: '127.0.0.1',
   };
   if (req.headers['content-length'] !== undefined) env.CONTENT_LENGTH = String(req.headers['content-length']);
-  if (req.headers['content-encoding'] !== undefined) env.HTTP_CONTENT_ENCODING = String(req.headers['content-encoding']);
+  if (req.headers['content-encoding'] !== undefined)
+    env.HTTP_CONTENT_ENCODING = String(req.headers['content-encoding']);
   if (req.headers['git-protocol'] !== undefined) env.GIT_PROTOCOL = String(req.headers['git-protocol']);
   const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   running.add(child);

@@ -1,5 +1,12 @@
 import * as assert from 'uvu/assert';
-import { nodeContext, openShadow, startServer, type RunningServer, type ServerOptions, type Shadow } from '../../src/index.js';
+import {
+  nodeContext,
+  openShadow,
+  startServer,
+  type RunningServer,
+  type ServerOptions,
+  type Shadow,
+} from '../../src/index.js';
 import { DiskRepo } from './disk-repo.js';
 import { Api, type Reply } from './session-http.js';
 
@@ -21,13 +28,24 @@ export interface Ctx {
 }
 
 /** A fresh repository and an in-process server whose clock can be moved forward (`server`: more of its options, e.g. allowApply). */
-export async function setUp(c: Ctx, config: Record<string, string> = {}, server: Pick<ServerOptions, 'allowApply'> = {}): Promise<void> {
+export async function setUp(
+  c: Ctx,
+  config: Record<string, string> = {},
+  server: Pick<ServerOptions, 'allowApply'> = {},
+): Promise<void> {
   c.repo = new DiskRepo(BASE_FILES);
   for (const [k, v] of Object.entries(config)) c.repo.git('config', k, v);
   const base = nodeContext({ env: c.repo.env });
   c.skew = { ms: 0 };
   const skew = c.skew;
-  c.sh = await openShadow({ dir: c.repo.dir, fs: base.fs, ids: base.ids, env: c.repo.env, processes: base.processes, clock: { ...base.clock, now: () => Date.now() + skew.ms } });
+  c.sh = await openShadow({
+    dir: c.repo.dir,
+    fs: base.fs,
+    ids: base.ids,
+    env: c.repo.env,
+    processes: base.processes,
+    clock: { ...base.clock, now: () => Date.now() + skew.ms },
+  });
   c.log = [];
   c.server = await startServer(c.sh, { ...server, log: (l) => c.log.push(l) });
   c.api = new Api(c.server.url, c.server.token);
@@ -69,7 +87,12 @@ export function assertFailure(r: Reply, status: number, code: string, message?: 
   if (message !== undefined) assert.is(r.body.error.message, message);
 }
 
-export async function begin(api: Api, target: string, operation = 'create', extra: Record<string, unknown> = {}): Promise<string> {
+export async function begin(
+  api: Api,
+  target: string,
+  operation = 'create',
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const r = await api.begin({ intent: `write ${target}`, target_file: target, operation, ...extra });
   assert.is(r.status, 200, JSON.stringify(r.body));
   return r.body.session_id as string;

@@ -18,7 +18,15 @@ if (!m) throw new Error(`bad trigger ${trigger}`);
 const [, wantedOp, suffix, k] = m;
 const seam = new FsSeam(fs as unknown as FileSystem);
 const base = nodeContext();
-const sh = await openShadow({ dir, fs: seam.fs, clock: base.clock, ids: base.ids, env: process.env, processes: base.processes, git: base.git });
+const sh = await openShadow({
+  dir,
+  fs: seam.fs,
+  clock: base.clock,
+  ids: base.ids,
+  env: process.env,
+  processes: base.processes,
+  git: base.git,
+});
 
 let seen = 0;
 seam.onCall = (_n, op, path) => {
@@ -38,13 +46,19 @@ try {
   }
   seam.arm();
   let out: unknown;
-  if (command === 'batch') out = await sh.batch({ intent: 'killed', operations: [{ operation: 'write', path: 'killed.txt', content: 'k\n' }] });
+  if (command === 'batch')
+    out = await sh.batch({
+      intent: 'killed',
+      operations: [{ operation: 'write', path: 'killed.txt', content: 'k\n' }],
+    });
   else if (command === 'finalize') out = await sh.sessions.finalize(session!);
   else if (command === 'unapply') out = await sh.unapply();
   else out = await sh.apply({ commit: command === 'apply-commit' });
   process.stdout.write(`${JSON.stringify({ ok: true, out })}\n`);
 } catch (e) {
-  process.stdout.write(`${JSON.stringify({ ok: false, code: (e as { code?: string }).code, message: (e as Error).message })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ok: false, code: (e as { code?: string }).code, message: (e as Error).message })}\n`,
+  );
   process.exitCode = 1;
 }
 sh.close();

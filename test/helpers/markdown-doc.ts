@@ -101,7 +101,8 @@ export function links(markdown: string): Link[] {
     }
     if (fence) return;
     const prose = line.replace(/`[^`]*`/g, '');
-    for (const m of prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) found.push({ line: i + 1, target: m[1]! });
+    for (const m of prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g))
+      found.push({ line: i + 1, target: m[1]! });
   });
   return found;
 }
@@ -121,7 +122,10 @@ export function anchors(markdown: string): Set<string> {
     const h = fence ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!h) continue;
     const text = h[1]!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const slug = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     out.add(n === 0 ? slug : `${slug}-${n}`);

@@ -14,8 +14,24 @@ import { STACK_LINE } from './tool-outcome.js';
 /** Codes a batch may fail with when others changed the same paths first. (BUSY: the draft kept moving.) */
 export const CONFLICT_CODES = ['CONFLICT', 'EDIT_NO_MATCH', 'BUSY'];
 export const TOOL_NAMES = [
-  'batch_write', 'apply_patch', 'read_file', 'list_files', 'search', 'begin_write', 'append_content', 'finalize_write',
-  'diff', 'log', 'status', 'checkpoint', 'rollback', 'rebase', 'revert', 'resolve', 'propose', 'apply_status',
+  'batch_write',
+  'apply_patch',
+  'read_file',
+  'list_files',
+  'search',
+  'begin_write',
+  'append_content',
+  'finalize_write',
+  'diff',
+  'log',
+  'status',
+  'checkpoint',
+  'rollback',
+  'rebase',
+  'revert',
+  'resolve',
+  'propose',
+  'apply_status',
 ];
 
 export interface Outcome {
@@ -51,7 +67,11 @@ export async function connect(repo: DiskRepo, name: string, args: string[] = [])
     name,
     stderr: () => stderr,
     async call(tool, toolArgs) {
-      const r = (await client.callTool({ name: tool, arguments: toolArgs })) as { content: Array<{ type: string; text: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
+      const r = (await client.callTool({ name: tool, arguments: toolArgs })) as {
+        content: Array<{ type: string; text: string }>;
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+      };
       assert.is(r.content.length, 1, `${tool}: ${JSON.stringify(r)}`);
       assert.is(r.content[0]!.type, 'text');
       const out = { isError: r.isError === true, text: r.content[0]!.text, structured: r.structuredContent };
@@ -87,7 +107,12 @@ export function commits(repo: DiskRepo, range: string): Commit[] {
 
 /** Many files of a commit at once: `git cat-file --batch`. */
 export function showAll(repo: DiskRepo, ref: string, paths: string[]): Map<string, string> {
-  const r = spawnSync('git', ['cat-file', '--batch'], { cwd: repo.dir, env: repo.env, input: paths.map((p) => `${ref}:${p}\n`).join(''), maxBuffer: 64 << 20 });
+  const r = spawnSync('git', ['cat-file', '--batch'], {
+    cwd: repo.dir,
+    env: repo.env,
+    input: paths.map((p) => `${ref}:${p}\n`).join(''),
+    maxBuffer: 64 << 20,
+  });
   assert.is(r.status, 0, String(r.stderr));
   const buf = r.stdout as Buffer;
   const out = new Map<string, string>();

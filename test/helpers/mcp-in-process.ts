@@ -49,7 +49,11 @@ export interface InProcessMcp {
   close(): Promise<void>;
 }
 
-export async function connectInProcess(sh: Shadow, name: string, options: Omit<McpOptions, 'stdin' | 'stdout' | 'version'>): Promise<InProcessMcp> {
+export async function connectInProcess(
+  sh: Shadow,
+  name: string,
+  options: Omit<McpOptions, 'stdin' | 'stdout' | 'version'>,
+): Promise<InProcessMcp> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const served = serveMcp(sh, { ...options, version: '0.0.0-test', stdin: toServer, stdout: toClient });
@@ -58,8 +62,16 @@ export async function connectInProcess(sh: Shadow, name: string, options: Omit<M
   return {
     client,
     async call(tool, args) {
-      const r = (await client.callTool({ name: tool, arguments: args })) as { content: Array<{ type: string; text: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
-      return { isError: r.isError === true, text: r.content.map((c) => c.text).join(''), structured: r.structuredContent };
+      const r = (await client.callTool({ name: tool, arguments: args })) as {
+        content: Array<{ type: string; text: string }>;
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+      };
+      return {
+        isError: r.isError === true,
+        text: r.content.map((c) => c.text).join(''),
+        structured: r.structuredContent,
+      };
     },
     async close() {
       await client.close();

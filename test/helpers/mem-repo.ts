@@ -22,7 +22,10 @@ export const AUTHOR = { name: 'Test User', email: 'test@example.com', timestamp:
  * Make `/repo` with `files` committed on `main` (no commit when `files` is
  * null) and user.name/user.email set.
  */
-export async function memRepo(files: Record<string, string> | null = { 'README.md': 'Hello\n' }, env: Record<string, string> = {}): Promise<MemRepo> {
+export async function memRepo(
+  files: Record<string, string> | null = { 'README.md': 'Hello\n' },
+  env: Record<string, string> = {},
+): Promise<MemRepo> {
   const vol = new Volume();
   const fs = createFsFromVolume(vol) as unknown as MemRepo['fs'];
   const dir = '/repo';

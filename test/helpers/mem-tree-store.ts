@@ -1,5 +1,14 @@
 import * as assert from 'uvu/assert';
-import { compareTreeEntries, EMPTY_TREE_OID, hashObject, MODE, parseTree, serializeTree, type Oid, type TreeEntry } from '../../src/git/format/git-objects.js';
+import {
+  compareTreeEntries,
+  EMPTY_TREE_OID,
+  hashObject,
+  MODE,
+  parseTree,
+  serializeTree,
+  type Oid,
+  type TreeEntry,
+} from '../../src/git/format/git-objects.js';
 import { editTree, type NewTree } from '../../src/git/format/tree-edit.js';
 import { lookupPath, type FileEntry, type TreeReader } from '../../src/git/format/tree-lookup.js';
 
@@ -69,9 +78,15 @@ export class MemStore implements TreeReader {
       assert.is(hashObject('tree', t.content), t.oid, 'a new tree has a wrong id');
       assert.ok(serializeTree(t.entries).equals(t.content), 'a new tree content does not match its entries');
       for (let i = 1; i < t.entries.length; i++) {
-        assert.ok(compareTreeEntries(t.entries[i - 1]!, t.entries[i]!) < 0, `entries out of git order: ${t.entries[i - 1]!.name}, ${t.entries[i]!.name}`);
+        assert.ok(
+          compareTreeEntries(t.entries[i - 1]!, t.entries[i]!) < 0,
+          `entries out of git order: ${t.entries[i - 1]!.name}, ${t.entries[i]!.name}`,
+        );
       }
-      assert.equal(parseTree(t.content), t.entries.map((e) => (e.nameBytes ? e : { mode: e.mode, name: e.name, oid: e.oid })));
+      assert.equal(
+        parseTree(t.content),
+        t.entries.map((e) => (e.nameBytes ? e : { mode: e.mode, name: e.name, oid: e.oid })),
+      );
       this.trees.set(t.oid, t.entries);
     }
   }
@@ -98,9 +113,12 @@ export class MemStore implements TreeReader {
   }
 }
 
-export function edit(store: MemStore, root: Oid, changes: Array<[string, FileEntry | null]>): { root: Oid; trees: NewTree[] } {
+export function edit(
+  store: MemStore,
+  root: Oid,
+  changes: Array<[string, FileEntry | null]>,
+): { root: Oid; trees: NewTree[] } {
   const out = editTree(store, root, new Map(changes));
   store.accept(out.trees);
   return out;
 }
-

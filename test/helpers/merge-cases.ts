@@ -69,16 +69,32 @@ export function genCase(seed: number): Case {
   const eol = pick(['lf', 'lf', 'lf', 'crlf', 'mixed']);
   const join = (ls: string[], crlf: boolean): Buffer => {
     const noFinal = ls.length > 0 && r() < 0.15;
-    const text = ls.map((l, i) => l + (i === ls.length - 1 && noFinal ? '' : crlf || (eol === 'mixed' && (i + seed) % 3 === 0) ? '\r\n' : '\n')).join('');
+    const text = ls
+      .map(
+        (l, i) =>
+          l + (i === ls.length - 1 && noFinal ? '' : crlf || (eol === 'mixed' && (i + seed) % 3 === 0) ? '\r\n' : '\n'),
+      )
+      .join('');
     return Buffer.from(text);
   };
   const crlf = eol === 'crlf';
   // Now and then the person turns the line ends around.
-  return { seed, kind, base: join(base, crlf), ours: join(ours, r() < 0.05 ? !crlf : crlf), theirs: join(theirs, crlf) };
+  return {
+    seed,
+    kind,
+    base: join(base, crlf),
+    ours: join(ours, r() < 0.05 ? !crlf : crlf),
+    theirs: join(theirs, crlf),
+  };
 }
 
 /** What `git merge-file -p` made of each case (files <i>.o, <i>.a, <i>.b in `dir`, with these labels): its bytes and its exit status (the number of conflicts). */
-export async function gitMerges(dir: string, count: number, env: Record<string, string>, LABELS: { ours: string; theirs: string }): Promise<Array<{ out: Buffer; status: number }>> {
+export async function gitMerges(
+  dir: string,
+  count: number,
+  env: Record<string, string>,
+  LABELS: { ours: string; theirs: string },
+): Promise<Array<{ out: Buffer; status: number }>> {
   // Two shells (one per core), each running git merge-file for half of the cases: one spawn of node, not hundreds.
   const half = Math.ceil(count / 2);
   const run = (from: number, to: number): Promise<void> =>
@@ -89,6 +105,8 @@ export async function gitMerges(dir: string, count: number, env: Record<string, 
       child.on('close', (code) => (code === 0 ? done() : fail(new Error(`sh exited ${code}`))));
     });
   await Promise.all([run(0, half), run(half, count)]);
-  return Array.from({ length: count }, (_, i) => ({ out: readFileSync(join(dir, `${i}.out`)), status: Number(readFileSync(join(dir, `${i}.rc`), 'utf8')) }));
+  return Array.from({ length: count }, (_, i) => ({
+    out: readFileSync(join(dir, `${i}.out`)),
+    status: Number(readFileSync(join(dir, `${i}.rc`), 'utf8')),
+  }));
 }
-

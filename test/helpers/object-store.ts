@@ -31,11 +31,17 @@ export function objectsDir(repo: DiskRepo): string {
 
 export function packs(repo: DiskRepo): string[] {
   const dir = join(objectsDir(repo), 'pack');
-  return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.idx')).map((n) => join(dir, n)) : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => n.endsWith('.idx'))
+        .map((n) => join(dir, n))
+    : [];
 }
 
 export function looseCount(repo: DiskRepo): number {
-  return readdirSync(objectsDir(repo)).filter((d) => /^[0-9a-f]{2}$/.test(d)).reduce((n, d) => n + readdirSync(join(objectsDir(repo), d)).length, 0);
+  return readdirSync(objectsDir(repo))
+    .filter((d) => /^[0-9a-f]{2}$/.test(d))
+    .reduce((n, d) => n + readdirSync(join(objectsDir(repo), d)).length, 0);
 }
 
 export interface VerifyEntry {

@@ -13,13 +13,26 @@ export interface Got {
   body: any;
 }
 
-export async function get(c: Ctx, path: string, options: { method?: string; cookie?: string; headers?: Record<string, string>; json?: unknown } = {}): Promise<Got> {
+export async function get(
+  c: Ctx,
+  path: string,
+  options: { method?: string; cookie?: string; headers?: Record<string, string>; json?: unknown } = {},
+): Promise<Got> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.cookie) headers.cookie = options.cookie;
   if (options.json !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(`${c.server.url}${path}`, { method: options.method ?? 'GET', headers, redirect: 'manual', body: options.json === undefined ? undefined : JSON.stringify(options.json) });
+  const r = await fetch(`${c.server.url}${path}`, {
+    method: options.method ?? 'GET',
+    headers,
+    redirect: 'manual',
+    body: options.json === undefined ? undefined : JSON.stringify(options.json),
+  });
   const text = await r.text();
-  return { status: r.status, headers: r.headers, body: (r.headers.get('content-type') ?? '').includes('application/json') ? JSON.parse(text) : text };
+  return {
+    status: r.status,
+    headers: r.headers,
+    body: (r.headers.get('content-type') ?? '').includes('application/json') ? JSON.parse(text) : text,
+  };
 }
 
 export const pathOf = (url: string): string => url.slice(url.indexOf('/ui/'));
@@ -32,7 +45,12 @@ export async function login(c: Ctx): Promise<string> {
 }
 
 /** A logged-in page: GET and POST with its cookie and CSRF token. */
-export async function pageSession(c: Ctx): Promise<{ cookie: string; csrf: string; get(path: string): Promise<Got>; post(path: string, json?: unknown): Promise<Got> }> {
+export async function pageSession(c: Ctx): Promise<{
+  cookie: string;
+  csrf: string;
+  get(path: string): Promise<Got>;
+  post(path: string, json?: unknown): Promise<Got>;
+}> {
   const cookie = await login(c);
   const csrf = (await get(c, '/ui/api/session', { cookie })).body.csrf_token as string;
   return {

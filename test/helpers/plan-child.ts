@@ -50,7 +50,11 @@ export function runShadowChild(
   signal: NodeJS.Signals | ((pid: number) => void) = 'SIGKILL',
 ): Promise<ChildRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [SHADOW_BIN, ...args], { cwd: repo.dir, env: repo.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SHADOW_BIN, ...args], {
+      cwd: repo.dir,
+      env: repo.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out: ChildRun = { code: null, signal: null, sent: false, events: [], stdout: '', stderr: '' };
     let pending = '';
     let lines = 0;

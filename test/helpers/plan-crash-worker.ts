@@ -13,7 +13,15 @@
 import * as nodeFs from 'node:fs';
 import { nodeContext, openShadow, type FileSystem } from '../../src/index.js';
 
-const [dir, planFile, afterText, method, pattern, nthText, signal = 'SIGKILL'] = process.argv.slice(2) as [string, string, string, keyof FileSystem | 'event', string, string, NodeJS.Signals | undefined];
+const [dir, planFile, afterText, method, pattern, nthText, signal = 'SIGKILL'] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  keyof FileSystem | 'event',
+  string,
+  string,
+  NodeJS.Signals | undefined,
+];
 const re = new RegExp(pattern);
 const nth = Number(nthText);
 let armed = Number(afterText) === 0;
@@ -29,13 +37,21 @@ if (method !== 'event') {
   };
 }
 const ctx = nodeContext({ fs: fs as unknown as FileSystem });
-const sh = await openShadow({ dir, fs: ctx.fs, clock: ctx.clock, ids: ctx.ids, env: ctx.env, processes: ctx.processes });
+const sh = await openShadow({
+  dir,
+  fs: ctx.fs,
+  clock: ctx.clock,
+  ids: ctx.ids,
+  env: ctx.env,
+  processes: ctx.processes,
+});
 await sh.runPlan(nodeFs.readFileSync(planFile, 'utf8'), {
   planFile,
   onEvent: (e) => {
     process.stdout.write(`${JSON.stringify(e)}\n`);
     if (e.type === 'batch/commit' && e.plan_batch === Number(afterText)) armed = true;
-    if (method === 'event' && e.type === 'batch/commit' && e.plan_batch === Number(pattern)) process.kill(process.pid, signal);
+    if (method === 'event' && e.type === 'batch/commit' && e.plan_batch === Number(pattern))
+      process.kill(process.pid, signal);
   },
 });
 sh.close();

@@ -43,7 +43,10 @@ export interface PlanDoc {
  * ends with (simulated, independently of shadow), `after(k)` after batch k.
  * `id` null: a plan without an id (shadow derives one from its fingerprint).
  */
-export function evolvingPlan(n: number, id: string | null = 'evolve'): { doc: PlanDoc; text: string; files: Record<string, string>; after: (k: number) => Record<string, string> } {
+export function evolvingPlan(
+  n: number,
+  id: string | null = 'evolve',
+): { doc: PlanDoc; text: string; files: Record<string, string>; after: (k: number) => Record<string, string> } {
   const states: Array<Map<string, string>> = [];
   const files = new Map(Object.entries(PLAN_BASE_FILES));
   states.push(new Map(files));
@@ -70,7 +73,11 @@ export function evolvingPlan(n: number, id: string | null = 'evolve'): { doc: Pl
     live.push(gen);
     if (i % 5 === 0 && live.length > 1) {
       const from = live.splice(live.length - 2, 1)[0]!;
-      apply({ operation: 'rename', path: from, to: from.replace(/^gen\//, i % 10 === 0 ? 'archive/deep/' : 'archive/') });
+      apply({
+        operation: 'rename',
+        path: from,
+        to: from.replace(/^gen\//, i % 10 === 0 ? 'archive/deep/' : 'archive/'),
+      });
     }
     if (i % 7 === 0 && live.length > 1) apply({ operation: 'delete', path: live.shift()! });
     if (i % 10 === 3) {
@@ -95,7 +102,13 @@ export function evolvingPlan(n: number, id: string | null = 'evolve'): { doc: Pl
 
 /** A plan of `n` batches of one small write each. */
 export function writesPlan(n: number, id = 'writes'): PlanDoc {
-  return { id, batches: Array.from({ length: n }, (_, i) => ({ id: i + 1, operations: [{ operation: 'write', path: `w/f${i + 1}.txt`, content: `${i + 1}\n` }] })) };
+  return {
+    id,
+    batches: Array.from({ length: n }, (_, i) => ({
+      id: i + 1,
+      operations: [{ operation: 'write', path: `w/f${i + 1}.txt`, content: `${i + 1}\n` }],
+    })),
+  };
 }
 
 /** A plan commit on a draft's first-parent history (oldest first). */
@@ -132,7 +145,10 @@ export function planCommits(repo: DiskRepo, draft: string): PlanCommit[] {
 /** Every file of a commit-ish on disk, by path. */
 export function treeFiles(repo: DiskRepo, rev: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const paths = repo.git('ls-tree', '-r', '--name-only', '-z', rev).split('\0').filter((p) => p !== '');
+  const paths = repo
+    .git('ls-tree', '-r', '--name-only', '-z', rev)
+    .split('\0')
+    .filter((p) => p !== '');
   for (const p of paths) out[p] = repo.git('cat-file', 'blob', `${rev}:${p}`);
   return out;
 }

@@ -44,7 +44,11 @@ export function openAs(repo: MemRepo, self: number, alive: Set<number>, fs: File
 }
 
 /** Collects events; `stopAfter(k)` is a shouldStop that turns true once k batches committed in this run. */
-export function recorder(): { events: PlanEvent[]; onEvent: (e: PlanEvent) => void; stopAfter: (k: number) => () => boolean } {
+export function recorder(): {
+  events: PlanEvent[];
+  onEvent: (e: PlanEvent) => void;
+  stopAfter: (k: number) => () => boolean;
+} {
   const events: PlanEvent[] = [];
   return {
     events,
@@ -66,7 +70,10 @@ export async function runAndStop(repo: MemRepo, sh: Shadow, text: string, k: num
   assert.is(out.last_completed_batch_id, k);
 }
 
-export async function expectCode(p: Promise<unknown>, code: string): Promise<Error & { code: string; data?: any; hint?: string }> {
+export async function expectCode(
+  p: Promise<unknown>,
+  code: string,
+): Promise<Error & { code: string; data?: any; hint?: string }> {
   try {
     await p;
   } catch (e) {
@@ -80,4 +87,5 @@ export async function expectCode(p: Promise<unknown>, code: string): Promise<Err
 export const write = (path: string, content = `${path}\n`) => ({ operation: 'write' as const, path, content });
 
 export const good = (id: number): Record<string, unknown> => ({ id, operations: [write(`f${id}.txt`)] });
-export const jsonPlan = (batches: unknown[], extra: Record<string, unknown> = {}): string => JSON.stringify({ ...extra, batches });
+export const jsonPlan = (batches: unknown[], extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ ...extra, batches });

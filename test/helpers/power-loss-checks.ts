@@ -24,7 +24,11 @@ export function digest(fs: FileSystem, dir = '/repo'): string {
   for (const name of (fs.readdirSync(dir) as unknown[]).map(String).sort()) {
     const p = `${dir}/${name}`;
     const st = fs.lstatSync(p);
-    parts.push(st.isDirectory() ? `${p}/\n${digest(fs, p)}` : `${p} ${st.isSymbolicLink() ? fs.readlinkSync(p) : (fs.readFileSync(p) as Buffer).toString('base64')}`);
+    parts.push(
+      st.isDirectory()
+        ? `${p}/\n${digest(fs, p)}`
+        : `${p} ${st.isSymbolicLink() ? fs.readlinkSync(p) : (fs.readFileSync(p) as Buffer).toString('base64')}`,
+    );
   }
   return parts.join('\n');
 }
@@ -59,7 +63,10 @@ async function lastMoveUndoes(sh: Shadow, fs: FileSystem, label: string): Promis
   const lines = fs.existsSync(log) ? String(fs.readFileSync(log, 'utf8')).split('\n') : [];
   const moves = lines.map((l) => /^([0-9a-f]{40}) ([0-9a-f]{40}) /.exec(l)).filter((m) => m !== null);
   const last = moves.reverse().find((m) => m[2] === tip);
-  assert.ok(last, `${label}: the draft is at ${tip}, and its reflog has no line for the move there: ${JSON.stringify(lines)}`);
+  assert.ok(
+    last,
+    `${label}: the draft is at ${tip}, and its reflog has no line for the move there: ${JSON.stringify(lines)}`,
+  );
   if (last[1] === ZERO) return;
   let to: string | undefined;
   try {
@@ -85,7 +92,11 @@ export async function common(sh: Shadow, fs: FileSystem, label: string): Promise
     // (Whether the draft still holds it, a rollback may have changed: the batch protocols check that themselves.)
     for (const e of await sh.events()) {
       const { batch, commit } = (e.data ?? {}) as { batch?: number; commit?: string };
-      if (e.type === 'batch/commit' && commit) assert.ok(hasCommit(fs, commit), `${label}: the ledger claims batch ${batch} (${commit}), whose commit is missing`);
+      if (e.type === 'batch/commit' && commit)
+        assert.ok(
+          hasCommit(fs, commit),
+          `${label}: the ledger claims batch ${batch} (${commit}), whose commit is missing`,
+        );
     }
     for (const f of (await sh.files()).files) if (f.type === 'file') await sh.cat(f.path);
     await lastMoveUndoes(sh, fs, label);
@@ -110,7 +121,11 @@ export function allOrNothing(fs: FileSystem, label: string, flip = false): 'old'
     return v === after && before !== after ? 'new' : 'old';
   });
   const kinds = new Set(seen);
-  assert.is(kinds.size, 1, `${label}: some paths old, some new: ${JSON.stringify(Object.keys(PUBLISHED).map((p) => [p, read(fs, p)]))}`);
+  assert.is(
+    kinds.size,
+    1,
+    `${label}: some paths old, some new: ${JSON.stringify(Object.keys(PUBLISHED).map((p) => [p, read(fs, p)]))}`,
+  );
   return seen[0]!;
 }
 
@@ -138,7 +153,11 @@ export function gitFsck(fs: FileSystem, label: string): void {
   const dir = nodeFs.mkdtempSync(join(tmpdir(), 'shadow-power-loss-'));
   try {
     toDisk(fs, '/repo', dir);
-    const r = spawnSync('git', ['fsck', '--strict', '--no-progress', '--no-dangling'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } });
+    const r = spawnSync('git', ['fsck', '--strict', '--no-progress', '--no-dangling'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' },
+    });
     assert.is(r.status, 0, `${label}: git fsck --strict: ${r.stdout}${r.stderr}`);
   } finally {
     nodeFs.rmSync(dir, { recursive: true, force: true });

@@ -66,7 +66,8 @@ export const PROTOCOLS: Protocol[] = [
       const tip = await tipBatch(sh);
       assert.ok(tip === 1 || tip === 2, `the draft is at batch 1 or 2, not ${tip}`);
       if (done.has('batch')) assert.is(tip, 2, 'a batch that returned is durable');
-      for (const n of await ledgerBatches(sh)) assert.ok(n <= tip, `the ledger claims batch ${n}, the draft holds ${tip}`);
+      for (const n of await ledgerBatches(sh))
+        assert.ok(n <= tip, `the ledger claims batch ${n}, the draft holds ${tip}`);
       if (tip === 2) assert.is(await read(sh, 'a.txt'), 'a new\n');
     },
   },
@@ -82,15 +83,24 @@ export const PROTOCOLS: Protocol[] = [
         return r;
       };
       const rs = await Promise.all([2, 3, 4, 5].map(one));
-      assert.equal(rs.map((r) => r.batch), [2, 3, 4, 5]);
+      assert.equal(
+        rs.map((r) => r.batch),
+        [2, 3, 4, 5],
+      );
       assert.is(sh.stats.packsWritten - packs, 2, 'batch 2 alone, then 3 to 5 as one group');
     },
     check: async (sh, _fs, done) => {
       const tip = await tipBatch(sh);
-      assert.ok(tip === 1 || tip === 2 || tip === 5, `the draft is at batch 1, 2 or 5 (a group lands whole or not at all), not ${tip}`);
-      for (let n = 2; n <= 5; n++) if (done.has(`batch ${n}`)) assert.ok(tip >= n, `batch ${n} had returned, the draft is at ${tip}`);
-      for (const n of await ledgerBatches(sh)) assert.ok(n <= tip, `the ledger claims batch ${n}, the draft holds ${tip}`);
-      for (let n = 2; n <= 5; n++) assert.is(await read(sh, `g${n}.txt`), n <= tip ? `g${n}\n` : undefined, `g${n}.txt at batch ${tip}`);
+      assert.ok(
+        tip === 1 || tip === 2 || tip === 5,
+        `the draft is at batch 1, 2 or 5 (a group lands whole or not at all), not ${tip}`,
+      );
+      for (let n = 2; n <= 5; n++)
+        if (done.has(`batch ${n}`)) assert.ok(tip >= n, `batch ${n} had returned, the draft is at ${tip}`);
+      for (const n of await ledgerBatches(sh))
+        assert.ok(n <= tip, `the ledger claims batch ${n}, the draft holds ${tip}`);
+      for (let n = 2; n <= 5; n++)
+        assert.is(await read(sh, `g${n}.txt`), n <= tip ? `g${n}\n` : undefined, `g${n}.txt at batch ${tip}`);
     },
   },
   {
@@ -156,8 +166,16 @@ export const PROTOCOLS: Protocol[] = [
       if (done.has('rollback')) assert.is(a, 'a new\n', 'a rollback that returned is durable');
       else if (done.has('write')) {
         // The write is there, or the rollback moved the draft back to the checkpoint.
-        if (a === 'a later\n') assert.ok(log.some((e) => e.batch === 2), 'the write that returned is batch 2');
-        else assert.ok(a === 'a new\n' && cp?.commit === log[0]?.commit, `a.txt reads ${JSON.stringify(a)}, the draft at ${log[0]?.commit}`);
+        if (a === 'a later\n')
+          assert.ok(
+            log.some((e) => e.batch === 2),
+            'the write that returned is batch 2',
+          );
+        else
+          assert.ok(
+            a === 'a new\n' && cp?.commit === log[0]?.commit,
+            `a.txt reads ${JSON.stringify(a)}, the draft at ${log[0]?.commit}`,
+          );
       } else assert.ok(a === 'a new\n' || a === 'a later\n', `a.txt reads ${JSON.stringify(a)}`);
     },
   },
@@ -196,14 +214,22 @@ export const PROTOCOLS: Protocol[] = [
       const index = IndexView.read(fs, '/repo/.git/index')!;
       for (const [path, [old, next]] of Object.entries(PUBLISHED)) {
         const want = moved ? next : old;
-        assert.is(index.idOf(path), want === null ? undefined : blobOid(Buffer.from(want)), `the index at ${path}, the branch ${moved ? 'moved' : 'not moved'}`);
+        assert.is(
+          index.idOf(path),
+          want === null ? undefined : blobOid(Buffer.from(want)),
+          `the index at ${path}, the branch ${moved ? 'moved' : 'not moved'}`,
+        );
       }
     },
   },
   {
     name: 'write session finalize',
     prepare: async (sh) => {
-      const { session_id } = await sh.sessions.begin({ intent: 'a long document', target_file: 'docs/long.md', operation: 'create' });
+      const { session_id } = await sh.sessions.begin({
+        intent: 'a long document',
+        target_file: 'docs/long.md',
+        operation: 'create',
+      });
       run.sessionId = session_id;
       if (!sh.sessions.push(session_id, Buffer.from(BIG))) sh.sessions.end(session_id);
       sh.sessions.save(session_id);
@@ -225,7 +251,7 @@ export const PROTOCOLS: Protocol[] = [
     },
   },
   {
-    name: 'draft drop (its ref and its checkpoint\'s deleted)',
+    name: "draft drop (its ref and its checkpoint's deleted)",
     prepare: async (sh) => {
       await draftChanges(sh);
       await sh.checkpoint('kept');
@@ -247,7 +273,11 @@ export const PROTOCOLS: Protocol[] = [
         assert.is(tips.length, 1, `the archive of the dropped draft: ${JSON.stringify(tips)}`);
         if (done.has('drop')) {
           assert.is(tips[0]!.ref, run.archive);
-          assert.is(refsOn(fs, `${run.archive.slice(0, -'/tip'.length)}/checkpoints/`).length, 1, 'the checkpoint is archived');
+          assert.is(
+            refsOn(fs, `${run.archive.slice(0, -'/tip'.length)}/checkpoints/`).length,
+            1,
+            'the checkpoint is archived',
+          );
           const ledger = `/repo/.git/shadow/archive/default/${run.archive.slice('refs/shadow/archive/default/'.length, -'/tip'.length)}/events.jsonl`;
           assert.ok(fs.existsSync(ledger), `the archived ledger ${ledger}`);
           assert.match(String(fs.readFileSync(ledger, 'utf8')), /"type":"tx\/close"/);
@@ -287,10 +317,12 @@ export const PROTOCOLS: Protocol[] = [
       returned('plan');
     },
     check: async (sh, _fs, done) => {
-      const steps = async (): Promise<string[]> => ((await sh.hasDraft()) ? (await sh.log()).map((e) => e.plan_batch!).filter((b) => b !== undefined) : []);
+      const steps = async (): Promise<string[]> =>
+        (await sh.hasDraft()) ? (await sh.log()).map((e) => e.plan_batch!).filter((b) => b !== undefined) : [];
       const before = await steps();
       assert.is(new Set(before).size, before.length, `no step applied twice: ${JSON.stringify(before)}`);
-      if (done.has('plan')) assert.equal([...before].sort(), ['1', '2'], 'a plan that returned is durable, every step once');
+      if (done.has('plan'))
+        assert.equal([...before].sort(), ['1', '2'], 'a plan that returned is durable, every step once');
       if (before.length === 2) return;
       // Cut short: the plan resumes from what the draft holds (its trailers), and every step lands once.
       const out = await sh.resumePlan({ planText: PLAN });

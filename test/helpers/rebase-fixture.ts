@@ -37,7 +37,11 @@ FILES['docs/guide.md'] = text(lines('guide'));
 
 /** The draft's one batch: line 2 of f0..f5 and line 3 of the guide; a file made in a new directory, one deleted. */
 const DRAFT_OPS = [
-  ...[0, 1, 2, 3, 4, 5].map((i) => ({ operation: 'write' as const, path: `src/f${i}.txt`, content: edited(`f${i}`, 2, `f${i}: the draft's line 2`) })),
+  ...[0, 1, 2, 3, 4, 5].map((i) => ({
+    operation: 'write' as const,
+    path: `src/f${i}.txt`,
+    content: edited(`f${i}`, 2, `f${i}: the draft's line 2`),
+  })),
   { operation: 'write' as const, path: 'docs/guide.md', content: edited('guide', 3, 'guide: both wrote this') },
   { operation: 'write' as const, path: 'src/new/made.txt', content: 'made by the draft\n' },
   { operation: 'delete' as const, path: 'gone.txt' },
@@ -121,7 +125,6 @@ export function frozenClock(): Clock {
     },
   };
 }
-
 
 /** A repository on disk copied into a new memfs volume at `/repo` (execute bits kept): a power-loss run's starting disk. */
 export function intoVolume(from: string): FileSystem {

@@ -9,7 +9,16 @@ import { openAfterCrash } from './restart-open.js';
 import { CrashFs } from './crash-fs.js';
 import { crashStates } from './crash-states.js';
 import { withReplacingRename } from './memfs-rename.js';
-import { DRAFT, editWorktree, intoVolume, makeDraft, personRepo, rebaseOptions, toDisk, type Target } from './rebase-fixture.js';
+import {
+  DRAFT,
+  editWorktree,
+  intoVolume,
+  makeDraft,
+  personRepo,
+  rebaseOptions,
+  toDisk,
+  type Target,
+} from './rebase-fixture.js';
 
 /*
  * The power-loss half of test/rebase-crash.test.ts: the fixture's rebase
@@ -112,7 +121,10 @@ export async function powerLossSweep(target: Target): Promise<{ states: number; 
     const bootTime = Date.now();
     const fs = withReplacingRename(s.mount({ mtimeMs: bootTime - 60_000 }) as unknown as FileSystem);
     const ref = refOn(fs);
-    assert.ok(ref === tip || ref === result.tip, `${label}: the draft's ref is ${ref}, neither the old tip nor the rebase's commit`);
+    assert.ok(
+      ref === tip || ref === result.tip,
+      `${label}: the draft's ref is ${ref}, neither the old tip nor the rebase's commit`,
+    );
     if (s.at >= returnedAt) assert.is(ref, result.tip, `${label}: a rebase that returned is durable`);
     if (ref === result.tip) {
       moved++;
@@ -128,7 +140,13 @@ export async function powerLossSweep(target: Target): Promise<{ states: number; 
       assert.is(status.tip, ref, `${label}: status reads the tip`);
       const verdict = await next.verifyEvents({ draft: DRAFT });
       assert.ok(verdict.ok, `${label}: the ledger: ${JSON.stringify(verdict.broken)}`);
-      const b = await next.batch({ intent: 'after the power loss', operations: [{ operation: 'write', path: 'docs/after.md', content: 'after\n' }] }, { draft: DRAFT });
+      const b = await next.batch(
+        {
+          intent: 'after the power loss',
+          operations: [{ operation: 'write', path: 'docs/after.md', content: 'after\n' }],
+        },
+        { draft: DRAFT },
+      );
       assert.ok(b.success, `${label}: the next batch: ${JSON.stringify(b.error)}`);
     } finally {
       next.close();

@@ -11,7 +11,10 @@ import { isolatedEnv } from './disk-repo.js';
 import type { TestRemote } from './remotes.js';
 
 /** A repository with `main` on `remote` as its origin. */
-export function originRepo(remote: TestRemote, files: Record<string, string> = { 'README.md': 'Hello\n', 'src/app.ts': 'export const x = 1;\n' }): DiskRepo {
+export function originRepo(
+  remote: TestRemote,
+  files: Record<string, string> = { 'README.md': 'Hello\n', 'src/app.ts': 'export const x = 1;\n' },
+): DiskRepo {
   const a = new DiskRepo(files);
   a.git('remote', 'add', 'origin', remote.url);
   a.git('push', '-q', 'origin', 'main');
@@ -30,20 +33,33 @@ export function cloneRepo(remote: TestRemote): DiskRepo {
 /** `n` batches on `draft`, each writing notes/<tag><i>.txt. */
 export async function noteBatches(repo: DiskRepo, draft: string, n: number, tag = 'a'): Promise<void> {
   await withShadow(repo, async (sh) => {
-    for (let i = 1; i <= n; i++) await sh.batch({ intent: `step ${tag}${i}`, operations: [{ operation: 'write', path: `notes/${tag}${i}.txt`, content: `${tag} ${i}\n` }] }, { draft });
+    for (let i = 1; i <= n; i++)
+      await sh.batch(
+        {
+          intent: `step ${tag}${i}`,
+          operations: [{ operation: 'write', path: `notes/${tag}${i}.txt`, content: `${tag} ${i}\n` }],
+        },
+        { draft },
+      );
   });
 }
 
 /** `git for-each-ref` of refs under `prefix` of the repository `gitDir`, as `<oid> <ref>` lines. */
 export function refsAt(gitDir: string, prefix: string): string {
-  const r = spawnSync('git', [`--git-dir=${gitDir}`, 'for-each-ref', '--format=%(objectname) %(refname)', prefix], { env: isolatedEnv(tmpdir()), encoding: 'utf8' });
+  const r = spawnSync('git', [`--git-dir=${gitDir}`, 'for-each-ref', '--format=%(objectname) %(refname)', prefix], {
+    env: isolatedEnv(tmpdir()),
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`git for-each-ref failed: ${r.stderr}`);
   return r.stdout;
 }
 
 /** Every object of the repository `gitDir`, inflated (`git cat-file --batch-all-objects --batch`): what it holds, byte for byte. */
 export function allObjectBytes(gitDir: string): Buffer {
-  const r = spawnSync('git', [`--git-dir=${gitDir}`, 'cat-file', '--batch-all-objects', '--batch'], { env: isolatedEnv(tmpdir()), maxBuffer: 1 << 30 });
+  const r = spawnSync('git', [`--git-dir=${gitDir}`, 'cat-file', '--batch-all-objects', '--batch'], {
+    env: isolatedEnv(tmpdir()),
+    maxBuffer: 1 << 30,
+  });
   if (r.status !== 0) throw new Error(`git cat-file failed: ${r.stderr}`);
   return r.stdout;
 }

@@ -68,7 +68,8 @@ async function untilReady(url: string, env: Record<string, string>, child: Child
   const deadline = Date.now() + READY_MS;
   let last = '';
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it answered: ${last}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it answered: ${last}`);
     const r = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
       const p = spawn('git', ['ls-remote', url], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
@@ -110,7 +111,17 @@ export async function gitDaemon(): Promise<TestRemote> {
     const port = await freePort();
     const child = spawn(
       'git',
-      ['daemon', '--export-all', '--enable=receive-pack', `--base-path=${root}`, '--reuseaddr', '--listen=127.0.0.1', `--port=${port}`, '--informative-errors', root],
+      [
+        'daemon',
+        '--export-all',
+        '--enable=receive-pack',
+        `--base-path=${root}`,
+        '--reuseaddr',
+        '--listen=127.0.0.1',
+        `--port=${port}`,
+        '--informative-errors',
+        root,
+      ],
       { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
     );
     child.stderr!.resume();
@@ -145,13 +156,20 @@ export async function httpBackend(hold?: { markDir: string; ms: number }): Promi
   const { root, dir, env } = makeBare();
   spawnSync('git', [`--git-dir=${dir}`, 'config', 'http.receivepack', 'true'], { env });
   const serverEnv = hold ? { ...env, HTTP_BACKEND_MARK_DIR: hold.markDir, HTTP_BACKEND_HOLD_MS: String(hold.ms) } : env;
-  const child = spawn(process.execPath, [HTTP_SERVER, root], { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [HTTP_SERVER, root], {
+    env: serverEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   child.stderr!.resume();
   let port: number;
   try {
     port = await new Promise<number>((resolve, reject) => {
       let out = '';
-      const timer = setTimeout(() => reject(new Error(`the HTTP server did not start within ${READY_MS} ms`)), READY_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`the HTTP server did not start within ${READY_MS} ms`)),
+        READY_MS,
+      );
       child.stdout!.on('data', (d) => {
         out += d;
         const nl = out.indexOf('\n');

@@ -1,6 +1,11 @@
 import { hashObject, MODE, type Oid } from '../../src/git/format/git-objects.js';
 import { F, MemStore, type Spec } from './mem-tree-store.js';
-import { resolveBatch, type Resolution, type ResolveOptions, type ResolveSource } from '../../src/drafts/batch/resolve-batch.js';
+import {
+  resolveBatch,
+  type Resolution,
+  type ResolveOptions,
+  type ResolveSource,
+} from '../../src/drafts/batch/resolve-batch.js';
 import { editTree } from '../../src/git/format/tree-edit.js';
 import type { FileOperation } from '../../src/drafts/batch/ops.js';
 
@@ -77,7 +82,8 @@ export function run(ops: FileOperation[], options: ResolveOptions = OPTIONS, spe
 }
 
 export const file = (content: string, mode: string = MODE.file): string => `${mode} ${content}`;
-export const blobId = (content: string | Buffer): string => hashObject('blob', typeof content === 'string' ? Buffer.from(content) : content);
+export const blobId = (content: string | Buffer): string =>
+  hashObject('blob', typeof content === 'string' ? Buffer.from(content) : content);
 
 export function twoHunkDiff(path = 'twenty.txt'): string {
   return [

@@ -16,6 +16,10 @@ export async function openAfterCrash(fs: FileSystem, bootTime?: number): Promise
   const self = 1000 + opened;
   const processes = { self, host: 'test-host', isAlive: (pid: number) => pid === self, bootTime };
   // The real clock, which file times (and the boot) are read against.
-  const clock = { ...ctx.clock, now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+  const clock = {
+    ...ctx.clock,
+    now: () => Date.now(),
+    sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+  };
   return openShadow({ dir: '/repo', fs: ctx.fs, clock, ids, env: ctx.env, processes });
 }

@@ -7,9 +7,17 @@ export interface Run {
 }
 
 /** Run node on `entry` without blocking the test's event loop (a server the test holds may live in it). */
-export function runNode(entry: string, args: string[], options: { cwd: string; env: Record<string, string>; input?: string }): Promise<Run> {
+export function runNode(
+  entry: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; input?: string },
+): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry, ...args], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

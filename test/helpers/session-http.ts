@@ -28,7 +28,17 @@ export class Api {
     readonly token: string,
   ) {}
 
-  async call(method: string, path: string, options: { json?: unknown; text?: Body; type?: string; headers?: Record<string, string>; token?: string | null } = {}): Promise<Reply> {
+  async call(
+    method: string,
+    path: string,
+    options: {
+      json?: unknown;
+      text?: Body;
+      type?: string;
+      headers?: Record<string, string>;
+      token?: string | null;
+    } = {},
+  ): Promise<Reply> {
     const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? this.token : options.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -45,7 +55,12 @@ export class Api {
     const r = await fetch(`${this.url}${path}`, init);
     const bytes = Buffer.from(await r.arrayBuffer());
     const isJson = (r.headers.get('content-type') ?? '').includes('application/json');
-    return { status: r.status, headers: r.headers, body: isJson ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8'), bytes };
+    return {
+      status: r.status,
+      headers: r.headers,
+      body: isJson ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8'),
+      bytes,
+    };
   }
 
   begin(input: Record<string, unknown>): Promise<Reply> {
@@ -66,22 +81,35 @@ export class Api {
 }
 
 /** A request with node:http, for headers fetch will not send as given (Host). */
-export function rawRequest(port: number, options: { method?: string; path: string; headers: Record<string, string>; setHost?: boolean; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+export function rawRequest(
+  port: number,
+  options: { method?: string; path: string; headers: Record<string, string>; setHost?: boolean; body?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers, setHost: options.setHost ?? true }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          /* text */
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers,
+        setHost: options.setHost ?? true,
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            /* text */
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -113,7 +141,10 @@ export class Pushable {
  * `produced` says how much the client pulled (a server that stops reading
  * stops the pulling, up to what the socket buffers hold).
  */
-export function generated(total: number, chunk: Buffer): { stream: ReadableStream<Uint8Array>; produced: () => number } {
+export function generated(
+  total: number,
+  chunk: Buffer,
+): { stream: ReadableStream<Uint8Array>; produced: () => number } {
   let produced = 0;
   const stream = new ReadableStream<Uint8Array>({
     pull(c) {
@@ -157,7 +188,10 @@ export class OutputReader {
   waitFor(test: RegExp | ((text: string) => boolean), guardMs = 15_000): Promise<string> {
     const ok = (): boolean => (typeof test === 'function' ? test(this.text) : test.test(this.text));
     return new Promise((resolve, reject) => {
-      const guard = setTimeout(() => reject(new Error(`waited ${guardMs} ms for ${String(test)}; got:\n${this.text}`)), guardMs);
+      const guard = setTimeout(
+        () => reject(new Error(`waited ${guardMs} ms for ${String(test)}; got:\n${this.text}`)),
+        guardMs,
+      );
       const check = (): void => {
         if (ok()) {
           clearTimeout(guard);
@@ -181,13 +215,22 @@ export function occurrences(text: string, needle: string): number {
 
 /** A child process's exit. */
 export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
 /** Run `shadow <args>` in `repo` as a child whose stdin the test writes. */
-export function spawnShadow(repo: DiskRepo, args: string[], env: Record<string, string> = {}): { child: ChildProcess; stdout: OutputReader; stderr: OutputReader } {
-  const child = spawn(process.execPath, [SHADOW_BIN, ...args], { cwd: repo.dir, env: { ...repo.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnShadow(
+  repo: DiskRepo,
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; stdout: OutputReader; stderr: OutputReader } {
+  const child = spawn(process.execPath, [SHADOW_BIN, ...args], {
+    cwd: repo.dir,
+    env: { ...repo.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   return { child, stdout: new OutputReader(child.stdout), stderr: new OutputReader(child.stderr) };
 }
 
@@ -213,5 +256,14 @@ export async function serveChild(repo: DiskRepo, args: string[] = []): Promise<S
   }
   const infoPath = repo.path('.git/shadow/server.json');
   const info = JSON.parse(readFileSync(infoPath, 'utf8')) as { port: number; token: string; pid: number };
-  return { child, stdout, stderr, port: info.port, token: info.token, pid: info.pid, api: new Api(`http://127.0.0.1:${info.port}`, info.token), infoPath };
+  return {
+    child,
+    stdout,
+    stderr,
+    port: info.port,
+    token: info.token,
+    pid: info.pid,
+    api: new Api(`http://127.0.0.1:${info.port}`, info.token),
+    infoPath,
+  };
 }

@@ -25,14 +25,22 @@ function processes(self: number, alsoAlive: number[] = []): Processes {
 /** A fresh repository with `config` (git config keys, e.g. shadow.sessionSaveLines) set. */
 export async function repoWith(config: Record<string, string | number> = {}): Promise<MemRepo> {
   const repo = await memRepo(BASE_FILES);
-  for (const [path, value] of Object.entries(config)) await git.setConfig({ fs: repo.fs, dir: ROOT, path, value: String(value) });
+  for (const [path, value] of Object.entries(config))
+    await git.setConfig({ fs: repo.fs, dir: ROOT, path, value: String(value) });
   return repo;
 }
 
 /** Open shadow as process `pid` (on `fs`, default the repository's own). */
 export function openAs(repo: MemRepo, pid = 100, options: { fs?: FileSystem; alive?: number[] } = {}): Promise<Shadow> {
   const { clock, ids, env } = repo.ctx;
-  return openShadow({ dir: ROOT, fs: withReplacingRename(options.fs ?? repo.fs), clock, ids, env, processes: processes(pid, options.alive) });
+  return openShadow({
+    dir: ROOT,
+    fs: withReplacingRename(options.fs ?? repo.fs),
+    clock,
+    ids,
+    env,
+    processes: processes(pid, options.alive),
+  });
 }
 
 /** `n` numbered lines, each ending in a newline. */
@@ -88,8 +96,19 @@ export async function thrown(fn: () => unknown): Promise<{ code: string; message
 export const NOT_FOUND = { code: 'SESSION_NOT_FOUND', message: 'Session not found or expired' };
 
 /** Begin a session on `target`, feed `parts`, end the stream and finalize. */
-export async function writeThrough(sh: Shadow, target: string, op: 'create' | 'overwrite' | 'append', parts: Array<string | Buffer>, binary = false) {
-  const { session_id } = await sh.sessions.begin({ intent: `write ${target}`, target_file: target, operation: op, binary });
+export async function writeThrough(
+  sh: Shadow,
+  target: string,
+  op: 'create' | 'overwrite' | 'append',
+  parts: Array<string | Buffer>,
+  binary = false,
+) {
+  const { session_id } = await sh.sessions.begin({
+    intent: `write ${target}`,
+    target_file: target,
+    operation: op,
+    binary,
+  });
   let done = false;
   for (const p of parts) done = sh.sessions.push(session_id, typeof p === 'string' ? Buffer.from(p) : p);
   if (!done) sh.sessions.end(session_id);
@@ -97,4 +116,5 @@ export async function writeThrough(sh: Shadow, target: string, op: 'create' | 'o
 }
 
 /** What a DONE marker not alone on its line says. */
-export const STRAY = (line: number): string => `a stray "DONE" marker ends the content (line ${line}); send DONE alone on its own line to end a session`;
+export const STRAY = (line: number): string =>
+  `a stray "DONE" marker ends the content (line ${line}); send DONE alone on its own line to end a session`;

@@ -29,13 +29,19 @@ export const GOOD: Record<string, unknown[]> = {
     },
   ],
   apply_patch: [
-    { input: '*** Begin Patch\n*** Update File: README.md\n@@\n-Hello\n+Hello, world\n*** Add File: docs/new.md\n+# New\n*** End Patch\n' },
+    {
+      input:
+        '*** Begin Patch\n*** Update File: README.md\n@@\n-Hello\n+Hello, world\n*** Add File: docs/new.md\n+# New\n*** End Patch\n',
+    },
     { input: "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\nEOF\n" },
   ],
   read_file: [{ path: 'README.md' }, { path: 'src/app.js', start_line: 2, end_line: 3 }],
   list_files: [{}, { path: 'src' }, { path: 'src', recursive: true }],
   search: [{ pattern: 'TODO' }, { pattern: 'to+do', regex: true, case_sensitive: false, path: 'src', max_results: 5 }],
-  begin_write: [{ target_file: 'docs/guide.md', operation: 'create' }, { target_file: 'docs/guide.md', operation: 'append', intent: 'more' }],
+  begin_write: [
+    { target_file: 'docs/guide.md', operation: 'create' },
+    { target_file: 'docs/guide.md', operation: 'append', intent: 'more' },
+  ],
   append_content: [{ session_id: 'not-a-session', content: '# Guide\n' }],
   finalize_write: [{ session_id: 'not-a-session' }, { session_id: 'not-a-session', content: '# Guide\n' }],
   diff: [{}, { range: '1..2', stat: true }],

@@ -27,8 +27,16 @@ export function compileAll(): Map<string, Compiled> {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   const out = new Map<string, Compiled>();
   for (const profile of PROFILES) {
-    const defs = formatTools('mcp', toolsFor([profile], { allowApply: true })) as Array<{ name: string; inputSchema: JsonSchema; outputSchema: JsonSchema }>;
-    for (const d of defs) out.set(`${profile}:${d.name}`, { input: ajv.compile(d.inputSchema) as Validator, output: ajv.compile(d.outputSchema) as Validator });
+    const defs = formatTools('mcp', toolsFor([profile], { allowApply: true })) as Array<{
+      name: string;
+      inputSchema: JsonSchema;
+      outputSchema: JsonSchema;
+    }>;
+    for (const d of defs)
+      out.set(`${profile}:${d.name}`, {
+        input: ajv.compile(d.inputSchema) as Validator,
+        output: ajv.compile(d.outputSchema) as Validator,
+      });
   }
   return out;
 }
@@ -43,10 +51,16 @@ let compiled: Map<string, Compiled> | undefined;
 export async function checkedCall(conn: ToolConnection, name: string, args: unknown): Promise<ToolOutcome> {
   compiled ??= compileAll();
   const r = await callTool(conn, name, args);
-  const profile = toolsFor(conn.profiles ?? ['shadow'], { allowApply: conn.allowApply }).find((t) => t.name === name)?.profile ?? 'shadow';
+  const profile =
+    toolsFor(conn.profiles ?? ['shadow'], { allowApply: conn.allowApply }).find((t) => t.name === name)?.profile ??
+    'shadow';
   const check = compiled.get(`${profile}:${name}`);
   assert.ok(r.structured, `${name}: no structured content`);
-  if (check) assert.ok(check.output(r.structured), `${name}: the structured content breaks the outputSchema: ${JSON.stringify(check.output.errors)}\n${JSON.stringify(r.structured).slice(0, 600)}`);
+  if (check)
+    assert.ok(
+      check.output(r.structured),
+      `${name}: the structured content breaks the outputSchema: ${JSON.stringify(check.output.errors)}\n${JSON.stringify(r.structured).slice(0, 600)}`,
+    );
   if (r.isError) {
     assert.not.match(r.text, STACK_LINE, `a stack trace from ${name}: ${r.text}`);
     const code = /^([A-Z_]+): /.exec(r.text)?.[1];

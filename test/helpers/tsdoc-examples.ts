@@ -77,9 +77,11 @@ export function examplesOf(
 
 /** The `@example` blocks of one comment, whose first line is line `first` of the file. */
 function blocksOfComment(file: string, member: string, first: number, comment: string): ExampleBlock[] {
-  const lines = comment.split('\n').map((l, i) =>
-    (i === 0 ? l.replace(/^\s*\/\*\*/, '') : l.replace(/^\s*\*(?!\/)\s?/, '')).replace(/\s*\*\/\s*$/, ''),
-  );
+  const lines = comment
+    .split('\n')
+    .map((l, i) =>
+      (i === 0 ? l.replace(/^\s*\/\*\*/, '') : l.replace(/^\s*\*(?!\/)\s?/, '')).replace(/\s*\*\/\s*$/, ''),
+    );
   // The comment as one text with each character's line, so a block found anywhere maps back to the file.
   const text = lines.join('\n');
   const lineAt = (pos: number): number => first + (text.slice(0, pos).match(/\n/g)?.length ?? 0);
@@ -133,8 +135,8 @@ function isExported(s: ts.Statement): boolean {
  * Node built-ins the examples reach for, and these placeholders.
  */
 const PLACEHOLDERS = [
-  'declare const dir: string; // a repository\'s directory',
-  'declare const id: string; // a write session\'s id',
+  "declare const dir: string; // a repository's directory",
+  "declare const id: string; // a write session's id",
 ];
 const NODE_IMPORTS = [
   "import { readFile } from 'node:fs/promises';",

@@ -1,5 +1,9 @@
 /** Poll `probe` until it returns a value (not undefined/null/false), or fail after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | null | false,
+  timeoutMs = 20_000,
+): Promise<T> {
   const start = Date.now();
   for (;;) {
     const v = probe();

@@ -65,16 +65,27 @@ export interface Attempt {
   };
 }
 
-function failure(draftName: string, tip: Oid, results: OpResult[], problems: Array<{ index: number; error: ShadowError }>): BatchResult {
+function failure(
+  draftName: string,
+  tip: Oid,
+  results: OpResult[],
+  problems: Array<{ index: number; error: ShadowError }>,
+): BatchResult {
   const firstProblem = problems[0]!;
   const list = problems
-    .map((p) => `#${p.index + 1} ${results[p.index]!.operation}${results[p.index]!.path ? ` ${results[p.index]!.path}` : ''}: ${p.error.message}`)
+    .map(
+      (p) =>
+        `#${p.index + 1} ${results[p.index]!.operation}${results[p.index]!.path ? ` ${results[p.index]!.path}` : ''}: ${p.error.message}`,
+    )
     .join('; ');
   const noun = results.length === 1 ? 'operation' : 'operations';
   const error = new ShadowError(
     firstProblem.error.code,
     `batch rejected, nothing was written: ${problems.length} of ${results.length} ${noun} failed: ${list}`,
-    { hint: firstProblem.error.hint, data: { failures: problems.map((p) => ({ index: p.index, ...p.error.toJSON() })) } },
+    {
+      hint: firstProblem.error.hint,
+      data: { failures: problems.map((p) => ({ index: p.index, ...p.error.toJSON() })) },
+    },
   );
   return { success: false, results, error: error.toJSON(), commit: tip, batch: null, draft: draftName };
 }
@@ -120,14 +131,21 @@ export function attemptBatch(ws: Workspace, draft: Draft, job: PreparedBatch): A
   }
 
   // 2. Resolve every op in memory against tip + captures.
-  const resolution: Resolution = resolveBatch(staged, base, input.operations, { maxContentBytes: settings.maxContentBytes, patcher, forms: ws.worktreeForm(false) });
+  const resolution: Resolution = resolveBatch(staged, base, input.operations, {
+    maxContentBytes: settings.maxContentBytes,
+    patcher,
+    forms: ws.worktreeForm(false),
+  });
   const problems: Array<{ index: number; error: ShadowError }> = [];
   input.operations.forEach((op, index) => {
-    const pathProblem = opPaths(op).map((p) => inSubmodule.get(p) ?? plan.problems.get(p)).find((e) => e !== undefined);
+    const pathProblem = opPaths(op)
+      .map((p) => inSubmodule.get(p) ?? plan.problems.get(p))
+      .find((e) => e !== undefined);
     if (pathProblem) problems.push({ index, error: pathProblem });
   });
   resolution.problems.forEach((p) => {
-    if (!problems.some((q) => q.index === p.index)) problems.push({ index: p.index, error: new ShadowError(p.code, p.message, { hint: p.hint, data: p.data }) });
+    if (!problems.some((q) => q.index === p.index))
+      problems.push({ index: p.index, error: new ShadowError(p.code, p.message, { hint: p.hint, data: p.data }) });
   });
   problems.sort((a, b) => a.index - b.index);
 
@@ -155,7 +173,16 @@ export function attemptBatch(ws: Workspace, draft: Draft, job: PreparedBatch): A
   // A batch on a path in conflict settles it, even one that leaves its content as it is.
   const resolved = resolvedBy(draft, touched, options.resolve);
   if (edited.root === base && !options.allowEmpty && resolved.length === 0) {
-    return { result: { success: true, results: resolution.results, commit: draft.tip, batch: null, draft: draft.name, unchanged: true } };
+    return {
+      result: {
+        success: true,
+        results: resolution.results,
+        commit: draft.tip,
+        batch: null,
+        draft: draft.name,
+        unchanged: true,
+      },
+    };
   }
 
   // 4. Build the commits: capture (if any), then the batch.
@@ -177,17 +204,34 @@ export function attemptBatch(ws: Workspace, draft: Draft, job: PreparedBatch): A
     parent = pushCommit(ws, objects, captureCommit);
   }
   for (const entry of resolution.changes.values()) {
-    if (entry && resolution.blobs.has(entry.oid)) objects.push({ oid: entry.oid, type: 'blob', content: resolution.blobs.get(entry.oid)! });
+    if (entry && resolution.blobs.has(entry.oid))
+      objects.push({ oid: entry.oid, type: 'blob', content: resolution.blobs.get(entry.oid)! });
   }
-  for (const t of [...staged.trees.values(), ...edited.trees]) objects.push({ oid: t.oid, type: 'tree', content: t.content });
+  for (const t of [...staged.trees.values(), ...edited.trees])
+    objects.push({ oid: t.oid, type: 'tree', content: t.content });
   const who = options.identity;
-  const trailers: ShadowTrailers = { draft: draft.name, batch, actor: options.actor, actorType: who?.type, model: who?.model, ...options.trailers, ops: fingerprint, request: input.request_id };
+  const trailers: ShadowTrailers = {
+    draft: draft.name,
+    batch,
+    actor: options.actor,
+    actorType: who?.type,
+    model: who?.model,
+    ...options.trailers,
+    ops: fingerprint,
+    request: input.request_id,
+  };
   const batchCommit: Commit = {
     tree: edited.root,
     parents: [parent],
     author: repo.actorSignature(options.actor),
     committer,
-    message: batchMessage(input.intent, resolution.opLines, trailers, resolvedLines(resolved), who ? attributionLines(options.actor, who, repo.config.get('shadow.trailer')) : []),
+    message: batchMessage(
+      input.intent,
+      resolution.opLines,
+      trailers,
+      resolvedLines(resolved),
+      who ? attributionLines(options.actor, who, repo.config.get('shadow.trailer')) : [],
+    ),
   };
   const oid = pushCommit(ws, objects, batchCommit);
   // Written by the caller, while it takes the ref's lock.

@@ -30,14 +30,23 @@ const TEXT_FIELDS = ['content', 'old_content', 'diff', 'patch'] as const;
  * @example
  * const e = batchTooLarge(doc, { maxOps: 10_000, maxBytes: 256 << 20 }); if (e) throw e;
  */
-export function batchTooLarge(input: unknown, limits: BatchLimits, where = 'the batch', carried?: WeakMap<object, Uint8Array>): ShadowError | undefined {
+export function batchTooLarge(
+  input: unknown,
+  limits: BatchLimits,
+  where = 'the batch',
+  carried?: WeakMap<object, Uint8Array>,
+): ShadowError | undefined {
   const ops = (input as { operations?: unknown } | null)?.operations;
   if (!Array.isArray(ops)) return undefined;
   if (ops.length > limits.maxOps) {
-    return new ShadowError('BATCH_TOO_LARGE', `${where} has ${ops.length} operations, over the limit of ${limits.maxOps} (shadow.maxBatchOps); nothing was written`, {
-      hint: `split it into batches of at most ${limits.maxOps} operations, or raise the limit with \`git config shadow.maxBatchOps <n>\``,
-      data: { operations: ops.length, limit: limits.maxOps, setting: 'shadow.maxBatchOps' },
-    });
+    return new ShadowError(
+      'BATCH_TOO_LARGE',
+      `${where} has ${ops.length} operations, over the limit of ${limits.maxOps} (shadow.maxBatchOps); nothing was written`,
+      {
+        hint: `split it into batches of at most ${limits.maxOps} operations, or raise the limit with \`git config shadow.maxBatchOps <n>\``,
+        data: { operations: ops.length, limit: limits.maxOps, setting: 'shadow.maxBatchOps' },
+      },
+    );
   }
   let bytes = 0;
   for (const op of ops) {
@@ -49,10 +58,14 @@ export function batchTooLarge(input: unknown, limits: BatchLimits, where = 'the 
     }
     // Stop counting at the first byte over: the rest cannot make it fit.
     if (bytes > limits.maxBytes) {
-      return new ShadowError('BATCH_TOO_LARGE', `${where} carries more than ${formatLimit(limits.maxBytes)} of content (shadow.maxBatchBytes); nothing was written`, {
-        hint: 'split it into several batches (a large file can go through a write session), or raise the limit with `git config shadow.maxBatchBytes <bytes>`',
-        data: { bytes_at_least: bytes, limit: limits.maxBytes, setting: 'shadow.maxBatchBytes' },
-      });
+      return new ShadowError(
+        'BATCH_TOO_LARGE',
+        `${where} carries more than ${formatLimit(limits.maxBytes)} of content (shadow.maxBatchBytes); nothing was written`,
+        {
+          hint: 'split it into several batches (a large file can go through a write session), or raise the limit with `git config shadow.maxBatchBytes <bytes>`',
+          data: { bytes_at_least: bytes, limit: limits.maxBytes, setting: 'shadow.maxBatchBytes' },
+        },
+      );
     }
   }
   return undefined;

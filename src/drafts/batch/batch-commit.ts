@@ -43,7 +43,10 @@ function draftAfter(draft: Draft, job: PreparedBatch, attempt: Attempt, commit: 
   const meta = {
     ...draft.meta,
     conflicts: withoutResolved(draft.meta.conflicts, attempt.result.resolved),
-    requests: job.input.request_id === undefined ? draft.meta.requests : { ...draft.meta.requests, [job.input.request_id]: commit.oid },
+    requests:
+      job.input.request_id === undefined
+        ? draft.meta.requests
+        : { ...draft.meta.requests, [job.input.request_id]: commit.oid },
     bases: draft.meta.bases.adding(added),
     bases_tip: commit.oid,
     high_batch: Math.max(draft.meta.high_batch, commit.batch),
@@ -62,7 +65,11 @@ function reflogMessage(job: PreparedBatch, commit: Committed): string {
 }
 
 /** The ledger's `batch/commit` event of a batch committed on `parent`. */
-function commitEvent(job: PreparedBatch, r: BatchResult, parent: Oid): { type: string; actor: string; data: Record<string, unknown> } {
+function commitEvent(
+  job: PreparedBatch,
+  r: BatchResult,
+  parent: Oid,
+): { type: string; actor: string; data: Record<string, unknown> } {
   const { options, input } = job;
   return {
     type: 'batch/commit',
@@ -72,9 +79,13 @@ function commitEvent(job: PreparedBatch, r: BatchResult, parent: Oid): { type: s
       commit: r.commit,
       parent,
       intent: input.intent?.split('\n')[0] ?? null,
-      ...(options.identity ? { actor_type: options.identity.type, ...(options.identity.model ? { model: options.identity.model } : {}) } : {}),
+      ...(options.identity
+        ? { actor_type: options.identity.type, ...(options.identity.model ? { model: options.identity.model } : {}) }
+        : {}),
       ops: r.results.map((x) => ({
-        ...(x.to ? { operation: x.operation, path: x.path, to: x.to, status: x.status } : { operation: x.operation, path: x.path, status: x.status }),
+        ...(x.to
+          ? { operation: x.operation, path: x.path, to: x.to, status: x.status }
+          : { operation: x.operation, path: x.path, status: x.status }),
         ...(x.files ? { files: x.files } : {}),
       })),
       captured: r.captured ?? [],
@@ -111,7 +122,10 @@ export async function commitOne(ws: Workspace, job: BatchJob, waited: boolean): 
     durable.catch(() => undefined); // awaited through the ref update, or below
     const durableVoid = durable.then(() => undefined);
     durableVoid.catch(() => undefined);
-    const after = { meta: draftAfter(draft, job, outcome, outcome.commit).meta, lag: ws.drafts.lag(draft.name) + lagOf(outcome.result) };
+    const after = {
+      meta: draftAfter(draft, job, outcome, outcome.commit).meta,
+      lag: ws.drafts.lag(draft.name) + lagOf(outcome.result),
+    };
     try {
       if (unborn) {
         try {
@@ -126,18 +140,34 @@ export async function commitOne(ws: Workspace, job: BatchJob, waited: boolean): 
         }
       }
       ws.drafts.expect(draft.name, after);
-      await repo.refs.update({ ref: draftRef(draft.name), expected: draft.tip, next: outcome.commit.oid, message: reflogMessage(job, outcome.commit), who: repo.committer(), after: durableVoid });
+      await repo.refs.update({
+        ref: draftRef(draft.name),
+        expected: draft.tip,
+        next: outcome.commit.oid,
+        message: reflogMessage(job, outcome.commit),
+        who: repo.committer(),
+        after: durableVoid,
+      });
     } catch (e) {
       ws.drafts.expect(draft.name);
       // Named by no ref: git may repack (and prune) it.
-      repo.objects.releaseKeep(await durable.then((idx) => idx, () => undefined));
+      repo.objects.releaseKeep(
+        await durable.then(
+          (idx) => idx,
+          () => undefined,
+        ),
+      );
       if (!(e instanceof RefMoved)) throw e;
       const trying = ws.ctx.clock.now() - started;
       if (attempt >= MAX_ATTEMPTS && (trying >= repo.lockTimeoutMs || attempt >= HARD_MAX_ATTEMPTS)) {
-        throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${attempt} attempts of this batch over ${(trying / 1000).toFixed(1)} s`, {
-          hint: 'too many writers on one draft; retry, or give each writer its own draft',
-          data: { draft: draft.name, attempts: attempt },
-        });
+        throw new ShadowError(
+          'BUSY',
+          `draft "${draft.name}" kept moving under ${attempt} attempts of this batch over ${(trying / 1000).toFixed(1)} s`,
+          {
+            hint: 'too many writers on one draft; retry, or give each writer its own draft',
+            data: { draft: draft.name, attempts: attempt },
+          },
+        );
       }
       // Another writer got there first: back off a random while, doubling
       // with each loss, so that writers racing for one draft spread out
@@ -232,7 +262,12 @@ export async function commitGroup(ws: Workspace, jobs: readonly BatchJob[], wait
       });
     } catch (e) {
       ws.drafts.expect(name);
-      repo.objects.releaseKeep(await durable.then((idx) => idx, () => undefined));
+      repo.objects.releaseKeep(
+        await durable.then(
+          (idx) => idx,
+          () => undefined,
+        ),
+      );
       repo.objects.settleStaged(staged, false);
       // Whatever was decided on the chain is void: each batch again, alone.
       if (e instanceof RefMoved) return oneByOne(ws, [...grouped, ...rest]);
@@ -246,7 +281,12 @@ export async function commitGroup(ws: Workspace, jobs: readonly BatchJob[], wait
     const before = draftStatusWord(ws, start);
     keepDraftMeta(ws, draft.meta, lag);
     const events = links.map((l) => commitEvent(l.job, l.result, l.parent));
-    if (before !== 'open') events.splice(1, 0, { type: 'tx/status', actor: links[0]!.job.options.actor, data: { from: before, to: 'open' } });
+    if (before !== 'open')
+      events.splice(1, 0, {
+        type: 'tx/status',
+        actor: links[0]!.job.options.actor,
+        data: { from: before, to: 'open' },
+      });
     try {
       await logEventsOf(ws, name, events);
     } catch (e) {

@@ -36,14 +36,18 @@ export function concurrentConflicts(
   for (const path of touched) {
     const a = lookupPath(repo.objects, oldTree, path);
     const b = lookupPath(repo.objects, newTree, path);
-    const same = a.kind === b.kind && (a.kind !== 'file' || (b.kind === 'file' && a.oid === b.oid && a.mode === b.mode));
+    const same =
+      a.kind === b.kind && (a.kind !== 'file' || (b.kind === 'file' && a.oid === b.oid && a.mode === b.mode));
     if (!same) moved.add(path);
   }
   const out: Array<{ index: number; error: ShadowError }> = [];
   input.operations.forEach((op, index) => {
     const path = opPaths(op).find((p) => moved.has(p));
     if (path === undefined) return;
-    const stillApplies = merges(op, path) && resolution.results[index]?.success !== false && !resolution.problems.some((p) => p.index === index);
+    const stillApplies =
+      merges(op, path) &&
+      resolution.results[index]?.success !== false &&
+      !resolution.problems.some((p) => p.index === index);
     if (stillApplies) return;
     const by = changedBy(ws, draft.tip, baseTip, path);
     out.push({
@@ -58,19 +62,33 @@ export function concurrentConflicts(
 }
 
 /** The newest commit between `from` (exclusive) and `tip` that changed `path`. */
-function changedBy(ws: Workspace, tip: Oid, from: Oid, path: string): { oid: Oid; label: string; batch?: number; actor?: string } {
+function changedBy(
+  ws: Workspace,
+  tip: Oid,
+  from: Oid,
+  path: string,
+): { oid: Oid; label: string; batch?: number; actor?: string } {
   const repo = ws.repo;
   let oid: Oid | undefined = tip;
   while (oid && oid !== from) {
     const c = repo.objects.readCommit(oid);
     const parent: Oid | undefined = c.parents[0];
-    const before = parent ? lookupPath(repo.objects, repo.objects.readCommit(parent).tree, path) : { kind: 'absent' as const };
+    const before = parent
+      ? lookupPath(repo.objects, repo.objects.readCommit(parent).tree, path)
+      : { kind: 'absent' as const };
     const after = lookupPath(repo.objects, c.tree, path);
-    const differs = before.kind !== after.kind || (before.kind === 'file' && after.kind === 'file' && (before.oid !== after.oid || before.mode !== after.mode));
+    const differs =
+      before.kind !== after.kind ||
+      (before.kind === 'file' && after.kind === 'file' && (before.oid !== after.oid || before.mode !== after.mode));
     if (differs) {
       const t = parseTrailers(c.message);
       const who = t.actor ? ` (actor ${t.actor})` : '';
-      const what = t.batch !== undefined ? `batch ${t.batch}` : t.capture !== undefined ? `the capture before batch ${t.capture}` : 'a commit';
+      const what =
+        t.batch !== undefined
+          ? `batch ${t.batch}`
+          : t.capture !== undefined
+            ? `the capture before batch ${t.capture}`
+            : 'a commit';
       return { oid, label: `${what}, commit ${oid.slice(0, 12)}${who}`, batch: t.batch, actor: t.actor };
     }
     oid = parent;

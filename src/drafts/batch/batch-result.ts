@@ -22,4 +22,3 @@ export interface BatchResult {
   /** Set when this is a request sent again: the id, and `commit`/`batch` are the first request's. */
   request_id?: string;
 }
-

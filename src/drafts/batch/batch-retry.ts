@@ -28,7 +28,6 @@ export function retryPause(attempt: number, token: string): number {
   return Math.floor(u * Math.min(2 ** attempt, MAX_RETRY_PAUSE_MS));
 }
 
-
 /**
  * True when the draft's tip is the commit this very batch made: it was sent
  * again (its answer lost, a client's retry) and is in place. Only the tip
@@ -65,4 +64,3 @@ export function replayed(ws: Workspace, draft: Draft, input: BatchInput, commit:
   const batch = parseTrailers(ws.repo.objects.readCommit(commit).message).batch ?? null;
   return { ...first, commit, batch, request_id: input.request_id! };
 }
-

@@ -45,7 +45,12 @@ const EditOp = z.strictObject({
   content: z.string(),
   expect: Expect,
 });
-const PatchOp = z.strictObject({ operation: z.literal('patch'), path: RepoPath, diff: z.string().check(z.minLength(1)), expect: Expect });
+const PatchOp = z.strictObject({
+  operation: z.literal('patch'),
+  path: RepoPath,
+  diff: z.string().check(z.minLength(1)),
+  expect: Expect,
+});
 const DeleteOp = z.strictObject({ operation: z.literal('delete'), path: RepoPath, expect: Expect });
 const RenameOp = z.strictObject({ operation: z.literal('rename'), path: RepoPath, to: RepoPath, expect: Expect });
 const ChmodOp = z.strictObject({ operation: z.literal('chmod'), path: RepoPath, mode: Mode, expect: Expect });
@@ -53,14 +58,24 @@ const ChmodOp = z.strictObject({ operation: z.literal('chmod'), path: RepoPath, 
 const ApplyPatchOp = z.strictObject({ operation: z.literal('apply_patch'), patch: z.string().check(z.minLength(1)) });
 
 /** One file operation. */
-export const FileOperationSchema = z.discriminatedUnion('operation', [WriteOp, EditOp, PatchOp, DeleteOp, RenameOp, ChmodOp, ApplyPatchOp]);
+export const FileOperationSchema = z.discriminatedUnion('operation', [
+  WriteOp,
+  EditOp,
+  PatchOp,
+  DeleteOp,
+  RenameOp,
+  ChmodOp,
+  ApplyPatchOp,
+]);
 
 /** A batch: `{intent?, actor?, request_id?, operations: [...]}`. */
 export const BatchInputSchema = z.strictObject({
   intent: z.optional(z.string().check(z.maxLength(10_000))),
   actor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   // A client's own id for the request: a batch sent again with it returns the first one's commit (it lives in a commit trailer).
-  request_id: z.optional(z.string().check(z.regex(/^[A-Za-z0-9._:@+-]{1,128}$/, 'is 1 to 128 of A-Z a-z 0-9 . _ : @ + -'))),
+  request_id: z.optional(
+    z.string().check(z.regex(/^[A-Za-z0-9._:@+-]{1,128}$/, 'is 1 to 128 of A-Z a-z 0-9 . _ : @ + -')),
+  ),
   operations: z.array(FileOperationSchema).check(z.minLength(1)),
 });
 
@@ -105,29 +120,54 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unkno
       case 'invalid_type':
         return {
           path,
-          message: value === undefined ? `is missing (expected ${issue.expected})` : `must be ${withArticle(issue.expected)}, got ${kindOf(value)}`,
+          message:
+            value === undefined
+              ? `is missing (expected ${issue.expected})`
+              : `must be ${withArticle(issue.expected)}, got ${kindOf(value)}`,
         };
       case 'unrecognized_keys':
-        return { path, message: `has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` };
+        return {
+          path,
+          message: `has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`,
+        };
       case 'invalid_union': {
         const disc = (issue as { discriminator?: string }).discriminator;
         if (disc === 'operation') {
           return {
             path,
-            message: value === undefined ? `is missing (one of ${OPERATION_NAMES.join(', ')})` : `"${String(value)}" is not an operation; use one of ${OPERATION_NAMES.join(', ')}`,
+            message:
+              value === undefined
+                ? `is missing (one of ${OPERATION_NAMES.join(', ')})`
+                : `"${String(value)}" is not an operation; use one of ${OPERATION_NAMES.join(', ')}`,
           };
         }
         return { path, message: 'does not match any accepted shape' };
       }
       case 'invalid_value':
-        return { path, message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}` };
+        return {
+          path,
+          message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}`,
+        };
       case 'too_small':
-        if (issue.origin === 'array') return { path, message: Number(issue.minimum) === 1 ? 'is empty; send at least one' : `needs at least ${issue.minimum} items` };
-        if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') return { path, message: `must be at least ${issue.minimum}, got ${JSON.stringify(value)}` };
-        return { path, message: Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${issue.minimum} long` };
+        if (issue.origin === 'array')
+          return {
+            path,
+            message:
+              Number(issue.minimum) === 1 ? 'is empty; send at least one' : `needs at least ${issue.minimum} items`,
+          };
+        if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint')
+          return { path, message: `must be at least ${issue.minimum}, got ${JSON.stringify(value)}` };
+        return {
+          path,
+          message: Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${issue.minimum} long`,
+        };
       case 'too_big':
-        if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') return { path, message: `must be at most ${issue.maximum}, got ${JSON.stringify(value)}` };
-        return { path, message: `must be at most ${issue.maximum}${issue.origin === 'array' ? ' items' : ' characters'}` };
+        if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint')
+          return { path, message: `must be at most ${issue.maximum}, got ${JSON.stringify(value)}` };
+        return {
+          path,
+          message: `must be at most ${issue.maximum}${issue.origin === 'array' ? ' items' : ' characters'}`,
+        };
       default:
         return { path, message: issue.message };
     }
@@ -135,15 +175,27 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unkno
 }
 
 /** Validate with `schema`, or throw `code` listing every problem. */
-export function validate<T>(schema: z.ZodMiniType<T>, input: unknown, code: 'INVALID_BATCH' | 'INVALID_ARGUMENT', what: string): T {
+export function validate<T>(
+  schema: z.ZodMiniType<T>,
+  input: unknown,
+  code: 'INVALID_BATCH' | 'INVALID_ARGUMENT',
+  what: string,
+): T {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
   const problems = describeIssues(r.error.issues, input);
   const noun = problems.length === 1 ? 'problem' : 'problems';
-  throw new ShadowError(code, `${what} is invalid (${problems.length} ${noun}): ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, {
-    hint: code === 'INVALID_BATCH' ? 'fix every listed field and resend the whole batch; nothing was written' : 'check the arguments',
-    data: { problems },
-  });
+  throw new ShadowError(
+    code,
+    `${what} is invalid (${problems.length} ${noun}): ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+    {
+      hint:
+        code === 'INVALID_BATCH'
+          ? 'fix every listed field and resend the whole batch; nothing was written'
+          : 'check the arguments',
+      data: { problems },
+    },
+  );
 }
 
 const BOM = '\uFEFF';
@@ -215,7 +267,9 @@ export function parseJsonText(input: string | Uint8Array, what = 'batch', shorte
       ? `the ${what} JSON is cut off ${at}: ${d.reason}; it was probably truncated in transit`
       : `the ${what} JSON is malformed ${at}: ${d.reason}`;
     throw new ShadowError('INVALID_JSON', message, {
-      hint: d.truncated ? `resend the whole ${what}; large file contents are safer in smaller batches` : `send one valid JSON document`,
+      hint: d.truncated
+        ? `resend the whole ${what}; large file contents are safer in smaller batches`
+        : `send one valid JSON document`,
       data: { position, line, column, truncated: d.truncated, inside: d.inside },
     });
   }
@@ -230,10 +284,14 @@ export function validateBatch(input: unknown): BatchInput {
 export function checkPath(path: string): string {
   const problem = pathProblem(path);
   if (problem) {
-    throw new ShadowError('INVALID_PATH', `"${path.length > 200 ? `${path.slice(0, 200)}…` : path}" is not a path shadow reads: ${problem}`, {
-      hint: 'give a path relative to the repository root, with forward slashes',
-      data: { path },
-    });
+    throw new ShadowError(
+      'INVALID_PATH',
+      `"${path.length > 200 ? `${path.slice(0, 200)}…` : path}" is not a path shadow reads: ${problem}`,
+      {
+        hint: 'give a path relative to the repository root, with forward slashes',
+        data: { path },
+      },
+    );
   }
   return path;
 }

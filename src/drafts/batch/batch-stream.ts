@@ -264,7 +264,14 @@ class Splitter {
       if (k === 0) break;
     }
     const stand = Buffer.from(String(this.values.length));
-    this.cuts.push({ at: this.keptLength, width: stand.length, bytes: body.length, chars: text.length, newlines, lastNewline });
+    this.cuts.push({
+      at: this.keptLength,
+      width: stand.length,
+      bytes: body.length,
+      chars: text.length,
+      newlines,
+      lastNewline,
+    });
     this.onElement?.(value);
     this.values.push(value);
     if (this.lastOps) this.lastOps.count++;
@@ -402,10 +409,20 @@ function keyOf(bytes: number[]): string | undefined {
  * @example
  * const doc = await parseJsonStream(createReadStream('batch.json'));
  */
-export async function parseJsonStream(chunks: AsyncIterable<Uint8Array | string>, what = 'batch', onElement?: (value: unknown) => void): Promise<unknown> {
+export async function parseJsonStream(
+  chunks: AsyncIterable<Uint8Array | string>,
+  what = 'batch',
+  onElement?: (value: unknown) => void,
+): Promise<unknown> {
   const s = new Splitter(onElement);
   for await (const chunk of chunks) {
-    s.write(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    s.write(
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, 'utf8')
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+    );
   }
   return s.end(what);
 }

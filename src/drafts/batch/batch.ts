@@ -25,7 +25,12 @@ function decodeWrites(operations: FileOperation[], maxContentBytes: number): voi
     const op = operations[i]!;
     if (op.operation !== 'write' || op.bytes || op.stored) continue;
     try {
-      operations[i] = { ...op, content: '', encoding: undefined, bytes: decodeContent(op.content, op.encoding, maxContentBytes) };
+      operations[i] = {
+        ...op,
+        content: '',
+        encoding: undefined,
+        bytes: decodeContent(op.content, op.encoding, maxContentBytes),
+      };
     } catch {
       // Left for resolution to report.
     }
@@ -80,7 +85,19 @@ async function runSent(ws: Workspace, sent: BatchInput[], options: BatchOptions)
   // against the tip it was sent on (baseTip), as a batch that lost a race
   // is. Other processes still race, by compare-and-swap.
   return new Promise<BatchResult>((done, failed) => {
-    const job: BatchJob = { input, options, settings, patcher, baseTip: first.tip, touched, fingerprint, first, unborn, done, failed };
+    const job: BatchJob = {
+      input,
+      options,
+      settings,
+      patcher,
+      baseTip: first.tip,
+      touched,
+      fingerprint,
+      first,
+      unborn,
+      done,
+      failed,
+    };
     ws.inGroup(options.draft, job, (jobs: BatchJob[], waited) => commitGroup(ws, jobs, waited)).catch(failed);
   });
 }

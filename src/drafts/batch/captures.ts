@@ -1,7 +1,13 @@
 import { ShadowError } from '../../errors.js';
 import { MODE, type Oid } from '../../git/format/git-objects.js';
 import { parentDirs } from '../../core/path-rules.js';
-import { isRegularMode, lookupPath, type FileEntry, type PathKind, type TreeReader } from '../../git/format/tree-lookup.js';
+import {
+  isRegularMode,
+  lookupPath,
+  type FileEntry,
+  type PathKind,
+  type TreeReader,
+} from '../../git/format/tree-lookup.js';
 import type { IgnoreRules } from '../../git/gitignore.js';
 import type { IndexView } from '../../git/index-view.js';
 import type { KnownBlob, LowerLayer } from '../../git/lower-layer.js';
@@ -49,10 +55,14 @@ function ignoredProblem(path: string): ShadowError {
 }
 
 function typeProblem(path: string, lowerIs: string, draftIs: string): ShadowError {
-  return new ShadowError(lowerIs === 'a directory' ? 'IS_A_DIRECTORY' : 'NOT_A_DIRECTORY', `${path} is ${lowerIs} in the working tree but ${draftIs} in the draft`, {
-    hint: 'make the working tree and the draft agree on the path first (commit or move the working-tree change)',
-    data: { path },
-  });
+  return new ShadowError(
+    lowerIs === 'a directory' ? 'IS_A_DIRECTORY' : 'NOT_A_DIRECTORY',
+    `${path} is ${lowerIs} in the working tree but ${draftIs} in the draft`,
+    {
+      hint: 'make the working tree and the draft agree on the path first (commit or move the working-tree change)',
+      data: { path },
+    },
+  );
 }
 
 /**
@@ -82,7 +92,13 @@ export function planCaptures(paths: Iterable<string>, input: CaptureInput): Capt
     try {
       // A file the index vouches for is the tree's blob: not read.
       const known: KnownBlob | undefined =
-        index && inTree.kind === 'file' ? { mode: inTree.mode, oid: inTree.oid, vouches: (st) => index.vouches(path, st, inTree.mode, inTree.oid, input.trustExecutableBit) } : undefined;
+        index && inTree.kind === 'file'
+          ? {
+              mode: inTree.mode,
+              oid: inTree.oid,
+              vouches: (st) => index.vouches(path, st, inTree.mode, inTree.oid, input.trustExecutableBit),
+            }
+          : undefined;
       // A path git keeps out of the working tree has the index's blob as its base, not the file (stale or absent).
       let kept = index && inTree.kind === 'file' ? input.skipWorktree?.(path, index) : undefined;
       const inLower = kept === undefined ? input.lower.read(path, known) : ({ kind: 'absent' } as const);
@@ -96,7 +112,8 @@ export function planCaptures(paths: Iterable<string>, input: CaptureInput): Capt
       if (untracked && !input.allowIgnored && input.ignore?.ignores(path)) throw ignoredProblem(path);
       if (inLower.kind === 'dir') {
         const gitlink = inTree.kind === 'file' && inTree.mode === MODE.gitlink;
-        if (inTree.kind !== 'dir' && !gitlink) throw typeProblem(path, 'a directory', inTree.kind === 'file' ? 'a file' : 'absent');
+        if (inTree.kind !== 'dir' && !gitlink)
+          throw typeProblem(path, 'a directory', inTree.kind === 'file' ? 'a file' : 'absent');
         continue;
       }
       if (inLower.kind === 'absent') {
@@ -104,9 +121,11 @@ export function planCaptures(paths: Iterable<string>, input: CaptureInput): Capt
         continue;
       }
       if (inTree.kind === 'dir') throw typeProblem(path, 'a file', 'a directory');
-      if (inTree.kind === 'absent' && inTree.blockedBy !== undefined) throw typeProblem(path, 'a file', `below the file ${inTree.blockedBy}`);
+      if (inTree.kind === 'absent' && inTree.blockedBy !== undefined)
+        throw typeProblem(path, 'a file', `below the file ${inTree.blockedBy}`);
       let mode = inLower.mode;
-      if (!input.trustExecutableBit && inTree.kind === 'file' && isRegularMode(inTree.mode) && isRegularMode(mode)) mode = inTree.mode;
+      if (!input.trustExecutableBit && inTree.kind === 'file' && isRegularMode(inTree.mode) && isRegularMode(mode))
+        mode = inTree.mode;
       if (inTree.kind === 'file' && inTree.oid === inLower.oid && inTree.mode === mode) continue;
       plan.changes.set(path, { mode, oid: inLower.oid });
       plan.blobs.set(inLower.oid, inLower.content());

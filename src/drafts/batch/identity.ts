@@ -23,17 +23,27 @@ export const MAX_MODEL_LENGTH = 200;
 /** An identity from its parts as given (options, environment), checked; `type` defaults to `ai` when a model is named, else `human`. */
 export function identityOf(type: string | undefined, model: string | undefined): Identity {
   if (type !== undefined && type !== 'ai' && type !== 'human') {
-    throw new ShadowError('INVALID_ARGUMENT', `actor type "${type}" is neither ai nor human`, { hint: '--actor-type ai|human (or SHADOW_ACTOR_TYPE)', data: { type } });
+    throw new ShadowError('INVALID_ARGUMENT', `actor type "${type}" is neither ai nor human`, {
+      hint: '--actor-type ai|human (or SHADOW_ACTOR_TYPE)',
+      data: { type },
+    });
   }
   if (model !== undefined) {
     if (model.length === 0 || model.length > MAX_MODEL_LENGTH || /[\u0000-\u001f\u007f]/.test(model)) {
-      throw new ShadowError('INVALID_ARGUMENT', `model id ${JSON.stringify(model.slice(0, 40))}${model.length > 40 ? '…' : ''} is not 1 to ${MAX_MODEL_LENGTH} printable characters`, {
-        hint: 'name the model as its provider does, e.g. anthropic/claude-sonnet-4-5 (--model or SHADOW_MODEL)',
-        data: { length: model.length },
-      });
+      throw new ShadowError(
+        'INVALID_ARGUMENT',
+        `model id ${JSON.stringify(model.slice(0, 40))}${model.length > 40 ? '…' : ''} is not 1 to ${MAX_MODEL_LENGTH} printable characters`,
+        {
+          hint: 'name the model as its provider does, e.g. anthropic/claude-sonnet-4-5 (--model or SHADOW_MODEL)',
+          data: { length: model.length },
+        },
+      );
     }
   }
-  return { type: (type as ActorType | undefined) ?? (model !== undefined ? 'ai' : 'human'), ...(model !== undefined ? { model } : {}) };
+  return {
+    type: (type as ActorType | undefined) ?? (model !== undefined ? 'ai' : 'human'),
+    ...(model !== undefined ? { model } : {}),
+  };
 }
 
 /** The trailer lines a batch by `actor` carries beside shadow's own, per `shadow.trailer` (`assisted-by`, the default, or `none`). */

@@ -65,7 +65,15 @@ export type FileOperation = WriteOp | EditOp | PatchOp | DeleteOp | RenameOp | C
 
 export type OperationName = FileOperation['operation'];
 
-export const OPERATION_NAMES: readonly OperationName[] = ['write', 'edit', 'patch', 'delete', 'rename', 'chmod', 'apply_patch'];
+export const OPERATION_NAMES: readonly OperationName[] = [
+  'write',
+  'edit',
+  'patch',
+  'delete',
+  'rename',
+  'chmod',
+  'apply_patch',
+];
 
 /** A batch as sent by an author. */
 export interface BatchInput {

@@ -1,6 +1,13 @@
 import { ShadowError, type ShadowErrorJSON } from '../../errors.js';
 import type { OpLine } from '../commit-message.js';
-import { decodeContent, decodeUtf8, meetsExpectation, parseExpect, contentTooLarge, loneSurrogateAt } from '../../core/content.js';
+import {
+  decodeContent,
+  decodeUtf8,
+  meetsExpectation,
+  parseExpect,
+  contentTooLarge,
+  loneSurrogateAt,
+} from '../../core/content.js';
 import { blobOid, MODE, type Oid } from '../../git/format/git-objects.js';
 import { opPath, type ApplyPatchOp, type FileOperation, type OpProblem, type OpResult, type OpStatus } from './ops.js';
 import { Overlay } from './overlay.js';
@@ -71,7 +78,12 @@ function fail(code: ShadowError['code'], message: string, hint?: string, data?: 
  * @example
  * const r = resolveBatch(source, tree, [{ operation: 'write', path: 'a.txt', content: 'hi\n' }], { maxContentBytes: 1 << 20 });
  */
-export function resolveBatch(source: ResolveSource, base: Oid, ops: readonly FileOperation[], options: ResolveOptions): Resolution {
+export function resolveBatch(
+  source: ResolveSource,
+  base: Oid,
+  ops: readonly FileOperation[],
+  options: ResolveOptions,
+): Resolution {
   const overlay = new Overlay(source, base);
   const blobs = new Map<Oid, Buffer>();
   const results: OpResult[] = [];
@@ -91,7 +103,13 @@ export function resolveBatch(source: ResolveSource, base: Oid, ops: readonly Fil
       if (op.operation === 'apply_patch') {
         checkText(op.patch, 'patch');
         const done = resolveApplyPatch(op, patchFiles(overlay, env));
-        results.push({ operation: op.operation, path: done.path, success: true, status: done.status, files: done.files });
+        results.push({
+          operation: op.operation,
+          path: done.path,
+          success: true,
+          status: done.status,
+          files: done.files,
+        });
         opLines.push(...done.lines);
         return;
       }
@@ -105,12 +123,25 @@ export function resolveBatch(source: ResolveSource, base: Oid, ops: readonly Fil
       if (status === 'unchanged') line.note = status;
       opLines.push(line);
     } catch (e) {
-      const err = e instanceof ShadowError ? e : new ShadowError('INTERNAL', String((e as Error)?.message ?? e), { cause: e });
+      const err =
+        e instanceof ShadowError ? e : new ShadowError('INTERNAL', String((e as Error)?.message ?? e), { cause: e });
       const json: ShadowErrorJSON = err.toJSON();
-      const result: OpResult = { operation: op.operation, path: opPath(op), success: false, status: 'failed', error: json };
+      const result: OpResult = {
+        operation: op.operation,
+        path: opPath(op),
+        success: false,
+        status: 'failed',
+        error: json,
+      };
       if (op.operation === 'rename') result.to = op.to;
       results.push(result);
-      problems.push({ index, code: err.code, message: err.message, hint: err.hint, data: err.data ? { ...err.data } : undefined });
+      problems.push({
+        index,
+        code: err.code,
+        message: err.message,
+        hint: err.hint,
+        data: err.data ? { ...err.data } : undefined,
+      });
     }
   });
 
@@ -144,18 +175,32 @@ function checkExpect(op: FileOperation, current: PathKind, env: OpEnv): void {
   if (op.expect === undefined) return;
   const expectation = parseExpect(op.expect);
   if (!expectation) {
-    fail('INVALID_BATCH', `expect "${clip(op.expect, 80)}" is neither a blob id nor sha256:<hex>`, 'give the 40-hex blob id or "sha256:" and 64 hex digits');
+    fail(
+      'INVALID_BATCH',
+      `expect "${clip(op.expect, 80)}" is neither a blob id nor sha256:<hex>`,
+      'give the 40-hex blob id or "sha256:" and 64 hex digits',
+    );
   }
   if (current.kind !== 'file') {
-    fail('EXPECT_FAILED', `${op.path} is ${describe(current)}, so it cannot match expect ${op.expect}`, 'read the path again and resend the batch', {
-      found: null,
-    });
+    fail(
+      'EXPECT_FAILED',
+      `${op.path} is ${describe(current)}, so it cannot match expect ${op.expect}`,
+      'read the path again and resend the batch',
+      {
+        found: null,
+      },
+    );
   }
   if (!meetsExpectation(expectation, current.oid, () => env.readBlob(current.oid))) {
-    fail('EXPECT_FAILED', `${op.path} no longer holds the expected content (expected ${op.expect}, found blob ${current.oid})`, 'read the path again and resend the batch', {
-      expected: op.expect,
-      found: current.oid,
-    });
+    fail(
+      'EXPECT_FAILED',
+      `${op.path} no longer holds the expected content (expected ${op.expect}, found blob ${current.oid})`,
+      'read the path again and resend the batch',
+      {
+        expected: op.expect,
+        found: current.oid,
+      },
+    );
   }
 }
 
@@ -170,7 +215,11 @@ function readText(path: string, current: PathKind, env: OpEnv, opName: string): 
   }
   const text = decodeUtf8(worktreeBytes(path, current.oid, env));
   if (text === undefined) {
-    fail('INVALID_CONTENT', `${path} is not UTF-8 text`, `${opName} works on text; use a write op with "encoding": "base64"`);
+    fail(
+      'INVALID_CONTENT',
+      `${path} is not UTF-8 text`,
+      `${opName} works on text; use a write op with "encoding": "base64"`,
+    );
   }
   return { entry: { mode: current.mode, oid: current.oid }, text };
 }
@@ -178,9 +227,14 @@ function readText(path: string, current: PathKind, env: OpEnv, opName: string): 
 function ensureParentsAreDirs(overlay: Overlay, path: string): void {
   const blocker = overlay.fileAncestor(path);
   if (blocker !== undefined) {
-    fail('NOT_A_DIRECTORY', `${blocker} is a file, so ${path} cannot be created under it`, `delete ${blocker} first, in the same batch`, {
-      blockedBy: blocker,
-    });
+    fail(
+      'NOT_A_DIRECTORY',
+      `${blocker} is a file, so ${path} cannot be created under it`,
+      `delete ${blocker} first, in the same batch`,
+      {
+        blockedBy: blocker,
+      },
+    );
   }
 }
 
@@ -188,7 +242,12 @@ function ensureParentsAreDirs(overlay: Overlay, path: string): void {
 function checkText(text: string, field: string): void {
   const at = loneSurrogateAt(text);
   if (at !== -1) {
-    fail('INVALID_CONTENT', `${field} holds a lone UTF-16 surrogate at index ${at}, which UTF-8 cannot encode`, 'send valid Unicode text', { index: at });
+    fail(
+      'INVALID_CONTENT',
+      `${field} holds a lone UTF-16 surrogate at index ${at}, which UTF-8 cannot encode`,
+      'send valid Unicode text',
+      { index: at },
+    );
   }
 }
 
@@ -221,7 +280,8 @@ function storeWritten(path: string, stored: Oid | undefined, bytes: Buffer | und
  */
 function locate(text: string, old: string, content: string): { found: number[]; old: string; content: string } {
   const found = occurrences(text, old, 50);
-  if (found.length > 0 || !old.includes('\n') || old.includes('\r') || !text.includes('\r\n')) return { found, old, content };
+  if (found.length > 0 || !old.includes('\n') || old.includes('\r') || !text.includes('\r\n'))
+    return { found, old, content };
   const crlfOld = old.replace(/\n/g, '\r\n');
   const crlf = occurrences(text, crlfOld, 50);
   if (crlf.length === 0) return { found, old, content };
@@ -282,10 +342,15 @@ function resolveOne(op: Exclude<FileOperation, ApplyPatchOp>, overlay: Overlay, 
   checkExpect(op, current, env);
   switch (op.operation) {
     case 'write': {
-      const bytes = op.stored ? undefined : op.bytes ? Buffer.from(op.bytes.buffer, op.bytes.byteOffset, op.bytes.byteLength) : decodeContent(op.content, op.encoding, env.options.maxContentBytes);
+      const bytes = op.stored
+        ? undefined
+        : op.bytes
+          ? Buffer.from(op.bytes.buffer, op.bytes.byteOffset, op.bytes.byteLength)
+          : decodeContent(op.content, op.encoding, env.options.maxContentBytes);
       const size = op.stored ? op.stored.size : bytes!.length;
       if (size > env.options.maxContentBytes) throw contentTooLarge(size, env.options.maxContentBytes);
-      if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'write to a path inside it, or delete its files first');
+      if (current.kind === 'dir')
+        fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'write to a path inside it, or delete its files first');
       if (current.kind === 'absent') ensureParentsAreDirs(overlay, op.path);
       const keepMode = current.kind === 'file' && isRegularMode(current.mode) ? current.mode : MODE.file;
       const mode = op.mode ?? (keepMode === '100664' ? MODE.file : keepMode);
@@ -314,17 +379,27 @@ function resolveOne(op: Exclude<FileOperation, ApplyPatchOp>, overlay: Overlay, 
         const nearText = near.length
           ? `; closest: ${near.map((n) => `line ${n.line}${n.kind === 'similar' ? '' : ` (differs in ${n.kind})`}: "${clip(n.text.trim(), 80)}"`).join('; ')}`
           : '';
-        fail('EDIT_NO_MATCH', `old_content was not found in ${op.path} (0 matches)${nearText}`, 'read the file again and copy old_content exactly, whitespace and line endings included', {
-          matches: 0,
-          closest: near,
-        });
+        fail(
+          'EDIT_NO_MATCH',
+          `old_content was not found in ${op.path} (0 matches)${nearText}`,
+          'read the file again and copy old_content exactly, whitespace and line endings included',
+          {
+            matches: 0,
+            closest: near,
+          },
+        );
       }
       const lines = linesAt(text, found);
       const more = found.length >= 50 ? ' or more' : '';
-      fail('EDIT_AMBIGUOUS', `old_content occurs ${found.length}${more} times in ${op.path} (lines ${lines.join(', ')}); it must occur exactly once`, 'include more surrounding lines in old_content to make it unique', {
-        matches: found.length,
-        lines,
-      });
+      fail(
+        'EDIT_AMBIGUOUS',
+        `old_content occurs ${found.length}${more} times in ${op.path} (lines ${lines.join(', ')}); it must occur exactly once`,
+        'include more surrounding lines in old_content to make it unique',
+        {
+          matches: found.length,
+          lines,
+        },
+      );
     }
     case 'patch': {
       const patcher = env.options.patcher;
@@ -334,15 +409,21 @@ function resolveOne(op: Exclude<FileOperation, ApplyPatchOp>, overlay: Overlay, 
       // A diff already in place is a failure like any other that does not apply: see the file's head.
       if (parsed.creates && current.kind !== 'absent') {
         const { text } = readText(op.path, current, env, 'patch');
-        const same = patcher.applyFilePatch('', parsed) === text ? ', the content this diff makes' : ' with other content';
-        fail('ALREADY_EXISTS', `the diff creates ${op.path}, which already exists${same}`, 'send a diff against the current content, or a write op');
+        const same =
+          patcher.applyFilePatch('', parsed) === text ? ', the content this diff makes' : ' with other content';
+        fail(
+          'ALREADY_EXISTS',
+          `the diff creates ${op.path}, which already exists${same}`,
+          'send a diff against the current content, or a write op',
+        );
       }
       if (parsed.creates && current.kind === 'absent') {
         ensureParentsAreDirs(overlay, op.path);
         overlay.set(op.path, { mode: MODE.file, oid: putText(op.path, patcher.applyFilePatch('', parsed), env) });
         return 'created';
       }
-      if (parsed.deletes && current.kind === 'absent') fail('NOT_FOUND', `the diff deletes ${op.path}, which does not exist`, 'nothing to delete; drop this op');
+      if (parsed.deletes && current.kind === 'absent')
+        fail('NOT_FOUND', `the diff deletes ${op.path}, which does not exist`, 'nothing to delete; drop this op');
       const { entry, text } = readText(op.path, current, env, 'patch');
       const next = patcher.applyFilePatch(text, parsed);
       if (parsed.deletes && next === '') {
@@ -355,19 +436,26 @@ function resolveOne(op: Exclude<FileOperation, ApplyPatchOp>, overlay: Overlay, 
     }
     case 'delete': {
       if (current.kind === 'absent') fail('NOT_FOUND', `${op.path} does not exist`, 'nothing to delete; drop this op');
-      if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'delete removes files: send one delete per file');
+      if (current.kind === 'dir')
+        fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'delete removes files: send one delete per file');
       overlay.set(op.path, null);
       return 'deleted';
     }
     case 'rename': {
       if (op.to === op.path) fail('INVALID_BATCH', `rename of ${op.path} onto itself`, 'give a different "to"');
       if (current.kind === 'absent') fail('NOT_FOUND', `${op.path} does not exist`, 'rename moves an existing file');
-      if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'rename moves files: send one rename per file');
+      if (current.kind === 'dir')
+        fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'rename moves files: send one rename per file');
       const target = overlay.get(op.to);
       if (target.kind !== 'absent') {
-        fail('ALREADY_EXISTS', `${op.to} already exists (${describe(target)})`, 'delete it first in the same batch, or choose another name', {
-          to: op.to,
-        });
+        fail(
+          'ALREADY_EXISTS',
+          `${op.to} already exists (${describe(target)})`,
+          'delete it first in the same batch, or choose another name',
+          {
+            to: op.to,
+          },
+        );
       }
       const before = overlay.changes.has(op.path) ? overlay.changes.get(op.path) : undefined;
       overlay.set(op.path, null);
@@ -384,7 +472,8 @@ function resolveOne(op: Exclude<FileOperation, ApplyPatchOp>, overlay: Overlay, 
     case 'chmod': {
       if (current.kind === 'absent') fail('NOT_FOUND', `${op.path} does not exist`, 'chmod changes an existing file');
       if (current.kind === 'dir') fail('IS_A_DIRECTORY', `${op.path} is a directory`, 'chmod works on files');
-      if (!isRegularMode(current.mode)) fail('NOT_A_FILE', `${op.path} is ${describe(current)}`, 'chmod works on regular files');
+      if (!isRegularMode(current.mode))
+        fail('NOT_A_FILE', `${op.path} is ${describe(current)}`, 'chmod works on regular files');
       if (current.mode === op.mode) return 'unchanged';
       overlay.set(op.path, { mode: op.mode, oid: current.oid });
       return 'mode_changed';

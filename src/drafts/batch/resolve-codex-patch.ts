@@ -73,10 +73,14 @@ function repoPath(named: string): string {
   const path = patchPath(named);
   const problem = pathProblem(path);
   if (problem) {
-    throw new ShadowError('INVALID_PATH', `"${named.length > 200 ? `${named.slice(0, 200)}…` : named}" is not a path shadow writes: ${problem}`, {
-      hint: 'name files relative to the repository root, with forward slashes (src/app.ts)',
-      data: { path: named },
-    });
+    throw new ShadowError(
+      'INVALID_PATH',
+      `"${named.length > 200 ? `${named.slice(0, 200)}…` : named}" is not a path shadow writes: ${problem}`,
+      {
+        hint: 'name files relative to the repository root, with forward slashes (src/app.ts)',
+        data: { path: named },
+      },
+    );
   }
   return path;
 }
@@ -101,7 +105,8 @@ function applyHunk(h: PatchHunk, files: PatchFiles): PatchFileResult {
   const current = files.get(path);
   switch (h.type) {
     case 'add': {
-      if (current.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: 'add a file at a path inside it' });
+      if (current.kind === 'dir')
+        throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: 'add a file at a path inside it' });
       if (current.kind === 'file') {
         notRegular(path, current.mode, 'Add File');
         files.writeText(path, h.contents, current.mode);

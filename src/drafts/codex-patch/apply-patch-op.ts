@@ -76,7 +76,11 @@ export function patchOnlyUpdates(op: PatchCarrier, path: string): boolean {
   let updated = false;
   for (const h of hunks) {
     if (h.type === 'update' && patchPath(h.path) === path) updated = true;
-    else if (patchPath(h.path) === path || (h.type === 'update' && h.moveTo !== undefined && patchPath(h.moveTo) === path)) return false;
+    else if (
+      patchPath(h.path) === path ||
+      (h.type === 'update' && h.moveTo !== undefined && patchPath(h.moveTo) === path)
+    )
+      return false;
   }
   return updated;
 }

@@ -183,11 +183,14 @@ function label(w: Where): string {
   return `change ${w.k + 1} of ${w.of} of ${w.path} (patch line ${w.chunk.line})`;
 }
 
-const READ_AGAIN = 'read the file again and send the patch against its current text: context and "-" lines exactly as the file has them, in the order of the file';
+const READ_AGAIN =
+  'read the file again and send the patch against its current text: context and "-" lines exactly as the file has them, in the order of the file';
 
 function contextMissing(text: string, cursor: number, w: Where, context: string): ShadowError {
   const near = nearMatches(text, context);
-  const closest = near.length ? `; closest: ${near.map((m) => `line ${m.line}: "${clip(trim(m.text), 80)}"`).join('; ')}` : '';
+  const closest = near.length
+    ? `; closest: ${near.map((m) => `line ${m.line}: "${clip(trim(m.text), 80)}"`).join('; ')}`
+    : '';
   const after = cursor > 0 ? ` after line ${cursor}` : '';
   const numbers = /^-\d+(,\d+)? \+\d+(,\d+)? @@/.test(context);
   const codex = `Failed to find context '${context}' in ${w.path}`;
@@ -216,7 +219,11 @@ function quoteLines(texts: readonly string[], from: number, max = 20, budget = 8
 }
 
 /** The start at or after `from` where the most lines of `old` line up, trimmed; bounded work. */
-function bestPartial(texts: readonly string[], old: readonly string[], from: number): { at: number; score: number } | undefined {
+function bestPartial(
+  texts: readonly string[],
+  old: readonly string[],
+  from: number,
+): { at: number; score: number } | undefined {
   const probe = old.slice(0, 64).map(trim);
   const last = Math.min(texts.length, from + 20_000);
   let best: { at: number; score: number } | undefined;
@@ -247,7 +254,14 @@ function whitespaceOnly(texts: readonly string[], old: readonly string[], from: 
  * reads now), else whether they stand before it (changes out of order),
  * else the lines most like its first one, as the edit op reports them.
  */
-function linesMissing(text: string, texts: readonly string[], old: readonly string[], fresh: readonly string[], cursor: number, w: Where): ShadowError {
+function linesMissing(
+  text: string,
+  texts: readonly string[],
+  old: readonly string[],
+  fresh: readonly string[],
+  cursor: number,
+  w: Where,
+): ShadowError {
   const first = `(${`"${clip(old[0]!, 80)}"`}${old.length > 1 ? ` and ${old.length - 1} more line${old.length > 2 ? 's' : ''}` : ''})`;
   const codex = `Failed to find expected lines in ${w.path}:\n${w.chunk.oldLines.join('\n')}`;
   const data: Record<string, unknown> = {
@@ -283,7 +297,8 @@ function linesMissing(text: string, texts: readonly string[], old: readonly stri
   } else {
     detail = `; no line like them is in the file (${texts.length} lines)`;
   }
-  const inPlace = fresh.length > 0 && fresh.join('\n') !== old.join('\n') && seek(texts, fresh, 0, false, 1) !== undefined;
+  const inPlace =
+    fresh.length > 0 && fresh.join('\n') !== old.join('\n') && seek(texts, fresh, 0, false, 1) !== undefined;
   data.in_place = inPlace;
   const already = inPlace ? '; the file already holds what this change makes' : '';
   const where = cursor > 0 ? ` after line ${cursor}` : '';

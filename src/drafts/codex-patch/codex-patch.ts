@@ -64,7 +64,8 @@ const UPDATE = '*** Update File: ';
 const MOVE = '*** Move to: ';
 const EOF_MARK = '*** End of File';
 
-const SHAPE_HINT = 'send the whole patch: "*** Begin Patch", then "*** Add File: <path>", "*** Update File: <path>" or "*** Delete File: <path>" sections, then "*** End Patch"';
+const SHAPE_HINT =
+  'send the whole patch: "*** Begin Patch", then "*** Add File: <path>", "*** Update File: <path>" or "*** Delete File: <path>" sections, then "*** End Patch"';
 
 /** Codex's texts for a patch it cannot parse (codex-rs/apply-patch, parser.rs and lib.rs). */
 export const CODEX_PARSE_TEXT = {
@@ -171,7 +172,10 @@ export function parseCodexPatch(text: string): PatchHunk[] {
     } else if (header.startsWith(UPDATE)) {
       i = parseUpdate(lines, i, to, at, header.slice(UPDATE.length), hunks);
     } else {
-      const after = hunks[hunks.length - 1]?.type === 'add' ? '; every line of an added file starts with "+", an empty line too' : '';
+      const after =
+        hunks[hunks.length - 1]?.type === 'add'
+          ? '; every line of an added file starts with "+", an empty line too'
+          : '';
       throw invalid(
         `${quote(header)} is not a file header: a section starts with "${ADD}<path>", "${DELETE}<path>" or "${UPDATE}<path>"`,
         lineNo(i),
@@ -219,15 +223,21 @@ function parseUpdate(
     j = parseChunk(lines, j, to, at, path, chunks);
   }
   if (chunks.length === 0) {
-    const hint = 'follow it with an @@ line and the lines of the change (" " context, "-" removed, "+" added), or drop the section';
+    const hint =
+      'follow it with an @@ line and the lines of the change (" " context, "-" removed, "+" added), or drop the section';
     const codex = CODEX_PARSE_TEXT.emptyUpdate(at.codex(header), path);
     throw invalid(`"${UPDATE}${path}" has no change under it`, lineNo(header), hint, codex);
   }
-  hunks.push(moveTo === undefined ? { type: 'update', path, chunks, line: lineNo(header) } : { type: 'update', path, moveTo, chunks, line: lineNo(header) });
+  hunks.push(
+    moveTo === undefined
+      ? { type: 'update', path, chunks, line: lineNo(header) }
+      : { type: 'update', path, moveTo, chunks, line: lineNo(header) },
+  );
   return j;
 }
 
-const LINE_HINT = 'start every line of a change with " " (context, unchanged), "-" (removed) or "+" (added); an @@ line starts the next change';
+const LINE_HINT =
+  'start every line of a change with " " (context, unchanged), "-" (removed) or "+" (added); an @@ line starts the next change';
 
 /** One change from line `i`: pushed onto `chunks`; the index after it. */
 function parseChunk(
@@ -249,7 +259,14 @@ function parseChunk(
     throw invalid(own, lineNo(i), LINE_HINT, codex);
   }
   for (; i < to && isAnchor(lines[i]!); i++) if (lines[i] !== '@@') anchors.push(lines[i]!.slice(3));
-  const chunk: PatchChunk = { anchors, oldLines: [], newLines: [], contextLines: [], endOfFile: false, line: lineNo(start) };
+  const chunk: PatchChunk = {
+    anchors,
+    oldLines: [],
+    newLines: [],
+    contextLines: [],
+    endOfFile: false,
+    line: lineNo(start),
+  };
   let taken = 0;
   for (; i < to; i++) {
     const line = lines[i]!;

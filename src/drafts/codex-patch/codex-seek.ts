@@ -51,7 +51,12 @@ const PASSES: ReadonlyArray<(s: string) => string> = [(s) => s, trimEnd, trim, n
  */
 export type MatchPass = 0 | 1 | 2 | 3;
 
-function matchesAt(lines: readonly string[], pattern: readonly string[], at: number, form: (s: string) => string): boolean {
+function matchesAt(
+  lines: readonly string[],
+  pattern: readonly string[],
+  at: number,
+  form: (s: string) => string,
+): boolean {
   for (let k = 0; k < pattern.length; k++) if (form(lines[at + k]!) !== form(pattern[k]!)) return false;
   return true;
 }
@@ -60,7 +65,13 @@ function matchesAt(lines: readonly string[], pattern: readonly string[], at: num
  * Every start in [from, to] where `pattern` matches, in the strictest pass
  * that finds any (at most `limit` of them), with that pass.
  */
-function matchesIn(lines: readonly string[], pattern: readonly string[], from: number, to: number, limit: number): { at: number[]; pass: MatchPass } | undefined {
+function matchesIn(
+  lines: readonly string[],
+  pattern: readonly string[],
+  from: number,
+  to: number,
+  limit: number,
+): { at: number[]; pass: MatchPass } | undefined {
   if (from > to) return undefined;
   for (let pass = 0; pass < PASSES.length; pass++) {
     const form = PASSES[pass]!;
@@ -81,7 +92,13 @@ function matchesIn(lines: readonly string[], pattern: readonly string[], from: n
  *
  * @example seek(['a', 'b  ', 'c'], ['b'], 0, false) // { at: [1], pass: 1 }
  */
-export function seek(lines: readonly string[], pattern: readonly string[], start: number, eof: boolean, limit = 2): { at: number[]; pass: MatchPass } | undefined {
+export function seek(
+  lines: readonly string[],
+  pattern: readonly string[],
+  start: number,
+  eof: boolean,
+  limit = 2,
+): { at: number[]; pass: MatchPass } | undefined {
   if (pattern.length === 0) return { at: [start], pass: 0 };
   if (pattern.length > lines.length) return undefined;
   const last = lines.length - pattern.length;

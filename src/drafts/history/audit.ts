@@ -84,13 +84,19 @@ function sameEntry(a: FileEntry | null, b: FileEntry | null): boolean {
  * the difference between two points of the draft (checkpoints, batches,
  * `~N`, commits).
  */
-export function draftChanges(ws: Workspace, draftName: string, range?: { from: string; to: string }): { draft: Draft | undefined; from?: Oid; to?: Oid; files: ChangedFile[] } {
+export function draftChanges(
+  ws: Workspace,
+  draftName: string,
+  range?: { from: string; to: string },
+): { draft: Draft | undefined; from?: Oid; to?: Oid; files: ChangedFile[] } {
   const repo = ws.repo;
   if (range) {
     const draft = requireDraft(ws, draftName);
     const from = range.from === '' ? draft.meta.root : resolveTarget(ws, draft, range.from, 'diff from').commit;
     const to = range.to === '' ? draft.tip : resolveTarget(ws, draft, range.to, 'diff to').commit;
-    const files = diffTrees(repo.objects, repo.objects.readCommit(from).tree, repo.objects.readCommit(to).tree).map((c) => ({ ...c, status: statusOf(c) }));
+    const files = diffTrees(repo.objects, repo.objects.readCommit(from).tree, repo.objects.readCommit(to).tree).map(
+      (c) => ({ ...c, status: statusOf(c) }),
+    );
     return { draft, from, to, files };
   }
   const draft = loadDraft(ws, draftName);
@@ -143,7 +149,17 @@ export interface DraftStatus {
 /** The state of a draft: O(paths it touched), never a scan of the repository. */
 export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
   const draft = loadDraft(ws, draftName);
-  if (!draft) return { draft: draftName, exists: false, batches: 0, checkpoints: 0, changed: [], in_worktree: [], drifted: [], conflicts: [] };
+  if (!draft)
+    return {
+      draft: draftName,
+      exists: false,
+      batches: 0,
+      checkpoints: 0,
+      changed: [],
+      in_worktree: [],
+      drifted: [],
+      conflicts: [],
+    };
   const history = historySince(ws.repo, draft.tip, draft.meta.root);
   const lower = ws.lower(standsOn(draft));
   const drifted: Drift[] = [];
@@ -180,7 +196,9 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
     changed: changes.filter((c) => !inWorktree.has(c.path)),
     in_worktree: [...inWorktree],
     drifted,
-    conflicts: Object.entries(draft.meta.conflicts ?? {}).map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    conflicts: Object.entries(draft.meta.conflicts ?? {})
+      .map(([path, reason]) => ({ path, reason }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1)),
     ...(head !== on && !(head === null && draft.meta.from === 'empty') ? { behind: { head, stands_on: on } } : {}),
   };
 }

@@ -49,7 +49,10 @@ interface CommitInfo {
 }
 
 /** Parse `git blame --porcelain`: each line's commit, line numbers and content, and each commit's header. */
-export function parsePorcelain(text: string): { lines: Array<{ commit: Oid; original: number; final: number; content: string }>; commits: Map<Oid, CommitInfo> } {
+export function parsePorcelain(text: string): {
+  lines: Array<{ commit: Oid; original: number; final: number; content: string }>;
+  commits: Map<Oid, CommitInfo>;
+} {
   const lines: Array<{ commit: Oid; original: number; final: number; content: string }> = [];
   const commits = new Map<Oid, CommitInfo>();
   let current: { commit: Oid; original: number; final: number } | undefined;
@@ -78,15 +81,22 @@ export function blamePath(ws: Workspace, draftName: string, path: string, at?: s
   const draft = requireDraft(ws, draftName);
   const commit = at === undefined ? draft.tip : resolveTarget(ws, draft, at, 'blame at').commit;
   const runner = ws.ctx.git;
-  if (!runner) throw new ShadowError('FILTER_FAILED', 'blame needs git, and git cannot be run here', { hint: 'run shadow where git is on the PATH' });
+  if (!runner)
+    throw new ShadowError('FILTER_FAILED', 'blame needs git, and git cannot be run here', {
+      hint: 'run shadow where git is on the PATH',
+    });
   const cwd = ws.repo.layout.worktree ?? ws.repo.layout.gitdir;
   const r = runner.run(['blame', '--porcelain', commit, '--', path], { cwd, env: ws.ctx.env });
   if (r.status !== 0) {
     const why = r.stderr.trim().split('\n').pop() ?? '';
-    throw new ShadowError('NOT_FOUND', `${path} is not a file of draft "${draftName}" at ${commit.slice(0, 12)}: ${why}`, {
-      hint: 'list the draft\'s files with `shadow ls`; paths are relative to the repository root',
-      data: { path, commit },
-    });
+    throw new ShadowError(
+      'NOT_FOUND',
+      `${path} is not a file of draft "${draftName}" at ${commit.slice(0, 12)}: ${why}`,
+      {
+        hint: "list the draft's files with `shadow ls`; paths are relative to the repository root",
+        data: { path, commit },
+      },
+    );
   }
   const porcelain = r.stdout.toString('utf8');
   const parsed = parsePorcelain(porcelain);

@@ -1,7 +1,13 @@
 import { ShadowError } from '../../errors.js';
 import { parseTrailers } from '../commit-message.js';
 import { hashObject, serializeTag, ZERO_OID, type Oid } from '../../git/format/git-objects.js';
-import { AUTO_CHECKPOINT_PREFIX, checkpointNameProblem, checkpointRef, checkpointsPrefix, draftRef } from '../ref-names.js';
+import {
+  AUTO_CHECKPOINT_PREFIX,
+  checkpointNameProblem,
+  checkpointRef,
+  checkpointsPrefix,
+  draftRef,
+} from '../ref-names.js';
 import { writeDraftMeta } from '../../state/draft-meta.js';
 import { RefMoved } from '../../git/refs.js';
 import { draftStatusWord, requireDraft, type Draft } from '../drafts.js';
@@ -48,14 +54,27 @@ export function listCheckpoints(ws: Workspace, draftName: string): CheckpointInf
     .sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : a.name < b.name ? -1 : 1));
 }
 
-async function writeCheckpoint(ws: Workspace, draft: Draft, name: string, commit: Oid, message: string): Promise<CheckpointInfo> {
+async function writeCheckpoint(
+  ws: Workspace,
+  draft: Draft,
+  name: string,
+  commit: Oid,
+  message: string,
+): Promise<CheckpointInfo> {
   const repo = ws.repo;
   const tagger = repo.committer();
   const content = serializeTag({ object: commit, type: 'commit', tag: name, tagger, message: `${message.trim()}\n` });
   const tag = hashObject('tag', content);
   const pack = repo.objects.write([{ oid: tag, type: 'tag', content }]);
   try {
-    await repo.refs.update({ ref: checkpointRef(draft.name, name), expected: null, next: tag, message: `shadow: checkpoint ${name}`, who: tagger, reflog: false });
+    await repo.refs.update({
+      ref: checkpointRef(draft.name, name),
+      expected: null,
+      next: tag,
+      message: `shadow: checkpoint ${name}`,
+      who: tagger,
+      reflog: false,
+    });
   } catch (e) {
     if (e instanceof RefMoved) throw checkpointExists(draft.name, name);
     throw e;
@@ -73,13 +92,23 @@ function checkpointExists(draft: string, name: string): ShadowError {
 }
 
 /** Mark the draft's current tip with a named checkpoint (an annotated tag). */
-export async function createCheckpoint(ws: Workspace, draftName: string, name: string, actor: string, message?: string): Promise<CheckpointInfo> {
+export async function createCheckpoint(
+  ws: Workspace,
+  draftName: string,
+  name: string,
+  actor: string,
+  message?: string,
+): Promise<CheckpointInfo> {
   const problem = checkpointNameProblem(name);
   if (problem || name.startsWith(AUTO_CHECKPOINT_PREFIX)) {
-    throw new ShadowError('INVALID_CHECKPOINT_NAME', `"${name}" is not a valid checkpoint name: ${problem ?? `the prefix "${AUTO_CHECKPOINT_PREFIX}" is kept for automatic checkpoints`}`, {
-      hint: 'use letters, digits, "-", "_" and "."; not a plain number',
-      data: { name },
-    });
+    throw new ShadowError(
+      'INVALID_CHECKPOINT_NAME',
+      `"${name}" is not a valid checkpoint name: ${problem ?? `the prefix "${AUTO_CHECKPOINT_PREFIX}" is kept for automatic checkpoints`}`,
+      {
+        hint: 'use letters, digits, "-", "_" and "."; not a plain number',
+        data: { name },
+      },
+    );
   }
   const draft = requireDraft(ws, draftName);
   if (ws.repo.refs.resolve(checkpointRef(draftName, name)) !== undefined) throw checkpointExists(draftName, name);
@@ -128,7 +157,8 @@ export function resolveTarget(ws: Workspace, draft: Draft, spec: string, purpose
       let c = repo.objects.readCommit(oid);
       oid = c.parents[0] ?? root;
       // A batch's capture commit goes with it.
-      while (oid !== root && parseTrailers((c = repo.objects.readCommit(oid)).message).capture !== undefined) oid = c.parents[0] ?? root;
+      while (oid !== root && parseTrailers((c = repo.objects.readCommit(oid)).message).capture !== undefined)
+        oid = c.parents[0] ?? root;
     }
     return { commit: oid, label: spec };
   }
@@ -158,7 +188,8 @@ export function resolveTarget(ws: Workspace, draft: Draft, spec: string, purpose
   try {
     commit = resolveCommitish(repo, spec);
   } catch (e) {
-    if (e instanceof ShadowError && e.code === 'INVALID_TARGET') throw invalidTarget(spec, 'it is no checkpoint, batch or commit', purpose);
+    if (e instanceof ShadowError && e.code === 'INVALID_TARGET')
+      throw invalidTarget(spec, 'it is no checkpoint, batch or commit', purpose);
     throw e;
   }
   return { commit, label: spec };
@@ -172,7 +203,12 @@ export async function keepTip(ws: Workspace, draft: Draft, message: string): Pro
   const checkpoints = listCheckpoints(ws, draft.name);
   const existing = checkpoints.find((c) => c.commit === draft.tip);
   if (existing) return existing.name;
-  const n = 1 + Math.max(0, ...checkpoints.filter((c) => c.auto).map((c) => Number(c.name.slice(AUTO_CHECKPOINT_PREFIX.length)) || 0));
+  const n =
+    1 +
+    Math.max(
+      0,
+      ...checkpoints.filter((c) => c.auto).map((c) => Number(c.name.slice(AUTO_CHECKPOINT_PREFIX.length)) || 0),
+    );
   const name = `${AUTO_CHECKPOINT_PREFIX}${n}`;
   await writeCheckpoint(ws, draft, name, draft.tip, message);
   return name;
@@ -193,14 +229,29 @@ export interface RefMove {
  * the tip it leaves would no longer be reachable from the draft, an
  * automatic checkpoint keeps it, so a rollback never loses anything.
  */
-async function moveDraft(ws: Workspace, draft: Draft, to: Oid, target: string, message: string, actor: string): Promise<RefMove> {
+async function moveDraft(
+  ws: Workspace,
+  draft: Draft,
+  to: Oid,
+  target: string,
+  message: string,
+  actor: string,
+): Promise<RefMove> {
   const repo = ws.repo;
   // Trailers prove nothing (`git commit-tree` writes any): only what this repository recorded of the draft counts.
-  if (to !== draft.tip && !isOnHistory(repo, draft.tip, to, draft.meta.root) && !draftPoints(repo, { name: draft.name, ref: draft.ref, tip: draft.tip, root: draft.meta.root }).has(to)) {
-    throw new ShadowError('INVALID_TARGET', `cannot roll back to "${target}": ${to.slice(0, 12)} is not part of draft "${draft.name}" (not on its history, its reflog or its checkpoints)`, {
-      hint: `give a checkpoint name, a batch number, ~N (N batches back) or a commit the draft has stood on (\`shadow log\`, \`git reflog ${draft.ref}\`)`,
-      data: { target, commit: to, draft: draft.name },
-    });
+  if (
+    to !== draft.tip &&
+    !isOnHistory(repo, draft.tip, to, draft.meta.root) &&
+    !draftPoints(repo, { name: draft.name, ref: draft.ref, tip: draft.tip, root: draft.meta.root }).has(to)
+  ) {
+    throw new ShadowError(
+      'INVALID_TARGET',
+      `cannot roll back to "${target}": ${to.slice(0, 12)} is not part of draft "${draft.name}" (not on its history, its reflog or its checkpoints)`,
+      {
+        hint: `give a checkpoint name, a batch number, ~N (N batches back) or a commit the draft has stood on (\`shadow log\`, \`git reflog ${draft.ref}\`)`,
+        data: { target, commit: to, draft: draft.name },
+      },
+    );
   }
   const move: RefMove = { draft: draft.name, from: draft.tip, to, target };
   if (to === draft.tip) return move;
@@ -210,7 +261,13 @@ async function moveDraft(ws: Workspace, draft: Draft, to: Oid, target: string, m
   // The batch counter never goes back: keep its high-water mark before the ref moves.
   writeDraftMeta(ws.ctx, repo.shadowDir, draft.meta, true);
   try {
-    await repo.refs.update({ ref: draftRef(draft.name), expected: draft.tip, next: to, message: `shadow: ${message}`, who: repo.committer() });
+    await repo.refs.update({
+      ref: draftRef(draft.name),
+      expected: draft.tip,
+      next: to,
+      message: `shadow: ${message}`,
+      who: repo.committer(),
+    });
   } catch (e) {
     if (e instanceof RefMoved) {
       throw new ShadowError('CONFLICT', `draft "${draft.name}" moved while it was being rolled back`, {

@@ -70,21 +70,32 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
   let limited = false;
   if (renaming) {
     const { detectRenames } = await import('../../git/format/diff-renames.js');
-    const { DEFAULT_RENAME_SCORE, renameScoreOf, similarityPercent } = await import('../../git/format/rename-similarity.js');
+    const { DEFAULT_RENAME_SCORE, renameScoreOf, similarityPercent } =
+      await import('../../git/format/rename-similarity.js');
     const minimum = options.renames === true ? DEFAULT_RENAME_SCORE : renameScoreOf(Number(options.renames));
     const limit = ws.repo.config.getInt('diff.renamelimit') ?? RENAME_LIMIT;
     const r = detectRenames(files, { minimum, limit, size: (oid) => readBlob(oid).length, read: readBlob });
     limited = r.limited;
     files = r.changes.map((c): DiffFile => {
       if (!('from' in c && 'score' in c)) return c as DiffFile;
-      return { path: c.path, old: c.old, new: c.new, status: 'R', from: c.from, similarity: similarityPercent(c.score) };
+      return {
+        path: c.path,
+        old: c.old,
+        new: c.new,
+        status: 'R',
+        from: c.from,
+        similarity: similarityPercent(c.score),
+      };
     });
   }
   if (options.content !== 'none') {
     const { fileDiff } = await import('../../git/format/unified-diff.js');
     let colour: ((patch: string, oldContent: Buffer, newContent: Buffer) => string) | undefined;
     if (options.color) {
-      const [{ colourPatch }, { parseWhitespaceRule }] = await Promise.all([import('../../git/format/diff-colour.js'), import('../../git/format/whitespace-rule.js')]);
+      const [{ colourPatch }, { parseWhitespaceRule }] = await Promise.all([
+        import('../../git/format/diff-colour.js'),
+        import('../../git/format/whitespace-rule.js'),
+      ]);
       const rule = parseWhitespaceRule(ws.repo.config.get('core.whitespace'));
       colour = (patch, oldContent, newContent) => colourPatch(patch, oldContent, newContent, rule);
     }
@@ -92,7 +103,15 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     files = files.map((f) => {
       const oldContent = read(f.old);
       const newContent = read(f.new);
-      const d = fileDiff({ path: f.path, old: f.old, new: f.new, oldContent, newContent, from: f.from, similarity: f.similarity });
+      const d = fileDiff({
+        path: f.path,
+        old: f.old,
+        new: f.new,
+        oldContent,
+        newContent,
+        from: f.from,
+        similarity: f.similarity,
+      });
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
       if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
       return out;

@@ -36,7 +36,12 @@ function parseSide(text: string): FileEntry | null | undefined {
 }
 
 /** The set saved under `key`, or undefined (none, another key, or a damaged file). */
-export function readPublishSet(ctx: Context, shadowDir: string, draft: string, key: string): PublishEntry[] | undefined {
+export function readPublishSet(
+  ctx: Context,
+  shadowDir: string,
+  draft: string,
+  key: string,
+): PublishEntry[] | undefined {
   const text = readTextIfExists(ctx.fs, cachePath(shadowDir, draft));
   if (text === undefined || !text.endsWith('\n')) return undefined;
   const lines = text.slice(0, -1).split('\n');
@@ -54,12 +59,21 @@ export function readPublishSet(ctx: Context, shadowDir: string, draft: string, k
 }
 
 /** Save `entries` under `key`, replacing the last set; a failure to write is ignored. */
-export function savePublishSet(ctx: Context, shadowDir: string, draft: string, key: string, entries: readonly PublishEntry[]): void {
+export function savePublishSet(
+  ctx: Context,
+  shadowDir: string,
+  draft: string,
+  key: string,
+  entries: readonly PublishEntry[],
+): void {
   // A path holding a tab or a newline cannot be written in this format: such a set is not cached.
   if (entries.some((e) => /[\t\n]/.test(e.path))) return;
   const lines = [HEADER, key, ...entries.map((e) => `${e.path}\t${side(e.old)}\t${side(e.new)}`)];
   try {
-    writeFileAtomic(ctx.fs, cachePath(shadowDir, draft), `${lines.join('\n')}\n`, { token: ctx.ids.token(), durable: false });
+    writeFileAtomic(ctx.fs, cachePath(shadowDir, draft), `${lines.join('\n')}\n`, {
+      token: ctx.ids.token(),
+      durable: false,
+    });
   } catch {
     // A read-only .git, a full disk: the cache is only ever an optimisation.
   }

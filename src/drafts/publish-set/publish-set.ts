@@ -45,7 +45,9 @@ export function actionOf(e: PublishEntry): PublishAction {
  * order (so a file that leaves makes room for a directory of the same name).
  */
 export function publishOrder(entries: readonly PublishEntry[]): { removals: PublishEntry[]; writes: PublishEntry[] } {
-  const removals = entries.filter((e) => e.new === null || (e.old !== null && kindChanges(e))).sort((a, b) => depth(b.path) - depth(a.path) || (a.path < b.path ? 1 : -1));
+  const removals = entries
+    .filter((e) => e.new === null || (e.old !== null && kindChanges(e)))
+    .sort((a, b) => depth(b.path) - depth(a.path) || (a.path < b.path ? 1 : -1));
   const writes = entries.filter((e) => e.new !== null).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { removals, writes };
 }

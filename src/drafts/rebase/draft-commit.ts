@@ -24,16 +24,33 @@ export function nextBatchNumber(ws: Workspace, draft: Draft): number {
  * to `commit`. False when another writer moved it first: the caller makes
  * its commit again on the new tip, up to `attempt` MAX_ATTEMPTS times.
  */
-export async function landOnDraft(ws: Workspace, draft: Draft, objects: readonly PackObject[], commit: Oid, reflog: string, what: string, attempt: number): Promise<boolean> {
+export async function landOnDraft(
+  ws: Workspace,
+  draft: Draft,
+  objects: readonly PackObject[],
+  commit: Oid,
+  reflog: string,
+  what: string,
+  attempt: number,
+): Promise<boolean> {
   const repo = ws.repo;
   const pack = repo.objects.write(objects);
   try {
-    await repo.refs.update({ ref: draftRef(draft.name), expected: draft.tip, next: commit, message: `shadow: ${reflog}`, who: repo.committer() });
+    await repo.refs.update({
+      ref: draftRef(draft.name),
+      expected: draft.tip,
+      next: commit,
+      message: `shadow: ${reflog}`,
+      who: repo.committer(),
+    });
     return true;
   } catch (e) {
     if (!(e instanceof RefMoved)) throw e;
     if (attempt >= MAX_ATTEMPTS) {
-      throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${attempt} attempts of the ${what}`, { hint: 'retry when its writers pause', data: { draft: draft.name, attempts: attempt } });
+      throw new ShadowError('BUSY', `draft "${draft.name}" kept moving under ${attempt} attempts of the ${what}`, {
+        hint: 'retry when its writers pause',
+        data: { draft: draft.name, attempts: attempt },
+      });
     }
     return false;
   } finally {

@@ -54,10 +54,17 @@ function mergeMode(base: string | undefined, ours: string, theirs: string): stri
 }
 
 /** Merge `ours` and `theirs` against `base` (each null where the path is absent). */
-export function mergeEntries(base: FileEntry | null, ours: FileEntry | null, theirs: FileEntry | null, read: (oid: Oid) => Buffer, options: EntryMergeOptions): EntryMerge {
+export function mergeEntries(
+  base: FileEntry | null,
+  ours: FileEntry | null,
+  theirs: FileEntry | null,
+  read: (oid: Oid) => Buffer,
+  options: EntryMergeOptions,
+): EntryMerge {
   const conflict = (reason: ConflictReason): EntryMerge => ({ status: 'conflict', reason });
   const regular = (x: FileEntry | null): boolean => x !== null && isRegularMode(x.mode);
-  const oursMode = ours && !options.trustExec && regular(ours) && regular(base ?? theirs) ? (base ?? theirs)!.mode : ours?.mode;
+  const oursMode =
+    ours && !options.trustExec && regular(ours) && regular(base ?? theirs) ? (base ?? theirs)!.mode : ours?.mode;
   // Both sides made the same change (a deletion too): nothing to write.
   if (sameEntry(ours && { mode: oursMode!, oid: ours.oid }, theirs)) return { status: 'merged', result: ours };
   // One side left the path as it was (a rebase merges paths the person never touched; apply never asks).
@@ -70,9 +77,14 @@ export function mergeEntries(base: FileEntry | null, ours: FileEntry | null, the
   }
   const mode = mergeMode(base?.mode, oursMode!, theirs.mode);
   if (mode === undefined) return conflict('mode');
-  const entry = (content: Buffer): EntryMerge => ({ status: 'merged', result: { mode, oid: blobOid(content) }, content });
+  const entry = (content: Buffer): EntryMerge => ({
+    status: 'merged',
+    result: { mode, oid: blobOid(content) },
+    content,
+  });
   if (ours.oid === base?.oid) return { status: 'merged', result: { mode, oid: theirs.oid } };
-  if (theirs.oid === base?.oid || ours.oid === theirs.oid) return { status: 'merged', result: { mode, oid: ours.oid }, content: read(ours.oid) };
+  if (theirs.oid === base?.oid || ours.oid === theirs.oid)
+    return { status: 'merged', result: { mode, oid: ours.oid }, content: read(ours.oid) };
   const b = base ? read(base.oid) : Buffer.alloc(0);
   const o = read(ours.oid);
   const t = read(theirs.oid);

@@ -70,7 +70,10 @@ export function planRebase(ws: Workspace, draft: Draft, target: RebaseTarget): R
   const head = repo.refs.resolve('HEAD') ?? null;
   const onto = target.kind === 'commit' ? target.oid : head;
   const headTree = head === null ? EMPTY_TREE_OID : repo.objects.readCommit(head).tree;
-  const sides = target.kind === 'commit' ? treeSides(ws, repo.objects.readCommit(target.oid).tree, paths) : worktreeSides(ws, paths);
+  const sides =
+    target.kind === 'commit'
+      ? treeSides(ws, repo.objects.readCommit(target.oid).tree, paths)
+      : worktreeSides(ws, paths);
   const addBlob = (oid: Oid, content: Buffer | undefined): void => {
     if (content === undefined || staged.blobs.has(oid) || repo.objects.has(oid)) return;
     staged.blobs.set(oid, content);
@@ -102,7 +105,13 @@ export function planRebase(ws: Workspace, draft: Draft, target: RebaseTarget): R
       for (const t of edited.trees) objects.push({ oid: t.oid, type: 'tree', content: t.content });
       const who = repo.committer();
       const message = `working tree of draft ${draft.name}'s ${paths.length} path${paths.length === 1 ? '' : 's'} before its rebase\n`;
-      const content = serializeCommit({ tree: baseTree, parents: head === null ? [] : [head], author: who, committer: who, message });
+      const content = serializeCommit({
+        tree: baseTree,
+        parents: head === null ? [] : [head],
+        author: who,
+        committer: who,
+        message,
+      });
       baseCommit = hashObject('commit', content);
       objects.push({ oid: baseCommit, type: 'commit', content });
     }
@@ -140,7 +149,10 @@ export function planRebase(ws: Workspace, draft: Draft, target: RebaseTarget): R
       conflicts.set(path, m.reason!);
       reported.set(path, { path, status: 'conflict', reason: m.reason!, ...(m.hunks ? { hunks: m.hunks } : {}) });
     } else if (changed) {
-      reported.set(path, { path, status: sameEntry(ours, base) ? 'clean' : sameEntry(m.result ?? null, ours) ? 'absorbed' : 'merged' });
+      reported.set(path, {
+        path,
+        status: sameEntry(ours, base) ? 'clean' : sameEntry(m.result ?? null, ours) ? 'absorbed' : 'merged',
+      });
     }
   }
 
@@ -156,7 +168,8 @@ export function planRebase(ws: Workspace, draft: Draft, target: RebaseTarget): R
     reported.set(path, { path, status: 'conflict', reason: 'type' });
   }
   const edited = editTree(staged, baseTree, changes);
-  for (const t of [...staged.trees.values(), ...edited.trees]) objects.push({ oid: t.oid, type: 'tree', content: t.content });
+  for (const t of [...staged.trees.values(), ...edited.trees])
+    objects.push({ oid: t.oid, type: 'tree', content: t.content });
   return {
     onto,
     baseCommit,

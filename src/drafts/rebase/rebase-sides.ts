@@ -41,7 +41,10 @@ export function treeSides(ws: Workspace, tree: Oid, paths: readonly string[]): M
   const out = new Map<string, Side>();
   for (const path of paths) {
     const k = lookupPath(ws.repo.objects, tree, path);
-    out.set(path, k.kind === 'dir' ? { type: 'dir' } : { entry: k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null });
+    out.set(
+      path,
+      k.kind === 'dir' ? { type: 'dir' } : { entry: k.kind === 'file' ? { mode: k.mode, oid: k.oid } : null },
+    );
   }
   return out;
 }

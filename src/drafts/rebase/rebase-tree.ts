@@ -28,7 +28,11 @@ function ancestors(path: string): string[] {
  * hold them all (the working tree as it is): a file above a file to write
  * goes, and so does every file of a directory a file replaces.
  */
-export function clearWay(reader: TreeReader, tree: Oid, changes: ReadonlyMap<string, FileEntry | null>): Map<string, FileEntry | null> {
+export function clearWay(
+  reader: TreeReader,
+  tree: Oid,
+  changes: ReadonlyMap<string, FileEntry | null>,
+): Map<string, FileEntry | null> {
   const out = new Map(changes);
   for (const [path, entry] of changes) {
     if (entry === null) continue;
@@ -51,7 +55,11 @@ export function clashes(reader: TreeReader, tree: Oid, changes: ReadonlyMap<stri
   const out = new Set<string>();
   for (const [path, entry] of changes) {
     if (entry === null) continue;
-    if (ancestors(path).some((a) => (changes.has(a) ? changes.get(a) !== null : lookupPath(reader, tree, a).kind === 'file'))) {
+    if (
+      ancestors(path).some((a) =>
+        changes.has(a) ? changes.get(a) !== null : lookupPath(reader, tree, a).kind === 'file',
+      )
+    ) {
       out.add(path);
       continue;
     }

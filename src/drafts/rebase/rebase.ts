@@ -81,10 +81,14 @@ function resolveTargetOf(ws: Workspace, draft: Draft, onto: string | undefined):
   const oid = resolveCommitish(ws.repo, spec);
   // A draft made in an empty repository stands on shadow's own root: any commit will do.
   if (draft.meta.from !== 'empty' && !related(ws.repo, oid, draft.meta.root)) {
-    throw new ShadowError('DIVERGED', `${spec} (${oid.slice(0, 12)}) shares no history with draft "${draft.name}"'s root ${draft.meta.root.slice(0, 12)}`, {
-      hint: 'rebase onto a commit of this history; for another history, start a new draft there with `shadow draft new <name> --from <commit>`',
-      data: { draft: draft.name, onto: oid, root: draft.meta.root },
-    });
+    throw new ShadowError(
+      'DIVERGED',
+      `${spec} (${oid.slice(0, 12)}) shares no history with draft "${draft.name}"'s root ${draft.meta.root.slice(0, 12)}`,
+      {
+        hint: 'rebase onto a commit of this history; for another history, start a new draft there with `shadow draft new <name> --from <commit>`',
+        data: { draft: draft.name, onto: oid, root: draft.meta.root },
+      },
+    );
   }
   return { kind: 'commit', oid, label: spec };
 }
@@ -97,16 +101,41 @@ function resolveTargetOf(ws: Workspace, draft: Draft, onto: string | undefined):
 function gateOnto(ws: Workspace, draft: Draft, onto: Oid): void {
   const objects = ws.repo.objects;
   const changed = diffTrees(objects, objects.readCommit(draft.meta.root).tree, objects.readCommit(onto).tree);
-  gateDraftWrite(ws, onto, draft.name, [], changed.filter((c) => c.new !== null).map((c) => c.path));
+  gateDraftWrite(
+    ws,
+    onto,
+    draft.name,
+    [],
+    changed.filter((c) => c.new !== null).map((c) => c.path),
+  );
 }
 
-function rebaseMessage(draft: Draft, target: RebaseTarget, plan: RebasePlan, batch: number, actor: string, applies: string | null): string {
-  const where = target.kind === 'commit' ? `${oneLine(target.label, 80)} (${target.oid.slice(0, 12)})` : `the working tree${plan.onto ? ` at ${plan.onto.slice(0, 12)}` : ''}`;
+function rebaseMessage(
+  draft: Draft,
+  target: RebaseTarget,
+  plan: RebasePlan,
+  batch: number,
+  actor: string,
+  applies: string | null,
+): string {
+  const where =
+    target.kind === 'commit'
+      ? `${oneLine(target.label, 80)} (${target.oid.slice(0, 12)})`
+      : `the working tree${plan.onto ? ` at ${plan.onto.slice(0, 12)}` : ''}`;
   const merged = plan.paths.filter((p) => p.status === 'merged').length;
   const summary = `rebase onto ${where}: ${merged} merged, ${plan.conflicts.size} in conflict`;
-  const listed = plan.paths.filter((p) => p.status !== 'conflict').slice(0, 1000).map((p) => `${p.status}\t${p.path.replace(/[\t\n]/g, ' ')}`);
+  const listed = plan.paths
+    .filter((p) => p.status !== 'conflict')
+    .slice(0, 1000)
+    .map((p) => `${p.status}\t${p.path.replace(/[\t\n]/g, ' ')}`);
   const body = [listed.join('\n'), conflictLines(plan.conflicts).join('\n')].filter((s) => s.length > 0).join('\n\n');
-  const trailers = trailerBlock({ draft: draft.name, batch, actor, rebase: plan.onto ?? 'none', applies: applies ?? 'none' });
+  const trailers = trailerBlock({
+    draft: draft.name,
+    batch,
+    actor,
+    rebase: plan.onto ?? 'none',
+    applies: applies ?? 'none',
+  });
   return `${summary}\n\n${body ? `${body}\n\n` : ''}${trailers}\n`;
 }
 
@@ -117,8 +146,13 @@ export async function rebaseDraft(ws: Workspace, draftName: string, options: Reb
   checkWorktree(ws, draft, 'shadow rebase');
   const lock = takePlanLock(ws, draftName);
   try {
-    if (hasJournals(ws.ctx, repo.shadowDir) && readJournals(ws.ctx, repo.shadowDir).journals.some((j) => j.draft === draftName)) {
-      throw new ShadowError('APPLY_PENDING', `an interrupted apply of draft "${draftName}" is waiting to be finished`, { hint: 'run `shadow recover` first' });
+    if (
+      hasJournals(ws.ctx, repo.shadowDir) &&
+      readJournals(ws.ctx, repo.shadowDir).journals.some((j) => j.draft === draftName)
+    ) {
+      throw new ShadowError('APPLY_PENDING', `an interrupted apply of draft "${draftName}" is waiting to be finished`, {
+        hint: 'run `shadow recover` first',
+      });
     }
     const target = resolveTargetOf(ws, draft, options.onto);
     if (target.kind === 'commit') gateOnto(ws, draft, target.oid);
@@ -149,13 +183,27 @@ export async function rebaseDraft(ws: Workspace, draftName: string, options: Reb
       });
       const oid = hashObject('commit', content);
       // A batch that lands meanwhile makes the rebase go again, on the draft as it is then.
-      if (!(await landOnDraft(ws, draft, [...plan.objects, { oid, type: 'commit', content }], oid, `rebase onto ${result.base}`, 'rebase', attempt))) {
+      if (
+        !(await landOnDraft(
+          ws,
+          draft,
+          [...plan.objects, { oid, type: 'commit', content }],
+          oid,
+          `rebase onto ${result.base}`,
+          'rebase',
+          attempt,
+        ))
+      ) {
         draft = requireDraft(ws, draftName);
         continue;
       }
       result.tip = oid;
       result.batch = batch;
-      result.kept = await keepTip(ws, draft, `automatic checkpoint: draft ${draftName} before its rebase onto ${result.base}`);
+      result.kept = await keepTip(
+        ws,
+        draft,
+        `automatic checkpoint: draft ${draftName} before its rebase onto ${result.base}`,
+      );
       const moved = requireDraft(ws, draftName);
       // The bases were all replaced: written now, not rebuilt by every reader.
       keepDraftMeta(ws, moved.meta, Infinity);

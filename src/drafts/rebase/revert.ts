@@ -57,19 +57,30 @@ function batchCommits(ws: Workspace, draft: Draft, specs: readonly string[]): Ar
     const { commit } = resolveTarget(ws, draft, spec, 'revert');
     const t = parseTrailers(ws.repo.objects.readCommit(commit).message);
     const bad = (why: string): ShadowError =>
-      new ShadowError('INVALID_TARGET', `cannot revert "${spec}": ${why}`, { hint: 'name batches of the draft: their numbers (`shadow log`), ~N or commits', data: { target: spec } });
+      new ShadowError('INVALID_TARGET', `cannot revert "${spec}": ${why}`, {
+        hint: 'name batches of the draft: their numbers (`shadow log`), ~N or commits',
+        data: { target: spec },
+      });
     if (t.batch === undefined || t.draft !== draft.name) throw bad('it is not a batch of this draft');
-    if (t.rebase !== undefined) throw bad('it is a rebase: `shadow undo` or `shadow rollback` moves the draft back over it');
-    if (!isOnHistory(ws.repo, draft.tip, commit, draft.meta.root)) throw bad('it is not on the draft\'s history (rolled back?)');
+    if (t.rebase !== undefined)
+      throw bad('it is a rebase: `shadow undo` or `shadow rollback` moves the draft back over it');
+    if (!isOnHistory(ws.repo, draft.tip, commit, draft.meta.root))
+      throw bad("it is not on the draft's history (rolled back?)");
     out.set(commit, t.batch);
   }
   return [...out].map(([oid, batch]) => ({ oid, batch })).sort((a, b) => b.batch - a.batch);
 }
 
 /** Revert batches of a draft (see the top of this file). */
-export async function revertBatches(ws: Workspace, draftName: string, specs: readonly string[], options: RevertOptions): Promise<RevertResult> {
+export async function revertBatches(
+  ws: Workspace,
+  draftName: string,
+  specs: readonly string[],
+  options: RevertOptions,
+): Promise<RevertResult> {
   const repo = ws.repo;
-  if (specs.length === 0) throw new ShadowError('INVALID_ARGUMENT', 'name at least one batch to revert', { hint: 'shadow revert 3' });
+  if (specs.length === 0)
+    throw new ShadowError('INVALID_ARGUMENT', 'name at least one batch to revert', { hint: 'shadow revert 3' });
   let draft = requireDraft(ws, draftName);
   checkWorktree(ws, draft, 'shadow revert');
   for (let attempt = 1; ; attempt++) {
@@ -86,7 +97,11 @@ export async function revertBatches(ws: Workspace, draftName: string, specs: rea
       const changes = new Map<string, FileEntry | null>();
       for (const ch of diffTrees(repo.objects, before, c.tree)) {
         const ours = entryAt(staged, tree, ch.path);
-        const m = mergeEntries(ch.new, ours, ch.old, read, { trustExec: true, labels: { ours: `draft ${draftName}`, theirs: `before batch ${b.batch}` }, markers: true });
+        const m = mergeEntries(ch.new, ours, ch.old, read, {
+          trustExec: true,
+          labels: { ours: `draft ${draftName}`, theirs: `before batch ${b.batch}` },
+          markers: true,
+        });
         if (m.result && m.content) staged.blobs.set(m.result.oid, m.content);
         const result = m.result !== undefined ? m.result : ours;
         changes.set(ch.path, result);
@@ -113,24 +128,52 @@ export async function revertBatches(ws: Workspace, draftName: string, specs: rea
     };
     if (result.unchanged) return result;
     const batch = nextBatchNumber(ws, draft);
-    const subjects = batches.map((b) => `batch ${b.batch} (${oneLine(summaryOf(repo.objects.readCommit(b.oid).message), 60)})`).join(', ');
-    const lines = result.paths.filter((p) => p.status !== 'conflict').map((p) => `${p.status}\t${p.path.replace(/[\t\n]/g, ' ')}`);
-    const body = [lines.slice(0, 1000).join('\n'), conflictLines(conflicts).join('\n')].filter((s) => s.length > 0).join('\n\n');
+    const subjects = batches
+      .map((b) => `batch ${b.batch} (${oneLine(summaryOf(repo.objects.readCommit(b.oid).message), 60)})`)
+      .join(', ');
+    const lines = result.paths
+      .filter((p) => p.status !== 'conflict')
+      .map((p) => `${p.status}\t${p.path.replace(/[\t\n]/g, ' ')}`);
+    const body = [lines.slice(0, 1000).join('\n'), conflictLines(conflicts).join('\n')]
+      .filter((s) => s.length > 0)
+      .join('\n\n');
     const message = `revert ${subjects}\n\n${body ? `${body}\n\n` : ''}${trailerBlock({ draft: draftName, batch, actor: options.actor })}\n`;
     const objects: PackObject[] = [];
     for (const [oid, content] of staged.blobs) if (!repo.objects.has(oid)) objects.push({ oid, type: 'blob', content });
     for (const t of staged.trees.values()) objects.push({ oid: t.oid, type: 'tree', content: t.content });
-    const content = serializeCommit({ tree, parents: [draft.tip], author: repo.actorSignature(options.actor), committer: repo.committer(), message });
+    const content = serializeCommit({
+      tree,
+      parents: [draft.tip],
+      author: repo.actorSignature(options.actor),
+      committer: repo.committer(),
+      message,
+    });
     const oid = hashObject('commit', content);
     objects.push({ oid, type: 'commit', content });
-    if (!(await landOnDraft(ws, draft, objects, oid, `revert ${batches.map((b) => b.batch).join(', ')}`, 'revert', attempt))) {
+    if (
+      !(await landOnDraft(
+        ws,
+        draft,
+        objects,
+        oid,
+        `revert ${batches.map((b) => b.batch).join(', ')}`,
+        'revert',
+        attempt,
+      ))
+    ) {
       draft = requireDraft(ws, draftName);
       continue;
     }
     result.tip = oid;
     result.batch = batch;
     keepDraftMeta(ws, requireDraft(ws, draftName).meta, Infinity);
-    await logEvent(ws, draftName, 'revert', options.actor, { from: draft.tip, to: oid, batch, reverted: result.reverted, paths: result.paths });
+    await logEvent(ws, draftName, 'revert', options.actor, {
+      from: draft.tip,
+      to: oid,
+      batch,
+      reverted: result.reverted,
+      paths: result.paths,
+    });
     return result;
   }
 }

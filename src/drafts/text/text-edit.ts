@@ -80,7 +80,13 @@ function similarity(a: string, b: string): number {
 export function nearMatches(text: string, needle: string, max = 3): NearMatch[] {
   if (text.includes('\r\n') && !needle.includes('\r\n') && text.includes(needle.replace(/\n/g, '\r\n'))) {
     const at = text.indexOf(needle.replace(/\n/g, '\r\n'));
-    return [{ line: lineAt(text, at), text: text.slice(at, text.indexOf('\n', at) === -1 ? undefined : text.indexOf('\n', at)).replace(/\r$/, ''), kind: 'line-endings' }];
+    return [
+      {
+        line: lineAt(text, at),
+        text: text.slice(at, text.indexOf('\n', at) === -1 ? undefined : text.indexOf('\n', at)).replace(/\r$/, ''),
+        kind: 'line-endings',
+      },
+    ];
   }
   const probe = needle.split('\n').find((l) => l.trim().length > 0);
   if (probe === undefined) return [];

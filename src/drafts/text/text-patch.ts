@@ -32,10 +32,14 @@ export function parseFilePatch(diff: string): ParsedFilePatch {
     });
   }
   if (withHunks.length > 1) {
-    throw new ShadowError('PATCH_FAILED', `the diff touches ${withHunks.length} files; a patch op takes the diff of one file`, {
-      hint: 'split it into one patch op per file',
-      data: { files: withHunks.map((p) => p.newFileName ?? p.oldFileName) },
-    });
+    throw new ShadowError(
+      'PATCH_FAILED',
+      `the diff touches ${withHunks.length} files; a patch op takes the diff of one file`,
+      {
+        hint: 'split it into one patch op per file',
+        data: { files: withHunks.map((p) => p.newFileName ?? p.oldFileName) },
+      },
+    );
   }
   const patch = withHunks[0]!;
   return {
@@ -92,10 +96,14 @@ function diagnose(text: string, patch: StructuredPatch, inPlace: boolean): Shado
     }
   }
   const already = inPlace ? '; the file already holds what the diff makes' : '';
-  return new ShadowError('PATCH_FAILED', `hunk ${failing + 1} of ${hunks.length} (${hunkHeader(hunk)}) does not apply${detail}${already}`, {
-    hint: inPlace
-      ? 'the change is in the file already: drop this op (a batch sent again right after it landed is recognised and answered already_applied)'
-      : 'the file changed since the diff was made: read it again and send a new diff, or use an edit op',
-    data: { hunk: failing + 1, hunks: hunks.length, header: hunkHeader(hunk), in_place: inPlace },
-  });
+  return new ShadowError(
+    'PATCH_FAILED',
+    `hunk ${failing + 1} of ${hunks.length} (${hunkHeader(hunk)}) does not apply${detail}${already}`,
+    {
+      hint: inPlace
+        ? 'the change is in the file already: drop this op (a batch sent again right after it landed is recognised and answered already_applied)'
+        : 'the file changed since the diff was made: read it again and send a new diff, or use an edit op',
+      data: { hunk: failing + 1, hunks: hunks.length, header: hunkHeader(hunk), in_place: inPlace },
+    },
+  );
 }

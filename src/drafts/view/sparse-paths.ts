@@ -20,7 +20,11 @@ import type { Workspace } from '../workspace.js';
  * defaults to the index read only if it may hold such paths (see
  * Workspace.skipWorktreeView).
  */
-export function skipWorktreeEntry(ws: Workspace, path: string, view: IndexView | undefined = ws.skipWorktreeView()): FileEntry | null | undefined {
+export function skipWorktreeEntry(
+  ws: Workspace,
+  path: string,
+  view: IndexView | undefined = ws.skipWorktreeView(),
+): FileEntry | null | undefined {
   const kept = view?.skipWorktree(path);
   if (kept === undefined || 'mode' in kept) return kept;
   const inDir = lookupPath(ws.repo.objects, kept.tree, path.slice(kept.dir.length + 1));
@@ -42,8 +46,12 @@ export function sparsePathError(ws: Workspace, paths: readonly string[], verb: s
   const dirs = [...new Set(paths.map((p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '.')))];
   const widen = `widen the sparse checkout with \`git sparse-checkout add ${dirs.join(' ')}\``;
   const clear = `clear the flag with \`git update-index --no-skip-worktree -- ${paths.join(' ')}\``;
-  return new ShadowError('SPARSE_PATH', `${verb} ${dryRun ? 'would stop' : 'stopped'} before writing anything: git keeps ${paths.length === 1 ? 'this path' : `${paths.length} paths`} out of the working tree (sparse checkout or skip-worktree): ${list}`, {
-    hint: `${cone ? `${widen}, or ${clear}` : `${clear}, or ${widen}`}; then run \`shadow ${verb}\` again`,
-    data: { paths: [...paths] },
-  });
+  return new ShadowError(
+    'SPARSE_PATH',
+    `${verb} ${dryRun ? 'would stop' : 'stopped'} before writing anything: git keeps ${paths.length === 1 ? 'this path' : `${paths.length} paths`} out of the working tree (sparse checkout or skip-worktree): ${list}`,
+    {
+      hint: `${cone ? `${widen}, or ${clear}` : `${clear}, or ${widen}`}; then run \`shadow ${verb}\` again`,
+      data: { paths: [...paths] },
+    },
+  );
 }

@@ -102,14 +102,19 @@ export function submoduleInPublish(probe: SubmoduleProbe, entries: readonly Publ
   const found: ShadowError[] = [];
   for (const e of entries) {
     const link = e.old?.mode === MODE.gitlink ? e.old : e.new?.mode === MODE.gitlink ? e.new : undefined;
-    const p = probe.problem(e.path, 'publish into') ?? (link && submodulePathError(e.path, e.path, link.oid, 'publish into'));
+    const p =
+      probe.problem(e.path, 'publish into') ?? (link && submodulePathError(e.path, e.path, link.oid, 'publish into'));
     if (p) found.push(p);
   }
   if (found.length <= 1) return found[0];
   const first = found[0]!;
   const paths = found.map((f) => f.data!.path as string);
-  return new ShadowError('SUBMODULE_PATH', `${first.message}; and ${found.length - 1} more path${found.length === 2 ? '' : 's'} in submodules: ${paths.slice(1, 11).join(', ')}${paths.length > 11 ? ', …' : ''}`, {
-    hint: first.hint,
-    data: { ...first.data, paths },
-  });
+  return new ShadowError(
+    'SUBMODULE_PATH',
+    `${first.message}; and ${found.length - 1} more path${found.length === 2 ? '' : 's'} in submodules: ${paths.slice(1, 11).join(', ')}${paths.length > 11 ? ', …' : ''}`,
+    {
+      hint: first.hint,
+      data: { ...first.data, paths },
+    },
+  );
 }

@@ -27,7 +27,12 @@ export interface WalkOptions {
 }
 
 /** Files (and symlinks, submodules) of the view under `dir`, in path order. */
-export function walkView(ws: Workspace, draftName: string, dir: string, options: WalkOptions = {}): { files: WalkedFile[]; truncated: boolean } {
+export function walkView(
+  ws: Workspace,
+  draftName: string,
+  dir: string,
+  options: WalkOptions = {},
+): { files: WalkedFile[]; truncated: boolean } {
   const draft = loadDraft(ws, draftName);
   const ignore = options.ignored ? undefined : ws.ignoreRules();
   const limit = options.limit ?? Infinity;
@@ -44,7 +49,11 @@ export function walkView(ws: Workspace, draftName: string, dir: string, options:
         continue;
       }
       if (files.length >= limit) return false;
-      files.push(e.type === 'submodule' ? { path, type: e.type, source: e.source, commit: e.commit } : { path, type: e.type, source: e.source });
+      files.push(
+        e.type === 'submodule'
+          ? { path, type: e.type, source: e.source, commit: e.commit }
+          : { path, type: e.type, source: e.source },
+      );
     }
     return true;
   };
@@ -82,29 +91,52 @@ export interface SearchResult {
 const MAX_LINE_SHOWN = 400;
 
 /** Lines of the view's text files under `dir` that hold `pattern`. */
-export function searchView(ws: Workspace, draftName: string, pattern: string, dir: string, options: SearchOptions = {}): SearchResult {
-  if (pattern === '') throw new ShadowError('INVALID_ARGUMENT', 'the search pattern is empty', { hint: 'give a string or a regular expression to look for' });
+export function searchView(
+  ws: Workspace,
+  draftName: string,
+  pattern: string,
+  dir: string,
+  options: SearchOptions = {},
+): SearchResult {
+  if (pattern === '')
+    throw new ShadowError('INVALID_ARGUMENT', 'the search pattern is empty', {
+      hint: 'give a string or a regular expression to look for',
+    });
   const nested = options.regex ? nestedRepetitionAt(pattern) : undefined;
   if (nested !== undefined) {
-    throw new ShadowError('INVALID_ARGUMENT', `the pattern repeats a group that repeats (at character ${nested + 1}: ${pattern.slice(0, nested + 1)}), which can take exponential time`, {
-      hint: 'rewrite it without a repetition inside a repeated group, e.g. (a+)+ as a+, or search for a plain substring',
-      data: { pattern, at: nested },
-    });
+    throw new ShadowError(
+      'INVALID_ARGUMENT',
+      `the pattern repeats a group that repeats (at character ${nested + 1}: ${pattern.slice(0, nested + 1)}), which can take exponential time`,
+      {
+        hint: 'rewrite it without a repetition inside a repeated group, e.g. (a+)+ as a+, or search for a plain substring',
+        data: { pattern, at: nested },
+      },
+    );
   }
   let re: RegExp;
   try {
     const source = options.regex ? pattern : pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     re = new RegExp(source, options.caseSensitive === false ? 'i' : '');
   } catch (e) {
-    throw new ShadowError('INVALID_ARGUMENT', `the pattern is not a valid regular expression: ${(e as Error).message}`, {
-      hint: 'escape special characters, or search without regex for a plain substring',
-      data: { pattern },
-    });
+    throw new ShadowError(
+      'INVALID_ARGUMENT',
+      `the pattern is not a valid regular expression: ${(e as Error).message}`,
+      {
+        hint: 'escape special characters, or search without regex for a plain substring',
+        data: { pattern },
+      },
+    );
   }
   const maxResults = options.maxResults ?? 200;
   const maxBytes = options.maxFileBytes ?? 1 << 20;
   const walk = walkView(ws, draftName, dir, { limit: options.maxFiles ?? 20_000 });
-  const out: SearchResult = { pattern, matches: [], files_searched: 0, truncated: walk.truncated, skipped: { binary: 0, large: 0 } };
+  const out: SearchResult = {
+    pattern,
+    matches: [],
+    files_searched: 0,
+    truncated: walk.truncated,
+    skipped: { binary: 0, large: 0 },
+  };
   for (const f of walk.files) {
     if (f.type !== 'file') continue;
     const content = readViewFile(ws, draftName, f.path).content;
@@ -125,7 +157,11 @@ export function searchView(ws: Workspace, draftName: string, pattern: string, di
         return out;
       }
       const text = lines[i]!.replace(/\r$/, '');
-      out.matches.push({ path: f.path, line: i + 1, text: text.length > MAX_LINE_SHOWN ? `${text.slice(0, MAX_LINE_SHOWN)}…` : text });
+      out.matches.push({
+        path: f.path,
+        line: i + 1,
+        text: text.length > MAX_LINE_SHOWN ? `${text.slice(0, MAX_LINE_SHOWN)}…` : text,
+      });
     }
   }
   return out;

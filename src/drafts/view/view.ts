@@ -72,13 +72,24 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
   if (submodule) throw submodule;
   if (draft && ownsPath(draft, path)) {
     const k = lookupPath(repo.objects, repo.objects.readCommit(draft.tip).tree, path);
-    if (k.kind === 'dir') throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
+    if (k.kind === 'dir')
+      throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, {
+        hint: `list it with \`shadow ls ${path}\``,
+        data: { path },
+      });
     if (k.kind === 'absent') throw notFound(path, draftName);
     const blob = repo.objects.readBlob(k.oid);
     // Shown as the working tree will hold it after apply (smudged, its line endings).
     const form = k.mode === MODE.symlink ? undefined : ws.worktreeForm();
     const content = form && !form.plain(path) ? form.toWorktree(path, blob) : blob;
-    return { path, source: 'draft', type: k.mode === MODE.symlink ? 'symlink' : 'file', mode: k.mode, oid: k.oid, content };
+    return {
+      path,
+      source: 'draft',
+      type: k.mode === MODE.symlink ? 'symlink' : 'file',
+      mode: k.mode,
+      oid: k.oid,
+      content,
+    };
   }
   if (root === undefined && repo.layout.worktree === null) throw notFound(path, draftName);
   const lower = ws.lower(root ?? '');
@@ -89,17 +100,39 @@ export function readViewFile(ws: Workspace, draftName: string, path: string): Vi
   let kept = cheap ? skipWorktreeEntry(ws, path, cheap) : undefined;
   const l = kept === undefined ? lower.read(path) : ({ kind: 'absent' } as const);
   if (l.kind === 'dir' || (l.kind === 'absent' && draft && isDraftDir(ws, draft, path))) {
-    throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, { hint: `list it with \`shadow ls ${path}\``, data: { path } });
+    throw new ShadowError('IS_A_DIRECTORY', `${path} is a directory`, {
+      hint: `list it with \`shadow ls ${path}\``,
+      data: { path },
+    });
   }
   if (l.kind === 'absent') {
-    if (kept === undefined && root !== undefined && lookupPath(repo.objects, repo.objects.readCommit(root).tree, path).kind === 'file') kept = skipWorktreeEntry(ws, path);
+    if (
+      kept === undefined &&
+      root !== undefined &&
+      lookupPath(repo.objects, repo.objects.readCommit(root).tree, path).kind === 'file'
+    )
+      kept = skipWorktreeEntry(ws, path);
     if (!kept) throw notFound(path, draftName);
     const blob = repo.objects.readBlob(kept.oid);
     const form = kept.mode === MODE.symlink ? undefined : ws.worktreeForm(false);
     const content = form && !form.plain(path) ? form.toWorktree(path, blob) : blob;
-    return { path, source: 'lower', type: kept.mode === MODE.symlink ? 'symlink' : 'file', mode: kept.mode, oid: kept.oid, content };
+    return {
+      path,
+      source: 'lower',
+      type: kept.mode === MODE.symlink ? 'symlink' : 'file',
+      mode: kept.mode,
+      oid: kept.oid,
+      content,
+    };
   }
-  return { path, source: 'lower', type: l.mode === MODE.symlink ? 'symlink' : 'file', mode: l.mode, oid: l.oid, content: (l.worktree ?? l.content)() };
+  return {
+    path,
+    source: 'lower',
+    type: l.mode === MODE.symlink ? 'symlink' : 'file',
+    mode: l.mode,
+    oid: l.oid,
+    content: (l.worktree ?? l.content)(),
+  };
 }
 
 /**
@@ -112,7 +145,13 @@ export function listViewDir(ws: Workspace, draftName: string, dir: string): View
 }
 
 /** listViewDir for a draft already loaded (a walk loads it once, and looks for submodules with one probe). */
-export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: string, dir: string, probe?: SubmoduleProbe): ViewEntry[] {
+export function listDirOf(
+  ws: Workspace,
+  draft: Draft | undefined,
+  draftName: string,
+  dir: string,
+  probe?: SubmoduleProbe,
+): ViewEntry[] {
   const repo = ws.repo;
   const root = (draft && standsOn(draft)) ?? repo.refs.resolve('HEAD');
   const submodules = probe ?? viewSubmodules(ws, draft, root);
@@ -125,8 +164,16 @@ export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: st
   const lowerList = root === undefined && bare ? undefined : ws.lower(root ?? '').list(dir);
   for (const e of lowerList ?? []) {
     // A submodule's directory in the working tree, or (bare) its gitlink in the root tree.
-    const commit = e.kind === 'dir' || (bare && e.kind === 'file') ? submodules.at(dir === '' ? e.name : `${dir}/${e.name}`, e.kind === 'dir') : undefined;
-    entries.set(e.name, commit === undefined ? { name: e.name, type: e.kind, source: 'lower' } : { name: e.name, type: 'submodule', source: 'lower', commit });
+    const commit =
+      e.kind === 'dir' || (bare && e.kind === 'file')
+        ? submodules.at(dir === '' ? e.name : `${dir}/${e.name}`, e.kind === 'dir')
+        : undefined;
+    entries.set(
+      e.name,
+      commit === undefined
+        ? { name: e.name, type: e.kind, source: 'lower' }
+        : { name: e.name, type: 'submodule', source: 'lower', commit },
+    );
   }
 
   let draftHasDir = false;
@@ -148,7 +195,12 @@ export function listDirOf(ws: Workspace, draft: Draft | undefined, draftName: st
         continue;
       }
       const type: ViewEntry['type'] = k.kind === 'dir' ? 'dir' : typeOfMode(k.mode);
-      entries.set(name, type === 'submodule' && k.kind === 'file' ? { name, type, source: 'draft', commit: k.oid } : { name, type, source: 'draft' });
+      entries.set(
+        name,
+        type === 'submodule' && k.kind === 'file'
+          ? { name, type, source: 'draft', commit: k.oid }
+          : { name, type, source: 'draft' },
+      );
     }
   }
   if (lowerList === undefined && !draftHasDir) {

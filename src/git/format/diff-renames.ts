@@ -1,6 +1,12 @@
 import type { Oid } from './git-objects.js';
 import type { FileChange } from './tree-diff.js';
-import { estimateSimilarity, MAX_SCORE, spanCounts, type SimilaritySide, type SpanCounts } from './rename-similarity.js';
+import {
+  estimateSimilarity,
+  MAX_SCORE,
+  spanCounts,
+  type SimilaritySide,
+  type SpanCounts,
+} from './rename-similarity.js';
 
 /**
  * `git diff -M`'s pairing of deleted and added files into renames
@@ -115,7 +121,12 @@ export function detectRenames<T extends FileChange>(changes: readonly T[], optio
 }
 
 /** Pair sources with destinations into `found` (by the destination's change); true when the limit cut the search short. */
-function pair(allSrcs: readonly Side[], dsts: readonly Side[], options: RenameOptions, found: Map<FileChange, { src: Side; score: number }>): boolean {
+function pair(
+  allSrcs: readonly Side[],
+  dsts: readonly Side[],
+  options: RenameOptions,
+  found: Map<FileChange, { src: Side; score: number }>,
+): boolean {
   const used = new Set<Side>();
   const record = (src: Side, dst: Side, score: number): void => {
     used.add(src);

@@ -59,8 +59,20 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 function readMode(content: Buffer, start: number, end: number): string {
   const n = end - start;
   if (n === 6 && content[start] === 0x31) {
-    if (content[start + 1] === 0x30 && content[start + 3] === 0x36 && content[start + 4] === 0x34 && content[start + 5] === 0x34) return MODE.file;
-    if (content[start + 1] === 0x30 && content[start + 3] === 0x37 && content[start + 4] === 0x35 && content[start + 5] === 0x35) return MODE.executable;
+    if (
+      content[start + 1] === 0x30 &&
+      content[start + 3] === 0x36 &&
+      content[start + 4] === 0x34 &&
+      content[start + 5] === 0x34
+    )
+      return MODE.file;
+    if (
+      content[start + 1] === 0x30 &&
+      content[start + 3] === 0x37 &&
+      content[start + 4] === 0x35 &&
+      content[start + 5] === 0x35
+    )
+      return MODE.executable;
   }
   if (n === 5 && content[start] === 0x34 && content[start + 1] === 0x30) return MODE.tree;
   return content.toString('latin1', start, end);
@@ -86,7 +98,11 @@ export function parseTree(content: Buffer, oid = '?'): TreeEntry[] {
         break;
       }
     }
-    const entry: TreeEntry = { mode: readMode(content, i, space), name: '', oid: content.toString('hex', nul + 1, nul + 21) };
+    const entry: TreeEntry = {
+      mode: readMode(content, i, space),
+      name: '',
+      oid: content.toString('hex', nul + 1, nul + 21),
+    };
     if (ascii) {
       entry.name = content.toString('latin1', space + 1, nul);
     } else {
@@ -164,7 +180,11 @@ const HEX_VALUES = (() => {
 })();
 
 function badOid(oid: string): ShadowError {
-  return new ShadowError('CORRUPT_OBJECT', `a tree entry has the object id "${oid}", which is not 40 lowercase hex digits`, { data: { oid } });
+  return new ShadowError(
+    'CORRUPT_OBJECT',
+    `a tree entry has the object id "${oid}", which is not 40 lowercase hex digits`,
+    { data: { oid } },
+  );
 }
 
 /** Length in UTF-8 of `s` when it is ASCII, else -1. */

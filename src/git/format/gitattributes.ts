@@ -49,7 +49,17 @@ function unquote(s: string): string | undefined {
       continue;
     }
     const n = s[++i];
-    const simple: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"' };
+    const simple: Record<string, string> = {
+      a: '\x07',
+      b: '\b',
+      f: '\f',
+      n: '\n',
+      r: '\r',
+      t: '\t',
+      v: '\v',
+      '\\': '\\',
+      '"': '"',
+    };
     if (n !== undefined && simple[n] !== undefined) out += simple[n];
     else if (n !== undefined && /[0-3]/.test(n)) {
       const oct = s.slice(i, i + 3);
@@ -88,9 +98,17 @@ function matcherOf(pattern: string, dir: string, ignoreCase: boolean): ((path: s
   if (pattern.endsWith('/')) return undefined;
   // picomatch loads only when an attributes file has a rule: most batches never need it.
   const picomatch = createRequire(import.meta.url)('picomatch') as typeof import('picomatch');
-  const options = { dot: true, nobrace: true, noextglob: true, nonegate: true, noquantifiers: true, nocase: ignoreCase };
+  const options = {
+    dot: true,
+    nobrace: true,
+    noextglob: true,
+    nonegate: true,
+    noquantifiers: true,
+    nocase: ignoreCase,
+  };
   const prefix = dir === '' ? '' : `${dir}/`;
-  const within = (path: string): string | undefined => (path.startsWith(prefix) ? path.slice(prefix.length) : undefined);
+  const within = (path: string): string | undefined =>
+    path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
   if (!pattern.includes('/')) {
     const m = picomatch(pattern, options);
     return (path) => {
@@ -162,7 +180,11 @@ function findClosingQuote(line: string): number {
  * specific file decides each attribute, and a macro that is set brings its
  * own attributes at the same precedence. Unspecified attributes are absent.
  */
-export function attributesOf(files: readonly AttrFile[], path: string, wanted: readonly string[]): Map<string, AttrState> {
+export function attributesOf(
+  files: readonly AttrFile[],
+  path: string,
+  wanted: readonly string[],
+): Map<string, AttrState> {
   const macros = new Map<string, Array<[string, AttrState]>>(BUILTIN_MACROS);
   for (const f of files) for (const [name, states] of f.macros) macros.set(name, states);
   const decided = new Map<string, AttrState>();

@@ -32,7 +32,14 @@ function hunks(o: readonly string[], side: readonly string[]): Hunk[] {
   return diffIndices(o as string[], side as string[]).map((d) => {
     const [from, n] = d.buffer1;
     const [sideFrom, m] = d.buffer2;
-    return { from, to: from + n, sideFrom, sideTo: sideFrom + m, text: d.buffer2Content.join(''), lines: new Set([...d.buffer1Content, ...d.buffer2Content]) };
+    return {
+      from,
+      to: from + n,
+      sideFrom,
+      sideTo: sideFrom + m,
+      text: d.buffer2Content.join(''),
+      lines: new Set([...d.buffer1Content, ...d.buffer2Content]),
+    };
   });
 }
 
@@ -83,14 +90,21 @@ export function unsafeAlike(o: readonly string[], a: readonly string[], b: reado
     let o0 = Math.min(x.from, ...near.map((h) => h.from));
     let o1 = Math.max(x.to, ...near.map((h) => h.to));
     // Whole hunks only: an edge inside a hunk of either side moves out to the hunk's own.
-    for (let moved = true; moved; ) {
+    for (let moved = true; moved;) {
       moved = false;
       for (const h of all) {
         if (h.from < o0 && o0 < h.to) [o0, moved] = [h.from, true];
         if (h.from < o1 && o1 < h.to) [o1, moved] = [h.to, true];
       }
     }
-    return { o0, o1, a0: sidePos(ha, o0, true), a1: sidePos(ha, o1, false), b0: sidePos(hb, o0, true), b1: sidePos(hb, o1, false) };
+    return {
+      o0,
+      o1,
+      a0: sidePos(ha, o0, true),
+      a1: sidePos(ha, o1, false),
+      b0: sidePos(hb, o0, true),
+      b1: sidePos(hb, o1, false),
+    };
   }
   return undefined;
 }

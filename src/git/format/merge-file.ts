@@ -124,7 +124,13 @@ function refine(c: Conflict): Block[] {
   for (const d of diffIndices(c.ours, c.theirs)) {
     const [oStart, oLen] = d.buffer1;
     if (oStart > o) out.push({ kind: 'same', lines: c.ours.slice(o, oStart) });
-    out.push({ ...c, ours: d.buffer1Content, oursAt: c.oursAt + oStart, theirs: d.buffer2Content, theirsAt: c.theirsAt + d.buffer2[0] });
+    out.push({
+      ...c,
+      ours: d.buffer1Content,
+      oursAt: c.oursAt + oStart,
+      theirs: d.buffer2Content,
+      theirsAt: c.theirsAt + d.buffer2[0],
+    });
     o = oStart + oLen;
   }
   if (o < c.ours.length) out.push({ kind: 'same', lines: c.ours.slice(o) });
@@ -144,7 +150,12 @@ function simplify(blocks: Block[], base: readonly string[]): Block[] {
   for (const b of blocks) {
     const gap = out[out.length - 1];
     const before = out[out.length - 2];
-    if (b.kind === 'conflict' && gap?.kind === 'same' && before?.kind === 'conflict' && (gap.lines.length <= 3 || !gap.lines.some((l) => ALNUM.test(l)))) {
+    if (
+      b.kind === 'conflict' &&
+      gap?.kind === 'same' &&
+      before?.kind === 'conflict' &&
+      (gap.lines.length <= 3 || !gap.lines.some((l) => ALNUM.test(l)))
+    ) {
       out.length -= 2;
       out.push({
         ...before,
@@ -222,7 +233,13 @@ function collect(o: string[], a: string[], b: string[], at: Offsets, options: { 
     return [
       ...collect(o.slice(0, held.o0), a.slice(0, held.a0), b.slice(0, held.b0), at, options),
       conflict,
-      ...collect(o.slice(held.o1), a.slice(held.a1), b.slice(held.b1), { o: at.o + held.o1, a: at.a + held.a1, b: at.b + held.b1 }, options),
+      ...collect(
+        o.slice(held.o1),
+        a.slice(held.a1),
+        b.slice(held.b1),
+        { o: at.o + held.o1, a: at.a + held.a1, b: at.b + held.b1 },
+        options,
+      ),
     ];
   }
   const blocks: Block[] = [];
@@ -243,7 +260,16 @@ function collect(o: string[], a: string[], b: string[], at: Offsets, options: { 
     } else {
       reach(r.oStart, r.oLength);
       if (equalLines(r.aContent, r.bContent)) blocks.push({ kind: 'changed', lines: r.aContent });
-      else blocks.push({ kind: 'conflict', ours: r.aContent, oursAt: at.a + r.aStart, theirs: r.bContent, theirsAt: at.b + r.bStart, base: r.oContent, baseAt: at.o + r.oStart });
+      else
+        blocks.push({
+          kind: 'conflict',
+          ours: r.aContent,
+          oursAt: at.a + r.aStart,
+          theirs: r.bContent,
+          theirsAt: at.b + r.bStart,
+          base: r.oContent,
+          baseAt: at.o + r.oStart,
+        });
     }
   }
   reach(o.length, 0);
@@ -257,7 +283,13 @@ function collect(o: string[], a: string[], b: string[], at: Offsets, options: { 
  * `pieces` cuts the files at anchors even when they are small (the corpus
  * test checks that path against git too).
  */
-export function mergeFile(base: Buffer, ours: Buffer, theirs: Buffer, labels: MergeLabels, options: { pieces?: boolean } = {}): MergeFileResult {
+export function mergeFile(
+  base: Buffer,
+  ours: Buffer,
+  theirs: Buffer,
+  labels: MergeLabels,
+  options: { pieces?: boolean } = {},
+): MergeFileResult {
   // git copies the other side whole when one side did not change.
   if (ours.equals(base) || ours.equals(theirs)) return { status: 'clean', merged: theirs };
   if (theirs.equals(base)) return { status: 'clean', merged: ours };
@@ -293,7 +325,13 @@ export function mergeFile(base: Buffer, ours: Buffer, theirs: Buffer, labels: Me
       const text = lines.join('');
       return text === '' || text.endsWith('\n') ? text : text + eol;
     };
-    parts.push(`<<<<<<< ${ourLabel}${eol}`, withNewline(x.ours), `=======${eol}`, withNewline(x.theirs), `>>>>>>> ${theirLabel}${eol}`);
+    parts.push(
+      `<<<<<<< ${ourLabel}${eol}`,
+      withNewline(x.ours),
+      `=======${eol}`,
+      withNewline(x.theirs),
+      `>>>>>>> ${theirLabel}${eol}`,
+    );
     hunks.push({ base: side(x.base, x.baseAt), ours: side(x.ours, x.oursAt), theirs: side(x.theirs, x.theirsAt) });
   }
   return { status: 'conflict', merged: Buffer.from(parts.join(''), 'latin1'), hunks };

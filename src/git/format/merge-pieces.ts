@@ -55,7 +55,11 @@ function singles(lines: readonly string[]): Map<string, number> {
 }
 
 /** Lines unique in all three files, in the same order in each: [base, ours, theirs] positions (exported for the tests). */
-export function anchors(a: readonly string[], o: readonly string[], b: readonly string[]): Array<[number, number, number]> {
+export function anchors(
+  a: readonly string[],
+  o: readonly string[],
+  b: readonly string[],
+): Array<[number, number, number]> {
   const inA = singles(a);
   const inB = singles(b);
   const found: Array<[number, number, number]> = [];
@@ -85,14 +89,20 @@ function same(x: readonly string[], y: readonly string[]): boolean {
 export class TooComplex extends Error {}
 
 /** `diff3MergeRegions(a, o, b)`, in pieces between anchors; throws TooComplex past the budget. */
-export function mergeRegions(a: string[], o: string[], b: string[], options: { pieces?: boolean } = {}): IRegion<string>[] {
+export function mergeRegions(
+  a: string[],
+  o: string[],
+  b: string[],
+  options: { pieces?: boolean } = {},
+): IRegion<string>[] {
   const out: IRegion<string>[] = [];
   const piece = (po: number, qo: number, pa: number, qa: number, pb: number, qb: number): void => {
     const oo = o.slice(po, qo);
     const aa = a.slice(pa, qa);
     const bb = b.slice(pb, qb);
     if (same(oo, aa) && same(oo, bb)) {
-      if (oo.length > 0) out.push({ stable: true, buffer: 'o', bufferStart: po, bufferLength: oo.length, bufferContent: oo });
+      if (oo.length > 0)
+        out.push({ stable: true, buffer: 'o', bufferStart: po, bufferLength: oo.length, bufferContent: oo });
       return;
     }
     if (oo.length * (aa.length + bb.length) > PIECE_BUDGET) throw new TooComplex();

@@ -108,7 +108,8 @@ function uniqueObjects(objects: readonly PackObject[]): PackObject[] {
 
 function encodeEntry(o: PackObject): RawEntry {
   const parts = [entryHeader(o.type, o.content.length)];
-  if (o.type === 'blob') parts.push(deflateSync(o.content, o.content.length <= SMALL_OBJECT ? SMALL_DEFLATE : { level: 1 }));
+  if (o.type === 'blob')
+    parts.push(deflateSync(o.content, o.content.length <= SMALL_OBJECT ? SMALL_DEFLATE : { level: 1 }));
   else parts.push(...storedZlib(o.content));
   let crc = 0;
   for (const p of parts) crc = crc32(p, crc);

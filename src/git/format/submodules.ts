@@ -19,13 +19,23 @@ export function submoduleOf(path: string, isSubmodule: (prefix: string) => boole
  * lies inside it. `commit` is the commit the superproject records for it
  * (null: a nested repository git does not track).
  */
-export function submodulePathError(path: string, submodule: string, commit: string | null, verb = 'write into'): ShadowError {
+export function submodulePathError(
+  path: string,
+  submodule: string,
+  commit: string | null,
+  verb = 'write into',
+): ShadowError {
   const what = path === submodule ? `${path} is a submodule` : `${path} is inside the submodule ${submodule}`;
   const at = commit ? ` (commit ${commit.slice(0, 12)})` : ' (a nested git repository)';
-  return new ShadowError('SUBMODULE_PATH', `${what}${at}: shadow does not ${verb} submodules, which are repositories of their own`, {
-    hint: verb === 'read' || verb === 'list'
-      ? `look inside it as the repository it is (cd ${submodule})`
-      : `change it in its own repository (cd ${submodule}; shadow works there too)${commit ? ', then record its new commit here with git add' : ''}`,
-    data: { path, submodule, commit },
-  });
+  return new ShadowError(
+    'SUBMODULE_PATH',
+    `${what}${at}: shadow does not ${verb} submodules, which are repositories of their own`,
+    {
+      hint:
+        verb === 'read' || verb === 'list'
+          ? `look inside it as the repository it is (cd ${submodule})`
+          : `change it in its own repository (cd ${submodule}; shadow works there too)${commit ? ', then record its new commit here with git add' : ''}`,
+      data: { path, submodule, commit },
+    },
+  );
 }

@@ -20,7 +20,7 @@ const blank = (line: string): boolean => /^\s*$/.test(line);
  */
 export function trailerBlock(message: string, comment = '#'): { start: number; end: number } {
   const lines: Array<{ at: number; text: string }> = [];
-  for (let at = 0; at < message.length; ) {
+  for (let at = 0; at < message.length;) {
     const nl = message.indexOf('\n', at);
     const next = nl === -1 ? message.length : nl + 1;
     lines.push({ at, text: message.slice(at, next) });

@@ -26,7 +26,12 @@ function addAll(reader: TreeReader, oid: Oid, prefix: string, side: 'old' | 'new
   for (const e of entries(reader, oid)) {
     const path = prefix + e.name;
     if (isTreeMode(e.mode)) addAll(reader, e.oid, `${path}/`, side, out);
-    else out.push(side === 'old' ? { path, old: { mode: e.mode, oid: e.oid }, new: null } : { path, old: null, new: { mode: e.mode, oid: e.oid } });
+    else
+      out.push(
+        side === 'old'
+          ? { path, old: { mode: e.mode, oid: e.oid }, new: null }
+          : { path, old: null, new: { mode: e.mode, oid: e.oid } },
+      );
   }
 }
 

@@ -13,9 +13,7 @@ export interface FileEntry {
 
 /** What a path names in a tree. */
 export type PathKind =
-  | { kind: 'file'; mode: string; oid: Oid }
-  | { kind: 'dir'; oid: Oid }
-  | { kind: 'absent'; blockedBy?: string };
+  { kind: 'file'; mode: string; oid: Oid } | { kind: 'dir'; oid: Oid } | { kind: 'absent'; blockedBy?: string };
 
 /**
  * Name → position maps of trees looked up often (a root tree is searched once
@@ -77,7 +75,8 @@ export function lookupPath(reader: TreeReader, root: Oid, path: string): PathKin
     const i = findEntry(entries, name);
     if (i === -1) return { kind: 'absent' };
     const e = entries[i]!;
-    if (slash === -1) return isTreeMode(e.mode) ? { kind: 'dir', oid: e.oid } : { kind: 'file', mode: e.mode, oid: e.oid };
+    if (slash === -1)
+      return isTreeMode(e.mode) ? { kind: 'dir', oid: e.oid } : { kind: 'file', mode: e.mode, oid: e.oid };
     if (!isTreeMode(e.mode)) return { kind: 'absent', blockedBy: path.slice(0, slash) };
     tree = e.oid;
     start = slash + 1;

@@ -72,7 +72,13 @@ export function hunksOf(segments: readonly Segment[], context: number): Hunk[] {
     if (!open) {
       const before = segments[i - 1];
       const lead = before && context > 0 ? before.lines.slice(-context) : [];
-      open = { oldStart: oldLine - lead.length, oldLines: 0, newStart: newLine - lead.length, newLines: 0, lines: lead.map((l) => ` ${l}`) };
+      open = {
+        oldStart: oldLine - lead.length,
+        oldLines: 0,
+        newStart: newLine - lead.length,
+        newLines: 0,
+        lines: lead.map((l) => ` ${l}`),
+      };
     }
     const sign = s.kind === 'add' ? '+' : '-';
     for (const l of s.lines) open.lines.push(sign + l);
@@ -120,7 +126,8 @@ function lineStarts(text: string): number[] {
 function changedWindow(a: string, b: string, context: number): { old: string; new: string; skipped: number } {
   const as = lineStarts(a);
   const bs = lineStarts(b);
-  const line = (text: string, starts: number[], i: number): string => text.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : text.length);
+  const line = (text: string, starts: number[], i: number): string =>
+    text.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : text.length);
   let prefix = 0;
   while (prefix < as.length && prefix < bs.length && line(a, as, prefix) === line(b, bs, prefix)) prefix++;
   let suffix = 0;
@@ -133,7 +140,8 @@ function changedWindow(a: string, b: string, context: number): { old: string; ne
   }
   const top = Math.max(0, prefix - context);
   const bottom = Math.max(0, suffix - context);
-  const cut = (text: string, starts: number[]): string => text.slice(starts[top] ?? text.length, bottom === 0 ? text.length : starts[starts.length - bottom]);
+  const cut = (text: string, starts: number[]): string =>
+    text.slice(starts[top] ?? text.length, bottom === 0 ? text.length : starts[starts.length - bottom]);
   return { old: cut(a, as), new: cut(b, bs), skipped: top };
 }
 
@@ -145,15 +153,28 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   if (!old && next) head.push(`new file mode ${next.mode}`);
   else if (old && !next) head.push(`deleted file mode ${old.mode}`);
   else if (old && next && old.mode !== next.mode) head.push(`old mode ${old.mode}`, `new mode ${next.mode}`);
-  if (input.from !== undefined) head.push(`similarity index ${input.similarity ?? 100}%`, `rename from ${input.from}`, `rename to ${path}`);
+  if (input.from !== undefined)
+    head.push(`similarity index ${input.similarity ?? 100}%`, `rename from ${input.from}`, `rename to ${path}`);
   const oldId = old ? short(old.oid) : '0000000';
   const newId = next ? short(next.oid) : '0000000';
-  if (old?.oid !== next?.oid) head.push(`index ${oldId}..${newId}${old && next && old.mode === next.mode ? ` ${old.mode}` : ''}`);
+  if (old?.oid !== next?.oid)
+    head.push(`index ${oldId}..${newId}${old && next && old.mode === next.mode ? ` ${old.mode}` : ''}`);
   else return { text: `${head.join('\n')}\n`, insertions: 0, deletions: 0, binary: false, added: [] };
-  const binary = looksBinary(input.oldContent) || looksBinary(input.newContent) || old?.mode === MODE.gitlink || next?.mode === MODE.gitlink;
+  const binary =
+    looksBinary(input.oldContent) ||
+    looksBinary(input.newContent) ||
+    old?.mode === MODE.gitlink ||
+    next?.mode === MODE.gitlink;
   const from = old ? `a/${oldPath}` : '/dev/null';
   const to = next ? `b/${path}` : '/dev/null';
-  if (binary) return { text: `${head.join('\n')}\nBinary files ${from} and ${to} differ\n`, insertions: 0, deletions: 0, binary: true, added: [] };
+  if (binary)
+    return {
+      text: `${head.join('\n')}\nBinary files ${from} and ${to} differ\n`,
+      insertions: 0,
+      deletions: 0,
+      binary: true,
+      added: [],
+    };
   const window = changedWindow(splitText(input.oldContent), splitText(input.newContent), context);
   const hunks = hunksOf(lineSegments(window.old, window.new), context);
   let insertions = 0;

@@ -19,7 +19,7 @@ const ADLER_RUN = 5552;
 export function adler32(bytes: Uint8Array): number {
   let a = 1;
   let b = 0;
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const end = Math.min(i + ADLER_RUN, bytes.length);
     for (; i < end; i++) {
       a += bytes[i]!;
