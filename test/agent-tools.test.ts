@@ -8,6 +8,7 @@ import { PROFILES, parseProfiles, toolsFor } from '../src/agent-tools/profiles.j
 import { compileAll } from './helpers/tool-schemas.js';
 import { refComponentProblem } from '../src/core/ref-component.js';
 import { BAD_ARGS, BAD_BATCHES, GOOD } from './helpers/tool-payloads.js';
+import { FILESYSTEM_TOOL_NAMES, SHADOW_TOOL_NAMES } from './helpers/tool-names.js';
 
 /*
  * The agent tools' definitions: the JSON Schemas the tools advertise,
@@ -38,26 +39,7 @@ Schemas(
   'the tool list: apply only when allowed; names unique; every schema an object schema of draft 2020-12 that ajv compiles strictly',
   () => {
     const names = offeredTools().map((t) => t.name);
-    assert.equal(names, [
-      'batch_write',
-      'apply_patch',
-      'read_file',
-      'list_files',
-      'search',
-      'begin_write',
-      'append_content',
-      'finalize_write',
-      'diff',
-      'log',
-      'status',
-      'checkpoint',
-      'rollback',
-      'rebase',
-      'revert',
-      'resolve',
-      'propose',
-      'apply_status',
-    ]);
+    assert.equal(names, SHADOW_TOOL_NAMES);
     assert.equal(
       offeredTools({ allowApply: true }).map((t) => t.name),
       [...names, 'apply', 'unapply'],
@@ -145,23 +127,6 @@ Schemas.run();
 
 const Profiles = suite('profiles: the shapes of tools served');
 
-const FILESYSTEM_NAMES = [
-  'read_text_file',
-  'read_file',
-  'read_media_file',
-  'read_multiple_files',
-  'write_file',
-  'edit_file',
-  'create_directory',
-  'list_directory',
-  'list_directory_with_sizes',
-  'directory_tree',
-  'move_file',
-  'search_files',
-  'get_file_info',
-  'list_allowed_directories',
-];
-
 Profiles(
   'parseProfiles: default shadow, comma lists, all, in a fixed order; an unknown name is USAGE naming the choices',
   () => {
@@ -191,7 +156,7 @@ Profiles(
     );
     assert.equal(
       toolsFor(['filesystem']).map((t) => t.name),
-      FILESYSTEM_NAMES,
+      FILESYSTEM_TOOL_NAMES,
     );
     const all = toolsFor(PROFILES, { allowApply: true });
     assert.equal(
@@ -200,7 +165,7 @@ Profiles(
         ...offeredTools({ allowApply: true }).map((t) => t.name),
         'str_replace_based_edit_tool',
         'str_replace_editor',
-        ...FILESYSTEM_NAMES.filter((n) => n !== 'read_file'),
+        ...FILESYSTEM_TOOL_NAMES.filter((n) => n !== 'read_file'),
       ],
     );
     assert.is(all.find((t) => t.name === 'read_file')!.profile, undefined);
@@ -239,7 +204,7 @@ Profiles(
     }
     const fs = new Map(toolsFor(['filesystem']).map((t) => [t.name, t.annotations]));
     assert.equal(
-      FILESYSTEM_NAMES.filter((n) => fs.get(n)!.readOnlyHint),
+      FILESYSTEM_TOOL_NAMES.filter((n) => fs.get(n)!.readOnlyHint),
       [
         'read_text_file',
         'read_file',

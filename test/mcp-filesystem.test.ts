@@ -13,6 +13,7 @@ import {
   type Outcome,
 } from './helpers/mcp-client.js';
 import { codeOf } from './helpers/tool-outcome.js';
+import { FILESYSTEM_TOOL_NAMES } from './helpers/tool-names.js';
 
 /*
  * `shadow mcp --tools filesystem` over stdio, spoken to by the MCP SDK's
@@ -65,22 +66,7 @@ Fs(
     const tools = (await mcp.client.listTools()).tools;
     assert.equal(
       tools.map((t) => t.name),
-      [
-        'read_text_file',
-        'read_file',
-        'read_media_file',
-        'read_multiple_files',
-        'write_file',
-        'edit_file',
-        'create_directory',
-        'list_directory',
-        'list_directory_with_sizes',
-        'directory_tree',
-        'move_file',
-        'search_files',
-        'get_file_info',
-        'list_allowed_directories',
-      ],
+      FILESYSTEM_TOOL_NAMES,
     );
     const ajv = new Ajv2020({ strict: true, allErrors: true });
     for (const t of tools) {

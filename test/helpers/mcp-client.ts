@@ -13,26 +13,7 @@ import { STACK_LINE } from './tool-outcome.js';
 
 /** Codes a batch may fail with when others changed the same paths first. (BUSY: the draft kept moving.) */
 export const CONFLICT_CODES = ['CONFLICT', 'EDIT_NO_MATCH', 'BUSY'];
-export const TOOL_NAMES = [
-  'batch_write',
-  'apply_patch',
-  'read_file',
-  'list_files',
-  'search',
-  'begin_write',
-  'append_content',
-  'finalize_write',
-  'diff',
-  'log',
-  'status',
-  'checkpoint',
-  'rollback',
-  'rebase',
-  'revert',
-  'resolve',
-  'propose',
-  'apply_status',
-];
+export { SHADOW_TOOL_NAMES as TOOL_NAMES } from './tool-names.js';
 
 export interface Outcome {
   isError: boolean;
