@@ -10,6 +10,20 @@ export type { CommandGroup, CommandSpec, Handler } from './command-spec.js';
 const intent = (y: Argv): Argv =>
   y.option('intent', { type: 'string', alias: 'm', describe: 'what the change is for' });
 
+/** What `approve` and `deny` share: the state the person saw, and the signature that lets other clones count the decision. */
+const decision = (y: Argv): Argv =>
+  y
+    .option('expect', {
+      type: 'string',
+      describe:
+        'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since',
+    })
+    .option('sign', {
+      type: 'boolean',
+      describe:
+        'sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it',
+    });
+
 /** Every command of the CLI, in the order `shadow --help` lists them. */
 export const COMMANDS: Array<CommandSpec | CommandGroup> = [
   {
@@ -517,38 +531,22 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     usage: 'approve <id>',
     describe: 'approve what an approval id asks for (this version of the draft only)',
     builder: (y) =>
-      y
-        .positional('id', { type: 'string', describe: 'the approval id shadow review lists (ap-…)' })
-        .option('reason', { type: 'string', describe: 'why' })
-        .option('expect', {
-          type: 'string',
-          describe:
-            'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since',
-        })
-        .option('sign', {
-          type: 'boolean',
-          describe:
-            'sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it',
-        }),
+      decision(
+        y
+          .positional('id', { type: 'string', describe: 'the approval id shadow review lists (ap-…)' })
+          .option('reason', { type: 'string', describe: 'why' }),
+      ),
     load: () => import('./commands/review.js').then((m) => m.approve),
   },
   {
     usage: 'deny <id>',
     describe: 'deny it: apply then fails fast until the draft changes',
     builder: (y) =>
-      y
-        .positional('id', { type: 'string', describe: 'the approval id shadow review lists (ap-…)' })
-        .option('reason', { type: 'string', describe: 'why', demandOption: true })
-        .option('expect', {
-          type: 'string',
-          describe:
-            'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, recording nothing, if the draft changed since',
-        })
-        .option('sign', {
-          type: 'boolean',
-          describe:
-            'sign the decision as git signs commits (gpg.format ssh or openpgp, user.signingKey; default shadow.signApprovals): other clones then count it',
-        }),
+      decision(
+        y
+          .positional('id', { type: 'string', describe: 'the approval id shadow review lists (ap-…)' })
+          .option('reason', { type: 'string', describe: 'why', demandOption: true }),
+      ),
     load: () => import('./commands/review.js').then((m) => m.deny),
   },
   {
