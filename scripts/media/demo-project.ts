@@ -45,6 +45,7 @@ export function makeDemoProject(root: string, binDir: string): DemoProject {
       env: { ...env, GIT_AUTHOR_DATE: EPOCH, GIT_COMMITTER_DATE: EPOCH },
       encoding: 'utf8',
     });
+    if (r.error) throw new Error(`the demo project needs git on the PATH: ${r.error.message}`);
     if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
   };
   git('init', '-q', '-b', 'main');

@@ -19,7 +19,7 @@ import { commandWords } from '../../cli/command-words.js';
 import { makeDemoProject, type DemoProject } from './demo-project.js';
 import { CAST, MADE_BY, MANIFEST, SVG, helpDigest, readManifest, type MediaManifest } from './manifest.js';
 import { recordSession } from './record-session.js';
-import { castToSvg } from './render-svg.js';
+import { svgRenderer } from './render-svg.js';
 import { SCREENSHOTS, takeScreenshots } from './screenshots.js';
 import { TERMINAL } from './session.js';
 
@@ -58,9 +58,11 @@ async function main(args: string[]): Promise<void> {
   let recording = before?.recording;
   let helpSha = before?.shadow.help_sha256 ?? '';
   if (both || args.includes('--recording')) {
+    const toSvg = svgRenderer();
     const made = await onDemoProject(recordSession);
+    const svg = toSvg(made.cast);
     writeFileSync(join(OUT, CAST), made.cast);
-    writeFileSync(join(OUT, SVG), castToSvg(made.cast));
+    writeFileSync(join(OUT, SVG), svg);
     recording = { cast: CAST, svg: SVG, seconds: made.duration, commands: made.commands };
     helpSha = helpDigest(helpTexts(made.commands));
     process.stdout.write(`recorded ${made.commands.length} commands, ${made.duration} s: docs/media/${CAST}, ${SVG}\n`);

@@ -20,13 +20,19 @@ interface SvgTerm {
   render(cast: string, options?: SvgTermOptions): string;
 }
 
-/** The recording `cast` (asciinema v2 text) as an animated SVG. */
-export function castToSvg(cast: string): string {
+/**
+ * The renderer: a function from a recording (asciinema v2 text) to an
+ * animated SVG. Loaded before anything is recorded, so that a missing
+ * svg-term stops the run before it has spent its time.
+ */
+export function svgRenderer(): (cast: string) => string {
   let svgTerm: SvgTerm;
   try {
     svgTerm = createRequire(import.meta.url)('svg-term') as SvgTerm;
   } catch (e) {
-    throw new Error(`rendering the recording needs svg-term (a devDependency: npm ci): ${(e as Error).message}`);
+    throw new Error(
+      `rendering the recording needs svg-term (a devDependency: npm ci): ${(e as Error).message.split('\n')[0]}`,
+    );
   }
-  return svgTerm.render(cast, { window: true, paddingX: 12, paddingY: 8, idle: 3000, fps: 10 });
+  return (cast) => svgTerm.render(cast, { window: true, paddingX: 12, paddingY: 8, idle: 3000, fps: 10 });
 }

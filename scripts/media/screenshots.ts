@@ -68,6 +68,18 @@ export async function takeScreenshots(project: DemoProject, outDir: string): Pro
   shadow(project, ['batch', AGENT_BATCH_FILE], 'agent');
   shadow(project, ['--draft', 'docs', 'batch', '-'], 'docs-agent', DOCS_BATCH);
   const { child, pageUrl } = await serve(project);
+  try {
+    await shoot(chromium, pageUrl, outDir);
+  } finally {
+    // The server removes its server.json as it stops: wait for it before the directory goes.
+    const running = child.exitCode === null && child.signalCode === null;
+    const exited = running ? new Promise((done) => child.once('exit', done)) : undefined;
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+async function shoot(chromium: string, pageUrl: string, outDir: string): Promise<void> {
   const { browser, close } = await launchBrowser(chromium);
   try {
     const page = await browser.newPage();
@@ -92,7 +104,6 @@ export async function takeScreenshots(project: DemoProject, outDir: string): Pro
     });
   } finally {
     await close();
-    child.kill('SIGTERM');
   }
 }
 
