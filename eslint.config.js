@@ -10,7 +10,7 @@ export default defineConfig(
   // Mistakes on purpose, one per rule: test/lint.test.ts checks the rules find them.
   { ignores: ['test/fixtures/lint/**'] },
   {
-    files: ['src/**/*.ts', 'cli/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['src/**/*.ts', 'cli/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
