@@ -89,6 +89,8 @@ export function parseGitPatch(text: string): FilePatch[] {
       i++;
       continue;
     }
+    // format-patch's signature ends the patch.
+    if (line === '-- ') break;
     if (!file) {
       // Text before the first file (a commit message, say) is not part of any file, as for git apply.
       i++;
@@ -120,6 +122,9 @@ export function parseGitPatch(text: string): FilePatch[] {
       file.hunks.push(parsed.hunk);
       i = parsed.next;
       continue;
+    } else if (file.hunks.length > 0 && /^[-+ \\]/.test(line)) {
+      // A hunk's line past its counts: the counts lie, and git refuses it so.
+      throw corrupt(i + 1, 'a line of a hunk past the counts of its header');
     }
     i++;
   }
