@@ -333,7 +333,7 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
           type: 'string',
           array: true,
           describe:
-            'publish only these hunks: <id> (shadow diff --json), <path>:<n>[,<m>|<n>-<m>]…, <path>:mode or <path> (repeatable, or comma lists); the draft keeps the rest',
+            'publish only these hunks: <id> (shadow diff --json), <path>:<n>[,<m>|<n>-<m>]…, <path>:mode, <newpath>:rename or <path> (repeatable, or comma lists); the draft keeps the rest',
         }),
     load: () => import('./commands/apply.js').then((m) => m.apply),
   },

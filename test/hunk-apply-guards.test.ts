@@ -66,6 +66,7 @@ Guards('each bad selection has its code, and writes nothing', async ({ repo }) =
       ['a path the draft does not change', { hunks: ['keep.txt:1'] }, 'INVALID_ARGUMENT', /does not change/],
       ['an unknown path', { hunks: ['nope.txt'] }, 'INVALID_ARGUMENT', /does not change/],
       ['a mode the draft does not change', { hunks: ['code.ts:mode'] }, 'INVALID_ARGUMENT', /does not change its mode/],
+      ['a rename the draft does not make', { hunks: ['code.ts:rename'] }, 'INVALID_ARGUMENT', /does not rename/],
       ['with --commit', { hunks: ['code.ts:1'], commit: true }, 'INVALID_ARGUMENT', /takes no hunks/],
       ['with --squash', { hunks: ['code.ts:1'], squash: 'm' }, 'INVALID_ARGUMENT', /takes no hunks/],
       ['with pathspecs', { hunks: ['code.ts:1'], paths: ['code.ts'] }, 'INVALID_ARGUMENT', /do not go together/],

@@ -255,4 +255,58 @@ CASES.forEach((c, i) => {
   );
 });
 
+Oracle(
+  'a rename with changes: taking one of its hunks takes the rename, as git apply of that hunk does',
+  async ({ repo, scratch }) => {
+    const from = 'moved-from.txt';
+    const to = 'moved-to.txt';
+    const next = change(forty, { 3: 'three\n', 37: 'thirty-seven\n' });
+    for (const r of [repo, scratch]) {
+      r.write(from, forty.join(''));
+      r.git('add', '-A');
+      r.git('commit', '-q', '-m', 'to be moved');
+    }
+    scratch.git('mv', from, to);
+    scratch.write(to, next);
+    scratch.git('add', '-A');
+    const full = scratch.git('diff', '--cached', '-M');
+    scratch.git('reset', '-q', '--hard', 'HEAD');
+    const at = full.indexOf('\n@@');
+    const hunks = full.slice(at + 1).split(/^(?=@@ )/m);
+    writeFileSync(join(scratch.root, 'rename.patch'), full.slice(0, at + 1) + hunks[1]!);
+    scratch.git('apply', join(scratch.root, 'rename.patch'));
+    const git = { from: stateOf(scratch, from), to: stateOf(scratch, to) };
+    assert.is(git.from.content, null);
+
+    await withShadow(repo, async (sh) => {
+      const draft = 'rename';
+      const r0 = await sh.batch(
+        { intent: 'move and change', operations: [{ operation: 'rename', path: from, to }] },
+        { draft },
+      );
+      assert.ok(r0.success);
+      assert.ok((await sh.write(to, next, { draft })).success);
+      const listed = (await sh.diff({ draft, content: 'patch', renames: true })).files;
+      assert.equal(
+        listed.map((f) => [f.status, f.from, f.path, f.hunks!.map((h) => h.header)]),
+        [['R', from, to, hunks.map((h) => /^@@ [^@]* @@/.exec(h)![0])]],
+      );
+      const r = await sh.apply({ draft, hunks: [listed[0]!.hunks![1]!.id] });
+      assert.equal(r.partial, [{ path: to, chosen: 1, hunks: 2, from }]);
+      assert.equal({ from: stateOf(repo, from), to: stateOf(repo, to) }, git);
+      const rest = await sh.diff({ draft, content: 'patch' });
+      assert.equal(
+        rest.files.map((f) => [f.status, f.path, f.hunks!.length]),
+        [['M', to, 1]],
+      );
+      await sh.apply({ draft });
+      assert.is(repo.read(to), next);
+      await sh.unapply({ draft });
+      await sh.unapply({ draft });
+      assert.equal(stateOf(repo, from).content, Buffer.from(forty.join('')));
+      assert.is(repo.exists(to), false);
+    });
+  },
+);
+
 Oracle.run();

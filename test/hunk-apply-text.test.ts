@@ -24,11 +24,11 @@ const Specs = suite('--hunks specs');
 
 Specs('ids, whole paths, index lists, ranges and mode; the last colon followed by choices separates the path', () => {
   assert.equal(parseHunkSpecs(['a.ts:1,3-4,b.ts:2', '0123456789ab', 'dir/x.txt', 'c:d.txt:mode,2']), [
-    { kind: 'part', path: 'a.ts', indices: [1, 3, 4], mode: false },
-    { kind: 'part', path: 'b.ts', indices: [2], mode: false },
+    { kind: 'part', path: 'a.ts', indices: [1, 3, 4], mode: false, rename: false },
+    { kind: 'part', path: 'b.ts', indices: [2], mode: false, rename: false },
     { kind: 'id', id: '0123456789ab' },
     { kind: 'whole', path: 'dir/x.txt' },
-    { kind: 'part', path: 'c:d.txt', indices: [2], mode: true },
+    { kind: 'part', path: 'c:d.txt', indices: [2], mode: true, rename: false },
   ]);
   assert.equal(parseHunkSpecs(['notes:draft.txt']), [{ kind: 'whole', path: 'notes:draft.txt' }]);
 });

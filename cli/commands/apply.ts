@@ -112,7 +112,7 @@ function progressBar(ctx: CommandContext): ((done: number, total: number, bytes:
 }
 
 /** A hunk id, or a choice after `<path>:` (`3`, `2-4`, `mode`): the parts of a --hunks spec that are not paths. */
-const NOT_A_PATH = /^(?:[0-9a-f]{12}|\d+(?:-\d+)?|mode)$/;
+const NOT_A_PATH = /^(?:[0-9a-f]{12}|\d+(?:-\d+)?|mode|rename)$/;
 
 /** The --hunks specs with their paths made relative to the repository root (typed relative to the current directory, as git's pathspecs are). */
 async function hunkSpecs(ctx: CommandContext, value: unknown): Promise<string[]> {

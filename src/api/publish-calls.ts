@@ -65,7 +65,7 @@ export interface ApplyOptions extends DraftOption {
    * Publish only these hunks of the draft's diff (docs/hunk-apply.md): ids
    * as `sh.diff({ content: 'patch' })` lists them (`files[].hunks[].id`),
    * `<path>:<n>[,<m>|<n>-<m>]…` (numbered from 1 per file), `<path>:mode`,
-   * or `<path>` whole. Each path taken in part gets base + the chosen
+   * `<newpath>:rename`, or `<path>` whole. Each path taken in part gets base + the chosen
    * hunks, merged beside your own edits; the draft keeps the rest. A hunk
    * id of an older state of the draft is STALE_HUNKS, nothing written.
    * Excludes `paths`, `patch`, `commit` and `squash`.

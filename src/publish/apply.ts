@@ -62,7 +62,7 @@ export interface ApplyResult {
   /** Paths in conflict since the draft's rebase (apply refuses them with UNRESOLVED_CONFLICT until a batch resolves them). */
   unresolved: Array<{ path: string; reason: string }>;
   /** A hunk apply: the paths taken in part, with how many of their hunks were chosen (the rest stays in the draft). */
-  partial?: Array<{ path: string; chosen: number; hunks: number }>;
+  partial?: Array<{ path: string; chosen: number; hunks: number; from?: string }>;
   /** Approvals the policy requires and that nobody gave yet (apply writes nothing while there are any). */
   pendingApprovals: ApprovalState[];
   /** What the review found (secret values redacted). */

@@ -29,8 +29,8 @@ export interface DiffFile extends Omit<ChangedFile, 'status'> {
   /**
    * With the patch, of a diff against the bases: its hunks as an apply takes
    * them (drafts/hunks/), empty when the file is taken whole only (`whole`
-   * says why). A rename paired by `renames` lists none: an apply takes it
-   * as its two paths.
+   * says why). A rename paired by `renames` lists the hunks of its old
+   * content to the new: an apply that takes any of them takes the rename.
    */
   hunks?: HunkInfo[];
   whole?: WholeReason;
@@ -126,7 +126,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
       });
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
       if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
-      if (fileHunks && f.from === undefined) {
+      if (fileHunks) {
         const h = fileHunks(f.path, f.old, f.new, oldContent, newContent, d);
         out.hunks = h.infos;
         if (h.whole !== undefined) out.whole = h.whole;

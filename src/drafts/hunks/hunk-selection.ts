@@ -6,6 +6,7 @@ import { fileHunks, type FileHunks } from './file-hunks.js';
 import { parseGitPatch, type FilePatch } from './git-patch.js';
 import { applyHunks, patchFailed } from './hunk-apply.js';
 import { parseHunkSpecs } from './hunk-spec.js';
+import { renamePairs, renameSelection, type RenameChoice } from './rename-hunks.js';
 
 /**
  * What a hunk apply publishes. A selection is a patch against the draft's
@@ -22,8 +23,8 @@ export interface HunkSelection {
   entries: PublishEntry[];
   /** The contents of the partial entries' new blobs, which no object store holds yet. */
   contents: Map<Oid, Buffer>;
-  /** The paths taken in part, with how many of their hunks were chosen. */
-  partial: Array<{ path: string; chosen: number; hunks: number }>;
+  /** The paths taken in part, with how many of their hunks were chosen (`from`: a rename's old path, which goes with it). */
+  partial: Array<{ path: string; chosen: number; hunks: number; from?: string }>;
 }
 
 /** What a selection is asked by: `--hunks` specs, or a patch. */
@@ -50,9 +51,13 @@ export function selectHunks(all: readonly PublishEntry[], read: Read, request: S
     if (!f) cut.set(e.path, (f = fileHunks(e.path, e.old, e.new, read(e.old), read(e.new))));
     return f;
   };
+  const renames: RenameChoice[] = [];
   const patches =
-    request.patch !== undefined ? patchFiles(request.patch, byPath) : specPatches(request.hunks ?? [], byPath, hunksOf);
+    request.patch !== undefined
+      ? patchFiles(request.patch, byPath)
+      : specPatches(request.hunks ?? [], byPath, hunksOf, renamePairs(all, read), renames);
   const out: HunkSelection = { entries: [], contents: new Map(), partial: [] };
+  for (const r of renames) renameSelection(r, read, out);
   for (const { entry, patch } of patches) {
     if (patch === 'whole') {
       out.entries.push(entry);
@@ -74,6 +79,9 @@ export function selectHunks(all: readonly PublishEntry[], read: Read, request: S
       hint: 'name at least one hunk that changes something (shadow diff --json lists them)',
     });
   }
+  // A path chosen whole and as a rename's side is published once.
+  const seen = new Set<string>();
+  out.entries = out.entries.filter((e) => !seen.has(e.path) && seen.add(e.path) !== undefined);
   out.entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return out;
 }
@@ -114,21 +122,35 @@ function specPatches(
   specs: readonly string[],
   byPath: Map<string, PublishEntry>,
   hunksOf: (e: PublishEntry) => FileHunks,
+  pairs: ReturnType<typeof renamePairs>,
+  renames: RenameChoice[],
 ): Chosen[] {
+  const renamed = new Map<string, RenameChoice>();
+  const rename = (to: string): RenameChoice => {
+    let r = renamed.get(to);
+    if (!r) renamed.set(to, (r = { ...pairs.get(to)!, indices: new Set(), alone: false }));
+    return r;
+  };
   const wanted = new Map<string, { whole: boolean; indices: Set<number>; mode: boolean }>();
   const want = (path: string): { whole: boolean; indices: Set<number>; mode: boolean } => {
     let w = wanted.get(path);
     if (!w) wanted.set(path, (w = { whole: false, indices: new Set(), mode: false }));
     return w;
   };
-  let ids: Map<string, { path: string; index: number }> | undefined;
+  let ids: Map<string, { path: string; index: number; paired?: true }> | undefined;
   for (const item of parseHunkSpecs(specs)) {
     if (item.kind === 'id') {
-      ids ??= new Map(
-        [...byPath.values()].flatMap((e) => hunksOf(e).infos.map((h) => [h.id, { path: e.path, index: h.index }])),
-      );
+      ids ??= new Map([
+        ...[...byPath.values()].flatMap((e) =>
+          hunksOf(e).infos.map((h) => [h.id, { path: e.path, index: h.index }] as const),
+        ),
+        ...[...pairs.values()].flatMap((p) =>
+          p.hunks.infos.map((h) => [h.id, { path: p.to.path, index: h.index, paired: true as const }] as const),
+        ),
+      ]);
       const hit = ids.get(item.id);
-      if (hit) want(hit.path).indices.add(hit.index);
+      if (hit?.paired) rename(hit.path).indices.add(hit.index);
+      else if (hit) want(hit.path).indices.add(hit.index);
       else if (byPath.has(item.id)) want(item.id).whole = true;
       else throw staleHunks([item.id]);
       continue;
@@ -139,7 +161,15 @@ function specPatches(
       want(item.path).whole = true;
       continue;
     }
-    const f = hunksOf(entry);
+    const pair = pairs.get(item.path);
+    if (item.rename && !pair) {
+      throw new ShadowError('INVALID_ARGUMENT', `--hunks ${item.path}:rename: the draft does not rename a file to it`, {
+        hint: 'shadow diff -M --json shows the renames (status R) and their hunks',
+        data: { path: item.path },
+      });
+    }
+    // A rename's new path is numbered as `shadow diff -M` numbers it: the hunks of the old content to the new.
+    const f = pair ? pair.hunks : hunksOf(entry);
     if (item.indices.length > 0 && f.whole !== undefined) throw wholeOnly(f);
     const over = item.indices.filter((n) => n > f.hunks.length);
     if (over.length > 0) {
@@ -158,10 +188,17 @@ function specPatches(
         data: { path: item.path },
       });
     }
+    if (pair) {
+      const r = rename(item.path);
+      for (const n of item.indices) r.indices.add(n);
+      if (item.rename) r.alone = true;
+      continue;
+    }
     const w = want(item.path);
     for (const n of item.indices) w.indices.add(n);
     if (item.mode) w.mode = true;
   }
+  for (const [to, r] of renamed) if (!wanted.get(to)?.whole) renames.push(r);
   return [...wanted].map(([path, w]): Chosen => {
     const entry = byPath.get(path)!;
     const f = hunksOf(entry);
