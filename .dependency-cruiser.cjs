@@ -20,6 +20,7 @@
  *               bottom up:
  *                 text/ codex-patch/   pure text (edit, patch, apply_patch)
  *                 publish-set/         the change set
+ *                 hunks/               the change set cut into hunks, a choice applied
  *                 view/                the view over the working tree
  *                 batch/ history/      writing a batch; reading the past
  *                 rebase/              moving a draft, reverting batches
@@ -36,7 +37,22 @@
  *
  * context.ts and errors.ts are the two modules every room may import.
  */
-const ROOMS = ['core', 'durable', 'git', 'state', 'drafts', 'review', 'publish', 'plans', 'sessions', 'worktrees', 'remotes', 'api', 'http', 'agent-tools'];
+const ROOMS = [
+  'core',
+  'durable',
+  'git',
+  'state',
+  'drafts',
+  'review',
+  'publish',
+  'plans',
+  'sessions',
+  'worktrees',
+  'remotes',
+  'api',
+  'http',
+  'agent-tools',
+];
 const SHARED = '^src/(context|errors)\\.ts$';
 const room = (name) => `^src/${name}/`;
 const DRAFT_ROOMS = '^src/drafts/[a-z-]+/';
@@ -109,11 +125,19 @@ module.exports = {
       from: { path: '^src/git/format/' },
       to: { dependencyTypes: ['core'], path: IO },
     },
-    only('git', ['core', 'durable'], 'git/ reads and writes git\'s formats and knows nothing of drafts.'),
-    only('state', ['core', 'durable', 'git'], 'state/ is shadow\'s own records, below every capability.'),
-    only('drafts', ['core', 'durable', 'git', 'state'], 'drafts/ is the transactional core every capability builds on.'),
+    only('git', ['core', 'durable'], "git/ reads and writes git's formats and knows nothing of drafts."),
+    only('state', ['core', 'durable', 'git'], "state/ is shadow's own records, below every capability."),
+    only(
+      'drafts',
+      ['core', 'durable', 'git', 'state'],
+      'drafts/ is the transactional core every capability builds on.',
+    ),
     pureText('text', [], 'drafts/text/ finds and replaces text for edit and patch: no git, no workspace.'),
-    pureText('codex-patch', ['text'], 'drafts/codex-patch/ parses and applies Codex\'s patch format to text: no git, no workspace.'),
+    pureText(
+      'codex-patch',
+      ['text'],
+      "drafts/codex-patch/ parses and applies Codex's patch format to text: no git, no workspace.",
+    ),
     {
       name: 'drafts-text-no-io',
       comment: 'drafts/text/ and drafts/codex-patch/ do no I/O: they are tested on strings.',
@@ -121,17 +145,63 @@ module.exports = {
       from: { path: draftRooms(['text', 'codex-patch']) },
       to: { dependencyTypes: ['core'], path: IO },
     },
-    draftsRoom('publish-set', [], 'drafts/publish-set/ is the change set: it reads the draft, never a view, batch or rebase.'),
-    draftsRoom('view', ['publish-set'], 'drafts/view/ reads the draft over the working tree, and what git keeps out of reach there (submodules, sparse paths).'),
-    draftsRoom('batch', ['text', 'codex-patch', 'view', 'publish-set'], 'drafts/batch/ writes one batch; it knows nothing of history\'s reports or of rebase.'),
-    draftsRoom('history', ['view', 'publish-set'], 'drafts/history/ reads and moves a draft\'s past; it never runs a batch or a rebase.'),
-    draftsRoom('rebase', ['batch', 'history', 'view', 'publish-set'], 'drafts/rebase/ lands one commit of merged paths; no other room of drafts/ builds on it.'),
+    draftsRoom(
+      'publish-set',
+      [],
+      'drafts/publish-set/ is the change set: it reads the draft, never a view, batch or rebase.',
+    ),
+    draftsRoom(
+      'view',
+      ['publish-set'],
+      'drafts/view/ reads the draft over the working tree, and what git keeps out of reach there (submodules, sparse paths).',
+    ),
+    draftsRoom(
+      'batch',
+      ['text', 'codex-patch', 'view', 'publish-set'],
+      "drafts/batch/ writes one batch; it knows nothing of history's reports or of rebase.",
+    ),
+    draftsRoom(
+      'hunks',
+      ['publish-set'],
+      "drafts/hunks/ cuts a draft's diff into hunks and applies a choice of them to the bases: text in, text out.",
+    ),
+    {
+      name: 'drafts-hunks-no-io',
+      comment: 'drafts/hunks/ reads blobs through the function it is given: no git store, no file system.',
+      severity: 'error',
+      from: { path: draftRooms(['hunks']) },
+      to: {
+        path: '^src/',
+        pathNot: [draftRooms(['hunks', 'publish-set']), room('core'), '^src/git/format/', '^src/errors\\.ts$'],
+      },
+    },
+    {
+      name: 'drafts-hunks-no-node-io',
+      comment: 'drafts/hunks/ does no I/O: it is tested on strings.',
+      severity: 'error',
+      from: { path: draftRooms(['hunks']) },
+      to: { dependencyTypes: ['core'], path: IO },
+    },
+    draftsRoom(
+      'history',
+      ['view', 'publish-set', 'hunks'],
+      "drafts/history/ reads and moves a draft's past; it never runs a batch or a rebase.",
+    ),
+    draftsRoom(
+      'rebase',
+      ['batch', 'history', 'view', 'publish-set'],
+      'drafts/rebase/ lands one commit of merged paths; no other room of drafts/ builds on it.',
+    ),
     only('review', ['core', 'durable', 'git', 'state', 'drafts'], 'review/ judges a draft; it never publishes.'),
     only('publish', ['core', 'durable', 'git', 'state', 'drafts', 'review'], 'publish/ asks review before it writes.'),
     only('plans', ['core', 'durable', 'git', 'state', 'drafts'], 'plans/ run batches on drafts.'),
     only('sessions', ['core', 'durable', 'git', 'state', 'drafts'], 'sessions/ stream content into one batch.'),
     only('worktrees', ['core', 'durable', 'git', 'state', 'drafts'], 'worktrees/ mirror a draft into a directory.'),
-    only('remotes', ['core', 'durable', 'git', 'state', 'drafts', 'review', 'publish'], 'remotes/ share drafts through git remotes; review judges what may leave; the notes publish wrote travel with them.'),
+    only(
+      'remotes',
+      ['core', 'durable', 'git', 'state', 'drafts', 'review', 'publish'],
+      'remotes/ share drafts through git remotes; review judges what may leave; the notes publish wrote travel with them.',
+    ),
     {
       name: 'facade-above-rooms',
       comment: 'Nothing below the facade imports it, nor the surfaces built on it.',
@@ -141,7 +211,7 @@ module.exports = {
     },
     {
       name: 'api-below-surfaces',
-      comment: 'api/ is the facade\'s calls; the surfaces use it through shadow.ts and index.ts.',
+      comment: "api/ is the facade's calls; the surfaces use it through shadow.ts and index.ts.",
       severity: 'error',
       from: { path: room('api') },
       to: { path: ['^src/(shadow|open|index)\\.ts$'] },
@@ -151,14 +221,25 @@ module.exports = {
       comment: 'The HTTP API and the agent tools call the library as any program would.',
       severity: 'error',
       from: { path: rooms(['http', 'agent-tools']) },
-      to: { path: '^src/', pathNot: [rooms(['http', 'agent-tools', 'core', 'durable']), '^src/(index|shadow|errors|context)\\.ts$', '^src/drafts/batch/batch-schema\\.ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: [
+          rooms(['http', 'agent-tools', 'core', 'durable']),
+          '^src/(index|shadow|errors|context)\\.ts$',
+          '^src/drafts/batch/batch-schema\\.ts$',
+        ],
+      },
     },
     {
       name: 'cli-through-the-library',
-      comment: 'The CLI uses the library\'s public entry point, the agent tools it serves, and the batch schema\'s byte decoder.',
+      comment:
+        "The CLI uses the library's public entry point, the agent tools it serves, and the batch schema's byte decoder.",
       severity: 'error',
       from: { path: '^cli/' },
-      to: { path: '^src/', pathNot: ['^src/(index|errors)\\.ts$', room('agent-tools'), '^src/drafts/batch/batch-schema\\.ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/(index|errors)\\.ts$', room('agent-tools'), '^src/drafts/batch/batch-schema\\.ts$'],
+      },
     },
     {
       name: 'library-not-cli',

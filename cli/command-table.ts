@@ -328,6 +328,12 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
           type: 'string',
           describe:
             'the review fingerprint shadow review printed (review:…): refused with STALE_REVIEW, writing nothing, if the draft changed since',
+        })
+        .option('hunks', {
+          type: 'string',
+          array: true,
+          describe:
+            'publish only these hunks: <id> (shadow diff --json), <path>:<n>[,<m>|<n>-<m>]…, <path>:mode, <newpath>:rename or <path> (repeatable, or comma lists); the draft keeps the rest',
         }),
     load: () => import('./commands/apply.js').then((m) => m.apply),
   },

@@ -68,6 +68,10 @@ export type ErrorCode =
   | 'BRANCH_MOVED'
   | 'UNRESOLVED_CONFLICT'
   | 'NOT_IN_CONFLICT'
+  /** A hunk apply names a hunk id the draft no longer has (it moved since its hunks were listed): nothing was written. */
+  | 'STALE_HUNKS'
+  /** A hunk apply's patch does not apply to the draft's bases (git's `error: patch failed: <path>:<line>`): nothing was written. */
+  | 'PATCH_DOES_NOT_APPLY'
   // review and approvals
   | 'APPROVAL_NOT_FOUND'
   | 'STALE_APPROVAL'

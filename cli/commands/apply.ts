@@ -65,6 +65,10 @@ function describeApply(r: ApplyResult): string {
   else if (r.dry_run) lines.push(`would apply draft ${r.draft} (${short(r.tip)}): ${plural(r.paths.length, 'path')}`);
   else lines.push(`applied draft ${r.draft} (${short(r.tip)}): ${plural(r.paths.length, 'path')}`);
   lines.push(...pathLines(r.paths));
+  for (const p of r.partial ?? [])
+    lines.push(
+      `  ${p.path}: ${p.chosen} of ${plural(p.hunks, 'hunk')} ${r.dry_run ? 'would be ' : ''}applied, the rest stays in the draft`,
+    );
   lines.push(...markerLines(r));
   if (r.dry_run && r.pendingApprovals.length > 0) {
     lines.push(
@@ -107,7 +111,30 @@ function progressBar(ctx: CommandContext): ((done: number, total: number, bytes:
   };
 }
 
-/** `shadow apply [--dry-run] [--commit | --squash -m <msg>]` */
+/** A hunk id, or a choice after `<path>:` (`3`, `2-4`, `mode`): the parts of a --hunks spec that are not paths. */
+const NOT_A_PATH = /^(?:[0-9a-f]{12}|\d+(?:-\d+)?|mode|rename)$/;
+
+/** The --hunks specs with their paths made relative to the repository root (typed relative to the current directory, as git's pathspecs are). */
+async function hunkSpecs(ctx: CommandContext, value: unknown): Promise<string[]> {
+  const specs = (Array.isArray(value) ? value : [value]).map(String);
+  return Promise.all(
+    specs.map(async (spec) => {
+      const items = await Promise.all(
+        spec.split(',').map(async (item) => {
+          if (NOT_A_PATH.test(item)) return item;
+          const colon = item.lastIndexOf(':');
+          const choice =
+            colon > 0 && NOT_A_PATH.test(item.slice(colon + 1)) && !/^[0-9a-f]{12}$/.test(item.slice(colon + 1));
+          const path = choice ? item.slice(0, colon) : item;
+          return `${await ctx.repoPath(path)}${choice ? item.slice(colon) : ''}`;
+        }),
+      );
+      return items.join(',');
+    }),
+  );
+}
+
+/** `shadow apply [--dry-run] [--commit | --squash -m <msg>] [--hunks <spec>]…` */
 export async function apply(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const squash = ctx.argv.squash === true ? String(ctx.argv.message ?? '') : undefined;
@@ -118,6 +145,7 @@ export async function apply(ctx: CommandContext): Promise<number> {
   }
   const specs = Array.isArray(ctx.argv.paths) ? (ctx.argv.paths as unknown[]).map(String) : [];
   const paths = specs.length > 0 ? await Promise.all(specs.map((s) => ctx.repoPath(s))) : undefined;
+  const hunks = ctx.argv.hunks === undefined ? undefined : await hunkSpecs(ctx, ctx.argv.hunks);
   const run = async (): Promise<ApplyResult> => {
     try {
       return await sh.apply({
@@ -130,6 +158,7 @@ export async function apply(ctx: CommandContext): Promise<number> {
         sandbox: ctx.argv.sandbox as 'read-only' | 'workspace-write' | undefined,
         conflict: ctx.argv.conflict as 'refuse' | 'markers' | undefined,
         expect: ctx.argv.expect as string | undefined,
+        hunks,
         onProgress: progressBar(ctx),
       });
     } catch (e) {

@@ -36,7 +36,15 @@ export async function status(ctx: CommandContext): Promise<void> {
     if (s.changed.length === 0) lines.push('no changes against the working tree bases');
     else {
       lines.push(`changes (${s.changed.length}):`);
-      for (const c of s.changed) lines.push(`  ${c.status} ${c.path}`);
+      const part = new Map((s.hunks?.paths ?? []).map((p) => [p.path, p]));
+      for (const c of s.changed) {
+        const p = part.get(c.path);
+        // A path a hunk apply took part of: what is listed is what is not yet applied.
+        const note = p
+          ? `  (${p.applied} of ${plural(p.applied + p.remaining, 'hunk')} applied, ${p.remaining} not yet applied)`
+          : '';
+        lines.push(`  ${c.status} ${c.path}${note}`);
+      }
     }
     if (s.conflicts.length > 0) {
       lines.push(

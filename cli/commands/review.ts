@@ -60,6 +60,13 @@ function describeReview(r: ReviewReport, stat: boolean): string {
     `fingerprint ${r.fingerprint}`,
     `review fingerprint ${r.review_fingerprint} (apply, approve and deny --expect it: refused if the draft changes)`,
   ];
+  if (r.hunks) {
+    lines.push(
+      `partly applied (${plural(r.hunks.paths.length, 'path')}): ${r.hunks.applied} hunks applied, ${r.hunks.remaining} not yet applied`,
+    );
+    for (const p of r.hunks.paths)
+      lines.push(`  ${p.path}: ${p.applied} of ${plural(p.applied + p.remaining, 'hunk')} applied`);
+  }
   if (r.secrets.length > 0) {
     lines.push(`secrets in added lines and paths (${r.secrets.length}):`);
     for (const s of r.secrets) lines.push(`  ${s.path}:${s.line}  ${pad(s.rule, 26)} ${s.redacted}`);

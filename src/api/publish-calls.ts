@@ -32,8 +32,13 @@ const ApplyOptionsSchema = z
     sandbox: z.optional(z.enum(['read-only', 'workspace-write'])),
     conflict: z.optional(z.enum(['refuse', 'markers'])),
     expect: z.optional(z.string()),
+    hunks: z.optional(
+      z.array(z.string().check(z.minLength(1), z.maxLength(4096))).check(z.minLength(1), z.maxLength(10000)),
+    ),
+    patch: z.optional(z.string().check(z.minLength(1), z.maxLength(64 << 20))),
   })
-  .check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'));
+  .check(z.refine((o) => !(o.commit && o.squash !== undefined), '--commit and --squash exclude each other'))
+  .check(z.refine((o) => !(o.hunks !== undefined && o.patch !== undefined), 'hunks and patch exclude each other'));
 
 export interface ApplyOptions extends DraftOption {
   dryRun?: boolean;
@@ -56,6 +61,32 @@ export interface ApplyOptions extends DraftOption {
    * and nothing is written.
    */
   expect?: string;
+  /**
+   * Publish only these hunks of the draft's diff (docs/hunk-apply.md): ids
+   * as `sh.diff({ content: 'patch' })` lists them (`files[].hunks[].id`),
+   * `<path>:<n>[,<m>|<n>-<m>]…` (numbered from 1 per file), `<path>:mode`,
+   * `<newpath>:rename`, or `<path>` whole. Each path taken in part gets base + the chosen
+   * hunks, merged beside your own edits; the draft keeps the rest. A hunk
+   * id of an older state of the draft is STALE_HUNKS, nothing written.
+   * Excludes `paths`, `patch`, `commit` and `squash`.
+   *
+   * @example
+   * const { files } = await sh.diff({ content: 'patch' });
+   * await sh.apply({ hunks: [files[0]!.hunks![0]!.id] }); // the first hunk only
+   * await sh.apply({ hunks: ['src/api.ts:1,3-4', 'README.md'] });
+   */
+  hunks?: string[];
+  /**
+   * Publish this patch (git's format, against the draft's bases): a part or
+   * an edit of the draft's own diff, as `git add -p` splits and edits
+   * hunks. Every file it names must be one the draft changes
+   * (INVALID_ARGUMENT); a hunk that does not fit the base is
+   * PATCH_DOES_NOT_APPLY, nothing written.
+   *
+   * @example
+   * await sh.apply({ patch: 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n' });
+   */
+  patch?: string;
 }
 
 export interface PublishCalls {
@@ -127,6 +158,8 @@ export const publishCalls: PublishCalls & ThisType<ShadowCore & PublishCalls> = 
       conflict: options.conflict,
       paths: options.paths,
       expect: options.expect,
+      hunks: options.hunks,
+      patch: options.patch,
     });
   },
 

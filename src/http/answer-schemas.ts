@@ -57,7 +57,33 @@ export const DIFF = obj(
     draft: str(),
     from: str(),
     to: str(),
-    files: arrayOf(obj({ path: str(), status: str(), patch: str() }, ['path', 'status'])),
+    files: arrayOf(
+      obj(
+        {
+          path: str(),
+          status: str(),
+          patch: str(),
+          hunks: arrayOf(
+            obj({
+              id: str('12 hex digits: names this hunk of this state of the draft (apply body `hunks`)'),
+              index: int('1-based, in the file'),
+              header: str('the `@@ … @@` line'),
+              old_start: int(),
+              old_lines: int(),
+              new_start: int(),
+              new_lines: int(),
+            }),
+            'with the patch, against the bases: the hunks an apply can take one by one',
+          ),
+          whole: {
+            type: 'string',
+            enum: ['binary', 'type', 'encoding', 'empty'],
+            description: 'set when the file is taken whole only (then `hunks` is empty)',
+          },
+        },
+        ['path', 'status'],
+      ),
+    ),
   },
   ['draft', 'files'],
 );
@@ -117,6 +143,10 @@ export const APPLY = obj(
     fingerprint: str(),
     review_fingerprint: str('what `expect` is checked against'),
     pendingApprovals: arrayOf({ type: 'object' }),
+    partial: arrayOf(
+      obj({ path: str(), chosen: int(), hunks: int() }),
+      'a hunk apply: the paths taken in part, and how many of their hunks',
+    ),
   },
   ['ok', 'draft', 'applied', 'dry_run', 'tip', 'paths', 'conflicts', 'review_fingerprint', 'pendingApprovals'],
 );

@@ -34,6 +34,8 @@ export function statusFor(code: string): number {
     case 'SERVER_RUNNING':
     case 'STALE_REMOTE':
     case 'STALE_REVIEW':
+    case 'STALE_HUNKS':
+    case 'PATCH_DOES_NOT_APPLY':
       return 409;
     case 'CONTENT_TOO_LARGE':
     case 'BATCH_TOO_LARGE':

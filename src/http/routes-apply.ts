@@ -32,10 +32,16 @@ const ApplyBody = z.strictObject({
   conflict: z.optional(z.enum(['refuse', 'markers'])),
   // The review fingerprint the client saw: another state is 409 STALE_REVIEW, nothing written.
   expect: z.optional(z.string()),
+  // Only these hunks (ids of the diff route's `hunks`, or `<path>:<n>`, `<path>:mode`, `<path>`): the draft keeps the rest.
+  hunks: z.optional(
+    z.array(z.string().check(z.minLength(1), z.maxLength(4096))).check(z.minLength(1), z.maxLength(10000)),
+  ),
+  // A patch in git's format against the draft's bases, a part or an edit of the draft's own diff.
+  patch: z.optional(z.string().check(z.minLength(1))),
 });
 
 const BODY_HINT =
-  'send {"paths"?: ["src/a.ts", "docs/", "src/**/*.test.ts"], "dry_run"?: true, "conflict"?: "refuse" | "markers", "expect"?: "review:…"}; paths are relative to the repository root';
+  'send {"paths"?: ["src/a.ts", "docs/", "src/**/*.test.ts"], "hunks"?: ["<id>", "src/a.ts:1,3"], "patch"?: "diff --git …", "dry_run"?: true, "conflict"?: "refuse" | "markers", "expect"?: "review:…"}; paths are relative to the repository root';
 
 type Named = FastifyRequest<{ Params: { name: string } }>;
 
@@ -109,6 +115,8 @@ export function registerApplyRoute(app: FastifyInstance, sh: Shadow, options: { 
       paths: body.paths,
       conflict: body.conflict,
       expect: body.expect,
+      hunks: body.hunks,
+      patch: body.patch,
     });
     if (dryRun || r.ok) return reply.send(r);
     // Nothing was written: the result says which approvals the person must give first, beside the error a client checks.

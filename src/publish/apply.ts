@@ -10,6 +10,7 @@ import { guardBranchCommits, type CommitSecrets } from '../review/commit-guard.j
 import { checkWorktree, draftStatusWord, requireDraft } from '../drafts/drafts.js';
 import { unresolvedError } from '../drafts/draft-conflicts.js';
 import { checkPathspecs, partialPaths } from './partial-apply.js';
+import { hunkPart } from './hunk-part.js';
 import { logEvent } from '../drafts/ledger-events.js';
 import { sparsePathError, sparsePaths } from '../drafts/view/sparse-paths.js';
 import { readPolicy, reviewDraft, type Policy } from '../review/review.js';
@@ -60,6 +61,8 @@ export interface ApplyResult {
   review_fingerprint: string;
   /** Paths in conflict since the draft's rebase (apply refuses them with UNRESOLVED_CONFLICT until a batch resolves them). */
   unresolved: Array<{ path: string; reason: string }>;
+  /** A hunk apply: the paths taken in part, with how many of their hunks were chosen (the rest stays in the draft). */
+  partial?: Array<{ path: string; chosen: number; hunks: number; from?: string }>;
   /** Approvals the policy requires and that nobody gave yet (apply writes nothing while there are any). */
   pendingApprovals: ApprovalState[];
   /** What the review found (secret values redacted). */
@@ -86,6 +89,10 @@ export interface ApplyOptions {
   paths?: readonly string[];
   /** The review fingerprint the person saw: anything else is STALE_REVIEW, before any write. */
   expect?: string;
+  /** Publish only these hunks (`--hunks` specs, hunk-spec.ts); the draft keeps the rest. */
+  hunks?: readonly string[];
+  /** Publish this patch against the draft's bases, a part or an edit of the draft's own diff; the draft keeps the rest. */
+  patch?: string;
 }
 
 /**
@@ -110,13 +117,17 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
   }
   if (!options.dryRun) refuseWhilePending(ws);
   const blobs = new Map<string, Buffer>();
-  const only = partialPaths(options);
+  // A hunk apply publishes base + the chosen hunks: reviewed, guarded, merged and journaled as any entry.
+  const part = await hunkPart(ws, draft, options);
+  const chosen = part ? new Set(part.entries.map((e) => e.path)) : undefined;
+  const only = chosen ? (p: string): boolean => chosen.has(p) : partialPaths(options);
   // A path left in conflict by a rebase holds no settled content yet; a dry run lists them.
   const unresolved = Object.keys(draft.meta.conflicts ?? {})
     .filter((p) => !only || only(p))
     .sort();
   if (unresolved.length > 0 && !options.dryRun) throw unresolvedError(draft, unresolved, 'apply');
-  const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs, only);
+  const review = await reviewDraft(ws, draft, policy, options.dryRun ? undefined : blobs, only, part);
+  if (part) for (const [oid, content] of part.contents) blobs.set(oid, content);
   const entries = review.entries;
   checkPathspecs(only && options.paths, entries);
   // Before anything reads or writes the working tree at these paths: they may have come from anywhere.
@@ -157,6 +168,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
     review_fingerprint: seen,
     pendingApprovals: pending,
     unresolved: unresolved.map((path) => ({ path, reason: draft.meta.conflicts![path]! })),
+    ...(part ? { partial: part.partial } : {}),
     findings: {
       secrets: review.secrets,
       protected: review.protected,
@@ -193,8 +205,9 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
       plan = planned.plan;
     }
     const id = ws.ctx.ids.uuid();
-    // The merges' blobs are durable (and kept from git gc) before the journal names them.
-    for (const [oid, content] of await keepMergeBlobs(ws, draftName, id, merges)) blobs.set(oid, content);
+    // The merges' blobs, and a hunk apply's partial ones, are durable (and kept from git gc) before the journal names them.
+    for (const [oid, content] of await keepMergeBlobs(ws, draftName, id, merges, part?.contents))
+      blobs.set(oid, content);
     const journal: Journal = {
       version: 1,
       id,
@@ -229,6 +242,7 @@ export async function applyDraft(ws: Workspace, draftName: string, options: Appl
           fingerprint: review.fingerprint,
           paths: entries.map((e) => e.path),
           mode: options.mode?.kind ?? 'files',
+          ...(part ? { partial: part.partial } : {}),
         },
         { durable: false },
       );

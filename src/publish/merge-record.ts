@@ -37,7 +37,8 @@ export function journalEntries(entries: readonly PublishEntry[], merges: readonl
 
 /**
  * Write the blobs a merged apply writes and replaces (the merge, and the
- * person's content it replaces) durably, before the journal names them,
+ * person's content it replaces), and `more` (a hunk apply's partial
+ * contents: base + the chosen hunks) durably, before the journal names them,
  * and keep them reachable: a commit whose tree holds them goes on
  * `refs/shadow/merges/<draft>` (each merged apply one commit, on the one
  * before), so that `git gc` never prunes what recovery writes or unapply
@@ -48,9 +49,10 @@ export async function keepMergeBlobs(
   draft: string,
   applyId: string,
   merges: readonly PathMerge[],
+  more?: ReadonlyMap<Oid, Buffer>,
 ): Promise<Map<Oid, Buffer>> {
   const repo = ws.repo;
-  const blobs = new Map<Oid, Buffer>();
+  const blobs = new Map<Oid, Buffer>(more);
   for (const m of merges) {
     if (m.result === undefined) continue;
     if (m.worktree && m.worktreeContent) blobs.set(m.worktree.oid, m.worktreeContent);

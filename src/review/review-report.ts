@@ -9,6 +9,7 @@ import { placementNotes, type PlacementNote } from './placement-notes.js';
 import { readProposal, type Proposal } from './proposal.js';
 import { readPolicy, reviewDraftWithDiff, type ReviewWithDiff } from './review.js';
 import type { Workspace } from '../drafts/workspace.js';
+import { partlyApplied, type HunkCounts } from '../drafts/history/hunk-counts.js';
 
 /** What `shadow review` shows. */
 export interface ReviewReport extends Omit<ReviewWithDiff, 'entries' | 'required'> {
@@ -27,6 +28,8 @@ export interface ReviewReport extends Omit<ReviewWithDiff, 'entries' | 'required
   conflicts: Array<{ path: string; reason: string }>;
   /** How batches placed changes the reviewer should look at (the first of several places, indentation ignored, a file replaced). */
   placements: PlacementNote[];
+  /** Paths a hunk apply took part of: the hunks applied there and those not yet applied. */
+  hunks?: HunkCounts;
 }
 
 /** A draft as a reviewer sees it: the diff, the findings, and every approval apply needs with its state. */
@@ -37,6 +40,11 @@ export async function reviewReport(ws: Workspace, name: string): Promise<ReviewR
   const events = required.length + branch.required.length > 0 ? draftEvents(ws, name) : [];
   // One judge for both lists: a signed decision is checked (ssh-keygen) once.
   const trust = decisionTrust(ws);
+  const hunks = partlyApplied(
+    ws,
+    draft,
+    entries.map((e) => ({ ...e, status: 'M' })),
+  );
   return {
     ...rest,
     status: draftStatusWord(ws, draft),
@@ -50,5 +58,6 @@ export async function reviewReport(ws: Workspace, name: string): Promise<ReviewR
     conflicts: Object.entries(draft.meta.conflicts ?? {})
       .map(([path, reason]) => ({ path, reason }))
       .sort((a, b) => (a.path < b.path ? -1 : 1)),
+    ...(hunks ? { hunks } : {}),
   };
 }

@@ -189,11 +189,12 @@ async function examine(
   ws: Workspace,
   entries: readonly PublishEntry[],
   blobs?: Map<Oid, Buffer>,
+  contents?: ReadonlyMap<Oid, Buffer>,
 ): Promise<Examination> {
   const { fileDiff } = await import('../git/format/unified-diff.js');
   const objects = ws.repo.objects;
   const read = (e: { mode: string; oid: Oid } | null): Buffer =>
-    e && e.mode !== MODE.gitlink ? objects.readBlob(e.oid) : Buffer.alloc(0);
+    e && e.mode !== MODE.gitlink ? (contents?.get(e.oid) ?? objects.readBlob(e.oid)) : Buffer.alloc(0);
   const parts: string[] = [];
   const redactedParts: string[] = [];
   const secrets: SecretFinding[] = [];
@@ -245,6 +246,7 @@ async function examination(
   entries: readonly PublishEntry[],
   withDiff: boolean,
   blobs?: Map<Oid, Buffer>,
+  contents?: ReadonlyMap<Oid, Buffer>,
 ): Promise<Examination> {
   const key = examinationKey(publishSetDigest(entries));
   let exam = ws.reviewCache.get(key) as Examination | undefined;
@@ -263,7 +265,7 @@ async function examination(
         unscanned: saved.unscanned,
       };
     else {
-      exam = await examine(ws, entries, blobs);
+      exam = await examine(ws, entries, blobs, contents);
       const { patch_id, base_sha256_by_path, secrets, unscanned } = exam;
       onDisk?.save({ key, patch_id, base_sha256_by_path, secrets, unscanned });
     }
@@ -279,15 +281,27 @@ async function examination(
  * apply needs. `blobs`, when given, receives the new contents the review
  * read (for the apply that follows, so each blob is read once).
  */
-/** The review of a draft's change set, or of the part of it `only` keeps (a partial apply): approvals bind to what is reviewed. */
+/**
+ * The review of a draft's change set, or of the part of it `only` keeps (a
+ * partial apply), or of `part`'s entries (a hunk apply: base + the chosen
+ * hunks, whose new blobs `part.contents` holds): approvals bind to what is
+ * reviewed, and the secret guard reads only what is written.
+ */
 export function reviewDraft(
   ws: Workspace,
   draft: Draft,
   policy: Policy,
   blobs?: Map<Oid, Buffer>,
   only?: (path: string) => boolean,
+  part?: ReviewedPart,
 ): Promise<Review> {
-  return review(ws, draft, policy, false, blobs, only);
+  return review(ws, draft, policy, false, blobs, only, part);
+}
+
+/** What a hunk apply publishes, reviewed in place of the draft's change set. */
+export interface ReviewedPart {
+  entries: PublishEntry[];
+  contents: ReadonlyMap<Oid, Buffer>;
 }
 
 /** `reviewDraft` with the diff's text (redacted), for `shadow review`. */
@@ -303,10 +317,11 @@ async function review(
   withDiff: boolean,
   blobs?: Map<Oid, Buffer>,
   only?: (path: string) => boolean,
+  part?: ReviewedPart,
 ): Promise<Review & { diff?: string }> {
-  const all = draftPublishSet(ws, draft);
+  const all = part ? part.entries : draftPublishSet(ws, draft);
   const entries = only ? all.filter((e) => only(e.path)) : all;
-  const exam = await examination(ws, draft, entries, withDiff, blobs);
+  const exam = await examination(ws, draft, entries, withDiff, blobs, part?.contents);
   const { diff, patch_id } = exam;
   const base_sha256_by_path = { ...exam.base_sha256_by_path };
   const unscanned = [...exam.unscanned];

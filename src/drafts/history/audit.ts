@@ -7,6 +7,7 @@ import { historySince } from '../history.js';
 import { skipWorktreeEntry } from '../view/sparse-paths.js';
 import { listCheckpoints, resolveTarget } from './checkpoints.js';
 import type { Workspace } from '../workspace.js';
+import { partlyApplied, type HunkCounts } from './hunk-counts.js';
 
 /** One batch of a draft's history. */
 export interface LogEntry {
@@ -144,6 +145,8 @@ export interface DraftStatus {
    * branch since. `shadow rebase` moves the draft onto what they have now.
    */
   behind?: { head: Oid | null; stands_on: Oid };
+  /** Paths a hunk apply took part of: the hunks applied there and those not yet applied (hunk-counts.ts). */
+  hunks?: HunkCounts;
 }
 
 /** The state of a draft: O(paths it touched), never a scan of the repository. */
@@ -186,6 +189,11 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
   }
   const head = ws.repo.refs.resolve('HEAD') ?? null;
   const on = standsOn(draft);
+  const hunks = partlyApplied(
+    ws,
+    draft,
+    changes.filter((c) => !inWorktree.has(c.path)),
+  );
   return {
     draft: draftName,
     exists: true,
@@ -200,5 +208,6 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
       .map(([path, reason]) => ({ path, reason }))
       .sort((a, b) => (a.path < b.path ? -1 : 1)),
     ...(head !== on && !(head === null && draft.meta.from === 'empty') ? { behind: { head, stands_on: on } } : {}),
+    ...(hunks ? { hunks } : {}),
   };
 }

@@ -10,6 +10,8 @@ import type { Oid } from '../../git/format/git-objects.js';
 import type { FileEntry } from '../../git/format/tree-lookup.js';
 import { pathspecMatcher } from '../../core/pathspec.js';
 import { draftChanges, type ChangedFile } from './audit.js';
+import type { HunkInfo } from '../hunks/hunk-ids.js';
+import type { WholeReason } from '../hunks/file-hunks.js';
 import type { Workspace } from '../workspace.js';
 
 /** A file of a draft's diff, with its patch when asked for. */
@@ -24,6 +26,14 @@ export interface DiffFile extends Omit<ChangedFile, 'status'> {
   deletions?: number;
   binary?: boolean;
   patch?: string;
+  /**
+   * With the patch, of a diff against the bases: its hunks as an apply takes
+   * them (drafts/hunks/), empty when the file is taken whole only (`whole`
+   * says why). A rename paired by `renames` lists the hunks of its old
+   * content to the new: an apply that takes any of them takes the rename.
+   */
+  hunks?: HunkInfo[];
+  whole?: WholeReason;
 }
 
 export interface DiffResult {
@@ -100,6 +110,8 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
       colour = (patch, oldContent, newContent) => colourPatch(patch, oldContent, newContent, rule);
     }
     const read = (e: FileEntry | null): Buffer => (e && e.mode !== '160000' ? readBlob(e.oid) : Buffer.alloc(0));
+    const withHunks = options.content === 'patch' && options.range === undefined;
+    const { fileHunks } = withHunks ? await import('../hunks/file-hunks.js') : { fileHunks: undefined };
     files = files.map((f) => {
       const oldContent = read(f.old);
       const newContent = read(f.new);
@@ -114,6 +126,11 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
       });
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
       if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
+      if (fileHunks) {
+        const h = fileHunks(f.path, f.old, f.new, oldContent, newContent, d);
+        out.hunks = h.infos;
+        if (h.whole !== undefined) out.whole = h.whole;
+      }
       return out;
     });
   }
