@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { rmSync, writeFileSync, readFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DiskRepo } from './helpers/disk-repo.js';
+import { DiskRepo, SHADOW_BIN, treeHashes } from './helpers/disk-repo.js';
 import { BASE, draftRepo, gitRepo, resetIndex } from './helpers/hunk-corpus.js';
 import { runInPty } from './helpers/pty.js';
 
@@ -64,7 +64,7 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'y and n', answers: ['y', 'n', 'y', 'y', 'n', 'n', 'y'] },
+  { name: 'y and n', answers: ['y', 'n', 'y', 'y', 'n', 'n', 'y', 's', 'n', 'y'] },
   { name: 'split, then y and n on the parts', answers: ['s', 'y', 'n', 's', 'n', 'y', 'n', 'y', 'y', 'y', 'n'] },
   { name: 'a, d, then q in the middle of a file', answers: ['a', 'd', 'y', 'q'] },
   {
@@ -72,6 +72,11 @@ const CASES: Case[] = [
     answers: ['?', 'J', 'y', 'n', 'g', 'y', 'j', 'y', 'n', 'y', 'x', 'n'],
   },
   { name: 'g to a hunk, / to search', answers: ['g', '2', 'n', '/THREE', 'y', 'q'] },
+  {
+    name: 'CRLF lines: e keeps them',
+    answers: ['n', 'n', 'n', 'n', 'n', 'n', 'n', 'e', 'y'],
+    editor: { first: 's/^+BETA/+Beta/' },
+  },
   {
     name: 'e: an edited added line, an edited new file',
     answers: ['e', 'n', 'n', 'n', 'n', 'n', 'e'],
@@ -86,6 +91,12 @@ const CASES: Case[] = [
     name: 'e: an edit that does not apply, n discards it',
     answers: ['e', 'n', 'y', 'n', 'q'],
     editor: { first: 's/^ 2 line$/ two line/' },
+  },
+  { name: 'both parts of a split hunk chosen: joined again', answers: ['s', 'y', 'y', 'q'] },
+  {
+    name: 'a part of a split hunk edited, shown again with K, joined to the next part',
+    answers: ['s', 'e', 'K', 'y', 'y', 'q'],
+    editor: { first: 's/^+THREE$/+Three/' },
   },
   { name: 's after an edit', answers: ['e', 'y', 'q'], editor: { first: 's/^-3 line$/ 3 line/;/^+THREE$/d' } },
   // git 2.39's add -p reads lines even with interactive.singleKey: git answers with Enter, shadow takes the keys
@@ -135,5 +146,26 @@ for (const c of CASES) {
     assert.fixture(git.git('diff', '--cached'), staged, 'the patch stages what git add -p staged');
   });
 }
+
+Pty(
+  'shadow apply -p: Ctrl-C at a single-key prompt stops everything, exit 130, nothing written',
+  async ({ shadow }) => {
+    const before = treeHashes(shadow.dir);
+    shadow.git('config', 'interactive.singleKey', 'true');
+    try {
+      const r = await runInPty(process.execPath, [SHADOW_BIN, 'apply', '-p'], {
+        cwd: shadow.dir,
+        env: shadow.env,
+        answers: ['y', '\x03'],
+        singleKey: true,
+      });
+      assert.is(r.exitCode, 130, r.screen);
+      assert.is(r.screen.split('(2/2) Apply this hunk to worktree').length - 1, 1, r.screen);
+    } finally {
+      shadow.git('config', '--unset', 'interactive.singleKey');
+    }
+    assert.equal(treeHashes(shadow.dir), before);
+  },
+);
 
 Pty.run();

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
+import { handedOff } from '../cli/handoff/client.js';
 import { AnswerReader } from '../cli/hunk-prompt/answer-reader.js';
 import { notApplying, knownBase } from '../cli/hunk-prompt/base-check.js';
 import { chooseEditor } from '../cli/hunk-prompt/editor.js';
@@ -23,7 +24,7 @@ const DIFF = [
   'index 5b2bdc1..8e0d76d 100644',
   '--- a/a.txt',
   '+++ b/a.txt',
-  '@@ -1,7 +1,7 @@',
+  '@@ -1,7 +1,8 @@',
   ' 1',
   ' 2',
   '-3',
@@ -32,8 +33,9 @@ const DIFF = [
   ' 5',
   '-6',
   '+SIX',
+  '+SIX2',
   ' 7',
-  '@@ -20,3 +20,4 @@',
+  '@@ -20,3 +21,4 @@',
   ' 20',
   ' 21',
   ' 22',
@@ -87,7 +89,7 @@ Walk('every hunk chosen gives back the diff itself; none chosen gives nothing', 
 
 Walk('the end of the input stops the walk as q does, keeping what was chosen', async () => {
   const r = await walk(['y']);
-  assert.match(r.patch, /^@@ -1,7 \+1,7 @@$/m);
+  assert.match(r.patch, /^@@ -1,7 \+1,8 @@$/m);
   assert.not.match(r.patch, /after 22/);
   assert.ok(r.screen.endsWith('(2/2) Apply this hunk to worktree [y,n,q,a,d,K,g,/,e,?]? \n'), r.screen);
 });
@@ -120,7 +122,7 @@ Walk('split, the second part chosen: its header counts the first part as context
   assert.match(r.screen, /\? Split into 2 hunks\.\n/);
   assert.is(
     r.patch,
-    DIFF.slice(0, DIFF.indexOf('@@')) + ['@@ -4,4 +4,4 @@', ' 4', ' 5', '-6', '+SIX', ' 7', ''].join('\n'),
+    DIFF.slice(0, DIFF.indexOf('@@')) + ['@@ -4,4 +4,5 @@', ' 4', ' 5', '-6', '+SIX', '+SIX2', ' 7', ''].join('\n'),
   );
 });
 
@@ -134,7 +136,7 @@ Walk("an edit whose header does not parse: git's error and question; n leaves th
 Walk('an edit with every line removed gives up: the hunk is asked about again, unchanged', async () => {
   const r = await walk(['e', 'y', 'n'], ['# only a comment\n']);
   assert.is(r.edits.length, 1);
-  assert.ok(r.edits[0]!.startsWith('# Manual hunk edit mode -- see bottom for a quick guide.\n@@ -1,7 +1,7 @@\n 1\n'));
+  assert.ok(r.edits[0]!.startsWith('# Manual hunk edit mode -- see bottom for a quick guide.\n@@ -1,7 +1,8 @@\n 1\n'));
   assert.match(
     r.edits[0]!,
     /^# If the patch applies cleanly, the edited hunk will immediately be marked for applying\.$/m,
@@ -145,18 +147,33 @@ Walk('an edit with every line removed gives up: the hunk is asked about again, u
 
 Walk("an editor that fails is a failed edit: git's question, y runs it again", async () => {
   const edited = '@@ -1,7 +1,7 @@\n 1\n 2\n-3\n+Three\n 4\n 5\n 6\n 7\n';
-  const r = await walk(['e', 'y', 'n'], [undefined, edited]);
+  const r = await walk(['e', 'y', 'y'], [undefined, edited]);
   assert.is(r.edits.length, 2);
   assert.match(r.screen, /Edit again \(saying "no" discards!\) \[y\/n\]\? /);
-  // The edited hunk keeps 6 as it is and is recounted; the next hunk's header moves by nothing.
-  assert.match(r.patch, /^@@ -1,7 \+1,7 @@\n 1\n 2\n-3\n\+Three\n 4\n 5\n 6\n 7\n$/m);
+  assert.match(r.patch, /^@@ -20,3 \+20,4 @@$/m);
+  // The edited hunk keeps 6 as it is and is recounted: the next hunk no longer follows an added line.
+  assert.ok(r.patch.includes('@@ -1,7 +1,7 @@\n 1\n 2\n-3\n+Three\n 4\n 5\n 6\n 7\n@@ -20,3 +20,4 @@\n'), r.patch);
 });
 
 Walk('an edit that adds a line moves the next chosen hunk by one', async () => {
-  const edited = '@@ -1,7 +1,7 @@\n 1\n 2\n-3\n+THREE\n+3b\n 4\n 5\n 6\n 7\n';
+  const edited = '@@ -1,7 +1,7 @@\n 1\n 2\n-3\n+THREE\n+3b\n 4\n 5\n-6\n+SIX\n+SIX2\n 7\n';
   const r = await walk(['e', 'y'], [edited]);
-  assert.match(r.patch, /^@@ -1,7 \+1,8 @@$/m);
-  assert.match(r.patch, /^@@ -20,3 \+21,4 @@$/m);
+  assert.match(r.patch, /^@@ -1,7 \+1,9 @@$/m);
+  assert.match(r.patch, /^@@ -20,3 \+22,4 @@$/m);
+});
+
+Walk('a hunk left out that adds a line moves the next chosen hunk back by one', async () => {
+  const r = await walk(['n', 'y']);
+  assert.match(r.patch, /^@@ -20,3 \+20,4 @@$/m);
+  assert.not.match(r.patch, /THREE/);
+});
+
+const Handoff = suite('apply -p: the prompt stays with the caller');
+
+Handoff('apply -p and apply --patch are never handed to a server; apply is', () => {
+  assert.not.ok(handedOff(['apply', '-p'], {}));
+  assert.not.ok(handedOff(['apply', '--patch', 'src/'], {}));
+  assert.ok(handedOff(['apply', 'src/'], {}));
 });
 
 const Check = suite('apply -p: does an edited hunk still apply to the base');
@@ -229,6 +246,7 @@ Editor('chosen as git chooses it: GIT_EDITOR, core.editor, VISUAL (not on a dumb
 });
 
 Walk.run();
+Handoff.run();
 Check.run();
 Colours.run();
 Editor.run();

@@ -70,6 +70,15 @@ export class AnswerReader {
     }
   }
 
+  /**
+   * In single-key mode, the terminal in raw mode before the question is
+   * printed: a key typed as soon as it shows is then neither echoed by the
+   * terminal nor held for a line.
+   */
+  ready(): void {
+    if (this.singleKey) this.input.setRawMode!(true);
+  }
+
   /** An answer to a prompt: a key in single-key mode (echoed by `echo`), else a line. */
   async answer(echo: (s: string) => void): Promise<string | undefined> {
     if (!this.singleKey) return this.line();

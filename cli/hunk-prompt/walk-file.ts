@@ -42,6 +42,7 @@ async function answer(io: WalkIO): Promise<string | undefined> {
 /** y or n (git's prompt_yesno): 1, 0, or -1 at the end of the input. */
 async function yesNo(io: WalkIO, prompt: string): Promise<number> {
   for (;;) {
+    io.reader.ready();
     io.out(`${io.colours.prompt}${prompt}${io.colours.reset}`);
     const a = await answer(io);
     if (a === undefined) return -1;
@@ -194,6 +195,7 @@ async function walk(io: WalkIO, file: FileDiff): Promise<WalkEnd> {
         : file.modeChange && index === 0
           ? 'mode'
           : 'hunk';
+    io.reader.ready();
     io.out(`${c.prompt}(${index + 1}/${Math.max(file.hunks.length, 1)}) ${promptFor(kind, keys)}${c.reset}`);
     const a = await answer(io);
     if (a === undefined) break;
