@@ -74,4 +74,13 @@ Cli("a draft that changes nothing the pathspec matches: git's No changes. and no
   assert.is(r.stderr, 'No changes.\n');
 });
 
+Cli("only binary files changed: git's words for it, no question, nothing written", ({ repo }) => {
+  const before = treeHashes(repo.dir);
+  const r = repo.shadow(['apply', '-p', 'g.bin'], { input: 'y\n' });
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.not.match(r.stdout, /Apply /);
+  assert.is(r.stderr, 'Only binary files changed.\n');
+  assert.equal(treeHashes(repo.dir), before);
+});
+
 Cli.run();

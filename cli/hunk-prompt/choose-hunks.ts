@@ -28,8 +28,9 @@ export interface ChooseOptions {
 }
 
 /**
- * The patch of the chosen hunks ('' for none; `asked` false when the draft
- * changes nothing, which was said), or 'interrupted' (Ctrl-C: apply nothing).
+ * The patch of the chosen hunks ('' for none; `asked` false when nothing was
+ * asked, and git's words for why were said), or 'interrupted' (Ctrl-C:
+ * apply nothing).
  */
 export type Chosen = { patch: string; asked: boolean } | 'interrupted';
 
@@ -104,7 +105,10 @@ export async function chooseHunks(o: ChooseOptions): Promise<Chosen> {
   } finally {
     reader.pause();
   }
-  if (binary === files.length) o.io.stderr('Only binary files changed.\n');
+  if (binary === files.length) {
+    o.io.stderr('Only binary files changed.\n');
+    return { patch: '', asked: false };
+  }
   return {
     patch: files
       .filter(chosen)

@@ -5,7 +5,8 @@ import { DiskRepo, withShadow } from './disk-repo.js';
  * The corpus of the hunk prompt's tests: a base of five files and a draft
  * that changes each in one of the ways git's add -p asks about them: two
  * hunks (both splittable), a last line without LF, a mode change with
- * a content change, a deletion, an addition, CRLF lines.
+ * a content change, a deletion, an addition, CRLF lines, and a binary
+ * file (which add -p leaves out).
  */
 
 // Lines that start with a digit: no line is a function name to git's default rule (shadow's diff prints none).
@@ -16,6 +17,7 @@ export const BASE: Record<string, string> = {
   'b.txt': 'one\ntwo\nthree',
   'c.sh': '#!/bin/sh\necho hi\n',
   'd.txt': 'gone\nsoon\n',
+  'g.bin': '\0binary\n',
   'f.txt': 'alpha\r\nbeta\r\ngamma\r\ndelta\r\nepsilon\r\nzeta\r\neta\r\ntheta\r\n',
 };
 
@@ -31,6 +33,7 @@ export const DRAFT_FILES: Record<string, string> = {
   'b.txt': 'one\nTWO\nthree',
   'c.sh': '#!/bin/sh\necho hello\n',
   'e.txt': 'new\nfile\n',
+  'g.bin': '\0BINARY\n',
   'f.txt': 'alpha\r\nBETA\r\ngamma\r\ndelta\r\nepsilon\r\nzeta\r\nETA\r\ntheta\r\n',
 };
 
