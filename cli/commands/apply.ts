@@ -1,4 +1,5 @@
 import type {
+  ApplyOptions,
   ApplyResult,
   ConflictHunk,
   PathConflict,
@@ -10,6 +11,7 @@ import { ShadowError } from '../../src/index.js';
 import { EXIT } from '../exit-status.js';
 import { pad, plural, short } from '../output.js';
 import type { CommandContext } from '../command-context.js';
+import { patchOption } from '../hunk-prompt/apply-patch-option.js';
 
 function pathLines(paths: readonly PublishedPath[]): string[] {
   // An apply says how each path stands with the working tree (clean, merged, conflict); an unapply does not.
@@ -134,7 +136,7 @@ async function hunkSpecs(ctx: CommandContext, value: unknown): Promise<string[]>
   );
 }
 
-/** `shadow apply [--dry-run] [--commit | --squash -m <msg>] [--hunks <spec>]…` */
+/** `shadow apply [-p | --hunks <spec>…] [--dry-run] [--commit | --squash -m <msg>]` */
 export async function apply(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const squash = ctx.argv.squash === true ? String(ctx.argv.message ?? '') : undefined;
@@ -146,10 +148,14 @@ export async function apply(ctx: CommandContext): Promise<number> {
   const specs = Array.isArray(ctx.argv.paths) ? (ctx.argv.paths as unknown[]).map(String) : [];
   const paths = specs.length > 0 ? await Promise.all(specs.map((s) => ctx.repoPath(s))) : undefined;
   const hunks = ctx.argv.hunks === undefined ? undefined : await hunkSpecs(ctx, ctx.argv.hunks);
+  // -p: the hunks chosen at git's prompt, as a patch (the pathspecs only limit what is asked).
+  const chosen = ctx.argv.patch === true ? await patchOption(ctx, sh, paths) : undefined;
+  if (typeof chosen === 'number') return chosen;
   const run = async (): Promise<ApplyResult> => {
     try {
-      return await sh.apply({
-        paths,
+      const options: ApplyOptions = {
+        paths: chosen === undefined ? paths : undefined,
+        patch: chosen,
         draft: ctx.draft,
         actor: ctx.actor,
         dryRun: ctx.argv['dry-run'] === true,
@@ -160,7 +166,8 @@ export async function apply(ctx: CommandContext): Promise<number> {
         expect: ctx.argv.expect as string | undefined,
         hunks,
         onProgress: progressBar(ctx),
-      });
+      };
+      return await sh.apply(options);
     } catch (e) {
       // Overlapping hunks: both sides of each, before the error says what to do.
       const data = (e as { data?: { draft?: string; conflicts?: PathConflict[] } }).data;

@@ -117,6 +117,8 @@ export function handedOff(args: readonly string[], env: NodeJS.ProcessEnv): bool
   if (args.some((a) => a === '--help' || a === '-h' || a === '--version' || a === '-V')) return false;
   const word = commandWords(args)[0];
   if (word === undefined || !HANDED_OFF.has(word)) return false;
+  // `apply -p` asks at the caller's terminal.
+  if (word === 'apply' && args.some((a) => a === '-p' || a === '--patch')) return false;
   return !(word === 'events' && args.includes('--follow'));
 }
 

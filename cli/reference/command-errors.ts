@@ -144,7 +144,10 @@ export const COMMAND_ERRORS: Readonly<Record<string, readonly ErrorCode[]>> = {
 
 /** Exit statuses a command has besides 0 (ok), 1 (an error) and 2 (usage). */
 export const COMMAND_EXITS: Readonly<Record<string, ReadonlyArray<readonly [string, string]>>> = {
-  apply: [['3', 'approvals pending: nothing was written; the ids are listed']],
+  apply: [
+    ['3', 'approvals pending: nothing was written; the ids are listed'],
+    ['130', '-p: Ctrl-C at the prompt; nothing was written'],
+  ],
   run: [['130', 'the plan stopped between batches (Ctrl-C or shadow stop)']],
   resume: [['130', 'the plan stopped between batches (Ctrl-C or shadow stop)']],
   exec: [['any', "the command's own exit status"]],
