@@ -1,0 +1,60 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
+
+/*
+ * What a one-shot command run by the caller sets up at start: node makes
+ * `process.stdin` a stream on first use (for a pipe, a socket), which only a
+ * command that reads its input should pay for. A probe preloaded into the
+ * process reports on stderr when `process.stdin` is first touched.
+ */
+
+const S = suite<{ repo: DiskRepo; probe: string }>('start-up: standard input is set up only when read');
+S.before((c) => {
+  c.repo = new DiskRepo({ 'a.txt': 'a\n' });
+  c.probe = join(c.repo.root, 'stdin-probe.cjs');
+  writeFileSync(
+    c.probe,
+    [
+      "const d = Object.getOwnPropertyDescriptor(process, 'stdin');",
+      "Object.defineProperty(process, 'stdin', {",
+      '  configurable: true,',
+      '  enumerable: d.enumerable,',
+      "  get() { process._rawDebug('stdin set up'); Object.defineProperty(process, 'stdin', d); return d.get.call(process); },",
+      '});',
+    ].join('\n'),
+  );
+});
+S.after((c) => c.repo.cleanup());
+
+const run = (c: { repo: DiskRepo; probe: string }, args: string[], input = '') =>
+  spawnSync(process.execPath, ['--require', c.probe, SHADOW_BIN, ...args], {
+    cwd: c.repo.dir,
+    env: { ...c.repo.env, SHADOW_HANDOFF: '0' },
+    input,
+    encoding: 'utf8',
+  });
+
+S('a batch from a file, status and diff never set up stdin; the batch lands in the draft', (c) => {
+  const file = join(c.repo.root, 'batch.json');
+  writeFileSync(file, JSON.stringify({ operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] }));
+  for (const args of [['batch', file], ['status'], ['diff', '--stat']]) {
+    const r = run(c, args, 'ignored input');
+    assert.is(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.is(r.stderr, '', `${args.join(' ')} set up stdin`);
+  }
+  assert.is(c.repo.git('show', 'refs/shadow/drafts/default:b.txt'), 'b\n', 'git sees the batch');
+});
+
+S('a batch from stdin reads it: stdin is set up, and its content lands', (c) => {
+  const doc = JSON.stringify({ operations: [{ operation: 'write', path: 'c.txt', content: 'c\n' }] });
+  const r = run(c, ['batch', '-'], doc);
+  assert.is(r.status, 0, r.stderr);
+  assert.is(r.stderr, 'stdin set up\n');
+  assert.is(c.repo.git('show', 'refs/shadow/drafts/default:c.txt'), 'c\n');
+});
+
+S.run();
