@@ -57,4 +57,37 @@ S('a batch from stdin reads it: stdin is set up, and its content lands', (c) => 
   assert.is(c.repo.git('show', 'refs/shadow/drafts/default:c.txt'), 'c\n');
 });
 
+const P = suite<{ repo: DiskRepo; probe: string }>('start-up: node:child_process loads only when a process is started');
+P.before((c) => {
+  c.repo = new DiskRepo({ 'a.txt': 'a\n' });
+  c.probe = join(c.repo.root, 'modules-probe.cjs');
+  writeFileSync(
+    c.probe,
+    "process.on('exit', () => { if (process.moduleLoadList.includes('NativeModule child_process')) process._rawDebug('child_process loaded'); });\n",
+  );
+});
+P.after((c) => c.repo.cleanup());
+
+P('a batch from a file and status start no process and do not load it; blame runs git, and does', (c) => {
+  const file = join(c.repo.root, 'batch.json');
+  writeFileSync(file, JSON.stringify({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\nb\n' }] }));
+  for (const args of [['batch', file], ['status']]) {
+    const r = run(c, args);
+    assert.is(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.is(r.stderr, '', `${args.join(' ')} loaded node:child_process`);
+  }
+  const blame = run(c, ['blame', 'a.txt', '--porcelain']);
+  assert.is(blame.status, 0, blame.stderr);
+  assert.is(blame.stderr, 'child_process loaded\n');
+  const expected = c.repo.git(
+    'blame',
+    '--porcelain',
+    c.repo.git('rev-parse', 'refs/shadow/drafts/default').trim(),
+    '--',
+    'a.txt',
+  );
+  assert.is(blame.stdout, expected, 'the same lines as git blame');
+});
+
 S.run();
+P.run();
