@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { notStrictEqual, strictEqual } from '../cli/yargs-shims/assert.js';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
 
 /*
@@ -57,13 +58,20 @@ S('a batch from stdin reads it: stdin is set up, and its content lands', (c) => 
   assert.is(c.repo.git('show', 'refs/shadow/drafts/default:c.txt'), 'c\n');
 });
 
-const P = suite<{ repo: DiskRepo; probe: string }>('start-up: node:child_process loads only when a process is started');
+const P = suite<{ repo: DiskRepo; probe: string }>(
+  'start-up: node:child_process loads only when a process is started, node:assert never',
+);
 P.before((c) => {
   c.repo = new DiskRepo({ 'a.txt': 'a\n' });
   c.probe = join(c.repo.root, 'modules-probe.cjs');
   writeFileSync(
     c.probe,
-    "process.on('exit', () => { if (process.moduleLoadList.includes('NativeModule child_process')) process._rawDebug('child_process loaded'); });\n",
+    [
+      "process.on('exit', () => {",
+      "  for (const m of ['child_process', 'assert'])",
+      "    if (process.moduleLoadList.includes('NativeModule ' + m)) process._rawDebug(m + ' loaded');",
+      '});',
+    ].join('\n'),
   );
 });
 P.after((c) => c.repo.cleanup());
@@ -74,7 +82,7 @@ P('a batch from a file and status start no process and do not load it; blame run
   for (const args of [['batch', file], ['status']]) {
     const r = run(c, args);
     assert.is(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
-    assert.is(r.stderr, '', `${args.join(' ')} loaded node:child_process`);
+    assert.is(r.stderr, '', `${args.join(' ')} loaded node:child_process or node:assert`);
   }
   const blame = run(c, ['blame', 'a.txt', '--porcelain']);
   assert.is(blame.status, 0, blame.stderr);
@@ -89,5 +97,35 @@ P('a batch from a file and status start no process and do not load it; blame run
   assert.is(blame.stdout, expected, 'the same lines as git blame');
 });
 
+const A = suite('yargs-shims/assert: node:assert’s strict checks, for yargs');
+
+A('strictEqual and notStrictEqual compare as Object.is, and throw the message given', () => {
+  for (const [a, b] of [
+    [1, 1],
+    ['x', 'x'],
+    [NaN, NaN],
+    [undefined, undefined],
+  ] as const) {
+    strictEqual(a, b);
+    assert.throws(() => notStrictEqual(a, b));
+  }
+  for (const [a, b] of [
+    [1, '1'],
+    [0, -0],
+    [null, undefined],
+    [{}, {}],
+  ] as const) {
+    notStrictEqual(a, b);
+    assert.throws(() => strictEqual(a, b));
+  }
+  assert.throws(() => strictEqual(1, 2, 'one is not two'), /one is not two/);
+  const own = new TypeError('its own');
+  assert.throws(
+    () => notStrictEqual(1, 1, own),
+    (e: unknown) => e === own,
+  );
+});
+
 S.run();
 P.run();
+A.run();
