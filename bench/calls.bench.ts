@@ -14,6 +14,12 @@
  *                10,000 paths against a draft of one batch over the same
  *   server mode  `shadow serve`'s HTTP batch, p50 and p99, and 16 clients
  *                at once on one draft
+ *   start path   `shadow status` and a batch of 10 by the caller, started
+ *                from the code cache and from two V8 start-up snapshots of
+ *                the bundle (calls/snapshot-trial.ts), against `node -e 0`
+ *
+ * Beside each figure, how the process started (calls/start-path.ts): the
+ * code cache of its command, none, a snapshot, or handed off.
  *
  * Each shadow command twice: run by the caller (SHADOW_HANDOFF=0, no
  * server), and handed to a running `shadow serve` (cli/handoff/). Then one
@@ -34,10 +40,10 @@ import { tracedRun, type ProcessFacts } from './helpers/process-facts.js';
 import { log } from './helpers/progress.js';
 import { cachedRepo, copyRepo, gitEnv, run } from './helpers/repo.js';
 import { scratchRun } from './helpers/scratch.js';
-import { count, ms, table, thousands } from './helpers/stats.js';
-import { printVerdicts, verdict, type Verdict } from './helpers/targets.js';
+import { ms, thousands } from './helpers/stats.js';
+import { printVerdicts } from './helpers/targets.js';
 import {
-  hi,
+  BIN_DIR,
   LAUNCHER,
   med,
   SHADOW_CJS,
@@ -47,7 +53,11 @@ import {
   type Case,
   type Timed,
 } from './calls/processes.js';
+import { printFacts, printGroup } from './calls/report.js';
 import { measureServerMode, p99 } from './calls/server-mode.js';
+import { buildSnapshots } from './calls/snapshot-trial.js';
+import { cachePathOf } from './calls/start-path.js';
+import { callVerdicts } from './calls/verdicts.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
@@ -92,31 +102,10 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+
 const batchDoc = (paths: readonly string[], tag: string): string =>
   JSON.stringify({ operations: paths.map((p) => ({ operation: 'write', path: p, content: `${tag} ${p}\n` })) });
-
-/** A table of timed cases: median, p90, and the ratio of each to the first (the baseline). */
-function printGroup(title: string, timed: readonly Timed[]): void {
-  const base = med(timed[0]!);
-  console.log(`\n${title}`);
-  console.log(
-    table(
-      ['process', 'median ms', 'p90 ms', 'ratio'],
-      timed.map((t) => [t.label, ms(med(t)), ms(hi(t)), `${(med(t) / base).toFixed(2)}x`]),
-    ),
-  );
-}
-
-function printFacts(rows: Array<[string, ProcessFacts]>): void {
-  if (rows.length === 0) return;
-  console.log('\none run of each under strace:');
-  console.log(
-    table(
-      ['process', 'files read', 'files written', 'fsyncs', 'stats'],
-      rows.map(([l, f]) => [l, count(f.filesRead), count(f.filesWritten), count(f.fsyncs), count(f.stats)]),
-    ),
-  );
-}
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
@@ -247,6 +236,21 @@ async function main(): Promise<void> {
   ];
 
   const results: Record<string, Timed[]> = {};
+  const start = new Map<string, string>();
+  let snapshotTitle = '';
+  /** How each case started (start-path.ts): one more run of each shadow case run by the caller, watching its code cache. */
+  const noteStart = (cases: readonly Case[]): void => {
+    for (const c of cases) {
+      const args = typeof c.args === 'function' ? c.args() : c.args;
+      if (c.label.includes('handed to')) start.set(c.label, 'handed off');
+      else if (args[0] === '--snapshot-blob') start.set(c.label, 'snapshot');
+      else if (args[0] === SHADOW_CJS)
+        start.set(
+          c.label,
+          cachePathOf(BIN_DIR, args[1]!, () => void timeCases([c], 0, dir, env)),
+        );
+    }
+  };
   log('timing start-up...');
   const hasCa = nodeFs.existsSync(CA_BUNDLE);
   const startCases: Case[] = [
@@ -263,7 +267,34 @@ async function main(): Promise<void> {
     for (const g of groups()) {
       log(`timing ${g.title}...`);
       results[g.title] = timeCases(g.cases, runs, dir, env);
+      noteStart(g.cases);
     }
+    log('timing a V8 start-up snapshot against the code cache...');
+    const blobs = buildSnapshots(join(BIN_DIR, 'shadow-cli.cjs'), join(root, 'snapshots'));
+    snapshotTitle = `start-up path, by the caller: V8 snapshots (cold ${mb(blobs.sizes.cold)}, eager ${mb(blobs.sizes.eager)}) against the code cache (bundle ${mb(blobs.sizes.bundle)})`;
+    const paths: Array<[string, string[]]> = [
+      ['code cache', [SHADOW_CJS]],
+      ['cold snapshot', ['--snapshot-blob', blobs.cold]],
+      ['eager snapshot', ['--snapshot-blob', blobs.eager]],
+    ];
+    const snapCases: Case[] = [{ label: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] }];
+    for (const [how, pre] of paths)
+      snapCases.push({
+        label: `shadow status, ${how}`,
+        cmd: process.execPath,
+        args: [...pre, 'status', '--draft', 'diff100'],
+        env: caller,
+      });
+    for (const [how, pre] of paths)
+      snapCases.push({
+        label: `shadow batch k=10, ${how}`,
+        cmd: process.execPath,
+        args: [...pre, 'batch', '--draft', 'k10', '@input'],
+        env: caller,
+        input: () => batchDoc(k10, `run ${seq++}`),
+      });
+    results.snapshot = timeCases(snapCases, runs, dir, env);
+    noteStart(snapCases);
     log('timing the aged draft against the fresh one...');
     const ageCases: Case[] = [];
     for (const d of ['fresh', 'aged']) {
@@ -315,7 +346,8 @@ async function main(): Promise<void> {
 
   printGroup('start-up', results.start!);
   if (results.startCa) printGroup(`start-up with NODE_EXTRA_CA_CERTS=${CA_BUNDLE}`, results.startCa);
-  for (const g of groups()) printGroup(g.title, results[g.title]!);
+  for (const g of groups()) printGroup(g.title, results[g.title]!, start);
+  printGroup(snapshotTitle, results.snapshot!, start);
   printGroup('age: the same changes as one batch (fresh) and as many (aged); ratios to the first row', results.age!);
   console.log(
     `(the aged draft: ${age} batches of 10 paths, ${thousands(10 * age)} paths changed; the fresh one: 1 batch of the same ${thousands(10 * age)})`,
@@ -330,73 +362,7 @@ async function main(): Promise<void> {
   );
   printFacts(facts);
 
-  const r = (title: string, i: number, j = 0): number => med(results[title]![i]!) / med(results[title]![j]!);
-  const check = (label: string, value: number, limit: number): { ok: boolean; text: string } => ({
-    ok: value <= limit,
-    text: `${label} ${value.toFixed(2)}x`,
-  });
-  const ageRow = (name: string): number => {
-    const rows = results.age!;
-    const f = rows.find((t) => t.label === `${name} on fresh`)!;
-    const a = rows.find((t) => t.label === `${name} on aged`)!;
-    return med(a) / med(f);
-  };
-  const verdicts: Verdict[] = [
-    verdict(
-      'shadow --version ≤ 1.2x node -e 0',
-      [check('node shadow.cjs', r('start', 1), 1.2), check('the launcher', r('start', 2), 1.2)],
-      '',
-    ),
-    verdict(
-      'one-shot batch k=1 ≤ 1.3x the write-only floor',
-      [check('by the caller', r('batch, k=1', 1), 1.3), check('handed off', r('batch, k=1', 2), 1.3)],
-      '',
-    ),
-    verdict(
-      'one-shot batch k=10 ≤ 1.5x the write-only floor',
-      [check('by the caller', r('batch, k=10', 1), 1.5), check('handed off', r('batch, k=10', 2), 1.5)],
-      '',
-    ),
-    verdict(
-      'shadow diff (100 files) ≤ 2x git diff',
-      [
-        check('by the caller', r('diff, 100 changed files', 1), 2),
-        check('handed off', r('diff, 100 changed files', 2), 2),
-      ],
-      '',
-    ),
-    verdict(
-      'shadow status ≤ git status',
-      [check('by the caller', r('status', 1), 1), check('handed off', r('status', 2), 1)],
-      '',
-    ),
-    verdict(
-      'shadow apply (100 files) ≤ 3x git checkout -- <paths>',
-      [check('by the caller', r('apply, 100 files', 1), 3), check('handed off', r('apply, 100 files', 2), 3)],
-      '',
-    ),
-    verdict(
-      'aged draft within 1.1x of a fresh one',
-      ['shadow batch k=1', 'shadow status', 'shadow diff --stat'].map((n) => check(n, ageRow(n), 1.1)),
-      '',
-    ),
-    verdict(
-      'server mode: k=1 batch p50 ≤ 3 ms, p99 ≤ 15 ms',
-      [
-        { ok: seqP50 <= 3, text: `p50 ${ms(seqP50)} ms` },
-        { ok: p99(mode.sequential) <= 15, text: `p99 ${ms(p99(mode.sequential))} ms` },
-      ],
-      '',
-    ),
-    verdict(
-      'server mode: 16 clients on one draft ≥ 300 batches/s, none lost',
-      [
-        { ok: c.batches / c.seconds >= 300, text: `${(c.batches / c.seconds).toFixed(0)}/s` },
-        { ok: c.failed === 0 && c.inHistory === c.batches, text: `${c.inHistory} of ${c.batches} in history` },
-      ],
-      '',
-    ),
-  ];
+  const verdicts = callVerdicts(results, mode);
   console.log('\n=== targets (ratios to the baseline measured in the same run)');
   printVerdicts(verdicts, started);
   if (verdicts.some((v) => v.status === 'FAIL')) process.exitCode = 1;

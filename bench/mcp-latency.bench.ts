@@ -22,8 +22,11 @@
  *                   tool that shells out to git pays for one read
  *
  * Prints per series the p50 and p90 ms of a call and the p50 over echo's
- * (shadow's own work). Targets: a read's p50 within 5 ms of echo's; a
- * write's p50 (a commit, fsynced) under 50 ms; exits 1 when one fails.
+ * (shadow's own work). Before the calls, how soon a server is ready: spawn
+ * to `initialize` answered, and to `tools/list` answered, against `node -e
+ * 0` in the same rounds (calls/mcp-ready.ts). Targets: a read's p50 within
+ * 5 ms of echo's; a write's p50 (a commit, fsynced) under 50 ms;
+ * `initialize` answered within 2x `node -e 0`; exits 1 when one fails.
  *
  *   node dist/bench/mcp-latency.bench.js [--calls 200] [--warm 20] [--files 500]
  */
@@ -34,6 +37,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { measureMcpReady } from './calls/mcp-ready.js';
 import { positiveInt, readFlags } from './helpers/flags.js';
 import { loadAverage, machineLine } from './helpers/machine.js';
 import { gitEnv, run } from './helpers/repo.js';
@@ -91,6 +95,27 @@ async function main(): Promise<void> {
   console.log(
     `${files} files; ${calls} measured calls per series after ${warm} warm-up rounds, the series interleaved call by call; one client, one call at a time\n`,
   );
+
+  const ready = await measureMcpReady(SHADOW_BIN, dir, env, Math.min(calls, 20));
+  const nodeP50 = median(ready.node);
+  const readyRatio = median(ready.initialize) / nodeP50;
+  console.log(
+    table(
+      ['from spawn to', 'p50 ms', 'p90 ms', 'ratio'],
+      [
+        ['node -e 0 exits', ms(nodeP50), ms(p90(ready.node)), '1.00x'],
+        ['initialize answered', ms(median(ready.initialize)), ms(p90(ready.initialize)), `${readyRatio.toFixed(2)}x`],
+        [
+          'tools/list answered',
+          ms(median(ready.toolsList)),
+          ms(p90(ready.toolsList)),
+          `${(median(ready.toolsList) / nodeP50).toFixed(2)}x`,
+        ],
+      ],
+      2,
+    ),
+  );
+  console.log('');
 
   const connect = async (args: string[], cwd: string): Promise<Client> => {
     const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -208,6 +233,11 @@ async function main(): Promise<void> {
         'no reads',
       ),
       verdict(
+        'shadow mcp ready (initialize answered) within 2x node -e 0',
+        [{ ok: readyRatio <= 2, text: `${readyRatio.toFixed(2)}x` }],
+        '',
+      ),
+      verdict(
         'a write (one commit, fsynced): p50 under 50 ms',
         writes.map((w) => ({ ok: w.p50 < 50, text: `${w.name} ${ms(w.p50)}` })),
         'no writes',
@@ -216,7 +246,7 @@ async function main(): Promise<void> {
     started,
   );
   const failed = [...reads.filter((r) => r.over > 5), ...writes.filter((w) => w.p50 >= 50)];
-  process.exitCode = failed.length > 0 ? 1 : 0;
+  process.exitCode = failed.length > 0 || readyRatio > 2 ? 1 : 0;
 }
 
 /** A repository of `n` generated files in directories of 25, committed on main; their paths. */

@@ -33,8 +33,12 @@ const common = {
   minifyWhitespace: true,
   logLevel: 'warning',
   external: ['isomorphic-git', 'fastify', 'yaml', '@modelcontextprotocol/sdk', 'chokidar', 'smol-toml'],
-  // Small stand-ins for two of yargs' dependencies (see the files).
-  alias: { 'string-width': './cli/yargs-shims/string-width.ts', 'escalade/sync': './cli/yargs-shims/find-up.ts' },
+  // Small stand-ins for three of yargs' dependencies (see the files).
+  alias: {
+    'string-width': './cli/yargs-shims/string-width.ts',
+    'escalade/sync': './cli/yargs-shims/find-up.ts',
+    assert: './cli/yargs-shims/assert.ts',
+  },
 };
 // The sources are ES modules: import.meta.url becomes the bundle's own URL,
 // and import() of a package outside the bundle a require() (node >= 20.19

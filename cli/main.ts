@@ -66,7 +66,10 @@ async function main(): Promise<void> {
     env: process.env,
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),
-    stdin: process.stdin,
+    // Set up by node on first use: only a command that reads its input pays for it.
+    get stdin() {
+      return process.stdin;
+    },
     isTTY,
   });
   if (word === undefined || cli.commandKey(args) !== undefined) bundle.saveCache(key);

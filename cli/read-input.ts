@@ -67,10 +67,18 @@ export async function readBase64UpTo(stream: Readable, maxBytes: number): Promis
   return Buffer.concat(chunks);
 }
 
+/**
+ * Where standard input comes from: read `.stdin` only when a command reads
+ * it (node sets the stream up on first use, a cost every command would pay).
+ */
+export interface StdinSource {
+  readonly stdin: Readable;
+}
+
 /** Read `file` (`-` for stdin) as bytes. */
-export async function readInputBytes(file: string, cwd: string, stdin: Readable): Promise<Buffer> {
+export async function readInputBytes(file: string, cwd: string, io: StdinSource): Promise<Buffer> {
   // yargs hands a lone "-" over as an empty string.
-  if (file === '-' || file === '') return readAll(stdin);
+  if (file === '-' || file === '') return readAll(io.stdin);
   try {
     return await readFile(resolve(cwd, file));
   } catch (e) {
@@ -79,8 +87,8 @@ export async function readInputBytes(file: string, cwd: string, stdin: Readable)
 }
 
 /** Read `file` (`-` for stdin) as UTF-8 JSON text: INVALID_JSON, with the byte offset, when it is not UTF-8. */
-export async function readInputText(file: string, cwd: string, stdin: Readable, what: string): Promise<string> {
-  return decodeJsonBytes(await readInputBytes(file, cwd, stdin), what);
+export async function readInputText(file: string, cwd: string, io: StdinSource, what: string): Promise<string> {
+  return decodeJsonBytes(await readInputBytes(file, cwd, io), what);
 }
 
 /**
@@ -147,11 +155,11 @@ async function* streamChunks(first: Buffer[], stream: AsyncIterator<unknown>, si
 export async function readBatchDocument(
   file: string,
   cwd: string,
-  stdin: Readable,
+  io: StdinSource,
 ): Promise<string | Buffer | AsyncIterable<Buffer>> {
   let bytes: Buffer;
   if (file === '-' || file === '') {
-    const it = stdin[Symbol.asyncIterator]();
+    const it = io.stdin[Symbol.asyncIterator]();
     const chunks: Buffer[] = [];
     let size = 0;
     for (;;) {
@@ -170,7 +178,7 @@ export async function readBatchDocument(
       () => 0,
     );
     if (size >= STREAM_BATCH_BYTES) return fileChunks(path, file);
-    bytes = await readInputBytes(file, cwd, stdin);
+    bytes = await readInputBytes(file, cwd, io);
   }
   try {
     return decodeJsonBytes(bytes);

@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import type { spawnSync as SpawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname, uptime } from 'node:os';
 import type { Clock, Context, GitRunner, Ids, Processes, ProgramRunner } from './context.js';
@@ -49,6 +50,18 @@ export const localProcesses: Processes = {
     }
   },
 };
+
+/**
+ * node:child_process, loaded when a process is first started: it brings
+ * node's sockets and streams with it, which a command that starts none (a
+ * batch, `status`) would load for nothing.
+ */
+let spawnSyncFn: typeof SpawnSync | undefined;
+const spawnSync: typeof SpawnSync = ((...args: Parameters<typeof SpawnSync>) => {
+  spawnSyncFn ??= (createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process'))
+    .spawnSync;
+  return spawnSyncFn(...args);
+}) as typeof SpawnSync;
 
 /** Native git on the PATH, run to completion (filters run inside it). */
 export const nativeGit: GitRunner = {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,
@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { loadBundle } from '../cli/code-cache.js';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
 
@@ -170,6 +170,39 @@ C(
     assert.equal(readdirSync(dir).sort(), ['.code-cache', 'bundle.cjs'], 'no temporary file left');
   },
 );
+
+C(
+  'a cache that cannot be read (a directory in its place): the bundle runs without it, and saving does not throw',
+  ({ dir, bundle }) => {
+    loadFresh(bundle, 'log');
+    const path = join(cacheDir(dir), files(dir)[0]!);
+    rmSync(path);
+    mkdirSync(path);
+    assert.equal(loadFresh(bundle, 'log'), { cache: 'none', answer: 42 });
+    assert.ok(statSync(path).isDirectory(), 'left as it was');
+    assert.equal(files(dir), [basename(path)], 'no temporary file left');
+  },
+);
+
+C('first runs at once: each runs, and one sound cache is left, which the next run uses', async ({ dir, bundle }) => {
+  const code = `import(${JSON.stringify(CODE_CACHE)}).then((m) => {
+    const l = m.loadBundle(${JSON.stringify(bundle)}, 'batch', process.env);
+    l.saveCache('batch');
+    process.stdout.write(JSON.stringify({ cache: l.cache, answer: l.exports.answer() }));
+  })`;
+  const one = (): Promise<string> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', code], { env: { PATH: process.env.PATH } });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+      child.once('close', (status) => resolve(`${status} ${out}`));
+    });
+  const runs = await Promise.all([one(), one(), one(), one()]);
+  // A run that starts after another wrote the cache uses it; none finds it damaged or refused.
+  for (const r of runs) assert.match(r, /^0 \{"cache":"(none|used)","answer":42\}$/);
+  assert.is(files(dir).length, 1, `one file, no temporary ones: ${files(dir).join(', ')}`);
+  assert.equal(loadFresh(bundle, 'batch'), { cache: 'used', answer: 42 });
+});
 
 C(
   'the shadow executable: the first run of a command keeps its cache, the next uses it, and the output is the same',

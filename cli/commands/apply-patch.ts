@@ -15,7 +15,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export async function applyPatch(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
-  const bytes = await readInputBytes(String(ctx.argv.file ?? '-'), ctx.dir, ctx.io.stdin);
+  const bytes = await readInputBytes(String(ctx.argv.file ?? '-'), ctx.dir, ctx.io);
   let text: string;
   try {
     text = strictUtf8.decode(bytes);

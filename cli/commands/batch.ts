@@ -50,7 +50,7 @@ export async function batch(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   return report(
     ctx,
-    await sh.batchText(await readBatchDocument(String(ctx.argv.file), ctx.dir, ctx.io.stdin), {
+    await sh.batchText(await readBatchDocument(String(ctx.argv.file), ctx.dir, ctx.io), {
       draft: ctx.draft,
       actor: ctx.actor,
     }),

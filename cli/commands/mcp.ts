@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { formatTools, type ToolFormat } from '../../src/agent-tools/definitions.js';
+import { answerInitializeEarly } from '../../src/agent-tools/mcp-early-initialize.js';
 import { parseProfiles, toolsFor } from '../../src/agent-tools/profiles.js';
 import type { CommandContext } from '../command-context.js';
 import { listenForCalls } from '../handoff/server.js';
@@ -13,10 +14,18 @@ import { shadowVersion } from '../version.js';
 export async function mcp(ctx: CommandContext): Promise<number> {
   const profiles = parseProfiles(ctx.argv.tools as string | undefined);
   const sh = await ctx.open();
+  const version = shadowVersion();
+  // The client's `initialize` is answered before the MCP SDK loads (most of the start); the SDK then reads it too.
+  const early = await answerInitializeEarly(
+    ctx.io.stdin,
+    (b) => ctx.io.stdout(b),
+    { version, profiles },
+    (s) => ctx.io.stderr(s),
+  );
   const { serveMcp } = await import('../../src/agent-tools/mcp-server.js');
   const stdout = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      ctx.io.stdout(chunk);
+      early.write(chunk);
       done();
     },
   });
@@ -31,8 +40,8 @@ export async function mcp(ctx: CommandContext): Promise<number> {
       model: ctx.argv.model as string | undefined,
       allowApply: ctx.argv['allow-apply'] === true,
       profiles,
-      version: shadowVersion(),
-      stdin: ctx.io.stdin,
+      version,
+      stdin: early.stdin,
       stdout,
     });
   } finally {

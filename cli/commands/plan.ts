@@ -101,7 +101,7 @@ function finish(ctx: CommandContext, out: PlanOutcome): number {
 export async function run(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const file = String(ctx.argv.plan);
-  const text = await readInputText(file, ctx.dir, ctx.io.stdin, 'plan');
+  const text = await readInputText(file, ctx.dir, ctx.io, 'plan');
   const progress = reporter(ctx);
   const signals = stopOnSignals(ctx, progress.current);
   try {
@@ -123,7 +123,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 export async function resume(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const file = ctx.argv.plan as string | undefined;
-  const planText = file === undefined ? undefined : await readInputText(file, ctx.dir, ctx.io.stdin, 'plan');
+  const planText = file === undefined ? undefined : await readInputText(file, ctx.dir, ctx.io, 'plan');
   const progress = reporter(ctx);
   const signals = stopOnSignals(ctx, progress.current);
   try {

@@ -1,0 +1,85 @@
+/** bench/calls' targets: each figure a ratio to its baseline measured in the same run. */
+import { ms } from '../helpers/stats.js';
+import { verdict, type Verdict } from '../helpers/targets.js';
+import { med, type Timed } from './processes.js';
+import { p99, type measureServerMode } from './server-mode.js';
+
+export function callVerdicts(
+  results: Record<string, Timed[]>,
+  mode: Awaited<ReturnType<typeof measureServerMode>>,
+): Verdict[] {
+  const seqP50 = med({ label: '', times: mode.sequential });
+  const c = mode.concurrent;
+  const r = (title: string, i: number, j = 0): number => med(results[title]![i]!) / med(results[title]![j]!);
+  const check = (label: string, value: number, limit: number): { ok: boolean; text: string } => ({
+    ok: value <= limit,
+    text: `${label} ${value.toFixed(2)}x`,
+  });
+  const ageRow = (name: string): number => {
+    const rows = results.age!;
+    const f = rows.find((t) => t.label === `${name} on fresh`)!;
+    const a = rows.find((t) => t.label === `${name} on aged`)!;
+    return med(a) / med(f);
+  };
+  return [
+    verdict(
+      'shadow --version ≤ 1.2x node -e 0',
+      [check('node shadow.cjs', r('start', 1), 1.2), check('the launcher', r('start', 2), 1.2)],
+      '',
+    ),
+    verdict(
+      'one-shot batch k=1 ≤ 1.3x the write-only floor',
+      [check('by the caller', r('batch, k=1', 1), 1.3), check('handed off', r('batch, k=1', 2), 1.3)],
+      '',
+    ),
+    verdict(
+      'one-shot batch k=10 ≤ 2x the write-only floor by the caller, ≤ 1.3x handed off',
+      [check('by the caller', r('batch, k=10', 1), 2), check('handed off', r('batch, k=10', 2), 1.3)],
+      '',
+    ),
+    verdict(
+      'shadow diff (100 files) ≤ 2x git diff',
+      [
+        check('by the caller', r('diff, 100 changed files', 1), 2),
+        check('handed off', r('diff, 100 changed files', 2), 2),
+      ],
+      '',
+    ),
+    verdict(
+      'shadow status ≤ git status',
+      [check('by the caller', r('status', 1), 1), check('handed off', r('status', 2), 1)],
+      '',
+    ),
+    verdict(
+      'shadow status by the caller ≤ node -e 0 + 2x git status',
+      [check('shadow status', med(results.status![1]!) / (med(results.start![0]!) + 2 * med(results.status![0]!)), 1)],
+      '',
+    ),
+    verdict(
+      'shadow apply (100 files) ≤ 3x git checkout -- <paths>',
+      [check('by the caller', r('apply, 100 files', 1), 3), check('handed off', r('apply, 100 files', 2), 3)],
+      '',
+    ),
+    verdict(
+      'aged draft within 1.1x of a fresh one',
+      ['shadow batch k=1', 'shadow status', 'shadow diff --stat'].map((n) => check(n, ageRow(n), 1.1)),
+      '',
+    ),
+    verdict(
+      'server mode: k=1 batch p50 ≤ 3 ms, p99 ≤ 15 ms',
+      [
+        { ok: seqP50 <= 3, text: `p50 ${ms(seqP50)} ms` },
+        { ok: p99(mode.sequential) <= 15, text: `p99 ${ms(p99(mode.sequential))} ms` },
+      ],
+      '',
+    ),
+    verdict(
+      'server mode: 16 clients on one draft ≥ 300 batches/s, none lost',
+      [
+        { ok: c.batches / c.seconds >= 300, text: `${(c.batches / c.seconds).toFixed(0)}/s` },
+        { ok: c.failed === 0 && c.inHistory === c.batches, text: `${c.inHistory} of ${c.batches} in history` },
+      ],
+      '',
+    ),
+  ];
+}
