@@ -25,6 +25,7 @@ const BENCHES = [
   'mcp-latency',
   'remotes',
   'page',
+  'install',
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
