@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { blobOid } from '../src/git/format/git-objects.js';
@@ -13,7 +14,8 @@ import { DiskRepo } from './helpers/disk-repo.js';
  * a served batch's upkeep runs it): the event loop turns between its steps,
  * every object stays readable at each of them, and what it leaves is what
  * git reads: one pack holding every object, verified by `git verify-pack`
- * and `git fsck`, the inputs gone.
+ * and `git fsck`, the inputs gone. Its lock names its holder: a dead one's
+ * is taken over (a crash never stops merging for good), a live one's stands.
  */
 
 const Steps = suite('pack merge in steps');
@@ -99,5 +101,39 @@ Steps(
     }
   },
 );
+
+Steps("a merge lock whose holder died (kill -9) is taken over; a live holder's is respected", async () => {
+  const repo = new DiskRepo();
+  try {
+    const lock = `${repo.dir}/.git/shadow/packs.list.lock`;
+    const holder = (pid: number) =>
+      JSON.stringify({ pid, host: hostname(), since: new Date().toISOString(), what: 'pack merge' });
+    const dead = spawnSync('true').pid!;
+    for (const [who, pid, merges] of [
+      ['a live process', process.ppid, false],
+      ['a dead process', dead, true],
+    ] as const) {
+      const store = Repository.open(nodeContext({ env: repo.env }), repo.dir);
+      for (let i = 0; i < MERGE_AT_PACKS; i++)
+        store.objects.releaseKeep(await store.objects.writeConcurrently([blob(i + (merges ? 100 : 0))]));
+      const text = holder(pid);
+      writeFileSync(lock, text);
+      const before = packsIn(repo).length;
+      store.objects.mergeInSteps();
+      await store.objects.merging();
+      store.close();
+      if (merges) {
+        assert.is(packsIn(repo).length, 1, `held by ${who}: merged`);
+        assert.not.ok(existsSync(lock), 'the lock is released');
+      } else {
+        assert.is(packsIn(repo).length, before, `held by ${who}: nothing merged`);
+        assert.is(readFileSync(lock, 'utf8'), text, 'its lock stands');
+      }
+    }
+    git(repo, ['fsck', '--full', '--no-dangling']);
+  } finally {
+    repo.cleanup();
+  }
+});
 
 Steps.run();
