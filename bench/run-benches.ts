@@ -26,6 +26,7 @@ const BENCHES = [
   'remotes',
   'page',
   'install',
+  'pack-merge',
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);

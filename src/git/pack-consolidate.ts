@@ -148,19 +148,21 @@ function gatherPack(ctx: Context, pack: Candidate, entries: RawEntry[]): boolean
   }
 }
 
-/** Once the merged pack at `written` is durable and in place: register it, then remove what it holds. */
-function retireMerged(ctx: Context, sink: PackSink, merged: readonly Candidate[], written: string): void {
-  registerPack(ctx, sink.registry, written);
-  for (const pack of merged) {
-    if (pack.idx === written) continue;
-    const stem = pack.idx.slice(0, -4);
-    tryUnlink(ctx.fs, `${stem}.idx`);
-    tryUnlink(ctx.fs, `${stem}.pack`);
-    tryUnlink(ctx.fs, `${stem}.rev`);
-  }
-  // Rewrite the list without what is gone (read and written in one turn: a
-  // pack this process registers meanwhile is kept; a line another process
-  // appends meanwhile may be lost: that pack is then merely never merged).
+/** An input the merged pack at `written` holds (durable and in place by now): removed. */
+function removeMerged(ctx: Context, pack: Candidate, written: string): void {
+  if (pack.idx === written) return;
+  const stem = pack.idx.slice(0, -4);
+  tryUnlink(ctx.fs, `${stem}.idx`);
+  tryUnlink(ctx.fs, `${stem}.pack`);
+  tryUnlink(ctx.fs, `${stem}.rev`);
+}
+
+/**
+ * Rewrite the list without what is gone (read and written in one turn: a
+ * pack this process registers meanwhile is kept; a line another process
+ * appends meanwhile may be lost: that pack is then merely never merged).
+ */
+function rewriteRegistry(ctx: Context, sink: PackSink): void {
   const live = shadowPacks(ctx, sink).map((p) => p.name);
   writeFileAtomic(ctx.fs, sink.registry, live.map((n) => `${n}\n`).join(''), {
     token: ctx.ids.token(),
@@ -180,7 +182,10 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
     const entries: RawEntry[] = [];
     const merged = locked.take.filter((pack) => gatherPack(ctx, pack, entries));
     if (merged.length < 2) return 0;
-    retireMerged(ctx, sink, merged, sink.writeBuilt(buildPackFromRaw(entries)));
+    const written = sink.writeBuilt(buildPackFromRaw(entries));
+    registerPack(ctx, sink.registry, written);
+    for (const pack of merged) removeMerged(ctx, pack, written);
+    rewriteRegistry(ctx, sink);
     return merged.length;
   } finally {
     locked.lock.release();
@@ -190,7 +195,8 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
 /**
  * `consolidatePacks` in steps, for a process that serves requests meanwhile:
  * one input pack read per turn of the event loop (`nextTurn` between them),
- * and the merged pack's fsyncs (pack, index, directory) on libuv's pool, so
+ * the merged pack's fsyncs (pack, index, directory) on libuv's pool, then
+ * one input removed per turn, so
  * a request that arrives during a merge waits for one step at most, not the
  * whole merge. The order on disk is the same as `consolidatePacks`': the
  * merged pack and its index durable and in place before any input is
@@ -214,7 +220,13 @@ export async function consolidatePacksInSteps(
     const built = buildPackFromRaw(entries);
     await nextTurn();
     const written = await sink.writeBuiltConcurrently(built);
-    retireMerged(ctx, sink, merged, written);
+    registerPack(ctx, sink.registry, written);
+    // Removing files waits on the file system's journal where other processes sync: one input a turn.
+    for (const pack of merged) {
+      removeMerged(ctx, pack, written);
+      await nextTurn();
+    }
+    rewriteRegistry(ctx, sink);
     return merged.length;
   } finally {
     locked.lock.release();
