@@ -25,6 +25,8 @@ const BENCHES = [
   'mcp-latency',
   'remotes',
   'page',
+  'install',
+  'pack-merge',
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);

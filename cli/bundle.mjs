@@ -12,8 +12,11 @@
  * It also builds the review page (src/http/page/: its HTML, one browser module
  * with diff2html and highlight.js, one style sheet) beside the compiled server
  * in dist/src/http/page/: the package serves it, no CDN.
- * Packages that only some commands need (the HTTP server, MCP, watching,
- * YAML, Codex's TOML) stay outside the bundle and load when those commands run.
+ * Packages that only some commands need (the HTTP server, watching, YAML,
+ * Codex's TOML) stay outside the bundle and load when those commands run.
+ * The MCP SDK, which only `shadow mcp` loads, is bundled apart into
+ * mcp-sdk.cjs: it and what it pulls (an HTTP stack of its own) are then needed
+ * to build, not installed.
  * Every build has its own id in both bundles: a command is handed only to a
  * server of the same build.
  */
@@ -32,7 +35,7 @@ const common = {
   minifySyntax: true,
   minifyWhitespace: true,
   logLevel: 'warning',
-  external: ['isomorphic-git', 'fastify', 'yaml', '@modelcontextprotocol/sdk', 'chokidar', 'smol-toml'],
+  external: ['isomorphic-git', 'fastify', 'yaml', 'chokidar', 'smol-toml'],
   // Small stand-ins for three of yargs' dependencies (see the files).
   alias: {
     'string-width': './cli/yargs-shims/string-width.ts',
@@ -51,8 +54,35 @@ const commonjs = {
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
 
+// The modules of the MCP SDK that shadow imports, each as a whole (so no name it exports goes missing).
+const MCP_SDK = ['server/index.js', 'server/stdio.js', 'types.js'].map((m) => `@modelcontextprotocol/sdk/${m}`);
+const mcpSdkApart = {
+  name: 'mcp-sdk-apart',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/sdk\// }, (args) => {
+      if (!MCP_SDK.includes(args.path)) throw new Error(`${args.path}: add it to MCP_SDK in cli/bundle.mjs`);
+      return { path: './mcp-sdk.cjs', external: true };
+    });
+  },
+};
 await build({ ...common, ...commonjs, entryPoints: ['cli/main.ts'], outfile: `${out}/shadow.cjs` });
-await build({ ...common, ...commonjs, entryPoints: ['cli/run.ts'], outfile: `${out}/shadow-cli.cjs` });
+await build({
+  ...common,
+  ...commonjs,
+  plugins: [mcpSdkApart],
+  entryPoints: ['cli/run.ts'],
+  outfile: `${out}/shadow-cli.cjs`,
+});
+await build({
+  ...common,
+  ...commonjs,
+  stdin: {
+    contents: MCP_SDK.map((m) => `export * from '${m}';`).join('\n'),
+    resolveDir: '.',
+    sourcefile: 'mcp-sdk.js',
+  },
+  outfile: `${out}/mcp-sdk.cjs`,
+});
 await build({ ...common, entryPoints: ['cli/demo.ts'], format: 'esm', outfile: `${out}/demo.mjs` });
 writeFileSync(
   `${out}/shadow.mjs`,

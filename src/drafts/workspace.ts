@@ -77,7 +77,7 @@ export class Workspace {
   /** The last turn queued on each draft (inTurn). */
   private readonly turns = new Map<string, Promise<void>>();
   /** Work to run once the current answers are out (afterAnswers), by key. */
-  private readonly upkeep = new Map<string, () => void>();
+  private readonly upkeep = new Map<string, (closing: boolean) => void>();
   /** The jobs waiting on each draft for a turn to take them (inGroup). */
   private readonly queued = new Map<string, unknown[]>();
 
@@ -259,20 +259,21 @@ export class Workspace {
    * Run `work` once the answers of the current turn have gone out (the
    * event loop's next turn), or at close at the latest; one pending
    * `work` per key. For upkeep no caller waits on (merging packs): a failure
-   * there is left for the next time it is due.
+   * there is left for the next time it is due. `closing` tells work run at
+   * close, which should finish before it returns.
    */
-  afterAnswers(key: string, work: () => void): void {
+  afterAnswers(key: string, work: (closing: boolean) => void): void {
     const first = this.upkeep.size === 0;
     this.upkeep.set(key, work);
-    if (first) setImmediate(() => this.runUpkeep());
+    if (first) setImmediate(() => this.runUpkeep(false));
   }
 
-  private runUpkeep(): void {
+  private runUpkeep(closing: boolean): void {
     const all = [...this.upkeep.values()];
     this.upkeep.clear();
     for (const work of all) {
       try {
-        work();
+        work(closing);
       } catch {
         // Upkeep: due again later.
       }
@@ -280,7 +281,7 @@ export class Workspace {
   }
 
   close(): void {
-    this.runUpkeep();
+    this.runUpkeep(true);
     this.repo.close();
   }
 }

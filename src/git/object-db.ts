@@ -12,7 +12,7 @@ import {
   type TreeEntry,
 } from './format/git-objects.js';
 import type { RawObject } from './pack-reader.js';
-import { consolidatePacks, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
+import { consolidatePacks, consolidatePacksInSteps, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
 import { parsedObjects, RecentBlobs, type ParsedObjects } from './object-caches.js';
 import { buildPack, type BuiltPack, type PackObject } from './format/pack-writer.js';
 import { PackKeeps } from './pack-keeps.js';
@@ -50,6 +50,9 @@ export class ObjectDatabase {
   private readonly keeps: PackKeeps;
   /** Packs written since the last look at merging (the directory is listed only every few writes). */
   private writesSinceMerge = MERGE_AT_PACKS - 1;
+  /** The merge `mergeInSteps` runs, while it runs. */
+  private merge: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     private readonly ctx: Context,
@@ -70,7 +73,8 @@ export class ObjectDatabase {
     this.installer = new PackInstaller(ctx, this.packs.dir, this.keeps, (idx, count) => {
       this.stats.objectsWritten += count;
       this.stats.packsWritten++;
-      this.packs.add(idx);
+      // A merge in steps may end after close: a closed handle opens no pack again.
+      if (!this.closed) this.packs.add(idx);
     });
   }
 
@@ -253,14 +257,45 @@ export class ObjectDatabase {
   mergeIfDue(): void {
     if (this.packRegistry === undefined || this.writesSinceMerge < MERGE_AT_PACKS) return;
     this.writesSinceMerge = 0;
-    // A merge copies objects of packs already free to go: its own pack needs no keep.
-    const writeBuilt = (p: BuiltPack): string => {
-      const idx = this.installer.writeBuilt(p);
-      this.keeps.release(idx);
-      return idx;
-    };
+    const writeBuilt = (p: BuiltPack): string => this.unkept(this.installer.writeBuilt(p));
     const merged = consolidatePacks(this.ctx, { dir: this.packs.dir, registry: this.packRegistry, writeBuilt });
     if (merged > 0) this.rescan();
+  }
+
+  /**
+   * `mergeIfDue` in steps, between the other work of the event loop
+   * (pack-consolidate.ts): for a process that serves requests. Returns at
+   * once; `merging()` settles when the merge is over. A failure is upkeep's:
+   * the merge is due again later.
+   */
+  mergeInSteps(): void {
+    if (this.packRegistry === undefined || this.writesSinceMerge < MERGE_AT_PACKS || this.merge) return;
+    this.writesSinceMerge = 0;
+    const sink = {
+      dir: this.packs.dir,
+      registry: this.packRegistry,
+      writeBuilt: (p: BuiltPack): string => this.unkept(this.installer.writeBuilt(p)),
+      writeBuiltConcurrently: async (p: BuiltPack): Promise<string> =>
+        this.unkept(await this.installer.writeBuiltConcurrently(p)),
+    };
+    const nextTurn = (): Promise<void> => new Promise((turn) => setImmediate(turn));
+    this.merge = consolidatePacksInSteps(this.ctx, sink, nextTurn)
+      .then(
+        (merged) => void (merged > 0 && !this.closed && this.rescan()),
+        () => undefined,
+      )
+      .finally(() => (this.merge = undefined));
+  }
+
+  /** Settles when the merge `mergeInSteps` started is over (at once when none runs). */
+  merging(): Promise<void> {
+    return this.merge ?? Promise.resolve();
+  }
+
+  /** A merge copies objects of packs already free to go: its own pack needs no keep. */
+  private unkept(idx: string): string {
+    this.keeps.release(idx);
+    return idx;
   }
 
   /**
@@ -284,6 +319,7 @@ export class ObjectDatabase {
   }
 
   close(): void {
+    this.closed = true;
     this.keeps.releaseAll();
     this.packs.close();
     for (const a of this.alternates ?? []) a.close();

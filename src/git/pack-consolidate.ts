@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
-import { errnoCode } from '../errors.js';
+import { errnoCode, ShadowError } from '../errors.js';
+import { takeProcessLock, type HeldLock } from '../durable/process-lock.js';
 import { listDir, parentOf, readTextIfExists, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
 import { dropStaleKeep } from './pack-keeps.js';
 import { PackIndex } from './pack-reader.js';
@@ -96,68 +97,138 @@ export function geometricRollup(sizes: readonly number[]): number {
   return split + 1;
 }
 
+/** A merge decided on and its lock taken: the packs to roll up. */
+interface LockedMerge {
+  take: Candidate[];
+  lock: HeldLock;
+}
+
+/**
+ * The packs to merge, with the merge lock held; undefined when none is due
+ * or a live process holds the lock. The lock names its holder: one a merge
+ * left when its process died (kill -9, a power loss) is taken over, so a
+ * crash never stops merging for good.
+ */
+function lockMerge(ctx: Context, sink: PackSink): LockedMerge | undefined {
+  const packs = shadowPacks(ctx, sink);
+  if (packs.length < MERGE_AT_PACKS) return undefined;
+  const take = packs.slice(0, geometricRollup(packs.map((p) => p.size)));
+  if (take.length < 2) return undefined;
+  try {
+    return { take, lock: takeProcessLock(ctx, `${sink.registry}.lock`, 'pack merge') };
+  } catch (e) {
+    if (e instanceof ShadowError && e.code === 'LOCKED') return undefined;
+    throw e;
+  }
+}
+
+/** Add `pack`'s objects to `entries` as they are; false when it cannot be copied so or is gone. */
+function gatherPack(ctx: Context, pack: Candidate, entries: RawEntry[]): boolean {
+  const index = new PackIndex(ctx.fs, pack.idx);
+  try {
+    const raw = index.rawEntries();
+    const bytes = index.readPackBytes(0, pack.size);
+    // Only whole objects can be copied as they are.
+    if (
+      raw.some((e) => {
+        const t = (bytes[e.offset]! >> 4) & 7;
+        return t < 1 || t > 4;
+      })
+    )
+      return false;
+    for (const e of raw)
+      entries.push({ oid: e.oid, crc: e.crc, parts: [bytes.subarray(e.offset, e.offset + e.length)] });
+    return true;
+  } catch (e) {
+    // Removed meanwhile (git gc, another merge): leave it out.
+    if (errnoCode(e) !== 'ENOENT') throw e;
+    return false;
+  } finally {
+    index.close();
+  }
+}
+
+/** An input the merged pack at `written` holds (durable and in place by now): removed. */
+function removeMerged(ctx: Context, pack: Candidate, written: string): void {
+  if (pack.idx === written) return;
+  const stem = pack.idx.slice(0, -4);
+  tryUnlink(ctx.fs, `${stem}.idx`);
+  tryUnlink(ctx.fs, `${stem}.pack`);
+  tryUnlink(ctx.fs, `${stem}.rev`);
+}
+
+/**
+ * Rewrite the list without what is gone (read and written in one turn: a
+ * pack this process registers meanwhile is kept; a line another process
+ * appends meanwhile may be lost: that pack is then merely never merged).
+ */
+function rewriteRegistry(ctx: Context, sink: PackSink): void {
+  const live = shadowPacks(ctx, sink).map((p) => p.name);
+  writeFileAtomic(ctx.fs, sink.registry, live.map((n) => `${n}\n`).join(''), {
+    token: ctx.ids.token(),
+    durable: false,
+  });
+}
+
 /**
  * Merge shadow's packs when there are `MERGE_AT_PACKS` of them. Returns the
  * number of packs merged (0 when nothing was done, or another process holds
  * the merge lock).
  */
 export function consolidatePacks(ctx: Context, sink: PackSink): number {
-  const packs = shadowPacks(ctx, sink);
-  if (packs.length < MERGE_AT_PACKS) return 0;
-  const take = packs.slice(0, geometricRollup(packs.map((p) => p.size)));
-  if (take.length < 2) return 0;
-  const lock = `${sink.registry}.lock`;
-  try {
-    ctx.fs.closeSync(ctx.fs.openSync(lock, 'wx'));
-  } catch (e) {
-    if (errnoCode(e) === 'EEXIST') return 0;
-    throw e;
-  }
+  const locked = lockMerge(ctx, sink);
+  if (!locked) return 0;
   try {
     const entries: RawEntry[] = [];
-    const merged: Candidate[] = [];
-    for (const pack of take) {
-      const index = new PackIndex(ctx.fs, pack.idx);
-      try {
-        const raw = index.rawEntries();
-        const bytes = index.readPackBytes(0, pack.size);
-        // Only whole objects can be copied as they are.
-        if (
-          raw.some((e) => {
-            const t = (bytes[e.offset]! >> 4) & 7;
-            return t < 1 || t > 4;
-          })
-        )
-          continue;
-        for (const e of raw)
-          entries.push({ oid: e.oid, crc: e.crc, parts: [bytes.subarray(e.offset, e.offset + e.length)] });
-        merged.push(pack);
-      } catch (e) {
-        // Removed meanwhile (git gc, another merge): leave it out.
-        if (errnoCode(e) !== 'ENOENT') throw e;
-      } finally {
-        index.close();
-      }
-    }
+    const merged = locked.take.filter((pack) => gatherPack(ctx, pack, entries));
     if (merged.length < 2) return 0;
     const written = sink.writeBuilt(buildPackFromRaw(entries));
     registerPack(ctx, sink.registry, written);
-    for (const pack of merged) {
-      if (pack.idx === written) continue;
-      const stem = pack.idx.slice(0, -4);
-      tryUnlink(ctx.fs, `${stem}.idx`);
-      tryUnlink(ctx.fs, `${stem}.pack`);
-      tryUnlink(ctx.fs, `${stem}.rev`);
-    }
-    // Rewrite the list without what is gone (a line another process appends
-    // meanwhile may be lost: that pack is then merely never merged).
-    const live = shadowPacks(ctx, sink).map((p) => p.name);
-    writeFileAtomic(ctx.fs, sink.registry, live.map((n) => `${n}\n`).join(''), {
-      token: ctx.ids.token(),
-      durable: false,
-    });
+    for (const pack of merged) removeMerged(ctx, pack, written);
+    rewriteRegistry(ctx, sink);
     return merged.length;
   } finally {
-    tryUnlink(ctx.fs, lock);
+    locked.lock.release();
+  }
+}
+
+/**
+ * `consolidatePacks` in steps, for a process that serves requests meanwhile:
+ * one input pack read per turn of the event loop (`nextTurn` between them),
+ * the merged pack's fsyncs (pack, index, directory) on libuv's pool, then
+ * one input removed per turn, so
+ * a request that arrives during a merge waits for one step at most, not the
+ * whole merge. The order on disk is the same as `consolidatePacks`': the
+ * merged pack and its index durable and in place before any input is
+ * removed, so a crash at any point leaves every object readable.
+ */
+export async function consolidatePacksInSteps(
+  ctx: Context,
+  sink: PackSink & { writeBuiltConcurrently(pack: BuiltPack): Promise<string> },
+  nextTurn: () => Promise<void>,
+): Promise<number> {
+  const locked = lockMerge(ctx, sink);
+  if (!locked) return 0;
+  try {
+    const entries: RawEntry[] = [];
+    const merged: Candidate[] = [];
+    for (const pack of locked.take) {
+      if (gatherPack(ctx, pack, entries)) merged.push(pack);
+      await nextTurn();
+    }
+    if (merged.length < 2) return 0;
+    const built = buildPackFromRaw(entries);
+    await nextTurn();
+    const written = await sink.writeBuiltConcurrently(built);
+    registerPack(ctx, sink.registry, written);
+    // Removing files waits on the file system's journal where other processes sync: one input a turn.
+    for (const pack of merged) {
+      removeMerged(ctx, pack, written);
+      await nextTurn();
+    }
+    rewriteRegistry(ctx, sink);
+    return merged.length;
+  } finally {
+    locked.lock.release();
   }
 }

@@ -52,6 +52,32 @@ export class PackInstaller {
     });
   }
 
+  /**
+   * `writeBuilt` with the fsyncs of the pack, its index and the directory on
+   * libuv's pool (where the file system has them): the event loop runs on
+   * while the disk catches up. Same order, so the same promise on a crash.
+   */
+  async writeBuiltConcurrently(built: BuiltPack): Promise<string> {
+    const fs = this.ctx.fs;
+    return whileTempVanishes(async () => {
+      const { tmpPack, tmpIdx } = this.tempNames();
+      try {
+        await writeNewFilesSynced(fs, [
+          [tmpPack, built.pack],
+          [tmpIdx, [built.idx]],
+        ]);
+      } catch (e) {
+        tryUnlink(fs, tmpPack);
+        tryUnlink(fs, tmpIdx);
+        throw e;
+      }
+      const idx = this.rename(tmpPack, tmpIdx, built);
+      await fsyncDirConcurrently(fs, this.dir);
+      this.placed(idx, built.count);
+      return idx;
+    });
+  }
+
   /** Stream `objects` into a pack durably, its and its index's fsyncs in flight together; returns its `.idx` path. */
   async writeStreamed(objects: readonly PackObject[]): Promise<string> {
     const fs = this.ctx.fs;

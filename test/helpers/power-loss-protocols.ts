@@ -2,6 +2,7 @@ import * as assert from 'uvu/assert';
 import type { FileSystem, Shadow } from '../../src/index.js';
 import { blobOid } from '../../src/git/format/git-objects.js';
 import { IndexView } from '../../src/git/index-view.js';
+import { MERGE_AT_PACKS } from '../../src/git/pack-consolidate.js';
 import { Repository } from '../../src/git/repository.js';
 import { testContext } from './context.js';
 import type { MemRepo } from './mem-repo.js';
@@ -353,6 +354,43 @@ export const PROTOCOLS: Protocol[] = [
         assert.ok(r.success, `the saved session finalizes: ${JSON.stringify(r)}`);
         assert.is(await read(sh, 'notes.md'), BIG);
       }
+    },
+  },
+  {
+    // A served batch's upkeep (pack-consolidate.ts): the merged pack and its index durable and in place before any input goes.
+    name: 'pack merge in steps (batches until their packs are rolled into one)',
+    // Packs enough that the run's first batch makes a merge due (a handle looks at the first write, then every 8th).
+    prepare: async (sh) => {
+      for (let i = 0; i < MERGE_AT_PACKS - 1; i++) await sh.write(`q${i}.txt`, `q ${i}\n`);
+      await sh.ws.repo.objects.merging();
+    },
+    act: async (sh, returned) => {
+      const written = sh.stats.packsWritten;
+      for (let i = 0; i < 2 * MERGE_AT_PACKS; i++) {
+        await sh.write(`p${i}.txt`, `p ${i}\n`);
+        returned(`batch ${i}`);
+        await new Promise((turn) => setImmediate(turn));
+        await sh.ws.repo.objects.merging();
+        // One pack a batch, and one more for the merge.
+        if (sh.stats.packsWritten > written + i + 1) return returned('merge');
+      }
+      assert.unreachable(`no merge after ${2 * MERGE_AT_PACKS} batches`);
+    },
+    check: async (sh, fs, done) => {
+      for (let i = 0; i < MERGE_AT_PACKS - 1; i++) assert.is(await read(sh, `q${i}.txt`), `q ${i}\n`);
+      for (let i = 0; done.has(`batch ${i}`); i++) assert.is(await read(sh, `p${i}.txt`), `p ${i}\n`);
+      // Nothing the crash left (a lock, a half-written pack) stops the next merge.
+      const written = sh.stats.packsWritten;
+      for (let i = 0; i < 2 * MERGE_AT_PACKS; i++) {
+        await sh.write(`after${i}.txt`, `after ${i}\n`);
+        await new Promise((turn) => setImmediate(turn));
+        await sh.ws.repo.objects.merging();
+        if (sh.stats.packsWritten > written + i + 1) return;
+      }
+      assert.unreachable(
+        `no merge after the crash (lock left: ${fs.existsSync('/repo/.git/shadow/packs.list.lock')}; ` +
+          `packs: ${fs.readdirSync('/repo/.git/objects/pack').join(' ')})`,
+      );
     },
   },
 ];

@@ -33,6 +33,12 @@ export interface BatchJob extends PreparedBatch {
 
 type Committed = Required<Attempt>['commit'];
 
+/** Merging packs is upkeep: in steps between requests while the handle serves, whole at its close (nothing runs on after it). */
+function mergePacks(repo: Workspace['repo'], closing: boolean): void {
+  if (closing) repo.objects.mergeIfDue();
+  else repo.objects.mergeInSteps();
+}
+
 function finish(result: BatchResult, created: boolean): BatchResult {
   return created ? { ...result, created_draft: true } : result;
 }
@@ -180,7 +186,7 @@ export async function commitOne(ws: Workspace, job: BatchJob, waited: boolean): 
     for (const t of outcome.commit.trees) repo.objects.rememberTree(t.oid, t.entries);
     repo.objects.releaseKeep(await durable);
     // Merging packs is upkeep: no client waits for it.
-    ws.afterAnswers('merge packs', () => repo.objects.mergeIfDue());
+    ws.afterAnswers('merge packs', (closing) => mergePacks(repo, closing));
     const before = draftStatusWord(ws, draft);
     keepDraftMeta(ws, after.meta, after.lag);
     const r = outcome.result;
@@ -277,7 +283,7 @@ export async function commitGroup(ws: Workspace, jobs: readonly BatchJob[], wait
     repo.objects.settleStaged(staged, true);
     repo.objects.releaseKeep(await durable);
     // Merging packs is upkeep: no client waits for it.
-    ws.afterAnswers('merge packs', () => repo.objects.mergeIfDue());
+    ws.afterAnswers('merge packs', (closing) => mergePacks(repo, closing));
     const before = draftStatusWord(ws, start);
     keepDraftMeta(ws, draft.meta, lag);
     const events = links.map((l) => commitEvent(l.job, l.result, l.parent));
