@@ -1,6 +1,7 @@
 /**
  * Runs every `*.test.js` next to this file, each in its own node process,
- * one more at once than there are cores, and ends with `N passed, N failed`.
+ * one more at once than there are cores, the longest first, and ends with
+ * `N passed, N failed`.
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -11,58 +12,86 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
 /**
- * The files that take longest (child processes, kill sweeps) start first, so
- * that no long one is left running alone at the end: longest first, as a
- * whole run on 2 cores timed them (prefixes: `cli-` is every CLI file).
+ * Seconds each slower file took in a whole run on 2 cores (a name ending in
+ * `-` stands for every file it begins; the longest match counts). Files start
+ * longest first (longest-processing-time-first): the long ones overlap each
+ * other and the short ones fill in after them, so that the workers finish
+ * together instead of one long file running alone at the end. A file not
+ * listed counts as UNLISTED_S. The figures only order the run: a stale one
+ * costs some seconds of the tail, never a result.
  */
-const SLOW_FIRST = [
-  'power-loss',
-  'rebase-crash',
-  'codex-patch-git',
-  'plan-kill',
-  'apply-crash',
-  'bad-input',
-  'remote-kill',
-  'apply-disk-processes',
-  'metadata-secrets',
-  'path-gate-remote',
-  'watch',
-  'batch-stream',
-  'remote-pull',
-  'git-interop',
-  'remote-review',
-  'page-browser',
-  'submodules',
-  'remote-push-fetch',
-  'kill-sweep',
-  'approval-signatures',
-  'approval-openpgp',
-  'agent-init',
-  'git-fidelity',
-  'cli-handoff',
-  'gitattributes',
-  'session-cli',
-  'approval-trust',
-  'apply-merge',
-  'plan-cli',
-  'exec-worktree',
-  'server-timeouts',
-  'apply-disk',
-  'cli-',
-  'mcp',
-  'worktree',
-  'object-db',
-  'session-http',
-  'lint',
-];
-const rank = (f: string): number => {
-  const i = SLOW_FIRST.findIndex((s) => f.startsWith(s));
-  return i === -1 ? SLOW_FIRST.length : i;
+const WEIGHTS: Record<string, number> = {
+  'power-loss': 45,
+  'apply-crash': 34,
+  'plan-kill': 32,
+  'remote-kill': 30,
+  'bad-input': 30,
+  'rebase-crash': 28,
+  'remote-review': 24,
+  submodules: 22,
+  'apply-disk-processes': 20,
+  'remote-pull': 20,
+  'git-interop': 20,
+  'batch-stream': 20,
+  'approval-trust': 18,
+  'apply-merge': 18,
+  'cli-history': 18,
+  'cli-paths': 16,
+  gitattributes: 16,
+  'cli-diff': 15,
+  'agent-hook': 14,
+  'cli-bytes': 14,
+  'metadata-secrets': 14,
+  watch: 13,
+  'path-gate-remote': 12,
+  'api-reference': 12,
+  'plan-cli': 12,
+  'cli-handoff': 11,
+  'exec-worktree': 11,
+  'page-browser': 10,
+  'session-cli': 10,
+  'apply-recovery': 10,
+  'remote-push-fetch': 10,
+  'kill-sweep': 10,
+  'lock-takeover': 9,
+  'cli-': 8,
+  'worktree-': 8,
+  'api-examples': 8,
+  'linked-worktrees': 8,
+  'session-http': 8,
+  'diff-renames': 8,
+  'apply-reflog': 7,
+  concurrency: 7,
+  'commit-secrets-cli': 7,
+  'git-fidelity': 7,
+  'approval-': 7,
+  'object-db-': 6,
+  'mcp-': 6,
+  'exec-cli': 6,
+  'agent-init': 6,
+  'server-timeouts': 6,
+  'codex-patch-git': 6,
+  'import-rules': 6,
+};
+const UNLISTED_S = 3;
+const weight = (f: string): number => {
+  const name = f.replace(/\.test\.js$/, '');
+  let best: [number, number] = [-1, UNLISTED_S];
+  for (const [k, w] of Object.entries(WEIGHTS)) {
+    const hit = k.endsWith('-') ? name.startsWith(k) : name === k;
+    if (hit && k.length > best[0]) best = [k.length, w];
+  }
+  return best[1];
 };
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.test.js'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
-  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
+  .sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1));
+/**
+ * How many files run at once: one more than the cores (the slow files spend much of their time waiting on the child
+ * processes they drive), or SHADOW_TEST_WORKERS, to measure another count.
+ */
+const WORKERS = Number(process.env.SHADOW_TEST_WORKERS) || availableParallelism() + 1;
 const FILE_TIMEOUT_MS = 170_000;
 const CI = process.env.CI === 'true';
 /** Room a RAM file system needs to hold the run's temporary repositories. */
@@ -164,12 +193,12 @@ async function worker(): Promise<void> {
 }
 const started = Date.now();
 if (tmp !== undefined) process.stdout.write(`TMPDIR ${tmp} (RAM)\n`);
-// One more than the cores: the slow files spend much of their time waiting on the child processes they drive.
-await Promise.all(Array.from({ length: availableParallelism() + 1 }, worker));
+await Promise.all(Array.from({ length: WORKERS }, worker));
 if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
 const passed = outcomes.reduce((n, o) => n + o.passed, 0);
 const failed = outcomes.reduce((n, o) => n + o.failed, 0);
 process.stdout.write(
-  `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s\n${passed} passed, ${failed} failed\n`,
+  `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s on ${WORKERS} workers ` +
+    `(their times add up to ${(outcomes.reduce((n, o) => n + o.ms, 0) / 1000).toFixed(1)}s)\n${passed} passed, ${failed} failed\n`,
 );
 process.exitCode = failed > 0 ? 1 : 0;
