@@ -75,12 +75,18 @@ function files(dir: string, skip: (rel: string) => boolean, rel = ''): Record<st
   return out;
 }
 
-/** Everything a rejected command must leave as it found it. */
+/**
+ * Everything a rejected command must leave as it found it. One git process
+ * a snapshot (two run per input): the draft's value is its line of git's
+ * ref listing, and the object database is compared byte for byte (every
+ * loose object, pack and index), which any object written would change.
+ */
 function snapshot(repo: DiskRepo): Record<string, unknown> {
+  const refs = repo.git('for-each-ref', '--format=%(refname) %(objectname)');
   return {
-    draft: repo.ref(DRAFT),
-    refs: repo.git('for-each-ref', '--format=%(refname) %(objectname)'),
-    objects: repo.git('count-objects', '-v'),
+    draft: new RegExp(`^${DRAFT} ([0-9a-f]{40})$`, 'm').exec(refs)?.[1],
+    refs,
+    objects: files(join(repo.dir, '.git', 'objects'), () => false),
     reflogs: files(join(repo.dir, '.git', 'logs'), () => false),
     shadow: files(join(repo.dir, '.git', 'shadow'), () => false),
     config: readFileSync(join(repo.dir, '.git', 'config'), 'utf8'),

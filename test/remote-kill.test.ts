@@ -55,13 +55,23 @@ function descendants(pid: number): Array<{ pid: number; comm: string }> {
   return out;
 }
 
-/** Poll `ready` (every turn of the event loop) until it holds; false when the process ended first. */
+/**
+ * How often the moments are looked for. Each look reads every process's
+ * /proc entry: looking at every turn of the event loop kept a core busy for
+ * as long as a push ran, taken from the push and from the rest of the suite.
+ * Every moment lasts far longer than this: git runs for a whole exchange,
+ * and the remote answers a request only after 400 ms.
+ */
+const POLL_MS = 2;
+const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, POLL_MS));
+
+/** Poll `ready` (every POLL_MS) until it holds; false when the process ended first. */
 async function until(child: ChildProcess, ready: () => boolean): Promise<boolean> {
   const deadline = Date.now() + DEADLINE_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) return false;
     if (ready()) return true;
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
   }
   throw new Error(`the moment did not come within ${DEADLINE_MS} ms`);
 }
@@ -80,8 +90,7 @@ async function killAt(repo: DiskRepo, args: string[], moment: (pid: number) => b
   await exited;
   // Its git children die with the group; wait until none is left.
   const deadline = Date.now() + DEADLINE_MS;
-  while (descendants(child.pid!).length > 0 && Date.now() < deadline)
-    await new Promise((resolve) => setImmediate(resolve));
+  while (descendants(child.pid!).length > 0 && Date.now() < deadline) await tick();
   return reached;
 }
 

@@ -113,4 +113,22 @@ R(
   },
 );
 
+R('files start longest first, by the weights the runner holds; SHADOW_TEST_WORKERS sets how many run at once', () => {
+  // Named as slow files of the suite are (and a prefix, cli-, beside a longer name of its own, cli-history): one worker
+  // runs them one after the other, so the order of their lines is the order they started.
+  const dir = mkdtempSync(join(tmpdir(), 'shadow-runner-order-'));
+  try {
+    copyFileSync(RUNNER, join(dir, 'run-tests.js'));
+    const names = ['a-quick', 'cli-history', 'cli-zz', 'power-loss', 'submodules', 'zz-quick'];
+    for (const n of names) writeFileSync(join(dir, `${n}.test.js`), `process.stdout.write('${summary(1, 1)}');`);
+    const r = run(dir, [], { SHADOW_TEST_WORKERS: '1' });
+    assert.equal([r.status, r.last], [0, '6 passed, 0 failed'], r.out);
+    const order = [...r.out.matchAll(/^ok {3}(\S+)\.test\.js/gm)].map((m) => m[1]);
+    assert.equal(order, ['power-loss', 'submodules', 'cli-history', 'cli-zz', 'a-quick', 'zz-quick']);
+    assert.match(r.out, /^6 files in [\d.]+s on 1 workers \(their times add up to [\d.]+s\)$/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 R.run();

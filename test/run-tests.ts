@@ -1,6 +1,7 @@
 /**
  * Runs every `*.test.js` next to this file, each in its own node process,
- * one more at once than there are cores, and ends with `N passed, N failed`.
+ * one more at once than there are cores, the longest first, and ends with
+ * `N passed, N failed`.
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -11,58 +12,90 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
 /**
- * The files that take longest (child processes, kill sweeps) start first, so
- * that no long one is left running alone at the end: longest first, as a
- * whole run on 2 cores timed them (prefixes: `cli-` is every CLI file).
+ * About the seconds each slower file takes in a whole run on 2 cores (a name
+ * ending in `-` stands for every file it begins; the longest match counts).
+ * Files start longest first (longest-processing-time-first): the long ones
+ * overlap each other and the short ones fill in after them, so that the
+ * workers finish together instead of one long file running alone at the end.
+ * A file not listed counts as UNLISTED_S. The figures only order the run: a
+ * stale one costs some seconds of the tail, never a result.
  */
-const SLOW_FIRST = [
-  'power-loss',
-  'rebase-crash',
-  'codex-patch-git',
-  'plan-kill',
-  'apply-crash',
-  'bad-input',
-  'remote-kill',
-  'apply-disk-processes',
-  'metadata-secrets',
-  'path-gate-remote',
-  'watch',
-  'batch-stream',
-  'remote-pull',
-  'git-interop',
-  'remote-review',
-  'page-browser',
-  'submodules',
-  'remote-push-fetch',
-  'kill-sweep',
-  'approval-signatures',
-  'approval-openpgp',
-  'agent-init',
-  'git-fidelity',
-  'cli-handoff',
-  'gitattributes',
-  'session-cli',
-  'approval-trust',
-  'apply-merge',
-  'plan-cli',
-  'exec-worktree',
-  'server-timeouts',
-  'apply-disk',
-  'cli-',
-  'mcp',
-  'worktree',
-  'object-db',
-  'session-http',
-  'lint',
-];
-const rank = (f: string): number => {
-  const i = SLOW_FIRST.findIndex((s) => f.startsWith(s));
-  return i === -1 ? SLOW_FIRST.length : i;
+const WEIGHTS: Record<string, number> = {
+  'power-loss': 45,
+  'apply-crash': 33,
+  'plan-kill': 29,
+  'bad-input': 26,
+  'batch-stream': 20,
+  'rebase-crash': 17,
+  submodules: 16,
+  'remote-pull': 16,
+  'apply-disk-processes': 16,
+  'agent-init': 15,
+  'git-interop': 15,
+  'approval-signatures': 15,
+  'remote-kill': 14,
+  'metadata-secrets': 14,
+  'git-fidelity': 14,
+  'approval-openpgp': 14,
+  'cli-history': 13,
+  'approval-trust': 12,
+  'cli-handoff': 12,
+  'remote-review': 12,
+  gitattributes: 11,
+  'agent-hooks': 11,
+  'agent-hook-fail-closed': 11,
+  'cli-diff': 11,
+  'exec-worktree': 11,
+  'apply-merge': 10,
+  'cli-paths': 10,
+  'path-gate-remote': 9,
+  'cli-bytes': 9,
+  'api-reference': 9,
+  'apply-recovery': 9,
+  'codex-patch-git': 9,
+  'page-browser': 8,
+  watch: 8,
+  'agent-init-edges': 8,
+  'diff-renames': 8,
+  'kill-sweep': 8,
+  'import-rules': 8,
+  'remote-push-fetch': 7,
+  'session-cli': 6,
+  'object-db-read': 6,
+  'commit-secrets-cli': 5,
+  'server-timeouts': 5,
+  'plan-cli': 5,
+  'exec-cli': 5,
+  'apply-reflog': 5,
+  'worktree-manifest': 5,
+  'session-http': 5,
+  'object-db-write': 5,
+  'mcp-': 4,
+  'cli-': 4,
+  'linked-worktrees': 4,
+  concurrency: 4,
+  'apply-disk-commit': 4,
+  'api-examples': 4,
+};
+const UNLISTED_S = 3;
+const weight = (f: string): number => {
+  const name = f.replace(/\.test\.js$/, '');
+  let best: [number, number] = [-1, UNLISTED_S];
+  for (const [k, w] of Object.entries(WEIGHTS)) {
+    const hit = k.endsWith('-') ? name.startsWith(k) : name === k;
+    if (hit && k.length > best[0]) best = [k.length, w];
+  }
+  return best[1];
 };
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.test.js'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
-  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
+  .sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1));
+/**
+ * How many files run at once: one more than the cores (the slow files spend much of their time waiting on the child
+ * processes they drive), or SHADOW_TEST_WORKERS, to measure another count.
+ */
+const WORKERS = Number(process.env.SHADOW_TEST_WORKERS) || availableParallelism() + 1;
 const FILE_TIMEOUT_MS = 170_000;
 const CI = process.env.CI === 'true';
 /** Room a RAM file system needs to hold the run's temporary repositories. */
@@ -164,12 +197,12 @@ async function worker(): Promise<void> {
 }
 const started = Date.now();
 if (tmp !== undefined) process.stdout.write(`TMPDIR ${tmp} (RAM)\n`);
-// One more than the cores: the slow files spend much of their time waiting on the child processes they drive.
-await Promise.all(Array.from({ length: availableParallelism() + 1 }, worker));
+await Promise.all(Array.from({ length: WORKERS }, worker));
 if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
 const passed = outcomes.reduce((n, o) => n + o.passed, 0);
 const failed = outcomes.reduce((n, o) => n + o.failed, 0);
 process.stdout.write(
-  `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s\n${passed} passed, ${failed} failed\n`,
+  `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s on ${WORKERS} workers ` +
+    `(their times add up to ${(outcomes.reduce((n, o) => n + o.ms, 0) / 1000).toFixed(1)}s)\n${passed} passed, ${failed} failed\n`,
 );
 process.exitCode = failed > 0 ? 1 : 0;

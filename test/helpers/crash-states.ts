@@ -250,6 +250,18 @@ function mountOf(
   return fs;
 }
 
+/** The sha1 of each content buffer, hashed once: the states of a run share most of their files' buffers. */
+const contentHashes = new WeakMap<Buffer, string>();
+
+function contentHash(content: Buffer): string {
+  let h = contentHashes.get(content);
+  if (h === undefined) {
+    h = createHash('sha1').update(content).digest('hex');
+    contentHashes.set(content, h);
+  }
+  return h;
+}
+
 function digestOf(inodes: Map<Ino, InodeState>, root: Ino): string {
   const h = createHash('sha256');
   const walk = (ino: Ino, path: string): void => {
@@ -258,8 +270,7 @@ function digestOf(inodes: Map<Ino, InodeState>, root: Ino): string {
     if (s.kind === 'dir') {
       h.update(`d ${path} ${s.mode}\n`);
       for (const name of [...s.entries.keys()].sort()) walk(s.entries.get(name)!, `${path}/${name}`);
-    } else if (s.kind === 'file')
-      h.update(`f ${path} ${s.mode} ${createHash('sha1').update(s.content).digest('hex')}\n`);
+    } else if (s.kind === 'file') h.update(`f ${path} ${s.mode} ${contentHash(s.content)}\n`);
     else h.update(`l ${path} ${s.target.toString('hex')}\n`);
   };
   walk(root, '');
@@ -293,7 +304,9 @@ export function crashStates(crash: CrashFs, options: { seed?: number; at?: numbe
         at,
         digest,
         enumerated: n < enumerated,
-        mount: (o) => mountOf(inodes, crash.rootIno, '/', o?.mtimeMs),
+        // Built again when mounted: only the few states a budget checks are, and holding every state's inodes would keep
+        // the whole run's disks in memory.
+        mount: (o) => mountOf(build(crash, at, pending, choice), crash.rootIno, '/', o?.mtimeMs),
       });
     });
   }
