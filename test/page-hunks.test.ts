@@ -216,6 +216,11 @@ if (!chromium && required) {
       assert.is(await textOf(c, '#apply'), 'Apply 2 hunks of 1 file');
       await page.click('#actions input[data-path="b.txt"]');
       assert.is(await textOf(c, '#apply'), 'Apply 2 hunks of 1 file and 1 whole file');
+      // A file ticked whole: its hunk's box shows ticked, and idle.
+      assert.equal(
+        (await boxes(c)).find((b) => b.name.includes('b.txt')),
+        { name: 'hunk 1 of b.txt, @@ -1 +1,2 @@', checked: true, disabled: true },
+      );
 
       const before = await rendered(page);
       await page.click('#apply');
@@ -253,6 +258,13 @@ if (!chromium && required) {
         'nothing ticked after an apply',
       );
       assert.is(await textOf(c, '#apply'), 'Apply all');
+      // Side by side, the box is in the left side's header row only.
+      await page.select('#diff-format', 'side-by-side');
+      await page.waitForSelector('#diff-body[data-complete] .d2h-file-side-diff');
+      assert.equal(
+        (await boxes(c)).map((b) => b.name),
+        [name(1, rest[0]!)],
+      );
       assert.equal(c.problems, [], 'no script error, no CSP violation');
     },
   );
