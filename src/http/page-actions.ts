@@ -11,8 +11,8 @@ import { APPLY, APPLY_REFUSED, ANY_OBJECT, ROLLBACK, UNAPPLY } from './answer-sc
 
 /**
  * What the review page does (`POST /ui/api/…`, each with the session's CSRF
- * token): decide an approval, apply (the whole draft or selected files),
- * unapply, roll back. Each is the library call the CLI makes, acting as the
+ * token): decide an approval, apply (the whole draft, selected files, or
+ * the hunks ticked in the diff, by id), unapply, roll back. Each is the library call the CLI makes, acting as the
  * person (`SHADOW_ACTOR` or git's user.name, as `shadow approve` does), and
  * answers its errors with the same codes and hints. The page is the
  * person's own (it opens only through the one-time URL `shadow serve`
@@ -37,6 +37,10 @@ const ApplyBody = z.strictObject({
   expect: z.optional(z.string()),
   // At least one: an empty selection would read as "the whole draft".
   paths: z.optional(z.array(Pathspec).check(z.minLength(1))),
+  // Only these hunks (ids of the diff's `hunks`; whole paths beside them): the draft keeps the rest.
+  hunks: z.optional(
+    z.array(z.string().check(z.minLength(1), z.maxLength(4096))).check(z.minLength(1), z.maxLength(10000)),
+  ),
   dry_run: z.optional(z.boolean()),
   conflict: z.optional(z.enum(['refuse', 'markers'])),
 });
@@ -63,7 +67,7 @@ export function registerPageActions(route: PageRoute, sh: Shadow): void {
   });
 
   const apply = {
-    summary: 'Apply the draft, or selected paths, as the person',
+    summary: 'Apply the draft, or selected paths or hunks, as the person',
     params: DRAFT_PARAM,
     body: inputSchema(ApplyBody),
     ok: APPLY,
@@ -76,6 +80,7 @@ export function registerPageActions(route: PageRoute, sh: Shadow): void {
     const r = await sh.apply({
       draft: params.name,
       paths: b.paths,
+      hunks: b.hunks,
       dryRun: b.dry_run === true,
       conflict: b.conflict,
       expect: b.expect,

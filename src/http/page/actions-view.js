@@ -1,22 +1,29 @@
 // Publishing from the page: the draft's files, each with its state (the
 // person changed it since the draft captured it: apply merges; in conflict
-// since a rebase), Apply (all, or the files ticked), Unapply, and Rollback
-// to a checkpoint. Each button is the library call the CLI makes, and a
-// refusal shows the same code and hint.
+// since a rebase; partly applied: its hunks applied and not yet), Apply
+// (all, the files ticked, or the hunks ticked in the diff: ticks.js),
+// Unapply, and Rollback to a checkpoint. Each button is the library call
+// the CLI makes, and a refusal shows the same code and hint.
 import { post, draftPath } from './api.js';
 import { el, plural } from './dom.js';
 import { say, sayError } from './message.js';
 import { expectOf } from './seen.js';
-
-/** The files ticked for a partial apply, per draft, kept across refreshes. */
-const ticked = new Map();
+import { applySelection, applyLabel, keepFiles, showTicks, ticksOf } from './ticks.js';
 
 /** What apply does to a file: from the review's entry (old and new blob, null where absent). */
 const change = (f) => (f.old === null ? ['added', 'A'] : f.new === null ? ['deleted', 'D'] : ['modified', 'M']);
 
 function fileRow(draft, f, notes) {
-  const set = ticked.get(draft);
-  const box = el('input', { type: 'checkbox', checked: set.has(f.path), onchange: () => (box.checked ? set.add(f.path) : set.delete(f.path)) });
+  const set = ticksOf(draft).files;
+  const box = el('input', {
+    type: 'checkbox',
+    checked: set.has(f.path),
+    onchange: () => {
+      if (box.checked) set.add(f.path);
+      else set.delete(f.path);
+      showTicks(draft);
+    },
+  });
   box.dataset.path = f.path;
   const [what, letter] = change(f);
   return el(
@@ -36,28 +43,40 @@ async function act(run, refresh) {
   await refresh();
 }
 
+/** What an apply did: its paths, conflicts, and the paths it took part of. */
+function applied(r) {
+  const conflicted = r.conflicts?.length ? `, ${plural(r.conflicts.length, 'conflict')}` : '';
+  const parts = (r.partial ?? []).map((p) => `${p.chosen} of ${plural(p.hunks, 'hunk')} of ${p.path}`);
+  return `applied ${plural(r.paths.length, 'path')}${conflicted}${parts.length > 0 ? ` (${parts.join('; ')})` : ''}`;
+}
+
+/** The review's counts over the paths a hunk apply took part of, or null. */
+function hunkCounts(counts) {
+  if (!counts) return null;
+  const text = `partly applied (${plural(counts.paths.length, 'path')}): ${plural(counts.applied, 'hunk')} applied, ${counts.remaining} not yet applied`;
+  return el('p', { id: 'hunk-counts' }, text);
+}
+
 export function actionsSection(draft, detail, refresh) {
-  if (!ticked.has(draft)) ticked.set(draft, new Set());
-  const set = ticked.get(draft);
   const files = detail.review.files ?? [];
-  for (const p of [...set]) if (!files.some((f) => f.path === p)) set.delete(p);
+  keepFiles(draft, new Set(files.map((f) => f.path)));
+  const part = new Map((detail.review.hunks?.paths ?? []).map((p) => [p.path, p]));
   const drifted = new Set((detail.drifted ?? []).map((d) => d.path));
   const conflicts = new Map((detail.review.conflicts ?? []).map((c) => [c.path, c.reason]));
   const rows = files.map((f) => {
     const notes = [];
     if (drifted.has(f.path)) notes.push(['drifted', 'changed in the working tree since captured: apply merges']);
     if (conflicts.has(f.path)) notes.push(['conflict', `conflict: ${conflicts.get(f.path)}`]);
+    const p = part.get(f.path);
+    if (p) notes.push(['hunks', `${p.applied} of ${plural(p.applied + p.remaining, 'hunk')} applied, ${p.remaining} not yet applied`]);
     return fileRow(draft, f, notes);
   });
 
   const apply = () =>
     act(async () => {
-      const paths = [...set];
       const expect = expectOf(draft, detail.review);
-      const r = await post(`${draftPath(draft)}/apply`, paths.length > 0 ? { paths, expect } : { expect });
-      set.clear();
-      const conflicted = r.conflicts?.length ? `, ${plural(r.conflicts.length, 'conflict')}` : '';
-      return `applied ${plural(r.paths.length, 'path')}${conflicted}`;
+      const r = await post(`${draftPath(draft)}/apply`, { ...applySelection(draft), expect });
+      return applied(r);
     }, refresh);
   const unapply = () => act(async () => `unapplied: ${plural((await post(`${draftPath(draft)}/unapply`)).paths.length, 'path')} put back`, refresh);
   const target = el('select', { id: 'rollback-target' }, detail.checkpoints.map((c) => el('option', { value: c.name }, `${c.name}${c.batch === null ? '' : ` (batch ${c.batch})`}`)));
@@ -71,11 +90,12 @@ export function actionsSection(draft, detail, refresh) {
     'section',
     { id: 'actions' },
     el('h3', {}, 'Apply'),
+    hunkCounts(detail.review.hunks),
     files.length === 0 ? el('p', {}, 'The draft changes nothing against its bases.') : el('ul', { className: 'files' }, rows),
     el(
       'p',
       { className: 'buttons' },
-      el('button', { type: 'button', id: 'apply', onclick: apply, disabled: files.length === 0 }, 'Apply (the ticked files, or all)'),
+      el('button', { type: 'button', id: 'apply', onclick: apply, disabled: files.length === 0 }, applyLabel(draft)),
       el('button', { type: 'button', id: 'unapply', onclick: unapply }, 'Unapply the last apply'),
       detail.checkpoints.length > 0 ? [target, el('button', { type: 'button', id: 'rollback', onclick: rollback }, 'Roll back')] : null,
     ),

@@ -6,11 +6,14 @@
 // idle, so a long diff shows as fast as a short one; the first screenful's
 // highlighting lands on the next turn. A file of more than
 // MAX_FILE_CHANGES changed lines shows collapsed, drawn on request; binary
-// files show as such; every file has its own collapse toggle.
+// files show as such; every file has its own collapse toggle. The diff
+// against the bases has a checkbox in each hunk's header row (hunk-boxes.js).
 import { parse } from 'diff2html/lib-esm/diff2html.js';
 import { Diff2HtmlUI } from 'diff2html/lib-esm/ui/js/diff2html-ui-base.js';
 import { get, draftPath } from './api.js';
 import { el, plural } from './dom.js';
+import { addHunkBoxes } from './hunk-boxes.js';
+import { keepHunks } from './ticks.js';
 
 /** Lines changed in one file beyond which it shows collapsed. */
 const MAX_FILE_CHANGES = 1500;
@@ -81,10 +84,11 @@ function choicesOf(draft) {
  * Draw one file into its slot (once): highlighted at once (`later` false),
  * or plain now and highlighted on the next turn (`later` true: the first
  * screenful, since highlight.js compiles a language's grammar on its first
- * use in a page, tens of ms the reader should not wait for). The promise
- * settles once the file is highlighted.
+ * use in a page, tens of ms the reader should not wait for). `decorate`
+ * adds to the drawn file (the hunks' boxes). The promise settles once the
+ * file is highlighted.
  */
-function drawFile(slot, file, c, hljs, later = false) {
+function drawFile(slot, file, c, hljs, later = false, decorate = () => {}) {
   if (slot.dataset.drawn) return Promise.resolve();
   slot.dataset.drawn = '1';
   const config = {
@@ -99,6 +103,7 @@ function drawFile(slot, file, c, hljs, later = false) {
   };
   const ui = new Diff2HtmlUI(slot, [file], config, hljs);
   ui.draw();
+  decorate(slot);
   if (!later || hljs === undefined) return Promise.resolve();
   return new Promise((done) =>
     setTimeout(() => {
@@ -109,14 +114,14 @@ function drawFile(slot, file, c, hljs, later = false) {
 }
 
 /** A large file's slot: its name and size, and a button that draws it. */
-function collapsed(slot, file, c, path, hljs) {
+function collapsed(slot, file, c, path, hljs, decorate) {
   slot.replaceChildren(
     el(
       'div',
       { className: 'collapsed-file' },
       el('strong', {}, path),
       ` ${file.addedLines + file.deletedLines} lines changed: collapsed `,
-      el('button', { type: 'button', className: 'show-file', onclick: () => drawFile(slot, file, c, hljs) }, 'Show'),
+      el('button', { type: 'button', className: 'show-file', onclick: () => drawFile(slot, file, c, hljs, false, decorate) }, 'Show'),
     ),
   );
 }
@@ -129,6 +134,13 @@ async function draw(target, draft, c, summary) {
   const [d, hljs] = await Promise.all([answer, highlighter]);
   if (d.range === null) drawnReview.set(draft, d.review_fingerprint);
   else drawnReview.delete(draft);
+  // Hunks can be taken from the diff against the bases only; a tick whose id is gone named an older state.
+  const byPath = new Map(d.range === null ? d.files.map((f) => [f.path, f]) : []);
+  if (d.range === null) keepHunks(draft, new Set(d.files.flatMap((f) => (f.hunks ?? []).map((h) => h.id))));
+  const decorate = (slot) => {
+    const f = byPath.get(slot.dataset.path);
+    if (f) addHunkBoxes(slot, draft, f);
+  };
   const renamed = d.files.filter((f) => f.status === 'R').length;
   summary.textContent = `${plural(d.files.length, 'file')}, ${d.lines} line${d.lines === 1 ? '' : 's'} changed${renamed ? `, ${plural(renamed, 'rename')}` : ''}`;
   delete target.dataset.complete;
@@ -155,8 +167,8 @@ async function draw(target, draft, c, summary) {
   const drawAt = (i, later = false) => {
     if (!left.has(i)) return;
     const f = files[i];
-    if (f.addedLines + f.deletedLines > MAX_FILE_CHANGES) collapsed(slots[i], f, c, slots[i].dataset.path, hljs);
-    else highlighting.push(drawFile(slots[i], f, c, hljs, later));
+    if (f.addedLines + f.deletedLines > MAX_FILE_CHANGES) collapsed(slots[i], f, c, slots[i].dataset.path, hljs, decorate);
+    else highlighting.push(drawFile(slots[i], f, c, hljs, later, decorate));
     finish(i);
   };
   // The first screenful now, its highlighting on the next turn.

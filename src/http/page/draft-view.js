@@ -7,6 +7,7 @@ import { decisionsSection } from './decisions-view.js';
 import { actionsSection } from './actions-view.js';
 import { diffDrawn, diffSection, prefetchDiff } from './diff-view.js';
 import { timelineSection } from './timeline-view.js';
+import { showTicks } from './ticks.js';
 
 export async function showDraft(view, draft, refresh) {
   // The diff is asked for beside the draft's state, not after it.
@@ -31,6 +32,8 @@ export async function showDraft(view, draft, refresh) {
     diffSection(draft, detail),
     timelineSection(timeline.events),
   );
+  // The diff is kept across refreshes: its hunk boxes follow the files ticked now.
+  showTicks(draft);
   window.scrollTo(0, scroll);
   await diffDrawn();
 }
