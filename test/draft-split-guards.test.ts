@@ -58,6 +58,7 @@ Guards('each bad selection or name has its code, and no ref, draft or ledger lin
     ['a path the draft does not change', () => sh.split({ hunks: ['c.txt'] }), 'INVALID_ARGUMENT'],
     ['an unknown draft', () => sh.split({ draft: 'nope', hunks: ['a.txt:1'] }), 'DRAFT_NOT_FOUND'],
     ['an invalid new name', () => sh.split({ hunks: ['a.txt:1'], into: 'bad..name' }), 'INVALID_DRAFT_NAME'],
+    ['a remote draft as the new name', () => sh.split({ hunks: ['a.txt:1'], into: 'origin/x' }), 'READ_ONLY'],
     ['an existing new name', () => sh.split({ hunks: ['a.txt:1'], into: 'taken' }), 'DRAFT_EXISTS'],
     ['the draft itself as the new name', () => sh.split({ hunks: ['a.txt:1'], into: 'default' }), 'DRAFT_EXISTS'],
     ['hunks and a patch', () => sh.split({ hunks: [firstId], patch: 'diff --git a/a b/a\n' }), 'INVALID_ARGUMENT'],

@@ -112,6 +112,7 @@ export const COMMAND_ERRORS: Readonly<Record<string, readonly ErrorCode[]>> = {
     'PATCH_DOES_NOT_APPLY',
     'INVALID_DRAFT_NAME',
     'DRAFT_EXISTS',
+    'READ_ONLY',
     'UNRESOLVED_CONFLICT',
     'DRAFT_WORKTREE_MISMATCH',
     'DRAFT_NOT_FOUND',

@@ -53,7 +53,8 @@ export const splitCalls: SplitCalls & ThisType<ShadowCore & SplitCalls> = {
   async split(options) {
     validate(SplitOptionsSchema, options, 'INVALID_ARGUMENT', 'the options');
     return splitDraft(this.ws, this.draftName(options), {
-      into: options.into,
+      // A name of a remote's draft (origin/x) is read-only, as for draftNew.
+      into: options.into === undefined ? undefined : this.draftName({ draft: options.into }),
       message: options.message,
       hunks: options.hunks,
       patch: options.patch,
