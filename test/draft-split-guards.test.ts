@@ -157,6 +157,31 @@ Guards(
   },
 );
 
+Guards(
+  'a patch moves what it holds; an edited hunk whose lines touch lines left behind is refused',
+  async ({ repo }) => {
+    const sh = await repo.open();
+    const next = BASE.replace('line 3\n', 'three\n').replace('line 4\n', 'four\n').replace('line 30\n', 'thirty\n');
+    await sh.batch({ operations: [{ operation: 'write', path: 'a.txt', content: next }] });
+    const head = 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n';
+    // Line 3 without line 4 beside it: the two cannot be told apart in the rest.
+    const touching = `${head}@@ -2,3 +2,3 @@\n line 2\n-line 3\n+three\n line 4\n`;
+    const before = await refs(repo);
+    assert.is(await codeOf(() => sh.split({ patch: touching })), 'INVALID_ARGUMENT');
+    assert.equal(await refs(repo), before);
+    const off = `${head}@@ -2,3 +2,3 @@\n line 2\n-line 9\n+three\n line 4\n`;
+    assert.is(await codeOf(() => sh.split({ patch: off })), 'PATCH_DOES_NOT_APPLY');
+    assert.is(await codeOf(() => sh.split({ patch: 'not a patch' })), 'INVALID_PATCH');
+    assert.equal(await refs(repo), before);
+    const far = `${head}@@ -29,3 +29,3 @@\n line 29\n-line 30\n+thirty\n line 31\n`;
+    const r = await sh.split({ patch: far, into: 'far' });
+    assert.equal(r.partial, [{ path: 'a.txt', chosen: 1, hunks: 2 }]);
+    const view = async (draft: string): Promise<string> => (await sh.cat('a.txt', { draft })).content.toString();
+    assert.is(await view('far'), BASE.replace('line 30\n', 'thirty\n'));
+    assert.is(await view('default'), BASE.replace('line 3\n', 'three\n').replace('line 4\n', 'four\n'));
+  },
+);
+
 Guards('an approval given on the draft does not let the new draft apply', async ({ repo }) => {
   await git.setConfig({ fs: repo.fs, dir: repo.dir, path: 'shadow.protect', value: '.github/**' });
   const sh = await repo.open();
