@@ -10,6 +10,8 @@ import * as git from 'isomorphic-git';
 import type { Shadow } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 import { codeOf } from './helpers/caught.js';
+import { FsSeam } from './helpers/fs-seam.js';
+import { openShadow } from '../src/index.js';
 
 const forty = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`);
 const BASE = forty.join('');
@@ -179,6 +181,29 @@ Guards(
     const view = async (draft: string): Promise<string> => (await sh.cat('a.txt', { draft })).content.toString();
     assert.is(await view('far'), BASE.replace('line 30\n', 'thirty\n'));
     assert.is(await view('default'), BASE.replace('line 3\n', 'three\n').replace('line 4\n', 'four\n'));
+  },
+);
+
+Guards(
+  'a new draft that cannot be made puts the hunks back in the draft: they are never in neither',
+  async ({ repo }) => {
+    const sh = await withDraft(repo);
+    const before = await refs(repo);
+    const seam = new FsSeam(repo.fs);
+    const c = repo.ctx;
+    const failing = await openShadow({ dir: repo.dir, fs: seam.fs, clock: c.clock, ids: c.ids, env: c.env });
+    seam.inject({ op: ['openSync', 'writeFileSync', 'renameSync'], path: /\/drafts\/moved\//, code: 'EIO' });
+    // The disk's own error, as any write of draft metadata meets it.
+    assert.is(await codeOf(() => failing.split({ hunks: ['a.txt:2'], into: 'moved' })), 'EIO');
+    failing.close();
+    assert.equal(await refs(repo), before, 'the draft is back at its tip; no new draft');
+    assert.equal(
+      (await sh.diff({ content: 'patch' })).files.map((f) => [f.path, f.hunks!.length]),
+      [
+        ['a.txt', 3],
+        ['b.txt', 1],
+      ],
+    );
   },
 );
 
