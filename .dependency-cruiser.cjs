@@ -189,8 +189,8 @@ module.exports = {
     ),
     draftsRoom(
       'rebase',
-      ['batch', 'history', 'view', 'publish-set'],
-      'drafts/rebase/ lands one commit of merged paths; no other room of drafts/ builds on it.',
+      ['batch', 'history', 'view', 'publish-set', 'hunks'],
+      'drafts/rebase/ lands one commit of merged paths, or a split of hunks; no other room of drafts/ builds on it.',
     ),
     only('review', ['core', 'durable', 'git', 'state', 'drafts'], 'review/ judges a draft; it never publishes.'),
     only('publish', ['core', 'durable', 'git', 'state', 'drafts', 'review'], 'publish/ asks review before it writes.'),

@@ -278,6 +278,23 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
     load: () => import('./commands/rebase.js').then((m) => m.revert),
   },
   {
+    usage: 'split',
+    describe:
+      'move chosen hunks of the draft into a new draft on the same bases (as jj split); the draft keeps the rest, rollback brings them back',
+    builder: (y) =>
+      y
+        .option('hunks', {
+          type: 'string',
+          array: true,
+          demandOption: true,
+          describe:
+            'the hunks that move: <id> (shadow diff --json), <path>:<n>[,<m>|<n>-<m>]…, <path>:mode or <path> (repeatable, or comma lists)',
+        })
+        .option('into', { type: 'string', describe: 'the new draft (default <draft>-split, -split-2, … when taken)' })
+        .option('message', { alias: 'm', type: 'string', describe: "the summary of both drafts' batches" }),
+    load: () => import('./commands/split.js').then((m) => m.split),
+  },
+  {
     usage: 'resolve <paths..>',
     describe: 'mark paths in conflict since a rebase resolved, as the draft holds them',
     builder: (y) =>

@@ -15,7 +15,7 @@ export const COMMAND_TASKS: readonly CommandTask[] = [
   { title: 'look at a draft', commands: ['status', 'cat', 'ls', 'log', 'diff', 'blame', 'trace'] },
   {
     title: 'history and undo',
-    commands: ['checkpoint', 'checkpoints', 'rollback', 'undo', 'rebase', 'revert', 'resolve'],
+    commands: ['checkpoint', 'checkpoints', 'rollback', 'undo', 'rebase', 'revert', 'resolve', 'split'],
   },
   { title: 'review and decide', commands: ['propose', 'review', 'approve', 'deny', 'events'] },
   { title: 'publish into the working tree', commands: ['apply', 'unapply', 'recover'] },

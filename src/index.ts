@@ -91,6 +91,8 @@ export type { UnapplyResult } from './publish/unapply.js';
 export type { RebaseResult } from './drafts/rebase/rebase.js';
 export type { RebasedPath } from './drafts/rebase/rebase-plan.js';
 export type { RevertResult } from './drafts/rebase/revert.js';
+export type { SplitResult } from './drafts/rebase/draft-split.js';
+export type { SplitOptions } from './api/split-calls.js';
 export type { BlameResult, BlameLine } from './drafts/history/blame.js';
 export type { PublishedBlame, PublishedBlameLine, Source as BlameSource } from './publish/published-blame.js';
 export type { TraceOfCommit } from './publish/trace-read.js';

@@ -21,6 +21,7 @@ import { reviewCalls, type ReviewCalls } from './api/review-calls.js';
 import { planCalls, type PlanCalls } from './api/plan-calls.js';
 import { rebaseCalls, type RebaseCalls } from './api/rebase-calls.js';
 import { remoteCalls, type RemoteCalls } from './api/remote-calls.js';
+import { splitCalls, type SplitCalls } from './api/split-calls.js';
 import { Sessions } from './api/sessions-api.js';
 import { Worktrees } from './api/worktrees-api.js';
 import type { RecoveryReport } from './publish/apply.js';
@@ -32,7 +33,16 @@ export { BeginSchema as BeginSessionSchema } from './api/sessions-api.js';
 
 /** Every call of the handle, by capability (declared on the class below). */
 export interface Shadow
-  extends BatchCalls, DraftCalls, ViewCalls, PublishCalls, ReviewCalls, PlanCalls, RebaseCalls, RemoteCalls {}
+  extends
+    BatchCalls,
+    DraftCalls,
+    ViewCalls,
+    PublishCalls,
+    ReviewCalls,
+    PlanCalls,
+    RebaseCalls,
+    SplitCalls,
+    RemoteCalls {}
 
 /**
  * A handle on one repository: every shadow operation, with arguments
@@ -195,5 +205,6 @@ installCalls(
   reviewCalls,
   planCalls,
   rebaseCalls,
+  splitCalls,
   remoteCalls,
 );

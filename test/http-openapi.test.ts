@@ -280,6 +280,9 @@ Doc('real answers fit the schemas documented for their route and status', async 
       .status,
     415,
   );
+  const split = { json: { hunks: ['x.md'], into: 'x-part' } };
+  assert.is((await call('POST', '/api/drafts/{name}/split', '/api/drafts/default/split', split)).status, 200);
+  assert.is((await call('POST', '/api/drafts/{name}/split', '/api/drafts/default/split', split)).status, 409);
   await call('GET', '/openapi.json', '/openapi.json');
 
   // The review page's API, with its session cookie and CSRF token.

@@ -117,7 +117,7 @@ function progressBar(ctx: CommandContext): ((done: number, total: number, bytes:
 const NOT_A_PATH = /^(?:[0-9a-f]{12}|\d+(?:-\d+)?|mode|rename)$/;
 
 /** The --hunks specs with their paths made relative to the repository root (typed relative to the current directory, as git's pathspecs are). */
-async function hunkSpecs(ctx: CommandContext, value: unknown): Promise<string[]> {
+export async function hunkSpecs(ctx: CommandContext, value: unknown): Promise<string[]> {
   const specs = (Array.isArray(value) ? value : [value]).map(String);
   return Promise.all(
     specs.map(async (spec) => {

@@ -89,6 +89,10 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   resolve: [
     'shadow resolve src/api.ts              # keep a conflicted path as the draft holds it (a batch on it resolves it too)',
   ],
+  split: [
+    'shadow split --hunks src/api.ts:2,3 --hunks README.md --into docs-part   # those hunks move to a new draft; this one keeps the rest',
+    'shadow split --hunks 3f9c0a1b2c4d     # a hunk by the id shadow diff --json prints (the new draft: <draft>-split)',
+  ],
   revert: [
     'shadow revert 3                        # a new batch that undoes batch 3 alone, later batches kept (as git revert)',
     'shadow revert 3 --apply                # the same, then its paths applied to the working tree (your later edits kept)',

@@ -182,6 +182,20 @@ export const REVERT = obj({
   unchanged: bool(),
 });
 
+export const SPLIT = obj({
+  draft: str('the draft the hunks left'),
+  from: str('its tip before the split'),
+  tip: str('its batch that took the hunks out'),
+  batch: int(),
+  into: str('the new draft'),
+  into_tip: str("the new draft's batch 1: base + the chosen hunks"),
+  paths: arrayOf(obj({ path: str(), moved: { type: 'string', enum: ['whole', 'part'] } })),
+  partial: arrayOf(
+    obj({ path: str(), chosen: int(), hunks: int() }),
+    'the paths cut in part, and how many of their hunks moved',
+  ),
+});
+
 export const ANY_OBJECT: JsonSchema = { type: 'object' };
 
 /** An OpenAPI 3.1 document: only its outline, the routes' schemas are inside. */

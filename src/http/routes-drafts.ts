@@ -13,6 +13,7 @@ import {
   FILE_OR_LISTING,
   LOG,
   ROLLBACK,
+  SPLIT,
   STOPPING,
 } from './answer-schemas.js';
 
@@ -74,6 +75,18 @@ const LogQuery = z.looseObject({
 });
 // What a client may leave out or get wrong is ignored as before: only the one required field is refused.
 const CheckpointBody = z.looseObject({ name: z.string(), message: z.catch(z.optional(z.string()), undefined) });
+// The hunks as apply takes them (ids of the diff route's `hunks`, `<path>:<n>`, `<path>:mode`, `<path>`), or a patch.
+const SplitBody = z.strictObject({
+  hunks: z.optional(
+    z.array(z.string().check(z.minLength(1), z.maxLength(4096))).check(z.minLength(1), z.maxLength(10000)),
+  ),
+  patch: z.optional(z.string().check(z.minLength(1))),
+  into: z.optional(z.string().check(z.describe('the new draft; default <draft>-split'))),
+  message: z.optional(z.string().check(z.maxLength(4096))),
+});
+const SPLIT_HINT =
+  'send {"hunks": ["<id>", "src/a.ts:1,3", "README.md"]} or {"patch": "diff --git …"}, "into"?: "<new draft>", "message"?: "…"; paths are relative to the repository root';
+
 const RollbackBody = z.looseObject({
   target: z.string().check(z.describe('a checkpoint, a batch number, ~N or a commit of the draft')),
 });
@@ -234,6 +247,33 @@ export function registerDraftRoutes(app: FastifyInstance, sh: Shadow): void {
   app.post('/api/drafts/:name/stop', { schema: stopSchema }, async (req: Named, reply) =>
     reply.send({ stopping: await sh.stopPlan({ draft: req.params.name }) }),
   );
+
+  const splitSchema = routeSchema({
+    summary: 'Move chosen hunks of the draft into a new draft (the draft keeps the rest)',
+    tag: 'drafts',
+    auth: 'token',
+    params: DRAFT_PARAM,
+    headers: ACTOR_HEADER,
+    body: inputSchema(SplitBody),
+    ok: SPLIT,
+    errors: [404, 409, 422],
+  });
+  app.post('/api/drafts/:name/split', { schema: splitSchema }, async (req: Named, reply) => {
+    const body = parseOr(SplitBody, req.body, (issues) => {
+      const problems = issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+      return new ShadowError('INVALID_ARGUMENT', `the split request: ${problems}`, { hint: SPLIT_HINT });
+    });
+    return reply.send(
+      await sh.split({
+        draft: req.params.name,
+        hunks: body.hunks,
+        patch: body.patch,
+        into: body.into,
+        message: body.message,
+        actor: header(req, 'x-shadow-actor'),
+      }),
+    );
+  });
 
   const rollbackSchema = routeSchema({
     summary: 'Move the draft back to an earlier point (nothing is destroyed)',
