@@ -318,13 +318,6 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
           describe:
             'publish only these files, directories or globs (relative to the current directory); the draft keeps the rest',
         })
-        .option('patch', {
-          alias: 'p',
-          type: 'boolean',
-          describe:
-            "choose the hunks to apply at git add -p's prompt (y n q a d j J k K g / s e ?); the draft keeps the rest",
-        })
-        .option('color', { type: 'boolean', describe: 'with -p: --no-color shows the hunks and prompt without colour' })
         .option('dry-run', { type: 'boolean', describe: 'list what would change and any conflict, writing nothing' })
         .option('commit', {
           type: 'boolean',
@@ -358,6 +351,16 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
           array: true,
           describe:
             'publish only these hunks: <id> (shadow diff --json), <path>:<n>[,<m>|<n>-<m>]…, <path>:mode, <newpath>:rename or <path> (repeatable, or comma lists); the draft keeps the rest',
+        })
+        .option('patch', {
+          alias: 'p',
+          type: 'boolean',
+          describe:
+            "choose the hunks to apply at git add -p's prompt (y n q a d j J k K g / s e ?); the draft keeps the rest",
+        })
+        .option('color', {
+          type: 'boolean',
+          describe: 'with -p: --no-color shows the hunks and prompt without colour',
         }),
     load: () => import('./commands/apply.js').then((m) => m.apply),
   },

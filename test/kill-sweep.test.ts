@@ -211,6 +211,10 @@ Sweep(
         } finally {
           next.close();
         }
+        // The next command's batches start a pack merge in steps (upkeep between answers), which holds its
+        // lock until it ends, close or not; a held merge lock never blocks a command (a live holder's merge is
+        // skipped, not waited for), so the sweep waits for that merge before it looks for locks left behind.
+        await next.ws.repo.objects.merging();
         const locks = blockingLocks(join(repo.dir, '.git'), (pid) => pid >= GONE);
         if (locks.length > 0) problems.push(`${where}: locks left: ${locks.join(', ')}`);
 

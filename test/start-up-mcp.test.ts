@@ -213,8 +213,10 @@ Process(
         "const fs = require('node:fs');",
         'const load = Module._load;',
         'let seen = false;',
+        // The SDK by its package name (from the sources), or as the bundle's file apart (cli/bundle.mjs).
+        "const sdk = (r) => r.startsWith('@modelcontextprotocol/sdk') || /(^|\\/)mcp-sdk\\.cjs$/.test(r);",
         'Module._load = function (request, ...rest) {',
-        '  if (!seen && request.startsWith(\'@modelcontextprotocol/sdk\')) { seen = true; fs.writeSync(1, \'{"probe":"sdk"}\\n\'); }',
+        '  if (!seen && sdk(request)) { seen = true; fs.writeSync(1, \'{"probe":"sdk"}\\n\'); }',
         '  return load.call(this, request, ...rest);',
         '};',
       ].join('\n'),
@@ -227,11 +229,12 @@ Process(
     let out = '';
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    const lines = (n: number): Promise<string[]> =>
+    // Every line up to the answer to tools/list (id 2): whatever the probe saw or missed, the wait ends there.
+    const lines = (): Promise<string[]> =>
       new Promise((resolve, reject) => {
         const check = (): void => {
-          const ls = out.split('\n').filter(Boolean);
-          if (ls.length >= n) resolve(ls);
+          const ls = out.split('\n').slice(0, -1).filter(Boolean);
+          if (ls.some((l) => (JSON.parse(l) as { id?: unknown }).id === 2)) resolve(ls);
         };
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString('utf8');
@@ -244,7 +247,7 @@ Process(
     child.stdin.write(`${JSON.stringify(request)}\n`);
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     child.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}\n');
-    const got = await lines(3);
+    const got = await lines();
     child.stdin.end();
     await new Promise((r) => child.once('exit', r));
     const messages = got.map((l) => JSON.parse(l) as Record<string, unknown>);

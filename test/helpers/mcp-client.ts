@@ -43,6 +43,9 @@ export async function connect(repo: DiskRepo, name: string, args: string[] = [])
   transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport);
+  // `initialize` is answered before the server has loaded the SDK and opened its socket for handed-off
+  // calls (cli/commands/mcp.ts); an answer to tools/list says both are up, as tests that use the socket need.
+  await client.listTools();
   return {
     client,
     name,
