@@ -36,12 +36,17 @@ Pty.after((ctx) => {
   ctx.restore.cleanup();
 });
 
-/** The screen without the colours' codes' effect on the header lines: those lines dropped. */
+/**
+ * The screen without the colours' codes' effect on the header lines: those lines dropped; and without the
+ * new lines at its end, which a pseudo-terminal may still hold when the process exits (node-pty can report
+ * the exit before the last output), so under load one side's last echo arrives and the other's does not.
+ */
 function body(screen: string): string {
   return screen
     .split('\r\n')
     .filter((line) => !/^(?:diff --git|index |--- |\+\+\+ )/.test(line.replace(/\x1b\[[0-9;]*m/g, '')))
-    .join('\r\n');
+    .join('\r\n')
+    .replace(/(?:\r\n)+$/, '');
 }
 
 /** An editor script: its first run does `first` to the file, later runs `then`. */
