@@ -14,79 +14,20 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { codeOf } from './helpers/caught.js';
+import { change, forty, HUNK_CASES, type HunkCase } from './helpers/hunk-cases.js';
 
-const lines = (n: number, tag: string, eol = '\n'): string[] =>
-  Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}${eol}`);
-const change = (base: string[], at: Record<number, string>): string =>
-  base.map((l, i) => (at[i + 1] !== undefined ? at[i + 1]! : l)).join('');
-
-interface Case {
-  name: string;
-  path: string;
-  base: string;
-  next: string;
-  mode?: '100755';
-  /** What `--hunks` takes after `<path>:`. */
-  choice: string;
-}
-
-const forty = lines(40, 'text');
-const crlf = lines(40, 'crlf', '\r\n');
-const noEol = [...lines(20, 'noeol').slice(0, 19), 'noeol line 20'];
-// Cases of test/hunk-apply-oracle.test.ts, split instead of applied.
-const CASES: Case[] = [
-  {
-    name: 'the middle one of three hunks',
-    path: 'several.txt',
-    base: forty.join(''),
-    next: change(forty, { 3: 'three\n', 20: 'twenty\n', 37: 'thirty-seven\n' }),
-    choice: '2',
-  },
-  {
-    name: 'the first and the last of three hunks, lines added and removed',
-    path: 'outer.txt',
-    base: forty.join(''),
-    next: change(forty, { 3: 'three\n', 20: 'twenty\nand more\n', 37: '' }),
-    choice: '1,3',
-  },
-  {
-    name: 'the second of two hunks whose contexts touch',
-    path: 'adjacent.txt',
-    base: forty.join(''),
-    next: change(forty, { 10: 'ten\n', 18: 'eighteen\n' }),
-    choice: '2',
-  },
-  {
-    name: 'the last line of a file with no final newline',
-    path: 'noeol.txt',
-    base: noEol.join(''),
-    next: change(noEol, { 2: 'two\n', 20: 'twenty, still no newline' }),
-    choice: '2',
-  },
-  {
-    name: 'a CRLF file, its bytes kept',
-    path: 'crlf.txt',
-    base: crlf.join(''),
-    next: change(crlf, { 5: 'five\r\n', 30: 'thirty\r\n' }),
-    choice: '1',
-  },
-  {
-    name: 'a content hunk without the mode change beside it',
-    path: 'mode-content.sh',
-    base: forty.join(''),
-    next: change(forty, { 3: 'three\n', 30: 'thirty\n' }),
-    mode: '100755',
-    choice: '2',
-  },
-  {
-    name: 'the mode change alone, without the content hunks',
-    path: 'mode-alone.sh',
-    base: forty.join(''),
-    next: change(forty, { 3: 'three\n' }),
-    mode: '100755',
-    choice: 'mode',
-  },
-];
+type Case = HunkCase & { base: string; next: string };
+// Cases of the hunk apply's corpus (test/helpers/hunk-cases.ts), split instead of applied.
+const SPLIT = new Set([
+  'the middle one of three hunks',
+  'the first and the last of three hunks',
+  'the second of two hunks whose contexts touch',
+  'the last line of a file with no final newline',
+  'a CRLF file, its bytes kept',
+  'a content hunk without the mode change beside it',
+  'the mode change alone, without the content hunks',
+]);
+const CASES = HUNK_CASES.filter((c): c is Case => SPLIT.has(c.name) && c.base !== null && c.next !== null);
 
 /** A path's mode and bytes in a tree-ish, as git reads them. */
 function entryAt(repo: DiskRepo, treeish: string, path: string): { mode: string; bytes: string } {
