@@ -17,7 +17,7 @@ import { instructions, MCP_CAPABILITIES, MCP_SERVER_NAME } from './mcp-identity.
 
 /**
  * The protocol versions the SDK's server accepts, newest first (the SDK's
- * `SUPPORTED_PROTOCOL_VERSIONS`; test/mcp-start-up.test.ts holds them equal).
+ * `SUPPORTED_PROTOCOL_VERSIONS`; test/start-up-mcp.test.ts holds them equal).
  */
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
   '2025-11-25',
