@@ -82,7 +82,6 @@ const fromStat = (s: Stats): Info => ({
 });
 
 async function infoOf(conn: ToolConnection, p: HomePath): Promise<Info> {
-  const disk = onDisk(conn, p.rel);
   let file;
   try {
     file = await conn.sh.cat(p.rel, { draft: conn.draft });
@@ -90,6 +89,9 @@ async function infoOf(conn: ToolConnection, p: HomePath): Promise<Info> {
     const directory = (e instanceof ShadowError && e.code === 'IS_A_DIRECTORY') || p.rel === '';
     if (!directory) throw await asHome(conn, e, p, 'stat');
   }
+  // Stat after reading: reading the working tree's file moves its atime, and
+  // the answer should say what a stat made just after this call would.
+  const disk = onDisk(conn, p.rel);
   if (file === undefined || file.source === 'lower') {
     if (disk && disk.isDirectory() === (file === undefined)) return fromStat(disk);
   }
