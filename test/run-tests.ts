@@ -121,7 +121,12 @@ function ramTmpdir(): string | undefined {
   }
 }
 const tmp = ramTmpdir();
-const childEnv = { ...process.env, FORCE_COLOR: '0', ...(tmp === undefined ? {} : { TMPDIR: tmp }) };
+/**
+ * The test processes run in UTC, the zone every repository a test makes gives
+ * git and shadow (helpers/disk-repo.ts): a CLI call runs in the test's own
+ * process (helpers/cli-thread.ts) only when its zone is the process's.
+ */
+const childEnv = { ...process.env, FORCE_COLOR: '0', TZ: 'UTC', ...(tmp === undefined ? {} : { TMPDIR: tmp }) };
 
 interface Outcome {
   file: string;

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openShadow, type Shadow } from '../../src/index.js';
+import { runInThread, threadCanRun } from './cli-thread.js';
 
 /** The bundled CLI, as users run it. */
 export const SHADOW_BIN = fileURLToPath(new URL('../../bin/shadow.cjs', import.meta.url));
@@ -84,14 +85,23 @@ export class DiskRepo {
     return spawnSync('git', args, { cwd: this.dir, env: this.env, encoding: 'utf8' });
   }
 
-  /** Run the shadow CLI. */
+  /**
+   * Run the shadow CLI: in the test process's CLI thread (helpers/cli-thread.ts), or as a process of its own with
+   * `process: true` (or SHADOW_TEST_CLI=process, for every call), for what only a process has.
+   */
   shadow(
     args: string[],
-    options: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {},
+    options: { input?: string | Buffer; env?: Record<string, string>; cwd?: string; process?: boolean } = {},
   ): CliResult {
+    const env = { ...this.env, ...options.env };
+    if (options.process !== true && process.env.SHADOW_TEST_CLI !== 'process' && threadCanRun(env)) {
+      const r = runInThread({ args, cwd: options.cwd ?? this.dir, env, input: options.input });
+      const stdout = r.stdout.toString('utf8');
+      return { status: r.status, stdout, stderr: r.stderr, json: () => JSON.parse(stdout) };
+    }
     const r = spawnSync(process.execPath, [SHADOW_BIN, ...args], {
       cwd: options.cwd ?? this.dir,
-      env: { ...this.env, ...options.env },
+      env,
       input: options.input,
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
