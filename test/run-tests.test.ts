@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +24,16 @@ import * as assert from 'uvu/assert';
  */
 
 const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'run-tests.js');
+const GROUP_HOST = join(dirname(RUNNER), 'helpers', 'file-group.js');
+
+/** A directory with a copy of the runner and of the host it runs a group of short files in. */
+function runnerDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  copyFileSync(RUNNER, join(dir, 'run-tests.js'));
+  mkdirSync(join(dir, 'helpers'));
+  copyFileSync(GROUP_HOST, join(dir, 'helpers', 'file-group.js'));
+  return dir;
+}
 
 /** uvu's summary for a file of `total` tests, `passed` of them passing. */
 const summary = (total: number, passed: number, skipped = 0): string =>
@@ -26,13 +45,12 @@ const FILES: Record<string, string> = {
   'says-skip.test.js': `process.stdout.write('SKIP nothing to drive here\\n${summary(0, 0)}');`,
   'skipped.test.js': `process.stdout.write('${summary(2, 1, 1)}');`,
   // Writes the TMPDIR it was given (or '-') to the file TMPDIR_OUT names.
-  'tmpdir.test.js': `import('node:fs').then((fs) => { if (process.env.TMPDIR_OUT) fs.writeFileSync(process.env.TMPDIR_OUT, process.env.TMPDIR ?? '-'); process.stdout.write('${summary(1, 1)}'); });`,
+  'tmpdir.test.js': `const fs = require('node:fs'); if (process.env.TMPDIR_OUT) fs.writeFileSync(process.env.TMPDIR_OUT, process.env.TMPDIR ?? '-'); process.stdout.write('${summary(1, 1)}');`,
 };
 
 const R = suite<{ dir: string }>('the test runner');
 R.before((c) => {
-  c.dir = mkdtempSync(join(tmpdir(), 'shadow-runner-'));
-  copyFileSync(RUNNER, join(c.dir, 'run-tests.js'));
+  c.dir = runnerDir('shadow-runner-');
   for (const [name, text] of Object.entries(FILES)) writeFileSync(join(c.dir, name), text);
 });
 R.after((c) => rmSync(c.dir, { recursive: true, force: true }));
@@ -114,21 +132,54 @@ R(
 );
 
 R('files start longest first, by the weights the runner holds; SHADOW_TEST_WORKERS sets how many run at once', () => {
-  // Named as slow files of the suite are (and a prefix, cli-, beside a longer name of its own, cli-history): one worker
-  // runs them one after the other, so the order of their lines is the order they started.
-  const dir = mkdtempSync(join(tmpdir(), 'shadow-runner-order-'));
+  // Named as slow files of the suite are: one worker runs them one after the other, so the order of their lines is
+  // the order they started.
+  const dir = runnerDir('shadow-runner-order-');
   try {
-    copyFileSync(RUNNER, join(dir, 'run-tests.js'));
-    const names = ['a-quick', 'cli-history', 'cli-zz', 'power-loss', 'submodules', 'zz-quick'];
+    const names = ['a-quick', 'plan-kill', 'power-loss', 'submodules', 'watch', 'zz-quick'];
     for (const n of names) writeFileSync(join(dir, `${n}.test.js`), `process.stdout.write('${summary(1, 1)}');`);
     const r = run(dir, [], { SHADOW_TEST_WORKERS: '1' });
     assert.equal([r.status, r.last], [0, '6 passed, 0 failed'], r.out);
     const order = [...r.out.matchAll(/^ok {3}(\S+)\.test\.js/gm)].map((m) => m[1]);
-    assert.equal(order, ['power-loss', 'submodules', 'cli-history', 'cli-zz', 'a-quick', 'zz-quick']);
-    assert.match(r.out, /^6 files in [\d.]+s on 1 workers \(their times add up to [\d.]+s\)$/m);
+    // The two short ones run in one process, of their weights together (6): before submodules (5).
+    assert.equal(order, ['power-loss', 'plan-kill', 'watch', 'a-quick', 'zz-quick', 'submodules']);
+    assert.match(r.out, /^6 files \(5 processes\) in [\d.]+s on 1 workers \(their times add up to [\d.]+s\)$/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+R(
+  'short files run several to a process, each counted for itself; one that ends the process fails it and every file after it',
+  () => {
+    const dir = runnerDir('shadow-runner-group-');
+    try {
+      const files: Record<string, string> = {
+        'g1-passes.test.js': `process.stdout.write('${summary(3, 3)}');`,
+        'g2-fails.test.js': `process.stdout.write('${summary(2, 1)}');`,
+        'g3-exits.test.js': `process.stdout.write('${summary(1, 1)}'); process.exit(0);`,
+        'g4-after.test.js': `process.stdout.write('${summary(1, 1)}');`,
+      };
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+      const r = run(dir, [], {});
+      assert.match(r.out, /^4 files \(1 processes\) in /m, r.out);
+      assert.equal(
+        r.lines,
+        {
+          'g1-passes.test.js': 'ok 3/0',
+          'g2-fails.test.js': 'FAIL 1/1',
+          'g3-exits.test.js': 'FAIL 1/1',
+          'g4-after.test.js': 'FAIL 0/1',
+        },
+        r.out,
+      );
+      assert.match(r.out, /g3-exits\.test\.js: the group's process ended \(exit 0\) in it/);
+      assert.match(r.out, /g4-after\.test\.js: not run: the group's process ended \(exit 0\) before it/);
+      assert.equal([r.status, r.last], [1, '5 passed, 3 failed']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 R.run();
