@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { EarlyAnswered } from '../src/agent-tools/mcp-early-initialize.js';
 import type { SharedCaches } from '../src/index.js';
 
 /** What a CLI run may touch: injected so a command can run in-process in tests. */
@@ -11,4 +12,6 @@ export interface CliIO {
   isTTY: boolean;
   /** What a server shares between the commands it runs for callers (handoff/server.ts); none in a process of its own. */
   shared?: SharedCaches;
+  /** `shadow mcp` whose client's `initialize` the executable answered (cli/mcp-launch.ts): the connection to go on with. */
+  mcpEarly?: EarlyAnswered;
 }

@@ -3,6 +3,7 @@ import { commandWords } from './command-words.js';
 import { handOff } from './handoff/client.js';
 import type { CliIO } from './io.js';
 import { restoreCaCerts } from './launcher-env.js';
+import { answerMcpEarly } from './mcp-launch.js';
 
 /** The CLI bundle's two entries (`shadow-cli.cjs`, from cli/run.ts). */
 export interface CliBundle {
@@ -36,7 +37,8 @@ export interface LaunchHost {
 
 /**
  * Run the executable's arguments: `--version` before anything heavy loads,
- * a one-shot command handed to a shadow process already serving the
+ * a `shadow mcp` client's `initialize` answered before the CLI loads
+ * (mcp-launch.ts), a one-shot command handed to a shadow process already serving the
  * repository when one runs (handoff/protocol.ts), otherwise the CLI bundle
  * here. Resolves to the exit status.
  */
@@ -46,6 +48,8 @@ export async function launch(args: string[], host: LaunchHost): Promise<number> 
     return 0;
   }
   restoreCaCerts(host.env);
+  // A `shadow mcp` client's `initialize` is answered before the CLI loads.
+  const mcpEarly = await answerMcpEarly(args, { ...host, stdout: (b) => host.stdout(b) });
   const handed = await handOff(args, {
     cwd: host.cwd,
     env: host.env,
@@ -70,6 +74,7 @@ export async function launch(args: string[], host: LaunchHost): Promise<number> 
       return host.stdin();
     },
     isTTY: host.isTTY,
+    mcpEarly,
   });
   if (word === undefined || cli.commandKey(args) !== undefined) saveCache();
   return status;

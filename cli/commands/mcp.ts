@@ -16,12 +16,15 @@ export async function mcp(ctx: CommandContext): Promise<number> {
   const sh = await ctx.open();
   const version = shadowVersion();
   // The client's `initialize` is answered before the MCP SDK loads (most of the start); the SDK then reads it too.
-  const early = await answerInitializeEarly(
-    ctx.io.stdin,
-    (b) => ctx.io.stdout(b),
-    { version, profiles },
-    (s) => ctx.io.stderr(s),
-  );
+  // The executable has answered it already when it could (cli/mcp-launch.ts: before this bundle loaded).
+  const early =
+    ctx.io.mcpEarly ??
+    (await answerInitializeEarly(
+      ctx.io.stdin,
+      (b) => ctx.io.stdout(b),
+      { version, profiles },
+      (s) => ctx.io.stderr(s),
+    ));
   const { serveMcp } = await import('../../src/agent-tools/mcp-server.js');
   const stdout = new Writable({
     write(chunk: Buffer, _encoding, done) {

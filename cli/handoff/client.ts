@@ -35,7 +35,7 @@ export interface CallerIO {
  * Environment that changes which repository git finds: a caller with any of
  * it runs the command itself (the socket is looked up the plain way only).
  */
-const GIT_LOCATION = [
+export const GIT_LOCATION = [
   'GIT_DIR',
   'GIT_WORK_TREE',
   'GIT_COMMON_DIR',

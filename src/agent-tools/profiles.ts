@@ -2,6 +2,7 @@ import { ShadowError } from '../errors.js';
 import { offeredTools, type Profile, type ToolDefinition } from './definitions.js';
 import { EDITOR_TOOLS } from './editor-definitions.js';
 import { FILESYSTEM_TOOLS } from './filesystem-definitions.js';
+import { PROFILES, readProfiles } from './profile-names.js';
 
 /**
  * Which shapes of tools a server offers (`shadow mcp --tools`, `shadow tools
@@ -12,25 +13,20 @@ import { FILESYSTEM_TOOLS } from './filesystem-definitions.js';
  */
 
 export type { Profile } from './definitions.js';
-export const PROFILES: readonly Profile[] = ['shadow', 'anthropic', 'filesystem'];
+export { PROFILES } from './profile-names.js';
 
 /**
  * `shadow`, `anthropic,filesystem`, `all`: the profiles named, in the order of
  * PROFILES. An unknown name is a USAGE error listing the names.
  */
 export function parseProfiles(spec: string | readonly string[] | undefined): Profile[] {
-  const words = (Array.isArray(spec) ? spec : [spec ?? 'shadow'])
-    .flatMap((s: string) => s.split(','))
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s !== '');
-  if (words.length === 0) words.push('shadow');
-  const bad = words.filter((w) => w !== 'all' && !PROFILES.includes(w as Profile));
+  const { profiles, bad } = readProfiles(spec);
   if (bad.length > 0) {
     throw new ShadowError('USAGE', `unknown tool profile${bad.length > 1 ? 's' : ''}: ${bad.join(', ')}`, {
       hint: `choose from ${PROFILES.join(', ')} or all (a comma list works too)`,
     });
   }
-  return PROFILES.filter((p) => words.includes('all') || words.includes(p));
+  return profiles;
 }
 
 /**
