@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Profile } from '../src/agent-tools/definitions.js';
-import { answerInitializeEarly, type EarlyAnswered } from '../src/agent-tools/mcp-early-initialize.js';
+import type { EarlyAnswered } from '../src/agent-tools/mcp-early-initialize.js';
 import { readProfiles } from '../src/agent-tools/profile-names.js';
 import { GIT_LOCATION, startDir } from './handoff/client.js';
 
@@ -87,5 +87,7 @@ export async function answerMcpEarly(
 ): Promise<EarlyAnswered | undefined> {
   const profiles = earlyMcpProfiles(args, io.cwd, io.env);
   if (profiles === undefined) return undefined;
+  // Loaded only here: node:stream is no part of any other command's start.
+  const { answerInitializeEarly } = await import('../src/agent-tools/mcp-early-initialize.js');
   return answerInitializeEarly(io.stdin(), io.stdout, { version: io.version(), profiles }, io.stderr);
 }
