@@ -23,15 +23,22 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1.0.0' } },
 };
 
-const Args = suite<{ repo: DiskRepo; outside: string }>('which arguments the executable answers for');
-Args.before((c) => {
-  c.repo = new DiskRepo({ 'a.txt': 'a\n' });
-  c.outside = mkdtempSync(join(tmpdir(), 'shadow-no-repo-'));
-});
-Args.after((c) => {
-  c.repo.cleanup();
-  rmSync(c.outside, { recursive: true, force: true });
-});
+type Dirs = { repo: DiskRepo; outside: string };
+
+/** Each suite's repository, and a directory that is in none. */
+function withDirs(s: ReturnType<typeof suite<Dirs>>): void {
+  s.before((c) => {
+    c.repo = new DiskRepo({ 'a.txt': 'a\n' });
+    c.outside = mkdtempSync(join(tmpdir(), 'shadow-no-repo-'));
+  });
+  s.after((c) => {
+    c.repo.cleanup();
+    rmSync(c.outside, { recursive: true, force: true });
+  });
+}
+
+const Args = suite<Dirs>('which arguments the executable answers for');
+withDirs(Args);
 
 Args('the plain forms, as agent configs start it (-C <root> mcp), with the profiles --tools names', ({ repo }) => {
   const env = {};
@@ -114,15 +121,8 @@ function run(
   });
 }
 
-const Process = suite<{ repo: DiskRepo; outside: string }>('shadow mcp: initialize answered before the CLI loads');
-Process.before((c) => {
-  c.repo = new DiskRepo({ 'a.txt': 'a\n' });
-  c.outside = mkdtempSync(join(tmpdir(), 'shadow-no-repo-'));
-});
-Process.after((c) => {
-  c.repo.cleanup();
-  rmSync(c.outside, { recursive: true, force: true });
-});
+const Process = suite<Dirs>('shadow mcp: initialize answered before the CLI loads');
+withDirs(Process);
 
 Process(
   'the answer is on stdout before the CLI bundle is read, and it is the one the command gives',
