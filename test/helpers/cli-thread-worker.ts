@@ -59,11 +59,11 @@ async function settled(): Promise<void> {
   }
 }
 
-port.on('message', (call: ThreadCall) => {
+port.on('message', ({ id, call }: { id: number; call: ThreadCall }) => {
   void answer(call).then(async (a) => {
     await settled();
-    port.postMessage(a);
-    Atomics.store(word, 0, 1);
+    port.postMessage({ id, ...a });
+    Atomics.store(word, 0, id);
     Atomics.notify(word, 0);
   });
 });

@@ -72,19 +72,38 @@ export function threadCanRun(env: Record<string, string | undefined>): boolean {
   return env.TZ === process.env.TZ;
 }
 
-/** Run the CLI with `call` in the thread; its answer. */
+let lastId = 0;
+
+/**
+ * Run the CLI with `call` in the thread; its answer. Each call has an id:
+ * the thread posts its answer with it, then stores it in the shared word
+ * and wakes this thread. An answer of another id (none is expected) is
+ * dropped, and the wait goes on until this call's answer is read.
+ */
 export function runInThread(call: ThreadCall): ThreadAnswer {
   if (thread === undefined || thread.gone) thread = start();
   const t = thread;
+  const id = (lastId = (lastId % 0x7fffffff) + 1);
   Atomics.store(t.signal, 0, 0);
-  t.port.postMessage(call);
-  const woke = Atomics.wait(t.signal, 0, 0, CALL_TIMEOUT_MS);
-  const got = receiveMessageOnPort(t.port);
-  if (woke === 'timed-out' || got === undefined) {
-    thread = undefined;
-    void t.worker.terminate();
-    throw new Error(`shadow ${call.args.join(' ')}: no answer from the CLI thread in ${CALL_TIMEOUT_MS / 1000} s`);
+  t.port.postMessage({ id, call });
+  const deadline = Date.now() + CALL_TIMEOUT_MS;
+  for (;;) {
+    const got = receiveMessageOnPort(t.port);
+    if (got !== undefined) {
+      const answer = got.message as { id: number; status: number; stdout: Uint8Array; stderr: string };
+      if (answer.id === id) return { status: answer.status, stdout: Buffer.from(answer.stdout), stderr: answer.stderr };
+      continue;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    const seen = Atomics.load(t.signal, 0);
+    // Until the word changes (the answer is posted before it does), or, once it names this call, a moment more.
+    Atomics.wait(t.signal, 0, seen, seen === id ? 1 : Math.min(left, 1000));
   }
-  const answer = got.message as { status: number; stdout: Uint8Array; stderr: string };
-  return { status: answer.status, stdout: Buffer.from(answer.stdout), stderr: answer.stderr };
+  thread = undefined;
+  void t.worker.terminate();
+  throw new Error(
+    `shadow ${call.args.join(' ')}: no answer from the CLI thread in ${CALL_TIMEOUT_MS / 1000} s ` +
+      `(its word: ${Atomics.load(t.signal, 0)}, this call: ${id})`,
+  );
 }
