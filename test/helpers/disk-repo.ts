@@ -1,6 +1,7 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  appendFileSync,
   mkdtempSync,
   mkdirSync,
   rmSync,
@@ -48,8 +49,11 @@ export class DiskRepo {
     mkdirSync(this.dir);
     this.env = isolatedEnv(this.home);
     this.git('init', '-q', '-b', 'main', ...(options.bare ? ['--bare'] : []));
-    this.git('config', 'user.name', 'Test User');
-    this.git('config', 'user.email', 'test@example.com');
+    // What `git config user.name …` and `git config user.email …` write, without two more git processes a repository.
+    appendFileSync(
+      join(this.dir, ...(options.bare ? [] : ['.git']), 'config'),
+      '[user]\n\tname = Test User\n\temail = test@example.com\n',
+    );
     if (files && !options.bare) {
       for (const [path, content] of Object.entries(files)) this.write(path, content);
       this.git('add', '-A');
