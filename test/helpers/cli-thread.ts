@@ -50,7 +50,8 @@ function start(): Thread {
   const worker = new Worker(new URL('./cli-thread-worker.js', import.meta.url), {
     workerData: { signal: signal.buffer, port: port2 },
     transferList: [port2],
-    // The worker's process.env is its own copy: a call's environment is passed to the CLI, never set here.
+    // Anything written on the thread's own process.stdout or stderr (the CLI writes to what it is given) reaches the
+    // test's output; the thread's process.env is a copy, and a call's environment is given to the CLI, never set there.
     stdout: false,
     stderr: false,
   });
