@@ -2,7 +2,8 @@
  * A plan runner that SIGKILLs itself at an exact step: once plan batch
  * `after` has committed (0: from the start), the `nth` call of the
  * file-system method `method` whose path (the destination, for renameSync and linkSync)
- * matches `pattern`, right after that call returns. It prints the plan's
+ * matches `pattern`, right after that call returns (`before:<method>`: right
+ * before it is made). It prints the plan's
  * events as JSON lines until then. With `event` for the method, it signals
  * itself right after printing the batch/commit event of plan batch
  * `pattern` (between batches: no lock held), with `signal` (default
@@ -17,7 +18,7 @@ const [dir, planFile, afterText, method, pattern, nthText, signal = 'SIGKILL'] =
   string,
   string,
   string,
-  keyof FileSystem | 'event',
+  keyof FileSystem | 'event' | `before:${string}`,
   string,
   string,
   NodeJS.Signals | undefined,
@@ -27,12 +28,17 @@ const nth = Number(nthText);
 let armed = Number(afterText) === 0;
 let seen = 0;
 const fs: Record<string, unknown> = { ...nodeFs };
-if (method !== 'event') {
-  const real = nodeFs[method] as (...args: unknown[]) => unknown;
-  fs[method] = (...args: unknown[]): unknown => {
+// `before:<method>`: the kill comes just before that call instead of just after it.
+const before = method.startsWith('before:');
+const name = (before ? method.slice('before:'.length) : method) as keyof FileSystem | 'event';
+if (name !== 'event') {
+  const real = nodeFs[name] as (...args: unknown[]) => unknown;
+  fs[name] = (...args: unknown[]): unknown => {
+    const path = String(name === 'renameSync' || name === 'linkSync' ? args[1] : args[0]);
+    const hit = armed && re.test(path) && ++seen === nth;
+    if (hit && before) process.kill(process.pid, signal);
     const out = real(...args);
-    const path = String(method === 'renameSync' || method === 'linkSync' ? args[1] : args[0]);
-    if (armed && re.test(path) && ++seen === nth) process.kill(process.pid, signal);
+    if (hit && !before) process.kill(process.pid, signal);
     return out;
   };
 }
