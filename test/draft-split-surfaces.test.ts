@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo } from './helpers/disk-repo.js';
+import { at, TWO_HUNK_BASE, TWO_HUNK_DRAFT, twoHunkDraftOverHttp } from './helpers/hunk-cases.js';
 import { assertError, setUp, tearDown, type Ctx } from './helpers/http-server.js';
-
-const BASE = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`);
-const at = (edits: Record<number, string>): string => BASE.map((l, i) => edits[i + 1] ?? l).join('');
-const DRAFT = at({ 3: 'three\n', 37: 'thirty-seven\n' });
 
 const Cli = suite<{ repo: DiskRepo }>('shadow split');
 Cli.before((ctx) => {
-  ctx.repo = new DiskRepo({ 'src/code.ts': BASE.join('') });
-  const batch = { intent: 'two hunks', operations: [{ operation: 'write', path: 'src/code.ts', content: DRAFT }] };
+  ctx.repo = new DiskRepo({ 'src/code.ts': TWO_HUNK_BASE.join('') });
+  const batch = {
+    intent: 'two hunks',
+    operations: [{ operation: 'write', path: 'src/code.ts', content: TWO_HUNK_DRAFT }],
+  };
   const r = ctx.repo.shadow(['batch', '-', '--json'], { input: JSON.stringify(batch) });
   assert.is(r.status, 0, r.stdout + r.stderr);
 });
@@ -50,13 +50,7 @@ Cli(
 const Http = suite<Ctx>('POST /api/drafts/:name/split');
 Http.before.each(async (c) => {
   await setUp(c);
-  c.repo.write('code.ts', BASE.join(''));
-  c.repo.git('add', '-A');
-  c.repo.git('commit', '-q', '-m', 'code');
-  const r = await c.api.call('POST', '/api/batch', {
-    json: { intent: 'two hunks', operations: [{ operation: 'write', path: 'code.ts', content: DRAFT }] },
-  });
-  assert.is(r.status, 200, JSON.stringify(r.body));
+  await twoHunkDraftOverHttp(c);
 });
 Http.after.each(tearDown);
 

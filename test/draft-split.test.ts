@@ -10,11 +10,10 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
 import { codeOf } from './helpers/caught.js';
-import { change, forty, HUNK_CASES, type HunkCase } from './helpers/hunk-cases.js';
+import { change, forty, HUNK_CASES, oracleSuite, type HunkCase } from './helpers/hunk-cases.js';
 
 type Case = HunkCase & { base: string; next: string };
 // Cases of the hunk apply's corpus (test/helpers/hunk-cases.ts), split instead of applied.
@@ -69,18 +68,7 @@ function gitOracle(scratch: DiskRepo, c: Case): { chosen: string; rest: string }
   return { chosen: made, rest };
 }
 
-const Oracle = suite<{ repo: DiskRepo; scratch: DiskRepo }>('split, git apply as the oracle');
-Oracle.before((ctx) => {
-  ctx.repo = new DiskRepo(null);
-  for (const c of CASES) ctx.repo.write(c.path, c.base);
-  ctx.repo.git('add', '-A');
-  ctx.repo.git('commit', '-q', '-m', 'the bases');
-  ctx.scratch = new DiskRepo(null);
-});
-Oracle.after((ctx) => {
-  ctx.repo.cleanup();
-  ctx.scratch.cleanup();
-});
+const Oracle = oracleSuite('split, git apply as the oracle', CASES);
 
 CASES.forEach((c, i) => {
   Oracle(

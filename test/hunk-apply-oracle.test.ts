@@ -9,11 +9,10 @@
  */
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Shadow } from '../src/index.js';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
-import { change, forty, HUNK_CASES, type HunkCase } from './helpers/hunk-cases.js';
+import { change, forty, HUNK_CASES, oracleSuite, type HunkCase } from './helpers/hunk-cases.js';
 
 type Case = HunkCase;
 const CASES = HUNK_CASES;
@@ -75,18 +74,7 @@ async function draftOf(sh: Shadow, c: Case, draft: string): Promise<void> {
   assert.ok(r.success, JSON.stringify(r));
 }
 
-const Oracle = suite<{ repo: DiskRepo; scratch: DiskRepo }>('apply --hunks, git apply as the oracle');
-Oracle.before((ctx) => {
-  ctx.repo = new DiskRepo(null);
-  for (const c of CASES) put(ctx.repo, c.path, c.base, false);
-  ctx.repo.git('add', '-A');
-  ctx.repo.git('commit', '-q', '-m', 'the bases');
-  ctx.scratch = new DiskRepo(null);
-});
-Oracle.after((ctx) => {
-  ctx.repo.cleanup();
-  ctx.scratch.cleanup();
-});
+const Oracle = oracleSuite('apply --hunks, git apply as the oracle', CASES);
 
 CASES.forEach((c, i) => {
   Oracle(

@@ -9,19 +9,16 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DiskRepo } from './helpers/disk-repo.js';
+import { at, TWO_HUNK_BASE, TWO_HUNK_DRAFT, twoHunkDraftOverHttp } from './helpers/hunk-cases.js';
 import { assertError, setUp, tearDown, type Ctx } from './helpers/http-server.js';
-
-const BASE = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`);
-const at = (edits: Record<number, string>): string => BASE.map((l, i) => edits[i + 1] ?? l).join('');
-const DRAFT = at({ 3: 'three\n', 37: 'thirty-seven\n' });
 
 const Cli = suite<{ repo: DiskRepo }>('shadow apply --hunks, diff --json, status, review');
 Cli.before((ctx) => {
-  ctx.repo = new DiskRepo({ 'src/code.ts': BASE.join(''), 'img.bin': 'x' });
+  ctx.repo = new DiskRepo({ 'src/code.ts': TWO_HUNK_BASE.join(''), 'img.bin': 'x' });
   const batch = {
     intent: 'two hunks and a binary',
     operations: [
-      { operation: 'write', path: 'src/code.ts', content: DRAFT },
+      { operation: 'write', path: 'src/code.ts', content: TWO_HUNK_DRAFT },
       { operation: 'write', path: 'img.bin', content: Buffer.from([0, 1, 2]).toString('base64'), encoding: 'base64' },
     ],
   };
@@ -83,7 +80,7 @@ Cli(
     assert.is(left.hunks.length, 1);
     const rest = repo.shadow(['apply', '--hunks', `${left.hunks[0].id},img.bin`, '--json']);
     assert.is(rest.status, 0, rest.stdout + rest.stderr);
-    assert.is(repo.read('src/code.ts'), DRAFT);
+    assert.is(repo.read('src/code.ts'), TWO_HUNK_DRAFT);
     assert.is(repo.shadow(['status', '--json']).json().hunks, undefined);
   },
 );
@@ -91,13 +88,7 @@ Cli(
 const Http = suite<Ctx>('POST /api/drafts/:name/apply with hunks or a patch');
 Http.before.each(async (c) => {
   await setUp(c, {}, { allowApply: true });
-  c.repo.write('code.ts', BASE.join(''));
-  c.repo.git('add', '-A');
-  c.repo.git('commit', '-q', '-m', 'code');
-  const r = await c.api.call('POST', '/api/batch', {
-    json: { intent: 'two hunks', operations: [{ operation: 'write', path: 'code.ts', content: DRAFT }] },
-  });
-  assert.is(r.status, 200, JSON.stringify(r.body));
+  await twoHunkDraftOverHttp(c);
 });
 Http.after.each(tearDown);
 
@@ -113,7 +104,7 @@ Http(
     });
     assert.is(dry.status, 200, JSON.stringify(dry.body));
     assert.equal(dry.body.partial, [{ path: 'code.ts', chosen: 1, hunks: 2 }]);
-    assert.is(repo.read('code.ts'), BASE.join(''));
+    assert.is(repo.read('code.ts'), TWO_HUNK_BASE.join(''));
     const r = await api.call('POST', '/api/drafts/default/apply', { json: { hunks: [file.hunks[0].id] } });
     assert.is(r.status, 200, JSON.stringify(r.body));
     assert.is(repo.read('code.ts'), at({ 3: 'three\n' }));
@@ -131,7 +122,7 @@ Http(
     assertError(r, 409, 'PATCH_DOES_NOT_APPLY', /^error: patch failed: code\.ts:3/);
     const bad = await api.call('POST', '/api/drafts/default/apply', { json: { hunks: 'code.ts:1' } });
     assertError(bad, 400, 'INVALID_ARGUMENT');
-    assert.is(repo.read('code.ts'), BASE.join(''));
+    assert.is(repo.read('code.ts'), TWO_HUNK_BASE.join(''));
   },
 );
 

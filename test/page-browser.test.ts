@@ -11,6 +11,7 @@ import {
   rendered,
   renderedAfter,
   screenshotDir,
+  watchProblems,
 } from './helpers/browser.js';
 
 // The functions handed to the page run in the browser, where these exist.
@@ -111,15 +112,7 @@ if (!chromium && required) {
     c.page = await context.newPage();
     c.problems = [];
     c.shots = screenshotDir();
-    c.page.on('pageerror', (e) => c.problems.push(`page error: ${(e as Error).message}`));
-    c.page.on('console', (m) => {
-      // A refusal the test asks for (DENIED is a 4xx) is logged by Chromium as a failed load: not a problem of the page.
-      if (
-        m.type() === 'error' &&
-        !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())
-      )
-        c.problems.push(`console: ${m.text()}`);
-    });
+    watchProblems(c.page, c.problems);
   });
   E.after.each(async (c) => {
     await context.close();

@@ -6,7 +6,14 @@ import type { Browser, Page } from 'puppeteer-core';
 import { setUp, tearDown, gitShow, type Ctx } from './helpers/http-server.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { pageSession } from './helpers/page-client.js';
-import { chromiumRequired, findChromium, launchBrowser, rendered, renderedAfter } from './helpers/browser.js';
+import {
+  chromiumRequired,
+  findChromium,
+  launchBrowser,
+  rendered,
+  renderedAfter,
+  watchProblems,
+} from './helpers/browser.js';
 
 // The functions handed to the page run in the browser, where these exist.
 declare const document: any;
@@ -171,14 +178,7 @@ if (!chromium && required) {
     context = await c.browser.createBrowserContext();
     c.page = await context.newPage();
     c.problems = [];
-    c.page.on('pageerror', (e) => c.problems.push(`page error: ${(e as Error).message}`));
-    c.page.on('console', (m) => {
-      if (
-        m.type() === 'error' &&
-        !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())
-      )
-        c.problems.push(`console: ${m.text()}`);
-    });
+    watchProblems(c.page, c.problems);
   });
   B.after.each(async () => {
     await context.close();

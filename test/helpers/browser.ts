@@ -92,3 +92,16 @@ export async function renderedAfter(page: Page, after: number): Promise<number> 
 
 export const rendered = (page: Page): Promise<number> =>
   page.evaluate(() => Number(document.body.dataset.rendered ?? 0));
+
+/**
+ * Collect what goes wrong on `page` into `problems`: uncaught errors and
+ * console errors, less the failed loads Chromium logs for a refusal a test
+ * asks for (a 4xx such as DENIED), which are no problem of the page.
+ */
+export function watchProblems(page: Page, problems: string[]): void {
+  page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()))
+      problems.push(`console: ${m.text()}`);
+  });
+}

@@ -1,3 +1,8 @@
+import { chmodSync } from 'node:fs';
+import { suite, type Test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DiskRepo } from './disk-repo.js';
+import type { Ctx } from './http-server.js';
 /**
  * A corpus of files and hunk choices, each a base and a next content of one
  * path: several hunks, hunks whose contexts touch, first and last lines, no
@@ -136,3 +141,44 @@ export const HUNK_CASES: HunkCase[] = [
     hunks: 0,
   },
 ];
+
+/**
+ * A uvu suite over `cases`: `repo` holds each case's base (mode 644),
+ * committed; `scratch` is an empty repository for git's side of the oracle.
+ */
+export function oracleSuite(name: string, cases: readonly HunkCase[]): Test<{ repo: DiskRepo; scratch: DiskRepo }> {
+  const s = suite<{ repo: DiskRepo; scratch: DiskRepo }>(name);
+  s.before((ctx) => {
+    ctx.repo = new DiskRepo(null);
+    for (const c of cases) {
+      if (c.base === null) continue;
+      ctx.repo.write(c.path, c.base);
+      chmodSync(ctx.repo.path(c.path), 0o644);
+    }
+    ctx.repo.git('add', '-A');
+    ctx.repo.git('commit', '-q', '-m', 'the bases');
+    ctx.scratch = new DiskRepo(null);
+  });
+  s.after((ctx) => {
+    ctx.repo.cleanup();
+    ctx.scratch.cleanup();
+  });
+  return s;
+}
+
+/** The surfaces' file: 40 lines, and `at` its lines with some replaced (1-based). */
+export const TWO_HUNK_BASE = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`);
+export const at = (edits: Record<number, string>): string => TWO_HUNK_BASE.map((l, i) => edits[i + 1] ?? l).join('');
+/** The draft's version: two hunks, far apart. */
+export const TWO_HUNK_DRAFT = at({ 3: 'three\n', 37: 'thirty-seven\n' });
+
+/** Commit the base as `code.ts` in the server's repository, and the two-hunk draft over it through the HTTP API. */
+export async function twoHunkDraftOverHttp(c: Ctx): Promise<void> {
+  c.repo.write('code.ts', TWO_HUNK_BASE.join(''));
+  c.repo.git('add', '-A');
+  c.repo.git('commit', '-q', '-m', 'code');
+  const r = await c.api.call('POST', '/api/batch', {
+    json: { intent: 'two hunks', operations: [{ operation: 'write', path: 'code.ts', content: TWO_HUNK_DRAFT }] },
+  });
+  assert.is(r.status, 200, JSON.stringify(r.body));
+}
