@@ -80,7 +80,8 @@ const WEIGHTS: Record<string, number> = {
   'agent-init': 4,
 };
 const UNLISTED_S = 3;
-const weight = (f: string): number => WEIGHTS[f.replace(/\.test\.js$/, '')] ?? UNLISTED_S;
+const stem = (f: string): string => f.replace(/\.test\.js$/, '');
+const weight = (f: string): number => WEIGHTS[stem(f)] ?? UNLISTED_S;
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.test.js'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
@@ -102,7 +103,6 @@ const SOLO = new Set([
 ]);
 /** Short files run this many to a process (helpers/file-group.ts): a node start and the library's load, about 0.3 s of CPU, is paid once a group. */
 const GROUP_SIZE = 6;
-const stem = (f: string): string => f.replace(/\.test\.js$/, '');
 const grouped = files.filter((f) => weight(f) <= UNLISTED_S && !SOLO.has(stem(f)));
 /** What runs in one process: a file, or a group of short ones; the heaviest first. */
 const jobs: string[][] = [
