@@ -8,7 +8,9 @@
  *   compiles with V8's code cache (cli/code-cache.ts);
  * - shadow.mjs: the executable as earlier versions named it (agent configs
  *   written by them start it), which runs shadow.cjs;
- * - demo.mjs: `npm run demo`.
+ * - demo.mjs: `npm run demo`;
+ * - pack-merge-worker.js: the worker thread a server merges packs on
+ *   (src/git/pack-merge-thread.ts finds it beside the bundle).
  * It also builds the review page (src/http/page/: its HTML, one browser module
  * with diff2html and highlight.js, one style sheet) beside the compiled server
  * in dist/src/http/page/: the package serves it, no CDN.
@@ -84,6 +86,12 @@ await build({
   outfile: `${out}/mcp-sdk.cjs`,
 });
 await build({ ...common, entryPoints: ['cli/demo.ts'], format: 'esm', outfile: `${out}/demo.mjs` });
+await build({
+  ...common,
+  entryPoints: ['src/git/pack-merge-worker.ts'],
+  format: 'esm',
+  outfile: `${out}/pack-merge-worker.js`,
+});
 writeFileSync(
   `${out}/shadow.mjs`,
   "#!/usr/bin/env node\n// The executable as earlier versions named it: agent configs they wrote start it.\nimport './shadow.cjs';\n",

@@ -158,13 +158,14 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       dir,
       worktreeRoot: inWorktree?.root,
       runCli: run,
-      open: async () => {
+      open: async (options) => {
         if (shadow) return shadow;
         // The caller's environment, not this process's: a server runs commands for callers (handoff/).
         const opened = await openShadow({
           dir: inWorktree ? inWorktree.marker.repository : ctx.dir,
           env: io.env,
           shared: io.shared,
+          packMerger: options?.packMerger,
         });
         shadow = opened;
         if (argv.model !== undefined || argv['actor-type'] !== undefined)

@@ -111,6 +111,27 @@ export interface ProgramRunner {
   run(program: string, args: readonly string[], options: { cwd: string; env: Env; input?: Buffer }): GitRun;
 }
 
+/** Where a merge of shadow's packs runs: the pack directory and shadow's list of its packs. */
+export interface PackMergeJob {
+  /** The `objects/pack` directory. */
+  dir: string;
+  /** `shadow/packs.list`. */
+  registry: string;
+}
+
+/**
+ * Runs pack merges off the caller's thread (pack-merge-thread.ts: a worker
+ * thread), for a process that serves requests: the merge's reads, writes,
+ * fsyncs and removals never wait in its event loop. `merge` resolves once
+ * the merged pack is durable, in place and registered and the inputs are
+ * gone, with the merge lock still held (`lock`); the caller then rewrites
+ * the registry and releases the lock (pack-consolidate.ts, finishMerge).
+ * Undefined when nothing was merged.
+ */
+export interface PackMerger {
+  merge(job: PackMergeJob): Promise<{ merged: number; lock: string } | undefined>;
+}
+
 /** Every side effect shadow has comes through this object. */
 export interface Context {
   fs: FileSystem;
@@ -123,4 +144,6 @@ export interface Context {
   git?: GitRunner;
   /** Optional: without it, approvals cannot be signed (SIGNING_FAILED) and a signed one from elsewhere does not count. */
   programs?: ProgramRunner;
+  /** Optional: without it, a handle that serves requests merges packs in steps on its own event loop. */
+  packMerger?: PackMerger;
 }

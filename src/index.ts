@@ -22,6 +22,7 @@
 export { openShadow } from './open.js';
 export type { OpenOptions } from './open.js';
 export { SharedCaches } from './drafts/shared-caches.js';
+export { PackMergeThread } from './git/pack-merge-thread.js';
 export { Shadow } from './shadow.js';
 export type { DraftOption, BatchCallOptions, DiffFile, DiffOptions, DiffResult } from './shadow.js';
 export type { ReviewReport } from './review/review-report.js';
@@ -59,7 +60,19 @@ export type {
   SessionSettings,
 } from './sessions/session.js';
 export { IDLE_PROMPT } from './sessions/session.js';
-export type { Context, FileSystem, Clock, Ids, Env, Processes, GitRunner, GitRun, ProgramRunner } from './context.js';
+export type {
+  Context,
+  FileSystem,
+  Clock,
+  Ids,
+  Env,
+  Processes,
+  GitRunner,
+  GitRun,
+  ProgramRunner,
+  PackMerger,
+  PackMergeJob,
+} from './context.js';
 export { ShadowError, isShadowError } from './errors.js';
 export type { ErrorCode, ShadowErrorJSON } from './errors.js';
 export type {

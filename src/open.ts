@@ -1,5 +1,15 @@
 import * as z from 'zod/mini';
-import type { Clock, Context, Env, FileSystem, GitRunner, Ids, Processes, ProgramRunner } from './context.js';
+import type {
+  Clock,
+  Context,
+  Env,
+  FileSystem,
+  GitRunner,
+  Ids,
+  PackMerger,
+  Processes,
+  ProgramRunner,
+} from './context.js';
 import { ShadowError } from './errors.js';
 import { Workspace } from './drafts/workspace.js';
 import type { SharedCaches } from './drafts/shared-caches.js';
@@ -22,6 +32,12 @@ export interface OpenOptions {
   programs?: ProgramRunner;
   /** Caches shared with the process's other handles on the repository (a server's handed-off calls); none by default. */
   shared?: SharedCaches;
+  /**
+   * Where a serving handle merges packs: a PackMergeThread runs merges on a
+   * worker thread, off the event loop. Default: the one `shared` carries,
+   * else none (merges run in steps on the event loop).
+   */
+  packMerger?: PackMerger;
 }
 
 const OpenSchema = z.object({
@@ -64,6 +80,8 @@ export async function openShadow(options: OpenOptions): Promise<Shadow> {
       programs: options.programs ?? (options.fs ? undefined : base.programs),
     };
   }
+  const packMerger = options.packMerger ?? options.shared?.packMerger;
+  if (packMerger) ctx.packMerger = packMerger;
   const ws = Workspace.open(ctx, options.dir, options.shared);
   const sh = Shadow.create(ws, ctx);
   // Every command first finishes an apply a crash interrupted. An apply that

@@ -55,7 +55,7 @@ for (const p of PROTOCOLS) {
     await p.prepare(prep, repo);
     prep.close();
     const crash = new CrashFs(base);
-    const sh = await open(crash.fs);
+    const sh = await open(crash.fs, undefined, p.packMerger);
     // Each call of the run, with the crash point from which on it had returned.
     const returns: Array<{ call: string; at: number }> = [];
     await p.act(sh, (call) => returns.push({ call, at: crash.events.length }));

@@ -3,6 +3,7 @@ import { formatTools, type ToolFormat } from '../../src/agent-tools/definitions.
 import { answerInitializeEarly } from '../../src/agent-tools/mcp-early-initialize.js';
 import { parseProfiles, toolsFor } from '../../src/agent-tools/profiles.js';
 import type { CommandContext } from '../command-context.js';
+import { PackMergeThread } from '../../src/git/pack-merge-thread.js';
 import { listenForCalls } from '../handoff/server.js';
 import { shadowVersion } from '../version.js';
 
@@ -13,7 +14,9 @@ import { shadowVersion } from '../version.js';
  */
 export async function mcp(ctx: CommandContext): Promise<number> {
   const profiles = parseProfiles(ctx.argv.tools as string | undefined);
-  const sh = await ctx.open();
+  // Pack merges run on a worker thread, off the event loop that answers the client (and the hand-offs).
+  const packMerger = new PackMergeThread();
+  const sh = await ctx.open({ packMerger });
   const version = shadowVersion();
   // The client's `initialize` is answered before the MCP SDK loads (most of the start); the SDK then reads it too.
   // The executable has answered it already when it could (cli/mcp-launch.ts: before this bundle loaded).
@@ -33,7 +36,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     },
   });
   // One-shot `shadow` commands in this repository (an agent's hooks, its shell) are handed to this process while it runs.
-  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli, 'agent');
+  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli, 'agent', packMerger);
   try {
     await serveMcp(sh, {
       draft: ctx.draft,
@@ -49,6 +52,7 @@ export async function mcp(ctx: CommandContext): Promise<number> {
     });
   } finally {
     await calls?.close();
+    await packMerger.close();
   }
   return 0;
 }

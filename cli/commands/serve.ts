@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { pageLoginOpener, pageLoginUrl, startServer, type Shadow } from '../../src/index.js';
+import { PackMergeThread, pageLoginOpener, pageLoginUrl, startServer, type Shadow } from '../../src/index.js';
 import type { CommandContext } from '../command-context.js';
 import { listenForCalls } from '../handoff/server.js';
 
@@ -12,14 +12,16 @@ import { listenForCalls } from '../handoff/server.js';
  * It prints a one-time URL of the review page; --open asks the OS to open it.
  */
 export async function serve(ctx: CommandContext): Promise<number> {
-  const sh = await ctx.open();
+  // Its batches' and its callers' pack merges run on one worker thread, off the event loop that answers them.
+  const packMerger = new PackMergeThread();
+  const sh = await ctx.open({ packMerger });
   const server = await startServer(sh, {
     port: ctx.argv.port as number | undefined,
     allowApply: ctx.argv['allow-apply'] === true,
     log: (line) => ctx.io.stderr(`${line}\n`),
   });
   // One-shot `shadow` commands in this repository are handed to this process while it runs.
-  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli, 'person');
+  const calls = await listenForCalls(sh.layout.commondir, ctx.runCli, 'person', packMerger);
   const pageUrl = server.pageUrl();
   ctx.out.result(
     {
@@ -38,7 +40,9 @@ export async function serve(ctx: CommandContext): Promise<number> {
     const stop = (): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      void Promise.all([server.close(), calls?.close()]).then(() => done());
+      void Promise.all([server.close(), calls?.close()])
+        .then(() => packMerger.close())
+        .then(() => done());
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { findMarker, nodeContext, SharedCaches } from '../../src/index.js';
+import { findMarker, nodeContext, SharedCaches, type PackMerger } from '../../src/index.js';
 import { commandWords } from '../command-words.js';
 import type { CliIO } from '../io.js';
 import { BUILD_ID } from './build-id.js';
@@ -227,6 +227,7 @@ export async function listenForCalls(
   gitdir: string,
   runCli: RunCli,
   role: ServerRole,
+  packMerger?: PackMerger,
 ): Promise<CallListener | undefined> {
   const dir = join(gitdir, SOCKET_DIR);
   const path = join(dir, SOCKET_NAME);
@@ -248,7 +249,7 @@ export async function listenForCalls(
   }
   // Each call opens the repository afresh (its config, its refs) but starts
   // from the draft metadata and parsed objects the calls before it left.
-  const shared = new SharedCaches();
+  const shared = new SharedCaches({ packMerger });
   let own: ServerProcess | undefined;
   const server: Server = createServer((conn) => (own ? serveCall(conn, runCli, own, shared) : conn.destroy()));
   const listening = await new Promise<boolean>((done) => {

@@ -1,3 +1,4 @@
+import type { PackMerger } from '../context.js';
 import { parsedObjects, type ParsedObjects } from '../git/object-caches.js';
 import { DraftMetaCache } from './draft-meta-cache.js';
 
@@ -16,12 +17,20 @@ export interface RepositoryCaches {
  * `openShadow`: a call then starts where the one before it left, not from
  * the file and the history.
  *
+ * It may also carry the process's PackMergeThread, which every handle
+ * opened with it then merges packs on.
+ *
  * @example
- * const shared = new SharedCaches();
+ * const shared = new SharedCaches({ packMerger: new PackMergeThread() });
  * const sh = await openShadow({ dir, shared });
  */
 export class SharedCaches {
   private readonly repos = new Map<string, RepositoryCaches>();
+  readonly packMerger: PackMerger | undefined;
+
+  constructor(options: { packMerger?: PackMerger } = {}) {
+    this.packMerger = options.packMerger;
+  }
 
   /** @internal The caches of the repository whose common git dir is `commondir` (read by `openShadow`). */
   of(commondir: string): RepositoryCaches {

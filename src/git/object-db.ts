@@ -12,7 +12,13 @@ import {
   type TreeEntry,
 } from './format/git-objects.js';
 import type { RawObject } from './pack-reader.js';
-import { consolidatePacks, consolidatePacksInSteps, MERGE_AT_PACKS, registerPack } from './pack-consolidate.js';
+import {
+  consolidatePacks,
+  consolidatePacksInSteps,
+  finishMerge,
+  MERGE_AT_PACKS,
+  registerPack,
+} from './pack-consolidate.js';
 import { parsedObjects, RecentBlobs, type ParsedObjects } from './object-caches.js';
 import { buildPack, type BuiltPack, type PackObject } from './format/pack-writer.js';
 import { PackKeeps } from './pack-keeps.js';
@@ -263,8 +269,9 @@ export class ObjectDatabase {
   }
 
   /**
-   * `mergeIfDue` in steps, between the other work of the event loop
-   * (pack-consolidate.ts): for a process that serves requests. Returns at
+   * `mergeIfDue` off the event loop, for a process that serves requests: on
+   * the context's `packMerger` (a worker thread) when it has one, else in
+   * steps between the other work of the event loop (pack-consolidate.ts). Returns at
    * once; `merging()` settles when the merge is over. A failure is upkeep's:
    * the merge is due again later.
    */
@@ -279,7 +286,16 @@ export class ObjectDatabase {
         this.unkept(await this.installer.writeBuiltConcurrently(p)),
     };
     const nextTurn = (): Promise<void> => new Promise((turn) => setImmediate(turn));
-    this.merge = consolidatePacksInSteps(this.ctx, sink, nextTurn)
+    const merger = this.ctx.packMerger;
+    // On the merger's thread when there is one: only the registry's rewrite runs here (see finishMerge).
+    const merging = merger
+      ? merger.merge({ dir: sink.dir, registry: sink.registry }).then((done) => {
+          if (done === undefined) return 0;
+          finishMerge(this.ctx, sink, done);
+          return done.merged;
+        })
+      : consolidatePacksInSteps(this.ctx, sink, nextTurn);
+    this.merge = merging
       .then(
         (merged) => void (merged > 0 && !this.closed && this.rescan()),
         () => undefined,

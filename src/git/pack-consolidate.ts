@@ -97,10 +97,16 @@ export function geometricRollup(sizes: readonly number[]): number {
   return split + 1;
 }
 
+/** The lock a merge holds: one merge at a time per repository, whatever process or thread runs it. */
+export function mergeLockPath(registry: string): string {
+  return `${registry}.lock`;
+}
+
 /** A merge decided on and its lock taken: the packs to roll up. */
 interface LockedMerge {
   take: Candidate[];
   lock: HeldLock;
+  path: string;
 }
 
 /**
@@ -115,7 +121,8 @@ function lockMerge(ctx: Context, sink: PackSink): LockedMerge | undefined {
   const take = packs.slice(0, geometricRollup(packs.map((p) => p.size)));
   if (take.length < 2) return undefined;
   try {
-    return { take, lock: takeProcessLock(ctx, `${sink.registry}.lock`, 'pack merge') };
+    const path = mergeLockPath(sink.registry);
+    return { take, lock: takeProcessLock(ctx, path, 'pack merge'), path };
   } catch (e) {
     if (e instanceof ShadowError && e.code === 'LOCKED') return undefined;
     throw e;
@@ -161,9 +168,15 @@ function removeMerged(ctx: Context, pack: Candidate, written: string): void {
  * Rewrite the list without what is gone (read and written in one turn: a
  * pack this process registers meanwhile is kept; a line another process
  * appends meanwhile may be lost: that pack is then merely never merged).
+ * A pack that is there stays listed whatever keeps it from this merge (a
+ * keep: its batch's ref has not moved yet), so that a later merge takes it.
  */
 function rewriteRegistry(ctx: Context, sink: PackSink): void {
-  const live = shadowPacks(ctx, sink).map((p) => p.name);
+  const present = new Set(listDir(ctx.fs, sink.dir));
+  const listed = new Set(
+    (readTextIfExists(ctx.fs, sink.registry) ?? '').split('\n').filter((n) => n.startsWith('pack-')),
+  );
+  const live = [...listed].filter((name) => present.has(`${name}.idx`));
   writeFileAtomic(ctx.fs, sink.registry, live.map((n) => `${n}\n`).join(''), {
     token: ctx.ids.token(),
     durable: false,
@@ -176,19 +189,53 @@ function rewriteRegistry(ctx: Context, sink: PackSink): void {
  * the merge lock).
  */
 export function consolidatePacks(ctx: Context, sink: PackSink): number {
+  const done = mergeLeavingRegistry(ctx, sink);
+  if (done === undefined) return 0;
+  finishMerge(ctx, sink, done);
+  return done.merged;
+}
+
+/** A merge done but for the registry's rewrite and the lock's release (finishMerge). */
+export interface MergeDone {
+  merged: number;
+  /** The merge lock, still held. */
+  lock: string;
+}
+
+/**
+ * `consolidatePacks` up to the registry's rewrite, for another thread
+ * (pack-merge-thread.ts): the merge lock is taken, the merged pack durable
+ * and in place and registered, the inputs removed; the lock stays held.
+ * The thread that appends to the registry (the one that writes batches)
+ * must rewrite it (`finishMerge`): a rewrite on another thread would lose
+ * a line appended between its read and its rename, and that pack would
+ * never be merged. Undefined when nothing was merged (the lock, if taken,
+ * is released).
+ */
+export function mergeLeavingRegistry(ctx: Context, sink: PackSink): MergeDone | undefined {
   const locked = lockMerge(ctx, sink);
-  if (!locked) return 0;
+  if (!locked) return undefined;
+  let handedOn = false;
   try {
     const entries: RawEntry[] = [];
     const merged = locked.take.filter((pack) => gatherPack(ctx, pack, entries));
-    if (merged.length < 2) return 0;
+    if (merged.length < 2) return undefined;
     const written = sink.writeBuilt(buildPackFromRaw(entries));
     registerPack(ctx, sink.registry, written);
     for (const pack of merged) removeMerged(ctx, pack, written);
-    rewriteRegistry(ctx, sink);
-    return merged.length;
+    handedOn = true;
+    return { merged: merged.length, lock: locked.path };
   } finally {
-    locked.lock.release();
+    if (!handedOn) locked.lock.release();
+  }
+}
+
+/** The end of a merge `mergeLeavingRegistry` did: the registry rewritten without what is gone, the lock released. */
+export function finishMerge(ctx: Context, sink: PackSink, done: MergeDone): void {
+  try {
+    rewriteRegistry(ctx, sink);
+  } finally {
+    tryUnlink(ctx.fs, done.lock);
   }
 }
 

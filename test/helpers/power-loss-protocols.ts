@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert';
-import type { FileSystem, Shadow } from '../../src/index.js';
+import type { Context, FileSystem, PackMerger, Shadow } from '../../src/index.js';
+import { runPackMergeJob } from '../../src/git/pack-merge-job.js';
 import { blobOid } from '../../src/git/format/git-objects.js';
 import { IndexView } from '../../src/git/index-view.js';
 import { MERGE_AT_PACKS } from '../../src/git/pack-consolidate.js';
@@ -26,6 +27,8 @@ export interface Protocol {
   act(sh: Shadow, returned: (call: string) => void): Promise<void>;
   /** The promise, on a recovered disk, given the calls that had returned before the crash. */
   check(sh: Shadow, fs: FileSystem, done: ReadonlySet<string>): Promise<void>;
+  /** Where the run's handle merges packs (default: in steps on its event loop). */
+  packMerger?: (ctx: Context) => PackMerger;
 }
 
 /** The draft's batch number at its tip. */
@@ -356,23 +359,39 @@ export const PROTOCOLS: Protocol[] = [
       }
     },
   },
+  packMergeProtocol('pack merge in steps (batches until their packs are rolled into one)'),
   {
-    // A served batch's upkeep (pack-consolidate.ts): the merged pack and its index durable and in place before any input goes.
-    name: 'pack merge in steps (batches until their packs are rolled into one)',
+    ...packMergeProtocol(
+      'pack merge on a thread (the merge PackMergeThread runs, then the registry rewritten by the handle: batches until their packs are rolled into one)',
+    ),
+    // The merge a PackMergeThread's worker runs (runPackMergeJob), here on the crash simulator's disk.
+    packMerger: (ctx) => ({ merge: async (job) => runPackMergeJob(ctx, job) }),
+  },
+];
+
+/** The packs in the repository's pack directory. */
+function packCount(sh: Shadow): number {
+  return (sh.ws.ctx.fs.readdirSync('/repo/.git/objects/pack') as string[]).filter((n) => n.endsWith('.idx')).length;
+}
+
+/** A served batch's upkeep (pack-consolidate.ts): the merged pack and its index durable and in place before any input goes. */
+function packMergeProtocol(name: string): Protocol {
+  return {
+    name,
     // Packs enough that the run's first batch makes a merge due (a handle looks at the first write, then every 8th).
     prepare: async (sh) => {
       for (let i = 0; i < MERGE_AT_PACKS - 1; i++) await sh.write(`q${i}.txt`, `q ${i}\n`);
       await sh.ws.repo.objects.merging();
     },
     act: async (sh, returned) => {
-      const written = sh.stats.packsWritten;
+      const before = packCount(sh);
       for (let i = 0; i < 2 * MERGE_AT_PACKS; i++) {
         await sh.write(`p${i}.txt`, `p ${i}\n`);
         returned(`batch ${i}`);
         await new Promise((turn) => setImmediate(turn));
         await sh.ws.repo.objects.merging();
-        // One pack a batch, and one more for the merge.
-        if (sh.stats.packsWritten > written + i + 1) return returned('merge');
+        // One pack a batch, fewer once merged.
+        if (packCount(sh) < before + i + 1) return returned('merge');
       }
       assert.unreachable(`no merge after ${2 * MERGE_AT_PACKS} batches`);
     },
@@ -380,17 +399,17 @@ export const PROTOCOLS: Protocol[] = [
       for (let i = 0; i < MERGE_AT_PACKS - 1; i++) assert.is(await read(sh, `q${i}.txt`), `q ${i}\n`);
       for (let i = 0; done.has(`batch ${i}`); i++) assert.is(await read(sh, `p${i}.txt`), `p ${i}\n`);
       // Nothing the crash left (a lock, a half-written pack) stops the next merge.
-      const written = sh.stats.packsWritten;
+      const before = packCount(sh);
       for (let i = 0; i < 2 * MERGE_AT_PACKS; i++) {
         await sh.write(`after${i}.txt`, `after ${i}\n`);
         await new Promise((turn) => setImmediate(turn));
         await sh.ws.repo.objects.merging();
-        if (sh.stats.packsWritten > written + i + 1) return;
+        if (packCount(sh) < before + i + 1) return;
       }
       assert.unreachable(
         `no merge after the crash (lock left: ${fs.existsSync('/repo/.git/shadow/packs.list.lock')}; ` +
           `packs: ${fs.readdirSync('/repo/.git/objects/pack').join(' ')})`,
       );
     },
-  },
-];
+  };
+}

@@ -1,4 +1,4 @@
-import { openShadow, type FileSystem, type Shadow } from '../../src/index.js';
+import { openShadow, type Context, type FileSystem, type PackMerger, type Shadow } from '../../src/index.js';
 import { testContext } from './context.js';
 
 let opened = 0;
@@ -9,7 +9,12 @@ let opened = 0;
  * not the crashed run's. After a restart (`bootTime`): every file of the
  * crashed disk is older than the boot, and its locks' holders are gone.
  */
-export async function openAfterCrash(fs: FileSystem, bootTime?: number): Promise<Shadow> {
+export async function openAfterCrash(
+  fs: FileSystem,
+  bootTime?: number,
+  /** Where the handle merges packs, made from its context (default: in steps on the event loop). */
+  packMerger?: (ctx: Context) => PackMerger,
+): Promise<Shadow> {
   const ctx = testContext(fs);
   const run = (++opened).toString(16).padStart(4, '0');
   const ids = { token: () => `${run}${ctx.ids.token()}`, uuid: ctx.ids.uuid };
@@ -21,5 +26,6 @@ export async function openAfterCrash(fs: FileSystem, bootTime?: number): Promise
     now: () => Date.now(),
     sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
   };
-  return openShadow({ dir: '/repo', fs: ctx.fs, clock, ids, env: ctx.env, processes });
+  const merger = packMerger?.({ fs: ctx.fs, clock, ids, env: ctx.env, processes });
+  return openShadow({ dir: '/repo', fs: ctx.fs, clock, ids, env: ctx.env, processes, packMerger: merger });
 }
