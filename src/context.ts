@@ -129,7 +129,14 @@ export interface PackMergeJob {
  * Undefined when nothing was merged.
  */
 export interface PackMerger {
-  merge(job: PackMergeJob): Promise<{ merged: number; lock: string } | undefined>;
+  merge(job: PackMergeJob): Promise<PackMergeResult | undefined>;
+}
+
+/** What a PackMerger's merge did: how many packs it merged, and the merge lock it still holds. */
+export interface PackMergeResult {
+  merged: number;
+  /** The lock's path (`shadow/packs.list.lock`). */
+  lock: string;
 }
 
 /** Every side effect shadow has comes through this object. */

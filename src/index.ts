@@ -72,6 +72,7 @@ export type {
   ProgramRunner,
   PackMerger,
   PackMergeJob,
+  PackMergeResult,
 } from './context.js';
 export { ShadowError, isShadowError } from './errors.js';
 export type { ErrorCode, ShadowErrorJSON } from './errors.js';

@@ -1,12 +1,12 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
-import type { PackMergeJob, PackMerger } from '../context.js';
+import type { PackMergeJob, PackMergeResult, PackMerger } from '../context.js';
 import { ShadowError } from '../errors.js';
 import { mergeLockPath } from './pack-consolidate.js';
 import type { MergeAnswer, MergeRequest } from './pack-merge-worker.js';
 
-type Done = { merged: number; lock: string } | undefined;
+type Done = PackMergeResult | undefined;
 
 interface Waiting {
   job: PackMergeJob;
@@ -41,7 +41,7 @@ export class PackMergeThread implements PackMerger {
   private closed = false;
 
   /** Runs `job` on the thread (started now if it is not running). */
-  merge(job: PackMergeJob): Promise<Done> {
+  merge(job: PackMergeJob): Promise<PackMergeResult | undefined> {
     if (this.closed) return Promise.resolve(undefined);
     const worker = this.start();
     const id = this.next++;
