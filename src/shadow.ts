@@ -8,7 +8,7 @@
  */
 import type { Context } from './context.js';
 import { ShadowError } from './errors.js';
-import { checkDraftName, refreshRemoteDraft } from './drafts/drafts.js';
+import { checkDraftName, flushLaggingMetas, refreshRemoteDraft } from './drafts/drafts.js';
 import { splitRemoteDraft } from './core/remote-draft-name.js';
 import { identityOf, type Identity } from './drafts/batch/identity.js';
 import type { Workspace } from './drafts/workspace.js';
@@ -190,8 +190,9 @@ export class Shadow implements ShadowCore {
 
   private worktreesApi: Worktrees | undefined;
 
-  /** Release open files. */
+  /** Release open files (first bringing `draft.json` up to date where that is cheap: flushLaggingMetas). */
   close(): void {
+    flushLaggingMetas(this.ws);
     this.ws.close();
   }
 }

@@ -80,4 +80,9 @@ export class DraftMetaCache {
     this.kept.delete(draft);
     this.expected.delete(draft);
   }
+
+  /** The entries ahead of their files, with the stamp of the file each is ahead of. */
+  lagging(): Array<{ draft: string; meta: DraftMeta; lag: number; stamp: string }> {
+    return [...this.kept].filter(([, k]) => k.lag > 0).map(([draft, k]) => ({ draft, ...k }));
+  }
 }

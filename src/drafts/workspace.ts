@@ -84,6 +84,8 @@ export class Workspace {
   private constructor(
     readonly repo: Repository,
     drafts: DraftMetaCache,
+    /** The draft metadata cache is this handle's own (no SharedCaches): nothing reads it after close. */
+    readonly ownsDraftMetas: boolean,
   ) {
     this.drafts = drafts;
     const c = repo.config;
@@ -138,7 +140,7 @@ export class Workspace {
 
   static open(ctx: Context, dir: string, shared?: SharedCaches): Workspace {
     const repo = Repository.open(ctx, dir, shared && ((commondir) => shared.of(commondir).parsed));
-    return new Workspace(repo, shared?.of(repo.layout.commondir).drafts ?? new DraftMetaCache());
+    return new Workspace(repo, shared?.of(repo.layout.commondir).drafts ?? new DraftMetaCache(), shared === undefined);
   }
 
   get ctx(): Context {

@@ -55,64 +55,58 @@ export function isTreeMode(mode: string): boolean {
 // ignoreBOM: a leading U+FEFF is part of the name, not a mark to drop (a tree may name `\ufeff.git`).
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The mode at `content[start, end)`, as one of git's constant strings when it is one. */
-function readMode(content: Buffer, start: number, end: number): string {
-  const n = end - start;
-  if (n === 6 && content[start] === 0x31) {
-    if (
-      content[start + 1] === 0x30 &&
-      content[start + 3] === 0x36 &&
-      content[start + 4] === 0x34 &&
-      content[start + 5] === 0x34
-    )
-      return MODE.file;
-    if (
-      content[start + 1] === 0x30 &&
-      content[start + 3] === 0x37 &&
-      content[start + 4] === 0x35 &&
-      content[start + 5] === 0x35
-    )
-      return MODE.executable;
-  }
-  if (n === 5 && content[start] === 0x34 && content[start + 1] === 0x30) return MODE.tree;
-  return content.toString('latin1', start, end);
+/** A byte that is not ASCII, in a string decoded as latin1 (one character a byte). */
+const NOT_ASCII = /[\x80-\xff]/;
+
+/** The mode text as one of the MODE constants when it is one (one string each, for comparison and memory). */
+function knownMode(text: string): string {
+  return text === MODE.file
+    ? MODE.file
+    : text === MODE.tree
+      ? MODE.tree
+      : text === MODE.executable
+        ? MODE.executable
+        : text;
 }
 
-/** Parse a tree object's content. */
+/**
+ * Parse a tree object's content.
+ *
+ * The content is decoded twice as a whole (as latin1, one character a byte,
+ * and as hex) and each entry cut from those strings: a tree of 100 entries
+ * parses in one fifth of the time that decoding each name and id on its own
+ * took in a process that has just started (where a one-shot command spends
+ * its life), as each Buffer decoding call goes through several functions
+ * not yet compiled. The strings cut keep the decoded text alive as long as
+ * the entries live: about half again the memory of the parsed tree.
+ */
 export function parseTree(content: Buffer, oid = '?'): TreeEntry[] {
   const entries: TreeEntry[] = [];
+  const text = content.toString('latin1');
+  const hex = content.toString('hex');
+  const end = text.length;
   let i = 0;
-  while (i < content.length) {
-    const space = content.indexOf(0x20, i);
-    const nul = space === -1 ? -1 : content.indexOf(0, space + 1);
-    if (space === -1 || nul === -1 || nul + 21 > content.length) {
+  while (i < end) {
+    const space = text.indexOf(' ', i);
+    const nul = space === -1 ? -1 : text.indexOf('\0', space + 1);
+    if (space === -1 || nul === -1 || nul + 21 > end) {
       throw new ShadowError('CORRUPT_OBJECT', `tree ${oid} is malformed at byte ${i}`, {
         hint: 'run `git fsck` to inspect the repository',
         data: { oid },
       });
     }
-    let ascii = true;
-    for (let k = space + 1; k < nul; k++) {
-      if (content[k]! >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
     const entry: TreeEntry = {
-      mode: readMode(content, i, space),
-      name: '',
-      oid: content.toString('hex', nul + 1, nul + 21),
+      mode: knownMode(text.slice(i, space)),
+      name: text.slice(space + 1, nul),
+      oid: hex.slice(2 * nul + 2, 2 * nul + 42),
     };
-    if (ascii) {
-      entry.name = content.toString('latin1', space + 1, nul);
-    } else {
+    if (NOT_ASCII.test(entry.name)) {
       const raw = content.subarray(space + 1, nul);
       try {
         entry.name = utf8.decode(raw);
       } catch {
         // A name that is not UTF-8 cannot be addressed by a shadow path, but it
         // must survive a rewrite of its tree unchanged.
-        entry.name = raw.toString('latin1');
         entry.nameBytes = Buffer.from(raw);
       }
     }
