@@ -10,7 +10,7 @@
  *   written by them start it), which runs shadow.cjs;
  * - demo.mjs: `npm run demo`;
  * - pack-merge-worker.js: the worker thread a server merges packs on
- *   (src/git/pack-merge-thread.ts finds it beside the bundle).
+ *   (src/pack-merge-thread.ts finds it beside the bundle).
  * It also builds the review page (src/http/page/: its HTML, one browser module
  * with diff2html and highlight.js, one style sheet) beside the compiled server
  * in dist/src/http/page/: the package serves it, no CDN.
@@ -24,7 +24,7 @@
  */
 import { build } from 'esbuild';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const out = process.argv[2] ?? 'dist/bin';
 rmSync(out, { recursive: true, force: true });
@@ -67,11 +67,47 @@ const mcpSdkApart = {
     });
   },
 };
+// yargs' platform shim and cliui read `process.stdout.columns` (the shim when
+// it loads, cliui each time yargs lays out a command's help, which it does
+// after every command it runs), which makes node set up standard output as a
+// stream: for a pipe a socket, with node's `net` and `stream` modules, in
+// every command (cli/stdout-fd.ts writes a pipe or a file without them). The
+// shim's width is read when asked (yargs asks only when no `.wrap()` was
+// given; cli/run.ts always gives one), and cliui asks the descriptor first:
+// a pipe, a file or a socket has no columns, so the answer is the same 80
+// without the stream. The build stops if either line changes.
+const STDOUT_PATCHES = [
+  {
+    file: /yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/,
+    from: "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
+    to: "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null; }",
+  },
+  {
+    file: /cliui[\\/]build[\\/]lib[\\/]index\.js$/,
+    from: "if (typeof process === 'object' && process.stdout && process.stdout.columns) {",
+    to: "if (typeof process === 'object' && !stdoutHasNoColumns() && process.stdout && process.stdout.columns) {",
+    prepend:
+      "import { fstatSync as stdoutStat } from 'node:fs';\n" +
+      'function stdoutHasNoColumns() { try { const s = stdoutStat(1); return s.isFIFO() || s.isFile() || s.isSocket(); } catch { return false; } }\n',
+  },
+];
+const stdoutUntouched = {
+  name: 'stdout-untouched',
+  setup(b) {
+    for (const p of STDOUT_PATCHES) {
+      b.onLoad({ filter: p.file }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes(p.from)) throw new Error(`${args.path} changed; update STDOUT_PATCHES in cli/bundle.mjs`);
+        return { contents: (p.prepend ?? '') + text.replace(p.from, p.to), loader: 'js' };
+      });
+    }
+  },
+};
 await build({ ...common, ...commonjs, entryPoints: ['cli/main.ts'], outfile: `${out}/shadow.cjs` });
 await build({
   ...common,
   ...commonjs,
-  plugins: [mcpSdkApart],
+  plugins: [mcpSdkApart, stdoutUntouched],
   entryPoints: ['cli/run.ts'],
   outfile: `${out}/shadow-cli.cjs`,
 });
@@ -88,7 +124,7 @@ await build({
 await build({ ...common, entryPoints: ['cli/demo.ts'], format: 'esm', outfile: `${out}/demo.mjs` });
 await build({
   ...common,
-  entryPoints: ['src/git/pack-merge-worker.ts'],
+  entryPoints: ['src/pack-merge-worker.ts'],
   format: 'esm',
   outfile: `${out}/pack-merge-worker.js`,
 });

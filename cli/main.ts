@@ -16,22 +16,20 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { launch, type CliBundle } from './launch.js';
+import { processStdout } from './stdout-fd.js';
 import { widenThreadPool } from './thread-pool.js';
 
 async function main(): Promise<void> {
-  // A reader that stops early (`shadow log | head`) is not an error.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
+  // Written on descriptor 1 unless it is a terminal; a reader that stops early (`shadow log | head`) is not an error.
+  const stdout = processStdout();
   process.exitCode = await launch(process.argv.slice(2), {
     cwd: process.cwd(),
     env: process.env,
-    stdout: (s) => process.stdout.write(s),
+    stdout: (s) => stdout.write(s),
     stderr: (s) => process.stderr.write(s),
     // Set up by node on first use: only a command that reads its input pays for it.
     stdin: () => process.stdin,
-    isTTY: process.stdout.isTTY === true,
+    isTTY: stdout.isTTY,
     uid: process.getuid?.(),
     umask: process.umask(),
     version: () =>

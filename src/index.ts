@@ -22,7 +22,7 @@
 export { openShadow } from './open.js';
 export type { OpenOptions } from './open.js';
 export { SharedCaches } from './drafts/shared-caches.js';
-export { PackMergeThread } from './git/pack-merge-thread.js';
+export { PackMergeThread } from './pack-merge-thread.js';
 export { Shadow } from './shadow.js';
 export type { DraftOption, BatchCallOptions, DiffFile, DiffOptions, DiffResult } from './shadow.js';
 export type { ReviewReport } from './review/review-report.js';

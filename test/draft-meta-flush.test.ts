@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { META_FLUSH_BASES_PER_LAG, META_LAG_LIMIT } from '../src/drafts/drafts.js';
+import { loadDraft, META_FLUSH_BASES_PER_LAG, META_LAG_LIMIT } from '../src/drafts/drafts.js';
 import { openShadow, SharedCaches, type Shadow } from '../src/index.js';
 import { memRepo, type MemRepo } from './helpers/mem-repo.js';
 
@@ -123,5 +123,40 @@ F('a file at the tip the ref was moved back to still counts the batches past it,
   assert.is(r.batch, 4, 'batches 2 and 3 are not given again');
   next.close();
 });
+
+F(
+  'bases that are not bases make draft.json unreadable: rebuilt from the history; unknown fields of a base are dropped',
+  async ({ repo }) => {
+    const sh = await open(repo);
+    await sh.draftNew('d', { actor: 'alice' });
+    assert.ok((await sh.write('a.txt', 'a\n', { draft: 'd' })).success);
+    sh.close();
+    const good = fileMeta(repo);
+    const bad: unknown[] = [
+      [],
+      'bases',
+      { 'a.txt': 'not a base' },
+      { 'a.txt': { mode: 100644, oid: 'x' } },
+      { 'a.txt': { mode: '100644' } },
+      { 'a.txt': [] },
+    ];
+    for (const bases of bad) {
+      repo.fs.writeFileSync(META, JSON.stringify({ ...good, bases }));
+      const next = await open(repo);
+      assert.is((await next.cat('a.txt', { draft: 'd' })).content.toString(), 'a\n', JSON.stringify(bases));
+      next.close();
+      assert.equal(fileMeta(repo).bases, good.bases, `rebuilt after ${JSON.stringify(bases)}`);
+    }
+    repo.fs.writeFileSync(
+      META,
+      JSON.stringify({ ...good, bases: { 'a.txt': null, 'b.txt': { mode: '100644', oid: 'c'.repeat(40), extra: 1 } } }),
+    );
+    const next = await open(repo);
+    const draft = loadDraft(next.ws, 'd');
+    next.close();
+    assert.equal(draft?.meta.bases.get('b.txt'), { mode: '100644', oid: 'c'.repeat(40) });
+    assert.is(draft?.meta.bases.get('a.txt'), null);
+  },
+);
 
 F.run();

@@ -3,7 +3,7 @@ import { formatTools, type ToolFormat } from '../../src/agent-tools/definitions.
 import { answerInitializeEarly } from '../../src/agent-tools/mcp-early-initialize.js';
 import { parseProfiles, toolsFor } from '../../src/agent-tools/profiles.js';
 import type { CommandContext } from '../command-context.js';
-import { PackMergeThread } from '../../src/git/pack-merge-thread.js';
+import { PackMergeThread } from '../../src/index.js';
 import { listenForCalls } from '../handoff/server.js';
 import { shadowVersion } from '../version.js';
 

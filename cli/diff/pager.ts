@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { CliIO } from '../io.js';
 
 /**
@@ -51,6 +51,8 @@ export function page(
     };
     let child;
     try {
+      // node:child_process loads here: a diff into a pipe starts no pager, and loads no sockets for one.
+      const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
       child = spawn(pager, { shell: true, cwd, env: pagerEnv(env), stdio: ['pipe', 'inherit', 'inherit'] });
     } catch {
       fallback(text);

@@ -1,6 +1,6 @@
 import { ShadowError } from '../errors.js';
 import { emptyRootMessage, parseTrailers } from './commit-message.js';
-import { EMPTY_TREE_OID, hashObject, serializeCommit, type Oid } from '../git/format/git-objects.js';
+import { EMPTY_TREE_OID, hashObject, serializeCommit, ZERO_OID, type Oid } from '../git/format/git-objects.js';
 import { ARCHIVE_PREFIX, draftRef, DRAFTS_PREFIX, metaRef, proposalRef, REMOTES_PREFIX } from './ref-names.js';
 import { unpackSnapshot } from '../state/remote-mirror.js';
 import { refComponentProblem } from '../core/ref-component.js';
@@ -115,6 +115,20 @@ export function metaLagLimit(bases: number): number {
 }
 
 /**
+ * The highest batch number the reflog of `ref` names since its last move to
+ * `tip`; 0 at once, reading no commit, when that move is the last line and
+ * came from `tip`'s parent or from nothing (a batch, or the draft's start):
+ * what such a line names, the history names too.
+ */
+function batchesPastTip(ws: Workspace, ref: string, tip: Oid): number {
+  const lines = ws.repo.refs.reflog(ref, tip);
+  const only = lines.length === 1 ? lines[0]! : undefined;
+  if (only && only.new === tip && (only.old === ZERO_OID || ws.repo.objects.readCommit(tip).parents[0] === only.old))
+    return 0;
+  return highestBatchInReflog(ws.repo, ref, tip);
+}
+
+/**
  * Bring the cached bases of `meta` up to `tip`, from the history when they
  * are stale; `walked` is what that cost, in META_LAG_LIMIT's units
  * (Infinity when the bases were rebuilt from the root, after a rollback).
@@ -131,7 +145,7 @@ function refreshBases(
     // back since it was written (a plain git command, over batches a
     // handle that kept the file lagging made): the reflog's lines since
     // the last move to this tip still name those batches.
-    const dropped = highestBatchInReflog(ws.repo, draftRef(meta.name), tip);
+    const dropped = batchesPastTip(ws, draftRef(meta.name), tip);
     return dropped > meta.high_batch ? { meta: { ...meta, high_batch: dropped }, walked: 1 } : { meta, walked: 0 };
   }
   const repo = ws.repo;

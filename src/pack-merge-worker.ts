@@ -5,10 +5,10 @@
  */
 import * as fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import type { Context, PackMergeJob } from '../context.js';
-import { errnoCode, ShadowError } from '../errors.js';
-import { localProcesses, randomIds, systemClock } from '../node-context.js';
-import { runPackMergeJob } from './pack-merge-job.js';
+import type { Context, PackMergeJob } from './context.js';
+import { errnoCode, ShadowError } from './errors.js';
+import { localProcesses, randomIds, systemClock } from './node-context.js';
+import { runPackMergeJob } from './git/pack-merge-job.js';
 
 export interface MergeRequest extends PackMergeJob {
   id: number;

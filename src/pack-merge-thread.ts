@@ -1,9 +1,9 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
-import type { PackMergeJob, PackMergeResult, PackMerger } from '../context.js';
-import { ShadowError } from '../errors.js';
-import { mergeLockPath } from './pack-consolidate.js';
+import type { PackMergeJob, PackMergeResult, PackMerger } from './context.js';
+import { ShadowError } from './errors.js';
+import { mergeLockPath } from './git/pack-consolidate.js';
 import type { MergeAnswer, MergeRequest } from './pack-merge-worker.js';
 
 type Done = PackMergeResult | undefined;
