@@ -63,12 +63,13 @@ function timedRunInput(c: Case, cwd: string, env: Record<string, string>): numbe
 export const med = (t: Timed): number => median(t.times);
 export const hi = (t: Timed): number => p90(t.times);
 
-/** `shadow serve` on `dir` until stop(): callers' one-shot commands are handed to it. */
+/** `shadow serve` on `dir` until stop(): callers' one-shot commands are handed to it. `cjs`: another build's executable. */
 export async function startServe(
   dir: string,
   env: Record<string, string>,
+  cjs = SHADOW_CJS,
 ): Promise<{ child: ChildProcess; port: number; token: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [SHADOW_CJS, 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cjs, 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
