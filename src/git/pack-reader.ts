@@ -2,6 +2,7 @@ import { inflateSync } from 'node:zlib';
 import type { FileSystem } from '../context.js';
 import { ShadowError } from '../errors.js';
 import type { ObjectType } from './format/git-objects.js';
+import { unstoredZlib } from './format/zlib-stored.js';
 
 /**
  * Reads objects out of one packfile through its version-2 index, with
@@ -320,6 +321,9 @@ export class PackIndex {
     let want = Math.min(limit, size + 64 + (size >> 6));
     for (;;) {
       const chunk = have.length >= want ? have.subarray(0, want) : this.read(this.packFd, want, position);
+      // Trees and commits shadow wrote are stored, not compressed: read without setting up zlib.
+      const stored = unstoredZlib(chunk, size);
+      if (stored) return stored;
       try {
         const out = inflateSync(chunk);
         if (out.length !== size)

@@ -54,3 +54,41 @@ export function storedZlib(content: Uint8Array): Buffer[] {
   parts.push(tail);
   return parts;
 }
+
+/**
+ * The content of the zlib stream at the start of `chunk` when its deflate
+ * data is only stored blocks (what `storedZlib` writes for trees and
+ * commits) holding `size` bytes, with a good header and Adler-32; undefined
+ * for anything else (compressed blocks, a stream cut short, a bad length or
+ * checksum), which the caller then hands to zlib, whose verdict stands.
+ *
+ * Read by hand for the reason the writer is written by hand: every tree and
+ * commit shadow reads is one, and `zlib.inflateSync` sets up a zlib stream
+ * for each (about 25 µs in a process that has just started: `shadow status`
+ * reads every commit of the draft). Bytes after the stream are ignored, as
+ * zlib ignores them.
+ */
+export function unstoredZlib(chunk: Uint8Array, size: number): Buffer | undefined {
+  // CMF: deflate (CM 8), a window of at most 32 KB; FLG: no preset dictionary; the pair a multiple of 31.
+  if (chunk.length < 2 || (chunk[0]! & 0x0f) !== 8 || chunk[0]! >> 4 > 7 || (chunk[1]! & 0x20) !== 0) return undefined;
+  if (((chunk[0]! << 8) | chunk[1]!) % 31 !== 0) return undefined;
+  const out = Buffer.allocUnsafe(size);
+  let at = 2;
+  let filled = 0;
+  for (;;) {
+    if (at + 5 > chunk.length) return undefined;
+    const head = chunk[at]!;
+    // BTYPE 00 (stored); the rest of the byte is padding to the byte boundary.
+    if ((head & 0x06) !== 0) return undefined;
+    const len = chunk[at + 1]! | (chunk[at + 2]! << 8);
+    const nlen = chunk[at + 3]! | (chunk[at + 4]! << 8);
+    if ((len ^ 0xffff) !== nlen || filled + len > size || at + 5 + len > chunk.length) return undefined;
+    out.set(chunk.subarray(at + 5, at + 5 + len), filled);
+    filled += len;
+    at += 5 + len;
+    if ((head & 1) === 1) break;
+  }
+  if (filled !== size || at + 4 > chunk.length) return undefined;
+  const sum = ((chunk[at]! << 24) | (chunk[at + 1]! << 16) | (chunk[at + 2]! << 8) | chunk[at + 3]!) >>> 0;
+  return adler32(out) === sum ? out : undefined;
+}
