@@ -182,7 +182,7 @@ for (const r of REPACKS) {
 }
 
 Read(
-  'a small object is read from its pack in one read; a large incompressible one, and the last object of the pack, still whole',
+  'a small object is read from its pack in one read at most (neighbours in the same 64 KB window in none); a large incompressible one, and the last object of the pack, still whole',
   ({ repo }) => {
     const noise = createHash('sha256');
     const big: Buffer[] = [];
@@ -214,8 +214,9 @@ Read(
       const oid = repo.git('rev-parse', `HEAD:small/s${i}.txt`).trim();
       const before = packReads.length;
       assert.is(db.readBlob(oid).toString(), `small file ${i}\n`);
-      assert.is(packReads.length - before, 1, `one read for small/s${i}.txt`);
+      assert.ok(packReads.length - before <= 1, `one read at most for small/s${i}.txt`);
     }
+    assert.ok(packReads.length < 20, `${packReads.length} reads of the pack for twenty small objects`);
     const noiseBlob = db.readBlob(repo.git('rev-parse', 'HEAD:noise.bin').trim());
     assert.ok(noiseBlob.equals(Buffer.concat(big)));
     db.close();

@@ -143,7 +143,7 @@ Write('a pack of more than 256 objects filling every fan-out bucket', ({ repo })
 });
 
 Write(
-  "a large index (not read whole): each first byte's ids and offsets are read once, then lookups cost only the object's own read",
+  "a large index (not read whole): each first byte's ids and offsets are read once, then lookups cost only the object's own read (none when a read window holds it)",
   ({ repo }) => {
     // 10,000 objects: an index of 281 KB, over the size read whole.
     const objects = Array.from({ length: 10_000 }, (_, i) => obj('blob', `object ${i}\n`));
@@ -172,8 +172,10 @@ Write(
     assert.ok(bucket.length > 20, `${bucket.length} objects in the bucket`);
     const missing = (): never => assert.unreachable('no external base') as never;
     for (const o of bucket) assert.ok(index.readObject(o.oid, missing)!.content.equals(Buffer.from(o.content)), o.oid);
-    // The head (fan-out), then the bucket's ids and its offsets: three reads of the index in all.
-    assert.equal(reads, { idx: 3, pack: bucket.length });
+    // The head (fan-out), then the bucket's ids and its offsets: three reads of the index in all;
+    // of the pack, one per 64 KB window the bucket's objects fall in (10,000 objects of ~30 bytes: a few).
+    assert.is(reads.idx, 3);
+    assert.ok(reads.pack >= 1 && reads.pack <= Math.ceil(bucket.length / 2), `${reads.pack} reads of the pack`);
     for (const o of objects.filter((x) => x.oid.startsWith('a7')))
       assert.ok(index.readObject(o.oid, missing)!.content.equals(Buffer.from(o.content)));
     assert.is(reads.idx, 5, 'another bucket: two more reads');

@@ -28,6 +28,15 @@ const BASE_CACHE_BYTES = 16 * 1024 * 1024;
 const WHOLE_INDEX_BYTES = 256 * 1024;
 /** Bytes read at an entry at first: its header and, for most objects, all of their compressed data. */
 const HEAD_AND_BODY_GUESS = 4096;
+/**
+ * A read of the packfile for an object's entry takes this much (64 KB, half
+ * of it before the entry) and keeps it: the next entry read there comes from
+ * it. A batch's pack holds
+ * its commit and trees together, and a merged pack keeps them so: reading a
+ * draft's history (`status` reads each of its commits) then makes one read
+ * for dozens of entries instead of one each.
+ */
+const WINDOW = 64 * 1024;
 
 function corrupt(file: string, what: string): ShadowError {
   return new ShadowError('CORRUPT_OBJECT', `pack ${file}: ${what}`, {
@@ -49,6 +58,8 @@ export class PackIndex {
   /** Resolved delta bases by offset, oldest first (a small LRU, like git's delta base cache). */
   private readonly bases = new Map<number, RawObject>();
   private basesBytes = 0;
+  /** The last window of the packfile read for an entry (a packfile never changes under its name). */
+  private window: { offset: number; bytes: Buffer } | undefined;
 
   constructor(
     private readonly fs: FileSystem,
@@ -262,7 +273,7 @@ export class PackIndex {
     this.ensurePack();
     // One read for the header and, most often, all of the compressed data:
     // a 4 KB guess covers the typical small object (a larger one reads again).
-    const head = this.read(this.packFd, HEAD_AND_BODY_GUESS, offset);
+    const head = this.readEntryBytes(HEAD_AND_BODY_GUESS, offset);
     if (head.length < 2) throw corrupt(this.packPath, `truncated entry at offset ${offset}`);
     let p = 0;
     let c = head[p++]!;
@@ -295,6 +306,19 @@ export class PackIndex {
     return { type: TYPE_NAMES[type]!, content: data };
   }
 
+  /** `length` bytes of the packfile at `offset` (fewer at its end), from the window when it holds them. */
+  private readEntryBytes(length: number, offset: number): Buffer {
+    const w = this.window;
+    if (w && offset >= w.offset && offset + length <= w.offset + w.bytes.length)
+      return w.bytes.subarray(offset - w.offset, offset - w.offset + length);
+    if (length > WINDOW / 2) return this.read(this.packFd, length, offset);
+    // Half before the entry, half from it: a history is read newest first, and a pack holds it oldest first.
+    const start = Math.max(0, offset - WINDOW / 2);
+    const bytes = this.read(this.packFd, WINDOW, start);
+    this.window = { offset: start, bytes };
+    return bytes.subarray(offset - start, offset - start + length);
+  }
+
   private cachedBase(offset: number, external: (oid: string) => RawObject, depth: number): RawObject {
     const hit = this.bases.get(offset);
     if (hit) {
@@ -320,7 +344,7 @@ export class PackIndex {
     const limit = this.packSize - 20 - position;
     let want = Math.min(limit, size + 64 + (size >> 6));
     for (;;) {
-      const chunk = have.length >= want ? have.subarray(0, want) : this.read(this.packFd, want, position);
+      const chunk = have.length >= want ? have.subarray(0, want) : this.readEntryBytes(want, position);
       // Trees and commits shadow wrote are stored, not compressed: read without setting up zlib.
       const stored = unstoredZlib(chunk, size);
       if (stored) return stored;
@@ -346,6 +370,7 @@ export class PackIndex {
     this.slices.clear();
     this.offsetSlices.clear();
     this.bases.clear();
+    this.window = undefined;
     this.basesBytes = 0;
   }
 }

@@ -1,0 +1,73 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as nodeFs from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { hashObject, type ObjectType } from '../src/git/format/git-objects.js';
+import { ObjectDatabase } from '../src/git/object-db.js';
+import { nodeContext, type FileSystem } from '../src/index.js';
+import { DiskRepo } from './helpers/disk-repo.js';
+import { FsSeam } from './helpers/fs-seam.js';
+
+/*
+ * A pack's entries are read through a 64 KB window kept by its reader: the
+ * small entries near one another (a draft's commits and trees, which
+ * `status` reads one by one) come from one read, and an entry larger than
+ * the window, or one that runs past its end, reads whole as before. Every
+ * object reads back as git reads it.
+ */
+
+const W = suite('reads of a pack through a window');
+
+function object(type: ObjectType, content: Buffer): { oid: string; type: ObjectType; content: Buffer } {
+  return { oid: hashObject(type, content), type, content };
+}
+
+W('sixty small entries of one pack take one read of it; large and straddling entries read whole', () => {
+  const repo = new DiskRepo();
+  try {
+    const small = Array.from({ length: 60 }, (_, i) =>
+      object('commit', Buffer.from(`tree ${'4b825dc642cb6eb9a060e54bf8d69288fbee4904'}\n\ncommit ${i}\n`)),
+    );
+    // Incompressible blobs: one larger than the window, and ones that end past it.
+    const large = [
+      object('blob', randomBytes(100 * 1024)),
+      object('blob', randomBytes(40 * 1024)),
+      object('blob', randomBytes(40 * 1024)),
+    ];
+    const writer = new ObjectDatabase(nodeContext({ env: repo.env }), `${repo.dir}/.git/objects`);
+    const idx = writer.write([...small, ...large])!;
+    writer.close();
+    const pack = `${idx.slice(0, -4)}.pack`;
+
+    const seam = new FsSeam(nodeFs as unknown as FileSystem);
+    seam.record = true;
+    seam.arm();
+    const reader = new ObjectDatabase(nodeContext({ env: repo.env, fs: seam.fs }), `${repo.dir}/.git/objects`);
+    for (const o of small) assert.equal(reader.read(o.oid)?.content, o.content, 'a small entry');
+    const packReads = () => seam.log.filter((c) => c.op === 'readSync' && c.path === pack).length;
+    assert.is(packReads(), 1, 'one read of the pack for sixty entries');
+    for (const o of large) assert.equal(reader.read(o.oid)?.content, o.content, 'a large entry');
+    reader.close();
+
+    // git reads the same objects from the same pack.
+    const git = spawnSync('git', ['cat-file', '--batch'], {
+      cwd: repo.dir,
+      env: repo.env,
+      input: [...small, ...large].map((o) => o.oid).join('\n'),
+      maxBuffer: 1 << 24,
+    });
+    assert.is(git.status, 0, String(git.stderr));
+    let at = 0;
+    for (const o of [...small, ...large]) {
+      const nl = git.stdout.indexOf(0x0a, at);
+      assert.is(git.stdout.toString('latin1', at, nl), `${o.oid} ${o.type} ${o.content.length}`);
+      assert.ok(git.stdout.subarray(nl + 1, nl + 1 + o.content.length).equals(o.content), `${o.oid}: git's bytes`);
+      at = nl + 1 + o.content.length + 1;
+    }
+  } finally {
+    repo.cleanup();
+  }
+});
+
+W.run();
