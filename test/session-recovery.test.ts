@@ -3,7 +3,19 @@ import * as assert from 'uvu/assert';
 import * as git from 'isomorphic-git';
 import type { MemRepo } from './helpers/mem-repo.js';
 import { FsSeam } from './helpers/fs-seam.js';
-import { committed, files, lines, openAs, repoWith, ROOT } from './helpers/session-memfs.js';
+import { removeSessionFiles } from '../src/state/session-files.js';
+import { testContext } from './helpers/context.js';
+import {
+  committed,
+  files,
+  lines,
+  NOT_FOUND,
+  openAs,
+  repoWith,
+  ROOT,
+  SESSIONS,
+  thrown,
+} from './helpers/session-memfs.js';
 
 /*
  * Write sessions on memfs that a crash left, resumed or cleaned up, and a
@@ -87,6 +99,47 @@ Recover('orphans under an hour old are offered; older ones are cleaned up', asyn
 });
 
 // ---------------------------------------------------------------- a full disk
+
+Recover(
+  'a finalize killed among the removals of its files leaves the session gone, never there without its content',
+  async ({ repo }) => {
+    const sh = await openAs(repo, 100);
+    assert.ok((await sh.write('gone.md', 'before\n')).success);
+    const { session_id: id } = await sh.sessions.begin({
+      intent: 'gone',
+      target_file: 'gone.md',
+      operation: 'overwrite',
+    });
+    sh.sessions.push(id, Buffer.from(`${lines(3)}DONE\n`));
+    sh.close();
+    const dir = `${SESSIONS}/${id}`;
+    const names = (repo.fs.readdirSync(dir) as string[]).sort();
+    assert.ok(names.includes('metadata.json') && names.includes('content.txt'), names.join(' '));
+    const saved = new Map(names.map((n) => [n, repo.fs.readFileSync(`${dir}/${n}`)]));
+    // A kill at each call of the removal, in turn (the files put back between).
+    for (let at = 1; at <= names.length + 1; at++) {
+      repo.fs.mkdirSync(dir, { recursive: true });
+      for (const [n, bytes] of saved) repo.fs.writeFileSync(`${dir}/${n}`, bytes);
+      const seam = new FsSeam(repo.fs);
+      seam.arm(at);
+      try {
+        removeSessionFiles(testContext(seam.fs), `${ROOT}/.git/shadow`, id);
+      } catch {
+        // killed
+      }
+      seam.disarm();
+      const next = await openAs(repo, 200 + at);
+      const listed = next.sessions.list().some((s) => s.session_id === id);
+      if (listed) {
+        const r = await next.sessions.finalize(id);
+        assert.ok(r.success, `killed at call ${at}: a session still listed finalizes (${JSON.stringify(r)})`);
+      } else {
+        assert.equal(await thrown(() => next.sessions.finalize(id)), NOT_FOUND, `killed at call ${at}`);
+      }
+      next.close();
+    }
+  },
+);
 
 const DiskFull = suite<{ repo: MemRepo; seam: FsSeam }>('a full disk while saving');
 DiskFull.before.each(async (c) => {

@@ -128,9 +128,15 @@ export function contentPath(shadowDir: string, id: string): string {
   return `${sessionDir(shadowDir, id)}/content.txt`;
 }
 
-/** Remove a session's files and directory. */
+/**
+ * Remove a session's files and directory: `metadata.json` first, which is
+ * what makes a session exist, so that a process killed among the removals
+ * leaves a session that is gone (the rest is an orphan directory cleaned
+ * later), never one that is there without its content.
+ */
 export function removeSessionFiles(ctx: Context, shadowDir: string, id: string): void {
   const dir = sessionDir(shadowDir, id);
+  tryUnlink(ctx.fs, `${dir}/metadata.json`);
   for (const name of listDir(ctx.fs, dir)) tryUnlink(ctx.fs, `${dir}/${name}`);
   try {
     ctx.fs.rmdirSync(dir);
