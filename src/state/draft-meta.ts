@@ -74,6 +74,8 @@ export const DraftMetaSchema = z.object({
   rebase: z.optional(RebaseMarkSchema),
   /** Client request ids of the batches on the draft's history, and the commit each made (their Shadow-Request trailers). */
   requests: z.optional(z.record(z.string(), z.string())),
+  /** The batches on the draft's history when its tip was `tip` (drafts/history/batch-count.ts). */
+  batch_count: z.optional(z.object({ tip: z.string(), count: z.number() })),
 });
 
 /** draft.json as it is on disk. */

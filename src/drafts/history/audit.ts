@@ -7,6 +7,7 @@ import { historySince } from '../history.js';
 import { skipWorktreeEntry } from '../view/sparse-paths.js';
 import { listCheckpoints, resolveTarget } from './checkpoints.js';
 import type { Workspace } from '../workspace.js';
+import { batchCount } from './batch-count.js';
 import { partlyApplied, type HunkCounts } from './hunk-counts.js';
 
 /** One batch of a draft's history. */
@@ -163,7 +164,7 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
       drifted: [],
       conflicts: [],
     };
-  const history = historySince(ws.repo, draft.tip, draft.meta.root);
+  const batches = batchCount(ws, draft);
   const lower = ws.lower(standsOn(draft));
   const drifted: Drift[] = [];
   const cheap = ws.indexView(draft.bases.size);
@@ -199,7 +200,7 @@ export function draftStatus(ws: Workspace, draftName: string): DraftStatus {
     exists: true,
     tip: draft.tip,
     root: draft.meta.root,
-    batches: history.filter((h) => h.trailers.batch !== undefined).length,
+    batches,
     checkpoints: listCheckpoints(ws, draftName).length,
     changed: changes.filter((c) => !inWorktree.has(c.path)),
     in_worktree: [...inWorktree],
