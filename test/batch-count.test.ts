@@ -90,4 +90,20 @@ C('after a rollback and after a ref moved by hand, the count is the history’s 
   assert.is(moved.batches, 6);
 });
 
+C('a draft of many bases keeps its count too: the walk it saves is the history’s', async ({ repo }) => {
+  const sh = await repo.open();
+  const operations = Array.from({ length: 600 }, (_, i) => ({
+    operation: 'write' as const,
+    path: `many/m${i}.txt`,
+    content: `${i}\n`,
+  }));
+  assert.ok((await sh.batch({ operations })).success);
+  await batches(sh, 0, 40);
+  sh.close();
+  assert.is((await status(repo)).batches, 41);
+  const again = await status(repo);
+  assert.is(again.batches, 41);
+  assert.ok(again.read < 10, `unchanged: ${again.read} objects read`);
+});
+
 C.run();

@@ -18,7 +18,9 @@ export function batchCount(ws: Workspace, draft: Draft): number {
   const from = kept && isOnHistory(ws.repo, draft.tip, kept.tip, draft.meta.root) ? kept : undefined;
   const since = historySince(ws.repo, draft.tip, from?.tip ?? draft.meta.root);
   const count = (from?.count ?? 0) + since.filter((h) => h.trailers.batch !== undefined).length;
-  // Kept as the metadata's other derived fields are: ahead of draft.json until it is written (drafts.ts).
-  keepDraftMeta(ws, { ...draft.meta, batch_count: { tip: draft.tip, count } }, ws.drafts.lag(draft.meta.name) + 1);
+  // Kept as the metadata's other derived fields are: ahead of draft.json until it is written (drafts.ts),
+  // by as much as the next reader would walk again without it, one per commit read.
+  const lag = ws.drafts.lag(draft.meta.name) + Math.max(1, since.length);
+  keepDraftMeta(ws, { ...draft.meta, batch_count: { tip: draft.tip, count } }, lag);
   return count;
 }
