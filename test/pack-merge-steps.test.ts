@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { blobOid } from '../src/git/format/git-objects.js';
 import { MERGE_AT_PACKS } from '../src/git/pack-consolidate.js';
 import { Repository } from '../src/git/repository.js';
 import { nodeContext } from '../src/index.js';
 import { DiskRepo } from './helpers/disk-repo.js';
+import { gitIn, mergeBlob, packsIn } from './helpers/pack-merge-fixtures.js';
 
 /**
  * Merging the small packs batches leave, in steps (ObjectDb.mergeInSteps, as
@@ -20,19 +20,8 @@ import { DiskRepo } from './helpers/disk-repo.js';
 
 const Steps = suite('pack merge in steps');
 
-const blob = (i: number) => {
-  const content = Buffer.from(`blob ${i}\n${'x'.repeat(i * 100)}\n`);
-  return { oid: blobOid(content), type: 'blob' as const, content };
-};
-
-function git(repo: DiskRepo, args: string[], input?: string): string {
-  const r = spawnSync('git', args, { cwd: repo.dir, env: repo.env, encoding: 'utf8', input });
-  assert.is(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
-
-const packsIn = (repo: DiskRepo): string[] =>
-  readdirSync(`${repo.dir}/.git/objects/pack`).filter((f) => f.endsWith('.idx'));
+const blob = mergeBlob;
+const git = gitIn;
 
 Steps('the event loop turns between the steps, every object reads at each, and git reads what it leaves', async () => {
   const repo = new DiskRepo();

@@ -3,11 +3,11 @@ import * as nodeFs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { blobOid } from '../src/git/format/git-objects.js';
 import { MERGE_AT_PACKS } from '../src/git/pack-consolidate.js';
 import { Repository } from '../src/git/repository.js';
 import { nodeContext, PackMergeThread, type FileSystem } from '../src/index.js';
 import { DiskRepo } from './helpers/disk-repo.js';
+import { gitIn, mergeBlob, packsIn } from './helpers/pack-merge-fixtures.js';
 import { FsSeam } from './helpers/fs-seam.js';
 import { exited, serveChild } from './helpers/session-http.js';
 
@@ -23,19 +23,8 @@ import { exited, serveChild } from './helpers/session-http.js';
 
 const Thread = suite('pack merges on a worker thread');
 
-const blob = (i: number) => {
-  const content = Buffer.from(`blob ${i}\n${'x'.repeat(i * 100)}\n`);
-  return { oid: blobOid(content), type: 'blob' as const, content };
-};
-
-function git(repo: DiskRepo, args: string[], input?: string): string {
-  const r = spawnSync('git', args, { cwd: repo.dir, env: repo.env, encoding: 'utf8', input });
-  assert.is(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
-
-const packsIn = (repo: DiskRepo): string[] =>
-  nodeFs.readdirSync(`${repo.dir}/.git/objects/pack`).filter((f) => f.endsWith('.idx'));
+const blob = mergeBlob;
+const git = gitIn;
 
 const registered = (repo: DiskRepo): string[] =>
   nodeFs
