@@ -348,6 +348,30 @@ Uncommitted('a gitlink only in the index (no checkout) is a submodule', ({ repo 
 });
 
 Uncommitted(
+  'a gitlink only in the committed tree (no .gitmodules, no checkout), below a directory, is a submodule',
+  ({ repo }) => {
+    const commit = repo.git('rev-parse', 'HEAD').trim();
+    repo.git('update-index', '--add', '--cacheinfo', `160000,${commit},vendor/dep`);
+    repo.git('commit', '-q', '-m', 'a gitlink by hand');
+    // The oracle: git's tree holds it as a commit entry; nothing of it is in the working tree.
+    assert.is(repo.git('ls-tree', 'HEAD', 'vendor/dep'), `160000 commit ${commit}\tvendor/dep\n`);
+    assert.not.ok(repo.exists('vendor'));
+    for (const path of ['vendor/dep', 'vendor/dep/x.txt', 'vendor/dep/deeper/y.txt']) {
+      const r = repo.shadow(['batch', '-', '--json'], { input: ops({ operation: 'write', path, content: 'x\n' }) });
+      assert.is(r.status, 1, path);
+      assert.equal(r.json().results[0].error.data, { path, submodule: 'vendor/dep', commit }, path);
+    }
+    assert.is(repo.ref(DRAFT), undefined);
+    ok(
+      repo.shadow(['batch', '-', '--json'], {
+        input: ops({ operation: 'write', path: 'vendor/other.txt', content: 'o\n' }),
+      }),
+      'beside it',
+    );
+  },
+);
+
+Uncommitted(
   'a nested repository git does not track is refused like a submodule; a stray .git is not one, as for git',
   ({ repo }) => {
     repo.write('nested/z.txt', 'z\n');

@@ -1,7 +1,7 @@
-import { MODE, type Oid } from '../../git/format/git-objects.js';
+import { isTreeMode, MODE, type Oid } from '../../git/format/git-objects.js';
 import type { PublishEntry } from '../publish-set/publish-set.js';
 import { submoduleOf, submodulePathError } from '../../git/format/submodules.js';
-import { lookupPath } from '../../git/format/tree-lookup.js';
+import { findEntry } from '../../git/format/tree-lookup.js';
 import { ShadowError } from '../../errors.js';
 import { statIfExists } from '../../durable/durable-file.js';
 import type { IndexView } from '../../git/index-view.js';
@@ -20,6 +20,8 @@ import type { Workspace } from '../workspace.js';
  */
 export class SubmoduleProbe {
   private readonly known = new Map<string, Oid | null | undefined>();
+  /** Entries of the trees by tree and path (entryIn). */
+  private readonly entries = new Map<string, { mode: string; oid: Oid } | undefined>();
   private index: IndexView | undefined | null = null;
 
   private readonly trees: readonly Oid[];
@@ -58,9 +60,9 @@ export class SubmoduleProbe {
   private find(path: string, isDir: boolean | undefined): Oid | null | undefined {
     const staged = this.gitIndex()?.modeOf(path);
     if (staged === MODE.gitlink) return this.gitIndex()!.idOf(path) ?? null;
-    for (const tree of this.trees) {
-      const k = lookupPath(this.ws.repo.objects, tree, path);
-      if (k.kind === 'file' && k.mode === MODE.gitlink) return k.oid;
+    for (let i = 0; i < this.trees.length; i++) {
+      const e = this.entryIn(i, path);
+      if (e?.mode === MODE.gitlink) return e.oid;
     }
     const wt = this.ws.repo.layout.worktree;
     if (wt === null) return undefined;
@@ -77,6 +79,34 @@ export class SubmoduleProbe {
       if (!st?.isDirectory()) return undefined;
     }
     return isNestedRepository(this.ws.ctx.fs, full) ? null : undefined;
+  }
+
+  /**
+   * The entry `path` names in tree `i`, or undefined. Found from its parent
+   * directory's entry, which the probe keeps: `holding` asks a path's
+   * prefixes outermost first, so each level of each tree is searched once
+   * per probe, where a lookup from the top for each prefix searched the
+   * levels above it again (about a third of a batch's probe in a new
+   * process). The same answers as lookupPath's.
+   */
+  private entryIn(i: number, path: string): { mode: string; oid: Oid } | undefined {
+    const key = `${i}\0${path}`;
+    if (this.entries.has(key)) return this.entries.get(key);
+    const slash = path.lastIndexOf('/');
+    let dir: Oid | undefined;
+    if (slash === -1) dir = this.trees[i];
+    else {
+      const parent = this.entryIn(i, path.slice(0, slash));
+      dir = parent && isTreeMode(parent.mode) ? parent.oid : undefined;
+    }
+    let found: { mode: string; oid: Oid } | undefined;
+    if (dir !== undefined) {
+      const list = this.ws.repo.objects.readTree(dir);
+      const at = findEntry(list, path.slice(slash + 1));
+      if (at !== -1) found = { mode: list[at]!.mode, oid: list[at]!.oid };
+    }
+    this.entries.set(key, found);
+    return found;
   }
 
   private gitIndex(): IndexView | undefined {
