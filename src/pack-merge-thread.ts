@@ -12,6 +12,8 @@ interface Waiting {
   job: PackMergeJob;
   resolve(done: Done): void;
   reject(e: Error): void;
+  /** Settles with the merge, whatever its outcome (close waits for it). */
+  settled: Promise<unknown>;
 }
 
 /**
@@ -46,28 +48,18 @@ export class PackMergeThread implements PackMerger {
     const worker = this.start();
     const id = this.next++;
     const request: MergeRequest = { id, dir: job.dir, registry: job.registry };
-    return new Promise<Done>((resolve, reject) => {
-      this.waiting.set(id, { job, resolve, reject });
-      worker.ref();
-      worker.postMessage(request);
-    });
+    let answer!: Pick<Waiting, 'resolve' | 'reject'>;
+    const merged = new Promise<Done>((resolve, reject) => (answer = { resolve, reject }));
+    this.waiting.set(id, { job, ...answer, settled: merged.catch(() => undefined) });
+    worker.ref();
+    worker.postMessage(request);
+    return merged;
   }
 
   /** Stop the thread once the merges sent to it are over. */
   async close(): Promise<void> {
     this.closed = true;
-    const settled = [...this.waiting.keys()].map(
-      (id) =>
-        new Promise<void>((done) => {
-          const w = this.waiting.get(id)!;
-          this.waiting.set(id, {
-            job: w.job,
-            resolve: (d) => (w.resolve(d), done()),
-            reject: (e) => (w.reject(e), done()),
-          });
-        }),
-    );
-    await Promise.all(settled);
+    await Promise.all([...this.waiting.values()].map((w) => w.settled));
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();

@@ -125,7 +125,7 @@ function batchesPastTip(ws: Workspace, ref: string, tip: Oid): number {
   const only = lines.length === 1 ? lines[0]! : undefined;
   if (only && only.new === tip && (only.old === ZERO_OID || ws.repo.objects.readCommit(tip).parents[0] === only.old))
     return 0;
-  return highestBatchInReflog(ws.repo, ref, tip);
+  return highestBatchInReflog(ws.repo, ref, tip, lines);
 }
 
 /**

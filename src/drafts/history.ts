@@ -7,6 +7,7 @@ import type { RebaseMark } from '../state/draft-meta.js';
 import { lookupPath } from '../git/format/tree-lookup.js';
 import { parseConflictLines, parseResolvedLines } from './conflict-lines.js';
 import type { Repository } from '../git/repository.js';
+import type { ReflogEntry } from '../git/reflog.js';
 
 /** A commit of a draft's first-parent history, with its trailers. */
 export interface HistoryCommit {
@@ -153,10 +154,16 @@ export function findRoot(repo: Repository, draft: string, tip: Oid): Oid {
  * while draft.json lagged behind the batches it dropped still counts them,
  * so their numbers are never given again. A commit gc pruned counts nothing.
  */
-export function highestBatchInReflog(repo: Repository, ref: string, since?: Oid): number {
+export function highestBatchInReflog(
+  repo: Repository,
+  ref: string,
+  since?: Oid,
+  /** The reflog's entries since `since`, when the caller has read them already. */
+  entries: readonly ReflogEntry[] = repo.refs.reflog(ref, since),
+): number {
   let n = 0;
   const seen = new Set<Oid>();
-  for (const e of repo.refs.reflog(ref, since)) {
+  for (const e of entries) {
     for (const oid of [e.old, e.new]) {
       if (seen.has(oid)) continue;
       seen.add(oid);

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context, PackMergeResult } from '../context.js';
 import { errnoCode, ShadowError } from '../errors.js';
 import { takeProcessLock, type HeldLock } from '../durable/process-lock.js';
 import { listDir, parentOf, readTextIfExists, tryUnlink, writeFileAtomic } from '../durable/durable-file.js';
@@ -195,12 +195,8 @@ export function consolidatePacks(ctx: Context, sink: PackSink): number {
   return done.merged;
 }
 
-/** A merge done but for the registry's rewrite and the lock's release (finishMerge). */
-export interface MergeDone {
-  merged: number;
-  /** The merge lock, still held. */
-  lock: string;
-}
+/** A merge done but for the registry's rewrite and the lock's release (finishMerge): what a PackMerger answers. */
+export type MergeDone = PackMergeResult;
 
 /**
  * `consolidatePacks` up to the registry's rewrite, for another thread

@@ -31,10 +31,9 @@ const HEAD_AND_BODY_GUESS = 4096;
 /**
  * A read of the packfile for an object's entry takes this much (64 KB, half
  * of it before the entry) and keeps it: the next entry read there comes from
- * it. A batch's pack holds
- * its commit and trees together, and a merged pack keeps them so: reading a
- * draft's history (`status` reads each of its commits) then makes one read
- * for dozens of entries instead of one each.
+ * it. A batch's pack holds its commit and trees together, and a merged pack
+ * keeps them so: reading a draft's history (`status` reads each of its
+ * commits) then makes one read for dozens of entries instead of one each.
  */
 const WINDOW = 64 * 1024;
 
