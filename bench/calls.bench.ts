@@ -6,14 +6,19 @@
  *                                          without NODE_EXTRA_CA_CERTS
  *   batch k=1,10 `shadow batch <file>`     against a node script that only
  *                                          writes the k files
- *   diff         `shadow diff` (100 files) against `git diff <base> <draft>`
+ *   diff         `shadow diff` (100 files) against `git diff <base> <draft>`,
+ *                and `shadow diff --stat` against `git diff --stat` (by the
+ *                caller: against `node -e 0` + 2x git's)
  *   status       `shadow status`           against `git status`
  *   apply        `shadow apply` (100)      against `git checkout <c> -- <paths>`,
  *                                          with the fsyncs each makes
  *   age          batch, status and diff on a draft of 1,000 batches over
  *                10,000 paths against a draft of one batch over the same
- *   server mode  `shadow serve`'s HTTP batch, p50 and p99, and 16 clients
- *                at once on one draft
+ *   server mode  `shadow serve`'s HTTP batch, p50 and p99 of one client's
+ *                batches in a row, and the batches a second of 16 clients at
+ *                once on one draft: two figures, since 16 clients waiting
+ *                on each other's answers at 500 a second wait 16/500 s = 32
+ *                ms each (Little's law), so a 3 ms p50 is one client's
  *   start path   `shadow status` and a batch of 10 by the caller, started
  *                from the code cache and from two V8 start-up snapshots of
  *                the bundle (calls/snapshot-trial.ts), against `node -e 0`
@@ -212,6 +217,13 @@ async function main(): Promise<void> {
       cases: [
         { label: 'git diff <base> <draft>', cmd: 'git', args: ['diff', 'HEAD', diffTip] },
         ...shadowCase('shadow diff', ['diff', '--draft', 'diff100']),
+      ],
+    },
+    {
+      title: 'diff --stat, 100 changed files',
+      cases: [
+        { label: 'git diff --stat <base> <draft>', cmd: 'git', args: ['diff', '--stat', 'HEAD', diffTip] },
+        ...shadowCase('shadow diff --stat', ['diff', '--stat', '--draft', 'diff100']),
       ],
     },
     {

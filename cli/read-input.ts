@@ -1,3 +1,4 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -173,6 +174,8 @@ export async function readBatchDocument(
     bytes = Buffer.concat(chunks);
   } else {
     const path = resolve(cwd, file);
+    const small = smallFileBytes(path, STREAM_BATCH_BYTES);
+    if (small !== undefined) return textOrBytes(small);
     const size = await stat(path).then(
       (s) => (s.isFile() ? s.size : 0),
       () => 0,
@@ -180,9 +183,50 @@ export async function readBatchDocument(
     if (size >= STREAM_BATCH_BYTES) return fileChunks(path, file);
     bytes = await readInputBytes(file, cwd, io);
   }
+  return textOrBytes(bytes);
+}
+
+function textOrBytes(bytes: Buffer): string | Buffer {
   try {
     return decodeJsonBytes(bytes);
   } catch {
     return bytes;
+  }
+}
+
+/**
+ * A regular file's bytes when it is shorter than `limit`, read at once;
+ * undefined for anything else (not there, unreadable, a FIFO or a device,
+ * or longer), which the caller reads as before, with its errors. A server
+ * runs handed-off batches on its event loop, where the five steps of an
+ * asynchronous read (stat, open, fstat, read, close) each wait for a turn
+ * of the thread pool: together more than a small batch's own work. The
+ * file is opened without blocking, so that a FIFO with no writer yet does
+ * not hold the event loop: fstat on the open file then sends it the other
+ * way.
+ */
+function smallFileBytes(path: string, limit: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size >= limit) return undefined;
+    // One byte more than the size says, to see a file that grew since.
+    const buf = Buffer.allocUnsafe(st.size + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    return n <= st.size ? buf.subarray(0, n) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,0 +1,82 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readBatchDocument, STREAM_BATCH_BYTES } from '../cli/read-input.js';
+
+/**
+ * How a batch document named on the command line is read (cli/read-input.ts):
+ * a small regular file at once, anything else as before. A server runs
+ * handed-off batches on its event loop, so a FIFO must never be opened in
+ * a way that waits there for its writer.
+ */
+
+const READ_INPUT = pathToFileURL(fileURLToPath(new URL('../cli/read-input.js', import.meta.url))).href;
+const noStdin = {
+  get stdin(): never {
+    throw new Error('standard input is not read for a named file');
+  },
+};
+
+type Ctx = { dir: string };
+const S = suite<Ctx>('reading a batch document named on the command line');
+S.before.each((c) => {
+  c.dir = mkdtempSync(join(tmpdir(), 'shadow-read-input-'));
+});
+S.after.each((c) => rmSync(c.dir, { recursive: true, force: true }));
+
+S('a small file comes back as its text; bytes that are not UTF-8 as those bytes', async (c) => {
+  const text = JSON.stringify({ operations: [{ operation: 'write', path: 'a.txt', content: 'naïve ✓\n' }] });
+  writeFileSync(join(c.dir, 'b.json'), text);
+  assert.is(await readBatchDocument('b.json', c.dir, noStdin), text);
+  const bad = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);
+  writeFileSync(join(c.dir, 'bad.json'), bad);
+  assert.equal(await readBatchDocument('bad.json', c.dir, noStdin), bad);
+  writeFileSync(join(c.dir, 'empty.json'), '');
+  assert.is(await readBatchDocument('empty.json', c.dir, noStdin), '');
+});
+
+S('a missing file is NOT_FOUND, naming the file', async (c) => {
+  const e = (await readBatchDocument('nope.json', c.dir, noStdin).catch((x: unknown) => x)) as {
+    code: string;
+    message: string;
+  };
+  assert.is(e.code, 'NOT_FOUND');
+  assert.match(e.message, /cannot read nope\.json: ENOENT/);
+});
+
+S('a file of STREAM_BATCH_BYTES comes back in pieces, which hold its bytes', async (c) => {
+  const big = Buffer.alloc(STREAM_BATCH_BYTES, 0x20);
+  writeFileSync(join(c.dir, 'big.json'), big);
+  const got = await readBatchDocument('big.json', c.dir, noStdin);
+  assert.ok(typeof got !== 'string' && !Buffer.isBuffer(got), 'pieces');
+  const pieces: Buffer[] = [];
+  for await (const p of got as AsyncIterable<Buffer>) pieces.push(p);
+  assert.is(Buffer.concat(pieces).length, STREAM_BATCH_BYTES);
+});
+
+S('a FIFO with no writer yet lets the event loop go on, then is read whole', (c) => {
+  const fifo = join(c.dir, 'in.fifo');
+  assert.is(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+  const text = JSON.stringify({ operations: [{ operation: 'write', path: 'f.txt', content: 'from a FIFO\n' }] });
+  // In a process of its own, with a deadline: an open that waits for the writer would never return.
+  const script = `
+    const { readBatchDocument } = await import(${JSON.stringify(READ_INPUT)});
+    const { writeFile } = await import('node:fs/promises');
+    const io = { get stdin() { throw new Error('stdin'); } };
+    const read = readBatchDocument(${JSON.stringify(fifo)}, '/', io);
+    await new Promise((r) => setImmediate(r));
+    // The writer only after a turn of the event loop (the read must not have held it), and on the thread pool.
+    const [got] = await Promise.all([read, writeFile(${JSON.stringify(fifo)}, ${JSON.stringify(text)})]);
+    process.stdout.write(JSON.stringify(got));
+  `;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  assert.is(r.signal, null, 'the read held the event loop until the deadline');
+  assert.is(r.status, 0, r.stderr);
+  assert.is(JSON.parse(r.stdout), text);
+});
+
+S.run();
