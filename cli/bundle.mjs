@@ -74,8 +74,8 @@ const mcpSdkApart = {
 // every command (cli/stdout-fd.ts writes a pipe or a file without them). The
 // shim's width is read when asked (yargs asks only when no `.wrap()` was
 // given; cli/run.ts always gives one), and cliui asks the descriptor first:
-// a pipe, a file or a socket has no columns, so the answer is the same 80
-// without the stream. The build stops if either line changes.
+// a pipe, a file, a socket or /dev/null has no columns, so the answer is the
+// same 80 without the stream. The build stops if either line changes.
 const STDOUT_PATCHES = [
   {
     file: /yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/,
@@ -87,8 +87,8 @@ const STDOUT_PATCHES = [
     from: "if (typeof process === 'object' && process.stdout && process.stdout.columns) {",
     to: "if (typeof process === 'object' && !stdoutHasNoColumns() && process.stdout && process.stdout.columns) {",
     prepend:
-      "import { fstatSync as stdoutStat } from 'node:fs';\n" +
-      'function stdoutHasNoColumns() { try { const s = stdoutStat(1); return s.isFIFO() || s.isFile() || s.isSocket(); } catch { return false; } }\n',
+      "import { fstatSync as stdoutStat, statSync as nullStat } from 'node:fs';\n" +
+      'function stdoutHasNoColumns() { try { const s = stdoutStat(1); return s.isFIFO() || s.isFile() || s.isSocket() || (s.isCharacterDevice() && s.rdev === nullStat("/dev/null").rdev); } catch { return false; } }\n',
   },
 ];
 // After a command's handler starts, yargs lays out that command's whole help

@@ -1,4 +1,4 @@
-import { fstatSync, writeSync } from 'node:fs';
+import { fstatSync, statSync, writeSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** The executable's standard output: whether it is a terminal, and a writer. */
@@ -14,9 +14,10 @@ export interface ProcessStdout {
  * ends: node's `process.stdout` would first make it a stream, which for a
  * pipe is a socket and loads node's `net`, `stream` and `tty` modules
  * (about 30 of them, measured by test/start-up-cli.test.ts) at every start.
- * Anything else (a character device such as /dev/null) is asked whether it
- * is a terminal, which loads `tty`; a terminal keeps `process.stdout`: a
- * pager and the width of the screen need it.
+ * So is `/dev/null` (`shadow batch x.json > /dev/null` in a script), known
+ * by its device number. Any other character device is asked whether it is
+ * a terminal, which loads `tty`; a terminal keeps `process.stdout`: a pager
+ * and the width of the screen need it.
  *
  * A descriptor another process left non-blocking can refuse a write
  * (EAGAIN): that write and every one after it then go through
@@ -56,11 +57,20 @@ export function processStdout(): ProcessStdout {
   };
 }
 
-/** Descriptor `fd` is a pipe, a socket or a regular file (never a terminal); false when it cannot be told. */
+/** Descriptor `fd` is a pipe, a socket, a regular file or /dev/null (never a terminal); false when it cannot be told. */
 function plainFile(fd: number): boolean {
   try {
     const st = fstatSync(fd);
-    return st.isFIFO() || st.isFile() || st.isSocket();
+    return st.isFIFO() || st.isFile() || st.isSocket() || nullDevice(st);
+  } catch {
+    return false;
+  }
+}
+
+function nullDevice(st: Stats): boolean {
+  if (!st.isCharacterDevice()) return false;
+  try {
+    return st.rdev === statSync('/dev/null').rdev;
   } catch {
     return false;
   }

@@ -71,6 +71,32 @@ S('a batch, status and diff --stat into a pipe load neither net nor tty, and pri
   );
 });
 
+S('into /dev/null, --version, a batch and status load neither net nor tty, and the batch lands', (c) => {
+  const ref = () =>
+    spawnSync('git', ['rev-parse', '-q', '--verify', 'refs/shadow/drafts/devnull'], {
+      cwd: c.repo.dir,
+      encoding: 'utf8',
+    }).stdout.trim();
+  assert.is(ref(), '', 'no draft yet');
+  const doc = join(c.repo.root, 'devnull.json');
+  writeFileSync(doc, JSON.stringify({ operations: [{ operation: 'write', path: 'n.txt', content: 'n\n' }] }));
+  for (const args of [['--version'], ['batch', '--draft', 'devnull', doc], ['status', '--draft', 'devnull']]) {
+    const fd = openSync('/dev/null', 'w');
+    const r = spawnSync(process.execPath, ['--require', c.probe, SHADOW_BIN, ...args], {
+      cwd: c.repo.dir,
+      env: env(c.repo),
+      stdio: ['ignore', fd, 'pipe'],
+    });
+    closeSync(fd);
+    assert.is(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.is(String(r.stderr), '', `${args.join(' ')} into /dev/null`);
+  }
+  const tip = ref();
+  assert.match(tip, /^[0-9a-f]{40}$/);
+  const shown = spawnSync('git', ['show', `${tip}:n.txt`], { cwd: c.repo.dir, encoding: 'utf8' });
+  assert.is(shown.stdout, 'n\n');
+});
+
 S(
   'through a descriptor left non-blocking (a full pipe refuses a write), the output is still whole and in order',
   async (c) => {
