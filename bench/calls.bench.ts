@@ -59,6 +59,7 @@ import {
   type Timed,
 } from './calls/processes.js';
 import { printFacts, printGroup } from './calls/report.js';
+import { startBareDurable, startBareHandoff } from './calls/floors.js';
 import { measureServerMode, p99 } from './calls/server-mode.js';
 import { buildSnapshots } from './calls/snapshot-trial.js';
 import { cachePathOf } from './calls/start-path.js';
@@ -210,6 +211,12 @@ async function main(): Promise<void> {
         ...shadowCase('shadow batch', ['batch', '--draft', 'k10', '@input'], {
           input: () => batchDoc(k10, `run ${seq++}`),
         }),
+        {
+          label: 'bare hand-off (node:net, two round trips, no work)',
+          cmd: process.execPath,
+          args: [bare.client, bare.socket, 'batch', '--draft', 'k10', '@input'],
+          input: () => batchDoc(k10, `bare ${seq++}`),
+        },
       ],
     },
     {
@@ -274,6 +281,9 @@ async function main(): Promise<void> {
   if (hasCa) results.startCa = timeCases(startCases, runs, dir, { ...env, NODE_EXTRA_CA_CERTS: CA_BUNDLE });
 
   const server = await startServe(dir, env);
+  // What a hand-off and a served batch cost with no work but theirs (calls/floors.ts): the floors of both.
+  const bare = await startBareHandoff(root);
+  const durable = await startBareDurable(root);
   let mode: Awaited<ReturnType<typeof measureServerMode>>;
   try {
     for (const g of groups()) {
@@ -332,9 +342,11 @@ async function main(): Promise<void> {
     }
     results.age = timeCases(ageCases, runs, dir, env);
     log('server mode...');
-    mode = await measureServerMode(server, dir, env, o.quick ? 100 : 300, 16, o.quick ? 10 : 25);
+    mode = await measureServerMode(server, durable.port, dir, env, o.quick ? 100 : 300, 16, o.quick ? 10 : 25);
   } finally {
     await server.stop();
+    await durable.stop();
+    await bare.stop();
   }
   resetApply();
   const facts: Array<[string, ProcessFacts]> = [];
@@ -368,6 +380,9 @@ async function main(): Promise<void> {
   const c = mode.concurrent;
   console.log(
     `\nserver mode (HTTP, keep-alive): a k=1 batch p50 ${ms(seqP50)} ms, p99 ${ms(p99(mode.sequential))} ms over ${mode.sequential.length} calls;`,
+  );
+  console.log(
+    `  the bare durable server (node's http, the same five flushes in turn, no other work; calls/floors.ts), alternating: p50 ${ms(med({ label: '', times: mode.floor }))} ms, p99 ${ms(p99(mode.floor))} ms;`,
   );
   console.log(
     `${c.clients} clients at once on one draft: ${c.batches} batches in ${c.seconds.toFixed(2)} s = ${(c.batches / c.seconds).toFixed(0)} batches/s, ${c.failed} failed, ${c.inHistory} in the draft's history`,

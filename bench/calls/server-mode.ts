@@ -9,22 +9,32 @@ import { quantile } from '../helpers/stats.js';
 
 export interface ServerMode {
   sequential: number[];
+  /** The same batches sent to the bare durable server (calls/floors.ts), alternating with shadow's. */
+  floor: number[];
   concurrent: { clients: number; batches: number; seconds: number; failed: number; inHistory: number };
 }
 
 async function post(port: number, token: string, draft: string, path: string, text: string): Promise<boolean> {
-  const r = await fetch(`http://127.0.0.1:${port}/api/batch?draft=${draft}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ operations: [{ operation: 'write', path, content: text }] }),
-  });
+  const r = await fetch(
+    token === '' ? `http://127.0.0.1:${port}/` : `http://127.0.0.1:${port}/api/batch?draft=${draft}`,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ operations: [{ operation: 'write', path, content: text }] }),
+    },
+  );
   await r.arrayBuffer();
   return r.status === 200;
 }
 
-/** `calls` sequential batches, then `clients` × `perClient` concurrent ones, on drafts of their own. */
+/**
+ * `calls` sequential batches, each followed by the same request to the bare
+ * durable server on `floorPort`, then `clients` × `perClient` concurrent
+ * ones, on drafts of their own.
+ */
 export async function measureServerMode(
   server: { port: number; token: string },
+  floorPort: number,
   dir: string,
   env: Record<string, string>,
   calls: number,
@@ -32,11 +42,16 @@ export async function measureServerMode(
   perClient: number,
 ): Promise<ServerMode> {
   const sequential: number[] = [];
+  const floor: number[] = [];
   for (let i = -20; i < calls; i++) {
-    const t = performance.now();
+    let t = performance.now();
     if (!(await post(server.port, server.token, 'server-seq', `seq/f${i % 50}.txt`, `call ${i}\n`)))
       throw new Error('a sequential batch failed');
     if (i >= 0) sequential.push(performance.now() - t);
+    t = performance.now();
+    if (!(await post(floorPort, '', '', `seq/f${i % 50}.txt`, `call ${i}\n`)))
+      throw new Error('the bare durable server failed');
+    if (i >= 0) floor.push(performance.now() - t);
   }
   let failed = 0;
   const t0 = performance.now();
@@ -55,7 +70,7 @@ export async function measureServerMode(
   });
   const base = spawnSync('git', ['rev-list', '--count', 'HEAD'], { cwd: dir, env, encoding: 'utf8' });
   const inHistory = Number(log.stdout.trim()) - Number(base.stdout.trim());
-  return { sequential, concurrent: { clients, batches: clients * perClient, seconds, failed, inHistory } };
+  return { sequential, floor, concurrent: { clients, batches: clients * perClient, seconds, failed, inHistory } };
 }
 
 export const p99 = (xs: readonly number[]): number => quantile(xs, 0.99);

@@ -1,0 +1,142 @@
+/**
+ * bench/calls' floors: what a design costs with no shadow in it, measured in
+ * the same run as shadow, so that a target beyond one is seen as such.
+ *
+ * - A bare hand-off: a node client that loads `node:net`, connects to a
+ *   Unix socket, sends a request of the same shape as a real hand-off's
+ *   (its arguments, directory and whole environment), waits for `accepted`,
+ *   says `go`, prints what comes back and exits; the server, another node
+ *   process, answers at once and does no work. A handed-off call can be no
+ *   faster than this.
+ * - A bare durable server: node's own `http` answering a POST after the
+ *   waits a lone batch makes, one after the other (a pack, its index and a
+ *   lock file written and flushed together; their directory flushed; a
+ *   reflog line appended and flushed; the lock renamed onto the ref and its
+ *   directory flushed; a ledger line appended and flushed), and no other
+ *   work. A served batch can be no faster than this.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import { join } from 'node:path';
+
+const HANDOFF_SERVER = `
+const net = require('node:net');
+const [sock] = process.argv.slice(2);
+net.createServer((s) => {
+  let rest = '';
+  s.setEncoding('utf8');
+  s.on('data', (d) => {
+    rest += d;
+    let nl;
+    while ((nl = rest.indexOf('\\n')) >= 0) {
+      const frame = JSON.parse(rest.slice(0, nl));
+      rest = rest.slice(nl + 1);
+      if ('build' in frame) s.write('{"accepted":true}\\n');
+      else if ('go' in frame) s.end(JSON.stringify({ o: Buffer.from('batch 1 on draft k10: 0123456789ab\\n').toString('base64') }) + '\\n{"exit":0}\\n');
+    }
+  });
+  s.on('error', () => {});
+}).listen(sock, () => process.stdout.write('listening\\n'));
+`;
+
+const HANDOFF_CLIENT = `
+const { connect } = require('node:net');
+const [sock, ...args] = process.argv.slice(2);
+const env = {};
+for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+const s = connect(sock);
+let rest = '';
+s.setEncoding('utf8');
+s.once('connect', () => s.write(JSON.stringify({ v: 1, build: 'bare', args, cwd: process.cwd(), env, umask: process.umask() }) + '\\n'));
+s.on('data', (d) => {
+  rest += d;
+  let nl;
+  while ((nl = rest.indexOf('\\n')) >= 0) {
+    const frame = JSON.parse(rest.slice(0, nl));
+    rest = rest.slice(nl + 1);
+    if ('accepted' in frame) s.write('{"go":true}\\n');
+    else if ('o' in frame) require('node:fs').writeSync(1, Buffer.from(frame.o, 'base64'));
+    else if ('exit' in frame) { process.exitCode = frame.exit; s.destroy(); }
+  }
+});
+`;
+
+const DURABLE_SERVER = `
+const http = require('node:http');
+const fs = require('node:fs');
+const path = require('node:path');
+const [dir] = process.argv.slice(2);
+const packs = path.join(dir, 'pack'), refs = path.join(dir, 'refs'), logs = path.join(dir, 'logs');
+for (const d of [packs, refs, logs]) fs.mkdirSync(d, { recursive: true });
+// As shadow does it: the small writes on the event loop, each flush on the thread pool (its only wait).
+const flushed = (fd) => new Promise((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+const flush = async (p) => { const fd = fs.openSync(p, 'r'); try { await flushed(fd); } finally { fs.closeSync(fd); } };
+const written = async (p, data, flags = 'w') => { const fd = fs.openSync(p, flags); try { fs.writeSync(fd, data); await flushed(fd); } finally { fs.closeSync(fd); } };
+let n = 0;
+http.createServer((req, res) => {
+  const body = [];
+  req.on('data', (d) => body.push(d));
+  req.on('end', async () => {
+    const i = n++;
+    const text = Buffer.concat(body);
+    await Promise.all([
+      written(path.join(packs, 'tmp_pack_' + i), text),
+      written(path.join(packs, 'tmp_idx_' + i), text.subarray(0, 64)),
+      written(path.join(refs, 'draft.lock'), i.toString(16).padStart(40, '0') + '\\n'),
+    ]);
+    fs.renameSync(path.join(packs, 'tmp_pack_' + i), path.join(packs, 'pack-' + i + '.pack'));
+    fs.renameSync(path.join(packs, 'tmp_idx_' + i), path.join(packs, 'pack-' + i + '.idx'));
+    await flush(packs);
+    await written(path.join(logs, 'draft'), 'a reflog line ' + i + '\\n', 'a');
+    fs.renameSync(path.join(refs, 'draft.lock'), path.join(refs, 'draft'));
+    await flush(refs);
+    await written(path.join(dir, 'events.jsonl'), JSON.stringify({ seq: i }) + '\\n', 'a');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: true, batch: i }));
+  });
+}).listen(0, '127.0.0.1', function () { process.stdout.write(JSON.stringify({ port: this.address().port }) + '\\n'); });
+`;
+
+async function started(child: ChildProcess, what: string): Promise<string> {
+  let out = '';
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  return new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+    });
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before it listened: ${err}`)));
+  });
+}
+
+async function stopped(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  await exit;
+}
+
+/** The bare hand-off's server, started in `root`; `client` is the script a timed case runs with node. */
+export async function startBareHandoff(
+  root: string,
+): Promise<{ client: string; socket: string; stop(): Promise<void> }> {
+  const server = join(root, 'bare-handoff-server.cjs');
+  const client = join(root, 'bare-handoff-client.cjs');
+  const socket = join(root, 'bare.sock');
+  nodeFs.writeFileSync(server, HANDOFF_SERVER);
+  nodeFs.writeFileSync(client, HANDOFF_CLIENT);
+  nodeFs.rmSync(socket, { force: true });
+  const child = spawn(process.execPath, [server, socket], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await started(child, 'the bare hand-off server');
+  return { client, socket, stop: () => stopped(child) };
+}
+
+/** The bare durable server, started in `root` (its files under root/durable). */
+export async function startBareDurable(root: string): Promise<{ port: number; stop(): Promise<void> }> {
+  const script = join(root, 'bare-durable-server.cjs');
+  nodeFs.writeFileSync(script, DURABLE_SERVER);
+  const child = spawn(process.execPath, [script, join(root, 'durable')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const line = await started(child, 'the bare durable server');
+  return { port: (JSON.parse(line) as { port: number }).port, stop: () => stopped(child) };
+}
