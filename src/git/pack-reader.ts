@@ -29,11 +29,15 @@ const WHOLE_INDEX_BYTES = 256 * 1024;
 /** Bytes read at an entry at first: its header and, for most objects, all of their compressed data. */
 const HEAD_AND_BODY_GUESS = 4096;
 /**
- * A read of the packfile for an object's entry takes this much (64 KB, half
- * of it before the entry) and keeps it: the next entry read there comes from
- * it. A batch's pack holds its commit and trees together, and a merged pack
- * keeps them so: reading a draft's history (`status` reads each of its
- * commits) then makes one read for dozens of entries instead of one each.
+ * A read of the packfile for an object's entry near the one read before it
+ * takes this much (64 KB, half of it before the entry) and keeps it: the
+ * next entry read there comes from it. A batch's pack holds its commit and
+ * trees together, and a merged pack keeps them so: reading a draft's
+ * history (`status` reads each of its commits) then makes one read for
+ * dozens of entries instead of one each. An entry far from the last one
+ * read (the blobs a diff reads from a large pack, one here and one there)
+ * reads only what it needs, as before: 64 KB for each of them copied 16
+ * times the bytes used.
  */
 const WINDOW = 64 * 1024;
 
@@ -57,8 +61,10 @@ export class PackIndex {
   /** Resolved delta bases by offset, oldest first (a small LRU, like git's delta base cache). */
   private readonly bases = new Map<number, RawObject>();
   private basesBytes = 0;
-  /** The last window of the packfile read for an entry (a packfile never changes under its name). */
+  /** The bytes of the packfile last read for an entry (a packfile never changes under its name). */
   private window: { offset: number; bytes: Buffer } | undefined;
+  /** Where the entry of the last read that missed the window began (-1: none yet). */
+  private lastMiss = -1;
 
   constructor(
     private readonly fs: FileSystem,
@@ -305,12 +311,28 @@ export class PackIndex {
     return { type: TYPE_NAMES[type]!, content: data };
   }
 
-  /** `length` bytes of the packfile at `offset` (fewer at its end), from the window when it holds them. */
-  private readEntryBytes(length: number, offset: number): Buffer {
+  /**
+   * `length` bytes of the packfile at `offset` (fewer at its end), from the
+   * window when it holds them. `more`: the rest of the entry read last,
+   * which the first read fell short of (read as it is, and kept).
+   */
+  private readEntryBytes(length: number, offset: number, more = false): Buffer {
     const w = this.window;
     if (w && offset >= w.offset && offset + length <= w.offset + w.bytes.length)
       return w.bytes.subarray(offset - w.offset, offset - w.offset + length);
     if (length > WINDOW / 2) return this.read(this.packFd, length, offset);
+    if (more) {
+      const bytes = this.read(this.packFd, length, offset);
+      this.window = { offset, bytes };
+      return bytes;
+    }
+    const near = this.lastMiss !== -1 && Math.abs(offset - this.lastMiss) <= WINDOW;
+    this.lastMiss = offset;
+    if (!near) {
+      const bytes = this.read(this.packFd, length, offset);
+      this.window = { offset, bytes };
+      return bytes;
+    }
     // Half before the entry, half from it: a history is read newest first, and a pack holds it oldest first.
     const start = Math.max(0, offset - WINDOW / 2);
     const bytes = this.read(this.packFd, WINDOW, start);
@@ -343,7 +365,7 @@ export class PackIndex {
     const limit = this.packSize - 20 - position;
     let want = Math.min(limit, size + 64 + (size >> 6));
     for (;;) {
-      const chunk = have.length >= want ? have.subarray(0, want) : this.readEntryBytes(want, position);
+      const chunk = have.length >= want ? have.subarray(0, want) : this.readEntryBytes(want, position, true);
       // Trees and commits shadow wrote are stored, not compressed: read without setting up zlib.
       const stored = unstoredZlib(chunk, size);
       if (stored) return stored;
@@ -370,6 +392,7 @@ export class PackIndex {
     this.offsetSlices.clear();
     this.bases.clear();
     this.window = undefined;
+    this.lastMiss = -1;
     this.basesBytes = 0;
   }
 }
