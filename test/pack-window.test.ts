@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hashObject, type ObjectType } from '../src/git/format/git-objects.js';
 import { ObjectDatabase } from '../src/git/object-db.js';
+import { PackSet } from '../src/git/pack-set.js';
 import { nodeContext, type FileSystem } from '../src/index.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { FsSeam } from './helpers/fs-seam.js';
@@ -13,8 +14,10 @@ import { FsSeam } from './helpers/fs-seam.js';
  * A pack's entries are read through a 64 KB window kept by its reader: the
  * small entries near one another (a draft's commits and trees, which
  * `status` reads one by one) come from one read, and an entry larger than
- * the window, or one that runs past its end, reads whole as before. Every
- * object reads back as git reads it.
+ * the window, or one that runs past its end, reads whole as before; an
+ * entry far from the last one read reads only what it needs. The pack that
+ * answered is tried first for the next object. Every object reads back as
+ * git reads it.
  */
 
 const W = suite('reads of a pack through a window');
@@ -102,6 +105,43 @@ W('entries far apart read only what each needs, not a window each', () => {
     assert.ok(packFd !== -1, 'the pack was read');
     // Each needs about 20.5 KB (a 4 KB first read, then the rest); a 64 KB window each would read 384 KB.
     assert.ok(bytes <= far.length * 26 * 1024, `${bytes} bytes read for ${far.length} blobs of 20 KB`);
+  } finally {
+    repo.cleanup();
+  }
+});
+
+W('the pack that answered is tried first for the next object, as git keeps its packs', () => {
+  const repo = new DiskRepo();
+  try {
+    const dir = `${repo.dir}/.git/objects`;
+    const mine = Array.from({ length: 30 }, (_, i) => object('blob', Buffer.from(`mine ${i}\n`)));
+    const other = Array.from({ length: 30 }, (_, i) => object('blob', Buffer.from(`other ${i}\n`)));
+    const writer = new ObjectDatabase(nodeContext({ env: repo.env }), dir);
+    const mineIdx = writer.write(mine)!;
+    const otherIdx = writer.write(other)!;
+    writer.close();
+    const set = new PackSet(nodeFs as unknown as FileSystem, `${dir}/pack`);
+    const listed = set.list();
+    // The other pack first, whatever order the directory listed them in.
+    listed.sort((a, b) => (a.idxPath === otherIdx ? -1 : b.idxPath === otherIdx ? 1 : 0));
+    assert.is(listed[0]!.idxPath, otherIdx);
+    assert.is(listed[1]!.idxPath, mineIdx);
+    const otherPack = listed[0]!;
+    let asked = 0;
+    const readObject = otherPack.readObject.bind(otherPack);
+    otherPack.readObject = (...args) => {
+      asked++;
+      return readObject(...args);
+    };
+    const none = (oid: string): never => {
+      throw new Error(`no base ${oid}`);
+    };
+    for (const o of mine) assert.equal(set.read(o.oid, none)?.content, o.content);
+    assert.is(asked, 1, 'the other pack was searched for the first object only');
+    assert.is(set.list()[0]!.idxPath, mineIdx, 'the pack that answered is first');
+    for (const o of other) assert.equal(set.read(o.oid, none)?.content, o.content);
+    assert.is(set.list()[0]!.idxPath, otherIdx);
+    set.close();
   } finally {
     repo.cleanup();
   }
