@@ -231,6 +231,8 @@ async function main(): Promise<void> {
       cases: [
         { label: 'git diff --stat <base> <draft>', cmd: 'git', args: ['diff', '--stat', 'HEAD', diffTip] },
         ...shadowCase('shadow diff --stat', ['diff', '--stat', '--draft', 'diff100']),
+        // In the same rounds, for the target node -e 0 + 2x git's.
+        { label: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] },
       ],
     },
     {
@@ -238,6 +240,7 @@ async function main(): Promise<void> {
       cases: [
         { label: 'git status', cmd: 'git', args: ['status'] },
         ...shadowCase('shadow status', ['status', '--draft', 'diff100']),
+        { label: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] },
       ],
     },
     {

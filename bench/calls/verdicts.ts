@@ -57,7 +57,7 @@ export function callVerdicts(
     ),
     verdict(
       'shadow status by the caller ≤ node -e 0 + 2x git status',
-      [check('shadow status', med(results.status![1]!) / (med(results.start![0]!) + 2 * med(results.status![0]!)), 1)],
+      [check('shadow status', med(results.status![1]!) / (med(results.status![3]!) + 2 * med(results.status![0]!)), 1)],
       '',
     ),
     verdict(
@@ -66,7 +66,8 @@ export function callVerdicts(
         check(
           'shadow diff --stat',
           med(results['diff --stat, 100 changed files']![1]!) /
-            (med(results.start![0]!) + 2 * med(results['diff --stat, 100 changed files']![0]!)),
+            (med(results['diff --stat, 100 changed files']![3]!) +
+              2 * med(results['diff --stat, 100 changed files']![0]!)),
           1,
         ),
       ],
