@@ -19,10 +19,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 
-const HANDOFF_SERVER = `
-const net = require('node:net');
-const [sock] = process.argv.slice(2);
-net.createServer((s) => {
+/** Both ends of the bare hand-off: call `onFrame` for each JSON line that arrives on socket `s`. */
+const FRAMES = `
+function frames(s, onFrame) {
   let rest = '';
   s.setEncoding('utf8');
   s.on('data', (d) => {
@@ -31,33 +30,35 @@ net.createServer((s) => {
     while ((nl = rest.indexOf('\\n')) >= 0) {
       const frame = JSON.parse(rest.slice(0, nl));
       rest = rest.slice(nl + 1);
-      if ('build' in frame) s.write('{"accepted":true}\\n');
-      else if ('go' in frame) s.end(JSON.stringify({ o: Buffer.from('batch 1 on draft k10: 0123456789ab\\n').toString('base64') }) + '\\n{"exit":0}\\n');
+      onFrame(frame);
     }
+  });
+}
+`;
+
+const HANDOFF_SERVER = `${FRAMES}
+const net = require('node:net');
+const [sock] = process.argv.slice(2);
+net.createServer((s) => {
+  frames(s, (frame) => {
+    if ('build' in frame) s.write('{"accepted":true}\\n');
+    else if ('go' in frame) s.end(JSON.stringify({ o: Buffer.from('batch 1 on draft k10: 0123456789ab\\n').toString('base64') }) + '\\n{"exit":0}\\n');
   });
   s.on('error', () => {});
 }).listen(sock, () => process.stdout.write('listening\\n'));
 `;
 
-const HANDOFF_CLIENT = `
+const HANDOFF_CLIENT = `${FRAMES}
 const { connect } = require('node:net');
 const [sock, ...args] = process.argv.slice(2);
 const env = {};
 for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
 const s = connect(sock);
-let rest = '';
-s.setEncoding('utf8');
 s.once('connect', () => s.write(JSON.stringify({ v: 1, build: 'bare', args, cwd: process.cwd(), env, umask: process.umask() }) + '\\n'));
-s.on('data', (d) => {
-  rest += d;
-  let nl;
-  while ((nl = rest.indexOf('\\n')) >= 0) {
-    const frame = JSON.parse(rest.slice(0, nl));
-    rest = rest.slice(nl + 1);
-    if ('accepted' in frame) s.write('{"go":true}\\n');
-    else if ('o' in frame) require('node:fs').writeSync(1, Buffer.from(frame.o, 'base64'));
-    else if ('exit' in frame) { process.exitCode = frame.exit; s.destroy(); }
-  }
+frames(s, (frame) => {
+  if ('accepted' in frame) s.write('{"go":true}\\n');
+  else if ('o' in frame) require('node:fs').writeSync(1, Buffer.from(frame.o, 'base64'));
+  else if ('exit' in frame) { process.exitCode = frame.exit; s.destroy(); }
 });
 `;
 
