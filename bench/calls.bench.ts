@@ -194,6 +194,8 @@ async function main(): Promise<void> {
       input: batchDoc(applyPaths, applyDraft),
     });
   };
+  let bare: Awaited<ReturnType<typeof startBareHandoff>> | undefined;
+  let durable: Awaited<ReturnType<typeof startBareDurable>> | undefined;
   const groups = (): Array<{ title: string; cases: Case[] }> => [
     {
       title: 'batch, k=1',
@@ -214,7 +216,7 @@ async function main(): Promise<void> {
         {
           label: 'bare hand-off (node:net, two round trips, no work)',
           cmd: process.execPath,
-          args: [bare.client, bare.socket, 'batch', '--draft', 'k10', '@input'],
+          args: () => [bare!.client, bare!.socket, 'batch', '--draft', 'k10', '@input'],
           input: () => batchDoc(k10, `bare ${seq++}`),
         },
       ],
@@ -284,11 +286,11 @@ async function main(): Promise<void> {
   if (hasCa) results.startCa = timeCases(startCases, runs, dir, { ...env, NODE_EXTRA_CA_CERTS: CA_BUNDLE });
 
   const server = await startServe(dir, env);
-  // What a hand-off and a served batch cost with no work but theirs (calls/floors.ts): the floors of both.
-  const bare = await startBareHandoff(root);
-  const durable = await startBareDurable(root);
   let mode: Awaited<ReturnType<typeof measureServerMode>>;
   try {
+    // What a hand-off and a served batch cost with no work but theirs (calls/floors.ts): the floors of both.
+    bare = await startBareHandoff(root);
+    durable = await startBareDurable(root);
     for (const g of groups()) {
       log(`timing ${g.title}...`);
       results[g.title] = timeCases(g.cases, runs, dir, env);
@@ -348,8 +350,8 @@ async function main(): Promise<void> {
     mode = await measureServerMode(server, durable.port, dir, env, o.quick ? 100 : 300, 16, o.quick ? 10 : 25);
   } finally {
     await server.stop();
-    await durable.stop();
-    await bare.stop();
+    await durable?.stop();
+    await bare?.stop();
   }
   resetApply();
   const facts: Array<[string, ProcessFacts]> = [];

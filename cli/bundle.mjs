@@ -88,7 +88,7 @@ const STDOUT_PATCHES = [
     to: "if (typeof process === 'object' && !stdoutHasNoColumns() && process.stdout && process.stdout.columns) {",
     prepend:
       "import { fstatSync as stdoutStat, statSync as nullStat } from 'node:fs';\n" +
-      'function stdoutHasNoColumns() { try { const s = stdoutStat(1); return s.isFIFO() || s.isFile() || s.isSocket() || (s.isCharacterDevice() && s.rdev === nullStat("/dev/null").rdev); } catch { return false; } }\n',
+      'function stdoutHasNoColumns() { try { const s = stdoutStat(1); return s.isFIFO() || s.isFile() || s.isSocket() || (s.isCharacterDevice() && s.rdev !== 0 && s.rdev === nullStat("/dev/null").rdev); } catch { return false; } }\n',
   },
 ];
 // After a command's handler starts, yargs lays out that command's whole help

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import * as nodeFs from 'node:fs';
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -194,32 +194,40 @@ function textOrBytes(bytes: Buffer): string | Buffer {
   }
 }
 
+/** The calls smallFileBytes makes (node's fs; a test's spy). */
+export type SmallFileFs = Pick<typeof nodeFs, 'statSync' | 'openSync' | 'fstatSync' | 'readSync' | 'closeSync'>;
+
 /**
  * A regular file's bytes when it is shorter than `limit`, read at once;
  * undefined for anything else (not there, unreadable, a FIFO or a device,
  * or longer), which the caller reads as before, with its errors. A server
  * runs handed-off batches on its event loop, where the five steps of an
  * asynchronous read (stat, open, fstat, read, close) each wait for a turn
- * of the thread pool: together more than a small batch's own work. The
- * file is opened without blocking, so that a FIFO with no writer yet does
- * not hold the event loop: fstat on the open file then sends it the other
- * way.
+ * of the thread pool: together more than a small batch's own work.
+ *
+ * Anything but a regular file is never opened here: opening a FIFO, even
+ * without blocking, lets a writer waiting for a reader go on, and closing
+ * it again would drop what that writer wrote (the read after it would wait
+ * for a writer that has gone). The open does not block either, and fstat
+ * on the open file checks again, for a file swapped in since the stat.
  */
-function smallFileBytes(path: string, limit: number): Buffer | undefined {
+export function smallFileBytes(path: string, limit: number, fs: SmallFileFs = nodeFs): Buffer | undefined {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const st = fs.statSync(path, { throwIfNoEntry: false });
+    if (!st?.isFile() || st.size >= limit) return undefined;
+    fd = fs.openSync(path, nodeFs.constants.O_RDONLY | (nodeFs.constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
   }
   try {
-    const st = fstatSync(fd);
+    const st = fs.fstatSync(fd);
     if (!st.isFile() || st.size >= limit) return undefined;
     // One byte more than the size says, to see a file that grew since.
     const buf = Buffer.allocUnsafe(st.size + 1);
     let n = 0;
     while (n < buf.length) {
-      const got = readSync(fd, buf, n, buf.length - n, null);
+      const got = fs.readSync(fd, buf, n, buf.length - n, null);
       if (got === 0) break;
       n += got;
     }
@@ -227,6 +235,10 @@ function smallFileBytes(path: string, limit: number): Buffer | undefined {
   } catch {
     return undefined;
   } finally {
-    closeSync(fd);
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // A descriptor that fails to close (EIO on a network file system) is not the batch's error.
+    }
   }
 }

@@ -62,9 +62,9 @@ function buildParser(
       .help()
       .alias('h', 'help')
       .exitProcess(false)
-      // yargs lays out the command's help text on every run, in case a
-      // handler fails; unwrapped it costs a third of the time. Help that is
-      // shown is wrapped.
+      // Unwrapped, yargs' help layout costs a third of the time where it
+      // still runs (the bundle drops the one it made after every command:
+      // PARSE_PATCHES in cli/bundle.mjs). Help that is shown is wrapped.
       .wrap(helpShown ? Math.min(110, process.stdout.columns || 100) : null)
       .fail((msg, err) => onFail(msg, err))
   );

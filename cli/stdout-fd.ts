@@ -68,7 +68,8 @@ function plainFile(fd: number): boolean {
 }
 
 function nullDevice(st: Stats): boolean {
-  if (!st.isCharacterDevice()) return false;
+  // rdev 0: a layer that numbers no device, where a terminal would look the same.
+  if (!st.isCharacterDevice() || st.rdev === 0) return false;
   try {
     return st.rdev === statSync('/dev/null').rdev;
   } catch {

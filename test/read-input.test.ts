@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { readBatchDocument, STREAM_BATCH_BYTES } from '../cli/read-input.js';
+import { readBatchDocument, smallFileBytes, STREAM_BATCH_BYTES, type SmallFileFs } from '../cli/read-input.js';
 
 /**
  * How a batch document named on the command line is read (cli/read-input.ts):
@@ -77,6 +78,59 @@ S('a FIFO with no writer yet lets the event loop go on, then is read whole', (c)
   assert.is(r.signal, null, 'the read held the event loop until the deadline');
   assert.is(r.status, 0, r.stderr);
   assert.is(JSON.parse(r.stdout), text);
+});
+
+S('a FIFO whose writer came first is read whole: nothing opens it before the read that stays', (c) => {
+  const fifo = join(c.dir, 'first.fifo');
+  assert.is(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+  const text = JSON.stringify({ operations: [{ operation: 'write', path: 'g.txt', content: 'writer first\n' }] });
+  const script = `
+    const { readBatchDocument } = await import(${JSON.stringify(READ_INPUT)});
+    const { writeFile } = await import('node:fs/promises');
+    // The writer first: on the thread pool it waits in open for a reader.
+    const written = writeFile(${JSON.stringify(fifo)}, ${JSON.stringify(text)});
+    const io = { get stdin() { throw new Error('stdin'); } };
+    const [got] = await Promise.all([readBatchDocument(${JSON.stringify(fifo)}, '/', io), written]);
+    process.stdout.write(JSON.stringify(got));
+  `;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  assert.is(r.signal, null, 'the read waited for a writer that had gone');
+  assert.is(r.status, 0, r.stderr);
+  assert.is(JSON.parse(r.stdout), text);
+  // And the read at once never opens anything but a regular file (opening a FIFO lets its writer go on).
+  const opened: string[] = [];
+  const spy: SmallFileFs = {
+    statSync: nodeFs.statSync,
+    fstatSync: nodeFs.fstatSync,
+    readSync: nodeFs.readSync,
+    closeSync: nodeFs.closeSync,
+    openSync: (path: nodeFs.PathLike, flags: nodeFs.OpenMode, mode?: nodeFs.Mode | null) => {
+      opened.push(String(path));
+      return nodeFs.openSync(path, flags, mode);
+    },
+  };
+  assert.is(smallFileBytes(fifo, STREAM_BATCH_BYTES, spy), undefined);
+  assert.equal(opened, [], 'the FIFO was opened');
+  writeFileSync(join(c.dir, 'plain.json'), text);
+  assert.equal(smallFileBytes(join(c.dir, 'plain.json'), STREAM_BATCH_BYTES, spy), Buffer.from(text));
+  assert.equal(opened, [join(c.dir, 'plain.json')]);
+  assert.is(smallFileBytes(join(c.dir, 'plain.json'), text.length, spy), undefined, 'not shorter than the limit');
+  // A FIFO swapped in between the stat and the open: opened without blocking, then sent the other way.
+  const flags: number[] = [];
+  const swapped: SmallFileFs = {
+    ...spy,
+    statSync: ((path: nodeFs.PathLike) =>
+      nodeFs.statSync(String(path) === fifo ? join(c.dir, 'plain.json') : path)) as SmallFileFs['statSync'],
+    openSync: (path: nodeFs.PathLike, flag: nodeFs.OpenMode, mode?: nodeFs.Mode | null) => {
+      flags.push(Number(flag));
+      // Without O_NONBLOCK the open would wait here for a writer that never comes.
+      if ((Number(flag) & nodeFs.constants.O_NONBLOCK) === 0) throw new Error('a blocking open of a FIFO');
+      return nodeFs.openSync(path, flag, mode);
+    },
+  };
+  assert.is(smallFileBytes(fifo, STREAM_BATCH_BYTES, swapped), undefined);
+  assert.is(flags.length, 1);
+  assert.ok((flags[0]! & nodeFs.constants.O_NONBLOCK) !== 0, 'opened without blocking');
 });
 
 S.run();

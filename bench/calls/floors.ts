@@ -108,6 +108,7 @@ async function started(child: ChildProcess, what: string): Promise<string> {
       if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
     });
     child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before it listened: ${err}`)));
+    child.once('error', (e) => reject(new Error(`${what} did not start: ${e.message}`)));
   });
 }
 

@@ -90,6 +90,8 @@ export async function startServe(
     token: info.token,
     stop: () =>
       new Promise((resolve) => {
+        // A server that has already ended sends no more exit events.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

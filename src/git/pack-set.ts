@@ -65,7 +65,7 @@ export class PackSet {
         throw e;
       }
       if (obj) {
-        const live = this.list();
+        const live = this.packs ?? [];
         const at = live.indexOf(pack);
         if (at > 0) {
           live.splice(at, 1);
