@@ -147,4 +147,48 @@ W('the pack that answered is tried first for the next object, as git keeps its p
   }
 });
 
+W('a pack whose index is read in slices is tried after the packs searched in memory', () => {
+  const repo = new DiskRepo();
+  try {
+    const dir = `${repo.dir}/.git/objects`;
+    // Over 256 KB of index (28 bytes an object): read slice by slice, as a large history's is.
+    const history = Array.from({ length: 10_000 }, (_, i) => object('blob', Buffer.from(`history ${i}\n`)));
+    const draft = Array.from({ length: 20 }, (_, i) => object('blob', Buffer.from(`draft ${i}\n`)));
+    const writer = new ObjectDatabase(nodeContext({ env: repo.env }), dir);
+    const historyIdx = writer.write(history)!;
+    const draftIdx = writer.write(draft)!;
+    writer.close();
+    assert.ok(nodeFs.statSync(historyIdx).size > 256 * 1024, 'a large index');
+    const set = new PackSet(nodeFs as unknown as FileSystem, `${dir}/pack`);
+    const listed = set.list();
+    listed.sort((a, b) => (a.idxPath === historyIdx ? -1 : b.idxPath === historyIdx ? 1 : 0));
+    const large = listed[0]!;
+    assert.is(large.idxPath, historyIdx);
+    let asked = 0;
+    const readObject = large.readObject.bind(large);
+    large.readObject = (...args) => {
+      asked++;
+      return readObject(...args);
+    };
+    const none = (oid: string): never => {
+      throw new Error(`no base ${oid}`);
+    };
+    // A diff's pattern: a path's old blob from the history, its new one from the draft, in turn.
+    for (let i = 0; i < draft.length; i++) {
+      const old = history[i * 397]!;
+      assert.equal(set.read(old.oid, none)?.content, old.content);
+      assert.equal(set.read(draft[i]!.oid, none)?.content, draft[i]!.content);
+    }
+    assert.ok(large.readInSlices, 'the history pack is read in slices');
+    assert.is(asked, draft.length, 'the large pack was searched for its own objects only');
+    assert.equal(
+      set.list().map((p) => p.idxPath),
+      [draftIdx, historyIdx],
+    );
+    set.close();
+  } finally {
+    repo.cleanup();
+  }
+});
+
 W.run();

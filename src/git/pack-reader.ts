@@ -123,6 +123,15 @@ export class PackIndex {
     return fanout;
   }
 
+  /**
+   * The index is open and too large to be held whole (read slice by slice):
+   * looking in it for an object it lacks costs a read, where a small one is
+   * searched in memory.
+   */
+  get readInSlices(): boolean {
+    return this.fanout !== undefined && this.whole === undefined;
+  }
+
   /** Number of objects in the pack. */
   size(): number {
     this.load();

@@ -48,8 +48,11 @@ export class PackSet {
    * through `external`), or undefined. The pack that has it moves to the
    * front, as git keeps its packs most recently used first: objects read
    * together are mostly in one pack (a commit's trees, a batch's blobs), and
-   * each pack tried before it costs a search of its index (in a large one,
-   * a read of part of it).
+   * each pack tried before it costs a search of its index. A pack whose
+   * index is read in slices (the large pack of a repository's history) goes
+   * only to the front of those: a search there for an object it lacks costs
+   * a read, and a diff that reads a path's old blob there and its new one
+   * from a draft's pack would pay it for every new one.
    */
   read(oid: Oid, external: (oid: Oid) => RawObject): RawObject | undefined {
     // In the order of now: a delta's base read through `external` may move another pack to the front meanwhile.
@@ -65,16 +68,22 @@ export class PackSet {
         throw e;
       }
       if (obj) {
-        const live = this.packs ?? [];
-        const at = live.indexOf(pack);
-        if (at > 0) {
-          live.splice(at, 1);
-          live.unshift(pack);
-        }
+        this.toFront(pack);
         return obj;
       }
     }
     return undefined;
+  }
+
+  private toFront(pack: PackIndex): void {
+    const live = this.packs ?? [];
+    const at = live.indexOf(pack);
+    if (at === -1) return;
+    live.splice(at, 1);
+    // A pack read in slices goes behind every pack searched in memory (or not yet opened).
+    let to = 0;
+    if (pack.readInSlices) live.forEach((p, i) => (to = p.readInSlices ? to : i + 1));
+    live.splice(to, 0, pack);
   }
 
   /** Ids in any pack that start with `prefix`, at most `limit` from each. */
