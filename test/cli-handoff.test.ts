@@ -136,6 +136,31 @@ H(
   },
 );
 
+H('a handed-off call loads none of node:crypto, node:vm, node:module or the CLI', async ({ repo, bare }) => {
+  const probe = join(repo.root, 'modules-probe.cjs');
+  writeFileSync(
+    probe,
+    [
+      "process.on('exit', () => {",
+      "  for (const m of ['crypto', 'vm', 'module'])",
+      "    if (process.moduleLoadList.includes('NativeModule ' + m)) process._rawDebug(m + ' loaded');",
+      '});',
+    ].join('\n'),
+  );
+  const server = await serveChild(repo);
+  try {
+    // The bare executable has no CLI beside it: an answer at all means the call was handed off.
+    const handed = await runNode('--require', [probe, join(bare, 'shadow.cjs'), 'cat', 'a.txt'], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    assert.equal([handed.status, handed.stdout, handed.stderr], [0, 'alpha\n', '']);
+  } finally {
+    server.child.kill('SIGTERM');
+    await exited(server.child);
+  }
+});
+
 H(
   'a socket left by a killed server: callers run commands themselves, and the next server takes its place',
   async ({ repo, bare }) => {
