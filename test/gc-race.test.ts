@@ -2,10 +2,12 @@ import { suite } from 'uvu';
 import { blobOid } from '../src/git/format/git-objects.js';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
 import { existsSync, utimesSync, writeFileSync } from 'node:fs';
-import { openShadow, nodeContext } from '../src/index.js';
+import { openShadow, nodeContext, type FileSystem } from '../src/index.js';
 import { Repository } from '../src/git/repository.js';
 import { DiskRepo } from './helpers/disk-repo.js';
+import { FsSeam } from './helpers/fs-seam.js';
 
 /**
  * `git gc --prune=now` beside shadow. It repacks every pack it may and drops
@@ -43,6 +45,53 @@ Gc('a pack no ref names yet survives git gc --prune=now until its writer lets it
     repo.cleanup();
   }
 });
+
+Gc(
+  "git pack-refs --prune between a ref's rename and its directory's fsync: the batch lands, its ref packed",
+  async () => {
+    const repo = new DiskRepo({ 'a.txt': 'a\n' });
+    try {
+      const drafts = `${repo.dir}/.git/refs/shadow/drafts`;
+      const seam = new FsSeam(nodeFs as unknown as FileSystem);
+      let packed = false;
+      // The first open of the drafts' directory after the ref's rename is the fsync's: git packs the ref first.
+      seam.onCall = (_n, op, path) => {
+        if (packed || op !== 'openSync' || path !== drafts || !existsSync(`${drafts}/one`)) return;
+        packed = true;
+        const r = spawnSync('git', ['pack-refs', '--all', '--prune'], {
+          cwd: repo.dir,
+          env: repo.env,
+          encoding: 'utf8',
+        });
+        assert.is(r.status, 0, r.stderr);
+        assert.is(existsSync(drafts), false, 'git removed the emptied directory');
+      };
+      seam.arm();
+      const sh = await openShadow({ dir: repo.dir, env: repo.env, fs: seam.fs });
+      const result = await sh.batch(
+        { operations: [{ operation: 'write', path: 'b.txt', content: 'b\n' }] },
+        { draft: 'one' },
+      );
+      sh.close();
+      assert.ok(packed, 'git packed the ref between the rename and the fsync');
+      assert.is(result.success, true, JSON.stringify(result.error));
+      const tip = spawnSync('git', ['rev-parse', 'refs/shadow/drafts/one'], {
+        cwd: repo.dir,
+        env: repo.env,
+        encoding: 'utf8',
+      });
+      assert.is(tip.stdout.trim(), result.commit);
+      const shown = spawnSync('git', ['show', 'refs/shadow/drafts/one:b.txt'], {
+        cwd: repo.dir,
+        env: repo.env,
+        encoding: 'utf8',
+      });
+      assert.is(shown.stdout, 'b\n');
+    } finally {
+      repo.cleanup();
+    }
+  },
+);
 
 Gc(
   "a keep a crashed shadow left (from before the last restart) is dropped when shadow next merges its packs; anyone else's keep stands",

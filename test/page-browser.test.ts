@@ -348,8 +348,12 @@ if (!chromium && required) {
       assert.not.ok(c.repo.exists('a.txt') || c.repo.exists('unseen.txt'), 'nothing written');
       released = true;
       for (const go of laterDiffs.splice(0)) go();
+      // The newer diff drawn and no draw still due (body[data-busy]): the refusal's refresh may queue more
+      // than one, and a draw replaces the Apply button a click would otherwise find detached.
       await page.waitForFunction(
-        () => document.querySelector('#diff-body[data-complete] [data-path="unseen.txt"]') !== null,
+        () =>
+          document.body.dataset.busy === undefined &&
+          document.querySelector('#diff-body[data-complete] [data-path="unseen.txt"]') !== null,
       );
       await page.click('#apply');
       await page.waitForFunction(() => document.querySelector('#message')?.textContent === 'applied 2 paths');

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { ShadowError } from '../errors.js';
+import { errnoCode, ShadowError } from '../errors.js';
 import { ZERO_OID, type Oid, type Signature } from './format/git-objects.js';
 import {
   fsyncConcurrently,
@@ -238,7 +238,15 @@ export class RefStore {
     } finally {
       if (head) this.locks.release(head, this.lockPathOf('HEAD'));
     }
-    await fsyncDirConcurrently(fs, parentOf(path));
+    try {
+      await fsyncDirConcurrently(fs, parentOf(path));
+    } catch (e) {
+      // `git pack-refs --prune` (run by `git gc`) may have packed the ref in
+      // the moment since the rename, deleted its file and then its emptied
+      // directory: the ref lives in packed-refs now, which git wrote, and
+      // nothing of this move is left in a directory to sync.
+      if (errnoCode(e) !== 'ENOENT') throw e;
+    }
   }
 
   /** Only a branch can be checked out: shadow's own refs skip the read of HEAD. */
