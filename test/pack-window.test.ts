@@ -110,34 +110,48 @@ W('entries far apart read only what each needs, not a window each', () => {
   }
 });
 
+/**
+ * Two packs written in `dir` (an objects directory), `first` listed first
+ * whatever order the directory gives, with a count of the searches made in
+ * it; `none` refuses a delta base from elsewhere (the packs hold none).
+ */
+function twoPacks(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  first: ReturnType<typeof object>[],
+  second: ReturnType<typeof object>[],
+) {
+  const writer = new ObjectDatabase(nodeContext({ env }), dir);
+  const firstIdx = writer.write(first)!;
+  const secondIdx = writer.write(second)!;
+  writer.close();
+  const set = new PackSet(nodeFs as unknown as FileSystem, `${dir}/pack`);
+  const listed = set.list();
+  listed.sort((a, b) => (a.idxPath === firstIdx ? -1 : b.idxPath === firstIdx ? 1 : 0));
+  const pack = listed[0]!;
+  assert.is(pack.idxPath, firstIdx);
+  const searches = { count: 0 };
+  const readObject = pack.readObject.bind(pack);
+  pack.readObject = (...args) => {
+    searches.count++;
+    return readObject(...args);
+  };
+  const none = (oid: string): never => {
+    throw new Error(`no base ${oid}`);
+  };
+  return { set, firstIdx, secondIdx, pack, searches, none };
+}
+
 W('the pack that answered is tried first for the next object, as git keeps its packs', () => {
   const repo = new DiskRepo();
   try {
     const dir = `${repo.dir}/.git/objects`;
     const mine = Array.from({ length: 30 }, (_, i) => object('blob', Buffer.from(`mine ${i}\n`)));
     const other = Array.from({ length: 30 }, (_, i) => object('blob', Buffer.from(`other ${i}\n`)));
-    const writer = new ObjectDatabase(nodeContext({ env: repo.env }), dir);
-    const mineIdx = writer.write(mine)!;
-    const otherIdx = writer.write(other)!;
-    writer.close();
-    const set = new PackSet(nodeFs as unknown as FileSystem, `${dir}/pack`);
-    const listed = set.list();
     // The other pack first, whatever order the directory listed them in.
-    listed.sort((a, b) => (a.idxPath === otherIdx ? -1 : b.idxPath === otherIdx ? 1 : 0));
-    assert.is(listed[0]!.idxPath, otherIdx);
-    assert.is(listed[1]!.idxPath, mineIdx);
-    const otherPack = listed[0]!;
-    let asked = 0;
-    const readObject = otherPack.readObject.bind(otherPack);
-    otherPack.readObject = (...args) => {
-      asked++;
-      return readObject(...args);
-    };
-    const none = (oid: string): never => {
-      throw new Error(`no base ${oid}`);
-    };
+    const { set, firstIdx: otherIdx, secondIdx: mineIdx, searches, none } = twoPacks(dir, repo.env, other, mine);
     for (const o of mine) assert.equal(set.read(o.oid, none)?.content, o.content);
-    assert.is(asked, 1, 'the other pack was searched for the first object only');
+    assert.is(searches.count, 1, 'the other pack was searched for the first object only');
     assert.is(set.list()[0]!.idxPath, mineIdx, 'the pack that answered is first');
     for (const o of other) assert.equal(set.read(o.oid, none)?.content, o.content);
     assert.is(set.list()[0]!.idxPath, otherIdx);
@@ -154,25 +168,15 @@ W('a pack whose index is read in slices is tried after the packs searched in mem
     // Over 256 KB of index (28 bytes an object): read slice by slice, as a large history's is.
     const history = Array.from({ length: 10_000 }, (_, i) => object('blob', Buffer.from(`history ${i}\n`)));
     const draft = Array.from({ length: 20 }, (_, i) => object('blob', Buffer.from(`draft ${i}\n`)));
-    const writer = new ObjectDatabase(nodeContext({ env: repo.env }), dir);
-    const historyIdx = writer.write(history)!;
-    const draftIdx = writer.write(draft)!;
-    writer.close();
+    const {
+      set,
+      firstIdx: historyIdx,
+      secondIdx: draftIdx,
+      pack: large,
+      searches,
+      none,
+    } = twoPacks(dir, repo.env, history, draft);
     assert.ok(nodeFs.statSync(historyIdx).size > 256 * 1024, 'a large index');
-    const set = new PackSet(nodeFs as unknown as FileSystem, `${dir}/pack`);
-    const listed = set.list();
-    listed.sort((a, b) => (a.idxPath === historyIdx ? -1 : b.idxPath === historyIdx ? 1 : 0));
-    const large = listed[0]!;
-    assert.is(large.idxPath, historyIdx);
-    let asked = 0;
-    const readObject = large.readObject.bind(large);
-    large.readObject = (...args) => {
-      asked++;
-      return readObject(...args);
-    };
-    const none = (oid: string): never => {
-      throw new Error(`no base ${oid}`);
-    };
     // A diff's pattern: a path's old blob from the history, its new one from the draft, in turn.
     for (let i = 0; i < draft.length; i++) {
       const old = history[i * 397]!;
@@ -180,7 +184,7 @@ W('a pack whose index is read in slices is tried after the packs searched in mem
       assert.equal(set.read(draft[i]!.oid, none)?.content, draft[i]!.content);
     }
     assert.ok(large.readInSlices, 'the history pack is read in slices');
-    assert.is(asked, draft.length, 'the large pack was searched for its own objects only');
+    assert.is(searches.count, draft.length, 'the large pack was searched for its own objects only');
     assert.equal(
       set.list().map((p) => p.idxPath),
       [draftIdx, historyIdx],
