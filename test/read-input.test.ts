@@ -59,44 +59,56 @@ S('a file of STREAM_BATCH_BYTES comes back in pieces, which hold its bytes', asy
   assert.is(Buffer.concat(pieces).length, STREAM_BATCH_BYTES);
 });
 
-S('a FIFO with no writer yet lets the event loop go on, then is read whole', (c) => {
-  const fifo = join(c.dir, 'in.fifo');
+/**
+ * A FIFO at `dir/name` read with readBatchDocument in a process of its own,
+ * with a deadline (a read that waits forever must fail, not hang the run).
+ * `order` is the script's body: it starts `read()` and `writer()` (which
+ * writes `text`) in some order and sets `got` to what was read, which is
+ * returned. `hung` says what a read past the deadline means.
+ */
+function readFifoApart(dir: string, name: string, text: string, order: string, hung: string): unknown {
+  const fifo = join(dir, name);
   assert.is(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
-  const text = JSON.stringify({ operations: [{ operation: 'write', path: 'f.txt', content: 'from a FIFO\n' }] });
-  // In a process of its own, with a deadline: an open that waits for the writer would never return.
   const script = `
     const { readBatchDocument } = await import(${JSON.stringify(READ_INPUT)});
     const { writeFile } = await import('node:fs/promises');
     const io = { get stdin() { throw new Error('stdin'); } };
-    const read = readBatchDocument(${JSON.stringify(fifo)}, '/', io);
-    await new Promise((r) => setImmediate(r));
-    // The writer only after a turn of the event loop (the read must not have held it), and on the thread pool.
-    const [got] = await Promise.all([read, writeFile(${JSON.stringify(fifo)}, ${JSON.stringify(text)})]);
+    const read = () => readBatchDocument(${JSON.stringify(fifo)}, '/', io);
+    const writer = () => writeFile(${JSON.stringify(fifo)}, ${JSON.stringify(text)});
+    ${order}
     process.stdout.write(JSON.stringify(got));
   `;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
-  assert.is(r.signal, null, 'the read held the event loop until the deadline');
+  assert.is(r.signal, null, hung);
   assert.is(r.status, 0, r.stderr);
-  assert.is(JSON.parse(r.stdout), text);
+  return JSON.parse(r.stdout);
+}
+
+S('a FIFO with no writer yet lets the event loop go on, then is read whole', (c) => {
+  const text = JSON.stringify({ operations: [{ operation: 'write', path: 'f.txt', content: 'from a FIFO\n' }] });
+  const got = readFifoApart(
+    c.dir,
+    'in.fifo',
+    text,
+    // The writer only after a turn of the event loop (the read must not have held it), and on the thread pool.
+    'const reading = read(); await new Promise((r) => setImmediate(r)); const [got] = await Promise.all([reading, writer()]);',
+    'the read held the event loop until the deadline',
+  );
+  assert.is(got, text);
 });
 
 S('a FIFO whose writer came first is read whole: nothing opens it before the read that stays', (c) => {
-  const fifo = join(c.dir, 'first.fifo');
-  assert.is(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
   const text = JSON.stringify({ operations: [{ operation: 'write', path: 'g.txt', content: 'writer first\n' }] });
-  const script = `
-    const { readBatchDocument } = await import(${JSON.stringify(READ_INPUT)});
-    const { writeFile } = await import('node:fs/promises');
-    // The writer first: on the thread pool it waits in open for a reader.
-    const written = writeFile(${JSON.stringify(fifo)}, ${JSON.stringify(text)});
-    const io = { get stdin() { throw new Error('stdin'); } };
-    const [got] = await Promise.all([readBatchDocument(${JSON.stringify(fifo)}, '/', io), written]);
-    process.stdout.write(JSON.stringify(got));
-  `;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
-  assert.is(r.signal, null, 'the read waited for a writer that had gone');
-  assert.is(r.status, 0, r.stderr);
-  assert.is(JSON.parse(r.stdout), text);
+  // The writer first: on the thread pool it waits in open for a reader.
+  const got = readFifoApart(
+    c.dir,
+    'first.fifo',
+    text,
+    'const written = writer(); const [got] = await Promise.all([read(), written]);',
+    'the read waited for a writer that had gone',
+  );
+  assert.is(got, text);
+  const fifo = join(c.dir, 'first.fifo');
   // And the read at once never opens anything but a regular file (opening a FIFO lets its writer go on).
   const opened: string[] = [];
   const spy: SmallFileFs = {
