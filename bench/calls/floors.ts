@@ -15,9 +15,10 @@
  *   directory flushed; a ledger line appended and flushed), and no other
  *   work. A served batch can be no faster than this.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
+import { started, stopped } from '../helpers/serve-proc.js';
 
 /** Both ends of the bare hand-off: call `onFrame` for each JSON line that arrives on socket `s`. */
 const FRAMES = `
@@ -98,31 +99,10 @@ http.createServer((req, res) => {
 }).listen(0, '127.0.0.1', function () { process.stdout.write(JSON.stringify({ port: this.address().port }) + '\\n'); });
 `;
 
-async function started(child: ChildProcess, what: string): Promise<string> {
-  let out = '';
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise<string>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-    });
-    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before it listened: ${err}`)));
-    child.once('error', (e) => reject(new Error(`${what} did not start: ${e.message}`)));
-  });
-}
-
-async function stopped(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  await exit;
-}
-
 /** The bare hand-off's server, started in `root`; `client` is the script a timed case runs with node. */
 export async function startBareHandoff(
   root: string,
-): Promise<{ client: string; socket: string; stop(): Promise<void> }> {
+): Promise<{ client: string; socket: string; stop(): Promise<unknown> }> {
   const server = join(root, 'bare-handoff-server.cjs');
   const client = join(root, 'bare-handoff-client.cjs');
   const socket = join(root, 'bare.sock');
@@ -135,7 +115,7 @@ export async function startBareHandoff(
 }
 
 /** The bare durable server, started in `root` (its files under root/durable). */
-export async function startBareDurable(root: string): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startBareDurable(root: string): Promise<{ port: number; stop(): Promise<unknown> }> {
   const script = join(root, 'bare-durable-server.cjs');
   nodeFs.writeFileSync(script, DURABLE_SERVER);
   const child = spawn(process.execPath, [script, join(root, 'durable')], { stdio: ['ignore', 'pipe', 'pipe'] });

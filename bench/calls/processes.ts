@@ -3,11 +3,11 @@
  * runs, timed as the whole process; rounds interleave the cases so that the
  * machine's load weighs on all alike.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timedRun } from '../helpers/process-facts.js';
+import { startServe as startServeProc, type ServeProc } from '../helpers/serve-proc.js';
 import { median, p90 } from '../helpers/stats.js';
 
 export const BIN_DIR = fileURLToPath(new URL('../../bin/', import.meta.url));
@@ -64,38 +64,8 @@ export const med = (t: Timed): number => median(t.times);
 export const hi = (t: Timed): number => p90(t.times);
 
 /** `shadow serve` on `dir` until stop(): callers' one-shot commands are handed to it. `cjs`: another build's executable. */
-export async function startServe(
-  dir: string,
-  env: Record<string, string>,
-  cjs = SHADOW_CJS,
-): Promise<{ child: ChildProcess; port: number; token: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [cjs, 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (/shadow serving/.test(out)) resolve();
-    });
-    child.once('exit', () => reject(new Error(`shadow serve exited: ${err}`)));
-  });
-  const info = JSON.parse(nodeFs.readFileSync(join(dir, '.git/shadow/server.json'), 'utf8')) as {
-    port: number;
-    token: string;
-  };
-  return {
-    child,
-    port: info.port,
-    token: info.token,
-    stop: () =>
-      new Promise((resolve) => {
-        // A server that has already ended sends no more exit events.
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+export function startServe(dir: string, env: Record<string, string>, cjs = SHADOW_CJS): Promise<ServeProc> {
+  return startServeProc(cjs, dir, env);
 }
 
 /**

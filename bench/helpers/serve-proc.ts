@@ -17,38 +17,53 @@ export interface ServeProc {
   stop(): Promise<number | null>;
 }
 
-/** Start `node <bin> serve` in `dir`; resolves once server.json names the port and token. */
-export function startServe(bin: string, dir: string, env: Record<string, string>): Promise<ServeProc> {
-  const child = spawn(process.execPath, [bin, 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The first line `child` prints (a server saying it listens); an error when it ends or fails to start first. */
+export async function started(child: ChildProcess, what: string): Promise<string> {
   let out = '';
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`shadow serve exited (${code}): ${err}`)));
+  return new Promise<string>((resolve, reject) => {
+    const exited = (code: number | null): void =>
+      reject(new Error(`${what} exited (${code}) before it listened: ${err}`));
+    child.once('exit', exited);
+    child.once('error', (e) => reject(new Error(`${what} did not start: ${e.message}`)));
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      if (!/shadow serving http:\/\/127\.0\.0\.1:\d+/.test(out)) return;
-      const info = JSON.parse(readFileSync(join(dir, '.git/shadow/server.json'), 'utf8')) as {
-        port: number;
-        token: string;
-        pid: number;
-      };
-      child.removeAllListeners('exit');
-      resolve({
-        child,
-        pid: child.pid!,
-        port: info.port,
-        token: info.token,
-        url: `http://127.0.0.1:${info.port}`,
-        stderr: () => err,
-        stop: () =>
-          new Promise((done) => {
-            child.once('exit', (code) => done(code));
-            child.kill('SIGTERM');
-          }),
-      });
+      if (!out.includes('\n')) return;
+      child.off('exit', exited);
+      resolve(out.slice(0, out.indexOf('\n')));
     });
   });
+}
+
+/** `child` ended with SIGTERM, resolving to its exit code (at once when it has ended already: no more exit events come). */
+export async function stopped(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exit;
+}
+
+/** Start `node <bin> serve` in `dir`; resolves once it says it serves (server.json then names the port and token). */
+export async function startServe(bin: string, dir: string, env: Record<string, string>): Promise<ServeProc> {
+  const child = spawn(process.execPath, [bin, 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  // Its first line: "shadow serving <url> ...", written once server.json is.
+  await started(child, 'shadow serve');
+  const info = JSON.parse(readFileSync(join(dir, '.git/shadow/server.json'), 'utf8')) as {
+    port: number;
+    token: string;
+  };
+  return {
+    child,
+    pid: child.pid!,
+    port: info.port,
+    token: info.token,
+    url: `http://127.0.0.1:${info.port}`,
+    stderr: () => err,
+    stop: () => stopped(child),
+  };
 }
 
 /** VmRSS and VmHWM of `pid`, in bytes. */
