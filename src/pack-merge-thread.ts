@@ -1,9 +1,10 @@
-import { readFileSync, unlinkSync } from 'node:fs';
+import * as nodeFs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
-import type { PackMergeJob, PackMergeResult, PackMerger } from './context.js';
+import type { FileSystem, PackMergeJob, PackMergeResult, PackMerger } from './context.js';
 import { ShadowError } from './errors.js';
-import { mergeLockPath } from './git/pack-consolidate.js';
+import { releaseHeldBy } from './durable/process-lock.js';
+import { MERGE_LOCK_WHAT, mergeLockPath } from './git/pack-consolidate.js';
 import type { MergeAnswer, MergeRequest } from './pack-merge-worker.js';
 
 type Done = PackMergeResult | undefined;
@@ -88,7 +89,12 @@ export class PackMergeThread implements PackMerger {
       const pending = [...this.waiting.values()];
       this.waiting.clear();
       for (const w of pending) {
-        releaseOwnLock(mergeLockPath(w.job.registry));
+        releaseHeldBy(
+          { fs: nodeFs as unknown as FileSystem },
+          mergeLockPath(w.job.registry),
+          process.pid,
+          MERGE_LOCK_WHAT,
+        );
         w.reject(new ShadowError('IO_ERROR', `the pack merge thread stopped: ${why}`));
       }
     };
@@ -96,15 +102,5 @@ export class PackMergeThread implements PackMerger {
     worker.on('exit', (code) => lost(`exit ${code}`));
     this.worker = worker;
     return worker;
-  }
-}
-
-/** Remove the merge lock at `path` when this process holds it (a merge on the thread that died took it). */
-function releaseOwnLock(path: string): void {
-  try {
-    const holder = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; what?: unknown };
-    if (holder.pid === process.pid && holder.what === 'pack merge') unlinkSync(path);
-  } catch {
-    // no lock, or not one to read: nothing to release
   }
 }

@@ -174,4 +174,33 @@ Thread("`shadow serve` merges its batches' packs and ends only once the merge is
   }
 });
 
+Thread(
+  'a thread that dies mid-merge fails its merge and releases the merge lock it held for this process, no other',
+  async () => {
+    const repo = new DiskRepo();
+    const thread = new PackMergeThread();
+    try {
+      const job = (name: string) => ({ dir: `${repo.dir}/.git/objects/pack`, registry: `${repo.root}/${name}.list` });
+      const holder = (pid: number) =>
+        JSON.stringify({ pid, host: 'this', since: new Date().toISOString(), what: 'pack merge' });
+      // The locks as the thread would have left them: one taken for this process, one for another.
+      nodeFs.writeFileSync(`${job('mine').registry}.lock`, holder(process.pid));
+      nodeFs.writeFileSync(`${job('theirs').registry}.lock`, holder(process.pid + 1));
+      const mine = thread.merge(job('mine')).catch((e: unknown) => e);
+      const theirs = thread.merge(job('theirs')).catch((e: unknown) => e);
+      // Ended before it could answer (it is still starting), as a thread that crashes would be.
+      await (thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+      for (const failed of [await mine, await theirs]) {
+        assert.is((failed as { code?: string }).code, 'IO_ERROR');
+        assert.match((failed as Error).message, /the pack merge thread stopped/);
+      }
+      assert.is(nodeFs.existsSync(`${job('mine').registry}.lock`), false, "this process's lock is released");
+      assert.is(nodeFs.existsSync(`${job('theirs').registry}.lock`), true, "another process's lock stands");
+    } finally {
+      await thread.close();
+      repo.cleanup();
+    }
+  },
+);
+
 Thread.run();

@@ -21,7 +21,7 @@ export interface HeldLock {
   release(): void;
 }
 
-function readHolder(ctx: Context, path: string): Holder | undefined {
+function readHolder(ctx: Pick<Context, 'fs'>, path: string): Holder | undefined {
   const text = readTextIfExists(ctx.fs, path);
   if (text === undefined) return undefined;
   try {
@@ -30,6 +30,16 @@ function readHolder(ctx: Context, path: string): Holder | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Remove the lock at `path` when process `pid` holds it for `what`: a lock
+ * taken on the process's behalf by a thread that died before releasing it.
+ * Another holder's lock, or none, is left as it is.
+ */
+export function releaseHeldBy(ctx: Pick<Context, 'fs'>, path: string, pid: number, what: string): void {
+  const holder = readHolder(ctx, path);
+  if (holder?.pid === pid && holder.what === what) tryUnlink(ctx.fs, path);
 }
 
 /** True when `holder` is gone: a process of this machine that is no longer alive (an unreadable record counts as gone). */

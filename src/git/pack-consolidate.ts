@@ -102,6 +102,9 @@ export function mergeLockPath(registry: string): string {
   return `${registry}.lock`;
 }
 
+/** What a merge's lock says it is held for. */
+export const MERGE_LOCK_WHAT = 'pack merge';
+
 /** A merge decided on and its lock taken: the packs to roll up. */
 interface LockedMerge {
   take: Candidate[];
@@ -122,7 +125,7 @@ function lockMerge(ctx: Context, sink: PackSink): LockedMerge | undefined {
   if (take.length < 2) return undefined;
   try {
     const path = mergeLockPath(sink.registry);
-    return { take, lock: takeProcessLock(ctx, path, 'pack merge'), path };
+    return { take, lock: takeProcessLock(ctx, path, MERGE_LOCK_WHAT), path };
   } catch (e) {
     if (e instanceof ShadowError && e.code === 'LOCKED') return undefined;
     throw e;
