@@ -1,5 +1,5 @@
 import * as nodeFs from 'node:fs';
-import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ShadowError } from '../src/index.js';
@@ -81,7 +81,7 @@ export async function readInputBytes(file: string, cwd: string, io: StdinSource)
   // yargs hands a lone "-" over as an empty string.
   if (file === '-' || file === '') return readAll(io.stdin);
   try {
-    return await readFile(resolve(cwd, file));
+    return await fsPromises().readFile(resolve(cwd, file));
   } catch (e) {
     throw unreadable(file, e);
   }
@@ -101,6 +101,16 @@ export async function readInputText(file: string, cwd: string, io: StdinSource, 
 export const STREAM_BATCH_BYTES = 4 * 1024 * 1024;
 const FILE_CHUNK_BYTES = 1024 * 1024;
 
+/**
+ * node's promise API of the file system, loaded on first use: a batch from
+ * a small file (the common call) reads it synchronously, and loading
+ * `node:fs/promises` at start brings about 15 of node's modules with it
+ * (readline, file watchers, directory streams), about 1 ms of every start.
+ */
+function fsPromises(): typeof import('node:fs/promises') {
+  return nodeFs.promises;
+}
+
 function unreadable(file: string, e: unknown): ShadowError {
   return new ShadowError('NOT_FOUND', `cannot read ${file}: ${(e as Error).message}`, {
     hint: 'give a readable file, or - to read the batch from stdin',
@@ -112,7 +122,7 @@ function unreadable(file: string, e: unknown): ShadowError {
 async function* fileChunks(path: string, file: string): AsyncGenerator<Buffer> {
   let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await fsPromises().open(path, 'r');
   } catch (e) {
     throw unreadable(file, e);
   }
@@ -176,10 +186,12 @@ export async function readBatchDocument(
     const path = resolve(cwd, file);
     const small = smallFileBytes(path, STREAM_BATCH_BYTES);
     if (small !== undefined) return textOrBytes(small);
-    const size = await stat(path).then(
-      (s) => (s.isFile() ? s.size : 0),
-      () => 0,
-    );
+    const size = await fsPromises()
+      .stat(path)
+      .then(
+        (s) => (s.isFile() ? s.size : 0),
+        () => 0,
+      );
     if (size >= STREAM_BATCH_BYTES) return fileChunks(path, file);
     bytes = await readInputBytes(file, cwd, io);
   }

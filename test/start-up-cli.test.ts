@@ -59,7 +59,7 @@ S('a batch from stdin reads it: stdin is set up, and its content lands', (c) => 
 });
 
 const P = suite<{ repo: DiskRepo; probe: string }>(
-  'start-up: node:child_process loads only when a process is started, node:assert never',
+  'start-up: node:child_process loads only when a process is started, node:assert never, node:fs/promises for a large input only',
 );
 P.before((c) => {
   c.repo = new DiskRepo({ 'a.txt': 'a\n' });
@@ -68,7 +68,7 @@ P.before((c) => {
     c.probe,
     [
       "process.on('exit', () => {",
-      "  for (const m of ['child_process', 'assert'])",
+      "  for (const m of ['child_process', 'assert', 'fs/promises'])",
       "    if (process.moduleLoadList.includes('NativeModule ' + m)) process._rawDebug(m + ' loaded');",
       '});',
     ].join('\n'),
@@ -76,13 +76,13 @@ P.before((c) => {
 });
 P.after((c) => c.repo.cleanup());
 
-P('a batch from a file and status start no process and do not load it; blame runs git, and does', (c) => {
+P('a batch from a file and status start no process and load none of them; blame runs git, and does', (c) => {
   const file = join(c.repo.root, 'batch.json');
   writeFileSync(file, JSON.stringify({ operations: [{ operation: 'write', path: 'a.txt', content: 'a\nb\n' }] }));
   for (const args of [['batch', file], ['status']]) {
     const r = run(c, args);
     assert.is(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
-    assert.is(r.stderr, '', `${args.join(' ')} loaded node:child_process or node:assert`);
+    assert.is(r.stderr, '', `${args.join(' ')} loaded node:child_process, node:assert or node:fs/promises`);
   }
   const blame = run(c, ['blame', 'a.txt', '--porcelain']);
   assert.is(blame.status, 0, blame.stderr);
