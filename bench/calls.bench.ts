@@ -195,6 +195,7 @@ async function main(): Promise<void> {
     });
   };
   let bare: Awaited<ReturnType<typeof startBareHandoff>> | undefined;
+  let bareDurable: Awaited<ReturnType<typeof startBareHandoff>> | undefined;
   let durable: Awaited<ReturnType<typeof startBareDurable>> | undefined;
   const groups = (): Array<{ title: string; cases: Case[] }> => [
     {
@@ -217,6 +218,12 @@ async function main(): Promise<void> {
           label: 'bare hand-off (node:net, two round trips, no work)',
           cmd: process.execPath,
           args: () => [bare!.client, bare!.socket, 'batch', '--draft', 'k10', '@input'],
+          input: () => batchDoc(k10, `bare ${seq++}`),
+        },
+        {
+          label: "bare durable hand-off (the same, and a batch's five flushes)",
+          cmd: process.execPath,
+          args: () => [bareDurable!.client, bareDurable!.socket, 'batch', '--draft', 'k10', '@input'],
           input: () => batchDoc(k10, `bare ${seq++}`),
         },
       ],
@@ -290,6 +297,7 @@ async function main(): Promise<void> {
   try {
     // What a hand-off and a served batch cost with no work but theirs (calls/floors.ts): the floors of both.
     bare = await startBareHandoff(root);
+    bareDurable = await startBareHandoff(root, true);
     durable = await startBareDurable(root);
     for (const g of groups()) {
       log(`timing ${g.title}...`);
@@ -352,6 +360,7 @@ async function main(): Promise<void> {
     await server.stop();
     await durable?.stop();
     await bare?.stop();
+    await bareDurable?.stop();
   }
   resetApply();
   const facts: Array<[string, ProcessFacts]> = [];
