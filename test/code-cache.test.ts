@@ -10,11 +10,13 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { crc32 } from 'node:zlib';
 import { basename, dirname, join } from 'node:path';
-import { loadBundle } from '../cli/code-cache.js';
+import { loadBundle, RACY_MS } from '../cli/code-cache.js';
 import { DiskRepo, SHADOW_BIN } from './helpers/disk-repo.js';
 
 /**
@@ -128,7 +130,9 @@ C('a cache V8 refuses (sound by our checksum, but not code V8 made) is made agai
   loadFresh(bundle, 'log');
   const path = join(cacheDir(dir), files(dir)[0]!);
   const junk = Buffer.alloc(4096, 7);
-  writeFileSync(path, Buffer.concat([createHash('sha1').update(junk).digest(), junk]));
+  const sum = Buffer.alloc(4);
+  sum.writeUInt32BE(crc32(junk) >>> 0);
+  writeFileSync(path, Buffer.concat([sum, junk]));
   assert.equal(loadFresh(bundle, 'log'), { cache: 'rejected', answer: 42 });
   assert.is(loadFresh(bundle, 'log').cache, 'used');
 });
@@ -202,6 +206,82 @@ C('first runs at once: each runs, and one sound cache is left, which the next ru
   for (const r of runs) assert.match(r, /^0 \{"cache":"(none|used)","answer":42\}$/);
   assert.is(files(dir).length, 1, `one file, no temporary ones: ${files(dir).join(', ')}`);
   assert.equal(loadFresh(bundle, 'batch'), { cache: 'used', answer: 42 });
+});
+
+/** The stamp file of this node (one per node version, architecture and cache layout). */
+const stampFile = (dir: string): string | undefined => files(dir).find((f) => f.endsWith('.stamp'));
+/** A clock past the racy window of a bundle written just now. */
+const later = (): number => Date.now() + RACY_MS + 1000;
+/** The build a load used, read from the name of the cache it saves. */
+function buildUsed(bundle: string, key: string, now?: () => number): { build: string; answer: number } {
+  const dir = dirname(bundle);
+  const before = new Set(files(dir));
+  const l = loadBundle(bundle, key, {}, now);
+  l.saveCache(key);
+  const made = files(dir).find((f) => !before.has(f) && f.endsWith(`-${key}.bin`));
+  assert.ok(made, `a cache for ${key} was written: ${files(dir).join(', ')}`);
+  return { build: made.slice(0, 16), answer: (l.exports.answer as () => number)() };
+}
+
+C(
+  "the bundle's hash is stamped and taken from the stamp at the next start; a change in place is hashed again",
+  ({ dir, bundle }) => {
+    // Whole seconds: a modification time that can be set back exactly, to the nanosecond.
+    utimesSync(bundle, 1_700_000_000, 1_700_000_000);
+    const hashed = buildUsed(bundle, 'batch', later);
+    const name = stampFile(dir);
+    assert.ok(name, `a stamp beside the caches: ${files(dir).join(', ')}`);
+    assert.equal(JSON.parse(readFileSync(join(cacheDir(dir), name), 'utf8')).build, hashed.build);
+    // What the stamp says is taken without hashing the bundle: a build of its own shows in the cache's name.
+    const stampPath = join(cacheDir(dir), name);
+    const stamped = JSON.parse(readFileSync(stampPath, 'utf8')) as { file: string; build: string };
+    writeFileSync(stampPath, JSON.stringify({ ...stamped, build: 'abcdef0123456789' }));
+    assert.equal(buildUsed(bundle, 'log', later), { build: 'abcdef0123456789', answer: 42 });
+    // Rewritten in place, the same size, its modification time set back: only the change time tells.
+    const before = statSync(bundle, { bigint: true });
+    writeFileSync(bundle, bundleSource(43));
+    utimesSync(bundle, 1_700_000_000, 1_700_000_000);
+    const after = statSync(bundle, { bigint: true });
+    assert.equal(
+      [after.ino, after.size, after.mtimeNs],
+      [before.ino, before.size, before.mtimeNs],
+      'the same inode, size and modification time',
+    );
+    assert.not.equal(after.ctimeNs, before.ctimeNs);
+    const changed = buildUsed(bundle, 'status', later);
+    assert.equal(changed.answer, 43);
+    assert.not.equal(changed.build, 'abcdef0123456789', 'not the stamped build');
+    assert.not.equal(changed.build, hashed.build, "not the old bundle's");
+    assert.equal(JSON.parse(readFileSync(stampPath, 'utf8')).build, changed.build, 'stamped again');
+  },
+);
+
+C('a bundle changed within the racy window is hashed and not stamped', ({ dir, bundle }) => {
+  const first = buildUsed(bundle, 'batch');
+  assert.is(stampFile(dir), undefined, `no stamp: ${files(dir).join(', ')}`);
+  assert.is(buildUsed(bundle, 'log').build, first.build, 'the same hash, made again');
+  assert.is(stampFile(dir), undefined);
+});
+
+C('a damaged or foreign stamp is not used: the bundle is hashed', ({ dir, bundle }) => {
+  const hashed = buildUsed(bundle, 'batch', later);
+  const stampPath = join(cacheDir(dir), stampFile(dir)!);
+  const stamped = JSON.parse(readFileSync(stampPath, 'utf8')) as { file: string; build: string };
+  for (const text of [
+    '{"file":',
+    'null',
+    JSON.stringify({ ...stamped, build: '../../escape' }),
+    JSON.stringify({ file: `${stamped.file}0`, build: 'abcdef0123456789' }),
+    JSON.stringify({ file: stamped.file.replace(/ \d+$/, ' 1'), build: 'abcdef0123456789' }),
+  ]) {
+    writeFileSync(stampPath, text);
+    const key = `k${createHash('sha1').update(text).digest('hex').slice(0, 8)}`;
+    assert.equal(
+      buildUsed(bundle, key, () => 0),
+      { build: hashed.build, answer: 42 },
+      text,
+    );
+  }
 });
 
 C(
