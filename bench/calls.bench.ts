@@ -195,6 +195,14 @@ async function main(): Promise<void> {
     });
   };
   let bare: Awaited<ReturnType<typeof startBareHandoff>> | undefined;
+  let handedFacts: ProcessFacts | undefined;
+  const traceOptions = (e: Record<string, string>) => ({ cwd: dir, env: e, root: dir, scratch: root });
+  /** A batch of 10 new contents, as a file: the arguments of `shadow batch` for a traced run. */
+  const traceBatch = (): string[] => {
+    const file = join(root, `trace-batch-${seq}.json`);
+    nodeFs.writeFileSync(file, batchDoc(k10, `traced ${seq++}`));
+    return ['batch', '--draft', 'k10', file];
+  };
   let bareDurable: Awaited<ReturnType<typeof startBareHandoff>> | undefined;
   let durable: Awaited<ReturnType<typeof startBareDurable>> | undefined;
   const groups = (): Array<{ title: string; cases: Case[] }> => [
@@ -356,6 +364,8 @@ async function main(): Promise<void> {
     results.age = timeCases(ageCases, runs, dir, env);
     log('server mode...');
     mode = await measureServerMode(server, durable.port, dir, env, o.quick ? 100 : 300, 16, o.quick ? 10 : 25);
+    // The caller's side of a hand-off, counted while the server runs (the server's own work is not traced).
+    if (o.strace) handedFacts = tracedRun(process.execPath, [SHADOW_CJS, ...traceBatch()], traceOptions(env));
   } finally {
     await server.stop();
     await durable?.stop();
@@ -367,9 +377,12 @@ async function main(): Promise<void> {
   if (o.strace) {
     log('counting under strace...');
     const trace = (label: string, cmd: string, args: string[], extra: Record<string, string> = {}): void =>
-      void facts.push([label, tracedRun(cmd, args, { cwd: dir, env: { ...env, ...extra }, root: dir, scratch: root })]);
+      void facts.push([label, tracedRun(cmd, args, traceOptions({ ...env, ...extra }))]);
     trace('node -e 0', process.execPath, ['-e', '0']);
     trace('shadow --version', process.execPath, [SHADOW_CJS, '--version']);
+    trace('node write-files.cjs (10 files)', process.execPath, [floor, join(root, 'floor'), ...k10]);
+    trace('shadow batch k=10 (caller)', process.execPath, [SHADOW_CJS, ...traceBatch()], caller);
+    if (handedFacts) facts.push(['shadow batch k=10 (handed off: the caller)', handedFacts]);
     trace('git status', 'git', ['status']);
     trace('shadow status (caller)', process.execPath, [SHADOW_CJS, 'status', '--draft', 'diff100'], caller);
     trace('git diff <base> <draft>', 'git', ['diff', 'HEAD', diffTip]);

@@ -21,11 +21,27 @@ export function printGroup(
 
 export function printFacts(rows: Array<[string, ProcessFacts]>): void {
   if (rows.length === 0) return;
-  console.log('\none run of each under strace:');
+  console.log(
+    "\none run of each under strace (bytes read: by read calls, which git's mapped index and packs do not make; node's modules: built-in modules a node process loaded):",
+  );
   console.log(
     table(
-      ['process', 'files read', 'files written', 'fsyncs', 'stats'],
-      rows.map(([l, f]) => [l, count(f.filesRead), count(f.filesWritten), count(f.fsyncs), count(f.stats)]),
+      ['process', 'files read', 'files written', 'fsyncs', 'stats', 'bytes read', "node's modules"],
+      rows.map(([l, f]) => [
+        l,
+        count(f.filesRead),
+        count(f.filesWritten),
+        count(f.fsyncs),
+        count(f.stats),
+        bytes(f.bytesRead),
+        f.nodeModules === undefined ? '' : count(f.nodeModules),
+      ]),
     ),
   );
+}
+
+function bytes(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} MB`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(0)} KB`;
+  return `${n} B`;
 }
