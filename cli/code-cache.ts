@@ -32,7 +32,9 @@ import { crc32 } from 'node:zlib';
  *   it. A bundle changed in place changes its change time, which nothing
  *   can set back; a stamp is written only for a bundle whose change time is
  *   RACY_MS older than the moment of writing, so that a change in the same
- *   tick of the clock cannot leave the stamp as it was (git's "racy" entries).
+ *   tick of the clock cannot leave the stamp as it was (git's "racy" entries;
+ *   the library's statStamp in src/durable/durable-file.ts keeps its files
+ *   so, and the executable loads nothing of the library).
  * - A cache V8 refuses (other flags) is made again; files of other builds
  *   are removed when a new one is written.
  * - Where the directory cannot be written (a system-wide install), commands
