@@ -195,8 +195,9 @@ K(
   'a first batch killed holding its ref lock (written and fsynced) leaves it; the next batch takes it over',
   ({ repo }) => {
     ok(repo, ['draft', 'new', 'd']);
-    // At its reflog line: after the lock's fsync, before its rename.
-    killAt(repo, 'batch', 'openSync@/logs/refs/shadow/drafts/d:1', 'd');
+    // At its reflog line's write: after the lock's fsync, before its rename. (The write, not the
+    // log's open: loading the draft opens the log too, to read its last move from the end.)
+    killAt(repo, 'batch', 'writeSync@/logs/refs/shadow/drafts/d:1', 'd');
     assert.equal(
       locksUnder(join(repo.dir, '.git')),
       ['refs/shadow/drafts/d.lock'],
