@@ -39,6 +39,12 @@ function render() {
 }
 
 async function main() {
+  // A move to another view is drawn from the start: one made while the session's token is still read
+  // (a slow answer on a loaded machine) would otherwise find no listener, and the view stay as it was.
+  window.addEventListener('hashchange', () => {
+    document.getElementById('message').hidden = true;
+    render();
+  });
   // The stream opens while the session's token is read: the first draw waits for neither longer than it must.
   const session = startSession();
   // The first draw waits for the stream's `ready` (the ledgers' places taken), so no batch falls between the
@@ -52,10 +58,6 @@ async function main() {
       view.replaceChildren();
       say('Signed out: open a new URL from shadow serve to come back.');
     }, sayError);
-  });
-  window.addEventListener('hashchange', () => {
-    document.getElementById('message').hidden = true;
-    render();
   });
 }
 
