@@ -2,17 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
-import { setUp, tearDown, gitShow, type Ctx } from './helpers/http-server.js';
-import {
-  chromiumRequired,
-  findChromium,
-  launchBrowser,
-  rendered,
-  renderedAfter,
-  screenshotDir,
-  watchProblems,
-} from './helpers/browser.js';
+import { gitShow } from './helpers/http-server.js';
+import { chromiumFor, pagePerTest, rendered, renderedAfter, screenshotDir, type PageCtx } from './helpers/browser.js';
 
 // The functions handed to the page run in the browser, where these exist.
 declare const document: any;
@@ -33,14 +24,9 @@ declare const window: any;
 const TOKEN = 'ghp_' + 'k7Q2mZ9xR4tB8wN1vC6yL3pH5sD0fJ2gA9eU'; // made up, shaped like a classic GitHub token
 const APP = 'export function greet(name: string): string {\n  return `hello ${name}`;\n}\n';
 
-interface E2E extends Ctx {
-  browser: Browser;
-  page: Page;
-  problems: string[];
+interface E2E extends PageCtx {
   shots: { dir: string; remove(): void };
 }
-
-const chromium = findChromium();
 
 /** A batch as an agent sends it (HTTP, bearer token); the page shows it live. */
 async function agentBatch(c: E2E, intent: string, operations: unknown[]): Promise<void> {
@@ -85,39 +71,15 @@ async function shot(c: E2E, name: string): Promise<void> {
 const textOf = (c: E2E, selector: string): Promise<string> => c.page.$eval(selector, (e) => e.textContent ?? '');
 
 const E = suite<E2E>('review page in a browser');
+const chromium = chromiumFor(E, 'review page in a browser');
 
-const missing = 'no Chromium found (apt-get install chromium, or set SHADOW_CHROMIUM to its executable)';
-const required = chromiumRequired();
-
-if (!chromium && required) {
-  // Skipping here would count as a pass with nothing run.
-  E('a Chromium drives the review page', () => {
-    assert.unreachable(`review page in a browser: ${missing}, and ${required} does not let the browser tests skip`);
-  });
-} else if (!chromium) {
-  console.log(`SKIP review page in a browser: ${missing}`);
-} else {
-  // One browser for the file (its start is most of a test's time); each test a context of its own: no cookie, storage or cache carries over.
-  let stop: () => Promise<void>;
-  E.before(async (c) => {
-    ({ browser: c.browser, close: stop } = await launchBrowser(chromium));
-  });
-  E.after(async () => {
-    await stop();
-  });
-  let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
-  E.before.each(async (c) => {
-    await setUp(c);
-    context = await c.browser.createBrowserContext();
-    c.page = await context.newPage();
-    c.problems = [];
+if (chromium) {
+  pagePerTest(E, chromium);
+  E.before.each((c) => {
     c.shots = screenshotDir();
-    watchProblems(c.page, c.problems);
   });
-  E.after.each(async (c) => {
-    await context.close();
+  E.after.each((c) => {
     c.shots.remove();
-    await tearDown(c);
   });
 
   E(

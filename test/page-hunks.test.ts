@@ -2,18 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { setUp, tearDown, gitShow, type Ctx } from './helpers/http-server.js';
 import { DiskRepo } from './helpers/disk-repo.js';
 import { pageSession } from './helpers/page-client.js';
-import {
-  chromiumRequired,
-  findChromium,
-  launchBrowser,
-  rendered,
-  renderedAfter,
-  watchProblems,
-} from './helpers/browser.js';
+import { chromiumFor, launchBrowser, rendered, renderedAfter, watchProblems, type PageCtx } from './helpers/browser.js';
 
 // The functions handed to the page run in the browser, where these exist.
 declare const document: any;
@@ -126,16 +119,10 @@ Http(
 
 Http.run();
 
-interface E2E extends Ctx {
-  browser: Browser;
-  page: Page;
-  problems: string[];
-}
+type E2E = PageCtx;
 
 const B = suite<E2E>('hunks on the review page in a browser');
-const chromium = findChromium();
-const required = chromiumRequired();
-const missing = 'no Chromium found (apt-get install chromium, or set SHADOW_CHROMIUM to its executable)';
+const chromium = chromiumFor(B, 'hunks on the review page in a browser');
 
 /** Open the page on a draft (`live`: false cuts the event stream, so the page keeps what it drew). */
 async function open(c: E2E, draft: string, live = true): Promise<void> {
@@ -156,13 +143,7 @@ const boxes = (c: E2E): Promise<Array<{ name: string; checked: boolean; disabled
 
 const textOf = (c: E2E, selector: string): Promise<string> => c.page.$eval(selector, (e) => e.textContent ?? '');
 
-if (!chromium && required) {
-  B('a Chromium drives the review page', () => {
-    assert.unreachable(`hunks on the review page: ${missing}, and ${required} does not let the browser tests skip`);
-  });
-} else if (!chromium) {
-  console.log(`SKIP hunks on the review page in a browser: ${missing}`);
-} else {
+if (chromium) {
   let stop: () => Promise<void>;
   let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
   B.before(async (c) => {

@@ -2,6 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
+import type { Test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { setUp, tearDown, type Ctx } from './http-server.js';
 
 // The functions handed to the page run in the browser, where these exist.
 declare const document: any;
@@ -39,6 +42,60 @@ export function chromiumRequired(env: NodeJS.ProcessEnv = process.env): string |
   if (env.SHADOW_REQUIRE_CHROMIUM === '1')
     return 'SHADOW_REQUIRE_CHROMIUM=1 (set by .ci/run once Chromium is installed)';
   return undefined;
+}
+
+const MISSING = 'no Chromium found (apt-get install chromium, or set SHADOW_CHROMIUM to its executable)';
+
+/**
+ * The Chromium a file of browser tests (`what`) drives, or undefined: then
+ * they say SKIP and why, or, where one is required (chromiumRequired), a
+ * test of `suite` fails in their place, since a skip would count as a pass
+ * with nothing run.
+ */
+export function chromiumFor<C>(suite: Test<C>, what: string): string | undefined {
+  const chromium = findChromium();
+  if (chromium) return chromium;
+  const required = chromiumRequired();
+  if (required)
+    suite('a Chromium drives the review page', () => {
+      assert.unreachable(`${what}: ${MISSING}, and ${required} does not let the browser tests skip`);
+    });
+  else console.log(`SKIP ${what}: ${MISSING}`);
+  return undefined;
+}
+
+/** What a browser test of the review page holds: the server, its browser, a page, and the page's problems. */
+export interface PageCtx extends Ctx {
+  browser: Browser;
+  page: Page;
+  problems: string[];
+}
+
+/**
+ * One browser for the file (its start is most of a test's time); for each
+ * test, a server and repository of its own and a browser context of its own,
+ * so that no cookie, storage or cache carries over.
+ */
+export function pagePerTest<C extends PageCtx>(suite: Test<C>, chromium: string): void {
+  let stop: () => Promise<void>;
+  let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
+  suite.before(async (c) => {
+    ({ browser: c.browser, close: stop } = await launchBrowser(chromium));
+  });
+  suite.after(async () => {
+    await stop();
+  });
+  suite.before.each(async (c) => {
+    await setUp(c);
+    context = await c.browser.createBrowserContext();
+    c.page = await context.newPage();
+    c.problems = [];
+    watchProblems(c.page, c.problems);
+  });
+  suite.after.each(async (c) => {
+    await context.close();
+    await tearDown(c);
+  });
 }
 
 /** A headless Chromium with a profile of its own; `close` stops it and removes the profile. */
