@@ -9,20 +9,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DiskRepo } from './helpers/disk-repo.js';
+import { DiskRepo, withRepo } from './helpers/disk-repo.js';
 import { snapshotTree } from './helpers/dir-snapshot.js';
 
 function ok(r: ReturnType<DiskRepo['shadow']>): void {
   assert.is(r.status, 0, r.stdout + r.stderr);
-}
-
-function withRepo(f: (repo: DiskRepo) => void): void {
-  const repo = new DiskRepo();
-  try {
-    f(repo);
-  } finally {
-    repo.cleanup();
-  }
 }
 
 const Edges = suite("shadow init: bad input and other people's entries");

@@ -32,6 +32,18 @@ const registered = (repo: DiskRepo): string[] =>
     .split('\n')
     .filter((l) => l !== '');
 
+/** Run `body` on a new repository with a merge thread of its own; both go afterwards. */
+async function withThread(body: (repo: DiskRepo, thread: PackMergeThread) => Promise<void>): Promise<void> {
+  const repo = new DiskRepo();
+  const thread = new PackMergeThread();
+  try {
+    await body(repo, thread);
+  } finally {
+    await thread.close();
+    repo.cleanup();
+  }
+}
+
 /** A store on `repo` whose file-system calls on this thread are recorded, merging on `thread`. */
 function recordedStore(repo: DiskRepo, thread: PackMergeThread): { store: Repository; seam: FsSeam } {
   const seam = new FsSeam(nodeFs as unknown as FileSystem);
@@ -41,10 +53,8 @@ function recordedStore(repo: DiskRepo, thread: PackMergeThread): { store: Reposi
 
 Thread(
   'the merge runs on the thread: this thread only rewrites the registry; packs written meanwhile stay listed; git reads the result',
-  async () => {
-    const repo = new DiskRepo();
-    const thread = new PackMergeThread();
-    try {
+  () =>
+    withThread(async (repo, thread) => {
       const { store, seam } = recordedStore(repo, thread);
       const idxs: string[] = [];
       for (let i = 0; i < MERGE_AT_PACKS; i++) {
@@ -90,49 +100,37 @@ Thread(
         Array.from({ length: MERGE_AT_PACKS + 3 }, (_, i) => blob(i).oid).join('\n'),
       );
       assert.not.match(batch, /missing/);
-    } finally {
-      await thread.close();
-      repo.cleanup();
-    }
-  },
+    }),
 );
 
-Thread(
-  'a merge that fails on the thread leaves every pack in place and the lock free; the next one merges',
-  async () => {
-    const repo = new DiskRepo();
-    const thread = new PackMergeThread();
-    try {
-      const store = Repository.open(nodeContext({ env: repo.env, packMerger: thread }), repo.dir);
-      const idxs: string[] = [];
-      for (let i = 0; i < MERGE_AT_PACKS; i++) {
-        const idx = (await store.objects.writeConcurrently([blob(i)]))!;
-        store.objects.releaseKeep(idx);
-        idxs.push(idx);
-      }
-      // The smallest pack's index is damaged: the thread's read of it fails.
-      const bad = idxs[0]!;
-      const good = nodeFs.readFileSync(bad);
-      nodeFs.writeFileSync(bad, good.subarray(0, 40));
-      store.objects.mergeInSteps();
-      await store.objects.merging();
-      assert.not.ok(nodeFs.existsSync(`${repo.dir}/.git/shadow/packs.list.lock`), 'the lock was released');
-      for (const i of idxs) assert.ok(nodeFs.existsSync(i), `${i} is still there`);
-      assert.is(packsIn(repo).length, MERGE_AT_PACKS, 'nothing was merged');
-      // Mended, the next merge due goes through.
-      nodeFs.writeFileSync(bad, good);
-      for (let i = MERGE_AT_PACKS; i < 2 * MERGE_AT_PACKS; i++)
-        store.objects.releaseKeep(await store.objects.writeConcurrently([blob(i)]));
-      store.objects.mergeInSteps();
-      await store.objects.merging();
-      assert.is(packsIn(repo).length, 1);
-      store.close();
-      git(repo, ['fsck', '--full', '--no-dangling']);
-    } finally {
-      await thread.close();
-      repo.cleanup();
+Thread('a merge that fails on the thread leaves every pack in place and the lock free; the next one merges', () =>
+  withThread(async (repo, thread) => {
+    const store = Repository.open(nodeContext({ env: repo.env, packMerger: thread }), repo.dir);
+    const idxs: string[] = [];
+    for (let i = 0; i < MERGE_AT_PACKS; i++) {
+      const idx = (await store.objects.writeConcurrently([blob(i)]))!;
+      store.objects.releaseKeep(idx);
+      idxs.push(idx);
     }
-  },
+    // The smallest pack's index is damaged: the thread's read of it fails.
+    const bad = idxs[0]!;
+    const good = nodeFs.readFileSync(bad);
+    nodeFs.writeFileSync(bad, good.subarray(0, 40));
+    store.objects.mergeInSteps();
+    await store.objects.merging();
+    assert.not.ok(nodeFs.existsSync(`${repo.dir}/.git/shadow/packs.list.lock`), 'the lock was released');
+    for (const i of idxs) assert.ok(nodeFs.existsSync(i), `${i} is still there`);
+    assert.is(packsIn(repo).length, MERGE_AT_PACKS, 'nothing was merged');
+    // Mended, the next merge due goes through.
+    nodeFs.writeFileSync(bad, good);
+    for (let i = MERGE_AT_PACKS; i < 2 * MERGE_AT_PACKS; i++)
+      store.objects.releaseKeep(await store.objects.writeConcurrently([blob(i)]));
+    store.objects.mergeInSteps();
+    await store.objects.merging();
+    assert.is(packsIn(repo).length, 1);
+    store.close();
+    git(repo, ['fsck', '--full', '--no-dangling']);
+  }),
 );
 
 Thread('an idle thread does not keep the process alive: a process that merged ends on its own', async () => {
@@ -176,10 +174,8 @@ Thread("`shadow serve` merges its batches' packs and ends only once the merge is
 
 Thread(
   'a thread that dies mid-merge fails its merge and releases the merge lock it held for this process, no other',
-  async () => {
-    const repo = new DiskRepo();
-    const thread = new PackMergeThread();
-    try {
+  () =>
+    withThread(async (repo, thread) => {
       const job = (name: string) => ({ dir: `${repo.dir}/.git/objects/pack`, registry: `${repo.root}/${name}.list` });
       const holder = (pid: number) =>
         JSON.stringify({ pid, host: 'this', since: new Date().toISOString(), what: 'pack merge' });
@@ -196,11 +192,7 @@ Thread(
       }
       assert.is(nodeFs.existsSync(`${job('mine').registry}.lock`), false, "this process's lock is released");
       assert.is(nodeFs.existsSync(`${job('theirs').registry}.lock`), true, "another process's lock stands");
-    } finally {
-      await thread.close();
-      repo.cleanup();
-    }
-  },
+    }),
 );
 
 Thread.run();

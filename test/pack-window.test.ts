@@ -7,7 +7,7 @@ import { hashObject, type ObjectType } from '../src/git/format/git-objects.js';
 import { ObjectDatabase } from '../src/git/object-db.js';
 import { PackSet } from '../src/git/pack-set.js';
 import { nodeContext, type FileSystem } from '../src/index.js';
-import { DiskRepo } from './helpers/disk-repo.js';
+import { withRepo } from './helpers/disk-repo.js';
 import { FsSeam } from './helpers/fs-seam.js';
 
 /*
@@ -26,9 +26,8 @@ function object(type: ObjectType, content: Buffer): { oid: string; type: ObjectT
   return { oid: hashObject(type, content), type, content };
 }
 
-W('sixty small entries of one pack take two reads of it; large and straddling entries read whole', () => {
-  const repo = new DiskRepo();
-  try {
+W('sixty small entries of one pack take two reads of it; large and straddling entries read whole', () =>
+  withRepo((repo) => {
     const small = Array.from({ length: 60 }, (_, i) =>
       object('commit', Buffer.from(`tree ${'4b825dc642cb6eb9a060e54bf8d69288fbee4904'}\n\ncommit ${i}\n`)),
     );
@@ -69,14 +68,11 @@ W('sixty small entries of one pack take two reads of it; large and straddling en
       assert.ok(git.stdout.subarray(nl + 1, nl + 1 + o.content.length).equals(o.content), `${o.oid}: git's bytes`);
       at = nl + 1 + o.content.length + 1;
     }
-  } finally {
-    repo.cleanup();
-  }
-});
+  }),
+);
 
-W('entries far apart read only what each needs, not a window each', () => {
-  const repo = new DiskRepo();
-  try {
+W('entries far apart read only what each needs, not a window each', () =>
+  withRepo((repo) => {
     // Incompressible 20 KB blobs, so that every fourth one lies further than a window from the last.
     const blobs = Array.from({ length: 24 }, () => object('blob', randomBytes(20 * 1024)));
     const writer = new ObjectDatabase(nodeContext({ env: repo.env }), `${repo.dir}/.git/objects`);
@@ -105,10 +101,8 @@ W('entries far apart read only what each needs, not a window each', () => {
     assert.ok(packFd !== -1, 'the pack was read');
     // Each needs about 20.5 KB (a 4 KB first read, then the rest); a 64 KB window each would read 384 KB.
     assert.ok(bytes <= far.length * 26 * 1024, `${bytes} bytes read for ${far.length} blobs of 20 KB`);
-  } finally {
-    repo.cleanup();
-  }
-});
+  }),
+);
 
 /**
  * Two packs written in `dir` (an objects directory), `first` listed first
@@ -142,9 +136,8 @@ function twoPacks(
   return { set, firstIdx, secondIdx, pack, searches, none };
 }
 
-W('the pack that answered is tried first for the next object, as git keeps its packs', () => {
-  const repo = new DiskRepo();
-  try {
+W('the pack that answered is tried first for the next object, as git keeps its packs', () =>
+  withRepo((repo) => {
     const dir = `${repo.dir}/.git/objects`;
     const mine = Array.from({ length: 30 }, (_, i) => object('blob', Buffer.from(`mine ${i}\n`)));
     const other = Array.from({ length: 30 }, (_, i) => object('blob', Buffer.from(`other ${i}\n`)));
@@ -156,14 +149,11 @@ W('the pack that answered is tried first for the next object, as git keeps its p
     for (const o of other) assert.equal(set.read(o.oid, none)?.content, o.content);
     assert.is(set.list()[0]!.idxPath, otherIdx);
     set.close();
-  } finally {
-    repo.cleanup();
-  }
-});
+  }),
+);
 
-W('a pack whose index is read in slices is tried after the packs searched in memory', () => {
-  const repo = new DiskRepo();
-  try {
+W('a pack whose index is read in slices is tried after the packs searched in memory', () =>
+  withRepo((repo) => {
     const dir = `${repo.dir}/.git/objects`;
     // Over 256 KB of index (28 bytes an object): read slice by slice, as a large history's is.
     const history = Array.from({ length: 10_000 }, (_, i) => object('blob', Buffer.from(`history ${i}\n`)));
@@ -190,9 +180,7 @@ W('a pack whose index is read in slices is tried after the packs searched in mem
       [draftIdx, historyIdx],
     );
     set.close();
-  } finally {
-    repo.cleanup();
-  }
-});
+  }),
+);
 
 W.run();

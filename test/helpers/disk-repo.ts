@@ -146,6 +146,16 @@ export function treeHashes(root: string): Record<string, string> {
   return out;
 }
 
+/** Run `f` on a new repository, removed afterwards. */
+export function withRepo(f: (repo: DiskRepo) => void): void {
+  const repo = new DiskRepo();
+  try {
+    f(repo);
+  } finally {
+    repo.cleanup();
+  }
+}
+
 /** Run `f` with a library handle on `repo` (as its own environment sees it), closed after. */
 export async function withShadow<T>(repo: DiskRepo, f: (sh: Shadow) => Promise<T>): Promise<T> {
   const sh = await openShadow({ dir: repo.dir, env: repo.env });
