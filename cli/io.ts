@@ -10,6 +10,8 @@ export interface CliIO {
   stderr: (s: string) => void;
   stdin: Readable;
   isTTY: boolean;
+  /** The terminal's width when standard output is one (asked only by a command that lays out to it). */
+  columns?: () => number | undefined;
   /** What a server shares between the commands it runs for callers (handoff/server.ts); none in a process of its own. */
   shared?: SharedCaches;
   /** `shadow mcp` whose client's `initialize` the executable answered (cli/mcp-launch.ts): the connection to go on with. */

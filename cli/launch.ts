@@ -25,6 +25,8 @@ export interface LaunchHost {
   /** Read only by a command that reads its input. */
   stdin: () => Readable;
   isTTY: boolean;
+  /** The terminal's width when standard output is one. */
+  columns?: () => number | undefined;
   uid: number | undefined;
   umask: number;
   /** shadow's version, for `--version`. */
@@ -74,6 +76,7 @@ export async function launch(args: string[], host: LaunchHost): Promise<number> 
       return host.stdin();
     },
     isTTY: host.isTTY,
+    columns: host.columns,
     mcpEarly,
   });
   if (word === undefined || cli.commandKey(args) !== undefined) saveCache();

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     // Set up by node on first use: only a command that reads its input pays for it.
     stdin: () => process.stdin,
     isTTY: stdout.isTTY,
+    columns: () => (stdout.isTTY ? process.stdout.columns : undefined),
     uid: process.getuid?.(),
     umask: process.umask(),
     version: () =>

@@ -124,6 +124,7 @@ export type { MergeStatus } from './publish/merge-paths.js';
 export type { ConflictHunk, HunkSide } from './git/format/merge-file.js';
 export { BatchInputSchema, FileOperationSchema } from './drafts/batch/batch-schema.js';
 export { codexPatchPaths, retargetCodexPatch } from './drafts/codex-patch/codex-patch.js';
+export { cQuote, cUnquote } from './git/format/c-quote.js';
 export { nodeContext, nativeGit } from './node-context.js';
 export type { RunningServer, ServerOptions } from './http/http-server.js';
 export type { BodyLimits } from './http/body-deadline.js';

@@ -111,6 +111,26 @@ export class Shadow implements ShadowCore {
   }
 
   /**
+   * A boolean of the repository's git config as git reads one (`true`,
+   * `yes`, `on`, a number...); `INVALID_ARGUMENT` for a value git rejects.
+   *
+   * @example sh.gitConfigBool('core.quotePath') // true, false, or undefined
+   */
+  gitConfigBool(name: string): boolean | undefined {
+    return this.ws.repo.config.getBool(name);
+  }
+
+  /**
+   * An integer of the repository's git config as git reads one (with `k`,
+   * `m`, `g`); `INVALID_ARGUMENT` for a value git rejects.
+   *
+   * @example sh.gitConfigInt('diff.statGraphWidth') // 40, or undefined
+   */
+  gitConfigInt(name: string): number | undefined {
+    return this.ws.repo.config.getInt(name);
+  }
+
+  /**
    * The draft a call works on: the option, else `SHADOW_DRAFT`, else
    * `default`. A remote draft (`origin/refactor`) is refused: it is
    * read-only, what the remote holds as of the last fetch.

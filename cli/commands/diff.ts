@@ -3,6 +3,7 @@ import type { CommandContext } from '../command-context.js';
 import { parseDiffWords, type DiffWords } from '../diff/diff-words.js';
 import { wantColour } from '../diff/diff-colour.js';
 import { nameStatusText, statText } from '../diff/diff-text.js';
+import type { StatOptions } from '../diff/stat-layout.js';
 import { choosePager, page } from '../diff/pager.js';
 
 /**
@@ -25,10 +26,11 @@ export async function diff(ctx: CommandContext): Promise<void> {
     ctx.out.result(r, () => '');
     return;
   }
+  const quotePath = sh.gitConfigBool('core.quotePath') ?? true;
   let text = nameStatus
-    ? nameStatusText(r.files)
+    ? nameStatusText(r.files, quotePath)
     : stat
-      ? statText(r.files, colour)
+      ? statText(r.files, { colour, quotePath, ...statWidths(ctx, sh) })
       : r.files.map((f) => f.patch ?? '').join('');
   if (text === '') return;
   if (!text.endsWith('\n')) text += '\n';
@@ -38,6 +40,20 @@ export async function diff(ctx: CommandContext): Promise<void> {
     );
   if (pager === undefined) ctx.io.stdout(text);
   else await page(text, pager, ctx.io.env, ctx.dir, (s) => ctx.io.stdout(s));
+}
+
+/**
+ * The widths of a `--stat`: git's term_columns (`COLUMNS` when it is a
+ * positive number, else the terminal's width, else 80) and the
+ * `diff.statGraphWidth` and `diff.statNameWidth` limits.
+ */
+function statWidths(ctx: CommandContext, sh: Shadow): StatOptions {
+  // git reads COLUMNS with atoi: leading digits count, anything else is 0.
+  const columns = Number.parseInt(/^\s*[-+]?\d+/.exec(ctx.io.env.COLUMNS ?? '')?.[0] ?? '0', 10);
+  const terminal = ctx.io.isTTY ? ctx.io.columns?.() : undefined;
+  const width = columns > 0 ? columns : terminal !== undefined && terminal > 0 ? terminal : 80;
+  const limit = (name: string): number => Math.max(0, sh.gitConfigInt(name) ?? 0);
+  return { width, graphWidth: limit('diff.statGraphWidth'), nameWidth: limit('diff.statNameWidth') };
 }
 
 /** The paths after `--`, relative to the current directory as git's pathspecs are; `:(literal)` kept. */

@@ -1,21 +1,26 @@
-import type { DiffFile } from '../../src/index.js';
-import { pad, plural } from '../output.js';
+import { cQuote, type DiffFile } from '../../src/index.js';
 import { colourStatGraph } from './diff-colour.js';
+import { statLayout, type StatOptions } from './stat-layout.js';
 
-/** `--name-status` lines: `M\tpath`, a rename as git writes it, `R086\told\tnew`. */
-export function nameStatusText(files: readonly DiffFile[]): string {
+/** `--name-status` lines: `M\tpath`, a rename as git writes it, `R086\told\tnew`; paths quoted as git quotes them. */
+export function nameStatusText(files: readonly DiffFile[], quotePath = true): string {
+  const q = (p: string): string => cQuote(p, quotePath);
   const line = (f: DiffFile): string =>
     f.status === 'R'
-      ? `R${String(f.similarity ?? 100).padStart(3, '0')}\t${f.from}\t${f.path}`
-      : `${f.status}\t${f.path}`;
+      ? `R${String(f.similarity ?? 100).padStart(3, '0')}\t${q(f.from ?? f.path)}\t${q(f.path)}`
+      : `${f.status}\t${q(f.path)}`;
   return files.map(line).join('\n');
 }
 
 /**
  * A rename's name in `--stat` as git's pprint_rename writes it: the parts
- * the two paths share, up to a `/`, outside braces (`src/{a.ts => b.ts}`).
+ * the two paths share, up to a `/`, outside braces (`src/{a.ts => b.ts}`);
+ * both whole when either must be quoted (`"caf\303\251" => cafe`).
  */
-export function renameName(a: string, b: string): string {
+export function renameName(a: string, b: string, quotePath = true): string {
+  const qa = cQuote(a, quotePath);
+  const qb = cQuote(b, quotePath);
+  if (qa !== a || qb !== b) return `${qa} => ${qb}`;
   let pfx = 0;
   for (let i = 0; i < a.length && i < b.length && a[i] === b[i]; i++) if (a[i] === '/') pfx = i + 1;
   let sfx = 0;
@@ -29,25 +34,55 @@ export function renameName(a: string, b: string): string {
 }
 
 /**
- * `--stat`: a line per file with its count (right-aligned, as git aligns
- * them) and graph (coloured as git's), and the summary.
+ * `--stat` as git's show_stats writes it: a line per file, its name
+ * shortened from the left (`.../dir/file.ts`) and its graph scaled to fit
+ * the width (`COLUMNS`, else the terminal's, else 80), then the summary;
+ * nothing for no change. See stat-layout.ts for the widths.
  */
-export function statText(files: readonly DiffFile[], colour: boolean): string {
-  const names = files.map((f) => (f.status === 'R' && f.from !== undefined ? renameName(f.from, f.path) : f.path));
-  const width = Math.max(0, ...names.map((n) => n.length));
-  const count = (f: DiffFile): number => (f.insertions ?? 0) + (f.deletions ?? 0);
-  const numberWidth = Math.max(files.some((f) => f.binary) ? 3 : 0, ...files.map((f) => String(count(f)).length));
+export function statText(
+  files: readonly DiffFile[],
+  options: StatOptions & { colour: boolean; quotePath?: boolean },
+): string {
+  if (files.length === 0) return '';
+  const quote = options.quotePath ?? true;
+  const names = files.map((f) =>
+    f.status === 'R' && f.from !== undefined ? renameName(f.from, f.path, quote) : cQuote(f.path, quote),
+  );
+  const layout = statLayout(
+    files.map((f, i) => ({
+      name: names[i]!,
+      binary: f.binary === true,
+      insertions: f.insertions ?? 0,
+      deletions: f.deletions ?? 0,
+      sizes: f.sizes,
+    })),
+    options,
+  );
+  const red = (s: string): string => (options.colour ? `\x1b[31m${s}\x1b[m` : s);
+  const green = (s: string): string => (options.colour ? `\x1b[32m${s}\x1b[m` : s);
   const lines = files.map((f, i) => {
-    if (f.binary) return ` ${pad(names[i]!, width)} | ${'Bin'.padStart(numberWidth)}`;
-    const plus = '+'.repeat(Math.min(f.insertions ?? 0, 40));
-    const minus = '-'.repeat(Math.min(f.deletions ?? 0, 40));
-    const graph = colour ? colourStatGraph(plus, minus) : plus + minus;
-    return ` ${pad(names[i]!, width)} | ${String(count(f)).padStart(numberWidth)}${count(f) > 0 ? ' ' : ''}${graph}`;
+    const name = layout.name(names[i]!);
+    if (f.binary) {
+      const bin = ` ${name} | ${'Bin'.padStart(layout.numberWidth)}`;
+      return f.sizes ? `${bin} ${red(String(f.sizes.old))} -> ${green(String(f.sizes.new))} bytes` : bin;
+    }
+    const count = (f.insertions ?? 0) + (f.deletions ?? 0);
+    const { plus, minus } = layout.graph(f.insertions ?? 0, f.deletions ?? 0);
+    const graph = options.colour
+      ? colourStatGraph('+'.repeat(plus), '-'.repeat(minus))
+      : '+'.repeat(plus) + '-'.repeat(minus);
+    return ` ${name} | ${String(count).padStart(layout.numberWidth)}${count > 0 ? ' ' : ''}${graph}`;
   });
-  const ins = files.reduce((n, f) => n + (f.insertions ?? 0), 0);
-  const del = files.reduce((n, f) => n + (f.deletions ?? 0), 0);
-  return [
-    ...lines,
-    ` ${plural(files.length, 'file')} changed, ${plural(ins, 'insertion')}(+), ${plural(del, 'deletion')}(-)`,
-  ].join('\n');
+  return [...lines, summaryLine(files)].join('\n');
+}
+
+/** git's print_stat_summary: a count of 0 is left out unless both are 0; binary files count no lines. */
+function summaryLine(files: readonly DiffFile[]): string {
+  const text = files.filter((f) => !f.binary);
+  const ins = text.reduce((n, f) => n + (f.insertions ?? 0), 0);
+  const del = text.reduce((n, f) => n + (f.deletions ?? 0), 0);
+  let line = ` ${files.length} ${files.length === 1 ? 'file' : 'files'} changed`;
+  if (ins > 0 || del === 0) line += `, ${ins} ${ins === 1 ? 'insertion' : 'insertions'}(+)`;
+  if (del > 0 || ins === 0) line += `, ${del} ${del === 1 ? 'deletion' : 'deletions'}(-)`;
+  return line;
 }

@@ -7,6 +7,7 @@
  * LF); an edited hunk appends its lines, as git appends to its buffer, so
  * a hunk is always a range of its file's lines.
  */
+import { cUnquote } from '../../src/index.js';
 
 export type HunkUse = 'undecided' | 'skip' | 'use';
 
@@ -46,6 +47,17 @@ export interface FileDiff {
   plain: string[];
   /** The coloured lines, one for each plain line (the plain ones when uncoloured). */
   coloured: string[];
+}
+
+/**
+ * The path of a `--- a/<path>` or `+++ b/<path>` line (with its LF): a
+ * name git quoted read back, the tab git puts after a name with a space
+ * dropped; undefined for `/dev/null`.
+ */
+function headPath(line: string, prefix: 'a/' | 'b/'): string | undefined {
+  const field = line.slice(4).replace(/\n$/, '');
+  const name = field.startsWith('"') ? cUnquote(field.replace(/\t$/, '')) : field.replace(/\t.*$/, '');
+  return name?.startsWith(prefix) ? name.slice(2) : undefined;
 }
 
 const emptyHeader = (): HunkHeader => ({
@@ -141,7 +153,8 @@ export function parseDiff(plain: string, coloured?: string): FileDiff[] {
     file.coloured.push(allColoured[i]!);
     let modeLine = false;
     if (file.deleted) {
-      // The rest of a deleted file is one hunk.
+      // The rest of a deleted file is one hunk; its path is the one its `---` line names.
+      if (file.path === '' && line.startsWith('--- ')) file.path = headPath(line, 'a/') ?? '';
     } else if (line.startsWith('@@ ') || (hunk === file.head && line.startsWith('deleted file'))) {
       if (marker === '-' || marker === '+') hunk!.splittableInto++;
       hunk = newHunk(at);
@@ -162,8 +175,8 @@ export function parseDiff(plain: string, coloured?: string): FileDiff[] {
       modeLine = true;
     } else if (hunk === file.head && line.startsWith('new mode ') && isOctal(line.slice(9, -1))) {
       modeLine = file.modeChange;
-    } else if (hunk === file.head && (line.startsWith('--- a/') || (line.startsWith('+++ b/') && file.path === ''))) {
-      file.path = line.slice(6, -1);
+    } else if (hunk === file.head && (line.startsWith('--- ') || (line.startsWith('+++ ') && file.path === ''))) {
+      file.path = headPath(line, line.startsWith('-') ? 'a/' : 'b/') ?? file.path;
     } else if (hunk === file.head && line.startsWith('Binary files ')) {
       file.binary = true;
     }

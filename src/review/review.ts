@@ -215,6 +215,8 @@ async function examine(
       if (keptBytes <= KEPT_BYTES) kept.set(e.new.oid, newContent);
       else kept = undefined;
     }
+    // git's default quoting whatever core.quotePath says: the patch is what the fingerprint hashes, and two
+    // clones of the same draft must agree on it.
     const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent });
     parts.push(d.text);
     base_sha256_by_path[e.path] = e.old ? sha256(oldContent) : null;

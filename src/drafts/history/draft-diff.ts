@@ -9,6 +9,7 @@
 import type { Oid } from '../../git/format/git-objects.js';
 import type { FileEntry } from '../../git/format/tree-lookup.js';
 import { pathspecMatcher } from '../../core/pathspec.js';
+import { looksBinary } from '../../core/content.js';
 import { draftChanges, type ChangedFile } from './audit.js';
 import type { HunkInfo } from '../hunks/hunk-ids.js';
 import type { WholeReason } from '../hunks/file-hunks.js';
@@ -25,6 +26,8 @@ export interface DiffFile extends Omit<ChangedFile, 'status'> {
   insertions?: number;
   deletions?: number;
   binary?: boolean;
+  /** A binary file's size in bytes before and after, when its content changed (git's `--stat` shows `Bin 12 -> 40 bytes`). */
+  sizes?: { old: number; new: number };
   patch?: string;
   /**
    * With the patch, of a diff against the bases: its hunks as an apply takes
@@ -110,6 +113,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
       colour = (patch, oldContent, newContent) => colourPatch(patch, oldContent, newContent, rule);
     }
     const read = (e: FileEntry | null): Buffer => (e && e.mode !== '160000' ? readBlob(e.oid) : Buffer.alloc(0));
+    const quotePath = ws.repo.config.getBool('core.quotepath') ?? true;
     const withHunks = options.content === 'patch' && options.range === undefined;
     const { fileHunks } = withHunks ? await import('../hunks/file-hunks.js') : { fileHunks: undefined };
     files = files.map((f) => {
@@ -123,8 +127,12 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         newContent,
         from: f.from,
         similarity: f.similarity,
+        quotePath,
       });
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
+      if (d.binary) out.sizes = { old: oldContent.length, new: newContent.length };
+      // The same content (a rename, a mode change) has no patch, and git still counts a binary one as binary.
+      else if (f.old?.oid === f.new?.oid && (looksBinary(oldContent) || looksBinary(newContent))) out.binary = true;
       if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
       if (fileHunks) {
         const h = fileHunks(f.path, f.old, f.new, oldContent, newContent, d);

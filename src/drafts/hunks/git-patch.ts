@@ -1,4 +1,5 @@
 import { ShadowError } from '../../errors.js';
+import { readCQuoted, cUnquote } from '../../git/format/c-quote.js';
 
 /**
  * A patch in git's format (`diff --git` headers, mode lines, `---`/`+++`,
@@ -41,15 +42,34 @@ function corrupt(line: number, why: string): ShadowError {
   });
 }
 
-/** The path of a `diff --git a/x b/y` header, or of `--- a/x`: the prefix dropped, `/dev/null` as null. */
+/** The path of a `--- a/x` or `+++ b/x` line: the prefix dropped, `/dev/null` as null, a quoted name read back. */
 function stripPrefix(name: string): string | null {
-  const unquoted = name.replace(/\t.*$/, '');
+  const field = name.startsWith('"') ? name : name.replace(/\t.*$/, '');
+  const unquoted = field.startsWith('"') ? (readCQuoted(field)?.value ?? field) : field;
   if (unquoted === '/dev/null') return null;
   return /^[ab]\//.test(unquoted) ? unquoted.slice(2) : unquoted;
 }
 
-/** The two paths of a `diff --git a/x b/y` line when both are the same path (the usual case); else undefined. */
+/**
+ * The two paths of a `diff --git a/x b/y` line, either of them quoted as
+ * git quotes an unusual path (`"a/caf\303\251.txt"`); undefined when they
+ * cannot be told apart.
+ */
 function gitHeaderPaths(rest: string): { a: string; b: string } | undefined {
+  const pair = (a: string | undefined, b: string | undefined): { a: string; b: string } | undefined =>
+    a?.startsWith('a/') && b?.startsWith('b/') ? { a: a.slice(2), b: b.slice(2) } : undefined;
+  if (rest.startsWith('"')) {
+    const first = readCQuoted(rest);
+    if (!first || rest[first.end] !== ' ') return undefined;
+    return pair(first.value, cUnquote(rest.slice(first.end + 1)));
+  }
+  if (rest.endsWith('"')) {
+    // `a/plain "b/caf\303\251"`: the second name is the quoted string that ends the line.
+    for (let i = rest.indexOf(' "'); i >= 0; i = rest.indexOf(' "', i + 1)) {
+      const second = readCQuoted(rest.slice(i + 1));
+      if (second && i + 1 + second.end === rest.length) return pair(rest.slice(0, i), second.value);
+    }
+  }
   // `a/p b/p`: the split point is the middle when the two names agree.
   const half = (rest.length - 1) / 2;
   if (Number.isInteger(half) && rest[half] === ' ') {
@@ -59,6 +79,13 @@ function gitHeaderPaths(rest: string): { a: string; b: string } | undefined {
   }
   const m = /^a\/(.*) b\/(.*)$/.exec(rest);
   return m ? { a: m[1]!, b: m[2]! } : undefined;
+}
+
+/** A `rename from`/`rename to` path, read back when git quoted it. */
+function renamePath(field: string, index: number): string {
+  const path = cUnquote(field);
+  if (path === undefined) throw corrupt(index + 1, `cannot read the quoted path ${field}`);
+  return path;
 }
 
 /** Parse a patch in git's format into its files. */
@@ -105,8 +132,8 @@ export function parseGitPatch(text: string): FilePatch[] {
       file.oldMode = m[1];
     } else if ((m = /^old mode (\d+)$/.exec(line))) file.oldMode = m[1];
     else if ((m = /^new mode (\d+)$/.exec(line))) file.newMode = m[1];
-    else if ((m = /^rename from (.*)$/.exec(line))) file.oldPath = m[1]!;
-    else if ((m = /^rename to (.*)$/.exec(line))) file.newPath = m[1]!;
+    else if ((m = /^rename from (.*)$/.exec(line))) file.oldPath = renamePath(m[1]!, i);
+    else if ((m = /^rename to (.*)$/.exec(line))) file.newPath = renamePath(m[1]!, i);
     else if ((m = /^index [0-9a-f]+\.\.[0-9a-f]+(?: (\d+))?$/.exec(line))) {
       if (m[1] !== undefined) file.oldMode = file.newMode = m[1];
     } else if (line.startsWith('--- ')) {

@@ -1,5 +1,6 @@
 import { looksBinary } from '../../core/content.js';
 import { MODE } from './git-objects.js';
+import { cQuote, cQuotePrefixed } from './c-quote.js';
 import type { FileEntry } from './tree-lookup.js';
 import { lineSegments, type Segment } from '../../core/line-diff.js';
 
@@ -18,6 +19,8 @@ export interface FileDiffInput {
   /** A rename's old path (`path` is the new one), with its similarity in percent. */
   from?: string;
   similarity?: number;
+  /** `core.quotePath`: paths with bytes above 0x7f are quoted (git's default, true); see c-quote.ts. */
+  quotePath?: boolean;
 }
 
 export interface FileDiff {
@@ -149,12 +152,20 @@ function changedWindow(a: string, b: string, context: number): { old: string; ne
 export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const { path, old, new: next } = input;
   const oldPath = input.from ?? path;
-  const head: string[] = [`diff --git a/${oldPath} b/${path}`];
+  const fully = input.quotePath ?? true;
+  // Paths as git writes them: quoted where they must be (c-quote.ts).
+  const a = cQuotePrefixed('a/', oldPath, fully);
+  const b = cQuotePrefixed('b/', path, fully);
+  const head: string[] = [`diff --git ${a} ${b}`];
   if (!old && next) head.push(`new file mode ${next.mode}`);
   else if (old && !next) head.push(`deleted file mode ${old.mode}`);
   else if (old && next && old.mode !== next.mode) head.push(`old mode ${old.mode}`, `new mode ${next.mode}`);
   if (input.from !== undefined)
-    head.push(`similarity index ${input.similarity ?? 100}%`, `rename from ${input.from}`, `rename to ${path}`);
+    head.push(
+      `similarity index ${input.similarity ?? 100}%`,
+      `rename from ${cQuote(input.from, fully)}`,
+      `rename to ${cQuote(path, fully)}`,
+    );
   const oldId = old ? short(old.oid) : '0000000';
   const newId = next ? short(next.oid) : '0000000';
   if (old?.oid !== next?.oid)
@@ -165,8 +176,8 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
     looksBinary(input.newContent) ||
     old?.mode === MODE.gitlink ||
     next?.mode === MODE.gitlink;
-  const from = old ? `a/${oldPath}` : '/dev/null';
-  const to = next ? `b/${path}` : '/dev/null';
+  const from = old ? a : '/dev/null';
+  const to = next ? b : '/dev/null';
   if (binary)
     return {
       text: `${head.join('\n')}\nBinary files ${from} and ${to} differ\n`,
@@ -180,7 +191,9 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   let insertions = 0;
   let deletions = 0;
   const added: FileDiff['added'] = [];
-  const body: string[] = [`--- ${from}`, `+++ ${to}`];
+  // A name with a space ends in a tab (git's name_a_tab), so that a reader can tell where it ends.
+  const tab = (label: string, name: string): string => (label !== '/dev/null' && name.includes(' ') ? '\t' : '');
+  const body: string[] = [`--- ${from}${tab(from, oldPath)}`, `+++ ${to}${tab(to, path)}`];
   for (const h of hunks) {
     const oldStart = h.oldStart + window.skipped;
     const newStart = h.newStart + window.skipped;
