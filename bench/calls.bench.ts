@@ -36,10 +36,8 @@
  */
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openShadow } from '../src/index.js';
 import { straceWorks } from './helpers/baselines.js';
-import { positiveInt, readFlags } from './helpers/flags.js';
 import { loadAverage, machineLine } from './helpers/machine.js';
 import { tracedRun, type ProcessFacts } from './helpers/process-facts.js';
 import { log } from './helpers/progress.js';
@@ -64,50 +62,10 @@ import { measureServerMode, p99 } from './calls/server-mode.js';
 import { buildSnapshots } from './calls/snapshot-trial.js';
 import { cachePathOf } from './calls/start-path.js';
 import { callVerdicts } from './calls/verdicts.js';
+import { parseArgs } from './calls/options.js';
+import { measurePhases, printPhases, type Phases } from './calls/phases.js';
 
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
-const HELP = `usage: node dist/bench/calls.bench.js [options]
-
-  --n 50000        files in the repository                   default: 50,000
-  --runs n         measured runs per case                    default: 15 (--quick: 5)
-  --age n          batches of the aged draft (10 paths each) default: 1,000 (--quick: 200)
-  --quick          fewer runs, a younger aged draft
-  --no-strace      do not count files read, written, fsyncs and stats
-  --keep           keep the scratch directory
-  --cache <dir>    where generated repositories are cached   default: bench/.cache
-`;
-
-interface Options {
-  n: number;
-  runs?: number;
-  age?: number;
-  quick: boolean;
-  strace: boolean;
-  keep: boolean;
-  cacheDir: string;
-}
-
-function parseArgs(argv: string[]): Options {
-  const o: Options = {
-    n: 50000,
-    quick: false,
-    strace: true,
-    keep: false,
-    cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
-  };
-  readFlags(argv, HELP, {
-    '--n': (v) => (o.n = positiveInt(v(), '--n')),
-    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
-    '--age': (v) => (o.age = positiveInt(v(), '--age')),
-    '--quick': () => (o.quick = true),
-    '--no-strace': () => (o.strace = false),
-    '--keep': () => (o.keep = true),
-    '--cache': (v) => (o.cacheDir = v()),
-  });
-  return o;
-}
-
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 const batchDoc = (paths: readonly string[], tag: string): string =>
@@ -196,6 +154,7 @@ async function main(): Promise<void> {
   };
   let bare: Awaited<ReturnType<typeof startBareHandoff>> | undefined;
   let handedFacts: ProcessFacts | undefined;
+  let phases: Phases[] = [];
   const traceOptions = (e: Record<string, string>) => ({ cwd: dir, env: e, root: dir, scratch: root });
   /** A batch of 10 new contents, as a file: the arguments of `shadow batch` for a traced run. */
   const traceBatch = (): string[] => {
@@ -362,6 +321,25 @@ async function main(): Promise<void> {
       });
     }
     results.age = timeCases(ageCases, runs, dir, env);
+    log('timing the phases of a call by the caller...');
+    const phaseCase = (label: string, args: string[], input?: () => string) => ({
+      label: `shadow ${label}`,
+      cmd: process.execPath,
+      args: [SHADOW_CJS, ...args],
+      env: caller,
+      input,
+    });
+    phases = measurePhases(
+      [
+        { label: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] },
+        { label: 'node write-files.cjs (10 files)', cmd: process.execPath, args: [floor, join(root, 'floor'), ...k10] },
+        phaseCase('batch k=10', ['batch', '--draft', 'k10', '-'], () => batchDoc(k10, `phase ${seq++}`)),
+        phaseCase('status', ['status', '--draft', 'diff100']),
+        phaseCase('diff --stat', ['diff', '--stat', '--draft', 'diff100']),
+      ],
+      runs,
+      { cwd: dir, env, scratch: root },
+    );
     log('server mode...');
     mode = await measureServerMode(server, durable.port, dir, env, o.quick ? 100 : 300, 16, o.quick ? 10 : 25);
     // The caller's side of a hand-off, counted while the server runs (the server's own work is not traced).
@@ -415,8 +393,9 @@ async function main(): Promise<void> {
     `${c.clients} clients at once on one draft: ${c.batches} batches in ${c.seconds.toFixed(2)} s = ${(c.batches / c.seconds).toFixed(0)} batches/s, ${c.failed} failed, ${c.inHistory} in the draft's history`,
   );
   printFacts(facts);
+  if (phases.length > 0) printPhases(phases, runs);
 
-  const verdicts = callVerdicts(results, mode);
+  const verdicts = callVerdicts(results, mode, phases);
   console.log('\n=== targets (ratios to the baseline measured in the same run)');
   printVerdicts(verdicts, started);
   if (verdicts.some((v) => v.status === 'FAIL')) process.exitCode = 1;

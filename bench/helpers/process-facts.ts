@@ -32,19 +32,53 @@ const TRACED = 'trace=open,openat,creat,fsync,fdatasync,sync_file_range,read,pre
 const MODULES_MARK = 'process-facts: node modules ';
 const MODULES_PROBE = `process.on('exit', () => process._rawDebug(${JSON.stringify(MODULES_MARK)} + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).length));\n`;
 
-/** Run to completion; throws with stderr when it fails. Returns stdout and the milliseconds it took. */
+/**
+ * What starts and times each timed process: a bare node, as small as a
+ * shell. Starting a process costs its parent a copy of its page tables, so
+ * a bench that had grown to 570 MB (its repositories and drafts made in
+ * process) added about 22 ms to every process it started, `node -e 0` as
+ * much as shadow: ratios to a baseline looked closer to 1 than a person at
+ * a shell sees them. Its request comes on standard input; it answers with
+ * the time and what the process wrote.
+ */
+const TIMER = `'use strict';
+const { spawnSync } = require('node:child_process');
+const chunks = [];
+process.stdin.on('data', (c) => chunks.push(c)).on('end', () => {
+  const q = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const t = performance.now();
+  const r = spawnSync(q.cmd, q.args, { cwd: q.cwd, env: q.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = performance.now() - t;
+  process.stdout.write(JSON.stringify({ ms, status: r.status, error: r.error ? String(r.error) : undefined, stdout: r.stdout, stderr: r.stderr }));
+});`;
+
+/**
+ * Run to completion, started by a small node process (TIMER); throws with
+ * stderr when it fails. Returns stdout and the milliseconds it took.
+ */
 export function timedRun(
   cmd: string,
   args: readonly string[],
   options: { cwd: string; env: Record<string, string> },
 ): { ms: number; stdout: string; stderr: string } {
-  const t = performance.now();
-  const r = spawnSync(cmd, args, { cwd: options.cwd, env: options.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const ms = performance.now() - t;
-  if (r.error) throw r.error;
+  const timer = spawnSync(process.execPath, ['-e', TIMER], {
+    input: JSON.stringify({ cmd, args, cwd: options.cwd, env: options.env }),
+    env: { PATH: process.env.PATH ?? '' },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (timer.status !== 0) throw new Error(`the timer failed (${timer.status}): ${String(timer.stderr).slice(0, 2000)}`);
+  const r = JSON.parse(timer.stdout) as {
+    ms: number;
+    status: number | null;
+    error?: string;
+    stdout: string;
+    stderr: string;
+  };
+  if (r.error) throw new Error(`${cmd}: ${r.error}`);
   if (r.status !== 0)
     throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${String(r.stderr).slice(0, 2000)}`);
-  return { ms, stdout: r.stdout, stderr: r.stderr };
+  return { ms: r.ms, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Count the syscalls of one strace output file (`-f`: every thread and child); relative paths are the process's cwd's. */
