@@ -9,6 +9,7 @@
  * `sh.apply({ patch })`.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Readable } from 'node:stream';
@@ -224,4 +225,91 @@ AsGit("apply -p's reading of the diff names each file as git apply does: unquote
   );
 });
 
+// ---------------------------------------------------------------- function lines
+
+const LONG = `int a_function_whose_signature_is_longer_than_eighty_bytes(int first_argument, int second) {`;
+const SOURCE = [
+  'top line one',
+  ...Array.from({ length: 6 }, (_, i) => `  top ${i}`),
+  'int main(void) {',
+  ...Array.from({ length: 30 }, (_, i) => `    x = ${i};`),
+  '}',
+  '_private_helper() {',
+  ...Array.from({ length: 12 }, (_, i) => `    p = ${i};`),
+  '$dollar:\r',
+  ...Array.from({ length: 12 }, (_, i) => `    d = ${i};`),
+  LONG,
+  ...Array.from({ length: 12 }, (_, i) => `    l = ${i};`),
+  'élan() {',
+  ...Array.from({ length: 12 }, (_, i) => `    e = ${i};`),
+].join('\n');
+
+const Functions = suite<Ctx>("shadow diff's hunk headers name the function line as git's do");
+Functions.before.each((ctx) => {
+  ctx.repo = new DiskRepo({ 'src/a.c': `${SOURCE}\n` });
+});
+Functions.after.each((ctx) => ctx.repo.cleanup());
+
+Functions(
+  'the nearest line above that starts a name, cut to 80 bytes; two hunks in one function both name it; none at the top',
+  async ({ repo }) => {
+    const changed = SOURCE.replace('  top 1', '  top one')
+      .replace('    x = 5;', '    x = 500;')
+      .replace('    x = 25;', '    x = 2500;')
+      .replace('    p = 8;', '    p = 800;')
+      .replace('    d = 8;', '    d = 800;')
+      .replace('    l = 8;', '    l = 800;')
+      .replace('    e = 8;', '    e = 800;');
+    await withShadow(repo, async (sh) => {
+      const r = await sh.batch({ operations: [{ operation: 'write', path: 'src/a.c', content: `${changed}\n` }] });
+      assert.ok(r.success, JSON.stringify(r.error));
+    });
+    const { ours, git } = both(repo, []);
+    assert.is(ours, git);
+    const headers = ours.split('\n').filter((l) => l.startsWith('@@'));
+    const cut = LONG.slice(0, 80).trimEnd();
+    // élan does not start with an ASCII letter: its hunk keeps the line of the hunk before.
+    assert.equal(
+      headers.map((h) => h.replace(/^@@ [^@]* @@ ?/, '')),
+      ['', 'int main(void) {', 'int main(void) {', '_private_helper() {', '$dollar:', cut, cut],
+    );
+    assert.is(both(repo, ['--color=always']).ours, both(repo, ['--color=always']).git, 'coloured');
+  },
+);
+
+Functions(
+  'the review fingerprint hashes the patch in its own form: paths unquoted, no tab after a spaced name, no function line',
+  async ({ repo }) => {
+    const named = 'docs/my café.md';
+    repo.write(named, 'Intro\n  a\n  b\n  c\n  d\n  e\n');
+    repo.git('add', '-A');
+    repo.git('commit', '-q', '-m', 'doc');
+    const changed = SOURCE.replace('    x = 25;', '    x = 2500;');
+    await withShadow(repo, async (sh) => {
+      const r = await sh.batch({
+        operations: [
+          { operation: 'write', path: 'src/a.c', content: `${changed}\n` },
+          { operation: 'write', path: named, content: 'Intro\n  a\n  b\n  c\n  d\n  E\n' },
+        ],
+      });
+      assert.ok(r.success, JSON.stringify(r.error));
+    });
+    const shown = repo.shadow(['diff']).stdout;
+    assert.match(shown, '"a/docs/my caf\\303\\251.md"');
+    assert.match(shown, /^@@ -\d+,\d+ \+\d+,\d+ @@ int main\(void\) \{$/m);
+    assert.match(shown, /^@@ -\d+,\d+ \+\d+,\d+ @@ Intro$/m);
+    const hashed = shown
+      .replaceAll('"a/docs/my caf\\303\\251.md"', `a/${named}`)
+      .replaceAll('"b/docs/my caf\\303\\251.md"', `b/${named}`)
+      .replace(/^((?:---|\+\+\+) .*)\t$/gm, '$1')
+      .replace(/^(@@ [^@]* @@).*$/gm, '$1');
+    assert.is.not(hashed, shown);
+    await withShadow(repo, async (sh) => {
+      const r = await sh.apply({ dryRun: true });
+      assert.is(r.fingerprint, `patchset:${createHash('sha256').update(hashed, 'utf8').digest('hex')}`);
+    });
+  },
+);
+
 AsGit.run();
+Functions.run();

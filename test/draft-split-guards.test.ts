@@ -140,7 +140,7 @@ Guards(
     assert.equal(
       moved.map((f) => [f.path, f.hunks!.map((h) => h.header)]),
       [
-        ['a.txt', ['@@ -17,7 +17,7 @@']],
+        ['a.txt', ['@@ -17,7 +17,7 @@ line 16']],
         ['b.txt', ['@@ -0,0 +1 @@']],
       ],
     );

@@ -107,7 +107,7 @@ Oracle('a base the root does not hold (the person’s edit) is captured under th
     const moved = (await sh.diff({ draft: 'cap-two', content: 'patch' })).files;
     assert.equal(
       moved.map((f) => [f.path, f.hunks!.map((h) => h.header)]),
-      [['edited.txt', ['@@ -27,7 +27,7 @@']]],
+      [['edited.txt', ['@@ -27,7 +27,7 @@ text line 26']]],
     );
     // Applied, the new draft writes base + its hunk over the person's edit.
     assert.ok((await sh.apply({ draft: 'cap-two' })).applied);
@@ -135,7 +135,7 @@ Oracle('after a partial apply the split takes from what is not applied yet', asy
     );
     assert.equal(
       (await sh.diff({ draft: 'part', content: 'patch' })).files.map((f) => f.hunks!.map((h) => h.header)),
-      [['@@ -34,7 +34,7 @@']],
+      [['@@ -34,7 +34,7 @@ text line 33']],
     );
     assert.ok((await sh.apply({ draft: r.into })).applied);
     assert.ok((await sh.apply({ draft: 'part' })).applied);

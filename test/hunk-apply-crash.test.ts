@@ -65,7 +65,7 @@ Crash(
         if (nodeAt(fs, p) !== file(c)) problems.push(`N=${n}: ${p} is not base + the chosen hunks after recovery`);
       const left = (await reopened.diff({ content: 'patch' })).files;
       const shape = left.map((f) => `${f.path}:${f.hunks!.map((h) => h.header).join(' ')}`).join(', ');
-      if (shape !== 'a.txt:@@ -34,7 +34,7 @@') problems.push(`N=${n}: the draft's diff is ${shape}`);
+      if (shape !== 'a.txt:@@ -34,7 +34,7 @@ line 33') problems.push(`N=${n}: the draft's diff is ${shape}`);
       reopened.close();
     }
     assert.equal(problems.slice(0, 10), []);

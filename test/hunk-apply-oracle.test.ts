@@ -46,8 +46,8 @@ function gitOracle(scratch: DiskRepo, c: Case): { headers: string[]; result: Sta
   const at = full.indexOf('\n@@');
   const head = at === -1 ? full : full.slice(0, at + 1);
   const hunks = at === -1 ? [] : full.slice(at + 1).split(/^(?=@@ )/m);
-  // git adds the function-context after the ranges (diff.<driver>.xfuncname); shadow prints the ranges alone.
-  const headers = hunks.map((h) => /^@@ [^@]* @@/.exec(h)![0]);
+  // The whole @@ line: the ranges and the function line git writes after them.
+  const headers = hunks.map((h) => h.slice(0, h.indexOf('\n')));
   let patch: string;
   if (c.base === null || c.next === null) patch = full;
   else {
@@ -150,7 +150,7 @@ Oracle(
       const listed = (await sh.diff({ draft, content: 'patch', renames: true })).files;
       assert.equal(
         listed.map((f) => [f.status, f.from, f.path, f.hunks!.map((h) => h.header)]),
-        [['R', from, to, hunks.map((h) => /^@@ [^@]* @@/.exec(h)![0])]],
+        [['R', from, to, hunks.map((h) => h.slice(0, h.indexOf('\n')))]],
       );
       const r = await sh.apply({ draft, hunks: [listed[0]!.hunks![1]!.id] });
       assert.equal(r.partial, [{ path: to, chosen: 1, hunks: 2, from }]);

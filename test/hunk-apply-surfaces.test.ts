@@ -38,7 +38,7 @@ Cli(
       code.hunks.map((h) => [h.index, h.header, h.old_start, h.old_lines, h.new_start, h.new_lines]),
       [
         [1, '@@ -1,6 +1,6 @@', 1, 6, 1, 6],
-        [2, '@@ -34,7 +34,7 @@', 34, 7, 34, 7],
+        [2, '@@ -34,7 +34,7 @@ line 33', 34, 7, 34, 7],
       ],
     );
     assert.ok(code.hunks.every((h) => /^[0-9a-f]{12}$/.test(String(h.id))));

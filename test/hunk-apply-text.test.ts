@@ -118,7 +118,7 @@ Apply('a hunk that does not fit, overlaps another or starts past the end is PATC
   }
 });
 
-Apply('a hunk id binds the path, both blobs and the header', () => {
+Apply("a hunk id binds the path, both blobs and the header's ranges, not its function line", () => {
   const id = hunkId('a.txt', null, 'b'.repeat(40), '@@ -0,0 +1 @@');
   assert.match(id, /^[0-9a-f]{12}$/);
   for (const other of [
@@ -128,6 +128,12 @@ Apply('a hunk id binds the path, both blobs and the header', () => {
     hunkId('a.txt', null, 'b'.repeat(40), '@@ -0,0 +1,2 @@'),
   ])
     assert.is.not(other, id);
+  // The function line git writes after the ranges is how a diff is shown, not which hunk it is.
+  assert.is(hunkId('a.txt', null, 'b'.repeat(40), '@@ -0,0 +1 @@ int main(void) {'), id);
+  assert.is(
+    hunkId('a.txt', 'a'.repeat(40), 'b'.repeat(40), '@@ -3,4 +3,5 @@ fn'),
+    hunkId('a.txt', 'a'.repeat(40), 'b'.repeat(40), '@@ -3,4 +3,5 @@'),
+  );
 });
 
 Specs.run();

@@ -37,7 +37,8 @@ function gitHunks(path: string, from: string, to: string, chosen: number[]): { h
     scratch.git('checkout', '-q', '--', path);
     const at = full.indexOf('\n@@');
     const hunks = full.slice(at + 1).split(/^(?=@@ )/m);
-    const headers = hunks.map((h) => /^@@ [^@]* @@/.exec(h)![0]);
+    // The whole @@ line: the ranges and the function line git writes after them.
+    const headers = hunks.map((h) => h.slice(0, h.indexOf('\n')));
     const patch = `${full.slice(0, at + 1)}${hunks.filter((_, i) => chosen.includes(i + 1)).join('')}`;
     const file = join(scratch.root, 'chosen.patch');
     writeFileSync(file, patch);

@@ -28,7 +28,7 @@ Diff('a change deep in a long file: hunk headers carry the real line numbers, wi
   const d = diffOf(`${lines.join('\n')}\n`, `${changed.join('\n')}\n`);
   const body = d.text.split('\n').slice(4);
   assert.equal(body.slice(0, 9), [
-    '@@ -147,7 +147,7 @@',
+    '@@ -147,7 +147,7 @@ line 146',
     ' line 147',
     ' line 148',
     ' line 149',
@@ -53,7 +53,7 @@ Diff('adding a final newline is a change of the last line only', () => {
   const d = diffOf('x\n'.repeat(50) + 'end', 'x\n'.repeat(50) + 'end\n');
   assert.is(d.insertions, 1);
   assert.is(d.deletions, 1);
-  assert.ok(d.text.includes('@@ -48,4 +48,4 @@\n x\n x\n x\n-end\n\\ No newline at end of file\n+end\n'), d.text);
+  assert.ok(d.text.includes('@@ -48,4 +48,4 @@ x\n x\n x\n x\n-end\n\\ No newline at end of file\n+end\n'), d.text);
 });
 
 Diff('3,000 seeded random edits: counts match the untrimmed diff and the patch turns old into new', () => {

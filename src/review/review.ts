@@ -215,9 +215,9 @@ async function examine(
       if (keptBytes <= KEPT_BYTES) kept.set(e.new.oid, newContent);
       else kept = undefined;
     }
-    // git's default quoting whatever core.quotePath says: the patch is what the fingerprint hashes, and two
-    // clones of the same draft must agree on it.
-    const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent });
+    // The fingerprint's form (unified-diff.ts): the patch is what the fingerprint hashes, so it does not follow
+    // core.quotePath or how shadow shows a diff, and two clones, or two versions, of the same draft agree on it.
+    const d = fileDiff({ path: e.path, old: e.old, new: e.new, oldContent, newContent, form: 'fingerprint' });
     parts.push(d.text);
     base_sha256_by_path[e.path] = e.old ? sha256(oldContent) : null;
     // A path the change adds is published like a line: a token in a file's name reaches the branch too.

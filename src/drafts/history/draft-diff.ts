@@ -128,6 +128,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         from: f.from,
         similarity: f.similarity,
         quotePath,
+        functionNames: options.content === 'patch',
       });
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
       if (d.binary) out.sizes = { old: oldContent.length, new: newContent.length };

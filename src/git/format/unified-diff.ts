@@ -1,6 +1,7 @@
 import { looksBinary } from '../../core/content.js';
 import { MODE } from './git-objects.js';
 import { cQuote, cQuotePrefixed } from './c-quote.js';
+import { hunkFunctions } from './hunk-function.js';
 import type { FileEntry } from './tree-lookup.js';
 import { lineSegments, type Segment } from '../../core/line-diff.js';
 
@@ -21,6 +22,16 @@ export interface FileDiffInput {
   similarity?: number;
   /** `core.quotePath`: paths with bytes above 0x7f are quoted (git's default, true); see c-quote.ts. */
   quotePath?: boolean;
+  /** The function line after each hunk's `@@ ... @@` (hunk-function.ts); default true. */
+  functionNames?: boolean;
+  /**
+   * `git`, the default: as git diff writes it. `fingerprint`: the form the
+   * review fingerprint hashes (src/review/review.ts), kept as shadow first
+   * wrote it, so that a fingerprint, and the approvals bound to it, do not
+   * change when the way shadow shows a diff does: paths as they are (no
+   * quoting), no tab after a name with a space, no function lines.
+   */
+  form?: 'git' | 'fingerprint';
 }
 
 export interface FileDiff {
@@ -152,10 +163,12 @@ function changedWindow(a: string, b: string, context: number): { old: string; ne
 export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const { path, old, new: next } = input;
   const oldPath = input.from ?? path;
+  const asGit = input.form !== 'fingerprint';
   const fully = input.quotePath ?? true;
   // Paths as git writes them: quoted where they must be (c-quote.ts).
-  const a = cQuotePrefixed('a/', oldPath, fully);
-  const b = cQuotePrefixed('b/', path, fully);
+  const quote = (p: string): string => (asGit ? cQuote(p, fully) : p);
+  const a = asGit ? cQuotePrefixed('a/', oldPath, fully) : `a/${oldPath}`;
+  const b = asGit ? cQuotePrefixed('b/', path, fully) : `b/${path}`;
   const head: string[] = [`diff --git ${a} ${b}`];
   if (!old && next) head.push(`new file mode ${next.mode}`);
   else if (old && !next) head.push(`deleted file mode ${old.mode}`);
@@ -163,8 +176,8 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   if (input.from !== undefined)
     head.push(
       `similarity index ${input.similarity ?? 100}%`,
-      `rename from ${cQuote(input.from, fully)}`,
-      `rename to ${cQuote(path, fully)}`,
+      `rename from ${quote(input.from)}`,
+      `rename to ${quote(path)}`,
     );
   const oldId = old ? short(old.oid) : '0000000';
   const newId = next ? short(next.oid) : '0000000';
@@ -192,12 +205,22 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   let deletions = 0;
   const added: FileDiff['added'] = [];
   // A name with a space ends in a tab (git's name_a_tab), so that a reader can tell where it ends.
-  const tab = (label: string, name: string): string => (label !== '/dev/null' && name.includes(' ') ? '\t' : '');
+  const tab = (label: string, name: string): string =>
+    asGit && label !== '/dev/null' && name.includes(' ') ? '\t' : '';
   const body: string[] = [`--- ${from}${tab(from, oldPath)}`, `+++ ${to}${tab(to, path)}`];
-  for (const h of hunks) {
+  // The hunk's first line in the old file, 0-based, as xdiff counts it (an empty range starts after its line).
+  const functions =
+    asGit && (input.functionNames ?? true)
+      ? hunkFunctions(
+          input.oldContent,
+          hunks.map((h) => h.oldStart + window.skipped - (h.oldLines > 0 ? 1 : 0)),
+        )
+      : [];
+  for (const [i, h] of hunks.entries()) {
     const oldStart = h.oldStart + window.skipped;
     const newStart = h.newStart + window.skipped;
-    body.push(`@@ -${hunkRange(oldStart, h.oldLines)} +${hunkRange(newStart, h.newLines)} @@`);
+    const fn = functions[i] ? ` ${functions[i]}` : '';
+    body.push(`@@ -${hunkRange(oldStart, h.oldLines)} +${hunkRange(newStart, h.newLines)} @@${fn}`);
     let newLine = newStart;
     for (const line of h.lines) {
       if (line.startsWith('+')) {
