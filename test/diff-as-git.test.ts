@@ -311,5 +311,47 @@ Functions(
   },
 );
 
+const Attributes = suite<Ctx>('shadow diff reads the diff attribute as git diff does');
+Attributes.before.each((ctx) => {
+  ctx.repo = new DiskRepo({
+    '.gitattributes': '*.dat -diff\n*.bin binary\n*.txt diff\n*.drv diff=opaque\n',
+    'notes.dat': 'hello\n',
+    'image.bin': 'x\n',
+    'nul.txt': 'a\u0000b\nline\n',
+    'data.drv': 'one\n',
+    'plain.md': 'text\n',
+  });
+  ctx.repo.git('config', 'diff.opaque.binary', 'true');
+});
+Attributes.after.each((ctx) => ctx.repo.cleanup());
+
+Attributes(
+  '-diff, binary and diff.<driver>.binary make a file binary; diff set makes one with a NUL text',
+  async ({ repo }) => {
+    await withShadow(repo, async (sh) => {
+      const r = await sh.batch({
+        operations: [
+          { operation: 'write', path: 'notes.dat', content: 'hello\nworld\n' },
+          { operation: 'write', path: 'image.bin', content: 'x\ny\n' },
+          { operation: 'write', path: 'nul.txt', content: 'a\u0000b\nline two\n' },
+          { operation: 'write', path: 'data.drv', content: 'one\ntwo\n' },
+          { operation: 'write', path: 'plain.md', content: 'text\nmore\n' },
+        ],
+      });
+      assert.ok(r.success, JSON.stringify(r.error));
+    });
+    for (const args of [[], ['--stat'], ['--stat', '--color=always']]) {
+      const { ours, git } = both(repo, args);
+      assert.is(ours, git, args.join(' '));
+    }
+    const patch = both(repo, []).ours;
+    for (const p of ['notes.dat', 'image.bin', 'data.drv'])
+      assert.match(patch, `Binary files a/${p} and b/${p} differ`);
+    assert.match(patch, '+line two\n');
+    assert.match(both(repo, ['--stat']).ours, /^ notes\.dat +\| Bin 6 -> 12 bytes$/m);
+  },
+);
+
 AsGit.run();
 Functions.run();
+Attributes.run();

@@ -97,6 +97,15 @@ export class WorktreeForm {
     return form;
   }
 
+  /**
+   * The `diff` attribute of `path`: false for `-diff` (and the `binary`
+   * macro), true for `diff`, a driver's name for `diff=<driver>`, undefined
+   * when unspecified.
+   */
+  diffAttribute(path: string): AttrState | undefined {
+    return this.attributes.of(path, ['diff']).get('diff');
+  }
+
   /** A driver git would run: one with a command, or one marked required (git then fails without one). */
   private driverConfigured(name: string): boolean {
     const c = this.config;

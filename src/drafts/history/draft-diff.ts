@@ -114,6 +114,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     }
     const read = (e: FileEntry | null): Buffer => (e && e.mode !== '160000' ? readBlob(e.oid) : Buffer.alloc(0));
     const quotePath = ws.repo.config.getBool('core.quotepath') ?? true;
+    const binaryByAttribute = binaryAttribute(ws);
     const withHunks = options.content === 'patch' && options.range === undefined;
     const { fileHunks } = withHunks ? await import('../hunks/file-hunks.js') : { fileHunks: undefined };
     files = files.map((f) => {
@@ -129,11 +130,16 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         similarity: f.similarity,
         quotePath,
         functionNames: options.content === 'patch',
+        binary: binaryByAttribute(f.path),
       });
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
       if (d.binary) out.sizes = { old: oldContent.length, new: newContent.length };
       // The same content (a rename, a mode change) has no patch, and git still counts a binary one as binary.
-      else if (f.old?.oid === f.new?.oid && (looksBinary(oldContent) || looksBinary(newContent))) out.binary = true;
+      else if (
+        f.old?.oid === f.new?.oid &&
+        (binaryByAttribute(f.path) ?? (looksBinary(oldContent) || looksBinary(newContent)))
+      )
+        out.binary = true;
       if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
       if (fileHunks) {
         const h = fileHunks(f.path, f.old, f.new, oldContent, newContent, d);
@@ -144,4 +150,23 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     });
   }
   return { draft, from: changes.from, to: changes.to, files, ...(limited ? { renames_limited: true as const } : {}) };
+}
+
+/**
+ * Whether a path is binary by its `diff` attribute, as git decides for a
+ * diff: `-diff` (and the `binary` macro) or a driver with
+ * `diff.<driver>.binary` true, binary; `diff` set, text whatever its bytes;
+ * else undefined (by content). Read from the working tree's attribute
+ * files, as git diff reads them; a bare repository has none. A driver's
+ * `textconv` is not run (docs/reading.md).
+ */
+function binaryAttribute(ws: Workspace): (path: string) => boolean | undefined {
+  const form = ws.worktreeForm();
+  if (form === undefined) return () => undefined;
+  return (path) => {
+    const a = form.diffAttribute(path);
+    if (a === false || a === true) return !a;
+    if (typeof a === 'string') return ws.repo.config.getBool(`diff.${a}.binary`) === true ? true : undefined;
+    return undefined;
+  };
 }

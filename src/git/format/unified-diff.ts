@@ -22,6 +22,12 @@ export interface FileDiffInput {
   similarity?: number;
   /** `core.quotePath`: paths with bytes above 0x7f are quoted (git's default, true); see c-quote.ts. */
   quotePath?: boolean;
+  /**
+   * Whether the file is binary, when its `diff` attribute says so (`-diff`
+   * or `binary`: true; `diff` set: false, even with a NUL in it); undefined:
+   * by its content, as git looks (a NUL in its first 8000 bytes).
+   */
+  binary?: boolean;
   /** The function line after each hunk's `@@ ... @@` (hunk-function.ts); default true. */
   functionNames?: boolean;
   /**
@@ -185,10 +191,9 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
     head.push(`index ${oldId}..${newId}${old && next && old.mode === next.mode ? ` ${old.mode}` : ''}`);
   else return { text: `${head.join('\n')}\n`, insertions: 0, deletions: 0, binary: false, added: [] };
   const binary =
-    looksBinary(input.oldContent) ||
-    looksBinary(input.newContent) ||
     old?.mode === MODE.gitlink ||
-    next?.mode === MODE.gitlink;
+    next?.mode === MODE.gitlink ||
+    (input.binary ?? (looksBinary(input.oldContent) || looksBinary(input.newContent)));
   const from = old ? a : '/dev/null';
   const to = next ? b : '/dev/null';
   if (binary)
