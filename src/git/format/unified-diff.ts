@@ -236,5 +236,7 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
       body.push(line);
     }
   }
-  return { text: `${head.join('\n')}\n${body.join('\n')}\n`, insertions, deletions, binary: false, added };
+  // No hunk (an empty file added or deleted): git writes the `---`/`+++` lines with the first hunk, so none.
+  const text = hunks.length === 0 && asGit ? `${head.join('\n')}\n` : `${head.join('\n')}\n${body.join('\n')}\n`;
+  return { text, insertions, deletions, binary: false, added };
 }
