@@ -197,7 +197,6 @@ export const COMMANDS: Array<CommandSpec | CommandGroup> = [
           array: true,
           describe: 'checkpoint, batch number, ~N or commit; A..B (or A B); paths after --',
         })
-        .option('stat', { type: 'boolean', describe: 'lines added and removed per file' })
         .option('name-status', { type: 'boolean', describe: 'paths with A/M/D/T, R<similarity> for renames' })
         .epilog(DIFF_OPTIONS),
     load: () => import('./commands/diff.js').then((m) => m.diff),

@@ -188,6 +188,48 @@ AsGit('--stat: only insertions, only deletions, one file; nothing at all for no 
   assert.match(repo.shadow(['diff', '--stat', '--', 'café.txt']).stdout, / 1 file changed, 1 insertion\(\+\)\n$/);
 });
 
+AsGit(
+  "--numstat, --shortstat, --name-only, --stat=<width>[,<name-width>[,<count>]] and --stat-*: git's bytes; --name-* drop the counts",
+  ({ repo }) => {
+    for (const args of [
+      ['--numstat'],
+      ['-M', '--numstat'],
+      ['--shortstat'],
+      ['--name-only'],
+      ['-M', '--name-only'],
+      ['--stat=60'],
+      ['--stat=100,20'],
+      ['-M', '--stat=80,30,5'],
+      ['--stat=0'],
+      ['--stat-width=50'],
+      ['--stat-name-width=15'],
+      ['--stat-graph-width=10'],
+      ['--stat-count=3'],
+      ['--numstat', '--stat', '--shortstat'],
+      ['--name-status', '--stat'],
+      ['--name-only', '--numstat'],
+      ['--shortstat', '--', 'no-such-path'],
+    ]) {
+      const { ours, git } = both(repo, args, { COLUMNS: '120' });
+      assert.is(ours, git, args.join(' '));
+    }
+    assert.match(both(repo, ['--numstat']).ours, /^-\t-\tbin\.dat$/m);
+    assert.match(both(repo, ['--stat-count=3']).ours, /^ \.\.\.$/m);
+  },
+);
+
+AsGit('a bad --stat value is USAGE (exit 2), naming it', ({ repo }) => {
+  for (const bad of ['--stat=x', '--stat=1,2,3,4', '--stat-width=-1', '--stat-count=']) {
+    const r = repo.shadow(['diff', bad]);
+    assert.is(r.status, 2, bad);
+    assert.match(r.stderr, 'stat', bad);
+    assert.is(r.stdout, '', bad);
+  }
+  const both2 = repo.shadow(['diff', '--name-only', '--name-status']);
+  assert.is(both2.status, 2);
+  assert.match(both2.stderr, 'cannot be used together');
+});
+
 AsGit('on a terminal, --stat takes the terminal width unless COLUMNS says otherwise', async ({ repo }) => {
   const onTerminal = async (columns: number, env: Record<string, string> = {}): Promise<string> => {
     let stdout = '';

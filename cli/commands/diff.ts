@@ -1,8 +1,8 @@
 import { isShadowError, ShadowError, type DiffOptions, type DiffResult, type Shadow } from '../../src/index.js';
 import type { CommandContext } from '../command-context.js';
-import { parseDiffWords, type DiffWords } from '../diff/diff-words.js';
+import { parseDiffWords, type DiffWords, type StatWords } from '../diff/diff-words.js';
 import { wantColour } from '../diff/diff-colour.js';
-import { nameStatusText, statText } from '../diff/diff-text.js';
+import { nameOnlyText, nameStatusText, numstatText, shortstatText, statText } from '../diff/diff-text.js';
 import type { StatOptions } from '../diff/stat-layout.js';
 import { choosePager, page } from '../diff/pager.js';
 
@@ -16,8 +16,14 @@ export async function diff(ctx: CommandContext): Promise<void> {
   const paths = await pathspecs(ctx);
   const sh = await ctx.open();
   const nameStatus = ctx.argv['name-status'] === true;
-  const stat = ctx.argv.stat === true;
-  const content = nameStatus ? 'none' : stat ? 'stat' : 'patch';
+  if (nameStatus && words.nameOnly)
+    throw new ShadowError('USAGE', '--name-only and --name-status cannot be used together', {
+      hint: 'shadow diff --name-only (paths), or --name-status (paths with A/M/D/R)',
+    });
+  const names = nameStatus || words.nameOnly === true;
+  // As git's diff_setup_done: --name-status and --name-only drop --stat, --numstat, --shortstat and the patch.
+  const counts = !names && (words.stat !== undefined || words.numstat === true || words.shortstat === true);
+  const content = counts ? 'stat' : names ? 'none' : 'patch';
   const config = (name: string): string | undefined => sh.gitConfig(name);
   const pager = ctx.out.json || words.pager === false ? undefined : choosePager(ctx.io, config);
   const colour = !ctx.out.json && wantColour(words.color, config, ctx.io, pager !== undefined);
@@ -27,11 +33,18 @@ export async function diff(ctx: CommandContext): Promise<void> {
     return;
   }
   const quotePath = sh.gitConfigBool('core.quotePath') ?? true;
-  let text = nameStatus
-    ? nameStatusText(r.files, quotePath)
-    : stat
-      ? statText(r.files, { colour, quotePath, ...statWidths(ctx, sh) })
-      : r.files.map((f) => f.patch ?? '').join('');
+  // In git's order: the names, then --numstat, --stat and --shortstat; the patch only when none is asked for.
+  const parts: string[] = [];
+  if (nameStatus) parts.push(nameStatusText(r.files, quotePath));
+  if (words.nameOnly) parts.push(nameOnlyText(r.files, quotePath));
+  if (counts && words.numstat) parts.push(numstatText(r.files, quotePath));
+  if (counts && words.stat) parts.push(statText(r.files, { colour, quotePath, ...statWidths(ctx, sh, words.stat) }));
+  if (counts && words.shortstat) parts.push(shortstatText(r.files));
+  if (!names && !counts) parts.push(r.files.map((f) => f.patch ?? '').join(''));
+  let text = parts
+    .filter((p) => p !== '')
+    .map((p) => (p.endsWith('\n') ? p : `${p}\n`))
+    .join('');
   if (text === '') return;
   if (!text.endsWith('\n')) text += '\n';
   if (r.renames_limited)
@@ -44,16 +57,31 @@ export async function diff(ctx: CommandContext): Promise<void> {
 
 /**
  * The widths of a `--stat`: git's term_columns (`COLUMNS` when it is a
- * positive number, else the terminal's width, else 80) and the
- * `diff.statGraphWidth` and `diff.statNameWidth` limits.
+ * positive number, else the terminal's width, else 80) unless
+ * `--stat=<width>` or `--stat-width` gives one; the name's and the
+ * graph's limits from the options, else `diff.statNameWidth` and
+ * `diff.statGraphWidth`; `--stat-count`.
  */
-function statWidths(ctx: CommandContext, sh: Shadow): StatOptions {
+function statWidths(ctx: CommandContext, sh: Shadow, given: StatWords): StatOptions {
   // git reads COLUMNS with atoi: leading digits count, anything else is 0.
   const columns = Number.parseInt(/^\s*[-+]?\d+/.exec(ctx.io.env.COLUMNS ?? '')?.[0] ?? '0', 10);
   const terminal = ctx.io.isTTY ? ctx.io.columns?.() : undefined;
-  const width = columns > 0 ? columns : terminal !== undefined && terminal > 0 ? terminal : 80;
+  // `--stat=0` is 80, as in git; without a width, the terminal's.
+  const width =
+    given.width !== undefined
+      ? given.width || 80
+      : columns > 0
+        ? columns
+        : terminal !== undefined && terminal > 0
+          ? terminal
+          : 80;
   const limit = (name: string): number => Math.max(0, sh.gitConfigInt(name) ?? 0);
-  return { width, graphWidth: limit('diff.statGraphWidth'), nameWidth: limit('diff.statNameWidth') };
+  return {
+    width,
+    graphWidth: given.graphWidth ?? limit('diff.statGraphWidth'),
+    nameWidth: given.nameWidth ?? limit('diff.statNameWidth'),
+    count: given.count,
+  };
 }
 
 /** The paths after `--`, relative to the current directory as git's pathspecs are; `:(literal)` kept. */

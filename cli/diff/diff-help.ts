@@ -3,4 +3,10 @@ export const DIFF_OPTIONS = `Also, as git diff takes them:
   -M[<n>], --find-renames[=<n>]  pair renames (n: least similarity, 50%; -M90%, -M9)
   --color[=<when>], --no-color   always, never, auto (a terminal, unless NO_COLOR)
   --no-pager                     no pager (else GIT_PAGER, core.pager, PAGER, less)
+  --stat[=<width>[,<name-width>[,<count>]]]
+                                 lines added and removed per file, laid out as git's
+  --stat-width=<n>, --stat-name-width=<n>, --stat-graph-width=<n>, --stat-count=<n>
+  --numstat                      added and removed lines per file, tab-separated (- - for binary)
+  --shortstat                    the --stat summary line alone
+  --name-only                    the changed paths
   -- <path>...                   only these paths (from here; globs, :(literal))`;

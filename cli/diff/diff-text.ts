@@ -45,6 +45,8 @@ export function statText(
 ): string {
   if (files.length === 0) return '';
   const quote = options.quotePath ?? true;
+  const all = files;
+  files = options.count ? files.slice(0, options.count) : files;
   const names = files.map((f) =>
     f.status === 'R' && f.from !== undefined ? renameName(f.from, f.path, quote) : cQuote(f.path, quote),
   );
@@ -73,7 +75,28 @@ export function statText(
       : '+'.repeat(plus) + '-'.repeat(minus);
     return ` ${name} | ${String(count).padStart(layout.numberWidth)}${count > 0 ? ' ' : ''}${graph}`;
   });
-  return [...lines, summaryLine(files)].join('\n');
+  return [...lines, ...(all.length > files.length ? [' ...'] : []), summaryLine(all)].join('\n');
+}
+
+/** `--shortstat`: the summary line alone; nothing for no change. */
+export function shortstatText(files: readonly DiffFile[]): string {
+  return files.length === 0 ? '' : summaryLine(files);
+}
+
+/** `--name-only`: each path (a rename's new one), quoted as git quotes it. */
+export function nameOnlyText(files: readonly DiffFile[], quotePath = true): string {
+  return files.map((f) => cQuote(f.path, quotePath)).join('\n');
+}
+
+/** `--numstat`: added and removed lines, tab-separated (`-` for a binary file), and the name as `--stat` shows it. */
+export function numstatText(files: readonly DiffFile[], quotePath = true): string {
+  return files
+    .map((f) => {
+      const name =
+        f.status === 'R' && f.from !== undefined ? renameName(f.from, f.path, quotePath) : cQuote(f.path, quotePath);
+      return f.binary ? `-\t-\t${name}` : `${f.insertions ?? 0}\t${f.deletions ?? 0}\t${name}`;
+    })
+    .join('\n');
 }
 
 /** git's print_stat_summary: a count of 0 is left out unless both are 0; binary files count no lines. */

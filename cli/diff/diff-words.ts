@@ -17,6 +17,55 @@ export interface DiffWords {
   renames?: boolean | number;
   color?: ColourWhen;
   pager?: boolean;
+  /** `--stat`, with the widths of `--stat=<width>[,<name-width>[,<count>]]` and `--stat-*=<n>`. */
+  stat?: StatWords;
+  numstat?: boolean;
+  shortstat?: boolean;
+  nameOnly?: boolean;
+}
+
+/** What `--stat` and its width options say (absent: git's defaults). */
+export interface StatWords {
+  width?: number;
+  nameWidth?: number;
+  graphWidth?: number;
+  count?: number;
+}
+
+/** A number of `--stat`'s, as git reads them (digits only). */
+function statNumber(option: string, text: string): number {
+  if (!/^\d+$/.test(text))
+    throw usage(
+      `${option} expects a number, not "${text}"`,
+      'shadow diff --stat=<width>[,<name-width>[,<count>]], or --stat-width=<n>, --stat-name-width=<n>, --stat-graph-width=<n>, --stat-count=<n>',
+    );
+  return Number(text);
+}
+
+/** `--stat` and `--stat-*` words into `out.stat`; false for any other word. */
+function readStatWord(w: string, out: DiffWords): boolean {
+  if (w === '--stat') {
+    out.stat ??= {};
+    return true;
+  }
+  if (w.startsWith('--stat=')) {
+    const [width, name, count, ...rest] = w.slice('--stat='.length).split(',');
+    if (rest.length > 0)
+      throw usage(`--stat takes at most three numbers: ${w}`, 'shadow diff --stat=<width>[,<name-width>[,<count>]]');
+    const stat: StatWords = { ...out.stat };
+    if (width !== undefined && width !== '') stat.width = statNumber('--stat', width);
+    if (name !== undefined && name !== '') stat.nameWidth = statNumber('--stat', name);
+    if (count !== undefined && count !== '') stat.count = statNumber('--stat', count);
+    out.stat = stat;
+    return true;
+  }
+  const m = /^--stat-(width|name-width|graph-width|count)=(.*)$/.exec(w);
+  if (!m) return false;
+  const key = ({ width: 'width', 'name-width': 'nameWidth', 'graph-width': 'graphWidth', count: 'count' } as const)[
+    m[1] as 'width' | 'name-width' | 'graph-width' | 'count'
+  ];
+  out.stat = { ...out.stat, [key]: statNumber(`--stat-${m[1]}`, m[2]!) };
+  return true;
 }
 
 const usage = (message: string, hint: string): ShadowError => new ShadowError('USAGE', message, { hint });
@@ -77,6 +126,10 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
       }
       out.color = when;
     } else if (w === '--no-pager') out.pager = false;
+    else if (w === '--numstat') out.numstat = true;
+    else if (w === '--shortstat') out.shortstat = true;
+    else if (w === '--name-only') out.nameOnly = true;
+    else if (readStatWord(w, out)) continue;
     else if (w.startsWith('-'))
       throw usage(
         `unknown option ${w} for shadow diff`,

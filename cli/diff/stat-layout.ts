@@ -17,6 +17,8 @@ export interface StatOptions {
   graphWidth?: number;
   /** `diff.statNameWidth`: the name's most columns (0: no limit of its own). */
   nameWidth?: number;
+  /** `--stat-count`: the files shown (the rest as ` ...`, still counted in the summary). */
+  count?: number;
 }
 
 export interface StatFile {

@@ -20,7 +20,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   log: ['shadow log -n 5                        # batches, newest first, with their ops'],
   diff: [
     "shadow diff                            # unified diff against the captured bases (coloured and paged on a terminal, as git's)",
-    'shadow diff --stat                     # or --name-status',
+    'shadow diff --stat                     # or --numstat, --shortstat, --name-only, --name-status; --stat=<width>',
     'shadow diff before-refactor..          # between two points: checkpoint, batch number, ~N, commit (or two: A B)',
     'shadow diff -- src/api.ts docs/        # only these paths: relative to the current directory, globs, :(literal)',
     'shadow diff -M                         # renames paired as git diff -M pairs them; -M90% (or -M9) asks more alike',
