@@ -328,6 +328,34 @@ Functions(
 );
 
 Functions(
+  '-U<n> and --unified=<n>: the context git shows, function lines included; the hunks listed for an apply keep 3',
+  async ({ repo }) => {
+    const changed = SOURCE.replace('    x = 5;\n', '    x = 5;\n    inserted();\n')
+      .replace('    x = 7;', '    x = 700;')
+      .replace('    p = 8;', '    p = 800;')
+      // Just above a function's line: the hunk's line is the function before (xdiff looks from the line above).
+      .replace('}\n_private_helper() {', '}\n// added\n_private_helper() {');
+    await withShadow(repo, async (sh) => {
+      const r = await sh.batch({ operations: [{ operation: 'write', path: 'src/a.c', content: `${changed}\n` }] });
+      assert.ok(r.success, JSON.stringify(r.error));
+    });
+    for (const args of [['-U0'], ['-U1'], ['-U8'], ['--unified=5'], ['-U0', '--color=always']]) {
+      const { ours, git } = both(repo, args);
+      assert.is(ours, git, args.join(' '));
+    }
+    assert.match(both(repo, ['-U0']).ours, /^@@ -14,0 \+15 @@ int main\(void\) \{$/m);
+    const hunks = (args: string[]): unknown =>
+      (repo.shadow(['diff', '--json', ...args]).json() as { files: Array<{ hunks: unknown }> }).files.map(
+        (f) => f.hunks,
+      );
+    assert.equal(hunks(['-U0']), hunks([]));
+    const bad = repo.shadow(['diff', '-Ux']);
+    assert.is(bad.status, 2);
+    assert.match(bad.stderr, '-U expects a number');
+  },
+);
+
+Functions(
   'the review fingerprint hashes the patch in its own form: paths unquoted, no tab after a spaced name, no function line',
   async ({ repo }) => {
     const named = 'docs/my café.md';

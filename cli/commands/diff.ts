@@ -100,7 +100,13 @@ type Shown = Pick<DiffOptions, 'content' | 'paths' | 'color'>;
 
 async function diffOf(sh: Shadow, ctx: CommandContext, words: DiffWords, options: Shown): Promise<DiffResult> {
   try {
-    return await sh.diff({ draft: ctx.draft, range: words.range, renames: words.renames, ...options });
+    return await sh.diff({
+      draft: ctx.draft,
+      range: words.range,
+      renames: words.renames,
+      ...(words.context === undefined ? {} : { context: words.context }),
+      ...options,
+    });
   } catch (e) {
     // A path typed where a range goes (`shadow diff src/api.ts`): say where paths go.
     const typedPath = words.points.length === 2 || (words.points.length === 1 && !words.points[0]!.includes('..'));

@@ -9,4 +9,5 @@ export const DIFF_OPTIONS = `Also, as git diff takes them:
   --numstat                      added and removed lines per file, tab-separated (- - for binary)
   --shortstat                    the --stat summary line alone
   --name-only                    the changed paths
+  -U<n>, --unified=<n>           lines of context in the patch (3)
   -- <path>...                   only these paths (from here; globs, :(literal))`;

@@ -22,6 +22,8 @@ export interface DiffWords {
   numstat?: boolean;
   shortstat?: boolean;
   nameOnly?: boolean;
+  /** `-U<n>`, `--unified=<n>`: lines of context. */
+  context?: number;
 }
 
 /** What `--stat` and its width options say (absent: git's defaults). */
@@ -129,7 +131,15 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
     else if (w === '--numstat') out.numstat = true;
     else if (w === '--shortstat') out.shortstat = true;
     else if (w === '--name-only') out.nameOnly = true;
-    else if (readStatWord(w, out)) continue;
+    else if (/^(?:-U|--unified=)/.test(w)) {
+      const n = w.replace(/^(?:-U|--unified=)/, '');
+      if (!/^\d+$/.test(n))
+        throw usage(
+          `${w.startsWith('-U') ? '-U' : '--unified'} expects a number of lines, not "${n}"`,
+          'shadow diff -U0, -U10, --unified=5',
+        );
+      out.context = Number(n);
+    } else if (readStatWord(w, out)) continue;
     else if (w.startsWith('-'))
       throw usage(
         `unknown option ${w} for shadow diff`,

@@ -39,6 +39,12 @@ export interface DiffOptions extends DraftOption {
   renames?: boolean | number;
   /** Patches in git's colours (`git diff --color`), for a terminal. */
   color?: boolean;
+  /**
+   * Lines of context around each change in the patches (`git diff -U<n>`);
+   * default 3. The hunks listed for an apply (`files[].hunks`) are those of
+   * 3 lines, whatever this says.
+   */
+  context?: number;
   /** Mask every secret in the patches (added, removed and context lines, headers) and in the paths, as `shadow review` does (first 4 characters, then a mask). */
   redact?: boolean;
 }
@@ -56,6 +62,7 @@ const DiffOptionsSchema = z.object({
   ),
   renames: z.optional(z.union([z.boolean(), z.number().check(z.gte(0), z.lte(100))])),
   color: z.optional(z.boolean()),
+  context: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000))),
   redact: z.optional(z.boolean()),
 });
 
@@ -157,6 +164,7 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       paths: options.paths,
       renames: options.renames,
       color: options.color,
+      context: options.context,
     });
     if (options.redact !== true) return result;
     const { redactPatch, redactPath } = await import('../review/patch-redact.js');

@@ -57,6 +57,8 @@ export interface DraftDiffOptions {
   renames?: boolean | number;
   /** Patches in git's colours. */
   color?: boolean;
+  /** Lines of context in the patches (default 3; the hunks listed for an apply keep 3). */
+  context?: number;
 }
 
 /** git's default `diff.renameLimit`. */
@@ -120,7 +122,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     files = files.map((f) => {
       const oldContent = read(f.old);
       const newContent = read(f.new);
-      const d = fileDiff({
+      const input = {
         path: f.path,
         old: f.old,
         new: f.new,
@@ -131,7 +133,9 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         quotePath,
         functionNames: options.content === 'patch',
         binary: binaryByAttribute(f.path),
-      });
+      };
+      const context = options.context ?? 3;
+      const d = fileDiff(input, context);
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
       if (d.binary) out.sizes = { old: oldContent.length, new: newContent.length };
       // The same content (a rename, a mode change) has no patch, and git still counts a binary one as binary.
@@ -142,7 +146,8 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         out.binary = true;
       if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
       if (fileHunks) {
-        const h = fileHunks(f.path, f.old, f.new, oldContent, newContent, d);
+        // Hunks for an apply are those of 3 lines of context (hunk-ids.ts), whatever the patch shows.
+        const h = fileHunks(f.path, f.old, f.new, oldContent, newContent, context === 3 ? d : fileDiff(input, 3));
         out.hunks = h.infos;
         if (h.whole !== undefined) out.whole = h.whole;
       }

@@ -213,12 +213,12 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const tab = (label: string, name: string): string =>
     asGit && label !== '/dev/null' && name.includes(' ') ? '\t' : '';
   const body: string[] = [`--- ${from}${tab(from, oldPath)}`, `+++ ${to}${tab(to, path)}`];
-  // The hunk's first line in the old file, 0-based, as xdiff counts it (an empty range starts after its line).
+  // The hunk's first line in the old file, 0-based, as xdiff counts it; for an empty range, the line after it.
   const functions =
     asGit && (input.functionNames ?? true)
       ? hunkFunctions(
           input.oldContent,
-          hunks.map((h) => h.oldStart + window.skipped - (h.oldLines > 0 ? 1 : 0)),
+          hunks.map((h) => h.oldStart + window.skipped - 1),
         )
       : [];
   for (const [i, h] of hunks.entries()) {
