@@ -218,6 +218,28 @@ AsGit(
   },
 );
 
+AsGit('--diff-filter: upper case keeps, lower case leaves out, * keeps all or none, as git', ({ repo }) => {
+  for (const args of [
+    ['--diff-filter=A', '--name-status'],
+    ['--diff-filter=d', '--name-status'],
+    ['--diff-filter=MD', '--stat'],
+    ['--diff-filter=ad'],
+    ['-M', '--diff-filter=R', '--name-status'],
+    ['-M', '--diff-filter=r', '--numstat'],
+    ['--diff-filter=*', '--name-only'],
+    ['--diff-filter=M*', '--name-only'],
+    ['--diff-filter=X*', '--name-only'],
+    ['--diff-filter=U', '--shortstat'],
+  ]) {
+    const { ours, git } = both(repo, args);
+    assert.is(ours, git, args.join(' '));
+  }
+  assert.match(both(repo, ['--diff-filter=A', '--name-status']).ours, /^A\tnew file\.txt$/m);
+  const bad = repo.shadow(['diff', '--diff-filter=Q']);
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, "unknown change class 'Q'");
+});
+
 AsGit('a bad --stat value is USAGE (exit 2), naming it', ({ repo }) => {
   for (const bad of ['--stat=x', '--stat=1,2,3,4', '--stat-width=-1', '--stat-count=']) {
     const r = repo.shadow(['diff', bad]);

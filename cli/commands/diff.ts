@@ -1,6 +1,6 @@
 import { isShadowError, ShadowError, type DiffOptions, type DiffResult, type Shadow } from '../../src/index.js';
 import type { CommandContext } from '../command-context.js';
-import { parseDiffWords, type DiffWords, type StatWords } from '../diff/diff-words.js';
+import { filterStatuses, parseDiffWords, type DiffWords, type StatWords } from '../diff/diff-words.js';
 import { wantColour } from '../diff/diff-colour.js';
 import { nameOnlyText, nameStatusText, numstatText, shortstatText, statText } from '../diff/diff-text.js';
 import type { StatOptions } from '../diff/stat-layout.js';
@@ -28,6 +28,7 @@ export async function diff(ctx: CommandContext): Promise<void> {
   const pager = ctx.out.json || words.pager === false ? undefined : choosePager(ctx.io, config);
   const colour = !ctx.out.json && wantColour(words.color, config, ctx.io, pager !== undefined);
   const r = await diffOf(sh, ctx, words, { content, paths, color: colour && content === 'patch' });
+  if (words.filter) r.files = filterStatuses(r.files, words.filter);
   if (ctx.out.json) {
     ctx.out.result(r, () => '');
     return;

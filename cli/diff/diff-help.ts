@@ -10,4 +10,5 @@ export const DIFF_OPTIONS = `Also, as git diff takes them:
   --shortstat                    the --stat summary line alone
   --name-only                    the changed paths
   -U<n>, --unified=<n>           lines of context in the patch (3)
+  --diff-filter=<letters>        only these changes: A M D R T U (lower case: all but these)
   -- <path>...                   only these paths (from here; globs, :(literal))`;

@@ -24,6 +24,44 @@ export interface DiffWords {
   nameOnly?: boolean;
   /** `-U<n>`, `--unified=<n>`: lines of context. */
   context?: number;
+  /** `--diff-filter=<letters>`: the change classes kept. */
+  filter?: DiffFilter;
+}
+
+export interface DiffFilter {
+  classes: ReadonlySet<string>;
+  allOrNone: boolean;
+}
+
+/** The change classes `--diff-filter` names, as git's diff_status_letters. */
+const STATUS_LETTERS = 'ACDMRTUXB';
+
+/**
+ * git's --diff-filter: upper-case letters add a change class, lower-case
+ * ones take it away, from nothing or, when the first letter is lower-case,
+ * from every class; `*` (all or none) keeps every path when any path is of
+ * a class kept, else none.
+ */
+function diffFilter(text: string): DiffFilter {
+  const classes = new Set<string>(/^[a-z]/.test(text) ? STATUS_LETTERS : '');
+  let allOrNone = false;
+  for (const ch of text) {
+    if (ch === '*') allOrNone = true;
+    else if (STATUS_LETTERS.includes(ch)) classes.add(ch);
+    else if (STATUS_LETTERS.includes(ch.toUpperCase())) classes.delete(ch.toUpperCase());
+    else
+      throw usage(
+        `unknown change class '${ch}' in --diff-filter=${text}`,
+        'A added, C copied, D deleted, M modified, R renamed, T type changed, U unmerged; lower case leaves them out; * all or none',
+      );
+  }
+  return { classes, allOrNone };
+}
+
+/** What `--diff-filter` keeps of `files` (see diffFilter). */
+export function filterStatuses<F extends { status: string }>(files: readonly F[], filter: DiffFilter): F[] {
+  if (filter.allOrNone) return files.some((f) => filter.classes.has(f.status)) ? [...files] : [];
+  return files.filter((f) => filter.classes.has(f.status));
 }
 
 /** What `--stat` and its width options say (absent: git's defaults). */
@@ -131,6 +169,7 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
     else if (w === '--numstat') out.numstat = true;
     else if (w === '--shortstat') out.shortstat = true;
     else if (w === '--name-only') out.nameOnly = true;
+    else if (w.startsWith('--diff-filter=')) out.filter = diffFilter(w.slice('--diff-filter='.length));
     else if (/^(?:-U|--unified=)/.test(w)) {
       const n = w.replace(/^(?:-U|--unified=)/, '');
       if (!/^\d+$/.test(n))
