@@ -240,6 +240,26 @@ AsGit('--diff-filter: upper case keeps, lower case leaves out, * keeps all or no
   assert.match(bad.stderr, "unknown change class 'Q'");
 });
 
+AsGit(
+  '-z: --name-only, --name-status and --numstat with paths as they are, each field ended by a NUL, as git',
+  ({ repo }) => {
+    for (const args of [
+      ['-z', '--name-only'],
+      ['-z', '--name-status'],
+      ['-M', '-z', '--name-status'],
+      ['-z', '--numstat'],
+      ['-M', '-z', '--numstat'],
+      ['-z', '--numstat', '--stat'],
+      ['-z', '--shortstat'],
+    ]) {
+      const { ours, git } = both(repo, args);
+      assert.is(ours, git, args.join(' '));
+    }
+    assert.match(both(repo, ['-z', '--name-only']).ours, 'café.txt\0');
+    assert.match(both(repo, ['-M', '-z', '--numstat']).ours, '0\t0\t\0old name.txt\0café b.txt\0');
+  },
+);
+
 AsGit('a bad --stat value is USAGE (exit 2), naming it', ({ repo }) => {
   for (const bad of ['--stat=x', '--stat=1,2,3,4', '--stat-width=-1', '--stat-count=']) {
     const r = repo.shadow(['diff', bad]);

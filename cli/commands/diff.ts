@@ -36,18 +36,19 @@ export async function diff(ctx: CommandContext): Promise<void> {
   const quotePath = sh.gitConfigBool('core.quotePath') ?? true;
   // In git's order: the names, then --numstat, --stat and --shortstat; the patch only when none is asked for.
   const parts: string[] = [];
-  if (nameStatus) parts.push(nameStatusText(r.files, quotePath));
-  if (words.nameOnly) parts.push(nameOnlyText(r.files, quotePath));
-  if (counts && words.numstat) parts.push(numstatText(r.files, quotePath));
+  const nul = words.nul === true;
+  if (nameStatus) parts.push(nameStatusText(r.files, quotePath, nul));
+  if (words.nameOnly) parts.push(nameOnlyText(r.files, quotePath, nul));
+  if (counts && words.numstat) parts.push(numstatText(r.files, quotePath, nul));
   if (counts && words.stat) parts.push(statText(r.files, { colour, quotePath, ...statWidths(ctx, sh, words.stat) }));
   if (counts && words.shortstat) parts.push(shortstatText(r.files));
   if (!names && !counts) parts.push(r.files.map((f) => f.patch ?? '').join(''));
-  let text = parts
+  // A -z part ends with its NUL; any other with a newline.
+  const text = parts
     .filter((p) => p !== '')
-    .map((p) => (p.endsWith('\n') ? p : `${p}\n`))
+    .map((p) => (p.endsWith('\n') || p.endsWith('\0') ? p : `${p}\n`))
     .join('');
   if (text === '') return;
-  if (!text.endsWith('\n')) text += '\n';
   if (r.renames_limited)
     ctx.out.note(
       'warning: exhaustive rename detection was skipped due to too many files; raise diff.renameLimit to look further',

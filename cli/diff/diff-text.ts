@@ -2,14 +2,26 @@ import { cQuote, type DiffFile } from '../../src/index.js';
 import { colourStatGraph } from './diff-colour.js';
 import { statLayout, type StatOptions } from './stat-layout.js';
 
-/** `--name-status` lines: `M\tpath`, a rename as git writes it, `R086\told\tnew`; paths quoted as git quotes them. */
-export function nameStatusText(files: readonly DiffFile[], quotePath = true): string {
-  const q = (p: string): string => cQuote(p, quotePath);
-  const line = (f: DiffFile): string =>
+/**
+ * `--name-status` lines: `M\tpath`, a rename as git writes it, `R086\told\tnew`;
+ * paths quoted as git quotes them. With `-z` (`nul`), as git's -z: every
+ * field ended by a NUL, paths as they are.
+ */
+export function nameStatusText(files: readonly DiffFile[], quotePath = true, nul = false): string {
+  const q = (p: string): string => (nul ? p : cQuote(p, quotePath));
+  const fields = (f: DiffFile): string[] =>
     f.status === 'R'
-      ? `R${String(f.similarity ?? 100).padStart(3, '0')}\t${q(f.from ?? f.path)}\t${q(f.path)}`
-      : `${f.status}\t${q(f.path)}`;
-  return files.map(line).join('\n');
+      ? [`R${String(f.similarity ?? 100).padStart(3, '0')}`, q(f.from ?? f.path), q(f.path)]
+      : [f.status, q(f.path)];
+  return nul
+    ? files
+        .map((f) =>
+          fields(f)
+            .map((x) => `${x}\0`)
+            .join(''),
+        )
+        .join('')
+    : files.map((f) => fields(f).join('\t')).join('\n');
 }
 
 /**
@@ -83,18 +95,28 @@ export function shortstatText(files: readonly DiffFile[]): string {
   return files.length === 0 ? '' : summaryLine(files);
 }
 
-/** `--name-only`: each path (a rename's new one), quoted as git quotes it. */
-export function nameOnlyText(files: readonly DiffFile[], quotePath = true): string {
-  return files.map((f) => cQuote(f.path, quotePath)).join('\n');
+/** `--name-only`: each path (a rename's new one), quoted as git quotes it; with `-z`, as it is and ended by a NUL. */
+export function nameOnlyText(files: readonly DiffFile[], quotePath = true, nul = false): string {
+  return nul ? files.map((f) => `${f.path}\0`).join('') : files.map((f) => cQuote(f.path, quotePath)).join('\n');
 }
 
-/** `--numstat`: added and removed lines, tab-separated (`-` for a binary file), and the name as `--stat` shows it. */
-export function numstatText(files: readonly DiffFile[], quotePath = true): string {
+/**
+ * `--numstat`: added and removed lines, tab-separated (`-` for a binary
+ * file), and the name as `--stat` shows it. With `-z`, as git's -z: the
+ * path as it is and a NUL, a rename's as an empty field, then both paths,
+ * each ended by a NUL.
+ */
+export function numstatText(files: readonly DiffFile[], quotePath = true, nul = false): string {
+  const counts = (f: DiffFile): string => (f.binary ? '-\t-\t' : `${f.insertions ?? 0}\t${f.deletions ?? 0}\t`);
+  if (nul)
+    return files
+      .map((f) => counts(f) + (f.status === 'R' && f.from !== undefined ? `\0${f.from}\0${f.path}\0` : `${f.path}\0`))
+      .join('');
   return files
     .map((f) => {
       const name =
         f.status === 'R' && f.from !== undefined ? renameName(f.from, f.path, quotePath) : cQuote(f.path, quotePath);
-      return f.binary ? `-\t-\t${name}` : `${f.insertions ?? 0}\t${f.deletions ?? 0}\t${name}`;
+      return counts(f) + name;
     })
     .join('\n');
 }

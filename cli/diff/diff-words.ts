@@ -24,6 +24,8 @@ export interface DiffWords {
   nameOnly?: boolean;
   /** `-U<n>`, `--unified=<n>`: lines of context. */
   context?: number;
+  /** `-z`: paths as they are, each field of --name-only, --name-status and --numstat ended by a NUL. */
+  nul?: boolean;
   /** `--diff-filter=<letters>`: the change classes kept. */
   filter?: DiffFilter;
 }
@@ -169,6 +171,7 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
     else if (w === '--numstat') out.numstat = true;
     else if (w === '--shortstat') out.shortstat = true;
     else if (w === '--name-only') out.nameOnly = true;
+    else if (w === '-z') out.nul = true;
     else if (w.startsWith('--diff-filter=')) out.filter = diffFilter(w.slice('--diff-filter='.length));
     else if (/^(?:-U|--unified=)/.test(w)) {
       const n = w.replace(/^(?:-U|--unified=)/, '');
