@@ -260,6 +260,37 @@ AsGit(
   },
 );
 
+AsGit(
+  '--no-prefix, --src-prefix, --dst-prefix and diff.noPrefix as git; the library keeps a/ and b/, and the hunks their ids',
+  async ({ repo }) => {
+    for (const args of [
+      ['--no-prefix'],
+      ['--src-prefix=x/', '--dst-prefix=y/'],
+      ['--src-prefix='],
+      ['-M', '--no-prefix'],
+    ]) {
+      const { ours, git } = both(repo, args);
+      assert.is(ours, git, args.join(' '));
+    }
+    assert.match(both(repo, ['--no-prefix']).ours, 'diff --git big.txt big.txt\n');
+    const hunks = (args: string[]): unknown =>
+      (repo.shadow(['diff', '--json', ...args]).json() as { files: Array<{ hunks: unknown }> }).files.map(
+        (f) => f.hunks,
+      );
+    const plain = hunks([]);
+    repo.git('config', 'diff.noPrefix', 'true');
+    assert.is(both(repo, []).ours, both(repo, []).git, 'diff.noPrefix');
+    assert.match(both(repo, []).ours, '--- big.txt\n+++ big.txt\n');
+    // git 2.41's --default-prefix brings a/ and b/ back over the config.
+    assert.match(repo.shadow(['diff', '--default-prefix']).stdout, '--- a/big.txt\n+++ b/big.txt\n');
+    assert.equal(hunks([]), plain, 'the hunks and their ids do not follow the prefixes');
+    await withShadow(repo, async (sh) => {
+      const [first] = (await sh.diff({ content: 'patch' })).files;
+      assert.ok(first!.patch!.startsWith('diff --git a/'), 'the library reads no diff.noPrefix');
+    });
+  },
+);
+
 AsGit('a bad --stat value is USAGE (exit 2), naming it', ({ repo }) => {
   for (const bad of ['--stat=x', '--stat=1,2,3,4', '--stat-width=-1', '--stat-count=']) {
     const r = repo.shadow(['diff', bad]);

@@ -86,6 +86,18 @@ function statWidths(ctx: CommandContext, sh: Shadow, given: StatWords): StatOpti
   };
 }
 
+/**
+ * The prefixes a patch shows, as git diff sets them: `a/` and `b/`, none
+ * with `diff.noprefix`, then `--no-prefix`, `--default-prefix`,
+ * `--src-prefix` and `--dst-prefix`; none said when they are git's own.
+ */
+function prefixesOf(sh: Shadow, words: DiffWords): { prefixes?: { src: string; dst: string } } {
+  const none = sh.gitConfigBool('diff.noPrefix') === true;
+  const src = words.src ?? (none ? '' : 'a/');
+  const dst = words.dst ?? (none ? '' : 'b/');
+  return src === 'a/' && dst === 'b/' ? {} : { prefixes: { src, dst } };
+}
+
 /** The paths after `--`, relative to the current directory as git's pathspecs are; `:(literal)` kept. */
 async function pathspecs(ctx: CommandContext): Promise<string[] | undefined> {
   const specs = ((ctx.argv['--'] as unknown[] | undefined) ?? []).map(String);
@@ -107,6 +119,7 @@ async function diffOf(sh: Shadow, ctx: CommandContext, words: DiffWords, options
       range: words.range,
       renames: words.renames,
       ...(words.context === undefined ? {} : { context: words.context }),
+      ...prefixesOf(sh, words),
       ...options,
     });
   } catch (e) {

@@ -9,6 +9,8 @@ export const DIFF_OPTIONS = `Also, as git diff takes them:
   --numstat                      added and removed lines per file, tab-separated (- - for binary)
   --shortstat                    the --stat summary line alone
   --name-only                    the changed paths
+  --no-prefix, --src-prefix=<p>, --dst-prefix=<p>, --default-prefix
+                                 the patch's path prefixes (a/ b/; diff.noPrefix)
   -z                             with --name-only, --name-status, --numstat: paths as they are, NUL-ended
   -U<n>, --unified=<n>           lines of context in the patch (3)
   --diff-filter=<letters>        only these changes: A M D R T U (lower case: all but these)

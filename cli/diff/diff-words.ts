@@ -24,6 +24,9 @@ export interface DiffWords {
   nameOnly?: boolean;
   /** `-U<n>`, `--unified=<n>`: lines of context. */
   context?: number;
+  /** `--src-prefix=`, `--dst-prefix=` (`--no-prefix`: both empty, `--default-prefix`: `a/`, `b/`). */
+  src?: string;
+  dst?: string;
   /** `-z`: paths as they are, each field of --name-only, --name-status and --numstat ended by a NUL. */
   nul?: boolean;
   /** `--diff-filter=<letters>`: the change classes kept. */
@@ -172,6 +175,12 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
     else if (w === '--shortstat') out.shortstat = true;
     else if (w === '--name-only') out.nameOnly = true;
     else if (w === '-z') out.nul = true;
+    else if (w === '--no-prefix') out.src = out.dst = '';
+    else if (w === '--default-prefix') {
+      out.src = 'a/';
+      out.dst = 'b/';
+    } else if (w.startsWith('--src-prefix=')) out.src = w.slice('--src-prefix='.length);
+    else if (w.startsWith('--dst-prefix=')) out.dst = w.slice('--dst-prefix='.length);
     else if (w.startsWith('--diff-filter=')) out.filter = diffFilter(w.slice('--diff-filter='.length));
     else if (/^(?:-U|--unified=)/.test(w)) {
       const n = w.replace(/^(?:-U|--unified=)/, '');

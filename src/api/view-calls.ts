@@ -45,6 +45,13 @@ export interface DiffOptions extends DraftOption {
    * 3 lines, whatever this says.
    */
   context?: number;
+  /**
+   * The prefixes of the patches' paths, `a/` and `b/` by default (git's
+   * `--src-prefix`, `--dst-prefix`; `--no-prefix` is two empty ones). The
+   * library reads no `diff.noprefix`, as git's plumbing does not: a patch
+   * it gives goes back through `apply({ patch })`.
+   */
+  prefixes?: { src: string; dst: string };
   /** Mask every secret in the patches (added, removed and context lines, headers) and in the paths, as `shadow review` does (first 4 characters, then a mask). */
   redact?: boolean;
 }
@@ -63,6 +70,7 @@ const DiffOptionsSchema = z.object({
   renames: z.optional(z.union([z.boolean(), z.number().check(z.gte(0), z.lte(100))])),
   color: z.optional(z.boolean()),
   context: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000))),
+  prefixes: z.optional(z.object({ src: z.string(), dst: z.string() })),
   redact: z.optional(z.boolean()),
 });
 
@@ -165,6 +173,7 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       renames: options.renames,
       color: options.color,
       context: options.context,
+      prefixes: options.prefixes,
     });
     if (options.redact !== true) return result;
     const { redactPatch, redactPath } = await import('../review/patch-redact.js');

@@ -59,6 +59,8 @@ export interface DraftDiffOptions {
   color?: boolean;
   /** Lines of context in the patches (default 3; the hunks listed for an apply keep 3). */
   context?: number;
+  /** The paths' prefixes in the patches (default `a/`, `b/`). */
+  prefixes?: { src: string; dst: string };
 }
 
 /** git's default `diff.renameLimit`. */
@@ -133,6 +135,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         quotePath,
         functionNames: options.content === 'patch',
         binary: binaryByAttribute(f.path),
+        prefixes: options.prefixes,
       };
       const context = options.context ?? 3;
       const d = fileDiff(input, context);
@@ -147,7 +150,16 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
       if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
       if (fileHunks) {
         // Hunks for an apply are those of 3 lines of context (hunk-ids.ts), whatever the patch shows.
-        const h = fileHunks(f.path, f.old, f.new, oldContent, newContent, context === 3 ? d : fileDiff(input, 3));
+        // Hunks for an apply are read from a patch with git's own prefixes, whatever the one shown has.
+        const plain = context === 3 && options.prefixes === undefined;
+        const h = fileHunks(
+          f.path,
+          f.old,
+          f.new,
+          oldContent,
+          newContent,
+          plain ? d : fileDiff({ ...input, prefixes: undefined }, 3),
+        );
         out.hunks = h.infos;
         if (h.whole !== undefined) out.whole = h.whole;
       }

@@ -28,6 +28,8 @@ export interface FileDiffInput {
    * by its content, as git looks (a NUL in its first 8000 bytes).
    */
   binary?: boolean;
+  /** The paths' prefixes (`--src-prefix`, `--dst-prefix`); default `a/` and `b/`. */
+  prefixes?: { src: string; dst: string };
   /** The function line after each hunk's `@@ ... @@` (hunk-function.ts); default true. */
   functionNames?: boolean;
   /**
@@ -173,8 +175,10 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const fully = input.quotePath ?? true;
   // Paths as git writes them: quoted where they must be (c-quote.ts).
   const quote = (p: string): string => (asGit ? cQuote(p, fully) : p);
-  const a = asGit ? cQuotePrefixed('a/', oldPath, fully) : `a/${oldPath}`;
-  const b = asGit ? cQuotePrefixed('b/', path, fully) : `b/${path}`;
+  const src = asGit ? (input.prefixes?.src ?? 'a/') : 'a/';
+  const dst = asGit ? (input.prefixes?.dst ?? 'b/') : 'b/';
+  const a = asGit ? cQuotePrefixed(src, oldPath, fully) : `a/${oldPath}`;
+  const b = asGit ? cQuotePrefixed(dst, path, fully) : `b/${path}`;
   const head: string[] = [`diff --git ${a} ${b}`];
   if (!old && next) head.push(`new file mode ${next.mode}`);
   else if (old && !next) head.push(`deleted file mode ${old.mode}`);
