@@ -99,7 +99,7 @@ AsGit.before.each(fresh);
 AsGit.after.each((ctx) => ctx.repo.cleanup());
 
 AsGit('the patch: quoted names, a tab after a name with a space, renames quoted, binary files', ({ repo }) => {
-  for (const args of [[], ['-M']]) {
+  for (const args of [[], ['-M'], ['--color=always'], ['-M', '--color=always']]) {
     const { ours, git } = both(repo, args);
     assert.is(ours, git, args.join(' '));
   }
@@ -288,6 +288,28 @@ AsGit(
       const [first] = (await sh.diff({ content: 'patch' })).files;
       assert.ok(first!.patch!.startsWith('diff --git a/'), 'the library reads no diff.noPrefix');
     });
+  },
+);
+
+AsGit(
+  '-R: the sides swapped, prefixes too, renames looked for on the swapped pairs, as git; no hunks to apply',
+  ({ repo }) => {
+    for (const args of [
+      ['-R'],
+      ['-R', '-M'],
+      ['-R', '--stat'],
+      ['-R', '-M', '--numstat'],
+      ['-R', '--name-status'],
+      ['-R', '--src-prefix=x/'],
+      ['-R', '-U1', '--color=always'],
+    ]) {
+      const { ours, git } = both(repo, args);
+      assert.is(ours, git, args.join(' '));
+    }
+    assert.match(both(repo, ['-R']).ours, 'diff --git b/gone file.txt a/gone file.txt\nnew file mode 100644\n');
+    const files = repo.shadow(['diff', '-R', '--json']).json() as { files: Array<{ status: string; hunks?: unknown }> };
+    assert.ok(files.files.some((f) => f.status === 'A'));
+    assert.ok(files.files.every((f) => f.hunks === undefined));
   },
 );
 

@@ -120,6 +120,7 @@ async function diffOf(sh: Shadow, ctx: CommandContext, words: DiffWords, options
       renames: words.renames,
       ...(words.context === undefined ? {} : { context: words.context }),
       ...prefixesOf(sh, words),
+      ...(words.reverse ? { reverse: true } : {}),
       ...options,
     });
   } catch (e) {

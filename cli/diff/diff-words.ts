@@ -27,6 +27,8 @@ export interface DiffWords {
   /** `--src-prefix=`, `--dst-prefix=` (`--no-prefix`: both empty, `--default-prefix`: `a/`, `b/`). */
   src?: string;
   dst?: string;
+  /** `-R`: the two sides swapped. */
+  reverse?: boolean;
   /** `-z`: paths as they are, each field of --name-only, --name-status and --numstat ended by a NUL. */
   nul?: boolean;
   /** `--diff-filter=<letters>`: the change classes kept. */
@@ -175,6 +177,7 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
     else if (w === '--shortstat') out.shortstat = true;
     else if (w === '--name-only') out.nameOnly = true;
     else if (w === '-z') out.nul = true;
+    else if (w === '-R') out.reverse = true;
     else if (w === '--no-prefix') out.src = out.dst = '';
     else if (w === '--default-prefix') {
       out.src = 'a/';

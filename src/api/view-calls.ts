@@ -52,6 +52,8 @@ export interface DiffOptions extends DraftOption {
    * it gives goes back through `apply({ patch })`.
    */
   prefixes?: { src: string; dst: string };
+  /** The two sides swapped, as `git diff -R`: what undoing the change would do (no `hunks` are listed then). */
+  reverse?: boolean;
   /** Mask every secret in the patches (added, removed and context lines, headers) and in the paths, as `shadow review` does (first 4 characters, then a mask). */
   redact?: boolean;
 }
@@ -71,6 +73,7 @@ const DiffOptionsSchema = z.object({
   color: z.optional(z.boolean()),
   context: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000))),
   prefixes: z.optional(z.object({ src: z.string(), dst: z.string() })),
+  reverse: z.optional(z.boolean()),
   redact: z.optional(z.boolean()),
 });
 
@@ -174,6 +177,7 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       color: options.color,
       context: options.context,
       prefixes: options.prefixes,
+      reverse: options.reverse,
     });
     if (options.redact !== true) return result;
     const { redactPatch, redactPath } = await import('../review/patch-redact.js');

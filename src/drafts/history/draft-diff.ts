@@ -61,6 +61,8 @@ export interface DraftDiffOptions {
   context?: number;
   /** The paths' prefixes in the patches (default `a/`, `b/`). */
   prefixes?: { src: string; dst: string };
+  /** The two sides swapped (`git diff -R`): what undoing the change would do. */
+  reverse?: boolean;
 }
 
 /** git's default `diff.renameLimit`. */
@@ -74,6 +76,14 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     const wanted = pathspecMatcher(options.paths);
     files = files.filter((f) => wanted(f.path));
   }
+  // Swapped before renames are looked for, as git swaps each pair as it queues it.
+  if (options.reverse)
+    files = files.map((f) => ({
+      ...f,
+      old: f.new,
+      new: f.old,
+      status: f.status === 'A' ? 'D' : f.status === 'D' ? 'A' : f.status,
+    }));
   const objects = ws.repo.objects;
   const renaming = options.renames !== undefined && options.renames !== false;
   // Rename detection reads the blobs its patches read again: kept for those.
@@ -118,8 +128,12 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     }
     const read = (e: FileEntry | null): Buffer => (e && e.mode !== '160000' ? readBlob(e.oid) : Buffer.alloc(0));
     const quotePath = ws.repo.config.getBool('core.quotepath') ?? true;
+    // Reversed, git swaps the prefixes with the sides: `diff --git b/x a/x`.
+    const given = options.prefixes ?? { src: 'a/', dst: 'b/' };
+    const prefixes = options.reverse ? { src: given.dst, dst: given.src } : options.prefixes;
     const binaryByAttribute = binaryAttribute(ws);
-    const withHunks = options.content === 'patch' && options.range === undefined;
+    // Hunks for an apply are those of the change itself, not of its reverse.
+    const withHunks = options.content === 'patch' && options.range === undefined && options.reverse !== true;
     const { fileHunks } = withHunks ? await import('../hunks/file-hunks.js') : { fileHunks: undefined };
     files = files.map((f) => {
       const oldContent = read(f.old);
@@ -135,7 +149,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         quotePath,
         functionNames: options.content === 'patch',
         binary: binaryByAttribute(f.path),
-        prefixes: options.prefixes,
+        prefixes,
       };
       const context = options.context ?? 3;
       const d = fileDiff(input, context);

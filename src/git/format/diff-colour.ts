@@ -95,7 +95,10 @@ export function colourPatch(patch: string, oldContent: Uint8Array, newContent: U
       post = Number(m?.[2] ?? 0);
       out += hunkHeader(line);
     } else if (!inHunks) {
-      out += line.startsWith('Binary files ') ? `${line}\n` : `${c.meta}${line}${c.reset}\n`;
+      // A `---`/`+++` line's tab (after a name with a space) comes after the reset, as git writes it.
+      const tab = /^(?:---|\+\+\+) .*\t$/.test(line) ? '\t' : '';
+      const bare = tab ? line.slice(0, -1) : line;
+      out += line.startsWith('Binary files ') ? `${line}\n` : `${c.meta}${bare}${c.reset}${tab}\n`;
     } else if (line.startsWith('+')) {
       post++;
       const body = line.slice(1);
