@@ -85,7 +85,7 @@ function both(repo: DiskRepo, args: string[], env: Record<string, string> = {}):
   const ours = repo.shadow(['diff', ...args], { env });
   assert.is(ours.status, 0, ours.stderr);
   const renames = args.includes('-M') ? [] : ['--no-renames'];
-  const git = spawnSync('git', ['diff', ...renames, ...args, 'HEAD', DRAFT], {
+  const git = spawnSync('git', ['diff', ...renames, ...withRange(args)], {
     cwd: repo.dir,
     env: { ...repo.env, ...env },
     encoding: 'utf8',
@@ -312,6 +312,37 @@ AsGit(
     assert.ok(files.files.every((f) => f.hunks === undefined));
   },
 );
+
+AsGit(
+  '--exit-code and --quiet: exit 1 when anything differs, 0 when nothing does, as git; --quiet prints nothing',
+  ({ repo }) => {
+    for (const args of [
+      ['--exit-code'],
+      ['--quiet'],
+      ['--exit-code', '--stat'],
+      ['--quiet', '--', 'no-such-path'],
+      ['--exit-code', '--', 'no-such-path'],
+      ['--quiet', '--diff-filter=X'],
+      ['--quiet', '--stat', '--name-only'],
+    ]) {
+      const ours = repo.shadow(['diff', ...args]);
+      const theirs = spawnSync('git', ['diff', '--no-renames', ...withRange(args)], {
+        cwd: repo.dir,
+        env: repo.env,
+        encoding: 'utf8',
+      });
+      assert.is(ours.status, theirs.status, args.join(' '));
+      assert.is(ours.stdout, theirs.stdout, args.join(' '));
+      assert.is(ours.stderr, '', args.join(' '));
+    }
+  },
+);
+
+/** `args` with `HEAD <draft>` before any `--`, as git diff takes them. */
+function withRange(args: readonly string[]): string[] {
+  const at = args.indexOf('--');
+  return at === -1 ? [...args, 'HEAD', DRAFT] : [...args.slice(0, at), 'HEAD', DRAFT, ...args.slice(at)];
+}
 
 AsGit('a bad --stat value is USAGE (exit 2), naming it', ({ repo }) => {
   for (const bad of ['--stat=x', '--stat=1,2,3,4', '--stat-width=-1', '--stat-count=']) {

@@ -1,5 +1,6 @@
 import { isShadowError, ShadowError, type DiffOptions, type DiffResult, type Shadow } from '../../src/index.js';
 import type { CommandContext } from '../command-context.js';
+import { EXIT } from '../exit-status.js';
 import { filterStatuses, parseDiffWords, type DiffWords, type StatWords } from '../diff/diff-words.js';
 import { wantColour } from '../diff/diff-colour.js';
 import { nameOnlyText, nameStatusText, numstatText, shortstatText, statText } from '../diff/diff-text.js';
@@ -11,7 +12,7 @@ import { choosePager, page } from '../diff/pager.js';
  * [--no-pager] [-- <pathspec>…]`: as `git diff` shows a change, coloured and
  * paged on a terminal.
  */
-export async function diff(ctx: CommandContext): Promise<void> {
+export async function diff(ctx: CommandContext): Promise<number | void> {
   const words = parseDiffWords(((ctx.argv.range as unknown[] | undefined) ?? []).map(String));
   const paths = await pathspecs(ctx);
   const sh = await ctx.open();
@@ -23,15 +24,18 @@ export async function diff(ctx: CommandContext): Promise<void> {
   const names = nameStatus || words.nameOnly === true;
   // As git's diff_setup_done: --name-status and --name-only drop --stat, --numstat, --shortstat and the patch.
   const counts = !names && (words.stat !== undefined || words.numstat === true || words.shortstat === true);
-  const content = counts ? 'stat' : names ? 'none' : 'patch';
+  const content = words.quiet ? 'none' : counts ? 'stat' : names ? 'none' : 'patch';
   const config = (name: string): string | undefined => sh.gitConfig(name);
   const pager = ctx.out.json || words.pager === false ? undefined : choosePager(ctx.io, config);
   const colour = !ctx.out.json && wantColour(words.color, config, ctx.io, pager !== undefined);
   const r = await diffOf(sh, ctx, words, { content, paths, color: colour && content === 'patch' });
   if (words.filter) r.files = filterStatuses(r.files, words.filter);
+  // --exit-code and --quiet: 1 when anything differs, as git diff's.
+  const status = (words.exitCode || words.quiet) && r.files.length > 0 ? EXIT.differences : EXIT.ok;
+  if (words.quiet) return status;
   if (ctx.out.json) {
     ctx.out.result(r, () => '');
-    return;
+    return status;
   }
   const quotePath = sh.gitConfigBool('core.quotePath') ?? true;
   // In git's order: the names, then --numstat, --stat and --shortstat; the patch only when none is asked for.
@@ -48,13 +52,14 @@ export async function diff(ctx: CommandContext): Promise<void> {
     .filter((p) => p !== '')
     .map((p) => (p.endsWith('\n') || p.endsWith('\0') ? p : `${p}\n`))
     .join('');
-  if (text === '') return;
+  if (text === '') return status;
   if (r.renames_limited)
     ctx.out.note(
       'warning: exhaustive rename detection was skipped due to too many files; raise diff.renameLimit to look further',
     );
   if (pager === undefined) ctx.io.stdout(text);
   else await page(text, pager, ctx.io.env, ctx.dir, (s) => ctx.io.stdout(s));
+  return status;
 }
 
 /**

@@ -11,6 +11,7 @@ export const DIFF_OPTIONS = `Also, as git diff takes them:
   --name-only                    the changed paths
   --no-prefix, --src-prefix=<p>, --dst-prefix=<p>, --default-prefix
                                  the patch's path prefixes (a/ b/; diff.noPrefix)
+  --exit-code, --quiet           exit 1 when anything differs (--quiet: printing nothing)
   -R                             the two sides swapped: what undoing the change would do
   -z                             with --name-only, --name-status, --numstat: paths as they are, NUL-ended
   -U<n>, --unified=<n>           lines of context in the patch (3)

@@ -27,6 +27,9 @@ export interface DiffWords {
   /** `--src-prefix=`, `--dst-prefix=` (`--no-prefix`: both empty, `--default-prefix`: `a/`, `b/`). */
   src?: string;
   dst?: string;
+  /** `--exit-code`: exit 1 when there is a change; `--quiet`: that, printing nothing. */
+  exitCode?: boolean;
+  quiet?: boolean;
   /** `-R`: the two sides swapped. */
   reverse?: boolean;
   /** `-z`: paths as they are, each field of --name-only, --name-status and --numstat ended by a NUL. */
@@ -178,6 +181,8 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
     else if (w === '--name-only') out.nameOnly = true;
     else if (w === '-z') out.nul = true;
     else if (w === '-R') out.reverse = true;
+    else if (w === '--exit-code') out.exitCode = true;
+    else if (w === '--quiet') out.quiet = true;
     else if (w === '--no-prefix') out.src = out.dst = '';
     else if (w === '--default-prefix') {
       out.src = 'a/';
