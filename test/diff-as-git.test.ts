@@ -99,10 +99,7 @@ AsGit.before.each(fresh);
 AsGit.after.each((ctx) => ctx.repo.cleanup());
 
 AsGit('the patch: quoted names, a tab after a name with a space, renames quoted, binary files', ({ repo }) => {
-  for (const args of [[], ['-M'], ['--color=always'], ['-M', '--color=always']]) {
-    const { ours, git } = both(repo, args);
-    assert.is(ours, git, args.join(' '));
-  }
+  sameAsGit(repo, [[], ['-M'], ['--color=always'], ['-M', '--color=always']]);
   const { ours } = both(repo, ['-M']);
   assert.match(ours, 'diff --git "a/caf\\303\\251.txt" "b/caf\\303\\251.txt"\n');
   assert.match(
@@ -139,10 +136,7 @@ AsGit('--name-status: quoted as git quotes, with core.quotePath on and off', ({ 
 AsGit(
   '--stat at 80 columns: the graph scaled, a long name shortened from the left, Bin sizes, the summary',
   ({ repo }) => {
-    for (const args of [['--stat'], ['-M', '--stat']]) {
-      const { ours, git } = both(repo, args);
-      assert.is(ours, git, args.join(' '));
-    }
+    sameAsGit(repo, [['--stat'], ['-M', '--stat']]);
     const { ours } = both(repo, ['-M', '--stat']);
     assert.match(ours, /^ big\.txt +\| 100 -+$/m);
     assert.match(ours, /^ \.\.\.\/[^|]*while\/file\.txt \| +1 \+$/m);
@@ -191,35 +185,36 @@ AsGit('--stat: only insertions, only deletions, one file; nothing at all for no 
 AsGit(
   "--numstat, --shortstat, --name-only, --stat=<width>[,<name-width>[,<count>]] and --stat-*: git's bytes; --name-* drop the counts",
   ({ repo }) => {
-    for (const args of [
-      ['--numstat'],
-      ['-M', '--numstat'],
-      ['--shortstat'],
-      ['--name-only'],
-      ['-M', '--name-only'],
-      ['--stat=60'],
-      ['--stat=100,20'],
-      ['-M', '--stat=80,30,5'],
-      ['--stat=0'],
-      ['--stat-width=50'],
-      ['--stat-name-width=15'],
-      ['--stat-graph-width=10'],
-      ['--stat-count=3'],
-      ['--numstat', '--stat', '--shortstat'],
-      ['--name-status', '--stat'],
-      ['--name-only', '--numstat'],
-      ['--shortstat', '--', 'no-such-path'],
-    ]) {
-      const { ours, git } = both(repo, args, { COLUMNS: '120' });
-      assert.is(ours, git, args.join(' '));
-    }
+    sameAsGit(
+      repo,
+      [
+        ['--numstat'],
+        ['-M', '--numstat'],
+        ['--shortstat'],
+        ['--name-only'],
+        ['-M', '--name-only'],
+        ['--stat=60'],
+        ['--stat=100,20'],
+        ['-M', '--stat=80,30,5'],
+        ['--stat=0'],
+        ['--stat-width=50'],
+        ['--stat-name-width=15'],
+        ['--stat-graph-width=10'],
+        ['--stat-count=3'],
+        ['--numstat', '--stat', '--shortstat'],
+        ['--name-status', '--stat'],
+        ['--name-only', '--numstat'],
+        ['--shortstat', '--', 'no-such-path'],
+      ],
+      { COLUMNS: '120' },
+    );
     assert.match(both(repo, ['--numstat']).ours, /^-\t-\tbin\.dat$/m);
     assert.match(both(repo, ['--stat-count=3']).ours, /^ \.\.\.$/m);
   },
 );
 
 AsGit('--diff-filter: upper case keeps, lower case leaves out, * keeps all or none, as git', ({ repo }) => {
-  for (const args of [
+  sameAsGit(repo, [
     ['--diff-filter=A', '--name-status'],
     ['--diff-filter=d', '--name-status'],
     ['--diff-filter=MD', '--stat'],
@@ -230,10 +225,7 @@ AsGit('--diff-filter: upper case keeps, lower case leaves out, * keeps all or no
     ['--diff-filter=M*', '--name-only'],
     ['--diff-filter=X*', '--name-only'],
     ['--diff-filter=U', '--shortstat'],
-  ]) {
-    const { ours, git } = both(repo, args);
-    assert.is(ours, git, args.join(' '));
-  }
+  ]);
   assert.match(both(repo, ['--diff-filter=A', '--name-status']).ours, /^A\tnew file\.txt$/m);
   const bad = repo.shadow(['diff', '--diff-filter=Q']);
   assert.is(bad.status, 2);
@@ -243,7 +235,7 @@ AsGit('--diff-filter: upper case keeps, lower case leaves out, * keeps all or no
 AsGit(
   '-z: --name-only, --name-status and --numstat with paths as they are, each field ended by a NUL, as git',
   ({ repo }) => {
-    for (const args of [
+    sameAsGit(repo, [
       ['-z', '--name-only'],
       ['-z', '--name-status'],
       ['-M', '-z', '--name-status'],
@@ -251,10 +243,7 @@ AsGit(
       ['-M', '-z', '--numstat'],
       ['-z', '--numstat', '--stat'],
       ['-z', '--shortstat'],
-    ]) {
-      const { ours, git } = both(repo, args);
-      assert.is(ours, git, args.join(' '));
-    }
+    ]);
     assert.match(both(repo, ['-z', '--name-only']).ours, 'café.txt\0');
     assert.match(both(repo, ['-M', '-z', '--numstat']).ours, '0\t0\t\0old name.txt\0café b.txt\0');
   },
@@ -263,15 +252,12 @@ AsGit(
 AsGit(
   '--no-prefix, --src-prefix, --dst-prefix and diff.noPrefix as git; the library keeps a/ and b/, and the hunks their ids',
   async ({ repo }) => {
-    for (const args of [
+    sameAsGit(repo, [
       ['--no-prefix'],
       ['--src-prefix=x/', '--dst-prefix=y/'],
       ['--src-prefix='],
       ['-M', '--no-prefix'],
-    ]) {
-      const { ours, git } = both(repo, args);
-      assert.is(ours, git, args.join(' '));
-    }
+    ]);
     assert.match(both(repo, ['--no-prefix']).ours, 'diff --git big.txt big.txt\n');
     const hunks = (args: string[]): unknown =>
       (repo.shadow(['diff', '--json', ...args]).json() as { files: Array<{ hunks: unknown }> }).files.map(
@@ -294,7 +280,7 @@ AsGit(
 AsGit(
   '-R: the sides swapped, prefixes too, renames looked for on the swapped pairs, as git; no hunks to apply',
   ({ repo }) => {
-    for (const args of [
+    sameAsGit(repo, [
       ['-R'],
       ['-R', '-M'],
       ['-R', '--stat'],
@@ -302,10 +288,7 @@ AsGit(
       ['-R', '--name-status'],
       ['-R', '--src-prefix=x/'],
       ['-R', '-U1', '--color=always'],
-    ]) {
-      const { ours, git } = both(repo, args);
-      assert.is(ours, git, args.join(' '));
-    }
+    ]);
     assert.match(both(repo, ['-R']).ours, 'diff --git b/gone file.txt a/gone file.txt\nnew file mode 100644\n');
     const files = repo.shadow(['diff', '-R', '--json']).json() as { files: Array<{ status: string; hunks?: unknown }> };
     assert.ok(files.files.some((f) => f.status === 'A'));
@@ -337,6 +320,14 @@ AsGit(
     }
   },
 );
+
+/** Each of `cases` as `shadow diff` and `git diff` print it, byte for byte. */
+function sameAsGit(repo: DiskRepo, cases: readonly string[][], env: Record<string, string> = {}): void {
+  for (const args of cases) {
+    const { ours, git } = both(repo, args, env);
+    assert.is(ours, git, args.join(' '));
+  }
+}
 
 /** `args` with `HEAD <draft>` before any `--`, as git diff takes them. */
 function withRange(args: readonly string[]): string[] {
@@ -420,6 +411,14 @@ const SOURCE = [
   ...Array.from({ length: 12 }, (_, i) => `    e = ${i};`),
 ].join('\n');
 
+/** The draft's src/a.c made `text` (and a final newline), in one batch. */
+async function writeSource(repo: DiskRepo, text: string): Promise<void> {
+  await withShadow(repo, async (sh) => {
+    const r = await sh.batch({ operations: [{ operation: 'write', path: 'src/a.c', content: `${text}\n` }] });
+    assert.ok(r.success, JSON.stringify(r.error));
+  });
+}
+
 const Functions = suite<Ctx>("shadow diff's hunk headers name the function line as git's do");
 Functions.before.each((ctx) => {
   ctx.repo = new DiskRepo({ 'src/a.c': `${SOURCE}\n` });
@@ -436,10 +435,7 @@ Functions(
       .replace('    d = 8;', '    d = 800;')
       .replace('    l = 8;', '    l = 800;')
       .replace('    e = 8;', '    e = 800;');
-    await withShadow(repo, async (sh) => {
-      const r = await sh.batch({ operations: [{ operation: 'write', path: 'src/a.c', content: `${changed}\n` }] });
-      assert.ok(r.success, JSON.stringify(r.error));
-    });
+    await writeSource(repo, changed);
     const { ours, git } = both(repo, []);
     assert.is(ours, git);
     const headers = ours.split('\n').filter((l) => l.startsWith('@@'));
@@ -461,14 +457,8 @@ Functions(
       .replace('    p = 8;', '    p = 800;')
       // Just above a function's line: the hunk's line is the function before (xdiff looks from the line above).
       .replace('}\n_private_helper() {', '}\n// added\n_private_helper() {');
-    await withShadow(repo, async (sh) => {
-      const r = await sh.batch({ operations: [{ operation: 'write', path: 'src/a.c', content: `${changed}\n` }] });
-      assert.ok(r.success, JSON.stringify(r.error));
-    });
-    for (const args of [['-U0'], ['-U1'], ['-U8'], ['--unified=5'], ['-U0', '--color=always']]) {
-      const { ours, git } = both(repo, args);
-      assert.is(ours, git, args.join(' '));
-    }
+    await writeSource(repo, changed);
+    sameAsGit(repo, [['-U0'], ['-U1'], ['-U8'], ['--unified=5'], ['-U0', '--color=always']]);
     assert.match(both(repo, ['-U0']).ours, /^@@ -14,0 \+15 @@ int main\(void\) \{$/m);
     const hunks = (args: string[]): unknown =>
       (repo.shadow(['diff', '--json', ...args]).json() as { files: Array<{ hunks: unknown }> }).files.map(
@@ -544,10 +534,7 @@ Attributes(
       });
       assert.ok(r.success, JSON.stringify(r.error));
     });
-    for (const args of [[], ['--stat'], ['--stat', '--color=always']]) {
-      const { ours, git } = both(repo, args);
-      assert.is(ours, git, args.join(' '));
-    }
+    sameAsGit(repo, [[], ['--stat'], ['--stat', '--color=always']]);
     const patch = both(repo, []).ours;
     for (const p of ['notes.dat', 'image.bin', 'data.drv'])
       assert.match(patch, `Binary files a/${p} and b/${p} differ`);
