@@ -8,9 +8,11 @@ import type { StatOptions } from '../diff/stat-layout.js';
 import { choosePager, page } from '../diff/pager.js';
 
 /**
- * `shadow diff [<range>] [-M[<n>]] [--stat | --name-status] [--color[=<when>]]
- * [--no-pager] [-- <pathspec>…]`: as `git diff` shows a change, coloured and
- * paged on a terminal.
+ * `shadow diff [<range>] [<git diff options>] [-- <pathspec>…]`: as `git
+ * diff` shows a change, coloured and paged on a terminal. The options git
+ * diff takes that shadow does (-M, --stat and its kin, --name-status, -U,
+ * --diff-filter, -z, -R, the prefixes, --exit-code, --quiet) are read by
+ * diff-words.ts and listed in diff-help.ts.
  */
 export async function diff(ctx: CommandContext): Promise<number | void> {
   const words = parseDiffWords(((ctx.argv.range as unknown[] | undefined) ?? []).map(String));

@@ -39,7 +39,11 @@ export function wantColour(
   return io.isTTY && !(paged && isFalse(config('color.pager')));
 }
 
+/** git's diffstat colours: what is added green, what is removed red (the graph's runs, a binary file's sizes). */
+export const statAdded = (s: string): string => (s ? `\x1b[32m${s}\x1b[m` : '');
+export const statRemoved = (s: string): string => (s ? `\x1b[31m${s}\x1b[m` : '');
+
 /** git's diffstat graph colours: the + run green, the - run red. */
 export function colourStatGraph(plus: string, minus: string): string {
-  return `${plus ? `\x1b[32m${plus}\x1b[m` : ''}${minus ? `\x1b[31m${minus}\x1b[m` : ''}`;
+  return statAdded(plus) + statRemoved(minus);
 }

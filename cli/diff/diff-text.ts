@@ -1,5 +1,6 @@
 import { cQuote, type DiffFile } from '../../src/index.js';
-import { colourStatGraph } from './diff-colour.js';
+import { plural } from '../output.js';
+import { colourStatGraph, statAdded, statRemoved } from './diff-colour.js';
 import { statLayout, type StatOptions } from './stat-layout.js';
 
 /**
@@ -52,16 +53,12 @@ export function renameName(a: string, b: string, quotePath = true): string {
  * nothing for no change. See stat-layout.ts for the widths.
  */
 export function statText(
-  files: readonly DiffFile[],
+  all: readonly DiffFile[],
   options: StatOptions & { colour: boolean; quotePath?: boolean },
 ): string {
-  if (files.length === 0) return '';
-  const quote = options.quotePath ?? true;
-  const all = files;
-  files = options.count ? files.slice(0, options.count) : files;
-  const names = files.map((f) =>
-    f.status === 'R' && f.from !== undefined ? renameName(f.from, f.path, quote) : cQuote(f.path, quote),
-  );
+  if (all.length === 0) return '';
+  const files = options.count ? all.slice(0, options.count) : all;
+  const names = files.map((f) => statName(f, options.quotePath ?? true));
   const layout = statLayout(
     files.map((f, i) => ({
       name: names[i]!,
@@ -72,8 +69,8 @@ export function statText(
     })),
     options,
   );
-  const red = (s: string): string => (options.colour ? `\x1b[31m${s}\x1b[m` : s);
-  const green = (s: string): string => (options.colour ? `\x1b[32m${s}\x1b[m` : s);
+  const red = (s: string): string => (options.colour ? statRemoved(s) : s);
+  const green = (s: string): string => (options.colour ? statAdded(s) : s);
   const lines = files.map((f, i) => {
     const name = layout.name(names[i]!);
     if (f.binary) {
@@ -112,13 +109,12 @@ export function numstatText(files: readonly DiffFile[], quotePath = true, nul = 
     return files
       .map((f) => counts(f) + (f.status === 'R' && f.from !== undefined ? `\0${f.from}\0${f.path}\0` : `${f.path}\0`))
       .join('');
-  return files
-    .map((f) => {
-      const name =
-        f.status === 'R' && f.from !== undefined ? renameName(f.from, f.path, quotePath) : cQuote(f.path, quotePath);
-      return counts(f) + name;
-    })
-    .join('\n');
+  return files.map((f) => counts(f) + statName(f, quotePath)).join('\n');
+}
+
+/** A file's name as `--stat` and `--numstat` show it (git's print_name): quoted, a rename's as renameName writes it. */
+function statName(f: DiffFile, quotePath: boolean): string {
+  return f.status === 'R' && f.from !== undefined ? renameName(f.from, f.path, quotePath) : cQuote(f.path, quotePath);
 }
 
 /** git's print_stat_summary: a count of 0 is left out unless both are 0; binary files count no lines. */
@@ -126,8 +122,8 @@ function summaryLine(files: readonly DiffFile[]): string {
   const text = files.filter((f) => !f.binary);
   const ins = text.reduce((n, f) => n + (f.insertions ?? 0), 0);
   const del = text.reduce((n, f) => n + (f.deletions ?? 0), 0);
-  let line = ` ${files.length} ${files.length === 1 ? 'file' : 'files'} changed`;
-  if (ins > 0 || del === 0) line += `, ${ins} ${ins === 1 ? 'insertion' : 'insertions'}(+)`;
-  if (del > 0 || ins === 0) line += `, ${del} ${del === 1 ? 'deletion' : 'deletions'}(-)`;
+  let line = ` ${plural(files.length, 'file')} changed`;
+  if (ins > 0 || del === 0) line += `, ${plural(ins, 'insertion')}(+)`;
+  if (del > 0 || ins === 0) line += `, ${plural(del, 'deletion')}(-)`;
   return line;
 }

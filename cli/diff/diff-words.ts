@@ -4,8 +4,9 @@ import type { ColourWhen } from './diff-colour.js';
 /**
  * The words of `shadow diff` that take git's forms, which yargs would split
  * or misread: `-M50%` (a value glued to a short option), `-M` before a
- * range (a flag that must not take the next word), `--color` and
- * `--color=<when>`. The command passes them through unparsed
+ * range (a flag that must not take the next word), `--color[=<when>]`,
+ * `--stat[=<width>,...]`, `-U<n>`, `--diff-filter=<letters>` and git's other
+ * diff options shadow takes. The command passes them through unparsed
  * (unknown-options-as-args) and they are read here, git's way.
  */
 export interface DiffWords {
@@ -37,6 +38,8 @@ export interface DiffWords {
   /** `--diff-filter=<letters>`: the change classes kept. */
   filter?: DiffFilter;
 }
+
+const usage = (message: string, hint: string): ShadowError => new ShadowError('USAGE', message, { hint });
 
 export interface DiffFilter {
   classes: ReadonlySet<string>;
@@ -117,8 +120,6 @@ function readStatWord(w: string, out: DiffWords): boolean {
   out.stat = { ...out.stat, [key]: statNumber(`--stat-${m[1]}`, m[2]!) };
   return true;
 }
-
-const usage = (message: string, hint: string): ShadowError => new ShadowError('USAGE', message, { hint });
 
 /**
  * git's parse_rename_score, as a percentage: digits are a fraction (`5` is

@@ -2,9 +2,10 @@ import stripAnsi from 'strip-ansi';
 import { eastAsianWidth } from 'get-east-asian-width';
 
 /**
- * The columns a string takes in a terminal, for yargs' help layout: the CLI
- * bundle puts this module in place of the `string-width` package (esbuild
- * `alias` in cli/bundle.mjs).
+ * The columns a string takes in a terminal, for yargs' help layout (the CLI
+ * bundle puts this module in place of the `string-width` package: esbuild
+ * `alias` in cli/bundle.mjs) and `shadow diff --stat`'s names
+ * (cli/diff/stat-layout.ts).
  *
  * Written here because `string-width` is too slow to load for a command
  * line that runs once per batch: at import it compiles `/^\p{RGI_Emoji}$/v`

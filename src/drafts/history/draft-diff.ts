@@ -135,9 +135,11 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     // Hunks for an apply are those of the change itself, not of its reverse.
     const withHunks = options.content === 'patch' && options.range === undefined && options.reverse !== true;
     const { fileHunks } = withHunks ? await import('../hunks/file-hunks.js') : { fileHunks: undefined };
+    const context = options.context ?? 3;
     files = files.map((f) => {
       const oldContent = read(f.old);
       const newContent = read(f.new);
+      const byAttribute = binaryByAttribute(f.path);
       const input = {
         path: f.path,
         old: f.old,
@@ -148,23 +150,19 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         similarity: f.similarity,
         quotePath,
         functionNames: options.content === 'patch',
-        binary: binaryByAttribute(f.path),
+        binary: byAttribute,
         prefixes,
       };
-      const context = options.context ?? 3;
       const d = fileDiff(input, context);
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
       if (d.binary) out.sizes = { old: oldContent.length, new: newContent.length };
       // The same content (a rename, a mode change) has no patch, and git still counts a binary one as binary.
-      else if (
-        f.old?.oid === f.new?.oid &&
-        (binaryByAttribute(f.path) ?? (looksBinary(oldContent) || looksBinary(newContent)))
-      )
+      else if (f.old?.oid === f.new?.oid && (byAttribute ?? (looksBinary(oldContent) || looksBinary(newContent))))
         out.binary = true;
       if (options.content === 'patch') out.patch = colour ? colour(d.text, oldContent, newContent) : d.text;
       if (fileHunks) {
-        // Hunks for an apply are those of 3 lines of context (hunk-ids.ts), whatever the patch shows.
-        // Hunks for an apply are read from a patch with git's own prefixes, whatever the one shown has.
+        // Hunks for an apply are those of a patch of 3 lines of context with git's own prefixes (hunk-ids.ts),
+        // whatever the one shown has.
         const plain = context === 3 && options.prefixes === undefined;
         const h = fileHunks(
           f.path,

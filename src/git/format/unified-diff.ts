@@ -175,10 +175,8 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const fully = input.quotePath ?? true;
   // Paths as git writes them: quoted where they must be (c-quote.ts).
   const quote = (p: string): string => (asGit ? cQuote(p, fully) : p);
-  const src = asGit ? (input.prefixes?.src ?? 'a/') : 'a/';
-  const dst = asGit ? (input.prefixes?.dst ?? 'b/') : 'b/';
-  const a = asGit ? cQuotePrefixed(src, oldPath, fully) : `a/${oldPath}`;
-  const b = asGit ? cQuotePrefixed(dst, path, fully) : `b/${path}`;
+  const a = asGit ? cQuotePrefixed(input.prefixes?.src ?? 'a/', oldPath, fully) : `a/${oldPath}`;
+  const b = asGit ? cQuotePrefixed(input.prefixes?.dst ?? 'b/', path, fully) : `b/${path}`;
   const head: string[] = [`diff --git ${a} ${b}`];
   if (!old && next) head.push(`new file mode ${next.mode}`);
   else if (old && !next) head.push(`deleted file mode ${old.mode}`);
