@@ -16,9 +16,12 @@
  *                10,000 paths against a draft of one batch over the same
  *   server mode  `shadow serve`'s HTTP batch, p50 and p99 of one client's
  *                batches in a row, and the batches a second of 16 clients at
- *                once on one draft: two figures, since 16 clients waiting
- *                on each other's answers at 500 a second wait 16/500 s = 32
- *                ms each (Little's law), so a 3 ms p50 is one client's
+ *                once on one draft, sent by a load generator in a process
+ *                of its own (calls/load-clients.ts; then by node's fetch,
+ *                for what that client costs beside): two figures, since 16
+ *                clients waiting on each other's answers at 500 a second
+ *                wait 16/500 s = 32 ms each (Little's law), so a 3 ms p50
+ *                is one client's
  *   start path   `shadow status` and a batch of 10 by the caller, started
  *                from the code cache and from two V8 start-up snapshots of
  *                the bundle (calls/snapshot-trial.ts), against `node -e 0`
@@ -58,7 +61,7 @@ import {
 } from './calls/processes.js';
 import { printFacts, printGroup } from './calls/report.js';
 import { startBareDurable, startBareHandoff } from './calls/floors.js';
-import { measureServerMode, p99 } from './calls/server-mode.js';
+import { concurrentLine, measureServerMode, p99 } from './calls/server-mode.js';
 import { buildSnapshots } from './calls/snapshot-trial.js';
 import { cachePathOf } from './calls/start-path.js';
 import { callVerdicts } from './calls/verdicts.js';
@@ -382,16 +385,13 @@ async function main(): Promise<void> {
     `(the aged draft: ${age} batches of 10 paths, ${thousands(10 * age)} paths changed; the fresh one: 1 batch of the same ${thousands(10 * age)})`,
   );
   const seqP50 = med({ label: '', times: mode.sequential });
-  const c = mode.concurrent;
   console.log(
     `\nserver mode (HTTP, keep-alive): a k=1 batch p50 ${ms(seqP50)} ms, p99 ${ms(p99(mode.sequential))} ms over ${mode.sequential.length} calls;`,
   );
   console.log(
     `  the bare durable server (node's http, the same five flushes in turn, no other work; calls/floors.ts), alternating: p50 ${ms(med({ label: '', times: mode.floor }))} ms, p99 ${ms(p99(mode.floor))} ms;`,
   );
-  console.log(
-    `${c.clients} clients at once on one draft: ${c.batches} batches in ${c.seconds.toFixed(2)} s = ${(c.batches / c.seconds).toFixed(0)} batches/s, ${c.failed} failed, ${c.inHistory} in the draft's history`,
-  );
+  for (const c of mode.concurrent) console.log(concurrentLine(c));
   printFacts(facts);
   if (phases.length > 0) printPhases(phases, runs);
 

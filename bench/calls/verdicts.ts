@@ -1,8 +1,8 @@
 /** bench/calls' targets: each figure a ratio to its baseline measured in the same run. */
-import { ms } from '../helpers/stats.js';
+import { median, ms } from '../helpers/stats.js';
 import { verdict, type Verdict } from '../helpers/targets.js';
 import { med, type Timed } from './processes.js';
-import { p99, type measureServerMode } from './server-mode.js';
+import { p99, type Concurrent, type measureServerMode } from './server-mode.js';
 import type { Phases } from './phases.js';
 
 export function callVerdicts(
@@ -11,7 +11,9 @@ export function callVerdicts(
   phases: readonly Phases[] = [],
 ): Verdict[] {
   const seqP50 = med({ label: '', times: mode.sequential });
-  const c = mode.concurrent;
+  const c = mode.concurrent.find((x) => x.client === 'http')!;
+  const byFetch = mode.concurrent.find((x) => x.client === 'fetch');
+  const lost = (x: Concurrent): number => x.failed + (x.rates.length * x.batches - x.inHistory);
   const r = (title: string, i: number, j = 0): number => med(results[title]![i]!) / med(results[title]![j]!);
   const check = (label: string, value: number, limit: number): { ok: boolean; text: string } => ({
     ok: value <= limit,
@@ -116,8 +118,21 @@ export function callVerdicts(
     verdict(
       'server mode: 16 clients on one draft ≥ 500 batches/s, none lost',
       [
-        { ok: c.batches / c.seconds >= 500, text: `${(c.batches / c.seconds).toFixed(0)}/s` },
-        { ok: c.failed === 0 && c.inHistory === c.batches, text: `${c.inHistory} of ${c.batches} in history` },
+        { ok: median(c.rates) >= 500, text: `${median(c.rates).toFixed(0)}/s by the load generator` },
+        { ok: lost(c) === 0, text: `${c.inHistory} of ${c.rates.length * c.batches} in history` },
+        // Not the target's figure: an agent runtime's usual client, whose CPU the server shares here.
+        ...(byFetch
+          ? [
+              {
+                ok: lost(byFetch) === 0,
+                text: `${byFetch.inHistory} of ${byFetch.rates.length * byFetch.batches} by fetch`,
+              },
+              {
+                ok: true,
+                text: `(by fetch ${median(byFetch.rates).toFixed(0)}/s, its clients taking ${ms(byFetch.clientCpu)} ms of CPU a batch)`,
+              },
+            ]
+          : []),
       ],
       '',
     ),
