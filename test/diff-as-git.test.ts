@@ -16,8 +16,8 @@ import { Readable } from 'node:stream';
 import { run as runCli } from '../cli/run.js';
 import { parseDiff } from '../cli/hunk-prompt/parse-diff.js';
 import { DiskRepo, withShadow } from './helpers/disk-repo.js';
+import { both, DRAFT, sameAsGit, withRange } from './helpers/diff-as-git.js';
 
-const DRAFT = 'refs/shadow/drafts/default';
 const lines = (from: number, to: number, step = 1): string => {
   let s = '';
   for (let i = from; i <= to; i += step) s += `${i}\n`;
@@ -74,24 +74,6 @@ async function fresh(ctx: Ctx): Promise<void> {
     });
     assert.ok(r.success, JSON.stringify(r.error));
   });
-}
-
-/**
- * `shadow diff <args>` and `git diff <args> HEAD <draft>`, in the same
- * environment. Renames are paired only with `-M` (shadow does not read
- * `diff.renames`: docs/reading.md), so git is given `--no-renames` without it.
- */
-function both(repo: DiskRepo, args: string[], env: Record<string, string> = {}): { ours: string; git: string } {
-  const ours = repo.shadow(['diff', ...args], { env });
-  assert.is(ours.status, 0, ours.stderr);
-  const renames = args.includes('-M') ? [] : ['--no-renames'];
-  const git = spawnSync('git', ['diff', ...renames, ...withRange(args)], {
-    cwd: repo.dir,
-    env: { ...repo.env, ...env },
-    encoding: 'utf8',
-  });
-  assert.is(git.status, 0, git.stderr);
-  return { ours: ours.stdout, git: git.stdout };
 }
 
 const AsGit = suite<Ctx>('shadow diff writes what git diff writes');
@@ -320,20 +302,6 @@ AsGit(
     }
   },
 );
-
-/** Each of `cases` as `shadow diff` and `git diff` print it, byte for byte. */
-function sameAsGit(repo: DiskRepo, cases: readonly string[][], env: Record<string, string> = {}): void {
-  for (const args of cases) {
-    const { ours, git } = both(repo, args, env);
-    assert.is(ours, git, args.join(' '));
-  }
-}
-
-/** `args` with `HEAD <draft>` before any `--`, as git diff takes them. */
-function withRange(args: readonly string[]): string[] {
-  const at = args.indexOf('--');
-  return at === -1 ? [...args, 'HEAD', DRAFT] : [...args.slice(0, at), 'HEAD', DRAFT, ...args.slice(at)];
-}
 
 AsGit('a bad --stat value is USAGE (exit 2), naming it', ({ repo }) => {
   for (const bad of ['--stat=x', '--stat=1,2,3,4', '--stat-width=-1', '--stat-count=']) {

@@ -25,13 +25,17 @@ export function scanChanges(changes: readonly FileChange[], read: (oid: Oid) => 
   for (const c of changes) {
     if (c.new === null) continue; // a deletion adds no line
     if (c.old === null) secrets.push(...scanPath(c.path));
-    const gitlink = c.new.mode === MODE.gitlink || c.old?.mode === MODE.gitlink;
+    // A submodule's side is a commit of another repository: nothing of it is read here.
+    if (c.new.mode === MODE.gitlink || c.old?.mode === MODE.gitlink) {
+      unscanned.push(c.path);
+      continue;
+    }
     const d = fileDiff({
       path: c.path,
       old: c.old,
       new: c.new,
-      oldContent: c.old && !gitlink ? read(c.old.oid) : empty,
-      newContent: gitlink ? empty : read(c.new.oid),
+      oldContent: c.old ? read(c.old.oid) : empty,
+      newContent: read(c.new.oid),
     });
     if (d.binary) unscanned.push(c.path);
     else if (d.added.length > 0) secrets.push(...scanAddedLines(c.path, d.added));

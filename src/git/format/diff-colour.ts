@@ -76,9 +76,22 @@ function hunkHeader(line: string): string {
 /**
  * `patch` (one file's diff as unified-diff.ts writes it) in git's colours.
  * The contents are what it was made from: blank lines added at the end of
- * the file are marked only where they are at the end (blank-at-eof).
+ * the file are marked only where they are at the end (blank-at-eof). A
+ * change of type comes as two blocks, the old side's deletion and the new
+ * side's creation: each is coloured as its own.
  */
 export function colourPatch(patch: string, oldContent: Uint8Array, newContent: Uint8Array, rule: number): string {
+  // Only a block's first line starts so: every line of a hunk starts with ' ', '+', '-', '\\' or '@@'.
+  const second = patch.indexOf('\ndiff --git ');
+  if (second === -1) return colourBlock(patch, oldContent, newContent, rule);
+  const none = new Uint8Array(0);
+  return (
+    colourBlock(patch.slice(0, second + 1), oldContent, none, rule) +
+    colourBlock(patch.slice(second + 1), none, newContent, rule)
+  );
+}
+
+function colourBlock(patch: string, oldContent: Uint8Array, newContent: Uint8Array, rule: number): string {
   const c = DIFF_COLOURS;
   const eof = rule & WS.blankAtEof ? blankAtEof(oldContent, newContent) : undefined;
   const lines = patch.split('\n');

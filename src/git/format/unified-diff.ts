@@ -37,7 +37,8 @@ export interface FileDiffInput {
    * review fingerprint hashes (src/review/review.ts), kept as shadow first
    * wrote it, so that a fingerprint, and the approvals bound to it, do not
    * change when the way shadow shows a diff does: paths as they are (no
-   * quoting), no tab after a name with a space, no function lines.
+   * quoting), no tab after a name with a space, no function lines, a
+   * change of type as one block, a submodule as a binary file.
    */
   form?: 'git' | 'fingerprint';
 }
@@ -167,8 +168,41 @@ function changedWindow(a: string, b: string, context: number): { old: string; ne
   return { old: cut(a, as), new: cut(b, bs), skipped: top };
 }
 
-/** The unified diff of one file, in git's format, with its line counts. */
+/** What kind of entry a mode is, as git's S_IFMT tells them: a regular file (either mode), a symlink, a submodule. */
+const kindOf = (mode: string): string => (mode === MODE.symlink || mode === MODE.gitlink ? mode : 'file');
+
+/** What git diffs for a submodule (a gitlink): the line it would check out, as diff.c's populate_filespec makes it. */
+const subproject = (oid: string): Buffer => Buffer.from(`Subproject commit ${oid}\n`);
+
+/**
+ * The unified diff of one file, in git's format, with its line counts. As
+ * git does (diff.c, run_diff), a change of type (a file, a symlink, a
+ * submodule) is written as the old one's deletion and the new one's
+ * creation, and a submodule's side is the text `Subproject commit <id>`.
+ * The `fingerprint` form keeps the one block and calls a submodule binary,
+ * as shadow first wrote them.
+ */
 export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
+  const { old, new: next } = input;
+  if (input.form === 'fingerprint' || !old || !next || kindOf(old.mode) === kindOf(next.mode))
+    return oneFileDiff(input, context);
+  const none = Buffer.alloc(0);
+  const single = { from: undefined, similarity: undefined };
+  const gone = oneFileDiff(
+    { ...input, ...single, path: input.from ?? input.path, new: null, newContent: none },
+    context,
+  );
+  const made = oneFileDiff({ ...input, ...single, old: null, oldContent: none }, context);
+  return {
+    text: gone.text + made.text,
+    insertions: made.insertions,
+    deletions: gone.deletions,
+    binary: gone.binary || made.binary,
+    added: made.added,
+  };
+}
+
+function oneFileDiff(input: FileDiffInput, context: number): FileDiff {
   const { path, old, new: next } = input;
   const oldPath = input.from ?? path;
   const asGit = input.form !== 'fingerprint';
@@ -192,10 +226,10 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   if (old?.oid !== next?.oid)
     head.push(`index ${oldId}..${newId}${old && next && old.mode === next.mode ? ` ${old.mode}` : ''}`);
   else return { text: `${head.join('\n')}\n`, insertions: 0, deletions: 0, binary: false, added: [] };
-  const binary =
-    old?.mode === MODE.gitlink ||
-    next?.mode === MODE.gitlink ||
-    (input.binary ?? (looksBinary(input.oldContent) || looksBinary(input.newContent)));
+  const gitlink = old?.mode === MODE.gitlink || next?.mode === MODE.gitlink;
+  const oldContent = asGit && old?.mode === MODE.gitlink ? subproject(old.oid) : input.oldContent;
+  const newContent = asGit && next?.mode === MODE.gitlink ? subproject(next.oid) : input.newContent;
+  const binary = (!asGit && gitlink) || (input.binary ?? (looksBinary(oldContent) || looksBinary(newContent)));
   const from = old ? a : '/dev/null';
   const to = next ? b : '/dev/null';
   if (binary)
@@ -206,7 +240,7 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
       binary: true,
       added: [],
     };
-  const window = changedWindow(splitText(input.oldContent), splitText(input.newContent), context);
+  const window = changedWindow(splitText(oldContent), splitText(newContent), context);
   const hunks = hunksOf(lineSegments(window.old, window.new), context);
   let insertions = 0;
   let deletions = 0;
@@ -219,7 +253,7 @@ export function fileDiff(input: FileDiffInput, context = 3): FileDiff {
   const functions =
     asGit && (input.functionNames ?? true)
       ? hunkFunctions(
-          input.oldContent,
+          oldContent,
           hunks.map((h) => h.oldStart + window.skipped - 1),
         )
       : [];
