@@ -17,7 +17,7 @@ const blob = (n: number): string => n.toString(16).padStart(40, '0');
 const file = (n: number): { mode: string; oid: string } => ({ mode: '100644', oid: blob(n) });
 
 Scan(
-  'only added lines count, numbered in the new content; deletions add nothing; binaries and gitlinks are listed, never read',
+  "only added lines count, numbered in the new content; deletions add nothing; binaries and gitlinks are listed, never read; a file in a gitlink's place is all new",
   () => {
     const contents = new Map<string, Buffer>([
       [blob(1), Buffer.from(`a\nkey = "${TOKEN}"\n`)],
@@ -37,12 +37,17 @@ Scan(
         { path: 'gone.ts', old: file(1), new: null },
         { path: 'blob.bin', old: null, new: file(4) },
         { path: 'sub', old: null, new: { mode: '160000', oid: blob(9) } },
+        // A submodule replaced by a file: the file's lines are all new.
+        { path: 'was-sub.ts', old: { mode: '160000', oid: blob(8) }, new: file(1) },
       ],
       read,
     );
     assert.equal(
       r.secrets.map((s) => [s.path, s.line, s.rule, s.redacted.slice(0, 4)]),
-      [['new.ts', 3, 'github-token', 'ghp_']],
+      [
+        ['new.ts', 3, 'github-token', 'ghp_'],
+        ['was-sub.ts', 2, 'github-token', 'ghp_'],
+      ],
     );
     assert.equal(r.unscanned, ['blob.bin', 'sub']);
     assert.not.match(JSON.stringify(r), TOKEN.slice(4));

@@ -25,16 +25,18 @@ export function scanChanges(changes: readonly FileChange[], read: (oid: Oid) => 
   for (const c of changes) {
     if (c.new === null) continue; // a deletion adds no line
     if (c.old === null) secrets.push(...scanPath(c.path));
-    // A submodule's side is a commit of another repository: nothing of it is read here.
-    if (c.new.mode === MODE.gitlink || c.old?.mode === MODE.gitlink) {
+    // A submodule is a commit of another repository: nothing of it is read here.
+    if (c.new.mode === MODE.gitlink) {
       unscanned.push(c.path);
       continue;
     }
+    // A file or symlink in a submodule's place is new, every line of it.
+    const old = c.old?.mode === MODE.gitlink ? null : c.old;
     const d = fileDiff({
       path: c.path,
-      old: c.old,
+      old,
       new: c.new,
-      oldContent: c.old ? read(c.old.oid) : empty,
+      oldContent: old ? read(old.oid) : empty,
       newContent: read(c.new.oid),
     });
     if (d.binary) unscanned.push(c.path);
