@@ -15,5 +15,6 @@ export const DIFF_OPTIONS = `Also, as git diff takes them:
   -R                             the two sides swapped: what undoing the change would do
   -z                             with --name-only, --name-status, --numstat: paths as they are, NUL-ended
   -U<n>, --unified=<n>           lines of context in the patch (3)
+  --abbrev=<n>, --full-index     ids on index lines at least n hex digits, or whole (core.abbrev)
   --diff-filter=<letters>        only these changes: A M D R T U (lower case: all but these)
   -- <path>...                   only these paths (from here; globs, :(literal))`;

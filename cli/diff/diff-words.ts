@@ -25,6 +25,8 @@ export interface DiffWords {
   nameOnly?: boolean;
   /** `-U<n>`, `--unified=<n>`: lines of context. */
   context?: number;
+  /** `--abbrev=<n>`: the ids of `index` lines at least this long (git clamps it to 4..40); `--full-index`: 40. */
+  abbrev?: number;
   /** `--src-prefix=`, `--dst-prefix=` (`--no-prefix`: both empty, `--default-prefix`: `a/`, `b/`). */
   src?: string;
   dst?: string;
@@ -199,6 +201,13 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
           'shadow diff -U0, -U10, --unified=5',
         );
       out.context = Number(n);
+    } else if (w === '--full-index') out.abbrev = 40;
+    else if (w === '--abbrev') out.abbrev = undefined;
+    else if (w.startsWith('--abbrev=')) {
+      const n = w.slice('--abbrev='.length);
+      if (!/^\d+$/.test(n))
+        throw usage(`--abbrev expects a number of hex digits, not "${n}"`, 'shadow diff --abbrev=12, --full-index');
+      out.abbrev = Math.min(40, Math.max(4, Number(n)));
     } else if (readStatWord(w, out)) continue;
     else if (w.startsWith('-'))
       throw usage(

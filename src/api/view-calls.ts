@@ -54,6 +54,14 @@ export interface DiffOptions extends DraftOption {
   prefixes?: { src: string; dst: string };
   /** The two sides swapped, as `git diff -R`: what undoing the change would do (no `hunks` are listed then). */
   reverse?: boolean;
+  /**
+   * The least number of hex digits of the ids on the patches' `index`
+   * lines (4 to 40; 40 is git's `--full-index`); an id is longer where
+   * another object shares its prefix, as git abbreviates. Default:
+   * `core.abbrev`, else git's length for the repository's size (7 up to
+   * 16,383 packed objects, 8 up to 65,535, 9 up to 262,143, ...).
+   */
+  abbrev?: number;
   /** Mask every secret in the patches (added, removed and context lines, headers) and in the paths, as `shadow review` does (first 4 characters, then a mask). */
   redact?: boolean;
 }
@@ -74,6 +82,7 @@ const DiffOptionsSchema = z.object({
   context: z.optional(z.number().check(z.int(), z.gte(0), z.lte(1_000_000))),
   prefixes: z.optional(z.object({ src: z.string(), dst: z.string() })),
   reverse: z.optional(z.boolean()),
+  abbrev: z.optional(z.number().check(z.int(), z.gte(4), z.lte(40))),
   redact: z.optional(z.boolean()),
 });
 
@@ -178,6 +187,7 @@ export const viewCalls: ViewCalls & ThisType<ShadowCore & ViewCalls> = {
       context: options.context,
       prefixes: options.prefixes,
       reverse: options.reverse,
+      abbrev: options.abbrev,
     });
     if (options.redact !== true) return result;
     const { redactPatch, redactPath } = await import('../review/patch-redact.js');

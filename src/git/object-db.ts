@@ -25,6 +25,8 @@ import { PackKeeps } from './pack-keeps.js';
 import { PackSet } from './pack-set.js';
 import { PackInstaller } from './pack-install.js';
 import { looseIdsWithPrefix, readLooseObject } from './loose-objects.js';
+import type { AbbrevSource } from './abbrev.js';
+import { listDir } from '../durable/durable-file.js';
 
 /** Counters a benchmark prints next to its milliseconds. */
 export interface ObjectStats {
@@ -188,6 +190,35 @@ export class ObjectDatabase {
     for (const id of looseIdsWithPrefix(this.ctx.fs, this.dir, prefix)) found.add(id);
     for (const alt of this.listAlternates()) for (const id of alt.expandPrefix(prefix, limit)) found.add(id);
     return [...found].slice(0, Math.max(limit, 2));
+  }
+
+  /** The objects of the pack indexes, this repository's and its alternates', as git counts them to size an abbreviation. */
+  packedObjectCount(): number {
+    return this.listAlternates().reduce((n, alt) => n + alt.packedObjectCount(), this.packs.objectCount());
+  }
+
+  /**
+   * The ids an abbreviation is checked against (git/abbrev.ts), this
+   * repository's and its alternates', by first byte: each pack's sorted,
+   * and the loose ones. The loose directories are listed once, here, so
+   * that a first byte without one costs no look.
+   */
+  abbrevSource(): AbbrevSource {
+    const looseDirs = new Set(listDir(this.ctx.fs, this.dir));
+    const alternates = this.listAlternates().map((alt) => alt.abbrevSource());
+    return {
+      idsStartingWith: (first) => {
+        const hex = first.toString(16).padStart(2, '0');
+        const packed = this.packs.idsStartingWith(first);
+        const loose = looseDirs.has(hex) ? looseIdsWithPrefix(this.ctx.fs, this.dir, hex) : [];
+        for (const alt of alternates) {
+          const a = alt.idsStartingWith(first);
+          packed.push(...a.packed);
+          loose.push(...a.loose);
+        }
+        return { packed, loose };
+      },
+    };
   }
 
   /** Remember a parsed tree written by this process, so it is never read back. */

@@ -178,6 +178,11 @@ export class PackIndex {
     return this.find(oid) !== -1;
   }
 
+  /** The ids in the pack whose first byte is `first`: sorted, 20 bytes each. */
+  idsStartingWith(first: number): Buffer {
+    return this.slice(first).ids;
+  }
+
   /** Ids in the pack that start with the hex `prefix` (at most `limit`). */
   matchPrefix(prefix: string, limit: number): string[] {
     const first = parseInt(prefix.slice(0, 2).padEnd(2, '0'), 16);

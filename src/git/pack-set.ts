@@ -91,6 +91,28 @@ export class PackSet {
     return this.list().flatMap((pack) => pack.matchPrefix(prefix, limit));
   }
 
+  /** How many objects the packs hold, each pack's counted (an object in two packs twice, as git counts them). */
+  objectCount(): number {
+    let n = 0;
+    for (const pack of this.list()) n += this.unlessGone(() => pack.size(), 0);
+    return n;
+  }
+
+  /** Each pack's ids whose first byte is `first` (sorted, 20 bytes each). */
+  idsStartingWith(first: number): Buffer[] {
+    return this.list().map((pack) => this.unlessGone(() => pack.idsStartingWith(first), Buffer.alloc(0)));
+  }
+
+  /** `read()`, or `gone` when a concurrent repack removed the pack meanwhile. */
+  private unlessGone<T>(read: () => T, gone: T): T {
+    try {
+      return read();
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT') return gone;
+      throw e;
+    }
+  }
+
   /** A pack just put in place at `idxPath`: listed now, without a look at the directory. */
   add(idxPath: string): void {
     const packs = this.list();

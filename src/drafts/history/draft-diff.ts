@@ -6,6 +6,7 @@
  * renames are looked for, as git does: a file moved in from outside the
  * pathspec is an addition.
  */
+import { abbreviator, autoAbbrev, configuredAbbrev } from '../../git/abbrev.js';
 import type { Oid } from '../../git/format/git-objects.js';
 import type { FileEntry } from '../../git/format/tree-lookup.js';
 import { pathspecMatcher } from '../../core/pathspec.js';
@@ -63,6 +64,8 @@ export interface DraftDiffOptions {
   prefixes?: { src: string; dst: string };
   /** The two sides swapped (`git diff -R`): what undoing the change would do. */
   reverse?: boolean;
+  /** The least hex digits of an `index` line's ids (default: core.abbrev, else git's length for the repository). */
+  abbrev?: number;
 }
 
 /** git's default `diff.renameLimit`. */
@@ -136,6 +139,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     const withHunks = options.content === 'patch' && options.range === undefined && options.reverse !== true;
     const { fileHunks } = withHunks ? await import('../hunks/file-hunks.js') : { fileHunks: undefined };
     const context = options.context ?? 3;
+    const abbrev = options.content === 'patch' ? indexAbbreviator(ws, options.abbrev) : undefined;
     files = files.map((f) => {
       const oldContent = read(f.old);
       const newContent = read(f.new);
@@ -152,6 +156,7 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
         functionNames: options.content === 'patch',
         binary: byAttribute,
         prefixes,
+        abbrev,
       };
       const d = fileDiff(input, context);
       const out: DiffFile = { ...f, insertions: d.insertions, deletions: d.deletions, binary: d.binary };
@@ -179,6 +184,25 @@ export async function draftDiff(ws: Workspace, draft: string, options: DraftDiff
     });
   }
   return { draft, from: changes.from, to: changes.to, files, ...(limited ? { renames_limited: true as const } : {}) };
+}
+
+/**
+ * How the patches' `index` lines abbreviate ids, as git's do: to `least`
+ * hex digits, else `core.abbrev`'s, else a length that grows with the
+ * number of packed objects (git/abbrev.ts); longer where another object
+ * shares the prefix. Made on the first id it is asked for: a diff of no
+ * file reads no pack index.
+ */
+function indexAbbreviator(ws: Workspace, least: number | undefined): (oid: Oid) => string {
+  let abbreviate: ((oid: Oid) => string) | undefined;
+  return (oid) => {
+    if (!abbreviate) {
+      const configured = least ?? configuredAbbrev(ws.repo.config.get('core.abbrev'));
+      const length = configured === 'auto' ? autoAbbrev(ws.repo.objects.packedObjectCount()) : configured;
+      abbreviate = abbreviator(ws.repo.objects.abbrevSource(), length);
+    }
+    return abbreviate(oid);
+  };
 }
 
 /**

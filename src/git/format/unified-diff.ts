@@ -1,5 +1,5 @@
 import { looksBinary } from '../../core/content.js';
-import { MODE } from './git-objects.js';
+import { MODE, ZERO_OID } from './git-objects.js';
 import { cQuote, cQuotePrefixed } from './c-quote.js';
 import { hunkFunctions } from './hunk-function.js';
 import type { FileEntry } from './tree-lookup.js';
@@ -30,6 +30,8 @@ export interface FileDiffInput {
   binary?: boolean;
   /** The paths' prefixes (`--src-prefix`, `--dst-prefix`); default `a/` and `b/`. */
   prefixes?: { src: string; dst: string };
+  /** The ids of the `index` line, abbreviated (git/abbrev.ts); default: 7 hex digits, which the fingerprint form always takes. */
+  abbrev?: (oid: string) => string;
   /** The function line after each hunk's `@@ ... @@` (hunk-function.ts); default true. */
   functionNames?: boolean;
   /**
@@ -221,8 +223,9 @@ function oneFileDiff(input: FileDiffInput, context: number): FileDiff {
       `rename from ${quote(input.from)}`,
       `rename to ${quote(path)}`,
     );
-  const oldId = old ? short(old.oid) : '0000000';
-  const newId = next ? short(next.oid) : '0000000';
+  const abbreviate = asGit && input.abbrev ? input.abbrev : short;
+  const oldId = abbreviate(old ? old.oid : ZERO_OID);
+  const newId = abbreviate(next ? next.oid : ZERO_OID);
   if (old?.oid !== next?.oid)
     head.push(`index ${oldId}..${newId}${old && next && old.mode === next.mode ? ` ${old.mode}` : ''}`);
   else return { text: `${head.join('\n')}\n`, insertions: 0, deletions: 0, binary: false, added: [] };
