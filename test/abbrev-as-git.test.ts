@@ -155,7 +155,14 @@ Git(
 Git(
   'core.abbrev, --abbrev=<n> and --full-index as git; a bad core.abbrev is refused with nothing printed',
   ({ repo }) => {
-    sameAsGit(repo, [['--abbrev=12'], ['--abbrev=3'], ['--abbrev=99'], ['--full-index'], ['--abbrev']]);
+    sameAsGit(repo, [
+      ['--abbrev=12'],
+      ['--abbrev=3'],
+      ['--abbrev=99'],
+      ['--full-index'],
+      ['--full-index', '--abbrev=5'],
+      ['--abbrev=5', '--abbrev'],
+    ]);
     for (const value of ['5', '12', 'no', 'auto', '40']) {
       repo.git('config', 'core.abbrev', value);
       sameAsGit(repo, [[], ['--abbrev=9']]);

@@ -126,7 +126,7 @@ async function diffOf(sh: Shadow, ctx: CommandContext, words: DiffWords, options
       range: words.range,
       renames: words.renames,
       ...(words.context === undefined ? {} : { context: words.context }),
-      ...(words.abbrev === undefined ? {} : { abbrev: words.abbrev }),
+      ...(words.fullIndex ? { abbrev: 40 } : words.abbrev === undefined ? {} : { abbrev: words.abbrev }),
       ...prefixesOf(sh, words),
       ...(words.reverse ? { reverse: true } : {}),
       ...options,

@@ -25,8 +25,10 @@ export interface DiffWords {
   nameOnly?: boolean;
   /** `-U<n>`, `--unified=<n>`: lines of context. */
   context?: number;
-  /** `--abbrev=<n>`: the ids of `index` lines at least this long (git clamps it to 4..40); `--full-index`: 40. */
+  /** `--abbrev=<n>`: the ids of `index` lines at least this long (git clamps it to 4..40). */
   abbrev?: number;
+  /** `--full-index`: whole ids on `index` lines, whatever `--abbrev` says (as git). */
+  fullIndex?: boolean;
   /** `--src-prefix=`, `--dst-prefix=` (`--no-prefix`: both empty, `--default-prefix`: `a/`, `b/`). */
   src?: string;
   dst?: string;
@@ -201,7 +203,7 @@ export function parseDiffWords(words: readonly string[]): DiffWords {
           'shadow diff -U0, -U10, --unified=5',
         );
       out.context = Number(n);
-    } else if (w === '--full-index') out.abbrev = 40;
+    } else if (w === '--full-index') out.fullIndex = true;
     else if (w === '--abbrev') out.abbrev = undefined;
     else if (w.startsWith('--abbrev=')) {
       const n = w.slice('--abbrev='.length);
