@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openShadow } from '../src/index.js';
 import { straceWorks } from './helpers/baselines.js';
-import { positiveInt, readFlags } from './helpers/flags.js';
+import { positiveInt, readFlags, sharedFlags } from './helpers/flags.js';
 import { draftEdit, drawFiles, holdsBoth, personEdit } from './helpers/line-edits.js';
 import { loadAverage, machineLine } from './helpers/machine.js';
 import { sumFacts, timedRun, tracedRun, type ProcessFacts } from './helpers/process-facts.js';
@@ -75,12 +75,8 @@ function parseArgs(argv: string[]): Options {
     cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
   };
   readFlags(argv, HELP, {
+    ...sharedFlags(o),
     '--n': (v) => (o.n = positiveInt(v(), '--n')),
-    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
-    '--quick': () => (o.quick = true),
-    '--no-strace': () => (o.strace = false),
-    '--keep': () => (o.keep = true),
-    '--cache': (v) => (o.cacheDir = v()),
   });
   return o;
 }

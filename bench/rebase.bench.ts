@@ -39,7 +39,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as nodeFs from 'node:fs';
 import { straceWorks } from './helpers/baselines.js';
-import { positiveInt, positiveInts, readFlags } from './helpers/flags.js';
+import { positiveInts, readFlags, sharedFlags } from './helpers/flags.js';
 import { holdsBoth } from './helpers/line-edits.js';
 import { loadAverage, machineLine } from './helpers/machine.js';
 import { timedRun, tracedRun, type ProcessFacts } from './helpers/process-facts.js';
@@ -85,12 +85,8 @@ function parseArgs(argv: string[]): Options {
     cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
   };
   readFlags(argv, HELP, {
+    ...sharedFlags(o),
     '--n': (v) => (o.ns = positiveInts(v(), '--n')),
-    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
-    '--quick': () => (o.quick = true),
-    '--no-strace': () => (o.strace = false),
-    '--keep': () => (o.keep = true),
-    '--cache': (v) => (o.cacheDir = v()),
   });
   return o;
 }

@@ -37,7 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { nodeContext, openShadow, type Context, type Shadow } from '../src/index.js';
 import { countingFs, delta, snapshot, type FsCounters } from './helpers/counting-fs.js';
 import { cachedRepo, copyRepo, gitEnv, run, settle, type CachedRepo } from './helpers/repo.js';
-import { positiveInt, positiveInts, readFlags } from './helpers/flags.js';
+import { positiveInt, positiveInts, readFlags, sharedFlags } from './helpers/flags.js';
 import { count, median, ms, p90, ratio, table, thousands } from './helpers/stats.js';
 import { content, prng } from './helpers/workload.js';
 import { execRows, execTable } from './helpers/exec-cases.js';
@@ -82,14 +82,11 @@ function parseArgs(argv: string[]): Options {
     cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
   };
   readFlags(argv, HELP, {
+    ...sharedFlags(o),
     '--n': (v) => (o.n = positiveInt(v(), '--n')),
     '--sync-n': (v) => (o.syncNs = positiveInts(v(), '--sync-n')),
     '--exec-n': (v) => (o.execN = positiveInt(v(), '--exec-n')),
-    '--quick': () => (o.quick = true),
-    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
-    '--keep': () => (o.keep = true),
     '--only-exec': () => undefined,
-    '--cache': (v) => (o.cacheDir = v()),
   });
   return o;
 }

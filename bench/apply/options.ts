@@ -1,7 +1,7 @@
 /** bench/apply's cases, rows and targets' constants, its command-line options, and how many runs each k gets. */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { namesOf, positiveInt, positiveInts, readFlags } from '../helpers/flags.js';
+import { namesOf, positiveInt, positiveInts, readFlags, sharedFlags } from '../helpers/flags.js';
 
 export const CASES = ['shadow', 'floor', 'checkout'] as const;
 export type Case = (typeof CASES)[number];
@@ -68,14 +68,10 @@ export function parseArgs(argv: string[]): Options {
     profileDir: undefined,
   };
   readFlags(argv, HELP, {
+    ...sharedFlags(o),
     '--k': (v) => (o.ks = positiveInts(v(), '--k')),
     '--n': (v) => (o.n = positiveInt(v(), '--n')),
-    '--quick': () => (o.quick = true),
-    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
     '--only': (v) => (o.only = namesOf(v(), CASES, '--only')),
-    '--no-strace': () => (o.strace = false),
-    '--keep': () => (o.keep = true),
-    '--cache': (v) => (o.cacheDir = v()),
     '--profile': (v) => (o.profileDir = v()),
   });
   if (o.ks.some((k) => k > o.n))

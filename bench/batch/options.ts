@@ -1,7 +1,7 @@
 /** bench/batch's systems under test and their labels, its command-line options, and how many batches each case gets. */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { namesOf, positiveInt, positiveInts, readFlags } from '../helpers/flags.js';
+import { namesOf, positiveInts, readFlags, sharedFlags } from '../helpers/flags.js';
 
 export const SYSTEMS = ['shadow-disk', 'shadow-memfs', 'fast-import', 'plumbing', 'shadow-cli', 'checkpoint'] as const;
 export type System = (typeof SYSTEMS)[number];
@@ -70,15 +70,11 @@ export function parseArgs(argv: string[]): Options {
     profileDir: undefined,
   };
   readFlags(argv, HELP, {
+    ...sharedFlags(o),
     '--sizes': (v) => (o.sizes = positiveInts(v(), '--sizes')),
     '--k': (v) => (o.ks = positiveInts(v(), '--k')),
-    '--quick': () => (o.quick = true),
     '--only': (v) => (o.only = namesOf(v(), SYSTEMS, '--only')),
-    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
     '--git-fsync': (v) => (o.gitFsync = v()),
-    '--keep': () => (o.keep = true),
-    '--no-strace': () => (o.strace = false),
-    '--cache': (v) => (o.cacheDir = v()),
     '--profile': (v) => (o.profileDir = v()),
   });
   return o;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { positiveInt, readFlags } from '../helpers/flags.js';
+import { positiveInt, readFlags, sharedFlags } from '../helpers/flags.js';
 
 /** bench/calls.bench.ts' command line. */
 
@@ -35,13 +35,9 @@ export function parseArgs(argv: string[]): Options {
     cacheDir: join(PROJECT_ROOT, 'bench', '.cache'),
   };
   readFlags(argv, HELP, {
+    ...sharedFlags(o),
     '--n': (v) => (o.n = positiveInt(v(), '--n')),
-    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
     '--age': (v) => (o.age = positiveInt(v(), '--age')),
-    '--quick': () => (o.quick = true),
-    '--no-strace': () => (o.strace = false),
-    '--keep': () => (o.keep = true),
-    '--cache': (v) => (o.cacheDir = v()),
   });
   return o;
 }

@@ -45,3 +45,27 @@ export function namesOf<T extends string>(value: string, allowed: readonly T[], 
       throw new Error(`${name}: unknown case ${n} (cases: ${allowed.join(', ')})`);
   return new Set(names as T[]);
 }
+
+/** The options most benchmarks take alike; `strace` only where the bench counts syscalls. */
+export interface SharedOptions {
+  runs?: number;
+  quick: boolean;
+  keep: boolean;
+  cacheDir: string;
+  strace?: boolean;
+}
+
+/**
+ * The handlers of the flags most benchmarks share, for readFlags: `--runs
+ * <n>`, `--quick`, `--keep`, `--cache <dir>`, and `--no-strace` where `o`
+ * has `strace`.
+ */
+export function sharedFlags(o: SharedOptions): Record<string, (value: () => string) => void> {
+  return {
+    '--runs': (v) => (o.runs = positiveInt(v(), '--runs')),
+    '--quick': () => (o.quick = true),
+    '--keep': () => (o.keep = true),
+    '--cache': (v) => (o.cacheDir = v()),
+    ...('strace' in o ? { '--no-strace': () => (o.strace = false) } : {}),
+  };
+}
